@@ -1,0 +1,64 @@
+import type { Metadata } from 'next';
+import { DataTable, Cell } from '@/components/ui/table';
+import { PageHeader, StatCard } from '@/components/ui/page-header';
+import { StatusBadge } from '@/components/ui/status-badge';
+import { formatUtc } from '@/components/ui/time-ago';
+import { readOverview } from '@/lib/queries/overview';
+import { runtime } from '@/lib/server/runtime';
+
+export const metadata: Metadata = { title: 'Overview' };
+
+export default async function OverviewPage() {
+  const { db, settings } = runtime();
+  const overview = await readOverview(db, settings.staleThresholdMs);
+  const total = overview.executionsByStatus.reduce((sum, r) => sum + r.count, 0);
+  const deadLetters = overview.deadLettersByReason.reduce((sum, r) => sum + r.count, 0);
+  const queueDepth = overview.queue.reduce((sum, r) => sum + r.count, 0);
+  return (
+    <>
+      <PageHeader title="Overview" description={`As of ${formatUtc(overview.serverNow)} (server clock)`} />
+      <section aria-label="Totals" className="grid grid-cols-2 gap-4 lg:grid-cols-5">
+        <StatCard label="Executions" value={total.toLocaleString('en-US')} />
+        <StatCard label="Stale executions" value={overview.staleExecutions.toLocaleString('en-US')} hint={`no update for over ${Math.round(settings.staleThresholdMs / 60_000)} min`} />
+        <StatCard label="Pending proposals" value={overview.pendingProposals} />
+        <StatCard label="Settlement queue" value={queueDepth.toLocaleString('en-US')} />
+        <StatCard label="Dead letters" value={deadLetters.toLocaleString('en-US')} />
+      </section>
+      <div className="mt-8 grid gap-6 lg:grid-cols-3">
+        <section aria-labelledby="by-status">
+          <h2 id="by-status" className="mb-2 text-sm font-semibold">Executions by status</h2>
+          <DataTable caption="Executions by status" head={['Status', 'Count']} empty={overview.executionsByStatus.length === 0}>
+            {overview.executionsByStatus.map((r) => (
+              <tr key={r.status}>
+                <Cell><StatusBadge status={r.status} /></Cell>
+                <Cell>{r.count.toLocaleString('en-US')}</Cell>
+              </tr>
+            ))}
+          </DataTable>
+        </section>
+        <section aria-labelledby="queue">
+          <h2 id="queue" className="mb-2 text-sm font-semibold">Settlement queue by state</h2>
+          <DataTable caption="Settlement queue by state" head={['State', 'Count']} empty={overview.queue.length === 0}>
+            {overview.queue.map((r) => (
+              <tr key={r.state}>
+                <Cell>{r.state}</Cell>
+                <Cell>{r.count.toLocaleString('en-US')}</Cell>
+              </tr>
+            ))}
+          </DataTable>
+        </section>
+        <section aria-labelledby="dead">
+          <h2 id="dead" className="mb-2 text-sm font-semibold">Dead letters by reason</h2>
+          <DataTable caption="Dead letters by reason" head={['Reason', 'Count']} empty={overview.deadLettersByReason.length === 0}>
+            {overview.deadLettersByReason.map((r) => (
+              <tr key={r.reason}>
+                <Cell mono>{r.reason}</Cell>
+                <Cell>{r.count}</Cell>
+              </tr>
+            ))}
+          </DataTable>
+        </section>
+      </div>
+    </>
+  );
+}

@@ -1,0 +1,32 @@
+import { readRuntimeSchemaState, REQUIRED_RUNTIME_SCHEMA_VERSION } from '@/lib/db/runtime-schema';
+import { runtime } from '@/lib/server/runtime';
+
+export const dynamic = 'force-dynamic';
+
+/** Process, database and schema status; no sign-in, no secrets. */
+export async function GET() {
+  const started = performance.now();
+  const { pool, startedAt } = runtime();
+  const process = { status: 'ok', uptimeSeconds: Math.round((Date.now() - startedAt.getTime()) / 1000) };
+  try {
+    const state = await readRuntimeSchemaState(pool);
+    const migrations = await pool.query<{ count: number }>('select count(*)::int as count from keel.__drizzle_migrations');
+    const runtimeVersion = state.kind === 'versioned' ? state.version : null;
+    const schemaOk = runtimeVersion !== null && runtimeVersion >= REQUIRED_RUNTIME_SCHEMA_VERSION;
+    const body = {
+      status: schemaOk ? 'ok' : 'degraded',
+      process,
+      database: { status: 'ok', latencyMs: Math.round(performance.now() - started) },
+      schema: {
+        oxideBatch: { state: state.kind, version: runtimeVersion, required: REQUIRED_RUNTIME_SCHEMA_VERSION },
+        keel: { migrationsApplied: migrations.rows[0]?.count ?? 0 },
+      },
+    };
+    return Response.json(body, { status: schemaOk ? 200 : 503, headers: { 'Cache-Control': 'no-store' } });
+  } catch {
+    return Response.json(
+      { status: 'down', process, database: { status: 'unreachable' } },
+      { status: 503, headers: { 'Cache-Control': 'no-store' } },
+    );
+  }
+}

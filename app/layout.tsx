@@ -1,0 +1,27 @@
+import type { Metadata } from 'next';
+import { cookies } from 'next/headers';
+import type { ReactNode } from 'react';
+import { Providers } from '@/components/providers';
+import './globals.css';
+
+export const metadata: Metadata = {
+  title: { default: 'Keel', template: '%s · Keel' },
+  description: 'Operations console for durable batch and settlement runtimes',
+};
+
+// Applies the system preference before first paint when no theme was chosen.
+const THEME_SCRIPT = `(function(){try{var c=document.cookie.match(/(?:^|; )keel-theme=(light|dark)/);var d=c?c[1]==='dark':window.matchMedia('(prefers-color-scheme: dark)').matches;document.documentElement.classList.toggle('dark',d);}catch(e){}})();`;
+
+export default async function RootLayout({ children }: { children: ReactNode }) {
+  const theme = (await cookies()).get('keel-theme')?.value;
+  return (
+    <html lang="en" className={theme === 'dark' ? 'dark' : undefined} suppressHydrationWarning>
+      <head>
+        <script dangerouslySetInnerHTML={{ __html: THEME_SCRIPT }} />
+      </head>
+      <body className="min-h-screen font-sans">
+        <Providers>{children}</Providers>
+      </body>
+    </html>
+  );
+}

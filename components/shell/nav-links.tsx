@@ -1,0 +1,39 @@
+'use client';
+
+import Link from 'next/link';
+import { usePathname } from 'next/navigation';
+
+const LINKS = [
+  { href: '/', label: 'Overview' },
+  { href: '/executions', label: 'Executions' },
+  { href: '/retry-keys', label: 'Retry keys' },
+  { href: '/recovery', label: 'Recovery' },
+  { href: '/settlements', label: 'Settlements' },
+  { href: '/audit', label: 'Audit' },
+];
+
+export function NavLinks() {
+  const pathname = usePathname();
+  return (
+    <ul className="space-y-1">
+      {LINKS.map((link) => {
+        const active = link.href === '/' ? pathname === '/' : pathname.startsWith(link.href);
+        return (
+          <li key={link.href}>
+            <Link
+              href={link.href}
+              aria-current={active ? 'page' : undefined}
+              className={`block rounded-md px-3 py-2 text-sm ${
+                active
+                  ? 'bg-sky-100 font-medium text-sky-900 dark:bg-sky-950 dark:text-sky-100'
+                  : 'text-zinc-700 hover:bg-zinc-100 dark:text-zinc-300 dark:hover:bg-zinc-800'
+              }`}
+            >
+              {link.label}
+            </Link>
+          </li>
+        );
+      })}
+    </ul>
+  );
+}

@@ -1,0 +1,129 @@
+import { createInterface } from 'node:readline/promises';
+import { parseArgs } from 'node:util';
+import { createAuth } from '../auth/auth';
+import { isRole, ROLES } from '../auth/roles';
+import { createUserAccount } from '../auth/users';
+import { createDatabase, createPool } from '../db/client';
+import { migrateDatabase } from '../db/migrate';
+import { resolveEnvironment, SettingsRefused } from './environment';
+import { startConsole } from './start';
+
+const HELP = `Usage: npm run keel -- <command> [options]
+
+Commands:
+  start                 start the console (embedded PostgreSQL when DATABASE_URL is unset)
+  dev                   the same with Next.js in development mode
+  migrate               apply migrations and check the oxide_batch schema version
+  create-user           create a user: --username NAME --role ROLE [--name "Full Name"] [--email E]
+                        the password is read from KEEL_NEW_USER_PASSWORD or asked for on the terminal
+                        roles: ${ROLES.join(', ')}
+`;
+
+const log = (line: string) => process.stdout.write(`[keel] ${line}\n`);
+
+async function withDatabase<T>(work: (env: Awaited<ReturnType<typeof resolveEnvironment>>) => Promise<T>): Promise<T> {
+  const resolved = await resolveEnvironment(log);
+  try {
+    return await work(resolved);
+  } finally {
+    await resolved.stop();
+  }
+}
+
+async function migrateCommand(): Promise<number> {
+  return withDatabase(async ({ settings }) => {
+    const pool = createPool(settings.databaseUrl!, 2);
+    try {
+      const result = await migrateDatabase(pool);
+      if (!result.ok) {
+        process.stderr.write(`[keel] refused (${result.error.code}): ${result.error.message}\n`);
+        return 1;
+      }
+      log(`migrated; oxide_batch ${result.value.runtimeSchema} at version ${result.value.runtimeVersion}`);
+      return 0;
+    } finally {
+      await pool.end();
+    }
+  });
+}
+
+async function readPassword(): Promise<string> {
+  const fromEnv = process.env.KEEL_NEW_USER_PASSWORD;
+  if (fromEnv) return fromEnv;
+  if (!process.stdin.isTTY) throw new Error('set KEEL_NEW_USER_PASSWORD or run on a terminal');
+  const rl = createInterface({ input: process.stdin, output: process.stdout, terminal: true });
+  // Hide what is typed: write the prompt, then mute echo.
+  const output = rl as unknown as { _writeToOutput: (s: string) => void };
+  process.stdout.write('Password: ');
+  output._writeToOutput = () => {};
+  const password = await rl.question('');
+  rl.close();
+  process.stdout.write('\n');
+  return password;
+}
+
+async function createUserCommand(args: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: { username: { type: 'string' }, role: { type: 'string' }, name: { type: 'string' }, email: { type: 'string' } },
+  });
+  if (!values.username || !values.role) {
+    process.stderr.write(`--username and --role are required\n\n${HELP}`);
+    return 2;
+  }
+  if (!isRole(values.role)) {
+    process.stderr.write(`unknown role ${values.role}; one of: ${ROLES.join(', ')}\n`);
+    return 2;
+  }
+  const role = values.role;
+  const password = await readPassword();
+  return withDatabase(async ({ settings }) => {
+    const pool = createPool(settings.databaseUrl!, 2);
+    try {
+      const migrated = await migrateDatabase(pool);
+      if (!migrated.ok) {
+        process.stderr.write(`[keel] refused (${migrated.error.code}): ${migrated.error.message}\n`);
+        return 1;
+      }
+      const auth = createAuth(createDatabase(pool), { secret: settings.authSecret!, port: settings.port, trustedProxies: [], signInPerMinute: settings.signInPerMinute });
+      const created = await createUserAccount(auth, { username: values.username!, name: values.name ?? values.username!, role, password, email: values.email });
+      if (!created.ok) {
+        process.stderr.write(`[keel] ${created.error.code}: ${created.error.message}\n`);
+        return 1;
+      }
+      log(`created ${values.username} with role ${role}`);
+      return 0;
+    } finally {
+      await pool.end();
+    }
+  });
+}
+
+export async function runCommand(argv: string[]): Promise<number | undefined> {
+  const [command, ...rest] = argv;
+  try {
+    switch (command) {
+      case 'start':
+      case 'dev':
+        return await startConsole(command);
+      case 'migrate':
+        return await migrateCommand();
+      case 'create-user':
+        return await createUserCommand(rest);
+      case undefined:
+      case 'help':
+      case '--help':
+        process.stdout.write(HELP);
+        return 0;
+      default:
+        process.stderr.write(`unknown command: ${command}\n\n${HELP}`);
+        return 2;
+    }
+  } catch (error) {
+    if (error instanceof SettingsRefused) {
+      process.stderr.write(`${error.message}\n`);
+      return 1;
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,171 @@
+import { createHmac } from 'node:crypto';
+import { err, ok, type Result } from '../domain/result';
+
+/** Keel's settings (DESIGN.md 3), read once from the environment at start. */
+export interface Settings {
+  databaseUrl: string | undefined;
+  port: number;
+  demo: boolean;
+  demoRuntime: boolean;
+  demoPassword: string;
+  checkpointKey: Buffer | undefined;
+  authSecret: string | undefined;
+  staleThresholdMs: number;
+  maxClockSkewMs: number;
+  proposalTtlMs: number;
+  orchestrationLeaseMs: number;
+  signInPerMinute: number;
+  baseUrl: string | undefined;
+  trustedProxies: string[];
+}
+
+export interface SettingError {
+  name: string;
+  message: string;
+}
+
+type Env = Record<string, string | undefined>;
+
+interface IntegerBound {
+  name: string;
+  fallback: number;
+  min: number;
+  max: number;
+  describe: string;
+}
+
+const INTEGER_SETTINGS = {
+  port: { name: 'PORT', fallback: 3000, min: 1, max: 65_535, describe: 'a TCP port' },
+  staleThresholdMs: {
+    name: 'KEEL_STALE_THRESHOLD_MS',
+    fallback: 900_000,
+    min: 60_000,
+    max: 86_400_000,
+    describe: '1 minute to 24 hours',
+  },
+  maxClockSkewMs: {
+    name: 'KEEL_MAX_CLOCK_SKEW_MS',
+    fallback: 5_000,
+    min: 100,
+    max: 60_000,
+    describe: '100 ms to 60 seconds',
+  },
+  proposalTtlMs: {
+    name: 'KEEL_PROPOSAL_TTL_MS',
+    fallback: 900_000,
+    min: 60_000,
+    max: 86_400_000,
+    describe: '1 minute to 24 hours',
+  },
+  orchestrationLeaseMs: {
+    name: 'KEEL_ORCHESTRATION_LEASE_MS',
+    fallback: 300_000,
+    min: 1_000,
+    max: 86_400_000,
+    describe: '1 second to 24 hours',
+  },
+  signInPerMinute: {
+    name: 'KEEL_SIGNIN_RATE_LIMIT',
+    fallback: 10,
+    min: 1,
+    max: 10_000,
+    describe: 'sign-in attempts per client address per minute, 1 to 10000',
+  },
+} satisfies Record<string, IntegerBound>;
+
+function readInteger(env: Env, bound: IntegerBound, errors: SettingError[]): number {
+  const raw = env[bound.name]?.trim();
+  if (raw === undefined || raw === '') return bound.fallback;
+  if (!/^\d+$/.test(raw)) {
+    errors.push({ name: bound.name, message: `${bound.name}=${raw} is not a whole number (${bound.describe})` });
+    return bound.fallback;
+  }
+  const value = Number(raw);
+  if (value < bound.min) {
+    errors.push({ name: bound.name, message: `${bound.name}=${raw} is below ${bound.min} (${bound.describe})` });
+  } else if (value > bound.max) {
+    errors.push({ name: bound.name, message: `${bound.name}=${raw} is above ${bound.max} (${bound.describe})` });
+  }
+  return value;
+}
+
+function readFlag(env: Env, name: string, fallback: boolean, errors: SettingError[]): boolean {
+  const raw = env[name]?.trim();
+  if (raw === undefined || raw === '') return fallback;
+  if (raw === '1' || raw === 'true') return true;
+  if (raw === '0' || raw === 'false') return false;
+  errors.push({ name, message: `${name}=${raw} must be 0 or 1` });
+  return fallback;
+}
+
+function readCheckpointKey(env: Env, errors: SettingError[]): Buffer | undefined {
+  const raw = env.KEEL_CHECKPOINT_KEY?.trim();
+  if (raw === undefined || raw === '') return undefined;
+  if (!/^(?:[0-9a-fA-F]{2}){32,}$/.test(raw)) {
+    errors.push({
+      name: 'KEEL_CHECKPOINT_KEY',
+      message: 'KEEL_CHECKPOINT_KEY must be at least 32 bytes written as hex (64 or more hex digits)',
+    });
+    return undefined;
+  }
+  return Buffer.from(raw, 'hex');
+}
+
+/**
+ * The session-signing secret: KEEL_AUTH_SECRET when given, otherwise derived from the
+ * checkpoint key under its own label, so one secret to provision still yields two
+ * independent keys.
+ */
+export function deriveAuthSecret(checkpointKey: Buffer): string {
+  return createHmac('sha256', checkpointKey).update('keel/auth-secret/v1').digest('hex');
+}
+
+export function parseSettings(env: Env): Result<Settings, SettingError[]> {
+  const errors: SettingError[] = [];
+  const databaseUrl = env.DATABASE_URL?.trim() || undefined;
+  const checkpointKey = readCheckpointKey(env, errors);
+  if (databaseUrl && !checkpointKey && !errors.some((e) => e.name === 'KEEL_CHECKPOINT_KEY')) {
+    errors.push({
+      name: 'KEEL_CHECKPOINT_KEY',
+      message:
+        'DATABASE_URL is set but KEEL_CHECKPOINT_KEY is not: orchestration checkpoints cannot be authenticated. ' +
+        'Set KEEL_CHECKPOINT_KEY to 32 random bytes in hex (for example: openssl rand -hex 32).',
+    });
+  }
+  const authSecretRaw = env.KEEL_AUTH_SECRET?.trim() || undefined;
+  if (authSecretRaw !== undefined && authSecretRaw.length < 32) {
+    errors.push({ name: 'KEEL_AUTH_SECRET', message: 'KEEL_AUTH_SECRET must be at least 32 characters' });
+  }
+  const demoPassword = env.KEEL_DEMO_PASSWORD ?? 'keel-demo';
+  if (demoPassword.length < 8 || demoPassword.length > 128) {
+    errors.push({ name: 'KEEL_DEMO_PASSWORD', message: 'KEEL_DEMO_PASSWORD must be 8 to 128 characters' });
+  }
+  const baseUrl = env.KEEL_BASE_URL?.trim() || undefined;
+  if (baseUrl !== undefined && !URL.canParse(baseUrl)) {
+    errors.push({ name: 'KEEL_BASE_URL', message: `KEEL_BASE_URL=${baseUrl} is not a URL` });
+  }
+  const settings: Settings = {
+    databaseUrl,
+    port: readInteger(env, INTEGER_SETTINGS.port, errors),
+    demo: readFlag(env, 'KEEL_DEMO', databaseUrl === undefined, errors),
+    demoRuntime: readFlag(env, 'KEEL_DEMO_RUNTIME', true, errors),
+    demoPassword,
+    checkpointKey,
+    authSecret: authSecretRaw ?? (checkpointKey ? deriveAuthSecret(checkpointKey) : undefined),
+    staleThresholdMs: readInteger(env, INTEGER_SETTINGS.staleThresholdMs, errors),
+    maxClockSkewMs: readInteger(env, INTEGER_SETTINGS.maxClockSkewMs, errors),
+    proposalTtlMs: readInteger(env, INTEGER_SETTINGS.proposalTtlMs, errors),
+    orchestrationLeaseMs: readInteger(env, INTEGER_SETTINGS.orchestrationLeaseMs, errors),
+    signInPerMinute: readInteger(env, INTEGER_SETTINGS.signInPerMinute, errors),
+    baseUrl,
+    trustedProxies: (env.KEEL_TRUSTED_PROXIES ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
+  };
+  return errors.length > 0 ? err(errors) : ok(settings);
+}
+
+export function formatSettingErrors(errors: SettingError[]): string {
+  return ['Keel cannot start: invalid settings', ...errors.map((e) => `  - ${e.message}`)].join('\n');
+}

@@ -1,0 +1,90 @@
+import { bigint, boolean, index, integer, text, timestamp } from 'drizzle-orm/pg-core';
+import { keel } from './keel';
+
+/**
+ * Sign-in tables in the shape better-auth 1.7 expects (core, admin and username
+ * plugins, database rate limiting), kept in the `keel` schema.
+ */
+const stamp = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
+
+export const user = keel.table(
+  'user',
+  {
+    id: text('id').primaryKey(),
+    name: text('name').notNull(),
+    email: text('email').notNull().unique(),
+    emailVerified: boolean('email_verified').notNull().default(false),
+    image: text('image'),
+    createdAt: stamp('created_at').notNull().defaultNow(),
+    updatedAt: stamp('updated_at').notNull().defaultNow().$onUpdate(() => new Date()),
+    username: text('username').unique(),
+    displayUsername: text('display_username'),
+    role: text('role').notNull().default('viewer'),
+    banned: boolean('banned').default(false),
+    banReason: text('ban_reason'),
+    banExpires: stamp('ban_expires'),
+  },
+  (t) => [index('user_role_idx').on(t.role)],
+);
+
+export const session = keel.table(
+  'session',
+  {
+    id: text('id').primaryKey(),
+    expiresAt: stamp('expires_at').notNull(),
+    token: text('token').notNull().unique(),
+    createdAt: stamp('created_at').notNull().defaultNow(),
+    updatedAt: stamp('updated_at').notNull().defaultNow().$onUpdate(() => new Date()),
+    ipAddress: text('ip_address'),
+    userAgent: text('user_agent'),
+    userId: text('user_id')
+      .notNull()
+      .references(() => user.id, { onDelete: 'cascade' }),
+    impersonatedBy: text('impersonated_by'),
+  },
+  (t) => [index('session_user_idx').on(t.userId)],
+);
+
+export const account = keel.table(
+  'account',
+  {
+    id: text('id').primaryKey(),
+    accountId: text('account_id').notNull(),
+    providerId: text('provider_id').notNull(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => user.id, { onDelete: 'cascade' }),
+    accessToken: text('access_token'),
+    refreshToken: text('refresh_token'),
+    idToken: text('id_token'),
+    accessTokenExpiresAt: stamp('access_token_expires_at'),
+    refreshTokenExpiresAt: stamp('refresh_token_expires_at'),
+    scope: text('scope'),
+    password: text('password'),
+    createdAt: stamp('created_at').notNull().defaultNow(),
+    updatedAt: stamp('updated_at').notNull().defaultNow().$onUpdate(() => new Date()),
+  },
+  (t) => [index('account_user_idx').on(t.userId)],
+);
+
+export const verification = keel.table(
+  'verification',
+  {
+    id: text('id').primaryKey(),
+    identifier: text('identifier').notNull(),
+    value: text('value').notNull(),
+    expiresAt: stamp('expires_at').notNull(),
+    createdAt: stamp('created_at').notNull().defaultNow(),
+    updatedAt: stamp('updated_at').notNull().defaultNow().$onUpdate(() => new Date()),
+  },
+  (t) => [index('verification_identifier_idx').on(t.identifier)],
+);
+
+export const rateLimit = keel.table('rate_limit', {
+  id: text('id').primaryKey(),
+  key: text('key').notNull().unique(),
+  count: integer('count').notNull(),
+  lastRequest: bigint('last_request', { mode: 'number' }).notNull(),
+});
+
+export type UserRow = typeof user.$inferSelect;

@@ -1,0 +1,4 @@
+export * from './oxide-batch';
+export * from './settle';
+export * from './keel';
+export * from './auth';

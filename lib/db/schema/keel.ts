@@ -1,0 +1,223 @@
+import { sql } from 'drizzle-orm';
+import {
+  bigint,
+
+  check,
+  doublePrecision,
+  index,
+  integer,
+  jsonb,
+  pgSchema,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+} from 'drizzle-orm/pg-core';
+import { bytea } from './types';
+
+/** Keel's own schema (DESIGN.md 3.3). Auth tables live beside these, in auth.ts. */
+export const keel = pgSchema('keel');
+
+const createdAt = () => timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow();
+
+export const durableCheckpoint = keel.table(
+  'durable_checkpoint',
+  {
+    executionId: text('execution_id').primaryKey(),
+    checkpoint: jsonb('checkpoint').notNull(),
+    authenticationTag: text('authentication_tag').notNull(),
+    leaseOwner: text('lease_owner').notNull(),
+    fencingToken: bigint('fencing_token', { mode: 'number' }).notNull(),
+    leaseExpiresAtMs: bigint('lease_expires_at_ms', { mode: 'number' }).notNull(),
+    updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  (t) => [
+    check('durable_checkpoint_token_positive', sql`${t.fencingToken} > 0`),
+    index('durable_checkpoint_expiry_idx').on(t.leaseExpiresAtMs, t.executionId),
+  ],
+);
+
+export const recoveryProposal = keel.table(
+  'recovery_proposal',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    targetKind: text('target_kind').notNull(),
+    targetId: text('target_id').notNull(),
+    evidenceDigest: bytea('evidence_digest').notNull(),
+    evidence: jsonb('evidence').notNull(),
+    expectedVersion: bigint('expected_version', { mode: 'number' }),
+    expectedFencingToken: bigint('expected_fencing_token', { mode: 'number' }),
+    successorOwner: text('successor_owner'),
+    proposerId: text('proposer_id').notNull(),
+    proposerLogin: text('proposer_login').notNull(),
+    proposerNote: text('proposer_note'),
+    createdAt: createdAt(),
+    status: text('status').notNull().default('PENDING'),
+    deciderId: text('decider_id'),
+    deciderLogin: text('decider_login'),
+    decidedAt: timestamp('decided_at', { withTimezone: true, mode: 'date' }),
+    resultingStatus: text('resulting_status'),
+    failureCategory: text('failure_category'),
+    reasonCode: text('reason_code'),
+    reason: text('reason'),
+    waitOwner: text('wait_owner').notNull(),
+    waitDeadline: timestamp('wait_deadline', { withTimezone: true, mode: 'date' }).notNull(),
+    waitCancellationId: text('wait_cancellation_id').notNull(),
+  },
+  (t) => [
+    check('recovery_proposal_target_kind', sql`${t.targetKind} in ('batch', 'orchestration')`),
+    check(
+      'recovery_proposal_status',
+      sql`${t.status} in ('PENDING', 'APPROVED', 'REJECTED', 'EXPIRED', 'SUPERSEDED', 'CANCELLED')`,
+    ),
+    check('recovery_proposal_digest_length', sql`octet_length(${t.evidenceDigest}) = 32`),
+    check(
+      'recovery_proposal_decided_shape',
+      sql`(${t.status} = 'PENDING') = (${t.decidedAt} is null)`,
+    ),
+    // One open question per target: a second request returns the pending one.
+    uniqueIndex('recovery_proposal_one_pending').on(t.targetKind, t.targetId).where(sql`${t.status} = 'PENDING'`),
+    index('recovery_proposal_status_idx').on(t.status, t.createdAt, t.id),
+    index('recovery_proposal_target_idx').on(t.targetKind, t.targetId, t.createdAt),
+  ],
+);
+
+export const auditEvent = keel.table(
+  'audit_event',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    at: timestamp('at', { withTimezone: true, mode: 'date' }).notNull().default(sql`clock_timestamp()`),
+    actorId: text('actor_id'),
+    actorLogin: text('actor_login').notNull(),
+    actorRole: text('actor_role').notNull(),
+    action: text('action').notNull(),
+    targetKind: text('target_kind').notNull(),
+    targetId: text('target_id').notNull(),
+    reason: text('reason'),
+    before: jsonb('before'),
+    after: jsonb('after'),
+    digest: text('digest'),
+    operationId: text('operation_id'),
+    outcome: text('outcome').notNull(),
+    code: text('code'),
+    requestId: text('request_id'),
+  },
+  (t) => [
+    check('audit_event_outcome', sql`${t.outcome} in ('APPLIED', 'REFUSED')`),
+    check('audit_event_code_shape', sql`(${t.outcome} = 'REFUSED') = (${t.code} is not null)`),
+    index('audit_event_at_idx').on(t.at, t.id),
+    index('audit_event_actor_idx').on(t.actorLogin, t.at, t.id),
+    index('audit_event_action_idx').on(t.action, t.at, t.id),
+    index('audit_event_target_idx').on(t.targetKind, t.targetId, t.at, t.id),
+    index('audit_event_outcome_idx').on(t.outcome, t.at, t.id),
+    index('audit_event_operation_idx').on(t.operationId),
+  ],
+);
+
+export const settlementEvent = keel.table(
+  'settlement_event',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    receiptId: text('receipt_id').notNull(),
+    kind: text('kind').notNull(),
+    attempt: integer('attempt').notNull(),
+    reasonCode: text('reason_code'),
+    atMs: bigint('at_ms', { mode: 'number' }).notNull(),
+  },
+  (t) => [
+    check(
+      'settlement_event_kind',
+      sql`${t.kind} in ('claimed', 'retry_scheduled', 'dead_lettered', 'replayed', 'finished', 'discarded', 'requeued')`,
+    ),
+    index('settlement_event_receipt_idx').on(t.receiptId, t.id),
+    index('settlement_event_at_idx').on(t.atMs),
+  ],
+);
+
+export const metricSample = keel.table(
+  'metric_sample',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    sampledAt: timestamp('sampled_at', { withTimezone: true, mode: 'date' }).notNull(),
+    metric: text('metric').notNull(),
+    label: text('label').notNull().default(''),
+    value: doublePrecision('value').notNull(),
+  },
+  (t) => [index('metric_sample_metric_idx').on(t.metric, t.sampledAt), index('metric_sample_at_idx').on(t.sampledAt)],
+);
+
+export const bulkReplay = keel.table(
+  'bulk_replay',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    createdById: text('created_by_id').notNull(),
+    createdByLogin: text('created_by_login').notNull(),
+    note: text('note').notNull(),
+    filter: jsonb('filter').notNull(),
+    status: text('status').notNull().default('PREVIEWED'),
+    itemCount: integer('item_count').notNull(),
+    processedCount: integer('processed_count').notNull().default(0),
+    createdAt: createdAt(),
+    startedAt: timestamp('started_at', { withTimezone: true, mode: 'date' }),
+    finishedAt: timestamp('finished_at', { withTimezone: true, mode: 'date' }),
+    cancelledAt: timestamp('cancelled_at', { withTimezone: true, mode: 'date' }),
+  },
+  (t) => [
+    check('bulk_replay_status', sql`${t.status} in ('PREVIEWED', 'RUNNING', 'CANCELLED', 'COMPLETED')`),
+    check('bulk_replay_counts', sql`${t.processedCount} >= 0 and ${t.processedCount} <= ${t.itemCount}`),
+    index('bulk_replay_status_idx').on(t.status, t.id),
+  ],
+);
+
+export const bulkReplayItem = keel.table(
+  'bulk_replay_item',
+  {
+    job: bigint('job', { mode: 'number' })
+      .notNull()
+      .references(() => bulkReplay.id, { onDelete: 'cascade' }),
+    receiptId: text('receipt_id').notNull(),
+    recordedAtMs: bigint('recorded_at_ms', { mode: 'number' }).notNull(),
+    result: text('result'),
+    processedAt: timestamp('processed_at', { withTimezone: true, mode: 'date' }),
+  },
+  (t) => [
+    primaryKey({ columns: [t.job, t.receiptId] }),
+    check(
+      'bulk_replay_item_result',
+      sql`${t.result} is null or ${t.result} in ('replayed', 'already_replayed', 'no_longer_dead_lettered', 'changed_since_preview', 'cancelled')`,
+    ),
+    index('bulk_replay_item_pending_idx').on(t.job, t.receiptId).where(sql`${t.result} is null`),
+  ],
+);
+
+export const settlementReplay = keel.table(
+  'settlement_replay',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    receiptId: text('receipt_id').notNull(),
+    priorAttempts: integer('prior_attempts').notNull(),
+    priorReason: text('prior_reason').notNull(),
+    actorId: text('actor_id').notNull(),
+    actorLogin: text('actor_login').notNull(),
+    note: text('note').notNull(),
+    operationId: text('operation_id').notNull(),
+    bulkJob: bigint('bulk_job', { mode: 'number' }).references(() => bulkReplay.id),
+    at: timestamp('at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  (t) => [
+    // The idempotency key: the same operation twice replays once.
+    uniqueIndex('settlement_replay_operation_unique').on(t.operationId),
+    index('settlement_replay_receipt_idx').on(t.receiptId, t.at),
+  ],
+);
+
+export type RecoveryProposalRow = typeof recoveryProposal.$inferSelect;
+export type AuditEventRow = typeof auditEvent.$inferSelect;
+export type DurableCheckpointRow = typeof durableCheckpoint.$inferSelect;
+
+/** Facts about this Keel installation, such as when demo data was seeded. */
+export const keelMeta = keel.table('meta', {
+  key: text('key').primaryKey(),
+  value: jsonb('value').notNull(),
+  updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+});

@@ -1,0 +1,74 @@
+import { sql } from 'drizzle-orm';
+import { bigint, boolean, check, index, integer, pgSchema, text } from 'drizzle-orm/pg-core';
+import { bytea } from './types';
+
+/** Keel's Postgres settlement store (DESIGN.md 3.2), shaped like the runtime's SQLite store. */
+export const settle = pgSchema('settle');
+
+export const settleAttempts = settle.table(
+  'attempts',
+  {
+    receiptId: text('receipt_id').primaryKey(),
+    finalizedAt: bigint('finalized_at', { mode: 'number' }).notNull(),
+    workKind: text('work_kind').notNull(),
+    attempts: integer('attempts').notNull().default(0),
+    nextVisibleAtMs: bigint('next_visible_at_ms', { mode: 'number' }).notNull(),
+    rowVersion: bigint('row_version', { mode: 'number' }).notNull().default(0),
+    leaseOwner: text('lease_owner'),
+    leaseToken: text('lease_token'),
+    leaseUntilMs: bigint('lease_until_ms', { mode: 'number' }),
+    reasonCode: text('reason_code'),
+    reasonDetailSha256: bytea('reason_detail_sha256'),
+    updatedAtMs: bigint('updated_at_ms', { mode: 'number' }).notNull(),
+  },
+  (t) => [
+    check('attempts_work_kind', sql`${t.workKind} in ('pending_observation', 'retry_scheduled')`),
+    check('attempts_attempts_nonnegative', sql`${t.attempts} >= 0`),
+    check('attempts_row_version_nonnegative', sql`${t.rowVersion} >= 0`),
+    // A lease is one fact: owner, token and expiry are written and cleared together.
+    check(
+      'attempts_lease_complete',
+      sql`(${t.leaseOwner} is null and ${t.leaseToken} is null and ${t.leaseUntilMs} is null)
+        or (${t.leaseOwner} is not null and ${t.leaseToken} is not null and ${t.leaseUntilMs} is not null)`,
+    ),
+    check('attempts_detail_sha256_length', sql`${t.reasonDetailSha256} is null or octet_length(${t.reasonDetailSha256}) = 32`),
+    // Due order for claimDue and the queue page.
+    index('attempts_due_idx').on(t.nextVisibleAtMs, t.receiptId),
+    index('attempts_kind_due_idx').on(t.workKind, t.nextVisibleAtMs, t.receiptId),
+    index('attempts_lease_idx').on(t.leaseUntilMs, t.receiptId).where(sql`${t.leaseOwner} is not null`),
+    index('attempts_reason_idx').on(t.reasonCode, t.nextVisibleAtMs, t.receiptId),
+  ],
+);
+
+export const settleDeadLetters = settle.table(
+  'dead_letters',
+  {
+    receiptId: text('receipt_id').primaryKey(),
+    finalizedAt: bigint('finalized_at', { mode: 'number' }).notNull(),
+    attempts: integer('attempts').notNull(),
+    reason: text('reason').notNull(),
+    canonicalJson: text('canonical_json').notNull(),
+    recordedAtMs: bigint('recorded_at_ms', { mode: 'number' }).notNull(),
+  },
+  (t) => [
+    check('dead_letters_attempts_nonnegative', sql`${t.attempts} >= 0`),
+    index('dead_letters_recorded_idx').on(t.recordedAtMs, t.receiptId),
+    index('dead_letters_reason_idx').on(t.reason, t.recordedAtMs, t.receiptId),
+    index('dead_letters_attempts_idx').on(t.attempts, t.recordedAtMs, t.receiptId),
+  ],
+);
+
+export const settleStoreBinding = settle.table(
+  'store_binding',
+  {
+    singleton: boolean('singleton').primaryKey().default(true),
+    binding: bytea('binding').notNull(),
+  },
+  (t) => [
+    check('store_binding_singleton', sql`${t.singleton}`),
+    check('store_binding_length', sql`octet_length(${t.binding}) = 32`),
+  ],
+);
+
+export type SettleAttemptRow = typeof settleAttempts.$inferSelect;
+export type SettleDeadLetterRow = typeof settleDeadLetters.$inferSelect;

@@ -1,0 +1,48 @@
+import 'server-only';
+import { headers } from 'next/headers';
+import { redirect } from 'next/navigation';
+import { can, isRole, type Permission, type Role } from '../auth/roles';
+import { runtime } from './runtime';
+
+/** Who is acting: what services, audit events and pages need to know of a user. */
+export interface Actor {
+  id: string;
+  login: string;
+  name: string;
+  role: Role;
+}
+
+/** The signed-in actor, or null (no session, a banned user, or a role Keel does not know). */
+export async function currentActor(): Promise<Actor | null> {
+  const session = await runtime().auth.api.getSession({ headers: await headers() });
+  if (!session) return null;
+  const { user } = session;
+  const role = (user as { role?: unknown }).role;
+  if (!isRole(role) || (user as { banned?: boolean | null }).banned) return null;
+  const login = (user as { username?: string | null }).username ?? user.email;
+  return { id: user.id, login, name: user.name, role };
+}
+
+/** For pages: the actor, or a redirect to sign-in. */
+export async function requireActor(): Promise<Actor> {
+  const actor = await currentActor();
+  if (!actor) redirect('/sign-in');
+  return actor;
+}
+
+export type ApiAuth = { ok: true; actor: Actor } | { ok: false; response: Response };
+
+/** For route handlers: the actor with the permission, or the 401/403 JSON answer. */
+export async function authorizeRequest(permission: Permission): Promise<ApiAuth> {
+  const actor = await currentActor();
+  if (!actor) {
+    return { ok: false, response: Response.json({ code: 'UNAUTHENTICATED', message: 'Sign in first.' }, { status: 401 }) };
+  }
+  if (!can(actor.role, permission)) {
+    return {
+      ok: false,
+      response: Response.json({ code: 'FORBIDDEN', message: `The ${actor.role} role may not do this.` }, { status: 403 }),
+    };
+  }
+  return { ok: true, actor };
+}
