@@ -1,12 +1,11 @@
 #!/usr/bin/env node
 import { runCommand } from '../lib/cli/commands';
 
+// Exit explicitly: a dependency's exit hook would otherwise turn a refusal into exit code 0.
 runCommand(process.argv.slice(2)).then(
-  (code) => {
-    if (code !== undefined) process.exitCode = code;
-  },
+  (code) => process.exit(code ?? 0),
   (error: unknown) => {
     process.stderr.write(`keel: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-    process.exitCode = 1;
+    process.exit(1);
   },
 );

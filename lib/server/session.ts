@@ -1,16 +1,11 @@
 import 'server-only';
 import { headers } from 'next/headers';
 import { redirect } from 'next/navigation';
-import { can, isRole, type Permission, type Role } from '../auth/roles';
+import { can, isRole, type Permission } from '../auth/roles';
+import type { Actor } from '../domain/actor';
 import { runtime } from './runtime';
 
-/** Who is acting: what services, audit events and pages need to know of a user. */
-export interface Actor {
-  id: string;
-  login: string;
-  name: string;
-  role: Role;
-}
+export type { Actor };
 
 /** The signed-in actor, or null (no session, a banned user, or a role Keel does not know). */
 export async function currentActor(): Promise<Actor | null> {
