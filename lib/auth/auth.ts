@@ -24,7 +24,12 @@ export function createAuth(db: Database, options: AuthOptions) {
   return betterAuth({
     appName: 'Keel',
     secret: options.secret,
-    baseURL: options.baseUrl,
+    // Without KEEL_BASE_URL the console answers on localhost and 127.0.0.1 at its port.
+    baseURL: options.baseUrl ?? {
+      allowedHosts: [`localhost:${options.port}`, `127.0.0.1:${options.port}`],
+      fallback: `http://localhost:${options.port}`,
+      protocol: 'http',
+    },
     trustedOrigins: [
       `http://localhost:${options.port}`,
       `http://127.0.0.1:${options.port}`,

@@ -11,7 +11,8 @@ import { startConsole } from './start';
 const HELP = `Usage: npm run keel -- <command> [options]
 
 Commands:
-  start                 start the console (embedded PostgreSQL when DATABASE_URL is unset)
+  start [--fresh]       start the console (embedded PostgreSQL when DATABASE_URL is unset;
+                        --fresh discards the embedded database first and seeds anew)
   dev                   the same with Next.js in development mode
   migrate               apply migrations and check the oxide_batch schema version
   create-user           create a user: --username NAME --role ROLE [--name "Full Name"] [--email E]
@@ -105,7 +106,7 @@ export async function runCommand(argv: string[]): Promise<number | undefined> {
     switch (command) {
       case 'start':
       case 'dev':
-        return await startConsole(command);
+        return await startConsole(command, { fresh: rest.includes('--fresh') });
       case 'migrate':
         return await migrateCommand();
       case 'create-user':

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { formatSettingErrors, parseSettings, type Settings } from '../config/settings';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../db/embedded';
@@ -30,7 +30,7 @@ export interface ResolvedEnvironment {
  * Settings from the environment; when DATABASE_URL is unset, an embedded PostgreSQL
  * under `.keel/` with a generated checkpoint key and demo mode on.
  */
-export async function resolveEnvironment(log: (line: string) => void): Promise<ResolvedEnvironment> {
+export async function resolveEnvironment(log: (line: string) => void, options: { fresh?: boolean } = {}): Promise<ResolvedEnvironment> {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
   let embedded: EmbeddedDatabase | null = null;
@@ -38,6 +38,10 @@ export async function resolveEnvironment(log: (line: string) => void): Promise<R
     const first = parseSettings(env); // report bad settings before starting anything
     if (!first.ok) throw new SettingsRefused(formatSettingErrors(first.error));
     const home = keelHome();
+    if (options.fresh) {
+      log(`--fresh: discarding the embedded database in ${home}`);
+      rmSync(join(home, 'pg'), { recursive: true, force: true });
+    }
     env.KEEL_CHECKPOINT_KEY ??= generatedCheckpointKey(home);
     env.KEEL_DEMO ??= '1';
     log(`starting embedded PostgreSQL in ${join(home, 'pg')}`);

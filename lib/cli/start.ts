@@ -52,11 +52,11 @@ async function waitForHealth(port: number, child: ChildProcess): Promise<boolean
 }
 
 /** `keel start` / `keel dev`: database, migrations, demo data, then the Next.js server. */
-export async function startConsole(mode: 'start' | 'dev'): Promise<number> {
+export async function startConsole(mode: 'start' | 'dev', options: { fresh?: boolean } = {}): Promise<number> {
   const startedAt = performance.now();
   let resolved;
   try {
-    resolved = await resolveEnvironment(log);
+    resolved = await resolveEnvironment(log, options);
   } catch (error) {
     if (error instanceof SettingsRefused) {
       process.stderr.write(`${error.message}\n`);

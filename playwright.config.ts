@@ -1,0 +1,53 @@
+import { defineConfig } from '@playwright/test';
+
+const PORT = Number(process.env.KEEL_E2E_PORT ?? 3100);
+
+/**
+ * End-to-end tests in Debian's Chromium against a production build, started the way
+ * a user starts Keel, on its own embedded database with fresh demo data.
+ */
+export default defineConfig({
+  testDir: 'e2e',
+  workers: 1,
+  fullyParallel: false,
+  retries: 0,
+  timeout: 60_000,
+  expect: { timeout: 10_000 },
+  reporter: [['list'], ['json', { outputFile: '.keel/reports/e2e.json' }]],
+  outputDir: '.keel/e2e-results',
+  use: {
+    baseURL: `http://localhost:${PORT}`,
+    browserName: 'chromium',
+    launchOptions: {
+      executablePath: process.env.KEEL_CHROMIUM ?? '/usr/bin/chromium',
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+        '--disable-quic',
+      ],
+    },
+    trace: 'retain-on-failure',
+    screenshot: 'only-on-failure',
+  },
+  webServer: {
+    command: 'node --import tsx --conditions=react-server bin/keel.ts start --fresh',
+    url: `http://127.0.0.1:${PORT}/api/health`,
+    env: {
+      PORT: String(PORT),
+      KEEL_HOME: '.keel/e2e',
+      KEEL_DEMO_RUNTIME: '0',
+      // Many sign-ins from one address in a short run; the limit itself is tested in the integration tier.
+      KEEL_SIGNIN_RATE_LIMIT: '1000',
+      KEEL_EMBEDDED_PG_PORT: '54339',
+    },
+    timeout: 600_000,
+    reuseExistingServer: false,
+    stdout: 'pipe',
+    stderr: 'pipe',
+    gracefulShutdown: { signal: 'SIGTERM', timeout: 20_000 },
+  },
+});

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Every test tier: types, unit, integration on real PostgreSQL, and Playwright in Chromium.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if [ ! -x "${KEEL_CHROMIUM:-/usr/bin/chromium}" ]; then
+  echo "[test] Chromium is missing: installing Debian's chromium package"
+  if [ "$(id -u)" -eq 0 ]; then
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium
+  else
+    sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium
+  fi
+fi
+
+mkdir -p .keel/reports
+rm -f .keel/reports/*.json
+started=$(date +%s)
+
+echo "[test] type check"
+npx tsc --noEmit -p .
+
+echo "[test] unit"
+npx vitest run --project unit --reporter=default --reporter=json --outputFile.json=.keel/reports/unit.json
+
+echo "[test] integration (real PostgreSQL)"
+npx vitest run --project integration --reporter=default --reporter=json --outputFile.json=.keel/reports/integration.json
+
+echo "[test] end-to-end (production build, Chromium)"
+npx playwright test
+
+node scripts/test-summary.mjs .keel/reports/unit.json .keel/reports/integration.json .keel/reports/e2e.json
+echo "[test] wall time: $(( $(date +%s) - started ))s"

@@ -1,0 +1,71 @@
+import { describe, expect, it } from 'vitest';
+import { deriveAuthSecret, parseSettings } from '../../lib/config/settings';
+
+const KEY = 'ab'.repeat(32);
+
+describe('settings', () => {
+  it('defaults to the embedded database in demo mode with the documented defaults', () => {
+    const parsed = parseSettings({});
+    expect(parsed.ok).toBe(true);
+    if (!parsed.ok) return;
+    expect(parsed.value).toMatchObject({
+      databaseUrl: undefined,
+      port: 3000,
+      demo: true,
+      demoRuntime: true,
+      demoPassword: 'keel-demo',
+      staleThresholdMs: 900_000,
+      maxClockSkewMs: 5_000,
+      proposalTtlMs: 900_000,
+      orchestrationLeaseMs: 300_000,
+    });
+  });
+
+  it('refuses DATABASE_URL without a checkpoint key and says what to do', () => {
+    const parsed = parseSettings({ DATABASE_URL: 'postgres://db/keel' });
+    expect(parsed.ok).toBe(false);
+    if (parsed.ok) return;
+    expect(parsed.error).toEqual([
+      expect.objectContaining({ name: 'KEEL_CHECKPOINT_KEY', message: expect.stringMatching(/DATABASE_URL is set but KEEL_CHECKPOINT_KEY is not/) }),
+    ]);
+  });
+
+  it('is not in demo mode on an attached database unless asked', () => {
+    const attached = parseSettings({ DATABASE_URL: 'postgres://db/keel', KEEL_CHECKPOINT_KEY: KEY });
+    expect(attached.ok && attached.value.demo).toBe(false);
+    const demo = parseSettings({ DATABASE_URL: 'postgres://db/keel', KEEL_CHECKPOINT_KEY: KEY, KEEL_DEMO: '1' });
+    expect(demo.ok && demo.value.demo).toBe(true);
+  });
+
+  it.each([
+    ['KEEL_STALE_THRESHOLD_MS', '59999', /below 60000/],
+    ['KEEL_STALE_THRESHOLD_MS', '86400001', /above 86400000/],
+    ['KEEL_MAX_CLOCK_SKEW_MS', '99', /below 100/],
+    ['KEEL_MAX_CLOCK_SKEW_MS', '60001', /above 60000/],
+    ['KEEL_PROPOSAL_TTL_MS', 'soon', /not a whole number/],
+    ['KEEL_ORCHESTRATION_LEASE_MS', '999', /below 1000/],
+    ['PORT', '70000', /above 65535/],
+    ['KEEL_DEMO_RUNTIME', 'maybe', /must be 0 or 1/],
+    ['KEEL_CHECKPOINT_KEY', 'abcd', /at least 32 bytes/],
+    ['KEEL_DEMO_PASSWORD', 'short', /8 to 128/],
+  ])('refuses %s=%s naming the bound it breaks', (name, value, message) => {
+    const parsed = parseSettings({ [name]: value });
+    expect(parsed.ok).toBe(false);
+    if (parsed.ok) return;
+    expect(parsed.error.find((e) => e.name === name)?.message).toMatch(message);
+  });
+
+  it('accepts the bounds themselves', () => {
+    const parsed = parseSettings({ KEEL_STALE_THRESHOLD_MS: '60000', KEEL_MAX_CLOCK_SKEW_MS: '60000', KEEL_DEMO_RUNTIME: '0' });
+    expect(parsed.ok && parsed.value.demoRuntime).toBe(false);
+  });
+
+  it('derives a session secret from the checkpoint key that is not the key itself', () => {
+    const parsed = parseSettings({ KEEL_CHECKPOINT_KEY: KEY });
+    expect(parsed.ok).toBe(true);
+    if (!parsed.ok) return;
+    expect(parsed.value.authSecret).toBe(deriveAuthSecret(Buffer.from(KEY, 'hex')));
+    expect(parsed.value.authSecret).not.toContain(KEY);
+    expect(parsed.value.authSecret).toHaveLength(64);
+  });
+});
