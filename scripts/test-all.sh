@@ -28,5 +28,11 @@ npx vitest run --project integration --reporter=default --reporter=json --output
 echo "[test] end-to-end (production build, Chromium)"
 npx playwright test
 
+# The e2e server was stopped with SIGTERM: its PostgreSQL must be gone too.
+if pgrep -f -- "-D $(pwd)/.keel/e2e/pg" > /dev/null; then
+  echo "[test] FAILED: a postgres process is left behind after the console stopped"
+  exit 1
+fi
+
 node scripts/test-summary.mjs .keel/reports/unit.json .keel/reports/integration.json .keel/reports/e2e.json
 echo "[test] wall time: $(( $(date +%s) - started ))s"

@@ -1,0 +1,29 @@
+/**
+ * Keyset cursors: the sort key of the last row of a page, opaque to clients
+ * (base64url JSON), so a link reproduces the view and no page uses OFFSET.
+ */
+export function encodeCursor(values: readonly (string | number)[]): string {
+  return Buffer.from(JSON.stringify(values), 'utf8').toString('base64url');
+}
+
+export function decodeCursor(cursor: string | undefined | null, arity: number): (string | number)[] | null {
+  if (!cursor) return null;
+  try {
+    const values: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    if (!Array.isArray(values) || values.length !== arity) return null;
+    return values.every((v) => typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v))) ? values : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Counts stay fast on large tables: exact up to the cap, then "10,000+". */
+export const COUNT_CAP = 10_000;
+
+export interface CappedCount {
+  value: number;
+  capped: boolean;
+}
+
+export const formatCappedCount = (count: CappedCount): string =>
+  count.capped ? `${COUNT_CAP.toLocaleString('en-US')}+` : count.value.toLocaleString('en-US');

@@ -1,0 +1,42 @@
+/**
+ * Every TanStack Query key comes from this factory (STYLE.md 7), so a mutation
+ * invalidates exactly what it changed.
+ */
+type Filters = Record<string, string | number | boolean | undefined | null>;
+
+export const queryKeys = {
+  overview: () => ['overview'] as const,
+  executions: {
+    all: ['executions'] as const,
+    list: (filters: Filters) => ['executions', 'list', filters] as const,
+    detail: (id: number) => ['executions', 'detail', id] as const,
+  },
+  retryKeys: {
+    all: ['retry-keys'] as const,
+    list: (filters: Filters) => ['retry-keys', 'list', filters] as const,
+  },
+  proposals: {
+    all: ['proposals'] as const,
+    list: (filters: Filters) => ['proposals', 'list', filters] as const,
+    detail: (id: number) => ['proposals', 'detail', id] as const,
+  },
+  orchestrations: {
+    all: ['orchestrations'] as const,
+    list: (filters: Filters) => ['orchestrations', 'list', filters] as const,
+  },
+  settlements: {
+    all: ['settlements'] as const,
+    queue: (filters: Filters) => ['settlements', 'queue', filters] as const,
+    deadLetters: (filters: Filters) => ['settlements', 'dead-letters', filters] as const,
+    receipt: (receiptId: string) => ['settlements', 'receipt', receiptId] as const,
+    bulkReplay: (id: number) => ['settlements', 'bulk-replay', id] as const,
+  },
+  audit: {
+    all: ['audit'] as const,
+    list: (filters: Filters) => ['audit', 'list', filters] as const,
+  },
+  users: {
+    all: ['users'] as const,
+    list: () => ['users', 'list'] as const,
+  },
+};
