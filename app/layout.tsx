@@ -7,6 +7,7 @@ import './globals.css';
 export const metadata: Metadata = {
   title: { default: 'Keel', template: '%s · Keel' },
   description: 'Operations console for durable batch and settlement runtimes',
+  icons: { icon: '/icon.svg' },
 };
 
 // Applies the system preference before first paint when no theme was chosen.

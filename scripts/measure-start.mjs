@@ -1,7 +1,7 @@
 // Measures Keel's start on the embedded default: time to the first page served, time to
 // stop, and whether any postgres process is left behind. Prints figures; asserts nothing.
 //   node scripts/measure-start.mjs [--rebuild]
-import { execSync, spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 
@@ -12,7 +12,8 @@ delete env.DATABASE_URL;
 
 const postgresLeft = () => {
   try {
-    return execSync(`pgrep -f -- "-D ${home}/pg"`, { encoding: 'utf8' }).trim().split('\n').filter(Boolean).length;
+    // No shell in between: its own command line would contain the pattern.
+    return execFileSync('pgrep', ['-f', '--', `-D ${home}/pg`], { encoding: 'utf8' }).trim().split('\n').filter(Boolean).length;
   } catch {
     return 0;
   }
