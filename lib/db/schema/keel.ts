@@ -75,8 +75,16 @@ export const recoveryProposal = keel.table(
       'recovery_proposal_decided_shape',
       sql`(${t.status} = 'PENDING') = (${t.decidedAt} is null)`,
     ),
+    // A batch proposal binds a version; an orchestration proposal a fencing token and its successor.
+    check(
+      'recovery_proposal_target_shape',
+      sql`(${t.targetKind} = 'batch' and ${t.expectedVersion} is not null and ${t.expectedFencingToken} is null and ${t.successorOwner} is null)
+        or (${t.targetKind} = 'orchestration' and ${t.expectedVersion} is null and ${t.expectedFencingToken} is not null and ${t.successorOwner} is not null)`,
+    ),
     // One open question per target: a second request returns the pending one.
     uniqueIndex('recovery_proposal_one_pending').on(t.targetKind, t.targetId).where(sql`${t.status} = 'PENDING'`),
+    // The deadline sweep: pending proposals in deadline order.
+    index('recovery_proposal_pending_deadline_idx').on(t.waitDeadline, t.id).where(sql`${t.status} = 'PENDING'`),
     index('recovery_proposal_status_idx').on(t.status, t.createdAt, t.id),
     index('recovery_proposal_target_idx').on(t.targetKind, t.targetId, t.createdAt),
   ],
@@ -152,6 +160,10 @@ export const bulkReplay = keel.table(
     id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
     createdById: text('created_by_id').notNull(),
     createdByLogin: text('created_by_login').notNull(),
+    // Who pressed start: the worker replays (and audits each item) on that person's behalf.
+    startedById: text('started_by_id'),
+    startedByLogin: text('started_by_login'),
+    startedByRole: text('started_by_role'),
     note: text('note').notNull(),
     filter: jsonb('filter').notNull(),
     status: text('status').notNull().default('PREVIEWED'),
@@ -165,6 +177,13 @@ export const bulkReplay = keel.table(
   (t) => [
     check('bulk_replay_status', sql`${t.status} in ('PREVIEWED', 'RUNNING', 'CANCELLED', 'COMPLETED')`),
     check('bulk_replay_counts', sql`${t.processedCount} >= 0 and ${t.processedCount} <= ${t.itemCount}`),
+    check(
+      'bulk_replay_started_shape',
+      sql`(${t.startedAt} is null) = (${t.startedById} is null)
+        and (${t.startedById} is null) = (${t.startedByLogin} is null)
+        and (${t.startedById} is null) = (${t.startedByRole} is null)`,
+    ),
+    check('bulk_replay_running_started', sql`${t.status} <> 'RUNNING' or ${t.startedAt} is not null`),
     index('bulk_replay_status_idx').on(t.status, t.id),
   ],
 );
@@ -187,6 +206,8 @@ export const bulkReplayItem = keel.table(
       sql`${t.result} is null or ${t.result} in ('replayed', 'already_replayed', 'no_longer_dead_lettered', 'changed_since_preview', 'cancelled')`,
     ),
     index('bulk_replay_item_pending_idx').on(t.job, t.receiptId).where(sql`${t.result} is null`),
+    // Per-item results stay viewable, filtered by result and paged by receipt id.
+    index('bulk_replay_item_result_idx').on(t.job, t.result, t.receiptId),
   ],
 );
 

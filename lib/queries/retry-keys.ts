@@ -1,0 +1,195 @@
+import 'server-only';
+import { sql } from 'drizzle-orm';
+import type { DbOrTx } from '../db/client';
+import {
+  EMPTY_CHECKSUM_HEX,
+  FAULT_STATE_FORMAT_ID,
+  fromCanonicalJson,
+  isRetryLimit,
+  isRetryStateLimit,
+  validateFor,
+  type FaultPolicyError,
+  type FaultStateFormatError,
+} from '../domain/fault-state';
+import { retryKeyShortHex, ZERO_DIGEST_HEX } from '../domain/retry-key';
+
+export const RETRY_KEY_PAGE_SIZE = 100;
+const MAX_PAGE_SIZE = 500;
+const MAX_BATCHES = 20;
+
+/** Where the next page starts: after `key` in step `stepId`, or after the whole step when `key` is null. */
+export interface RetryKeyCursor {
+  stepId: number;
+  key: string | null;
+}
+
+/** The step's fault policy from its definition manifest; null shows as "limit unknown". */
+export interface FaultLimits {
+  retryLimit: number;
+  stateLimit: number;
+}
+
+interface StepColumns {
+  stepId: number;
+  executionId: number;
+  stepLogicalId: string;
+  stepStatus: string;
+  jobName: string;
+  limits: FaultLimits | null;
+}
+
+export type RetryKeyListRow =
+  | (StepColumns & {
+      kind: 'key';
+      /** The full key, for the copy button; pages show `keyPrefix`. Never log it. */
+      key: string;
+      keyPrefix: string;
+      phase: string;
+      category: string;
+      ordinal: number;
+      revision: string;
+    })
+  /** An envelope that fails validation: shown as CORRUPT with its error; no action may act on it. */
+  | (StepColumns & { kind: 'corrupt'; error: FaultStateFormatError | FaultPolicyError; message: string });
+
+export interface RetryKeyPage {
+  rows: RetryKeyListRow[];
+  nextCursor: RetryKeyCursor | null;
+}
+
+interface StepRow extends Record<string, unknown> {
+  id: number;
+  job_execution_id: number;
+  step_logical_id: string;
+  status: string;
+  fault_state_format: number;
+  fault_state_schema: string;
+  fault_state_schema_version: number;
+  fault_state_payload: unknown;
+  fault_state_checksum: Buffer;
+  job_name: string;
+  fault_policy: unknown;
+}
+
+export function describeFaultStateError(error: FaultStateFormatError | FaultPolicyError): string {
+  switch (error.kind) {
+    case 'UnsupportedFormat': return 'fault-state format is unsupported';
+    case 'UnsupportedSchemaVersion': return 'fault-state schema version is unsupported';
+    case 'TooLarge': return `fault state exceeds ${error.maxBytes} bytes`;
+    case 'Malformed': return 'fault state is malformed';
+    case 'TooManyEntries': return `fault state retains more than ${error.max} keys`;
+    case 'MalformedEntry': return 'fault-state entry is malformed';
+    case 'UnknownEnumeration': return 'fault state contains an unknown enumeration value';
+    case 'UnsortedEntries': return 'fault state is not digest-sorted';
+    case 'DuplicateKey': return 'fault state repeats one retry key';
+    case 'CheckpointMismatch': return 'fault state belongs to a superseded checkpoint';
+    case 'ChecksumMismatch': return 'fault-state checksum does not match';
+    case 'OrdinalAboveLimit': return `fault state retains an ordinal above ${error.max}`;
+    case 'InvalidRetryLimit': return 'the fault policy retry limit is out of range';
+    case 'InvalidRetryStateLimit': return 'the fault policy retry state limit is out of range';
+  }
+}
+
+function limitsOf(policy: unknown): FaultLimits | null {
+  if (typeof policy !== 'object' || policy === null) return null;
+  const { retry_limit: retryLimit, retry_state_limit: stateLimit } = policy as Record<string, unknown>;
+  return isRetryLimit(retryLimit) && isRetryStateLimit(stateLimit) ? { retryLimit, stateLimit } : null;
+}
+
+/** One step's rows: its retained keys in key order, or one CORRUPT row. */
+function rowsOfStep(step: StepRow): RetryKeyListRow[] {
+  const base: StepColumns = {
+    stepId: Number(step.id),
+    executionId: Number(step.job_execution_id),
+    stepLogicalId: step.step_logical_id,
+    stepStatus: step.status,
+    jobName: step.job_name,
+    limits: limitsOf(step.fault_policy),
+  };
+  const envelope = fromCanonicalJson({
+    formatId: step.fault_state_schema,
+    formatVersion: Number(step.fault_state_format),
+    schemaVersion: Number(step.fault_state_schema_version),
+    checksum: step.fault_state_checksum,
+    payload: step.fault_state_payload,
+  });
+  if (!envelope.ok) return [{ ...base, kind: 'corrupt', error: envelope.error, message: describeFaultStateError(envelope.error) }];
+  if (base.limits) {
+    // The committed checkpoint's identity is the runtime's to derive, so only the policy bounds are checked here.
+    const valid = validateFor(envelope.value, base.limits.retryLimit, base.limits.stateLimit, envelope.value.checkpoint);
+    if (!valid.ok) return [{ ...base, kind: 'corrupt', error: valid.error, message: describeFaultStateError(valid.error) }];
+  }
+  return envelope.value.entries.map((entry) => ({ ...base, kind: 'key', keyPrefix: retryKeyShortHex(entry.key), ...entry }));
+}
+
+// The runtime's default envelope: most steps hold it, and it has nothing to list.
+const holdsDefaultEnvelope = sql`(s.fault_state_format = 1 and s.fault_state_schema = ${FAULT_STATE_FORMAT_ID}
+  and s.fault_state_schema_version = 1 and s.fault_state_checksum = decode(${EMPTY_CHECKSUM_HEX}, 'hex')
+  and s.fault_state_payload = ${JSON.stringify({ checkpoint: ZERO_DIGEST_HEX, entries: [] })}::jsonb)`;
+
+async function fetchSteps(db: DbOrTx, from: { id: number; inclusive: boolean } | null, executionId: number | undefined, batch: number) {
+  const bound = from ? (from.inclusive ? sql`and s.id <= ${from.id}` : sql`and s.id < ${from.id}`) : sql``;
+  const byExecution = executionId !== undefined ? sql`and s.job_execution_id = ${executionId}` : sql``;
+  const { rows } = await db.execute<StepRow>(sql`
+    select s.id, s.job_execution_id, s.step_logical_id, s.status, s.fault_state_format, s.fault_state_schema,
+           s.fault_state_schema_version, s.fault_state_payload, s.fault_state_checksum, i.job_name,
+           (select policy.step -> 'fault_policy'
+            from jsonb_array_elements(case when jsonb_typeof(d.manifest -> 'steps') = 'array'
+                                           then d.manifest -> 'steps' else '[]'::jsonb end) as policy(step)
+            where policy.step ->> 'logical_id' = s.step_logical_id
+            limit 1) as fault_policy
+    from oxide_batch.ob_step_execution s
+    join oxide_batch.ob_job_execution e on e.id = s.job_execution_id
+    join oxide_batch.ob_job_definition d on d.id = e.definition_id
+    join oxide_batch.ob_job_instance i on i.id = e.job_instance_id
+    where not ${holdsDefaultEnvelope} ${bound} ${byExecution}
+    order by s.id desc
+    limit ${batch}`);
+  return rows;
+}
+
+/**
+ * Retained retry keys across steps, newest step first and keys in order within a
+ * step, with each step's limits; a step whose envelope does not validate is one
+ * CORRUPT row. Keyset-paged on (step id, key).
+ */
+export async function listRetryKeys(
+  db: DbOrTx,
+  options: { after?: RetryKeyCursor | null; limit?: number; executionId?: number } = {},
+): Promise<RetryKeyPage> {
+  const size = Math.min(Math.max(Math.trunc(options.limit ?? RETRY_KEY_PAGE_SIZE) || 1, 1), MAX_PAGE_SIZE);
+  const after = options.after ?? null;
+  const rows: RetryKeyListRow[] = [];
+  let from = after ? { id: after.stepId, inclusive: after.key !== null } : null;
+  for (let batch = 0; batch < MAX_BATCHES; batch += 1) {
+    const steps = await fetchSteps(db, from, options.executionId, size);
+    for (const step of steps) {
+      let stepRows = rowsOfStep(step);
+      if (after?.key != null && Number(step.id) === after.stepId) {
+        stepRows = stepRows.filter((row) => row.kind === 'key' && row.key > (after.key as string));
+      }
+      for (const row of stepRows) {
+        const last = rows[rows.length - 1];
+        if (rows.length === size && last) {
+          return { rows, nextCursor: { stepId: last.stepId, key: last.kind === 'key' ? last.key : null } };
+        }
+        rows.push(row);
+      }
+    }
+    const lastStep = steps[steps.length - 1];
+    if (steps.length < size || !lastStep) return { rows, nextCursor: null };
+    from = { id: Number(lastStep.id), inclusive: false };
+  }
+  // Many steps held valid empty envelopes: stop scanning and let the next page go on from here.
+  return { rows, nextCursor: from ? { stepId: from.id, key: null } : null };
+}
+
+/** A cursor as one URL-safe token: `<step id>` or `<step id>.<key>`. */
+export const encodeRetryKeyCursor = (cursor: RetryKeyCursor): string =>
+  cursor.key === null ? String(cursor.stepId) : `${cursor.stepId}.${cursor.key}`;
+
+export function decodeRetryKeyCursor(token: string | null | undefined): RetryKeyCursor | null {
+  const match = /^(\d{1,15})(?:\.([0-9a-f]{64}))?$/.exec(token ?? '');
+  if (!match) return null;
+  return { stepId: Number(match[1]), key: match[2] ?? null };
+}

@@ -1,0 +1,112 @@
+import 'server-only';
+import type { Actor } from '../domain/actor';
+import { isFailureCategory, isReasonCode, type FailureCategory, type RecoveryResultStatus } from '../domain/batch-status';
+import { isDigestHex } from '../domain/retry-key';
+import type { RecoveryProposal } from '../ports/proposal-repository';
+import { confirmBatchTakeover } from './confirm-batch-takeover';
+import { confirmOrchestrationTakeover } from './confirm-orchestration-takeover';
+import { passGate } from './proposal-gate';
+import {
+  failure,
+  isCount,
+  isOptionalText,
+  isPositiveId,
+  proposalContext,
+  refuse,
+  type RecoveryServiceDeps,
+  type ServiceResult,
+} from './recovery-common';
+
+export interface ConfirmTakeoverInput {
+  proposalId: number;
+  /** The evidence digest the approver saw (lowercase hex). */
+  evidenceDigest: string;
+  /** Batch: the execution version the approver saw. */
+  expectedVersion?: number | null;
+  /** Orchestration: the fencing token the approver saw. */
+  expectedFencingToken?: number | null;
+  /** Batch only. */
+  resultingStatus?: RecoveryResultStatus;
+  /** Batch FAILED only; defaults to STALE_RECOVERED. */
+  failureCategory?: FailureCategory | null;
+  /** Defaults to OPERATOR_CONFIRMED. */
+  reasonCode?: string | null;
+  /** Required when the evidence shows an unknown commit or an ambiguous external effect. */
+  acknowledged?: boolean;
+  reason?: string | null;
+}
+
+export type ConfirmTakeoverValue =
+  | {
+      kind: 'batch';
+      proposal: RecoveryProposal;
+      executionId: number;
+      resultingStatus: RecoveryResultStatus;
+      version: number;
+      decisionId: number;
+      operatorRequestId: number;
+      requestDigestHex: string;
+    }
+  | {
+      kind: 'orchestration';
+      proposal: RecoveryProposal;
+      executionId: string;
+      leaseOwner: string;
+      fencingToken: number;
+      expiresAtMs: number;
+    };
+
+/** Shape checks that need no database; the rules that need the proposal run under its lock. */
+function inputProblem(input: ConfirmTakeoverInput): string | null {
+  if (!isPositiveId(input.proposalId)) return 'proposalId must be a positive integer';
+  if (!isDigestHex(input.evidenceDigest)) return 'evidenceDigest must be 64 lowercase hex digits';
+  if (input.expectedVersion != null && !isCount(input.expectedVersion)) return 'expectedVersion must be a whole number';
+  if (input.expectedFencingToken != null && !isCount(input.expectedFencingToken)) return 'expectedFencingToken must be a whole number';
+  if (input.resultingStatus !== undefined && input.resultingStatus !== 'FAILED' && input.resultingStatus !== 'ABANDONED') {
+    return 'resultingStatus must be FAILED or ABANDONED';
+  }
+  if (input.failureCategory != null) {
+    if (!isFailureCategory(input.failureCategory)) return 'failureCategory is not a failure category';
+    if (input.resultingStatus !== 'FAILED') return 'failureCategory applies to FAILED only';
+  }
+  if (input.reasonCode != null && !isReasonCode(input.reasonCode)) return 'reasonCode must match [A-Z0-9_]{1,64}';
+  if (input.acknowledged !== undefined && typeof input.acknowledged !== 'boolean') return 'acknowledged must be a boolean';
+  if (!isOptionalText(input.reason)) return 'reason is too long';
+  return null;
+}
+
+/**
+ * Step 3 of the guarded takeover (DESIGN.md 5.1), in one transaction: lock the
+ * proposal, then the target row; apply the wait and actor rules; re-read the
+ * evidence; then take over. Two approvers at once: the second waits on the proposal
+ * lock and then finds it decided.
+ */
+export async function confirmTakeover(
+  deps: RecoveryServiceDeps,
+  actor: Actor,
+  input: ConfirmTakeoverInput,
+): Promise<ServiceResult<ConfirmTakeoverValue>> {
+  return deps.uow.transaction(async (ports) => {
+    const problem = inputProblem(input);
+    const unknownProposal = {
+      action: 'recovery.confirm',
+      target: { kind: 'recovery_proposal', id: String(input.proposalId) },
+      reason: typeof input.reason === 'string' ? input.reason : null,
+    };
+    if (problem) return refuse(ports.audit, actor, unknownProposal, failure('INVALID_INPUT', `The confirmation is not valid: ${problem}.`));
+    const locked = await ports.proposals.lockForDecision(input.proposalId);
+    if (!locked) {
+      return refuse(ports.audit, actor, unknownProposal, failure('PROPOSAL_NOT_FOUND', `Proposal ${input.proposalId} does not exist.`));
+    }
+    const { proposal } = locked;
+    const context = proposalContext('recovery.confirm', proposal, input.reason);
+    if (proposal.target.kind === 'batch') {
+      await ports.executions.lockExecution(proposal.target.executionId);
+      const gate = await passGate(ports, actor, locked, context, 'decide');
+      return gate ?? confirmBatchTakeover(deps, ports, actor, { proposal, context, input });
+    }
+    const loaded = await ports.checkpoints.load(proposal.target.executionId, { forUpdate: true });
+    const gate = await passGate(ports, actor, locked, context, 'decide');
+    return gate ?? confirmOrchestrationTakeover(deps, ports, actor, { proposal, context, input, loaded });
+  });
+}

@@ -1,0 +1,70 @@
+import 'server-only';
+import type { Actor } from '../domain/actor';
+import { ok } from '../domain/result';
+import type { ClosedProposalStatus, RecoveryProposal } from '../ports/proposal-repository';
+import type { TakeoverUnitOfWork } from '../ports/takeover-unit-of-work';
+import { passGate, type DecisionKind } from './proposal-gate';
+import {
+  auditActor,
+  failure,
+  isOptionalText,
+  isPositiveId,
+  proposalContext,
+  refuse,
+  type ServiceResult,
+} from './recovery-common';
+
+export interface CloseProposalInput {
+  proposalId: number;
+  reason?: string | null;
+}
+
+export interface ClosedProposalValue {
+  proposal: RecoveryProposal;
+}
+
+/**
+ * Reject and cancel share their shape: lock the proposal, apply the wait rules and
+ * the actor rule, close it, audit. Neither touches the target, so neither locks it.
+ */
+async function closeByActor(
+  deps: { uow: TakeoverUnitOfWork },
+  actor: Actor,
+  input: CloseProposalInput,
+  how: { action: string; status: ClosedProposalStatus; gate: DecisionKind },
+): Promise<ServiceResult<ClosedProposalValue>> {
+  return deps.uow.transaction(async (ports) => {
+    const reason = typeof input.reason === 'string' ? input.reason : null;
+    const unknown = { action: how.action, target: { kind: 'recovery_proposal', id: String(input.proposalId) }, reason };
+    if (!isPositiveId(input.proposalId) || !isOptionalText(input.reason)) {
+      return refuse(ports.audit, actor, unknown, failure('INVALID_INPUT', 'The request is not valid.'));
+    }
+    const locked = await ports.proposals.lockForDecision(input.proposalId);
+    if (!locked) return refuse(ports.audit, actor, unknown, failure('PROPOSAL_NOT_FOUND', `Proposal ${input.proposalId} does not exist.`));
+    const context = proposalContext(how.action, locked.proposal, reason);
+    const gate = await passGate(ports, actor, locked, context, how.gate);
+    if (gate) return gate;
+    const closed = await ports.proposals.close(input.proposalId, {
+      status: how.status,
+      decider: { id: actor.id, login: actor.login },
+      reason,
+    });
+    if (!closed.ok) throw new Error(`proposal ${input.proposalId} left PENDING under its lock`);
+    await ports.audit.record({
+      ...context,
+      actor: auditActor(actor),
+      before: { proposalStatus: 'PENDING' },
+      after: { proposalStatus: how.status },
+      outcome: 'APPLIED',
+    });
+    return ok({ proposal: closed.value });
+  });
+}
+
+/** An approver (not the proposer) turns the proposal down; the target is untouched. */
+export const rejectProposal = (deps: { uow: TakeoverUnitOfWork }, actor: Actor, input: CloseProposalInput) =>
+  closeByActor(deps, actor, input, { action: 'recovery.reject', status: 'REJECTED', gate: 'decide' });
+
+/** The proposer (or an admin) withdraws a pending proposal, cancelling its wait. */
+export const cancelProposal = (deps: { uow: TakeoverUnitOfWork }, actor: Actor, input: CloseProposalInput) =>
+  closeByActor(deps, actor, input, { action: 'recovery.cancel', status: 'CANCELLED', gate: 'cancel' });

@@ -1,0 +1,49 @@
+import 'server-only';
+import { can } from '../auth/roles';
+import type { Actor } from '../domain/actor';
+import { ok } from '../domain/result';
+import type { TakeoverUnitOfWork } from '../ports/takeover-unit-of-work';
+import { auditActor, failure, proposalContext, refuse, type ServiceResult } from './recovery-common';
+
+export const DEFAULT_EXPIRY_BATCH = 100;
+
+/** The actor the server's own deadline sweep records: the least role that may run it. */
+export const HOUSEKEEPING_ACTOR: Actor = Object.freeze({ id: 'keel:housekeeping', login: 'keel', name: 'Keel', role: 'viewer' });
+
+export interface ExpiredProposalsValue {
+  expired: number[];
+}
+
+/**
+ * Closes PENDING proposals whose approval deadline has passed by the database's
+ * clock. It only applies the deadline rule, never a judgement, so any signed-in
+ * role (or the server's own housekeeping actor) may run it. Rows a decision holds
+ * are skipped, not waited on: that decision will find the deadline itself.
+ */
+export async function expireProposals(
+  deps: { uow: TakeoverUnitOfWork },
+  actor: Actor,
+  input: { limit?: number } = {},
+): Promise<ServiceResult<ExpiredProposalsValue>> {
+  return deps.uow.transaction(async (ports) => {
+    if (!can(actor.role, 'read')) {
+      const context = { action: 'recovery.expire', target: { kind: 'recovery_proposal', id: '*' } };
+      return refuse(ports.audit, actor, context, failure('FORBIDDEN', `The ${actor.role} role may not expire proposals.`));
+    }
+    const due = await ports.proposals.lockExpired(input.limit ?? DEFAULT_EXPIRY_BATCH);
+    const expired: number[] = [];
+    for (const { proposal } of due) {
+      const closed = await ports.proposals.close(proposal.id, { status: 'EXPIRED', decider: null });
+      if (!closed.ok) continue;
+      expired.push(proposal.id);
+      await ports.audit.record({
+        ...proposalContext('recovery.expire', proposal),
+        actor: auditActor(actor),
+        before: { proposalStatus: 'PENDING', deadlineMs: proposal.wait.deadlineMs },
+        after: { proposalStatus: 'EXPIRED' },
+        outcome: 'APPLIED',
+      });
+    }
+    return ok({ expired });
+  });
+}

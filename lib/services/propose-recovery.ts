@@ -1,0 +1,183 @@
+import 'server-only';
+import { randomUUID } from 'node:crypto';
+import { can } from '../auth/roles';
+import type { Actor } from '../domain/actor';
+import { isActorRef } from '../domain/batch-status';
+import { toErrorCode } from '../domain/error-code';
+import { evaluateCandidate, orchestrationEvidenceDigestHex, type ProposerError } from '../domain/recovery';
+import { err, ok, type Result } from '../domain/result';
+import type { ProposalTarget, RecoveryProposal } from '../ports/proposal-repository';
+import type { RecoveryRepositoryError } from '../ports/recovery-repository';
+import type { TakeoverPorts } from '../ports/takeover-unit-of-work';
+import {
+  auditActor,
+  auditTarget,
+  failure,
+  isOptionalText,
+  isPositiveId,
+  proposalOperationId,
+  refuse,
+  type RecoveryErrorCode,
+  type RecoveryFailure,
+  type RecoveryServiceDeps,
+  type ServiceResult,
+} from './recovery-common';
+
+export type ProposeRecoveryInput =
+  | { target: 'batch'; executionId: number; note?: string | null }
+  | { target: 'orchestration'; executionId: string; successorOwner: string; note?: string | null };
+
+export interface ProposeRecoveryValue {
+  proposal: RecoveryProposal;
+  /** False when a proposal for the target was already pending: that one is returned. */
+  created: boolean;
+}
+
+/** What a proposal binds besides its target: the evidence and what a confirmation must still find. */
+interface Candidate {
+  evidence: unknown;
+  evidenceDigestHex: string;
+  expectedVersion: number | null;
+  expectedFencingToken: number | null;
+  successorOwner: string | null;
+}
+
+function parseTarget(input: ProposeRecoveryInput): ProposalTarget | null {
+  if (!isOptionalText(input.note)) return null;
+  if (input.target === 'batch') return isPositiveId(input.executionId) ? { kind: 'batch', executionId: input.executionId } : null;
+  if (input.target !== 'orchestration') return null;
+  const validId = typeof input.executionId === 'string' && input.executionId.trim() !== '' && input.executionId.length <= 256;
+  return validId && isActorRef(input.successorOwner) ? { kind: 'orchestration', executionId: input.executionId } : null;
+}
+
+function proposerMessage(error: ProposerError): string {
+  switch (error.kind) {
+    case 'InvalidStaleThreshold':
+      return `The configured stale threshold ${error.valueMs} ms is outside ${error.minMs}..${error.maxMs} ms.`;
+    case 'InvalidMaxClockSkew':
+      return `The configured maximum clock skew ${error.valueMs} ms is outside ${error.minMs}..${error.maxMs} ms.`;
+    case 'ClockEvidenceUnusable':
+      return `The clocks cannot support a staleness judgement (${error.reason}).`;
+    case 'NotRecoverable':
+      return `An execution in ${error.status} is not a recovery candidate.`;
+    case 'OwnedByCurrentProcess':
+      return 'This Keel process owns the execution.';
+    case 'NotStale':
+      return `Inactive for ${error.inactivityMs} ms, which is not above the ${error.thresholdMs} ms threshold.`;
+  }
+}
+
+function repositoryFailure(error: RecoveryRepositoryError): RecoveryFailure {
+  if (error.kind === 'ExecutionNotFound') return failure('EXECUTION_NOT_FOUND', `Execution ${error.executionId} does not exist.`);
+  return failure('REPOSITORY_UNAVAILABLE', 'The execution could not be read; try again.');
+}
+
+/** Reads the snapshot with its clock evidence around it and applies the proposer rules. */
+async function batchCandidate(deps: RecoveryServiceDeps, ports: TakeoverPorts, executionId: number): Promise<Result<Candidate, RecoveryFailure>> {
+  const lastServerTimeMs = deps.clock.lastServerTimeMs();
+  const readStartedMonoMs = deps.clock.monotonicMs();
+  const snapshot = await ports.recovery.recoverySnapshot(executionId, deps.ownerToken);
+  const readFinishedMonoMs = deps.clock.monotonicMs();
+  const localWallMs = deps.clock.wallMs();
+  if (!snapshot.ok) return err(repositoryFailure(snapshot.error));
+  const evidence = evaluateCandidate(snapshot.value, {
+    thresholdMs: deps.settings.staleThresholdMs,
+    maxSkewMs: deps.settings.maxClockSkewMs,
+    lastServerTimeMs,
+    readStartedMonoMs,
+    readFinishedMonoMs,
+    localWallMs,
+  });
+  deps.clock.observeServerTime(snapshot.value.serverTimeMs);
+  if (!evidence.ok) {
+    const code = toErrorCode(evidence.error.kind) as RecoveryErrorCode;
+    return err(failure(code, proposerMessage(evidence.error)));
+  }
+  return ok({
+    evidence: evidence.value,
+    evidenceDigestHex: evidence.value.digestHex,
+    expectedVersion: evidence.value.version,
+    expectedFencingToken: null,
+    successorOwner: null,
+  });
+}
+
+/** An orchestration is a candidate once its authenticated lease has expired by the server's clock. */
+async function orchestrationCandidate(ports: TakeoverPorts, executionId: string, successorOwner: string): Promise<Result<Candidate, RecoveryFailure>> {
+  const loaded = await ports.checkpoints.load(executionId);
+  if (!loaded.ok) return err(failure('INVALID_CHECKPOINT', `The stored checkpoint is not valid: ${loaded.error.reason}.`));
+  if (!loaded.value) return err(failure('ORCHESTRATION_NOT_FOUND', `Orchestration ${executionId} has no checkpoint.`));
+  const { checkpoint, serverTimeMs } = loaded.value;
+  if (!ports.checkpoints.verify(checkpoint)) {
+    return err(failure('AUTHENTICATION_FAILED', 'The checkpoint does not authenticate; its lease cannot be trusted.'));
+  }
+  if (!(checkpoint.lease.expiresAt <= serverTimeMs)) {
+    return err(failure('LEASE_NOT_EXPIRED', `The lease held by ${checkpoint.lease.ownerId} has not expired.`));
+  }
+  const observed = {
+    executionId,
+    authenticationTag: checkpoint.authenticationTag,
+    fencingToken: checkpoint.lease.fencingToken,
+    expiresAtMs: checkpoint.lease.expiresAt,
+    leaseOwner: checkpoint.lease.ownerId,
+  };
+  const evidenceDigestHex = orchestrationEvidenceDigestHex(observed);
+  return ok({
+    evidence: { ...observed, serverTimeMs, digestHex: evidenceDigestHex },
+    evidenceDigestHex,
+    expectedVersion: null,
+    expectedFencingToken: checkpoint.lease.fencingToken,
+    successorOwner,
+  });
+}
+
+/**
+ * Step 1 of the guarded takeover (DESIGN.md 5.1): read the evidence, apply the
+ * proposer rules, and store a PENDING proposal with its human-approval wait. While
+ * one is pending for the target, that one is returned instead.
+ */
+export async function proposeRecovery(
+  deps: RecoveryServiceDeps,
+  actor: Actor,
+  input: ProposeRecoveryInput,
+): Promise<ServiceResult<ProposeRecoveryValue>> {
+  const target = parseTarget(input);
+  const context = {
+    action: 'recovery.propose',
+    target: target ? auditTarget(target) : { kind: String(input.target), id: String(input.executionId) },
+    reason: typeof input.note === 'string' ? input.note : null,
+  };
+  return deps.uow.transaction(async (ports) => {
+    if (!can(actor.role, 'proposeRecovery')) {
+      return refuse(ports.audit, actor, context, failure('FORBIDDEN', `The ${actor.role} role may not propose a recovery.`));
+    }
+    if (!target) return refuse(ports.audit, actor, context, failure('INVALID_INPUT', 'The proposal request is not valid.'));
+    const record = async (proposal: RecoveryProposal, created: boolean) => {
+      await ports.audit.record({
+        ...context,
+        actor: auditActor(actor),
+        operationId: proposalOperationId(proposal.id),
+        digest: proposal.evidenceDigestHex,
+        after: { proposalId: proposal.id, created, expectedVersion: proposal.expectedVersion, expectedFencingToken: proposal.expectedFencingToken },
+        outcome: 'APPLIED',
+      });
+      return ok({ proposal, created });
+    };
+    const pending = await ports.proposals.findPending(target);
+    if (pending) return record(pending, false);
+    const candidate =
+      target.kind === 'batch'
+        ? await batchCandidate(deps, ports, target.executionId)
+        : await orchestrationCandidate(ports, target.executionId, (input as { successorOwner: string }).successorOwner);
+    if (!candidate.ok) return refuse(ports.audit, actor, context, candidate.error);
+    const { created, proposal } = await ports.proposals.createPending({
+      ...candidate.value,
+      target,
+      proposer: { id: actor.id, login: actor.login },
+      note: typeof input.note === 'string' ? input.note : null,
+      ttlMs: deps.settings.proposalTtlMs,
+      cancellationId: randomUUID(),
+    });
+    return record(proposal, created);
+  });
+}
