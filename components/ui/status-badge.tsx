@@ -10,6 +10,12 @@ const TONES: Record<string, string> = {
   PENDING: 'bg-amber-100 text-amber-900 dark:bg-amber-950 dark:text-amber-200',
   APPLIED: 'bg-emerald-100 text-emerald-900 dark:bg-emerald-950 dark:text-emerald-200',
   REFUSED: 'bg-red-100 text-red-900 dark:bg-red-950 dark:text-red-200',
+  CORRUPT: 'bg-red-100 text-red-900 dark:bg-red-950 dark:text-red-200',
+  APPROVED: 'bg-emerald-100 text-emerald-900 dark:bg-emerald-950 dark:text-emerald-200',
+  REJECTED: 'bg-zinc-200 text-zinc-800 dark:bg-zinc-800 dark:text-zinc-200',
+  EXPIRED: 'bg-zinc-200 text-zinc-800 dark:bg-zinc-800 dark:text-zinc-200',
+  SUPERSEDED: 'bg-zinc-200 text-zinc-800 dark:bg-zinc-800 dark:text-zinc-200',
+  CANCELLED: 'bg-zinc-200 text-zinc-800 dark:bg-zinc-800 dark:text-zinc-200',
 };
 
 export function StatusBadge({ status }: { status: string }) {

@@ -1,50 +1,129 @@
 import 'server-only';
-import { and, desc, eq, lt, sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
+import { z } from 'zod';
 import type { DbOrTx } from '../db/client';
-import { obJobExecution, obJobInstance } from '../db/schema/oxide-batch';
-import { isBatchStatus } from '../domain/batch-status';
+import { BATCH_STATUSES } from '../domain/batch-status';
+import { COUNT_CAP, decodeCursor, encodeCursor, type CappedCount } from '../domain/cursor';
+import type { ExecutionListItem, ExecutionPage } from './executions-types';
+
+export type { ExecutionListItem, ExecutionPage };
 
 export const EXECUTION_PAGE_SIZE = 50;
 
-export interface ExecutionRow {
+const isoDate = z.iso.datetime({ offset: true }).or(z.iso.date());
+
+/** The executions filters, shared by the page, the read API and the URL. */
+export const executionFiltersSchema = z.object({
+  status: z.enum(BATCH_STATUSES).optional(),
+  job: z.string().trim().min(1).max(128).optional(),
+  stale: z.enum(['1']).optional(),
+  updatedFrom: isoDate.optional(),
+  updatedTo: isoDate.optional(),
+  q: z
+    .string()
+    .trim()
+    .regex(/^\d{1,18}$/, 'Search by an execution id or a job instance id (digits).')
+    .optional(),
+  cursor: z.string().max(200).optional(),
+});
+export type ExecutionFilters = z.infer<typeof executionFiltersSchema>;
+
+interface ListRow extends Record<string, unknown> {
   id: number;
-  jobName: string;
+  job_name: string;
+  instance_id: number;
   status: string;
   attempt: number;
   version: number;
-  updatedAt: Date;
-  owner: 'ABSENT' | 'OTHER_PROCESS';
-  stopRequested: boolean;
+  updated_at: string;
+  updated_us: string;
+  stale: boolean;
+  owner: ExecutionListItem['owner'];
+  stop_requested: boolean;
+  failure_category: string | null;
+}
+
+function whereClause(filters: ExecutionFilters, staleThresholdMs: number): SQL {
+  const parts: SQL[] = [sql`true`];
+  if (filters.status) parts.push(sql`e.status = ${filters.status}`);
+  if (filters.job) parts.push(sql`i.job_name = ${filters.job}`);
+  if (filters.stale) {
+    parts.push(sql`e.status in ('STARTING', 'STARTED', 'STOPPING')
+      and e.updated_at < clock_timestamp() - make_interval(secs => ${staleThresholdMs / 1000})`);
+  }
+  if (filters.updatedFrom) parts.push(sql`e.updated_at >= ${filters.updatedFrom}::timestamptz`);
+  if (filters.updatedTo) parts.push(sql`e.updated_at < ${filters.updatedTo}::timestamptz`);
+  if (filters.q) parts.push(sql`(e.id = ${filters.q}::bigint or e.job_instance_id = ${filters.q}::bigint)`);
+  return sql.join(parts, sql` and `);
 }
 
 /**
- * Executions newest first, keyset-paged on id. The owner token is reduced to
- * present/absent in SQL; the bytes never leave the database.
+ * Executions, most recently updated first, keyset-paged on (updated_at, id) with the
+ * cursor in microseconds, so no row is skipped or repeated between pages. The owner
+ * token is compared in SQL; its bytes are never selected.
  */
 export async function listExecutions(
   db: DbOrTx,
-  filters: { status?: string; before?: number },
-): Promise<{ rows: ExecutionRow[]; nextCursor: number | null }> {
-  const where = and(
-    filters.status && isBatchStatus(filters.status) ? eq(obJobExecution.status, filters.status) : undefined,
-    filters.before ? lt(obJobExecution.id, filters.before) : undefined,
-  );
-  const rows = await db
-    .select({
-      id: obJobExecution.id,
-      jobName: obJobInstance.jobName,
-      status: obJobExecution.status,
-      attempt: obJobExecution.attempt,
-      version: obJobExecution.version,
-      updatedAt: obJobExecution.updatedAt,
-      owner: sql<'ABSENT' | 'OTHER_PROCESS'>`case when ${obJobExecution.ownerToken} is null then 'ABSENT' else 'OTHER_PROCESS' end`,
-      stopRequested: sql<boolean>`${obJobExecution.stopRequestedAt} is not null`,
-    })
-    .from(obJobExecution)
-    .innerJoin(obJobInstance, eq(obJobInstance.id, obJobExecution.jobInstanceId))
-    .where(where)
-    .orderBy(desc(obJobExecution.id))
-    .limit(EXECUTION_PAGE_SIZE + 1);
-  const page = rows.slice(0, EXECUTION_PAGE_SIZE);
-  return { rows: page, nextCursor: rows.length > EXECUTION_PAGE_SIZE ? (page[page.length - 1]?.id ?? null) : null };
+  filters: ExecutionFilters,
+  context: { staleThresholdMs: number; ownerToken: Buffer },
+): Promise<ExecutionPage> {
+  const where = whereClause(filters, context.staleThresholdMs);
+  const cursor = decodeCursor(filters.cursor, 2);
+  const after = cursor
+    ? sql`and (e.updated_at, e.id) < (timestamptz 'epoch' + ${String(cursor[0])}::bigint * interval '1 microsecond', ${Number(cursor[1])}::bigint)`
+    : sql``;
+  const [page, total, now] = await Promise.all([
+    db.execute<ListRow>(sql`
+      select e.id, i.job_name, e.job_instance_id as instance_id, e.status, e.attempt, e.version,
+             e.updated_at, (extract(epoch from e.updated_at) * 1000000)::bigint::text as updated_us,
+             (e.status in ('STARTING', 'STARTED', 'STOPPING')
+               and e.updated_at < clock_timestamp() - make_interval(secs => ${context.staleThresholdMs / 1000})) as stale,
+             case when e.owner_token is null then 'ABSENT'
+                  when e.owner_token = ${context.ownerToken} then 'CURRENT_PROCESS'
+                  else 'OTHER_PROCESS' end as owner,
+             e.stop_requested_at is not null as stop_requested, e.failure_category
+      from oxide_batch.ob_job_execution e
+      join oxide_batch.ob_job_instance i on i.id = e.job_instance_id
+      where ${where} ${after}
+      order by e.updated_at desc, e.id desc
+      limit ${EXECUTION_PAGE_SIZE + 1}`),
+    countExecutions(db, where),
+    db.execute<{ now: string }>(sql`select clock_timestamp() as now`),
+  ]);
+  const rows = page.rows.slice(0, EXECUTION_PAGE_SIZE);
+  const last = rows[rows.length - 1];
+  return {
+    items: rows.map((r) => ({
+      id: Number(r.id),
+      jobName: r.job_name,
+      instanceId: Number(r.instance_id),
+      status: r.status,
+      attempt: r.attempt,
+      version: Number(r.version),
+      updatedAt: new Date(r.updated_at).toISOString(),
+      stale: r.stale,
+      owner: r.owner,
+      stopRequested: r.stop_requested,
+      failureCategory: r.failure_category,
+    })),
+    nextCursor: page.rows.length > EXECUTION_PAGE_SIZE && last ? encodeCursor([last.updated_us, Number(last.id)]) : null,
+    total,
+    serverNow: new Date(now.rows[0]!.now).toISOString(),
+  };
+}
+
+async function countExecutions(db: DbOrTx, where: SQL): Promise<CappedCount> {
+  const result = await db.execute<{ n: number }>(sql`
+    select count(*)::int as n from (
+      select 1 from oxide_batch.ob_job_execution e
+      join oxide_batch.ob_job_instance i on i.id = e.job_instance_id
+      where ${where} limit ${COUNT_CAP + 1}) t`);
+  const n = result.rows[0]?.n ?? 0;
+  return { value: Math.min(n, COUNT_CAP), capped: n > COUNT_CAP };
+}
+
+/** Job names for the filter menu. */
+export async function listJobNames(db: DbOrTx): Promise<string[]> {
+  const result = await db.execute<{ job_name: string }>(sql`select distinct job_name from oxide_batch.ob_job_definition order by job_name`);
+  return result.rows.map((r) => r.job_name);
 }

@@ -51,8 +51,8 @@ describe('migrator', () => {
     expect(result).toEqual({ ok: true, value: { runtimeSchema: 'attached', runtimeVersion: 3 } });
     expect(await catalogSnapshot(pool, 'oxide_batch')).toEqual(before);
     expect((await pool.query('select * from oxide_batch.ob_job_execution order by id')).rows).toEqual(rowsBefore.rows);
-    const page = await listExecutions(db, {});
-    expect(page.rows).toEqual([
+    const page = await listExecutions(db, {}, { staleThresholdMs: 900_000, ownerToken: Buffer.alloc(16) });
+    expect(page.items).toEqual([
       expect.objectContaining({ id: 41, jobName: 'runtime-job', status: 'STARTED', version: 12, owner: 'OTHER_PROCESS' }),
     ]);
     expect(JSON.stringify(page)).not.toContain('efefefef');

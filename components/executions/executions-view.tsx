@@ -1,0 +1,150 @@
+'use client';
+
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import Link from 'next/link';
+import { parseAsString, useQueryStates } from 'nuqs';
+import { useEffect, useRef } from 'react';
+import { formatCappedCount } from '@/lib/domain/cursor';
+import type { ExecutionPage } from '@/lib/queries/executions-types';
+import { queryKeys } from '@/lib/query-keys';
+import { fetchJson, toQueryString } from '../data/fetch-json';
+import { Button } from '../ui/button';
+import { ErrorState, LoadingRow } from '../ui/states';
+import { StatusBadge } from '../ui/status-badge';
+import { Cell, DataTable } from '../ui/table';
+import { TimeAgo } from '../ui/time-ago';
+
+const STATUSES = ['STARTING', 'STARTED', 'STOPPING', 'STOPPED', 'FAILED', 'COMPLETED', 'ABANDONED', 'UNKNOWN'];
+const FILTERS = {
+  status: parseAsString,
+  job: parseAsString,
+  stale: parseAsString,
+  updatedFrom: parseAsString,
+  updatedTo: parseAsString,
+  q: parseAsString,
+  cursor: parseAsString,
+};
+const field = 'rounded-md border border-zinc-300 bg-white px-2 py-1.5 text-sm dark:border-zinc-700 dark:bg-zinc-950';
+
+/** datetime-local has no zone: the console works in UTC, so inputs are read as UTC. */
+const toUtcIso = (local: string) => (local ? `${local}:00Z` : null);
+const fromUtcIso = (iso: string | null) => (iso ? iso.slice(0, 16) : '');
+
+export function ExecutionsView({ initial, initialKey, jobNames }: { initial: ExecutionPage; initialKey: string; jobNames: string[] }) {
+  const [filters, setFilters] = useQueryStates(FILTERS, { history: 'push' });
+  const queryString = toQueryString(filters);
+  const { data, error, isFetching } = useQuery({
+    queryKey: queryKeys.executions.list(filters),
+    queryFn: ({ signal }) => fetchJson<ExecutionPage>(`/api/executions${queryString}`, signal),
+    initialData: queryString === initialKey ? initial : undefined,
+    placeholderData: keepPreviousData,
+  });
+  const search = useRef<HTMLInputElement>(null);
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      const target = event.target as HTMLElement;
+      if (event.key === '/' && !['INPUT', 'TEXTAREA', 'SELECT'].includes(target.tagName)) {
+        event.preventDefault();
+        search.current?.focus();
+      }
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, []);
+  const set = (patch: Partial<Record<keyof typeof FILTERS, string | null>>) => void setFilters({ ...patch, cursor: null });
+  const now = new Date(data?.serverNow ?? initial.serverNow);
+
+  return (
+    <div className="space-y-4">
+      <form
+        role="search"
+        aria-label="Filter executions"
+        className="flex flex-wrap items-end gap-3"
+        onSubmit={(event) => {
+          event.preventDefault();
+          const value = new FormData(event.currentTarget).get('q');
+          set({ q: typeof value === 'string' && value.trim() ? value.trim() : null });
+        }}
+      >
+        <label className="flex flex-col text-xs font-medium">
+          Search (execution or instance id)
+          <input ref={search} name="q" defaultValue={filters.q ?? ''} inputMode="numeric" placeholder="Press / to search" className={`${field} mt-1 w-56`} />
+        </label>
+        <label className="flex flex-col text-xs font-medium">
+          Status
+          <select value={filters.status ?? ''} onChange={(e) => set({ status: e.target.value || null })} className={`${field} mt-1`}>
+            <option value="">Any status</option>
+            {STATUSES.map((s) => (
+              <option key={s} value={s}>
+                {s}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label className="flex flex-col text-xs font-medium">
+          Job
+          <select value={filters.job ?? ''} onChange={(e) => set({ job: e.target.value || null })} className={`${field} mt-1`}>
+            <option value="">Any job</option>
+            {jobNames.map((j) => (
+              <option key={j} value={j}>
+                {j}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label className="flex flex-col text-xs font-medium">
+          Updated from (UTC)
+          <input type="datetime-local" value={fromUtcIso(filters.updatedFrom)} onChange={(e) => set({ updatedFrom: toUtcIso(e.target.value) })} className={`${field} mt-1`} />
+        </label>
+        <label className="flex flex-col text-xs font-medium">
+          Updated before (UTC)
+          <input type="datetime-local" value={fromUtcIso(filters.updatedTo)} onChange={(e) => set({ updatedTo: toUtcIso(e.target.value) })} className={`${field} mt-1`} />
+        </label>
+        <label className="flex items-center gap-2 pb-2 text-sm">
+          <input type="checkbox" checked={filters.stale === '1'} onChange={(e) => set({ stale: e.target.checked ? '1' : null })} />
+          Stale only
+        </label>
+        <Button type="submit">Search</Button>
+        <Button onClick={() => void setFilters(null)}>Clear</Button>
+      </form>
+
+      {error ? <ErrorState detail={`${(error as Error).message}`} /> : null}
+      <p className="text-sm text-zinc-600 dark:text-zinc-400" aria-live="polite">
+        {data ? `${formatCappedCount(data.total)} executions match` : ' '}
+        {isFetching ? ' · refreshing…' : ''}
+      </p>
+      <DataTable caption="Executions" head={['Execution', 'Job', 'Status', 'Attempt', 'Version', 'Owner', 'Updated']} empty={data?.items.length === 0}>
+        {!data ? <LoadingRow columns={7} /> : null}
+        {data?.items.map((row) => (
+          <tr key={row.id}>
+            <Cell mono>
+              <Link href={`/executions/${row.id}`} className="text-sky-800 underline dark:text-sky-300">
+                {row.id}
+              </Link>
+            </Cell>
+            <Cell>{row.jobName}</Cell>
+            <Cell>
+              <StatusBadge status={row.status} />
+              {row.stale ? <span className="ml-2 rounded bg-amber-100 px-1.5 py-0.5 text-xs font-medium text-amber-900 dark:bg-amber-950 dark:text-amber-200">stale</span> : null}
+              {row.stopRequested ? <span className="ml-2 text-xs">stop requested</span> : null}
+            </Cell>
+            <Cell>{row.attempt}</Cell>
+            <Cell>{row.version}</Cell>
+            <Cell>{row.owner === 'ABSENT' ? 'none' : row.owner === 'CURRENT_PROCESS' ? 'this process' : 'other process'}</Cell>
+            <Cell>
+              <TimeAgo at={new Date(row.updatedAt)} now={now} />
+            </Cell>
+          </tr>
+        ))}
+      </DataTable>
+      <nav aria-label="Pages" className="flex gap-2">
+        <Button disabled={!filters.cursor} onClick={() => void setFilters({ cursor: null })}>
+          First page
+        </Button>
+        <Button disabled={!data?.nextCursor} onClick={() => void setFilters({ cursor: data?.nextCursor ?? null })}>
+          Next page
+        </Button>
+      </nav>
+    </div>
+  );
+}

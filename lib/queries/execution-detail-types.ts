@@ -1,0 +1,40 @@
+/** What the execution detail shows: shared by the server query, the read API and the page. */
+export interface StepDetail {
+  id: number;
+  logicalId: string;
+  status: string;
+  counts: Record<'read' | 'processed' | 'write' | 'filter' | 'commit' | 'rollback', number>;
+  retries: Record<'read' | 'process' | 'write', number>;
+  skips: Record<'read' | 'process' | 'write', number>;
+  checkpoint: { format: number; schema: string; schemaVersion: number; encodedLen: number } | null;
+  faultState:
+    | { kind: 'empty' }
+    | { kind: 'retained'; entries: number; limits: { retryLimit: number; stateLimit: number } | null }
+    | { kind: 'corrupt'; error: string };
+  updatedAt: string;
+}
+
+export interface ExecutionDetail {
+  id: number;
+  jobName: string;
+  definitionRevision: string;
+  deliveryMode: string | null;
+  instanceId: number;
+  status: string;
+  attempt: number;
+  version: number;
+  exitCode: string | null;
+  failureCategory: string | null;
+  createdAt: string;
+  startedAt: string | null;
+  endedAt: string | null;
+  updatedAt: string;
+  stale: boolean;
+  owner: 'ABSENT' | 'CURRENT_PROCESS' | 'OTHER_PROCESS';
+  stopRequest: { at: string; by: string } | null;
+  steps: StepDetail[];
+  decisions: { id: number; executionVersion: number; priorStatus: string; resultingStatus: string; reasonCode: string; operatorReference: string; evidenceDigest: string; decidedAt: string }[];
+  proposals: { id: number; status: string; proposerLogin: string; deciderLogin: string | null; createdAt: string; decidedAt: string | null; resultingStatus: string | null; reason: string | null }[];
+  audit: { id: number; at: string; actorLogin: string; actorRole: string; action: string; outcome: string; code: string | null; reason: string | null }[];
+  serverNow: string;
+}

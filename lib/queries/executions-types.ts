@@ -1,0 +1,24 @@
+import type { CappedCount } from '../domain/cursor';
+
+/** What the executions list returns: shared by the server query, the read API and the page. */
+export interface ExecutionListItem {
+  id: number;
+  jobName: string;
+  instanceId: number;
+  status: string;
+  attempt: number;
+  version: number;
+  updatedAt: string;
+  stale: boolean;
+  owner: 'ABSENT' | 'CURRENT_PROCESS' | 'OTHER_PROCESS';
+  stopRequested: boolean;
+  failureCategory: string | null;
+}
+
+export interface ExecutionPage {
+  items: ExecutionListItem[];
+  nextCursor: string | null;
+  total: CappedCount;
+  serverNow: string;
+}
+

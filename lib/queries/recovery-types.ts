@@ -1,0 +1,44 @@
+/** What the recovery pages show: shared by the server queries, the read API and the pages. */
+export interface ProposalListItem {
+  id: number;
+  targetKind: 'batch' | 'orchestration';
+  targetId: string;
+  status: string;
+  proposerLogin: string;
+  deciderLogin: string | null;
+  createdAt: string;
+  deadline: string;
+  decidedAt: string | null;
+  resultingStatus: string | null;
+}
+
+export interface ProposalPage {
+  items: ProposalListItem[];
+  nextCursor: string | null;
+  serverNow: string;
+}
+
+export interface ProposalDetail extends ProposalListItem {
+  evidenceDigest: string;
+  evidence: Record<string, unknown>;
+  expectedVersion: number | null;
+  expectedFencingToken: number | null;
+  successorOwner: string | null;
+  proposerId: string;
+  note: string | null;
+  failureCategory: string | null;
+  reasonCode: string | null;
+  reason: string | null;
+  markers: { unknownCommit: boolean; completedPartition: boolean; committedFlowDecision: boolean; ambiguousExternalEffect: boolean } | null;
+  serverNow: string;
+}
+
+export interface OrchestrationLease {
+  executionId: string;
+  leaseOwner: string;
+  fencingToken: number;
+  expiresAt: string;
+  expired: boolean;
+  authenticated: boolean;
+  pendingProposalId: number | null;
+}

@@ -1,0 +1,95 @@
+import 'server-only';
+import { EventEmitter } from 'node:events';
+import pg from 'pg';
+import { logger } from './logger';
+
+/**
+ * One listener per server process: LISTEN keel_events for Keel's own tables, and a
+ * 1-second poll of the runtime's executions (which Keel never adds triggers to),
+ * fanned out to every open SSE stream.
+ */
+export const LIVE_CHANNEL = 'keel_events';
+const POLL_MS = 1_000;
+const RUNTIME_TOPIC = 'oxide_batch.ob_job_execution';
+
+// Each status's newest updated_at, read from the runtime's (status, updated_at, id)
+// index: any status change or heartbeat moves one of them.
+const RUNTIME_FINGERPRINT = `
+  select string_agg(s.status || '=' || coalesce((
+           select max(e.updated_at)::text from oxide_batch.ob_job_execution e where e.status = s.status), ''), ',' order by s.status) as fp
+  from unnest(array['STARTING','STARTED','STOPPING','STOPPED','FAILED','COMPLETED','ABANDONED','UNKNOWN']) as s(status)`;
+
+class LiveEvents extends EventEmitter {
+  private client: pg.Client | null = null;
+  private poll: NodeJS.Timeout | null = null;
+  private fingerprint: string | null = null;
+  private starting: Promise<void> | null = null;
+
+  constructor(private readonly databaseUrl: string) {
+    super();
+    this.setMaxListeners(0);
+  }
+
+  subscribe(listener: (topic: string) => void): () => void {
+    this.on('change', listener);
+    void this.ensureStarted();
+    return () => {
+      this.off('change', listener);
+      if (this.listenerCount('change') === 0) this.stop();
+    };
+  }
+
+  private ensureStarted(): Promise<void> {
+    this.starting ??= this.start().catch((error: unknown) => {
+      logger.warn({ err: error }, 'live events unavailable; pages fall back to polling');
+      this.starting = null;
+    });
+    return this.starting;
+  }
+
+  private async start(): Promise<void> {
+    const client = new pg.Client({ connectionString: this.databaseUrl, application_name: 'keel-live' });
+    client.on('error', () => this.restart());
+    client.on('notification', (message) => {
+      if (message.channel === LIVE_CHANNEL && message.payload) this.emit('change', message.payload);
+    });
+    await client.connect();
+    await client.query(`LISTEN ${LIVE_CHANNEL}`);
+    this.client = client;
+    this.poll = setInterval(() => void this.pollRuntime(), POLL_MS);
+  }
+
+  private async pollRuntime(): Promise<void> {
+    if (!this.client) return;
+    try {
+      const { rows } = await this.client.query<{ fp: string }>(RUNTIME_FINGERPRINT);
+      const next = rows[0]?.fp ?? '';
+      if (this.fingerprint !== null && next !== this.fingerprint) this.emit('change', RUNTIME_TOPIC);
+      this.fingerprint = next;
+    } catch {
+      this.restart();
+    }
+  }
+
+  private restart(): void {
+    this.stop();
+    if (this.listenerCount('change') > 0) setTimeout(() => void this.ensureStarted(), 2_000).unref();
+  }
+
+  private stop(): void {
+    if (this.poll) clearInterval(this.poll);
+    this.poll = null;
+    const client = this.client;
+    this.client = null;
+    this.starting = null;
+    this.fingerprint = null;
+    void client?.end().catch(() => {});
+  }
+}
+
+const holder = globalThis as typeof globalThis & { __keelLiveEvents?: LiveEvents };
+
+export function liveEvents(databaseUrl: string): LiveEvents {
+  holder.__keelLiveEvents ??= new LiveEvents(databaseUrl);
+  return holder.__keelLiveEvents;
+}

@@ -1,0 +1,48 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { seedDemo } from '../../lib/demo/seed';
+import { parseSettings } from '../../lib/config/settings';
+import { liveEvents } from '../../lib/server/live-events';
+import { freshDatabase } from '../support/database';
+
+function nextTopic(events: ReturnType<typeof liveEvents>, topic: string, timeoutMs: number): Promise<number> {
+  const started = performance.now();
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      unsubscribe();
+      reject(new Error(`no ${topic} event within ${timeoutMs} ms`));
+    }, timeoutMs);
+    const unsubscribe = events.subscribe((received) => {
+      if (received !== topic) return;
+      clearTimeout(timer);
+      unsubscribe();
+      resolve(performance.now() - started);
+    });
+  });
+}
+
+describe('live events', () => {
+  let stop = () => {};
+  afterAll(() => stop());
+
+  it('reports writes to Keel tables (NOTIFY) and runtime executions (polling) within 2 seconds', async () => {
+    const { pool, db, url } = await freshDatabase();
+    const settings = parseSettings({ DATABASE_URL: url, KEEL_CHECKPOINT_KEY: 'ab'.repeat(32), KEEL_DEMO: '1' });
+    if (!settings.ok) throw new Error('settings');
+    await seedDemo(db, settings.value);
+    const events = liveEvents(url);
+    stop = events.subscribe(() => {});
+    await new Promise((r) => setTimeout(r, 1_500)); // listener connected and first fingerprint taken
+
+    const audit = nextTopic(events, 'keel.audit_event', 2_000);
+    await pool.query(`insert into keel.audit_event (actor_login, actor_role, action, target_kind, target_id, outcome) values ('t', 'admin', 'test', 'x', '1', 'APPLIED')`);
+    expect(await audit).toBeLessThan(2_000);
+
+    const runtime = nextTopic(events, 'oxide_batch.ob_job_execution', 2_000);
+    await pool.query(`update oxide_batch.ob_job_execution set updated_at = clock_timestamp(), version = version + 1 where id = (select min(id) from oxide_batch.ob_job_execution where status = 'STARTED')`);
+    expect(await runtime).toBeLessThan(2_000);
+
+    const queue = nextTopic(events, 'settle.dead_letters', 2_000);
+    await pool.query(`delete from settle.dead_letters where receipt_id = (select min(receipt_id) from settle.dead_letters)`);
+    expect(await queue).toBeLessThan(2_000);
+  });
+});
