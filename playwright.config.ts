@@ -1,6 +1,9 @@
 import { defineConfig } from '@playwright/test';
 
 const PORT = Number(process.env.KEEL_E2E_PORT ?? 3100);
+// Its own home and database port, so two runs on one machine never share a database.
+const E2E_HOME = process.env.KEEL_E2E_HOME ?? '.keel/e2e';
+const PG_PORT = process.env.KEEL_EMBEDDED_PG_PORT ?? '54339';
 
 /**
  * End-to-end tests in Debian's Chromium against a production build, started the way
@@ -38,11 +41,11 @@ export default defineConfig({
     url: `http://127.0.0.1:${PORT}/api/health`,
     env: {
       PORT: String(PORT),
-      KEEL_HOME: '.keel/e2e',
+      KEEL_HOME: E2E_HOME,
       KEEL_DEMO_RUNTIME: '0',
       // Many sign-ins from one address in a short run; the limit itself is tested in the integration tier.
       KEEL_SIGNIN_RATE_LIMIT: '1000',
-      KEEL_EMBEDDED_PG_PORT: '54339',
+      KEEL_EMBEDDED_PG_PORT: PG_PORT,
     },
     timeout: 600_000,
     reuseExistingServer: false,

@@ -12,7 +12,7 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
     <div className="flex min-h-screen">
       <nav aria-label="Main" className="w-56 shrink-0 border-r border-zinc-200 bg-white p-4 dark:border-zinc-800 dark:bg-zinc-900">
         <div className="mb-6 px-3 text-lg font-semibold tracking-tight">Keel</div>
-        <NavLinks />
+        <NavLinks role={actor.role} />
       </nav>
       <div className="flex min-w-0 flex-1 flex-col">
         <header className="flex items-center justify-end gap-3 border-b border-zinc-200 bg-white px-6 py-3 dark:border-zinc-800 dark:bg-zinc-900">

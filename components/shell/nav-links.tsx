@@ -2,6 +2,7 @@
 
 import Link from 'next/link';
 import { usePathname } from 'next/navigation';
+import { can, type Role } from '@/lib/auth/roles';
 
 const LINKS = [
   { href: '/', label: 'Overview' },
@@ -12,11 +13,15 @@ const LINKS = [
   { href: '/audit', label: 'Audit' },
 ];
 
-export function NavLinks() {
+/** Shown only to roles that may use them; the pages check the role again on the server. */
+const ROLE_LINKS = [{ href: '/users', label: 'Users', permission: 'manageUsers' }] as const;
+
+export function NavLinks({ role }: { role: Role }) {
   const pathname = usePathname();
+  const links = [...LINKS, ...ROLE_LINKS.filter((link) => can(role, link.permission))];
   return (
     <ul className="space-y-1">
-      {LINKS.map((link) => {
+      {links.map((link) => {
         const active = link.href === '/' ? pathname === '/' : pathname.startsWith(link.href);
         return (
           <li key={link.href}>

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
 import { can, type Permission } from '../auth/roles';
 import { logger } from './logger';
+import { recordActionOutcome } from './metrics';
 import { currentActor, type Actor } from './session';
 
 export type ActionResult<T> =
@@ -16,13 +17,25 @@ export type HandlerResult<T> = { ok: true; value: T } | { ok: false; error: { co
  * The one wrapper for every server action (STYLE.md 1): authenticate, check the
  * role, parse with zod, run the handler, map typed errors to the result union.
  * Unexpected errors are logged with a request id and never reach the client.
+ * `options.name` (such as `user.create`) labels the action's outcome metrics; without
+ * it the permission does.
  */
 export function action<S extends z.ZodType, T>(
   schema: S,
   permission: Permission,
   handler: (actor: Actor, input: z.output<S>, context: { requestId: string }) => Promise<HandlerResult<T>>,
+  options: { name?: string } = {},
 ): (input: z.input<S> | FormData) => Promise<ActionResult<T>> {
+  const name = options.name ?? permission;
   return async (raw) => {
+    const started = performance.now();
+    const result = await run(raw);
+    const outcome = result.ok ? 'APPLIED' : result.code === 'INTERNAL' ? 'ERROR' : 'REFUSED';
+    recordActionOutcome(name, outcome, result.ok ? null : result.code, (performance.now() - started) / 1000);
+    return result;
+  };
+
+  async function run(raw: z.input<S> | FormData): Promise<ActionResult<T>> {
     const requestId = randomUUID();
     try {
       const actor = await currentActor();
@@ -46,5 +59,5 @@ export function action<S extends z.ZodType, T>(
       logger.error({ requestId, err: error }, 'server action failed');
       return { ok: false, code: 'INTERNAL', message: `Internal error (${requestId}).` };
     }
-  };
+  }
 }

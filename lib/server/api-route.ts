@@ -4,6 +4,7 @@ import type { z } from 'zod';
 import { can, type Permission } from '../auth/roles';
 import type { Actor } from '../domain/actor';
 import { logger } from './logger';
+import { recordApiRequest, routePattern } from './metrics';
 import { currentActor } from './session';
 
 const NO_STORE = { 'Cache-Control': 'no-store' };
@@ -18,6 +19,15 @@ export function apiRoute<S extends z.ZodType, C = unknown>(
   handler: (actor: Actor, query: z.output<S>, context: C & { request: Request }) => Promise<unknown>,
 ): (request: Request, context: C) => Promise<Response> {
   return async (request, context) => {
+    const started = performance.now();
+    const response = await answer(request, context);
+    // Counted by route pattern, never by the raw path, which may hold ids.
+    const params = (await (context as { params?: Promise<Record<string, string | string[]>> } | undefined)?.params) ?? {};
+    recordApiRequest(routePattern(new URL(request.url).pathname, params), request.method, response.status, (performance.now() - started) / 1000);
+    return response;
+  };
+
+  async function answer(request: Request, context: C): Promise<Response> {
     const requestId = randomUUID();
     try {
       const actor = await currentActor();
@@ -40,5 +50,5 @@ export function apiRoute<S extends z.ZodType, C = unknown>(
       logger.error({ requestId, err: error }, 'read API failed');
       return Response.json({ code: 'INTERNAL', message: `Internal error (${requestId}).` }, { status: 500, headers: NO_STORE });
     }
-  };
+  }
 }

@@ -1,0 +1,66 @@
+'use server';
+
+import { changeUserRoleSchema, createUserSchema, disableUserSchema, enableUserSchema } from '@/lib/domain/users';
+import { authPasswordHasher, postgresUserUnitOfWork } from '@/lib/adapters/user-directory';
+import type { DirectoryUser } from '@/lib/ports/user-directory';
+import { action } from '@/lib/server/action';
+import { runtime } from '@/lib/server/runtime';
+import { changeUserRole, createUser, setUserDisabled } from '@/lib/services/users';
+
+/** What the client learns about a user: no id beyond what the list already shows, never a hash. */
+export interface UserSummary {
+  username: string;
+  name: string;
+  role: DirectoryUser['role'];
+  disabled: boolean;
+}
+
+const summary = (user: DirectoryUser): UserSummary => ({ username: user.username, name: user.name, role: user.role, disabled: user.disabled });
+
+function ports() {
+  const { db, auth } = runtime();
+  return { unitOfWork: postgresUserUnitOfWork(db), passwords: authPasswordHasher(auth) };
+}
+
+export const createUserAction = action(
+  createUserSchema,
+  'manageUsers',
+  async (actor, input, { requestId }) => {
+    const result = await createUser(ports(), actor, input, { requestId });
+    return result.ok ? { ok: true, value: { user: summary(result.value.user), created: result.value.created } } : result;
+  },
+  { name: 'user.create' },
+);
+
+/** Disables the user and ends their sessions at once. */
+export const disableUserAction = action(
+  disableUserSchema,
+  'manageUsers',
+  async (actor, input, { requestId }) => {
+    const result = await setUserDisabled(ports(), actor, { ...input, disabled: true }, { requestId });
+    if (!result.ok) return result;
+    const { user, changed, sessionsEnded } = result.value;
+    return { ok: true, value: { user: summary(user), changed, sessionsEnded } };
+  },
+  { name: 'user.disable' },
+);
+
+export const enableUserAction = action(
+  enableUserSchema,
+  'manageUsers',
+  async (actor, input, { requestId }) => {
+    const result = await setUserDisabled(ports(), actor, { ...input, disabled: false }, { requestId });
+    return result.ok ? { ok: true, value: { user: summary(result.value.user), changed: result.value.changed } } : result;
+  },
+  { name: 'user.enable' },
+);
+
+export const changeUserRoleAction = action(
+  changeUserRoleSchema,
+  'manageUsers',
+  async (actor, input, { requestId }) => {
+    const result = await changeUserRole(ports(), actor, input, { requestId });
+    return result.ok ? { ok: true, value: { user: summary(result.value.user), changed: result.value.changed } } : result;
+  },
+  { name: 'user.role' },
+);

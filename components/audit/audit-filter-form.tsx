@@ -1,0 +1,82 @@
+'use client';
+
+import type { FormEvent } from 'react';
+import { AUDIT_OUTCOMES, type AuditSearch } from '@/lib/domain/audit-filters';
+import { Button } from '../ui/button';
+
+const FIELD =
+  'mt-1 block w-44 rounded-md border border-zinc-300 bg-white px-2 py-1.5 text-sm dark:border-zinc-700 dark:bg-zinc-950';
+
+const TEXT_FIELDS = [
+  { name: 'actor', label: 'Actor', placeholder: 'username' },
+  { name: 'action', label: 'Action', placeholder: 'e.g. user.disable' },
+  { name: 'targetKind', label: 'Target kind', placeholder: 'e.g. user' },
+  { name: 'targetId', label: 'Target id', placeholder: 'exact id' },
+] as const;
+
+/**
+ * The filters as one form: applied together on submit, so typing does not fire a
+ * query per keystroke. Keyed by the current filters, so Back/Forward refills it.
+ */
+export function AuditFilterForm({
+  filters,
+  fieldErrors,
+  onApply,
+}: {
+  filters: AuditSearch;
+  fieldErrors?: Record<string, string[]>;
+  onApply: (next: AuditSearch) => void;
+}) {
+  function submit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget);
+    onApply(Object.fromEntries(['actor', 'action', 'targetKind', 'targetId', 'outcome'].map((k) => [k, String(form.get(k) ?? '').trim()])));
+  }
+  return (
+    <form key={JSON.stringify(filters)} onSubmit={submit} aria-label="Audit filters" className="mb-4 flex flex-wrap items-end gap-3">
+      {TEXT_FIELDS.map((field) => {
+        const error = fieldErrors?.[field.name]?.[0];
+        return (
+          <div key={field.name}>
+            <label htmlFor={`audit-${field.name}`} className="block text-xs font-medium text-zinc-700 dark:text-zinc-300">
+              {field.label}
+            </label>
+            <input
+              id={`audit-${field.name}`}
+              name={field.name}
+              defaultValue={filters[field.name] ?? ''}
+              placeholder={field.placeholder}
+              aria-invalid={error ? true : undefined}
+              aria-describedby={error ? `audit-${field.name}-error` : undefined}
+              className={FIELD}
+            />
+            {error ? (
+              <p id={`audit-${field.name}-error`} className="mt-1 w-44 text-xs text-red-700 dark:text-red-400">
+                {error}
+              </p>
+            ) : null}
+          </div>
+        );
+      })}
+      <div>
+        <label htmlFor="audit-outcome" className="block text-xs font-medium text-zinc-700 dark:text-zinc-300">
+          Outcome
+        </label>
+        <select id="audit-outcome" name="outcome" defaultValue={filters.outcome ?? ''} className={FIELD}>
+          <option value="">Any</option>
+          {AUDIT_OUTCOMES.map((o) => (
+            <option key={o} value={o}>
+              {o}
+            </option>
+          ))}
+        </select>
+      </div>
+      <div className="flex gap-2">
+        <Button type="submit" variant="primary">
+          Apply filters
+        </Button>
+        <Button onClick={() => onApply({})}>Clear</Button>
+      </div>
+    </form>
+  );
+}

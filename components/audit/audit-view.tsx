@@ -1,0 +1,103 @@
+'use client';
+
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { parseAsString, useQueryStates } from 'nuqs';
+import { auditSearch, type AuditSearch } from '@/lib/domain/audit-filters';
+import { formatCappedCount } from '@/lib/domain/cursor';
+import { ApiError, readJson } from '@/lib/http/read-json';
+import type { AuditPage } from '@/lib/queries/audit';
+import { queryKeys } from '@/lib/query-keys';
+import { Button } from '../ui/button';
+import { AuditFilterForm } from './audit-filter-form';
+import { AuditTable } from './audit-table';
+
+const PARSERS = {
+  actor: parseAsString,
+  action: parseAsString,
+  targetKind: parseAsString,
+  targetId: parseAsString,
+  outcome: parseAsString,
+  cursor: parseAsString,
+};
+
+/**
+ * The audit log with its filters in the URL. The server prefetched the first view;
+ * this refreshes it through the read API, and polls while showing the newest page.
+ */
+export function AuditView() {
+  const [state, setState] = useQueryStates(PARSERS, { history: 'push' });
+  const search = auditSearch(state);
+  const filters = auditSearch(state, false);
+  const query = useQuery({
+    queryKey: queryKeys.audit.list(search),
+    queryFn: ({ signal }) => readJson<AuditPage>('/api/audit', search, signal),
+    placeholderData: keepPreviousData,
+    refetchInterval: search.cursor ? false : 15_000,
+  });
+
+  const apply = (next: AuditSearch) =>
+    setState({ actor: null, action: null, targetKind: null, targetId: null, outcome: null, ...auditSearch(next, false), cursor: null });
+  const page = query.data;
+  const failure = query.error instanceof ApiError ? query.error : null;
+  const filtered = Object.keys(filters).length > 0;
+  const exportHref = `/api/audit/export${filtered ? `?${new URLSearchParams(filters).toString()}` : ''}`;
+
+  return (
+    <section aria-label="Audit log">
+      <AuditFilterForm filters={filters} fieldErrors={failure?.fieldErrors} onApply={apply} />
+      <div className="mb-3 flex flex-wrap items-center justify-between gap-3 text-sm">
+        <p data-testid="audit-count" aria-live="polite">
+          {page ? `${formatCappedCount(page.count)} ${page.count.value === 1 && !page.count.capped ? 'event' : 'events'}${filtered ? ' match' : ''}` : '\u00a0'}
+          {query.isFetching && page ? <span className="ml-2 text-zinc-600 dark:text-zinc-400">Refreshing…</span> : null}
+        </p>
+        <a
+          href={exportHref}
+          download
+          className="inline-flex items-center rounded-md border border-zinc-300 bg-white px-3 py-1.5 text-sm font-medium hover:bg-zinc-100 dark:border-zinc-700 dark:bg-zinc-900 dark:hover:bg-zinc-800"
+        >
+          Export CSV{filtered ? ' (filtered)' : ''}
+        </a>
+      </div>
+      {query.isError && !page ? (
+        <div role="alert" className="rounded-lg border border-red-300 bg-red-50 p-4 text-sm text-red-900 dark:border-red-800 dark:bg-red-950 dark:text-red-100">
+          <p className="font-medium">
+            Could not load the audit log{failure ? ` (${failure.code})` : ''}.
+          </p>
+          <p className="mt-1">{query.error.message}</p>
+          <Button className="mt-3" onClick={() => query.refetch()}>
+            Try again
+          </Button>
+        </div>
+      ) : !page ? (
+        <p role="status" className="rounded-lg border border-zinc-200 bg-white p-8 text-center text-sm text-zinc-600 dark:border-zinc-800 dark:bg-zinc-900 dark:text-zinc-400">
+          Loading audit events…
+        </p>
+      ) : (
+        <>
+          {query.isError ? (
+            <p role="alert" className="mb-2 text-sm text-red-700 dark:text-red-400">
+              Refresh failed{failure ? ` (${failure.code})` : ''}: {query.error.message} Showing the last rows loaded.
+            </p>
+          ) : null}
+          <AuditTable
+            rows={page.rows}
+            serverNow={new Date(page.serverNow)}
+            onFilter={(f) => apply({ ...filters, ...f })}
+            emptyMessage={filtered ? 'No audit events match these filters.' : 'No actions have been taken through Keel yet.'}
+          />
+          <nav aria-label="Audit pages" className="mt-3 flex gap-2">
+            <Button className="disabled:opacity-50" disabled={!page.prevCursor} onClick={() => setState({ cursor: null })}>
+              Newest
+            </Button>
+            <Button className="disabled:opacity-50" disabled={!page.prevCursor} onClick={() => setState({ cursor: page.prevCursor })}>
+              ← Newer
+            </Button>
+            <Button className="disabled:opacity-50" disabled={!page.nextCursor} onClick={() => setState({ cursor: page.nextCursor })}>
+              Older →
+            </Button>
+          </nav>
+        </>
+      )}
+    </section>
+  );
+}

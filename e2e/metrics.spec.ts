@@ -1,0 +1,67 @@
+import { expect, test } from '@playwright/test';
+import { countsFromDatabase, forbiddenLabelValues, scrapeViolations } from '../test/support/metric-truth';
+import { byLabel, parsePrometheus } from '../test/support/prometheus';
+import { e2eDatabase } from './support/database';
+import { signIn } from './support/session';
+
+// The e2e server runs with the default KEEL_STALE_THRESHOLD_MS.
+const STALE_THRESHOLD_MS = 900_000;
+
+test('/api/metrics needs a session', async ({ request }) => {
+  const response = await request.get('/api/metrics');
+  expect(response.status()).toBe(401);
+  expect(await response.text()).not.toContain('keel_');
+});
+
+test('a scrape reports the database counts, action outcomes and API latency, and no ids', async ({ page }) => {
+  await signIn(page, 'admin');
+  // One refused action and one read, so the process counters have something to show.
+  await page.goto('/users');
+  await page.getByLabel('Username', { exact: true }).fill('admin');
+  await page.getByLabel('Name', { exact: true }).fill('Second Admin');
+  await page.getByLabel('Initial password').fill('some-password');
+  await page.getByRole('button', { name: 'Create user…' }).click();
+  await page.getByRole('dialog').getByRole('button', { name: 'Create user' }).click();
+  await expect(page.getByTestId('toast').last()).toContainText('Refused: USER_EXISTS');
+  expect((await page.request.get('/api/audit?outcome=REFUSED')).status()).toBe(200);
+
+  const db = await e2eDatabase();
+  try {
+    const before = await countsFromDatabase(db, STALE_THRESHOLD_MS);
+    const response = await page.request.get('/api/metrics');
+    const after = await countsFromDatabase(db, STALE_THRESHOLD_MS);
+    expect(response.status()).toBe(200);
+    expect(response.headers()['content-type']).toMatch(/^text\/plain; version=0\.0\.4/);
+    const body = await response.text();
+    const samples = parsePrometheus(body);
+    const reported = {
+      queue: byLabel(samples, 'keel_settlement_queue_depth', 'state'),
+      deadLetters: byLabel(samples, 'keel_settlement_dead_letters', 'reason'),
+      executions: byLabel(samples, 'keel_batch_executions', 'status'),
+      stale: byLabel(samples, 'keel_batch_stale_executions')['']!,
+      pendingProposals: byLabel(samples, 'keel_recovery_pending_proposals')['']!,
+    };
+    expect(scrapeViolations(reported, before, after)).toEqual([]);
+    // Fresh demo data: 2,000 executions, 5,000 queued settlements and 300 dead letters.
+    expect(Object.values(reported.executions).reduce((a, b) => a + b, 0)).toBe(2000);
+    expect(Object.values(reported.queue).reduce((a, b) => a + b, 0)).toBe(5000);
+    expect(Object.values(reported.deadLetters).reduce((a, b) => a + b, 0)).toBe(300);
+
+    const refused = samples.find(
+      (s) => s.name === 'keel_action_outcomes_total' && s.labels.action === 'user.create' && s.labels.outcome === 'REFUSED' && s.labels.code === 'USER_EXISTS',
+    );
+    expect(refused?.value).toBeGreaterThanOrEqual(1);
+    const reads = samples.find(
+      (s) => s.name === 'keel_api_request_duration_seconds_count' && s.labels.route === '/api/audit' && s.labels.method === 'GET' && s.labels.status === '200',
+    );
+    expect(reads?.value).toBeGreaterThanOrEqual(1);
+
+    const forbidden = await forbiddenLabelValues(db);
+    expect(forbidden.length).toBeGreaterThan(5000);
+    const labelValues = new Set(samples.flatMap((s) => Object.values(s.labels)));
+    expect(forbidden.filter((v) => labelValues.has(v))).toEqual([]);
+    expect(forbidden.filter((v) => v.length >= 8 && body.includes(v))).toEqual([]);
+  } finally {
+    await db.end();
+  }
+});

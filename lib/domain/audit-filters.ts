@@ -1,0 +1,57 @@
+import { z } from 'zod';
+
+/**
+ * The audit view's filters, one schema for the page, the read API and the CSV
+ * export, so a link, a script and a download all select the same rows. Empty
+ * strings mean "any" (what an emptied form field sends).
+ */
+export const AUDIT_OUTCOMES = ['APPLIED', 'REFUSED'] as const;
+export type AuditOutcomeFilter = (typeof AUDIT_OUTCOMES)[number];
+
+const term = (label: string) =>
+  z
+    .string()
+    .trim()
+    .max(200, `${label} is at most 200 characters.`)
+    .transform((v) => (v === '' ? undefined : v))
+    .optional();
+
+export const auditFiltersSchema = z
+  .object({
+    actor: term('Actor'),
+    action: term('Action'),
+    targetKind: term('Target kind'),
+    targetId: term('Target id'),
+    outcome: z
+      .union([z.literal(''), z.enum(AUDIT_OUTCOMES)])
+      .transform((v) => (v === '' ? undefined : v))
+      .optional(),
+  })
+  // The target index leads with the kind: an id alone would scan the whole log.
+  .refine((f) => !f.targetId || f.targetKind, { message: 'Choose a target kind to filter by target id.', path: ['targetId'] });
+
+export type AuditFilters = z.output<typeof auditFiltersSchema>;
+
+/** Filters plus the opaque keyset cursor of the page to show. */
+export const auditListQuerySchema = z.intersection(
+  auditFiltersSchema,
+  z.object({ cursor: z.string().max(400).optional() }),
+);
+
+export const AUDIT_FILTER_KEYS = ['actor', 'action', 'targetKind', 'targetId', 'outcome'] as const;
+
+export type AuditSearchKey = (typeof AUDIT_FILTER_KEYS)[number] | 'cursor';
+export type AuditSearch = Partial<Record<AuditSearchKey, string>>;
+
+/**
+ * The non-empty filters (and cursor) in a fixed order: the query key, the read API
+ * URL and the export URL are all made from this, so they cannot drift apart.
+ */
+export function auditSearch(state: Partial<Record<AuditSearchKey, string | null | undefined>>, withCursor = true): AuditSearch {
+  const search: AuditSearch = {};
+  for (const key of [...AUDIT_FILTER_KEYS, ...(withCursor ? (['cursor'] as const) : [])]) {
+    const value = state[key]?.trim();
+    if (value) search[key] = value;
+  }
+  return search;
+}

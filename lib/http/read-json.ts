@@ -1,0 +1,23 @@
+/** A refusal or failure of a read API, with the code the server named. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly fieldErrors?: Record<string, string[]>,
+  ) {
+    super(message);
+  }
+}
+
+/** GETs JSON from a read route; a non-2xx answer becomes an ApiError carrying its code. */
+export async function readJson<T>(path: string, params: Record<string, string> = {}, signal?: AbortSignal): Promise<T> {
+  const query = new URLSearchParams(params).toString();
+  const response = await fetch(query ? `${path}?${query}` : path, { signal, headers: { accept: 'application/json' } });
+  const body: unknown = await response.json().catch(() => null);
+  if (!response.ok) {
+    const failure = (body ?? {}) as { code?: string; message?: string; fieldErrors?: Record<string, string[]> };
+    throw new ApiError(response.status, failure.code ?? `HTTP_${response.status}`, failure.message ?? response.statusText, failure.fieldErrors);
+  }
+  return body as T;
+}

@@ -1,0 +1,146 @@
+import 'server-only';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { BATCH_STATUSES } from '../domain/batch-status';
+import { FAILURE_CODES } from '../domain/settlement-vocabulary';
+import type { DbOrTx } from '../db/client';
+import { readOverview } from '../queries/overview';
+
+/**
+ * Prometheus metrics (DESIGN.md 7). Label values come only from closed sets (action
+ * names, outcomes, codes, route patterns, statuses, reason codes): a retry key, owner
+ * token or receipt id is never a label, and anything that does not look like a member
+ * of its set is reported as "other" so an id can never slip in.
+ */
+
+export type ActionOutcome = 'APPLIED' | 'REFUSED' | 'ERROR';
+
+interface ProcessMetrics {
+  registry: Registry;
+  actionOutcomes: Counter<'action' | 'outcome' | 'code'>;
+  actionDuration: Histogram<'action' | 'outcome'>;
+  requestDuration: Histogram<'route' | 'method' | 'status'>;
+}
+
+const ACTION_NAME = /^[a-z][A-Za-z0-9_.-]{0,63}$/;
+const CODE = /^[A-Z][A-Z0-9_]{0,63}$/;
+const QUEUE_STATES = ['due', 'leased', 'retry_scheduled'] as const;
+
+const globalMetrics = globalThis as typeof globalThis & { __keelMetrics?: ProcessMetrics };
+
+/** The process's counters and histograms, made once (module copies and reloads share them). */
+export function processMetrics(): ProcessMetrics {
+  if (globalMetrics.__keelMetrics) return globalMetrics.__keelMetrics;
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: 'keel_' });
+  globalMetrics.__keelMetrics = {
+    registry,
+    actionOutcomes: new Counter({
+      name: 'keel_action_outcomes_total',
+      help: 'Server actions by action, outcome (APPLIED, REFUSED, ERROR) and refusal code.',
+      labelNames: ['action', 'outcome', 'code'],
+      registers: [registry],
+    }),
+    actionDuration: new Histogram({
+      name: 'keel_action_duration_seconds',
+      help: 'Time to run a server action, from the request to its result.',
+      labelNames: ['action', 'outcome'],
+      buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers: [registry],
+    }),
+    requestDuration: new Histogram({
+      name: 'keel_api_request_duration_seconds',
+      help: 'Latency of read API requests by route pattern, method and status (streamed bodies: until the first byte).',
+      labelNames: ['route', 'method', 'status'],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+      registers: [registry],
+    }),
+  };
+  return globalMetrics.__keelMetrics;
+}
+
+export function recordActionOutcome(action: string, outcome: ActionOutcome, code: string | null, seconds: number): void {
+  const metrics = processMetrics();
+  const actionLabel = ACTION_NAME.test(action) ? action : 'other';
+  const codeLabel = code === null ? '' : CODE.test(code) ? code : 'OTHER';
+  metrics.actionOutcomes.inc({ action: actionLabel, outcome, code: codeLabel });
+  metrics.actionDuration.observe({ action: actionLabel, outcome }, seconds);
+}
+
+/**
+ * The route pattern of a request: each path segment that is the value of a dynamic
+ * route parameter becomes `[name]`, so `/api/executions/42` is counted as
+ * `/api/executions/[id]` and no id reaches a label.
+ */
+export function routePattern(pathname: string, params: Record<string, string | string[] | undefined>): string {
+  const byValue = new Map<string, string>();
+  for (const [name, value] of Object.entries(params)) {
+    for (const v of Array.isArray(value) ? value : value === undefined ? [] : [value]) byValue.set(v, name);
+  }
+  return pathname
+    .split('/')
+    .map((segment) => {
+      let decoded = segment;
+      try {
+        decoded = decodeURIComponent(segment);
+      } catch {
+        // A malformed escape is no parameter value Next decoded; keep the raw segment.
+      }
+      const name = byValue.get(decoded);
+      return name ? `[${name}]` : segment;
+    })
+    .join('/');
+}
+
+export function recordApiRequest(route: string, method: string, status: number, seconds: number): void {
+  processMetrics().requestDuration.observe({ route, method, status: String(status) }, seconds);
+}
+
+/** A dead letter's reason as a label: its code when the vocabulary knows it, else "other". */
+export const deadLetterReasonLabel = (reason: string): string =>
+  (FAILURE_CODES as readonly string[]).includes(reason) ? reason : 'other';
+
+/**
+ * The exposition text: gauges computed now from the database (the same queries as
+ * the overview page, so the two always agree), then this process's counters.
+ */
+export async function renderMetrics(db: DbOrTx, staleThresholdMs: number): Promise<{ contentType: string; body: string }> {
+  const overview = await readOverview(db, staleThresholdMs);
+  const scrape = new Registry();
+  const queueDepth = new Gauge({
+    name: 'keel_settlement_queue_depth',
+    help: 'Settlement attempts by state: due (claimable now), leased, retry_scheduled (not yet visible).',
+    labelNames: ['state'],
+    registers: [scrape],
+  });
+  for (const state of QUEUE_STATES) queueDepth.set({ state }, overview.queue.find((q) => q.state === state)?.count ?? 0);
+
+  const deadLetters = new Gauge({
+    name: 'keel_settlement_dead_letters',
+    help: 'Dead-lettered settlements by reason code.',
+    labelNames: ['reason'],
+    registers: [scrape],
+  });
+  for (const { reason, count } of overview.deadLettersByReason) deadLetters.inc({ reason: deadLetterReasonLabel(reason) }, count);
+
+  const executions = new Gauge({
+    name: 'keel_batch_executions',
+    help: 'Batch job executions by status.',
+    labelNames: ['status'],
+    registers: [scrape],
+  });
+  for (const status of BATCH_STATUSES) executions.set({ status }, overview.executionsByStatus.find((e) => e.status === status)?.count ?? 0);
+
+  new Gauge({
+    name: 'keel_batch_stale_executions',
+    help: 'Active executions (STARTING, STARTED, STOPPING) with no update for longer than KEEL_STALE_THRESHOLD_MS.',
+    registers: [scrape],
+  }).set(overview.staleExecutions);
+  new Gauge({
+    name: 'keel_recovery_pending_proposals',
+    help: 'Recovery proposals waiting for an approver.',
+    registers: [scrape],
+  }).set(overview.pendingProposals);
+
+  const merged = Registry.merge([scrape, processMetrics().registry]);
+  return { contentType: merged.contentType, body: await merged.metrics() };
+}
