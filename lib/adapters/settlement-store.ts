@@ -1,0 +1,271 @@
+import 'server-only';
+import { sql, type SQL } from 'drizzle-orm';
+import type { DbOrTx } from '../db/client';
+import { err, ok, type Result } from '../domain/result';
+import {
+  backendError,
+  conflictError,
+  deadLetterCanonicalJson,
+  failureReasonOf,
+  invalidRecord,
+  routeOutcome,
+  validateClaimParams,
+  type RetryPolicy,
+  type SettlementAttemptClaim,
+  type SettlementOutcome,
+  type SettlementRoute,
+  type SettlementRouteError,
+} from '../domain/settlement';
+import type { EnqueueSettlement, SettlementClaimError, SettlementOutcomeStore, SettlementStoreBinding } from '../ports/settlement-store';
+
+/** Query rows typed by a port's interface (execute wants an index signature). */
+type Row<T> = T & Record<string, unknown>;
+
+const CLAIM_COLUMNS = sql.raw(`receipt_id as "receiptId", finalized_at as "finalizedAt", attempts,
+  row_version as "rowVersion", lease_owner as "leaseOwner", lease_token as "leaseToken", lease_until_ms as "leaseUntilMs"`);
+
+const isEpochMs = (value: number): boolean => Number.isSafeInteger(value) && value >= 0;
+
+/**
+ * The driver's error under drizzle's wrapper. The wrapper's message repeats the query
+ * parameters (receipt ids, lease tokens), so only the driver's own code and message
+ * are ever carried onward.
+ */
+function databaseErrorOf(error: unknown): { code?: string; message: string } {
+  const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
+  const code = typeof cause === 'object' && cause !== null ? (cause as { code?: unknown }).code : undefined;
+  const message = cause instanceof Error ? cause.message : String(cause);
+  return typeof code === 'string' ? { code, message } : { message };
+}
+
+/** A unique violation: the primary key, or the trigger that keeps a receipt in one table. */
+const isUniqueViolation = (error: unknown): boolean => databaseErrorOf(error).code === '23505';
+
+function describe(error: unknown): string {
+  const { code, message } = databaseErrorOf(error);
+  return code ? `${code}: ${message}` : message;
+}
+
+/** Database failures become Backend values: the port never throws. */
+async function guarded<T, E>(work: () => Promise<Result<T, E>>): Promise<Result<T, E | SettlementRouteError>> {
+  try {
+    return await work();
+  } catch (error) {
+    return err(backendError(describe(error)));
+  }
+}
+
+function claimProblem(claim: SettlementAttemptClaim): string | null {
+  if (typeof claim.receiptId !== 'string' || claim.receiptId === '') return 'claim receipt_id is empty';
+  for (const [name, value] of [
+    ['finalized_at', claim.finalizedAt],
+    ['row_version', claim.rowVersion],
+    ['lease_until_ms', claim.leaseUntilMs],
+  ] as const) {
+    if (!isEpochMs(value)) return `claim ${name} is not an integer in 0..2^53: ${value}`;
+  }
+  if (!claim.leaseOwner || !claim.leaseToken) return 'claim has no lease owner or token';
+  return null;
+}
+
+/**
+ * The claim's compare-and-swap: the stored row must still equal the claim, field by
+ * field, and its lease must outlive the observation. The token is compared in SQL so
+ * a worker holding an old claim cannot commit after a newer claim took the row.
+ */
+function exactClaim(claim: SettlementAttemptClaim, observedAtMs: number): SQL {
+  return sql`receipt_id = ${claim.receiptId}
+    and finalized_at = ${claim.finalizedAt}::bigint
+    and attempts = ${claim.attempts}::int
+    and row_version = ${claim.rowVersion}::bigint
+    and lease_owner = ${claim.leaseOwner}
+    and lease_token = ${claim.leaseToken}
+    and lease_until_ms = ${claim.leaseUntilMs}::bigint
+    and lease_until_ms > ${observedAtMs}::bigint`;
+}
+
+function validateClaim(workerId: string, nowMs: number, leaseMs: number, limit: number): SettlementClaimError | null {
+  const bounds = validateClaimParams({ workerId, leaseMs, limit });
+  if (!bounds.ok) return bounds.error;
+  if (!isEpochMs(nowMs)) return invalidRecord(`now_ms is not an integer in 0..2^53: ${nowMs}`);
+  if (!Number.isSafeInteger(nowMs + leaseMs)) return invalidRecord('lease deadline exceeds 2^53');
+  return null;
+}
+
+/** Due and not held by a live lease; the lease columns are all set or all null. */
+const claimable = (nowMs: number): SQL =>
+  sql`next_visible_at_ms <= ${nowMs}::bigint and (lease_until_ms is null or lease_until_ms <= ${nowMs}::bigint)`;
+
+/**
+ * A claim bumps row_version, so any older claim on the row stops matching, and takes a
+ * fresh lease token from `gen_random_uuid()` (122 bits from the server's strong random
+ * source), one per row within the same statement that writes the `claimed` event. The
+ * UPDATE repeats the claimable test because Postgres re-evaluates its WHERE against a
+ * row that a concurrent claim changed, while the candidate list is an older snapshot.
+ */
+function claimStatement(candidates: SQL, workerId: string, nowMs: number, leaseMs: number): SQL {
+  return sql`
+    with candidate as (${candidates}),
+    claimed as (
+      update settle.attempts a
+      set row_version = a.row_version + 1,
+          lease_owner = ${workerId},
+          lease_token = gen_random_uuid()::text,
+          lease_until_ms = ${nowMs + leaseMs}::bigint,
+          updated_at_ms = ${nowMs}::bigint
+      from candidate
+      where a.receipt_id = candidate.receipt_id and ${claimable(nowMs)}
+      returning a.receipt_id, a.finalized_at, a.attempts, a.row_version, a.lease_owner, a.lease_token,
+                a.lease_until_ms, a.next_visible_at_ms
+    ),
+    logged as (
+      insert into keel.settlement_event (receipt_id, kind, attempt, at_ms)
+      select receipt_id, 'claimed', attempts, ${nowMs}::bigint from claimed
+    )
+    select ${CLAIM_COLUMNS} from claimed order by next_visible_at_ms, receipt_id`;
+}
+
+export function postgresSettlementStore(db: DbOrTx): SettlementOutcomeStore {
+  let binding: SettlementStoreBinding | null = null;
+
+  async function recordDeadLetter(
+    claim: SettlementAttemptClaim,
+    outcome: SettlementOutcome,
+    attempts: number,
+    observedAtMs: number,
+  ): Promise<Result<SettlementRoute, SettlementRouteError>> {
+    const reason = failureReasonOf(outcome);
+    if (!reason) return err(invalidRecord(`a ${outcome.kind} outcome cannot be dead-lettered`));
+    const json = deadLetterCanonicalJson({
+      receiptId: claim.receiptId,
+      finalizedAt: claim.finalizedAt,
+      attempts,
+      reasonCode: reason.code,
+      detailSha256Hex: reason.detailSha256Hex,
+    });
+    if (!json.ok) return json;
+    const route: SettlementRoute = { kind: 'DeadLettered', attempts };
+    return db.transaction(async (tx) => {
+      const removed = await tx.execute(sql`
+        with gone as (delete from settle.attempts where ${exactClaim(claim, observedAtMs)} returning receipt_id)
+        insert into keel.settlement_event (receipt_id, kind, attempt, reason_code, at_ms)
+        select receipt_id, 'dead_lettered', ${attempts}::int, ${reason.code}, ${observedAtMs}::bigint from gone`);
+      if (removed.rowCount === 1) {
+        await tx.execute(sql`
+          insert into settle.dead_letters (receipt_id, finalized_at, attempts, reason, canonical_json, recorded_at_ms)
+          values (${claim.receiptId}, ${claim.finalizedAt}::bigint, ${attempts}::int, ${reason.code}, ${json.value},
+                  ${observedAtMs}::bigint)`);
+        return ok(route);
+      }
+      // A repeat of an outcome that already committed: the attempt is gone and the very
+      // same dead letter stands, so the caller learns it landed instead of a conflict.
+      const existing = await tx.execute<{ canonicalJson: string }>(sql`
+        select canonical_json as "canonicalJson" from settle.dead_letters d
+        where d.receipt_id = ${claim.receiptId}
+          and not exists (select 1 from settle.attempts a where a.receipt_id = d.receipt_id)`);
+      if (existing.rows[0]?.canonicalJson === json.value) return ok(route);
+      return err(conflictError('the claim no longer matches the stored attempt'));
+    });
+  }
+
+  return {
+    async settlementStoreBinding() {
+      if (binding) return ok(Buffer.from(binding));
+      return guarded(async () => {
+        const result = await db.execute<{ binding: Buffer }>(
+          sql`select binding from settle.store_binding where singleton`,
+        );
+        const bytes = result.rows[0]?.binding;
+        if (!Buffer.isBuffer(bytes) || bytes.length !== 32) return err(invalidRecord('settle.store_binding is missing or not 32 bytes'));
+        binding = Buffer.from(bytes);
+        return ok(Buffer.from(binding));
+      });
+    },
+
+    async enqueue({ receiptId, finalizedAt, nowMs }: EnqueueSettlement) {
+      if (receiptId === '') return err(invalidRecord('receipt_id must not be empty'));
+      if (!isEpochMs(finalizedAt)) return err(invalidRecord(`finalized_at is not an integer in 0..2^53: ${finalizedAt}`));
+      if (!isEpochMs(nowMs)) return err(invalidRecord(`now_ms is not an integer in 0..2^53: ${nowMs}`));
+      return guarded(async () => {
+        try {
+          // A savepoint when called inside a transaction, so a refused insert leaves it usable.
+          const inserted = await db.transaction((tx) =>
+            tx.execute(sql`
+              insert into settle.attempts (receipt_id, finalized_at, work_kind, attempts, next_visible_at_ms, row_version, updated_at_ms)
+              values (${receiptId}, ${finalizedAt}::bigint, 'pending_observation', 0, ${nowMs}::bigint, 0, ${nowMs}::bigint)
+              on conflict (receipt_id) do nothing`),
+          );
+          if (inserted.rowCount === 1) return ok(undefined);
+          return err(conflictError('the receipt is already queued'));
+        } catch (error) {
+          if (isUniqueViolation(error)) return err(conflictError('the receipt is dead-lettered'));
+          throw error;
+        }
+      });
+    },
+
+    async claimReceipt(receiptId, workerId, nowMs, leaseMs) {
+      const invalid = validateClaim(workerId, nowMs, leaseMs, 1);
+      if (invalid) return err(invalid);
+      return guarded(async () => {
+        // Waits for a concurrent claim of the same row, then re-checks: its fresh lease wins.
+        const candidate = sql`select receipt_id from settle.attempts where receipt_id = ${receiptId} and ${claimable(nowMs)} for update`;
+        const result = await db.execute<Row<SettlementAttemptClaim>>(claimStatement(candidate, workerId, nowMs, leaseMs));
+        return ok(result.rows[0] ?? null);
+      });
+    },
+
+    async claimDue(workerId, nowMs, leaseMs, limit) {
+      const invalid = validateClaim(workerId, nowMs, leaseMs, limit);
+      if (invalid) return err(invalid);
+      return guarded(async () => {
+        // SKIP LOCKED: a row another worker is claiming right now is passed over, not
+        // waited for, and re-checked after lock so a just-committed lease is never taken.
+        const candidates = sql`
+          select receipt_id from settle.attempts where ${claimable(nowMs)}
+          order by next_visible_at_ms, receipt_id
+          limit ${limit}::int
+          for update skip locked`;
+        const result = await db.execute<Row<SettlementAttemptClaim>>(claimStatement(candidates, workerId, nowMs, leaseMs));
+        return ok(result.rows);
+      });
+    },
+
+    async recordClaimedOutcome(claim, outcome, policy: RetryPolicy, observedAtMs) {
+      const problem = claimProblem(claim);
+      if (problem) return err(invalidRecord(problem));
+      const routed = routeOutcome(claim.attempts, outcome, policy, observedAtMs);
+      if (!routed.ok) return routed;
+      const route = routed.value;
+      return guarded(async (): Promise<Result<SettlementRoute, SettlementRouteError>> => {
+        if (route.kind === 'DeadLettered') return recordDeadLetter(claim, outcome, route.attempts, observedAtMs);
+        let written;
+        if (route.kind === 'NoAction') {
+          const skipReason = outcome.kind === 'Skipped' ? outcome.reason : null;
+          written = await db.execute(sql`
+            with gone as (delete from settle.attempts where ${exactClaim(claim, observedAtMs)} returning receipt_id)
+            insert into keel.settlement_event (receipt_id, kind, attempt, reason_code, at_ms)
+            select receipt_id, 'finished', ${claim.attempts + 1}::int, ${skipReason}::text, ${observedAtMs}::bigint from gone`);
+        } else {
+          const reason = failureReasonOf(outcome);
+          if (!reason) return err(invalidRecord(`a ${outcome.kind} outcome cannot be retried`));
+          written = await db.execute(sql`
+            with moved as (
+              update settle.attempts
+              set work_kind = 'retry_scheduled', attempts = ${route.attempt}::int,
+                  next_visible_at_ms = ${route.nextVisibleAtMs}::bigint, row_version = row_version + 1,
+                  lease_owner = null, lease_token = null, lease_until_ms = null,
+                  reason_code = ${reason.code}, reason_detail_sha256 = ${Buffer.from(reason.detailSha256Hex, 'hex')}::bytea,
+                  updated_at_ms = ${observedAtMs}::bigint
+              where ${exactClaim(claim, observedAtMs)}
+              returning receipt_id
+            )
+            insert into keel.settlement_event (receipt_id, kind, attempt, reason_code, at_ms)
+            select receipt_id, 'retry_scheduled', ${route.attempt}::int, ${reason.code}, ${observedAtMs}::bigint from moved`);
+        }
+        if (written.rowCount === 1) return ok(route);
+        return err(conflictError('the claim no longer matches the stored attempt, or its lease has expired'));
+      });
+    },
+  };
+}

@@ -1,0 +1,83 @@
+import type { Actor } from '../domain/actor';
+import type { BulkReplayItemResult } from '../domain/settlement';
+
+/** Which dead letters a bulk replay takes (DESIGN.md 5.2); every field narrows the set. */
+export interface DeadLetterFilter {
+  reason?: string;
+  /** Recorded at least this long before the preview. */
+  minAgeMs?: number;
+  /** Recorded at most this long before the preview. */
+  maxAgeMs?: number;
+  minAttempts?: number;
+  maxAttempts?: number;
+  receiptIdPrefix?: string;
+}
+
+export type BulkReplayStatus = 'PREVIEWED' | 'RUNNING' | 'CANCELLED' | 'COMPLETED';
+/** An item's result; `cancelled` marks items a cancel left unprocessed. */
+export type BulkReplayItemOutcome = BulkReplayItemResult | 'cancelled';
+
+export interface BulkReplayJob {
+  id: number;
+  status: BulkReplayStatus;
+  note: string;
+  /** The filter as previewed, with `asOfMs`, the server time its ages were measured from. */
+  filter: DeadLetterFilter & { asOfMs: number };
+  itemCount: number;
+  processedCount: number;
+  createdBy: { id: string; login: string };
+  startedBy: Pick<Actor, 'id' | 'login' | 'role'> | null;
+  createdAt: Date;
+  startedAt: Date | null;
+  finishedAt: Date | null;
+  cancelledAt: Date | null;
+}
+
+export interface BulkReplayItemView {
+  receiptId: string;
+  /** `recorded_at_ms` of the dead letter frozen at preview. */
+  recordedAtMs: number;
+  result: BulkReplayItemOutcome | null;
+  processedAt: Date | null;
+}
+
+export interface BulkReplaySampleItem {
+  receiptId: string;
+  reason: string;
+  attempts: number;
+  recordedAtMs: number;
+}
+
+export type BulkReplayCounts = Record<BulkReplayItemOutcome | 'pending', number>;
+
+/** Bulk replay jobs and their frozen items. Bound to one transaction, like the replay store. */
+export interface BulkReplayStore {
+  /**
+   * Creates a PREVIEWED job and freezes the matching dead letters into its items with
+   * one INSERT ... SELECT, stopping at `limit` rows; returns the job id and the count.
+   */
+  createPreview(input: {
+    actor: Pick<Actor, 'id' | 'login'>;
+    note: string;
+    filter: DeadLetterFilter;
+    asOfMs: number;
+    limit: number;
+  }): Promise<{ jobId: number; itemCount: number }>;
+  sample(jobId: number, limit: number): Promise<BulkReplaySampleItem[]>;
+  job(jobId: number): Promise<BulkReplayJob | null>;
+  /** The job, locked (FOR UPDATE) so no batch of it runs until this transaction ends. */
+  lockJob(jobId: number): Promise<BulkReplayJob | null>;
+  /** The oldest RUNNING job no other worker holds (FOR UPDATE SKIP LOCKED), locked. */
+  lockNextRunningJob(): Promise<BulkReplayJob | null>;
+  markStarted(jobId: number, actor: Pick<Actor, 'id' | 'login' | 'role'>): Promise<void>;
+  /** CANCELLED, and every unprocessed item marked `cancelled`; returns how many. */
+  markCancelled(jobId: number): Promise<number>;
+  markCompleted(jobId: number): Promise<void>;
+  pendingItems(jobId: number, limit: number): Promise<{ receiptId: string; recordedAtMs: number }[]>;
+  hasPendingItems(jobId: number): Promise<boolean>;
+  /** Writes each item's result and advances the job's processed count by as many. */
+  recordResults(jobId: number, results: readonly { receiptId: string; result: BulkReplayItemResult }[]): Promise<void>;
+  counts(jobId: number): Promise<BulkReplayCounts>;
+  /** Items in receipt order after `after` (keyset), optionally of one result (`pending` = none yet). */
+  items(jobId: number, page: { after?: string; result?: BulkReplayItemOutcome | 'pending'; limit: number }): Promise<BulkReplayItemView[]>;
+}

@@ -1,0 +1,75 @@
+import 'server-only';
+import { BULK_REPLAY_BATCH_SIZE, classifyBulkReplayItem, type BulkReplayItemResult } from '../domain/settlement';
+import type { SettlementTransactions } from '../ports/settlement-replay';
+import { REPLAY_ACTION, deadLetterSummary } from './dead-letter-actions';
+import { bulkReplayOperationId } from './settlement-operation-id';
+
+export interface BulkReplayBatchReport {
+  jobId: number;
+  /** Items this batch gave a result. */
+  processed: number;
+  replayed: number;
+  /** The job has no unprocessed items left and is COMPLETED. */
+  finished: boolean;
+}
+
+/**
+ * Runs one batch of the oldest RUNNING job no other worker holds, in one transaction:
+ * each frozen item is replayed, or classified as already replayed, no longer
+ * dead-lettered, or changed since the preview (DESIGN.md 5.2). Item results commit with
+ * the replays, so a worker killed mid-batch leaves that batch wholly undone, and the
+ * next run redoes it; the replay's unique operation id guards the rest. Null when no
+ * job needs a worker.
+ */
+export function processBulkReplayBatch(
+  transactions: SettlementTransactions,
+  batchSize: number = BULK_REPLAY_BATCH_SIZE,
+): Promise<BulkReplayBatchReport | null> {
+  if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > BULK_REPLAY_BATCH_SIZE) {
+    throw new RangeError(`bulk replay batch size must be 1..${BULK_REPLAY_BATCH_SIZE}`);
+  }
+  return transactions.run(async ({ replays, bulk, audit }) => {
+    const job = await bulk.lockNextRunningJob();
+    if (!job) return null;
+    const actor = job.startedBy;
+    if (!actor) throw new Error(`bulk replay ${job.id} is running without a starter`);
+    const items = await bulk.pendingItems(job.id, batchSize);
+    const operationIds = new Map(items.map((item) => [item.receiptId, bulkReplayOperationId(job.id, item.receiptId)]));
+    const replayedBefore = new Set((await replays.findReplays([...operationIds.values()])).map((r) => r.operationId));
+    const open = items.filter((item) => !replayedBefore.has(operationIds.get(item.receiptId)!));
+    const deadLetters = new Map((await replays.lockDeadLetters(open.map((item) => item.receiptId))).map((d) => [d.receiptId, d]));
+
+    const results: { receiptId: string; result: BulkReplayItemResult }[] = items.map((item) => {
+      const deadLetter = deadLetters.get(item.receiptId);
+      const result = classifyBulkReplayItem({
+        alreadyReplayed: replayedBefore.has(operationIds.get(item.receiptId)!),
+        deadLetter: deadLetter ? { recordedAtMs: deadLetter.recordedAtMs } : null,
+        previewRecordedAtMs: item.recordedAtMs,
+      });
+      return { receiptId: item.receiptId, result };
+    });
+    const toReplay = results
+      .filter((r) => r.result === 'replayed')
+      .map((r) => ({ deadLetter: deadLetters.get(r.receiptId)!, operationId: operationIds.get(r.receiptId)! }));
+
+    const nowMs = await replays.serverNowMs();
+    await replays.replay(toReplay, { actor, note: job.note, nowMs, bulkJob: job.id });
+    // Every replay lands in the audit log on its own, as a single replay would.
+    for (const { deadLetter, operationId } of toReplay) {
+      await audit.record({
+        actor,
+        action: REPLAY_ACTION,
+        target: { kind: 'settlement', id: deadLetter.receiptId },
+        reason: job.note,
+        operationId,
+        before: deadLetterSummary(deadLetter),
+        after: { queued: 'pending_observation', attempts: 0, visibleAtMs: nowMs, bulkJob: job.id },
+        outcome: 'APPLIED',
+      });
+    }
+    await bulk.recordResults(job.id, results);
+    const finished = !(await bulk.hasPendingItems(job.id));
+    if (finished) await bulk.markCompleted(job.id);
+    return { jobId: job.id, processed: results.length, replayed: toReplay.length, finished };
+  });
+}

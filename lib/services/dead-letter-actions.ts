@@ -1,0 +1,150 @@
+import 'server-only';
+import type { Actor } from '../domain/actor';
+import type { DeadLetter, DeadLetterReplayStore, ReplayRecord, SettlementTransactions } from '../ports/settlement-replay';
+import { inputProblem, refuse, runSettlementAction, type ServiceResult } from './settlement-action';
+
+export const REPLAY_ACTION = 'settlement.replay';
+export const DISCARD_ACTION = 'settlement.discard';
+export const REQUEUE_ACTION = 'settlement.requeue';
+
+export interface DeadLetterActionInput {
+  receiptId: string;
+  note: string;
+  /** The idempotency key of this submit: the same id twice acts once. */
+  operationId: string;
+}
+
+export type ReplayResult = ReplayRecord;
+
+export interface DiscardResult {
+  receiptId: string;
+  attempts: number;
+  reason: string;
+  canonicalJson: string;
+  discardedAtMs: number;
+}
+
+export interface RequeueInput {
+  receiptId: string;
+  /** The row version the person saw: a row that changed since is not requeued. */
+  expectedRowVersion: number;
+  operationId: string;
+  note?: string;
+}
+
+export interface RequeueResult {
+  receiptId: string;
+  nextVisibleAtMs: number;
+  rowVersion: number;
+}
+
+const target = (receiptId: string) => ({ kind: 'settlement', id: receiptId });
+
+/** The dead letter as the audit event keeps it: the JSON itself, so a discard loses nothing. */
+export const deadLetterSummary = (deadLetter: DeadLetter) => ({
+  attempts: deadLetter.attempts,
+  reason: deadLetter.reason,
+  recordedAtMs: deadLetter.recordedAtMs,
+  canonicalJson: deadLetter.canonicalJson,
+});
+
+/**
+ * The first result of an earlier submit with the same operation id, if any; call it
+ * holding the operation's lock. One id belongs to one action on one receipt.
+ */
+async function priorResult<T>(replays: DeadLetterReplayStore, operationId: string, action: string, receiptId: string): Promise<T | null> {
+  const prior = await replays.findAppliedOperation(operationId);
+  if (!prior) return null;
+  if (prior.action !== action || prior.targetId !== receiptId) {
+    refuse('OPERATION_ID_REUSED', 'This operation id was already used for another action; reload and submit again.');
+  }
+  return prior.after as T;
+}
+
+const validReceipt = (receiptId: string) =>
+  receiptId === '' ? { code: 'INVALID_INPUT', message: 'A receipt id is required.' } : null;
+
+/**
+ * Replays one dead letter (DESIGN.md 4.4): in one transaction the dead letter goes, a
+ * fresh attempt is queued, and the replay and its audit event are recorded.
+ */
+export function replayDeadLetter(transactions: SettlementTransactions, actor: Actor, input: DeadLetterActionInput): Promise<ServiceResult<ReplayResult>> {
+  const { receiptId, operationId } = input;
+  const note = input.note.trim();
+  return runSettlementAction(transactions, {
+    actor, permission: 'replaySettlement', action: REPLAY_ACTION, target: target(receiptId), operationId, note,
+    invalid: validReceipt(receiptId) ?? inputProblem({ note, noteRequired: true, operationId }),
+    async work({ replays }) {
+      // The replay row is the authority (its operation id is unique); the audit lookup
+      // only catches an id first spent on a different action.
+      await replays.lockOperation(operationId);
+      const [previous] = await replays.findReplays([operationId]);
+      if (previous) {
+        if (previous.receiptId !== receiptId) refuse('OPERATION_ID_REUSED', 'This operation id already replayed another receipt.');
+        return { value: previous, audit: false };
+      }
+      await priorResult(replays, operationId, REPLAY_ACTION, receiptId);
+      const [deadLetter] = await replays.lockDeadLetters([receiptId]);
+      if (!deadLetter) refuse('CONFLICT', 'The receipt is not dead-lettered (already replayed, discarded, or never failed).');
+      const nowMs = await replays.serverNowMs();
+      const [record] = await replays.replay([{ deadLetter, operationId }], { actor, note, nowMs, bulkJob: null });
+      if (!record) throw new Error('replay recorded nothing');
+      return { value: record, audit: true, before: deadLetterSummary(deadLetter), after: { queued: 'pending_observation', attempts: 0, visibleAtMs: nowMs } };
+    },
+  });
+}
+
+/** Deletes a dead letter for good (DESIGN.md 5.3); its JSON lives on in the audit event. */
+export function discardDeadLetter(transactions: SettlementTransactions, actor: Actor, input: DeadLetterActionInput): Promise<ServiceResult<DiscardResult>> {
+  const { receiptId, operationId } = input;
+  const note = input.note.trim();
+  return runSettlementAction(transactions, {
+    actor, permission: 'replaySettlement', action: DISCARD_ACTION, target: target(receiptId), operationId, note,
+    invalid: validReceipt(receiptId) ?? inputProblem({ note, noteRequired: true, operationId }),
+    async work({ replays }) {
+      await replays.lockOperation(operationId);
+      const previous = await priorResult<DiscardResult>(replays, operationId, DISCARD_ACTION, receiptId);
+      if (previous) return { value: previous, audit: false };
+      const [deadLetter] = await replays.lockDeadLetters([receiptId]);
+      if (!deadLetter) refuse('CONFLICT', 'The receipt is not dead-lettered (already replayed, discarded, or never failed).');
+      const nowMs = await replays.serverNowMs();
+      await replays.discard(deadLetter, nowMs);
+      const value: DiscardResult = { ...deadLetterSummary(deadLetter), receiptId, discardedAtMs: nowMs };
+      return { value, audit: true, before: deadLetterSummary(deadLetter), after: value };
+    },
+  });
+}
+
+/** Makes a retry-scheduled settlement due now (DESIGN.md 5.3), guarded by its row version. */
+export function requeueSettlement(transactions: SettlementTransactions, actor: Actor, input: RequeueInput): Promise<ServiceResult<RequeueResult>> {
+  const { receiptId, operationId, expectedRowVersion } = input;
+  const note = input.note?.trim() ?? '';
+  const badVersion = Number.isSafeInteger(expectedRowVersion) && expectedRowVersion >= 0
+    ? null
+    : { code: 'INVALID_INPUT', message: 'The expected row version must be a whole number.' };
+  return runSettlementAction(transactions, {
+    actor, permission: 'replaySettlement', action: REQUEUE_ACTION, target: target(receiptId), operationId, note,
+    invalid: validReceipt(receiptId) ?? badVersion ?? inputProblem({ note, noteRequired: false, operationId }),
+    async work({ replays }) {
+      await replays.lockOperation(operationId);
+      const previous = await priorResult<RequeueResult>(replays, operationId, REQUEUE_ACTION, receiptId);
+      if (previous) return { value: previous, audit: false };
+      const attempt = await replays.lockAttempt(receiptId);
+      if (!attempt) refuse('CONFLICT', 'The receipt is not queued.');
+      if (attempt.workKind !== 'retry_scheduled') refuse('CONFLICT', 'Only a retry-scheduled settlement can be requeued.');
+      if (attempt.rowVersion !== expectedRowVersion) {
+        refuse('CONFLICT', `The settlement changed since it was shown (row version ${attempt.rowVersion}, expected ${expectedRowVersion}); reload it.`);
+      }
+      const nowMs = await replays.serverNowMs();
+      if (attempt.leaseUntilMs !== null && attempt.leaseUntilMs > nowMs) refuse('CONFLICT', 'A worker holds this settlement right now.');
+      const moved = await replays.requeue(receiptId, expectedRowVersion, nowMs);
+      if (!moved) refuse('CONFLICT', 'The settlement changed while it was being requeued; reload it.');
+      const value: RequeueResult = { receiptId, nextVisibleAtMs: moved.nextVisibleAtMs, rowVersion: moved.rowVersion };
+      return {
+        value, audit: true,
+        before: { nextVisibleAtMs: attempt.nextVisibleAtMs, rowVersion: attempt.rowVersion, attempts: attempt.attempts },
+        after: value,
+      };
+    },
+  });
+}

@@ -1,0 +1,112 @@
+import 'server-only';
+import { sql } from 'drizzle-orm';
+import type { DbOrTx } from '../db/client';
+import { startWorkerLoop, type RunningWorker, type WorkerLog } from './worker-loop';
+
+export const METRIC_SAMPLE_INTERVAL_MS = 15_000;
+export const METRIC_RETENTION_MS = 2 * 24 * 3_600_000;
+// Serializes samplers of several Keel processes on one database: "keel" + 1.
+const SAMPLER_LOCK_KEY = 0x6b65656c01;
+
+/**
+ * The series `keel.metric_sample` holds for the overview charts. Labels are queue
+ * states and reason codes only: never a receipt id, retry key or token.
+ */
+export const METRICS = {
+  /** label due | leased | retry_scheduled: the same states the overview counts. */
+  queueDepth: 'settlement_queue_depth',
+  /** Attempts queued after at least one retryable failure. */
+  retrying: 'settlement_retrying',
+  /** Retries scheduled during the sample interval. */
+  retriesScheduled: 'settlement_retries',
+  /** label = reason code. */
+  deadLetters: 'settlement_dead_letters',
+  deadLettersTotal: 'settlement_dead_letters_total',
+  staleExecutions: 'batch_stale_executions',
+  pendingProposals: 'recovery_pending_proposals',
+} as const;
+
+export interface MetricSamplerOptions {
+  db: DbOrTx;
+  log: WorkerLog;
+  staleThresholdMs: number;
+  intervalMs?: number;
+}
+
+/**
+ * Writes one sample of every series, stamped with the server's clock, and deletes
+ * samples past retention, in one transaction. Returns null when another process
+ * sampled within this interval, so several Keel servers still write one series.
+ */
+export async function sampleMetrics(
+  db: DbOrTx,
+  options: { staleThresholdMs: number; intervalMs?: number },
+): Promise<{ written: number; deleted: number } | null> {
+  const intervalMs = options.intervalMs ?? METRIC_SAMPLE_INTERVAL_MS;
+  return db.transaction(async (tx) => {
+    await tx.execute(sql`select pg_advisory_xact_lock(${SAMPLER_LOCK_KEY}::bigint)`);
+    const recent = await tx.execute<{ recent: boolean }>(sql`
+      select exists (
+        select 1 from keel.metric_sample
+        where sampled_at > clock_timestamp() - make_interval(secs => ${(intervalMs * 0.9) / 1000}::float8)
+      ) as recent`);
+    if (recent.rows[0]?.recent) return null;
+    const written = await tx.execute(sql`
+      with clock as (
+        select clock_timestamp() as at, (extract(epoch from clock_timestamp()) * 1000)::bigint as ms
+      ),
+      queue as (
+        select case
+                 when a.lease_owner is not null and a.lease_until_ms > clock.ms then 'leased'
+                 when a.next_visible_at_ms > clock.ms then 'retry_scheduled'
+                 else 'due'
+               end as state,
+               count(*) as n
+        from settle.attempts a, clock group by 1
+      )
+      insert into keel.metric_sample (sampled_at, metric, label, value)
+      select clock.at, m.metric, m.label, m.value from clock, (
+        select ${METRICS.queueDepth} as metric, s.state as label, coalesce(queue.n, 0)::float8 as value
+        from (values ('due'), ('leased'), ('retry_scheduled')) as s(state) left join queue using (state)
+        union all
+        select ${METRICS.retrying}, '', count(*)::float8 from settle.attempts where work_kind = 'retry_scheduled'
+        union all
+        select ${METRICS.retriesScheduled}, '', count(*)::float8 from keel.settlement_event, clock
+        where kind = 'retry_scheduled' and at_ms > clock.ms - ${intervalMs}::bigint
+        union all
+        select ${METRICS.deadLetters}, reason, count(*)::float8 from settle.dead_letters group by reason
+        union all
+        select ${METRICS.deadLettersTotal}, '', count(*)::float8 from settle.dead_letters
+        union all
+        select ${METRICS.staleExecutions}, '', count(*)::float8 from oxide_batch.ob_job_execution
+        where status in ('STARTING', 'STARTED', 'STOPPING')
+          and updated_at < clock_timestamp() - make_interval(secs => ${options.staleThresholdMs / 1000}::float8)
+        union all
+        select ${METRICS.pendingProposals}, '', count(*)::float8 from keel.recovery_proposal where status = 'PENDING'
+      ) as m`);
+    const deleted = await tx.execute(sql`
+      delete from keel.metric_sample
+      where sampled_at < clock_timestamp() - make_interval(secs => ${METRIC_RETENTION_MS / 1000}::float8)`);
+    return { written: written.rowCount ?? 0, deleted: deleted.rowCount ?? 0 };
+  });
+}
+
+/** Samples every 15 s (DESIGN.md 3.3), starting at once. */
+export function startMetricSampler({ db, log, staleThresholdMs, intervalMs = METRIC_SAMPLE_INTERVAL_MS }: MetricSamplerOptions): RunningWorker {
+  log('info', 'metric sampler started', { intervalMs });
+  const worker = startWorkerLoop({
+    name: 'metric sampler',
+    log,
+    errorDelayMs: intervalMs,
+    async step() {
+      await sampleMetrics(db, { staleThresholdMs, intervalMs });
+      return intervalMs;
+    },
+  });
+  return {
+    async stop() {
+      await worker.stop();
+      log('info', 'metric sampler stopped');
+    },
+  };
+}

@@ -1,0 +1,249 @@
+import { spawn } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { postgresSettlementTransactions } from '../../lib/adapters/settlement-replay';
+import { postgresSettlementStore } from '../../lib/adapters/settlement-store';
+import { createDatabase } from '../../lib/db/client';
+import type { Actor } from '../../lib/domain/actor';
+import { DEFAULT_RETRY_POLICY, type FailureCode } from '../../lib/domain/settlement';
+import { bulkReplayItems, bulkReplayProgress, cancelBulkReplay, previewBulkReplay, startBulkReplay } from '../../lib/services/bulk-replay';
+import { discardDeadLetter, replayDeadLetter } from '../../lib/services/dead-letter-actions';
+import { bulkReplayOperationId } from '../../lib/services/settlement-operation-id';
+import { runBulkReplayBatches, startBulkReplayWorker } from '../../lib/workers/bulk-replay-worker';
+import { freshDatabase } from '../support/database';
+
+const { pool, db, url, newPool } = await freshDatabase();
+const transactions = postgresSettlementTransactions(db);
+const support: Actor = { id: 'u-support', login: 'support', name: 'Sam Support', role: 'support' };
+const admin: Actor = { id: 'u-admin', login: 'admin', name: 'Alex Admin', role: 'admin' };
+const viewer: Actor = { id: 'u-viewer', login: 'viewer', name: 'Vera Viewer', role: 'viewer' };
+const T0 = 1_700_000_000_000;
+
+/** Dead letters `<prefix>00000`..: chunked, since the one-place trigger locks per row. */
+async function deadLetters(prefix: string, count: number, reason: FailureCode = 'rpc', attempts = 6) {
+  for (let start = 0; start < count; start += 5_000) {
+    await pool.query(
+      `insert into settle.dead_letters (receipt_id, finalized_at, attempts, reason, canonical_json, recorded_at_ms)
+       select $1 || lpad(n::text, 6, '0'), 1, $2, $3, '{}', $4::bigint + n from generate_series($5::int, $6::int) n`,
+      [prefix, attempts, reason, T0, start, Math.min(start + 4_999, count - 1)],
+    );
+  }
+}
+
+async function previewed(filter: Parameters<typeof previewBulkReplay>[2]['filter'], actor = support) {
+  const preview = await previewBulkReplay(transactions, actor, { filter, note: 'ledger outage of the 3rd' });
+  if (!preview.ok) throw new Error(preview.error.code);
+  return preview.value;
+}
+
+async function started(filter: Parameters<typeof previewBulkReplay>[2]['filter']) {
+  const preview = await previewed(filter);
+  const start = await startBulkReplay(transactions, admin, { jobId: preview.jobId });
+  expect(start).toMatchObject({ ok: true, value: { status: 'RUNNING', startedBy: { login: 'admin', role: 'admin' } } });
+  return preview;
+}
+
+async function progress(jobId: number) {
+  const read = await bulkReplayProgress(transactions, viewer, jobId);
+  if (!read.ok) throw new Error(read.error.code);
+  return read.value;
+}
+
+/** Replays per receipt for a prefix: every value must be 1. */
+async function replayCounts(prefix: string): Promise<Map<string, number>> {
+  const { rows } = await pool.query(`select receipt_id, count(*)::int as n from keel.settlement_replay where starts_with(receipt_id, $1) group by 1`, [prefix]);
+  return new Map(rows.map((r) => [r.receipt_id, r.n]));
+}
+
+describe('bulk replay preview', () => {
+  it('freezes exactly the matching dead letters and returns the count and a sample', async () => {
+    await deadLetters('pv-a', 30, 'rpc', 6);
+    await deadLetters('pv-b', 10, 'backend', 2);
+    const preview = await previewed({ reason: 'rpc', receiptIdPrefix: 'pv-', minAttempts: 6 });
+    expect(preview.itemCount).toBe(30);
+    expect(preview.sample).toHaveLength(20);
+    expect(preview.sample[0]).toEqual({ receiptId: 'pv-a000000', reason: 'rpc', attempts: 6, recordedAtMs: T0 });
+    const hour = 3_600_000;
+    await pool.query(`insert into settle.dead_letters select 'age-' || h, 1, 1, 'rpc', '{}', $1::bigint - h * $2::bigint from unnest(array[1, 4, 6, 10]) h`, [preview.asOfMs, hour]);
+    expect((await previewed({ receiptIdPrefix: 'age-', maxAgeMs: 5 * hour })).itemCount).toBe(2);
+    expect((await previewed({ receiptIdPrefix: 'age-', minAgeMs: 5 * hour })).itemCount).toBe(2);
+    expect((await previewed({ receiptIdPrefix: 'age-', minAgeMs: 2 * hour, maxAgeMs: 8 * hour })).itemCount).toBe(2);
+    expect((await previewed({ receiptIdPrefix: 'age-', minAgeMs: 2 * hour, maxAgeMs: 5 * hour })).sample.map((i) => i.receiptId)).toEqual(['age-4']);
+    const { rows } = await pool.query(`select filter, status, item_count, created_by_login from keel.bulk_replay where id = $1`, [preview.jobId]);
+    expect(rows[0]).toMatchObject({ status: 'PREVIEWED', item_count: 30, created_by_login: 'support', filter: { reason: 'rpc', receiptIdPrefix: 'pv-', minAttempts: 6, asOfMs: preview.asOfMs } });
+    const audit = await pool.query(`select outcome, reason from keel.audit_event where action = 'settlement.bulk_replay.preview' and target_id = $1`, [String(preview.jobId)]);
+    expect(audit.rows).toEqual([{ outcome: 'APPLIED', reason: 'ledger outage of the 3rd' }]);
+  });
+
+  it('never replays a dead letter recorded after the preview', async () => {
+    await deadLetters('late-', 5);
+    const preview = await started({ receiptIdPrefix: 'late-' });
+    await deadLetters('late-x', 3); // matches the filter, but arrived after the snapshot
+    await runBulkReplayBatches(db);
+    expect((await progress(preview.jobId)).counts).toMatchObject({ replayed: 5, pending: 0 });
+    const left = await pool.query(`select receipt_id from settle.dead_letters where starts_with(receipt_id, 'late-') order by 1`);
+    expect(left.rows.map((r) => r.receipt_id)).toEqual(['late-x000000', 'late-x000001', 'late-x000002']);
+  });
+
+  it('refuses a bad filter, a missing note and the viewer role', async () => {
+    expect(await previewBulkReplay(transactions, support, { filter: { reason: 'nope' }, note: 'n' })).toMatchObject({ ok: false, error: { code: 'INVALID_FILTER' } });
+    expect(await previewBulkReplay(transactions, support, { filter: { minAttempts: 3, maxAttempts: 1 }, note: 'n' })).toMatchObject({ ok: false, error: { code: 'INVALID_FILTER' } });
+    expect(await previewBulkReplay(transactions, support, { filter: {}, note: ' ' })).toMatchObject({ ok: false, error: { code: 'NOTE_REQUIRED' } });
+    expect(await previewBulkReplay(transactions, viewer, { filter: {}, note: 'n' })).toMatchObject({ ok: false, error: { code: 'FORBIDDEN' } });
+  });
+
+  it('refuses more than 100,000 items and keeps nothing of the attempt', async () => {
+    await deadLetters('cap-', 100_000, 'rpc');
+    await deadLetters('cap-z', 1, 'backend');
+    const jobsBefore = (await pool.query('select count(*)::int as n from keel.bulk_replay')).rows[0].n;
+    const refused = await previewBulkReplay(transactions, support, { filter: { receiptIdPrefix: 'cap-' }, note: 'everything' });
+    expect(refused).toMatchObject({ ok: false, error: { code: 'PREVIEW_TOO_LARGE' } });
+    expect((await pool.query('select count(*)::int as n from keel.bulk_replay')).rows[0].n).toBe(jobsBefore);
+    expect((await pool.query(`select count(*)::int as n from keel.bulk_replay_item where starts_with(receipt_id, 'cap-')`)).rows[0].n).toBe(0);
+    const audit = await pool.query(`select outcome, code from keel.audit_event where action = 'settlement.bulk_replay.preview' and outcome = 'REFUSED' and code = 'PREVIEW_TOO_LARGE'`);
+    expect(audit.rows).toHaveLength(1);
+    const atCap = await previewed({ receiptIdPrefix: 'cap-', reason: 'rpc' });
+    expect(atCap.itemCount).toBe(100_000);
+    expect(await cancelBulkReplay(transactions, support, { jobId: atCap.jobId })).toMatchObject({ ok: true, value: { counts: { cancelled: 100_000 } } });
+  }, 120_000);
+});
+
+describe('running a bulk replay', () => {
+  it('replays every item once, audits each, and reports per-item results that stay viewable', async () => {
+    await deadLetters('run-', 40);
+    const preview = await started({ receiptIdPrefix: 'run-' });
+    // After the preview: one replayed alone, one discarded, one dead-lettered anew, and
+    // one replayed under the item's own operation id.
+    await replayDeadLetter(transactions, support, { receiptId: 'run-000001', note: 'n', operationId: 'single-1' });
+    await discardDeadLetter(transactions, support, { receiptId: 'run-000002', note: 'n', operationId: 'discard-2' });
+    await replayDeadLetter(transactions, support, { receiptId: 'run-000003', note: 'n', operationId: 'single-3' });
+    const store = postgresSettlementStore(db);
+    const claim = await store.claimReceipt('run-000003', 'w', Date.now() + 1_000, 60_000);
+    if (!claim.ok || !claim.value) throw new Error('claim failed');
+    await store.recordClaimedOutcome(claim.value, { kind: 'Permanent', code: 'rpc' }, DEFAULT_RETRY_POLICY, claim.value.leaseUntilMs - 1);
+    await replayDeadLetter(transactions, support, { receiptId: 'run-000004', note: 'n', operationId: bulkReplayOperationId(preview.jobId, 'run-000004') });
+
+    expect(await runBulkReplayBatches(db, { batchSize: 16 })).toBe(3);
+    const { job, counts } = await progress(preview.jobId);
+    expect(job).toMatchObject({ status: 'COMPLETED', itemCount: 40, processedCount: 40 });
+    expect(counts).toEqual({ pending: 0, replayed: 36, already_replayed: 1, no_longer_dead_lettered: 2, changed_since_preview: 1, cancelled: 0 });
+    const results = await bulkReplayItems(transactions, viewer, { jobId: preview.jobId, result: 'no_longer_dead_lettered' });
+    expect(results.ok && results.value.items.map((i) => i.receiptId)).toEqual(['run-000001', 'run-000002']);
+    expect([...(await replayCounts('run-')).values()].every((n) => n === 1)).toBe(true);
+    const bulk = await pool.query(`select operation_id, actor_login from keel.settlement_replay where bulk_job = $1 order by receipt_id limit 1`, [preview.jobId]);
+    expect(bulk.rows[0]).toEqual({ operation_id: `${preview.jobId}:run-000000`, actor_login: 'admin' });
+    const audited = await pool.query(`select count(*)::int as n from keel.audit_event where action = 'settlement.replay' and operation_id like $1`, [`${preview.jobId}:%`]);
+    expect(audited.rows[0].n).toBe(37); // 36 by the job, 1 by the single replay under the item's id
+    // Paging through every item by keyset returns each once.
+    const seen: string[] = [];
+    let after: string | undefined;
+    for (;;) {
+      const page = await bulkReplayItems(transactions, viewer, { jobId: preview.jobId, after, limit: 15 });
+      if (!page.ok) throw new Error(page.error.code);
+      seen.push(...page.value.items.map((i) => i.receiptId));
+      if (!page.value.nextAfter) break;
+      after = page.value.nextAfter;
+    }
+    expect(new Set(seen).size).toBe(40);
+  });
+
+  it('a bulk replay and concurrent single replays of the same receipts replay each once', async () => {
+    await deadLetters('race-', 400);
+    const preview = await started({ receiptIdPrefix: 'race-' });
+    const singles = postgresSettlementTransactions(createDatabase(newPool(4)));
+    const [batches, single] = await Promise.all([
+      runBulkReplayBatches(createDatabase(newPool(2)), { batchSize: 25 }),
+      Promise.all(
+        Array.from({ length: 100 }, (_, i) => {
+          const receiptId = `race-${String(i * 4).padStart(6, '0')}`;
+          return replayDeadLetter(singles, support, { receiptId, note: 'n', operationId: `race-single-${i}` });
+        }),
+      ),
+    ]);
+    expect(batches).toBe(16);
+    const counts = await replayCounts('race-');
+    expect(counts.size).toBe(400);
+    expect([...counts.values()].every((n) => n === 1)).toBe(true);
+    const singleWins = single.filter((r) => r.ok).length;
+    expect(single.filter((r) => !r.ok).every((r) => !r.ok && r.error.code === 'CONFLICT')).toBe(true);
+    const { counts: results } = await progress(preview.jobId);
+    expect(results).toMatchObject({ replayed: 400 - singleWins, no_longer_dead_lettered: singleWins, pending: 0 });
+  });
+
+  it('resumes after its worker is killed mid-job and replays every item exactly once', async () => {
+    await deadLetters('kill-', 4_000);
+    const preview = await started({ receiptIdPrefix: 'kill-' });
+    const child = spawnWorker(url, 40);
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    for (let tries = 0; (await progress(preview.jobId)).job.processedCount < 400; tries += 1) {
+      if (tries > 1_500) throw new Error('the child worker made no progress');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    child.kill('SIGKILL');
+    await exited;
+    const atKill = (await progress(preview.jobId)).job;
+    expect(atKill.status).toBe('RUNNING');
+    expect(atKill.processedCount).toBeLessThan(atKill.itemCount);
+    console.info(`[measure] worker killed after ${atKill.processedCount} of ${atKill.itemCount} items`);
+
+    // Three workers resume together; row locks keep each batch to one of them.
+    const resumedAt = performance.now();
+    await Promise.all([0, 1, 2].map(() => runBulkReplayBatches(createDatabase(newPool(2)), { batchSize: 100 })));
+    console.info(`[measure] resumed bulk replay of ${atKill.itemCount - atKill.processedCount} items: ${(performance.now() - resumedAt).toFixed(0)} ms`);
+    const { job, counts } = await progress(preview.jobId);
+    expect(job).toMatchObject({ status: 'COMPLETED', processedCount: 4_000 });
+    expect(counts).toMatchObject({ replayed: 4_000, pending: 0 });
+    const replays = await replayCounts('kill-');
+    expect(replays.size).toBe(4_000);
+    expect([...replays.values()].every((n) => n === 1)).toBe(true);
+    const queued = await pool.query(`select count(*)::int as n from settle.attempts where starts_with(receipt_id, 'kill-') and attempts = 0`);
+    expect(queued.rows[0].n).toBe(4_000);
+    const events = await pool.query(`select count(*)::int as n from keel.settlement_event where kind = 'replayed' and starts_with(receipt_id, 'kill-')`);
+    expect(events.rows[0].n).toBe(4_000);
+  }, 120_000);
+});
+
+function spawnWorker(databaseUrl: string, batchSize: number) {
+  const client = new URL('../../lib/db/client.ts', import.meta.url).href;
+  const worker = new URL('../../lib/workers/bulk-replay-worker.ts', import.meta.url).href;
+  const code = `
+    const { createDatabase, createPool } = await import(${JSON.stringify(client)});
+    const { startBulkReplayWorker } = await import(${JSON.stringify(worker)});
+    startBulkReplayWorker({ db: createDatabase(createPool(process.env.KEEL_WORKER_DB, 2)), log: () => {}, batchSize: ${batchSize}, idleMs: 20 });
+    setInterval(() => {}, 60_000);`;
+  return spawn(process.execPath, ['--import', 'tsx', '--conditions=react-server', '--input-type=module', '-e', code], {
+    env: { ...process.env, KEEL_WORKER_DB: databaseUrl },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+}
+
+describe('cancelling a bulk replay', () => {
+  it('stops between batches; results so far stay and the rest end as cancelled', async () => {
+    await deadLetters('cxl-', 3_000);
+    const preview = await started({ receiptIdPrefix: 'cxl-' });
+    const worker = startBulkReplayWorker({ db: createDatabase(newPool(2)), log: () => {}, batchSize: 20, idleMs: 10 });
+    while ((await progress(preview.jobId)).job.processedCount === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    const cancelled = await cancelBulkReplay(transactions, support, { jobId: preview.jobId, note: 'wrong filter' });
+    await worker.stop();
+    expect(cancelled).toMatchObject({ ok: true, value: { job: { status: 'CANCELLED' } } });
+    const { job, counts } = await progress(preview.jobId);
+    expect(counts.replayed).toBe(job.processedCount);
+    expect(counts.replayed % 20).toBe(0); // whole batches only
+    expect(counts.replayed + counts.cancelled).toBe(3_000);
+    expect(counts.cancelled).toBeGreaterThan(0);
+    expect((await replayCounts('cxl-')).size).toBe(counts.replayed);
+    expect((await pool.query(`select count(*)::int as n from settle.dead_letters where starts_with(receipt_id, 'cxl-')`)).rows[0].n).toBe(counts.cancelled);
+
+    expect(await runBulkReplayBatches(db)).toBe(0);
+    expect(await cancelBulkReplay(transactions, support, { jobId: preview.jobId })).toEqual({ ok: true, value: { job, counts } });
+    expect(await startBulkReplay(transactions, support, { jobId: preview.jobId })).toMatchObject({ ok: false, error: { code: 'CONFLICT' } });
+  });
+
+  it('refuses to cancel a completed job or an unknown one', async () => {
+    await deadLetters('done-', 3);
+    const preview = await started({ receiptIdPrefix: 'done-' });
+    await runBulkReplayBatches(db);
+    expect(await cancelBulkReplay(transactions, support, { jobId: preview.jobId })).toMatchObject({ ok: false, error: { code: 'CONFLICT' } });
+    expect(await cancelBulkReplay(transactions, support, { jobId: 999_999 })).toMatchObject({ ok: false, error: { code: 'NOT_FOUND' } });
+    expect(await cancelBulkReplay(transactions, viewer, { jobId: preview.jobId })).toMatchObject({ ok: false, error: { code: 'FORBIDDEN' } });
+  });
+});

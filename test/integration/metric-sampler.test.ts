@@ -1,0 +1,92 @@
+import { describe, expect, it } from 'vitest';
+import { createDatabase } from '../../lib/db/client';
+import { METRICS, sampleMetrics, startMetricSampler } from '../../lib/workers/metric-sampler';
+import { freshDatabase } from '../support/database';
+
+const { pool, db, newPool } = await freshDatabase();
+const STALE_MS = 900_000;
+const serverNowMs = async () => Number((await pool.query(`select (extract(epoch from clock_timestamp()) * 1000)::bigint as ms`)).rows[0].ms);
+
+async function latest(): Promise<Record<string, number>> {
+  const { rows } = await pool.query(`
+    select metric, label, value from keel.metric_sample
+    where sampled_at = (select max(sampled_at) from keel.metric_sample)`);
+  return Object.fromEntries(rows.map((r) => [r.label ? `${r.metric}{${r.label}}` : r.metric, r.value]));
+}
+
+async function givenAQueue(nowMs: number) {
+  const insert = `insert into settle.attempts (receipt_id, finalized_at, work_kind, attempts, next_visible_at_ms, row_version,
+    lease_owner, lease_token, lease_until_ms, updated_at_ms) values ($1, 1, $2, $3, $4, 0, $5, $6, $7, 1)`;
+  const rows: [string, string, number, number, string | null, number | null][] = [
+    ['due-1', 'pending_observation', 0, nowMs - 10, null, null],
+    ['due-2', 'retry_scheduled', 2, nowMs - 10, null, null],
+    ['due-expired-lease', 'pending_observation', 0, nowMs - 10, 'w', nowMs - 1],
+    ['leased', 'pending_observation', 0, nowMs - 10, 'w', nowMs + 600_000],
+    ['later-1', 'retry_scheduled', 1, nowMs + 600_000, null, null],
+    ['later-2', 'retry_scheduled', 3, nowMs + 600_000, null, null],
+  ];
+  for (const [id, kind, attempts, visible, owner, until] of rows) {
+    await pool.query(insert, [id, kind, attempts, visible, owner, owner ? 'token' : null, until]);
+  }
+  await pool.query(`insert into settle.dead_letters values ('d1', 1, 6, 'rpc', '{}', 1), ('d2', 1, 6, 'rpc', '{}', 1), ('d3', 1, 1, 'signature', '{}', 1)`);
+  await pool.query(`insert into keel.settlement_event (receipt_id, kind, attempt, at_ms) values
+    ('due-2', 'retry_scheduled', 2, $1), ('later-1', 'retry_scheduled', 1, $1), ('old', 'retry_scheduled', 1, $2)`, [nowMs - 1_000, nowMs - 3_600_000]);
+  // One stale execution (silent for an hour), one fresh one, and a pending proposal.
+  await pool.query(`insert into oxide_batch.ob_job_definition (id, job_name, definition_revision, manifest_format, manifest_digest, manifest)
+    values (1, 'job', 'r1', 1, sha256('m'), '{}')`);
+  await pool.query(`insert into oxide_batch.ob_job_instance (id, job_name, instance_key) values (1, 'job', sha256('a')), (2, 'job', sha256('b'))`);
+  await pool.query(`insert into oxide_batch.ob_job_execution (job_instance_id, definition_id, attempt, status, updated_at)
+    values (1, 1, 1, 'STARTED', clock_timestamp() - interval '1 hour'), (2, 1, 1, 'STARTED', clock_timestamp())`);
+  await pool.query(`insert into keel.recovery_proposal (target_kind, target_id, evidence_digest, evidence, expected_version, proposer_id,
+    proposer_login, wait_owner, wait_deadline, wait_cancellation_id)
+    values ('batch', '1', sha256('e'), '{}', 0, 'u', 'operator', 'p', clock_timestamp() + interval '15 minutes', 'c')`);
+}
+
+describe('metric sampler', () => {
+  it('samples queue depth by state, retries, dead letters by reason, stale executions and pending proposals', async () => {
+    await givenAQueue(await serverNowMs());
+    expect(await sampleMetrics(db, { staleThresholdMs: STALE_MS })).toMatchObject({ written: 10, deleted: 0 });
+    expect(await latest()).toEqual({
+      [`${METRICS.queueDepth}{due}`]: 3,
+      [`${METRICS.queueDepth}{leased}`]: 1,
+      [`${METRICS.queueDepth}{retry_scheduled}`]: 2,
+      [METRICS.retrying]: 3,
+      [METRICS.retriesScheduled]: 2,
+      [`${METRICS.deadLetters}{rpc}`]: 2,
+      [`${METRICS.deadLetters}{signature}`]: 1,
+      [METRICS.deadLettersTotal]: 3,
+      [METRICS.staleExecutions]: 1,
+      [METRICS.pendingProposals]: 1,
+    });
+    // No label ever holds a receipt id.
+    const labels = await pool.query(`select distinct label from keel.metric_sample`);
+    expect(labels.rows.map((r) => r.label).sort()).toEqual(['', 'due', 'leased', 'retry_scheduled', 'rpc', 'signature']);
+  });
+
+  it('writes one sample per interval however many processes sample, and forgets samples after two days', async () => {
+    await pool.query('delete from keel.metric_sample');
+    await pool.query(`insert into keel.metric_sample (sampled_at, metric, label, value) values
+      (clock_timestamp() - interval '2 days 1 minute', 'old', '', 1), (clock_timestamp() - interval '47 hours', 'kept', '', 1)`);
+    const samplers = Array.from({ length: 4 }, () => createDatabase(newPool(1)));
+    const results = await Promise.all(samplers.map((d) => sampleMetrics(d, { staleThresholdMs: STALE_MS })));
+    expect(results.filter((r) => r !== null)).toEqual([{ written: 10, deleted: 1 }]);
+    const { rows } = await pool.query(`select metric, count(*)::int as n from keel.metric_sample where metric in ('old', 'kept', $1) group by 1 order by 1`, [METRICS.pendingProposals]);
+    expect(rows).toEqual([{ metric: 'kept', n: 1 }, { metric: METRICS.pendingProposals, n: 1 }]);
+  });
+
+  it('runs on its interval until stopped, logging no receipt ids', async () => {
+    await pool.query('delete from keel.metric_sample');
+    const lines: string[] = [];
+    const sampler = startMetricSampler({ db, staleThresholdMs: STALE_MS, intervalMs: 300, log: (level, message, fields) => lines.push(`${level} ${message} ${JSON.stringify(fields ?? {})}`) });
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    await sampler.stop();
+    const { rows } = await pool.query(`select count(distinct sampled_at)::int as n from keel.metric_sample`);
+    expect(rows[0].n).toBeGreaterThanOrEqual(3);
+    expect(rows[0].n).toBeLessThanOrEqual(5);
+    const after = rows[0].n;
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect((await pool.query(`select count(distinct sampled_at)::int as n from keel.metric_sample`)).rows[0].n).toBe(after);
+    expect(lines.some((l) => l.startsWith('info metric sampler started'))).toBe(true);
+    expect(lines.join('\n')).not.toMatch(/due-1|leased|d1|token/);
+  });
+});
