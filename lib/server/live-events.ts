@@ -5,24 +5,27 @@ import { logger } from './logger';
 
 /**
  * One listener per server process: LISTEN keel_events for Keel's own tables, and a
- * 1-second poll of the runtime's executions (which Keel never adds triggers to),
- * fanned out to every open SSE stream.
+ * 1-second poll of the runtime's executions (which Keel never adds triggers to) and
+ * of the settlement queue (too hot for NOTIFY), fanned out to every open SSE stream.
  */
 export const LIVE_CHANNEL = 'keel_events';
 const POLL_MS = 1_000;
 const RUNTIME_TOPIC = 'oxide_batch.ob_job_execution';
+const QUEUE_TOPIC = 'settle.attempts';
 
 // Each status's newest updated_at, read from the runtime's (status, updated_at, id)
 // index: any status change or heartbeat moves one of them.
 const RUNTIME_FINGERPRINT = `
   select string_agg(s.status || '=' || coalesce((
-           select max(e.updated_at)::text from oxide_batch.ob_job_execution e where e.status = s.status), ''), ',' order by s.status) as fp
+           select max(e.updated_at)::text from oxide_batch.ob_job_execution e where e.status = s.status), ''), ',' order by s.status) as fp,
+         (select max(id) from keel.settlement_event)::text as queue
   from unnest(array['STARTING','STARTED','STOPPING','STOPPED','FAILED','COMPLETED','ABANDONED','UNKNOWN']) as s(status)`;
 
 class LiveEvents extends EventEmitter {
   private client: pg.Client | null = null;
   private poll: NodeJS.Timeout | null = null;
   private fingerprint: string | null = null;
+  private queueMark: string | null = null;
   private starting: Promise<void> | null = null;
 
   constructor(private readonly databaseUrl: string) {
@@ -62,10 +65,13 @@ class LiveEvents extends EventEmitter {
   private async pollRuntime(): Promise<void> {
     if (!this.client) return;
     try {
-      const { rows } = await this.client.query<{ fp: string }>(RUNTIME_FINGERPRINT);
+      const { rows } = await this.client.query<{ fp: string; queue: string | null }>(RUNTIME_FINGERPRINT);
       const next = rows[0]?.fp ?? '';
+      const queue = rows[0]?.queue ?? '';
       if (this.fingerprint !== null && next !== this.fingerprint) this.emit('change', RUNTIME_TOPIC);
+      if (this.queueMark !== null && queue !== this.queueMark) this.emit('change', QUEUE_TOPIC);
       this.fingerprint = next;
+      this.queueMark = queue;
     } catch {
       this.restart();
     }
@@ -83,6 +89,7 @@ class LiveEvents extends EventEmitter {
     this.client = null;
     this.starting = null;
     this.fingerprint = null;
+    this.queueMark = null;
     void client?.end().catch(() => {});
   }
 }

@@ -41,6 +41,10 @@ describe('live events', () => {
     await pool.query(`update oxide_batch.ob_job_execution set updated_at = clock_timestamp(), version = version + 1 where id = (select min(id) from oxide_batch.ob_job_execution where status = 'STARTED')`);
     expect(await runtime).toBeLessThan(2_000);
 
+    const attempts = nextTopic(events, 'settle.attempts', 2_000);
+    await pool.query(`insert into keel.settlement_event (receipt_id, kind, attempt, at_ms) values ('r-live', 'claimed', 0, 1)`);
+    expect(await attempts).toBeLessThan(2_000);
+
     const queue = nextTopic(events, 'settle.dead_letters', 2_000);
     await pool.query(`delete from settle.dead_letters where receipt_id = (select min(receipt_id) from settle.dead_letters)`);
     expect(await queue).toBeLessThan(2_000);
