@@ -1,4 +1,5 @@
 import type { ReactNode } from 'react';
+import { LiveUpdates } from '@/components/live/live-updates';
 import { NavLinks } from '@/components/shell/nav-links';
 import { SignOutButton } from '@/components/shell/sign-out-button';
 import { ThemeToggle } from '@/components/theme-toggle';
@@ -22,6 +23,7 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
               {actor.role}
             </span>
           </span>
+          <LiveUpdates />
           <ThemeToggle />
           <SignOutButton />
         </header>

@@ -75,7 +75,7 @@ export async function readExecutionDetail(
   const audit = await db.execute<Row>(sql`
     select id, at, actor_login, actor_role, action, outcome, code, reason from keel.audit_event
     where (target_kind = 'batch_execution' and target_id = ${String(executionId)})
-       or (target_kind = 'recovery_proposal' and target_id = any(${proposalIds}::text[]))
+       or (target_kind = 'recovery_proposal' and target_id = any(${sql.param(proposalIds)}::text[]))
     order by id desc limit 100`);
   return {
     id: num(e.id),

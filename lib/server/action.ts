@@ -2,8 +2,10 @@ import 'server-only';
 import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
 import { can, type Permission } from '../auth/roles';
+import { postgresAuditLog } from '../adapters/audit-log';
 import { logger } from './logger';
 import { recordActionOutcome } from './metrics';
+import { runtime } from './runtime';
 import { currentActor, type Actor } from './session';
 
 export type ActionResult<T> =
@@ -41,6 +43,15 @@ export function action<S extends z.ZodType, T>(
       const actor = await currentActor();
       if (!actor) return { ok: false, code: 'UNAUTHENTICATED', message: 'Your session has ended; sign in again.' };
       if (!can(actor.role, permission)) {
+        // A refused attempt is audited too: a forged call from a page that hides the button is worth knowing about.
+        await postgresAuditLog(runtime().db).record({
+          actor,
+          action: name,
+          target: { kind: 'action', id: name },
+          outcome: 'REFUSED',
+          code: 'FORBIDDEN',
+          requestId,
+        });
         return { ok: false, code: 'FORBIDDEN', message: `The ${actor.role} role may not do this.` };
       }
       const data = raw instanceof FormData ? Object.fromEntries(raw.entries()) : raw;

@@ -33,6 +33,11 @@ class LiveEvents extends EventEmitter {
     this.setMaxListeners(0);
   }
 
+  /** Resolves once the listener is connected and the polled baselines are taken. */
+  ready(): Promise<void> {
+    return this.ensureStarted();
+  }
+
   subscribe(listener: (topic: string) => void): () => void {
     this.on('change', listener);
     void this.ensureStarted();
@@ -59,6 +64,8 @@ class LiveEvents extends EventEmitter {
     await client.connect();
     await client.query(`LISTEN ${LIVE_CHANNEL}`);
     this.client = client;
+    // Take the baselines now, so a change right after a page connects is not mistaken for one.
+    await this.pollRuntime();
     this.poll = setInterval(() => void this.pollRuntime(), POLL_MS);
   }
 

@@ -181,3 +181,21 @@ export async function proposeRecovery(
     return record(proposal, created);
   });
 }
+
+export interface CandidateAssessment {
+  candidate: boolean;
+  /** The refusal a proposal would get now (NOT_STALE, NOT_RECOVERABLE, ...), when not a candidate. */
+  code: RecoveryErrorCode | null;
+  message: string | null;
+}
+
+/**
+ * Whether a proposal for this execution would be accepted now, and if not why, by
+ * the same rules `proposeRecovery` applies; it writes nothing.
+ */
+export async function assessBatchCandidate(deps: RecoveryServiceDeps, executionId: number): Promise<CandidateAssessment> {
+  const candidate = await deps.uow.transaction((ports) => batchCandidate(deps, ports, executionId));
+  return candidate.ok
+    ? { candidate: true, code: null, message: null }
+    : { candidate: false, code: candidate.error.code, message: candidate.error.message };
+}

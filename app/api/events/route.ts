@@ -11,6 +11,8 @@ export async function GET(request: Request) {
   }
   const encoder = new TextEncoder();
   const events = liveEvents(runtime().settings.databaseUrl!);
+  // Answer once the listener runs: a page that sees the stream open may rely on it.
+  await events.ready();
   let cleanup = () => {};
   const stream = new ReadableStream<Uint8Array>({
     start(controller) {

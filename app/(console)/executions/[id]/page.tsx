@@ -2,13 +2,18 @@ import type { Metadata } from 'next';
 import Link from 'next/link';
 import { notFound } from 'next/navigation';
 import type { ReactNode } from 'react';
+import { ExecutionActions } from '@/components/executions/execution-actions';
 import { StepsTable } from '@/components/executions/steps-table';
 import { PageHeader } from '@/components/ui/page-header';
 import { StatusBadge } from '@/components/ui/status-badge';
 import { Cell, DataTable } from '@/components/ui/table';
 import { TimeAgo } from '@/components/ui/time-ago';
 import { readExecutionDetail } from '@/lib/queries/execution-detail';
+import { can } from '@/lib/auth/roles';
 import { runtime } from '@/lib/server/runtime';
+import { recoveryDeps } from '@/lib/server/services';
+import { requireActor } from '@/lib/server/session';
+import { assessBatchCandidate } from '@/lib/services/propose-recovery';
 
 export async function generateMetadata({ params }: { params: Promise<{ id: string }> }): Promise<Metadata> {
   return { title: `Execution ${(await params).id}` };
@@ -29,6 +34,11 @@ export default async function ExecutionPage({ params }: { params: Promise<{ id: 
   const { db, settings, ownerToken } = runtime();
   const detail = await readExecutionDetail(db, Number(id), { staleThresholdMs: settings.staleThresholdMs, ownerToken });
   if (!detail) notFound();
+  const actor = await requireActor();
+  const canPropose = can(actor.role, 'proposeRecovery');
+  const pendingProposalId = detail.proposals.find((p) => p.status === 'PENDING')?.id ?? null;
+  const candidacy =
+    canPropose && !pendingProposalId ? await assessBatchCandidate(recoveryDeps(), detail.id) : { candidate: false, code: null, message: null };
   const now = new Date(detail.serverNow);
   const at = (value: string | null) => (value ? <TimeAgo at={new Date(value)} now={now} /> : '—');
   return (
@@ -44,6 +54,15 @@ export default async function ExecutionPage({ params }: { params: Promise<{ id: 
           {detail.stale ? <span className="rounded bg-amber-100 px-1.5 py-0.5 text-xs font-medium text-amber-900 dark:bg-amber-950 dark:text-amber-200">stale</span> : null}
         </div>
       </PageHeader>
+      <ExecutionActions
+        executionId={detail.id}
+        status={detail.status}
+        canPropose={canPropose}
+        canStop={can(actor.role, 'requestStop')}
+        candidacy={candidacy}
+        stopRequested={detail.stopRequest !== null}
+        pendingProposalId={pendingProposalId}
+      />
       <section aria-label="Summary" className="mb-8 rounded-lg border border-zinc-200 bg-white p-4 dark:border-zinc-800 dark:bg-zinc-900">
         <dl className="grid grid-cols-2 gap-4 md:grid-cols-4">
           <Fact label="Job">{detail.jobName} (revision {detail.definitionRevision})</Fact>

@@ -1,0 +1,32 @@
+import { z } from 'zod';
+import { FAILURE_CATEGORIES, RECOVERY_RESULT_STATUSES } from '@/lib/domain/batch-status';
+
+/** Zod schemas shared by the recovery forms and their server actions. */
+const id = z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER);
+
+export const proposalIdSchema = z.object({ proposalId: id });
+
+export const proposeTakeoverSchema = z.discriminatedUnion('target', [
+  z.object({ target: z.literal('batch'), executionId: id, note: z.string().trim().max(500).optional() }),
+  z.object({
+    target: z.literal('orchestration'),
+    executionId: z.string().trim().min(1).max(256),
+    successorOwner: z.string().trim().regex(/^[A-Za-z0-9._:@-]{1,128}$/, 'Letters, digits and . _ : @ - (1 to 128).'),
+    note: z.string().trim().max(500).optional(),
+  }),
+]);
+
+export const confirmTakeoverSchema = z.object({
+  proposalId: id,
+  evidenceDigest: z.string().regex(/^[0-9a-f]{64}$/),
+  expectedVersion: z.coerce.number().int().nonnegative().optional(),
+  expectedFencingToken: z.coerce.number().int().positive().optional(),
+  resultingStatus: z.enum(RECOVERY_RESULT_STATUSES).optional(),
+  failureCategory: z.enum(FAILURE_CATEGORIES).optional(),
+  reasonCode: z.string().regex(/^[A-Z0-9_]{1,64}$/, 'Upper-case letters, digits and _ (1 to 64).').optional(),
+  // A ticked checkbox posts 'on'; JSON callers send true.
+  acknowledged: z.preprocess((v) => v === true || v === 'on' || v === 'true', z.boolean()).optional(),
+  reason: z.string().trim().max(500).optional(),
+});
+
+export const requestStopSchema = z.object({ executionId: id });

@@ -1,0 +1,47 @@
+'use client';
+
+import { useQueryClient, type QueryKey } from '@tanstack/react-query';
+import { useRouter } from 'next/navigation';
+import { useState, useTransition } from 'react';
+import { useToast } from '../ui/toast';
+
+type Result<T> = { ok: true; value: T } | { ok: false; code: string; message: string; fieldErrors?: Record<string, string[]> };
+
+/**
+ * Runs a server action with the console's conventions: a pending flag, a toast with
+ * the outcome (a refusal names its code), invalidation of the affected queries and a
+ * refresh of server-rendered data.
+ */
+export function useServerAction<I, T>(
+  run: (input: I) => Promise<Result<T>>,
+  options: { success: (value: T) => string; invalidate?: QueryKey[]; onSuccess?: (value: T) => void },
+) {
+  const [pending, start] = useTransition();
+  const [lastError, setLastError] = useState<{ code: string; message: string; fieldErrors?: Record<string, string[]> } | null>(null);
+  const toast = useToast();
+  const router = useRouter();
+  const queryClient = useQueryClient();
+  const execute = (input: I) =>
+    new Promise<Result<T>>((resolve) =>
+      start(async () => {
+        let result: Result<T>;
+        try {
+          result = await run(input);
+        } catch {
+          result = { ok: false, code: 'NETWORK', message: 'The server could not be reached; nothing was changed by this page.' };
+        }
+        if (result.ok) {
+          setLastError(null);
+          toast({ tone: 'success', title: options.success(result.value) });
+          for (const key of options.invalidate ?? []) void queryClient.invalidateQueries({ queryKey: key });
+          options.onSuccess?.(result.value);
+          router.refresh();
+        } else {
+          setLastError(result);
+          toast({ tone: 'error', title: `Refused: ${result.code}`, detail: result.message });
+        }
+        resolve(result);
+      }),
+    );
+  return { execute, pending, lastError };
+}

@@ -1,0 +1,160 @@
+'use client';
+
+import { useState } from 'react';
+import { cancelRecoveryProposal, confirmProposal, rejectRecoveryProposal } from '@/app/actions/recovery';
+import { queryKeys } from '@/lib/query-keys';
+import type { ProposalDetail } from '@/lib/queries/recovery-types';
+import { useServerAction } from '../actions/use-server-action';
+import { Button } from '../ui/button';
+import { ConfirmDialog } from '../ui/confirm-dialog';
+
+const CATEGORIES = ['STALE_RECOVERED', 'UNKNOWN_COMMIT', 'TRANSIENT_INFRASTRUCTURE', 'PERMANENT_INFRASTRUCTURE', 'TIMEOUT', 'SHUTDOWN_INCOMPLETE', 'USER_COMPONENT', 'CANCELLED'];
+const field = 'mt-1 block w-full rounded-md border border-zinc-300 bg-white px-2 py-1.5 text-sm dark:border-zinc-700 dark:bg-zinc-950';
+const invalidate = [queryKeys.proposals.all, queryKeys.executions.all, queryKeys.orchestrations.all, queryKeys.audit.all];
+
+export function ProposalDecision({ proposal, canDecide, canCancel }: { proposal: ProposalDetail; canDecide: boolean; canCancel: boolean }) {
+  const [dialog, setDialog] = useState<'confirm' | 'reject' | 'cancel' | null>(null);
+  const [resulting, setResulting] = useState<'FAILED' | 'ABANDONED'>('FAILED');
+  const [category, setCategory] = useState('STALE_RECOVERED');
+  const unknownCommit = proposal.markers?.unknownCommit ?? false;
+  const needsAck = unknownCommit || (proposal.markers?.ambiguousExternalEffect ?? false);
+  const [reasonCode, setReasonCode] = useState(unknownCommit ? 'UNKNOWN_EFFECT' : 'OPERATOR_CONFIRMED');
+  const [acknowledged, setAcknowledged] = useState(false);
+  const [reason, setReason] = useState('');
+  const confirm = useServerAction(confirmProposal, {
+    success: (v) => (v.kind === 'batch' ? `Takeover applied: execution is now ${v.resultingStatus}` : `Lease handed to ${v.leaseOwner} (token ${v.fencingToken})`),
+    invalidate,
+  });
+  const reject = useServerAction(rejectRecoveryProposal, { success: () => 'Proposal rejected', invalidate });
+  const cancel = useServerAction(cancelRecoveryProposal, { success: () => 'Proposal cancelled', invalidate });
+  if (proposal.status !== 'PENDING') return null;
+  const batch = proposal.targetKind === 'batch';
+  const close = () => setDialog(null);
+
+  return (
+    <section aria-label="Decision" className="mb-6 flex flex-wrap gap-3">
+      {canDecide ? (
+        <>
+          <Button variant="primary" onClick={() => setDialog('confirm')}>
+            Confirm takeover
+          </Button>
+          <Button onClick={() => setDialog('reject')}>Reject</Button>
+        </>
+      ) : null}
+      {canCancel ? <Button onClick={() => setDialog('cancel')}>Cancel proposal</Button> : null}
+
+      <ConfirmDialog
+        open={dialog === 'confirm'}
+        title={`Confirm takeover of ${batch ? 'execution' : 'orchestration'} ${proposal.targetId}`}
+        confirmLabel="Confirm takeover"
+        tone="danger"
+        pending={confirm.pending}
+        canConfirm={!needsAck || acknowledged}
+        onClose={close}
+        onConfirm={async () => {
+          const result = await confirm.execute({
+            proposalId: proposal.id,
+            evidenceDigest: proposal.evidenceDigest,
+            ...(batch
+              ? { expectedVersion: proposal.expectedVersion ?? undefined, resultingStatus: resulting, failureCategory: resulting === 'FAILED' ? (category as 'STALE_RECOVERED') : undefined, reasonCode }
+              : { expectedFencingToken: proposal.expectedFencingToken ?? undefined }),
+            acknowledged: needsAck ? acknowledged : undefined,
+            reason: reason || undefined,
+          });
+          if (result.ok || result.code !== 'INVALID_INPUT') close();
+        }}
+      >
+        {batch ? (
+          <>
+            <p>
+              If the execution is still at version {proposal.expectedVersion} with the same evidence, it becomes <strong>{resulting}</strong>
+              {resulting === 'FAILED' ? <> with failure category <strong>{category}</strong> and failure id {proposal.id}</> : null}; its
+              version goes up by one, and a recovery decision and a RECOVER operator request are written for the runtime. The owner token
+              is left as it is.
+            </p>
+            <fieldset>
+              <legend className="text-xs font-medium">Resulting status</legend>
+              <div className="mt-1 flex gap-4">
+                {(['FAILED', 'ABANDONED'] as const).map((s) => (
+                  <label key={s} className="flex items-center gap-1.5">
+                    <input type="radio" name="resulting" value={s} checked={resulting === s} onChange={() => setResulting(s)} /> {s}
+                  </label>
+                ))}
+              </div>
+            </fieldset>
+            {resulting === 'FAILED' ? (
+              <label className="block text-xs font-medium">
+                Failure category
+                <select value={category} onChange={(e) => setCategory(e.target.value)} className={field}>
+                  {CATEGORIES.map((c) => (
+                    <option key={c}>{c}</option>
+                  ))}
+                </select>
+              </label>
+            ) : null}
+            <label className="block text-xs font-medium">
+              Reason code
+              <input value={reasonCode} onChange={(e) => setReasonCode(e.target.value.toUpperCase())} className={`${field} font-mono`} />
+            </label>
+          </>
+        ) : (
+          <p>
+            If the lapsed lease is unchanged (token {proposal.expectedFencingToken}), it passes to <strong>{proposal.successorOwner}</strong> with
+            token {(proposal.expectedFencingToken ?? 0) + 1}, and the checkpoint is re-authenticated.
+          </p>
+        )}
+        <label className="block text-xs font-medium">
+          Note (optional)
+          <input value={reason} onChange={(e) => setReason(e.target.value)} className={field} maxLength={500} />
+        </label>
+        {needsAck ? (
+          <label className="flex items-start gap-2 rounded-md border border-amber-400 bg-amber-50 p-2 text-amber-950 dark:bg-amber-950 dark:text-amber-50">
+            <input type="checkbox" checked={acknowledged} onChange={(e) => setAcknowledged(e.target.checked)} className="mt-0.5" />
+            <span>
+              I understand that {unknownCommit ? 'the last commit may or may not have happened' : 'external effects may already have happened'} and that
+              taking over cannot undo them.
+            </span>
+          </label>
+        ) : null}
+        {confirm.lastError ? (
+          <p role="alert" className="text-red-800 dark:text-red-300">
+            {confirm.lastError.code}: {confirm.lastError.message}
+          </p>
+        ) : null}
+      </ConfirmDialog>
+
+      <ConfirmDialog
+        open={dialog === 'reject'}
+        title={`Reject proposal ${proposal.id}`}
+        confirmLabel="Reject"
+        pending={reject.pending}
+        canConfirm={reason.trim().length > 0}
+        onClose={close}
+        onConfirm={async () => {
+          const result = await reject.execute({ proposalId: proposal.id, reason });
+          if (result.ok) close();
+        }}
+      >
+        <p>The proposal closes as REJECTED; nothing changes on the target.</p>
+        <label className="block text-xs font-medium">
+          Reason (required)
+          <input value={reason} onChange={(e) => setReason(e.target.value)} className={field} maxLength={500} required />
+        </label>
+      </ConfirmDialog>
+
+      <ConfirmDialog
+        open={dialog === 'cancel'}
+        title={`Cancel proposal ${proposal.id}`}
+        confirmLabel="Cancel proposal"
+        pending={cancel.pending}
+        onClose={close}
+        onConfirm={async () => {
+          const result = await cancel.execute({ proposalId: proposal.id });
+          if (result.ok) close();
+        }}
+      >
+        <p>The proposal closes as CANCELLED; nothing changes on the target.</p>
+      </ConfirmDialog>
+    </section>
+  );
+}
