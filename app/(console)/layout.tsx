@@ -1,5 +1,6 @@
 import type { ReactNode } from 'react';
 import { LiveUpdates } from '@/components/live/live-updates';
+import { KeyboardShortcuts } from '@/components/shell/keyboard-shortcuts';
 import { NavLinks } from '@/components/shell/nav-links';
 import { SignOutButton } from '@/components/shell/sign-out-button';
 import { ThemeToggle } from '@/components/theme-toggle';
@@ -23,6 +24,8 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
               {actor.role}
             </span>
           </span>
+          <span className="text-xs text-zinc-600 dark:text-zinc-400">Press <kbd className="font-mono">?</kbd> for shortcuts</span>
+          <KeyboardShortcuts />
           <LiveUpdates />
           <ThemeToggle />
           <SignOutButton />

@@ -2,7 +2,9 @@ import type { Metadata } from 'next';
 import { DataTable, Cell } from '@/components/ui/table';
 import { PageHeader, StatCard } from '@/components/ui/page-header';
 import { StatusBadge } from '@/components/ui/status-badge';
+import { Sparkline } from '@/components/ui/sparkline';
 import { formatUtc } from '@/components/ui/time-ago';
+import { readLastHour } from '@/lib/queries/metric-series';
 import { readOverview } from '@/lib/queries/overview';
 import { runtime } from '@/lib/server/runtime';
 
@@ -10,7 +12,17 @@ export const metadata: Metadata = { title: 'Overview' };
 
 export default async function OverviewPage() {
   const { db, settings } = runtime();
-  const overview = await readOverview(db, settings.staleThresholdMs);
+  const [overview, charts] = await Promise.all([
+    readOverview(db, settings.staleThresholdMs),
+    readLastHour(db, [
+      { metric: 'settlement_queue_depth', label: 'due', name: 'Due settlements' },
+      { metric: 'settlement_queue_depth', label: 'leased', name: 'Leased settlements' },
+      { metric: 'settlement_queue_depth', label: 'retry_scheduled', name: 'Retries scheduled' },
+      { metric: 'settlement_dead_letters_total', name: 'Dead letters' },
+      { metric: 'batch_stale_executions', name: 'Stale executions' },
+      { metric: 'recovery_pending_proposals', name: 'Pending proposals' },
+    ]),
+  ]);
   const total = overview.executionsByStatus.reduce((sum, r) => sum + r.count, 0);
   const deadLetters = overview.deadLettersByReason.reduce((sum, r) => sum + r.count, 0);
   const queueDepth = overview.queue.reduce((sum, r) => sum + r.count, 0);
@@ -23,6 +35,14 @@ export default async function OverviewPage() {
         <StatCard label="Pending proposals" value={overview.pendingProposals} />
         <StatCard label="Settlement queue" value={queueDepth.toLocaleString('en-US')} />
         <StatCard label="Dead letters" value={deadLetters.toLocaleString('en-US')} />
+      </section>
+      <section aria-labelledby="last-hour" className="mt-8">
+        <h2 id="last-hour" className="mb-2 text-sm font-semibold">Last hour (sampled every 15 s)</h2>
+        <div className="grid grid-cols-1 gap-4 sm:grid-cols-2 lg:grid-cols-3">
+          {charts.map((series) => (
+            <Sparkline key={series.name} series={series} />
+          ))}
+        </div>
       </section>
       <div className="mt-8 grid gap-6 lg:grid-cols-3">
         <section aria-labelledby="by-status">

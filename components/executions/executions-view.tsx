@@ -3,7 +3,6 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import { parseAsString, useQueryStates } from 'nuqs';
-import { useEffect, useRef } from 'react';
 import { formatCappedCount } from '@/lib/domain/cursor';
 import type { ExecutionPage } from '@/lib/queries/executions-types';
 import { queryKeys } from '@/lib/query-keys';
@@ -39,18 +38,6 @@ export function ExecutionsView({ initial, initialKey, jobNames }: { initial: Exe
     initialData: queryString === initialKey ? initial : undefined,
     placeholderData: keepPreviousData,
   });
-  const search = useRef<HTMLInputElement>(null);
-  useEffect(() => {
-    const onKey = (event: KeyboardEvent) => {
-      const target = event.target as HTMLElement;
-      if (event.key === '/' && !['INPUT', 'TEXTAREA', 'SELECT'].includes(target.tagName)) {
-        event.preventDefault();
-        search.current?.focus();
-      }
-    };
-    window.addEventListener('keydown', onKey);
-    return () => window.removeEventListener('keydown', onKey);
-  }, []);
   const set = (patch: Partial<Record<keyof typeof FILTERS, string | null>>) => void setFilters({ ...patch, cursor: null });
   const now = new Date(data?.serverNow ?? initial.serverNow);
 
@@ -68,7 +55,7 @@ export function ExecutionsView({ initial, initialKey, jobNames }: { initial: Exe
       >
         <label className="flex flex-col text-xs font-medium">
           Search (execution or instance id)
-          <input ref={search} name="q" defaultValue={filters.q ?? ''} inputMode="numeric" placeholder="Press / to search" className={`${field} mt-1 w-56`} />
+          <input name="q" defaultValue={filters.q ?? ''} inputMode="numeric" placeholder="Press / to search" className={`${field} mt-1 w-56`} />
         </label>
         <label className="flex flex-col text-xs font-medium">
           Status

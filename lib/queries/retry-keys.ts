@@ -127,9 +127,24 @@ const holdsDefaultEnvelope = sql`(s.fault_state_format = 1 and s.fault_state_sch
   and s.fault_state_schema_version = 1 and s.fault_state_checksum = decode(${EMPTY_CHECKSUM_HEX}, 'hex')
   and s.fault_state_payload = ${JSON.stringify({ checkpoint: ZERO_DIGEST_HEX, entries: [] })}::jsonb)`;
 
-async function fetchSteps(db: DbOrTx, from: { id: number; inclusive: boolean } | null, executionId: number | undefined, batch: number) {
+/** What the retry-keys page filters by; phase and category narrow the keys, `only` picks keys or corrupt envelopes. */
+export interface RetryKeyFilters {
+  executionId?: number;
+  job?: string;
+  phase?: string;
+  category?: string;
+  only?: 'keys' | 'corrupt';
+}
+
+async function fetchSteps(db: DbOrTx, from: { id: number; inclusive: boolean } | null, filters: RetryKeyFilters, batch: number) {
   const bound = from ? (from.inclusive ? sql`and s.id <= ${from.id}` : sql`and s.id < ${from.id}`) : sql``;
-  const byExecution = executionId !== undefined ? sql`and s.job_execution_id = ${executionId}` : sql``;
+  const byExecution = filters.executionId !== undefined ? sql`and s.job_execution_id = ${filters.executionId}` : sql``;
+  const byJob = filters.job ? sql`and i.job_name = ${filters.job}` : sql``;
+  // Containment narrows the scan to envelopes holding such an entry; rows are still checked one by one below.
+  const entry: Record<string, string> = {};
+  if (filters.phase) entry.phase = filters.phase;
+  if (filters.category) entry.category = filters.category;
+  const byEntry = filters.only !== 'corrupt' && Object.keys(entry).length > 0 ? sql`and s.fault_state_payload @> ${JSON.stringify({ entries: [entry] })}::jsonb` : sql``;
   const { rows } = await db.execute<StepRow>(sql`
     select s.id, s.job_execution_id, s.step_logical_id, s.status, s.fault_state_format, s.fault_state_schema,
            s.fault_state_schema_version, s.fault_state_payload, s.fault_state_checksum, i.job_name,
@@ -142,7 +157,7 @@ async function fetchSteps(db: DbOrTx, from: { id: number; inclusive: boolean } |
     join oxide_batch.ob_job_execution e on e.id = s.job_execution_id
     join oxide_batch.ob_job_definition d on d.id = e.definition_id
     join oxide_batch.ob_job_instance i on i.id = e.job_instance_id
-    where not ${holdsDefaultEnvelope} ${bound} ${byExecution}
+    where not ${holdsDefaultEnvelope} ${bound} ${byExecution} ${byJob} ${byEntry}
     order by s.id desc
     limit ${batch}`);
   return rows;
@@ -155,16 +170,16 @@ async function fetchSteps(db: DbOrTx, from: { id: number; inclusive: boolean } |
  */
 export async function listRetryKeys(
   db: DbOrTx,
-  options: { after?: RetryKeyCursor | null; limit?: number; executionId?: number } = {},
+  options: { after?: RetryKeyCursor | null; limit?: number } & RetryKeyFilters = {},
 ): Promise<RetryKeyPage> {
   const size = Math.min(Math.max(Math.trunc(options.limit ?? RETRY_KEY_PAGE_SIZE) || 1, 1), MAX_PAGE_SIZE);
   const after = options.after ?? null;
   const rows: RetryKeyListRow[] = [];
   let from = after ? { id: after.stepId, inclusive: after.key !== null } : null;
   for (let batch = 0; batch < MAX_BATCHES; batch += 1) {
-    const steps = await fetchSteps(db, from, options.executionId, size);
+    const steps = await fetchSteps(db, from, options, size);
     for (const step of steps) {
-      let stepRows = rowsOfStep(step);
+      let stepRows = rowsOfStep(step).filter((row) => matches(row, options));
       if (after?.key != null && Number(step.id) === after.stepId) {
         stepRows = stepRows.filter((row) => row.kind === 'key' && row.key > (after.key as string));
       }
@@ -182,6 +197,13 @@ export async function listRetryKeys(
   }
   // Many steps held valid empty envelopes: stop scanning and let the next page go on from here.
   return { rows, nextCursor: from ? { stepId: from.id, key: null } : null };
+}
+
+function matches(row: RetryKeyListRow, filters: RetryKeyFilters): boolean {
+  if (filters.only === 'corrupt') return row.kind === 'corrupt';
+  if (filters.only === 'keys' && row.kind !== 'key') return false;
+  if (row.kind !== 'key') return !filters.phase && !filters.category;
+  return (!filters.phase || row.phase === filters.phase) && (!filters.category || row.category === filters.category);
 }
 
 /** A cursor as one URL-safe token: `<step id>` or `<step id>.<key>`. */

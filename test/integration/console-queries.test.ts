@@ -4,6 +4,7 @@ import { seedDemo } from '../../lib/demo/seed';
 import { readExecutionDetail } from '../../lib/queries/execution-detail';
 import { listExecutions } from '../../lib/queries/executions';
 import { listOrchestrationLeases, listProposals } from '../../lib/queries/recovery';
+import { listRetryKeys } from '../../lib/queries/retry-keys';
 import { freshDatabase, type TestDatabase } from '../support/database';
 
 const KEY = Buffer.from('ab'.repeat(32), 'hex');
@@ -67,5 +68,16 @@ describe('console read models on demo data', () => {
     const wrongKey = await listOrchestrationLeases(database.db, Buffer.alloc(32, 1));
     expect(wrongKey.items.every((l) => !l.authenticated)).toBe(true);
     expect(JSON.stringify(leases)).not.toContain(KEY.toString('hex'));
+  });
+
+  it('filters retry keys by phase, category and job, and lists corrupt envelopes apart', async () => {
+    const write = await listRetryKeys(database.db, { only: 'keys', phase: 'write', limit: 500 });
+    expect(write.rows.length).toBeGreaterThan(0);
+    expect(write.rows.every((r) => r.kind === 'key' && r.phase === 'write')).toBe(true);
+    const timeouts = await listRetryKeys(database.db, { only: 'keys', category: 'TIMEOUT', job: 'settle-invoices', limit: 500 });
+    expect(timeouts.rows.every((r) => r.kind === 'key' && r.category === 'TIMEOUT' && r.jobName === 'settle-invoices')).toBe(true);
+    const corrupt = await listRetryKeys(database.db, { only: 'corrupt', limit: 500 });
+    expect(corrupt.rows.length).toBeGreaterThanOrEqual(3);
+    expect(corrupt.rows.every((r) => r.kind === 'corrupt' && r.message.length > 0)).toBe(true);
   });
 });
