@@ -37,6 +37,10 @@ export const settleAttempts = settle.table(
     index('attempts_kind_due_idx').on(t.workKind, t.nextVisibleAtMs, t.receiptId),
     index('attempts_lease_idx').on(t.leaseUntilMs, t.receiptId).where(sql`${t.leaseOwner} is not null`),
     index('attempts_reason_idx').on(t.reasonCode, t.nextVisibleAtMs, t.receiptId),
+    // The queue page's attempts filter, in due order.
+    index('attempts_attempts_due_idx').on(t.attempts, t.nextVisibleAtMs, t.receiptId),
+    // Receipt id prefix search (`receipt_id ^@ prefix`): pattern ops, so it serves any collation.
+    index('attempts_receipt_prefix_idx').on(t.receiptId.op('text_pattern_ops')),
   ],
 );
 
@@ -55,7 +59,23 @@ export const settleDeadLetters = settle.table(
     index('dead_letters_recorded_idx').on(t.recordedAtMs, t.receiptId),
     index('dead_letters_reason_idx').on(t.reason, t.recordedAtMs, t.receiptId),
     index('dead_letters_attempts_idx').on(t.attempts, t.recordedAtMs, t.receiptId),
+    index('dead_letters_receipt_prefix_idx').on(t.receiptId.op('text_pattern_ops')),
   ],
+);
+
+/**
+ * Where each receipt is: one row per receipt in attempts or dead_letters, kept by
+ * triggers on both tables (drizzle/0007). The primary key is the one-place rule
+ * itself: a second place collides on the key, and a concurrent transaction claiming
+ * the same receipt waits on it, with no per-row lock that could fill the lock table.
+ */
+export const settleReceiptPlace = settle.table(
+  'receipt_place',
+  {
+    receiptId: text('receipt_id').primaryKey(),
+    place: text('place').notNull(),
+  },
+  (t) => [check('receipt_place_place', sql`${t.place} in ('queued', 'dead_lettered')`)],
 );
 
 export const settleStoreBinding = settle.table(

@@ -1,0 +1,3 @@
+CREATE INDEX "attempts_attempts_due_idx" ON "settle"."attempts" USING btree ("attempts","next_visible_at_ms","receipt_id");--> statement-breakpoint
+CREATE INDEX "attempts_receipt_prefix_idx" ON "settle"."attempts" USING btree ("receipt_id" text_pattern_ops);--> statement-breakpoint
+CREATE INDEX "dead_letters_receipt_prefix_idx" ON "settle"."dead_letters" USING btree ("receipt_id" text_pattern_ops);
