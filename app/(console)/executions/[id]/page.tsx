@@ -1,9 +1,9 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
 import { notFound } from 'next/navigation';
-import type { ReactNode } from 'react';
 import { ExecutionActions } from '@/components/executions/execution-actions';
 import { StepsTable } from '@/components/executions/steps-table';
+import { Fact } from '@/components/ui/fact';
 import { PageHeader } from '@/components/ui/page-header';
 import { StatusBadge } from '@/components/ui/status-badge';
 import { Cell, DataTable } from '@/components/ui/table';
@@ -19,14 +19,6 @@ export async function generateMetadata({ params }: { params: Promise<{ id: strin
   return { title: `Execution ${(await params).id}` };
 }
 
-function Fact({ label, children }: { label: string; children: ReactNode }) {
-  return (
-    <div>
-      <dt className="text-xs font-medium uppercase tracking-wide text-zinc-600 dark:text-zinc-400">{label}</dt>
-      <dd className="mt-0.5 text-sm">{children}</dd>
-    </div>
-  );
-}
 
 export default async function ExecutionPage({ params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;

@@ -1,10 +1,10 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
 import { notFound } from 'next/navigation';
-import type { ReactNode } from 'react';
 import { DeadlineCountdown } from '@/components/recovery/deadline-countdown';
 import { EvidenceTable } from '@/components/recovery/evidence-table';
 import { ProposalDecision } from '@/components/recovery/proposal-decision';
+import { Fact } from '@/components/ui/fact';
 import { PageHeader } from '@/components/ui/page-header';
 import { StatusBadge } from '@/components/ui/status-badge';
 import { TimeAgo } from '@/components/ui/time-ago';
@@ -24,14 +24,6 @@ const MARKERS: { key: 'unknownCommit' | 'completedPartition' | 'committedFlowDec
   { key: 'ambiguousExternalEffect', text: 'Ambiguous external effect: the job does not declare atomic same-resource delivery.' },
 ];
 
-function Fact({ label, children }: { label: string; children: ReactNode }) {
-  return (
-    <div>
-      <dt className="text-xs font-medium uppercase tracking-wide text-zinc-600 dark:text-zinc-400">{label}</dt>
-      <dd className="mt-0.5 text-sm">{children}</dd>
-    </div>
-  );
-}
 
 export default async function ProposalPage({ params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
