@@ -11,6 +11,8 @@ export function proxy(request: NextRequest) {
   const { pathname } = request.nextUrl;
   if (PUBLIC_PATHS.some((p) => pathname === p || pathname.startsWith(`${p}/`))) return NextResponse.next();
   if (getSessionCookie(request)) return NextResponse.next();
+  // A metrics scraper authenticates with a bearer token, which the route checks.
+  if (pathname === '/api/metrics' && request.headers.get('authorization')?.startsWith('Bearer ')) return NextResponse.next();
   if (pathname.startsWith('/api/')) {
     return NextResponse.json({ code: 'UNAUTHENTICATED', message: 'Sign in first.' }, { status: 401 });
   }

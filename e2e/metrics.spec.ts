@@ -1,16 +1,23 @@
 import { expect, test } from '@playwright/test';
 import { countsFromDatabase, forbiddenLabelValues, scrapeViolations } from '../test/support/metric-truth';
 import { byLabel, parsePrometheus } from '../test/support/prometheus';
+import { E2E_METRICS_TOKEN } from './support/server';
 import { e2eDatabase } from './support/database';
 import { signIn } from './support/session';
 
 // The e2e server runs with the default KEEL_STALE_THRESHOLD_MS.
 const STALE_THRESHOLD_MS = 900_000;
 
-test('/api/metrics needs a session', async ({ request }) => {
+test('/api/metrics needs a session or the scraper token', async ({ request }) => {
   const response = await request.get('/api/metrics');
   expect(response.status()).toBe(401);
   expect(await response.text()).not.toContain('keel_');
+  const wrong = await request.get('/api/metrics', { headers: { authorization: 'Bearer not-the-token-not-the-token-not-the' } });
+  expect(wrong.status()).toBe(401);
+  expect(await wrong.text()).not.toContain('keel_');
+  const scraper = await request.get('/api/metrics', { headers: { authorization: `Bearer ${E2E_METRICS_TOKEN}` } });
+  expect(scraper.status()).toBe(200);
+  expect(await scraper.text()).toContain('keel_settlement_queue_depth');
 });
 
 test('a scrape reports the database counts, action outcomes and API latency, and no ids', async ({ page }) => {

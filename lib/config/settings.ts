@@ -17,6 +17,7 @@ export interface Settings {
   signInPerMinute: number;
   baseUrl: string | undefined;
   trustedProxies: string[];
+  metricsToken: string | undefined;
 }
 
 export interface SettingError {
@@ -140,6 +141,10 @@ export function parseSettings(env: Env): Result<Settings, SettingError[]> {
   if (demoPassword.length < 8 || demoPassword.length > 128) {
     errors.push({ name: 'KEEL_DEMO_PASSWORD', message: 'KEEL_DEMO_PASSWORD must be 8 to 128 characters' });
   }
+  const metricsToken = env.KEEL_METRICS_TOKEN?.trim() || undefined;
+  if (metricsToken !== undefined && metricsToken.length < 32) {
+    errors.push({ name: 'KEEL_METRICS_TOKEN', message: 'KEEL_METRICS_TOKEN must be at least 32 characters' });
+  }
   const baseUrl = env.KEEL_BASE_URL?.trim() || undefined;
   if (baseUrl !== undefined && !URL.canParse(baseUrl)) {
     errors.push({ name: 'KEEL_BASE_URL', message: `KEEL_BASE_URL=${baseUrl} is not a URL` });
@@ -162,6 +167,7 @@ export function parseSettings(env: Env): Result<Settings, SettingError[]> {
       .split(',')
       .map((s) => s.trim())
       .filter(Boolean),
+    metricsToken,
   };
   return errors.length > 0 ? err(errors) : ok(settings);
 }
