@@ -76,6 +76,13 @@ describe('demo runtime: settlement workers', () => {
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     expect((await invariants()).claimed).toBe(stopped.claimed);
     expect(lines.some((line) => line.startsWith('info demo settlement workers stopped'))).toBe(true);
+    // The other default drivers ran alongside: on an unseeded database the batch workers
+    // registered the demo definitions themselves; without a checkpoint key no orchestrator starts.
+    const batch = await pool.query(`select (select count(*)::int from oxide_batch.ob_job_definition) as definitions,
+                                           (select count(*)::int from oxide_batch.ob_job_execution) as executions`);
+    expect(batch.rows[0].definitions).toBe(6);
+    expect(batch.rows[0].executions).toBeGreaterThan(0);
+    expect(lines.some((line) => line.startsWith('warn demo orchestrations need KEEL_CHECKPOINT_KEY'))).toBe(true);
     expect(lines.join('\n')).not.toMatch(/rcpt_|token/i);
   }, 90_000);
 });

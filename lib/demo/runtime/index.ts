@@ -1,7 +1,9 @@
 import type { Settings } from '../../config/settings';
 import type { DbOrTx } from '../../db/client';
 import type { RunningWorker, WorkerLog } from '../../workers/worker-loop';
-import { settlementWorkersDriver } from './settlement-workers';
+import { batchExecutionsDriver, type BatchDemoOptions } from './batch-executions';
+import { orchestrationsDriver, type OrchestrationDemoOptions } from './orchestrations';
+import { settlementWorkersDriver, type SettlementDemoOptions } from './settlement-workers';
 
 export interface DemoRuntimeContext {
   db: DbOrTx;
@@ -19,13 +21,28 @@ export interface DemoDriver {
   start(context: DemoRuntimeContext): RunningWorker;
 }
 
+export interface DemoDriverOptions {
+  settlement?: Partial<SettlementDemoOptions>;
+  batch?: Partial<BatchDemoOptions>;
+  orchestration?: Partial<OrchestrationDemoOptions>;
+}
+
+/** Every driver, each with its defaults unless overridden (a test shortens the rare fates). */
+export function demoDrivers(options: DemoDriverOptions = {}): DemoDriver[] {
+  return [
+    settlementWorkersDriver(options.settlement),
+    batchExecutionsDriver(options.batch),
+    orchestrationsDriver(options.orchestration),
+  ];
+}
+
 /**
- * The drivers the demo runtime runs (DESIGN.md 8). Extension point: the batch-execution
- * driver (executions advance, reserve retries, owners go silent) and the orchestration
- * driver (checkpoints saved under leases) are added here once the fault-state, recovery
- * and checkpoint ports they drive exist.
+ * The drivers the demo runtime runs (DESIGN.md 8): settlement workers claim and record
+ * outcomes; batch workers launch and advance executions, reserve retries, and now and
+ * then go silent or leave an execution UNKNOWN; orchestrators renew checkpoint leases
+ * and let a few lapse.
  */
-export const DEMO_DRIVERS: readonly DemoDriver[] = [settlementWorkersDriver()];
+export const DEMO_DRIVERS: readonly DemoDriver[] = demoDrivers();
 
 export interface DemoRuntime {
   stop(): Promise<void>;

@@ -1,0 +1,23 @@
+import { z } from 'zod';
+import { FAILURE_CATEGORIES, FAULT_PHASES } from '@/lib/domain/batch-status';
+import { decodeRetryKeyCursor, encodeRetryKeyCursor, listRetryKeys } from '@/lib/queries/retry-keys';
+import { apiRoute } from '@/lib/server/api-route';
+import { runtime } from '@/lib/server/runtime';
+
+export const dynamic = 'force-dynamic';
+
+const querySchema = z.object({
+  job: z.string().trim().min(1).max(128).optional(),
+  phase: z.enum(FAULT_PHASES).optional(),
+  category: z.enum(FAILURE_CATEGORIES).optional(),
+  executionId: z.coerce.number().int().positive().optional(),
+  only: z.enum(['keys', 'corrupt']).optional(),
+  cursor: z.string().max(200).optional(),
+  limit: z.coerce.number().int().min(1).max(500).optional(),
+});
+
+/** GET /api/retry-keys: unresolved keys across steps (or corrupt envelopes), as the page shows them. */
+export const GET = apiRoute('read', querySchema, async (_actor, query) => {
+  const page = await listRetryKeys(runtime().db, { ...query, after: decodeRetryKeyCursor(query.cursor) });
+  return { rows: page.rows, nextCursor: page.nextCursor ? encodeRetryKeyCursor(page.nextCursor) : null };
+});
