@@ -28,8 +28,10 @@ export const queryKeys = {
     all: ['settlements'] as const,
     queue: (filters: Filters) => ['settlements', 'queue', filters] as const,
     deadLetters: (filters: Filters) => ['settlements', 'dead-letters', filters] as const,
+    deadLetterGroups: (filters: Filters) => ['settlements', 'dead-letter-groups', filters] as const,
     receipt: (receiptId: string) => ['settlements', 'receipt', receiptId] as const,
-    bulkReplay: (id: number) => ['settlements', 'bulk-replay', id] as const,
+    bulkReplays: (filters: Filters) => ['settlements', 'bulk-replays', filters] as const,
+    bulkReplay: (id: number, filters: Filters = {}) => ['settlements', 'bulk-replay', id, filters] as const,
   },
   audit: {
     all: ['audit'] as const,

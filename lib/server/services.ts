@@ -1,6 +1,8 @@
 import 'server-only';
+import { postgresSettlementTransactions } from '../adapters/settlement-replay';
 import { postgresTakeoverUnitOfWork } from '../adapters/takeover-unit-of-work';
 import { systemProposerClock } from '../adapters/proposer-clock';
+import type { SettlementTransactions } from '../ports/settlement-replay';
 import type { RecoveryServiceDeps } from '../services/recovery-common';
 import { runtime } from './runtime';
 
@@ -22,4 +24,9 @@ export function recoveryDeps(): RecoveryServiceDeps {
     },
     ownerToken,
   };
+}
+
+/** The settlement services' transactions (replay, discard, requeue, bulk replay) over the server's pool. */
+export function settlementTransactions(): SettlementTransactions {
+  return postgresSettlementTransactions(runtime().db);
 }

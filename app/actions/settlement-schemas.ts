@@ -1,0 +1,32 @@
+import { z } from 'zod';
+import { deadLetterFiltersSchema } from '@/lib/queries/settlements-types';
+
+/** Zod schemas shared by the settlement dialogs and their server actions. */
+
+// Receipt ids are the runtime's free text: kept exactly as given, never trimmed.
+const receiptId = z.string().min(1, 'A receipt id is required.').max(1_000);
+// The dialog's idempotency key, made when it opens (DESIGN.md 5.1 bounds).
+const operationId = z.string().regex(/^[A-Za-z0-9._:-]{1,64}$/, 'The operation id must be 1 to 64 of A-Z a-z 0-9 . _ : -');
+const requiredNote = z.string().trim().min(1, 'Say why: a note is required.').max(2_000, 'At most 2,000 characters.');
+const jobId = z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER);
+
+/** Replay or discard one dead letter. */
+export const deadLetterActionSchema = z.object({ receiptId, note: requiredNote, operationId });
+export type DeadLetterActionInput = z.input<typeof deadLetterActionSchema>;
+
+/** Make a retry-scheduled settlement due now, if it still has the row version the person saw. */
+export const requeueSchema = z.object({
+  receiptId,
+  expectedRowVersion: z.coerce.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER),
+  operationId,
+  note: z.string().trim().max(2_000).optional(),
+});
+
+/** Freeze the dead letters of the current filter (the URL's fields) into a previewed job. */
+export const bulkPreviewSchema = z.object({
+  filters: deadLetterFiltersSchema,
+  note: requiredNote,
+});
+
+export const bulkJobSchema = z.object({ jobId });
+export const bulkCancelSchema = z.object({ jobId, note: z.string().trim().max(2_000).optional() });

@@ -1,0 +1,82 @@
+'use server';
+
+import { toDeadLetterFilter } from '@/lib/queries/settlements-types';
+import { action } from '@/lib/server/action';
+import { settlementTransactions } from '@/lib/server/services';
+import { cancelBulkReplay, previewBulkReplay, startBulkReplay } from '@/lib/services/bulk-replay';
+import { discardDeadLetter, replayDeadLetter, requeueSettlement } from '@/lib/services/dead-letter-actions';
+import { bulkCancelSchema, bulkJobSchema, bulkPreviewSchema, deadLetterActionSchema, requeueSchema } from './settlement-schemas';
+
+/**
+ * Settlement mutations (DESIGN.md 4.4, 5.2, 5.3). Each is one service call; the
+ * services are idempotent by operation id (replay, discard, requeue) or by job
+ * (start, cancel), so a double click or a resubmitted dialog acts once.
+ */
+
+/** Replays one dead letter: it leaves settle.dead_letters and is queued again, attempts 0. */
+export const replayDeadLetterAction = action(
+  deadLetterActionSchema,
+  'replaySettlement',
+  async (actor, input) => {
+    const result = await replayDeadLetter(settlementTransactions(), actor, input);
+    if (!result.ok) return result;
+    const r = result.value;
+    return { ok: true, value: { receiptId: r.receiptId, operationId: r.operationId, priorAttempts: r.priorAttempts, priorReason: r.priorReason, at: r.at.toISOString() } };
+  },
+  { name: 'settlement.replay' },
+);
+
+/** Deletes one dead letter for good; its JSON is kept in the audit event. */
+export const discardDeadLetterAction = action(
+  deadLetterActionSchema,
+  'replaySettlement',
+  async (actor, input) => {
+    const result = await discardDeadLetter(settlementTransactions(), actor, input);
+    return result.ok ? { ok: true, value: { receiptId: result.value.receiptId, reason: result.value.reason } } : result;
+  },
+  { name: 'settlement.discard' },
+);
+
+/** Makes a retry-scheduled settlement due now, guarded by the row version shown. */
+export const requeueSettlementAction = action(
+  requeueSchema,
+  'replaySettlement',
+  async (actor, input) => {
+    const result = await requeueSettlement(settlementTransactions(), actor, input);
+    return result.ok ? { ok: true, value: result.value } : result;
+  },
+  { name: 'settlement.requeue' },
+);
+
+/** Freezes the dead letters of a filter into a PREVIEWED job: the exact count and a sample. */
+export const previewBulkReplayAction = action(
+  bulkPreviewSchema,
+  'replaySettlement',
+  async (actor, input) => {
+    const result = await previewBulkReplay(settlementTransactions(), actor, { filter: toDeadLetterFilter(input.filters), note: input.note });
+    return result.ok ? { ok: true, value: result.value } : result;
+  },
+  { name: 'settlement.bulk_replay.preview' },
+);
+
+/** Hands a previewed job to the worker; starting a running or finished job changes nothing. */
+export const startBulkReplayAction = action(
+  bulkJobSchema,
+  'replaySettlement',
+  async (actor, input) => {
+    const result = await startBulkReplay(settlementTransactions(), actor, input);
+    return result.ok ? { ok: true, value: { jobId: result.value.id, status: result.value.status as string, itemCount: result.value.itemCount } } : result;
+  },
+  { name: 'settlement.bulk_replay.start' },
+);
+
+/** Stops a job between batches; items not yet processed end as `cancelled`. */
+export const cancelBulkReplayAction = action(
+  bulkCancelSchema,
+  'replaySettlement',
+  async (actor, input) => {
+    const result = await cancelBulkReplay(settlementTransactions(), actor, input);
+    return result.ok ? { ok: true, value: { jobId: result.value.job.id, cancelled: result.value.counts.cancelled, processed: result.value.job.processedCount } } : result;
+  },
+  { name: 'settlement.bulk_replay.cancel' },
+);

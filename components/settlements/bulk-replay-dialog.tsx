@@ -1,0 +1,109 @@
+'use client';
+
+import { useRouter } from 'next/navigation';
+import { useRef, useState } from 'react';
+import { previewBulkReplayAction, startBulkReplayAction } from '@/app/actions/settlements';
+import { formatCappedCount, type CappedCount } from '@/lib/domain/cursor';
+import { deadLetterFiltersSchema, toDeadLetterFilter } from '@/lib/queries/settlements-types';
+import { queryKeys } from '@/lib/query-keys';
+import { useServerAction } from '../actions/use-server-action';
+import { ConfirmDialog } from '../ui/confirm-dialog';
+import { Cell, DataTable } from '../ui/table';
+import { formatUtc } from '../ui/time-ago';
+import type { FilterValues } from './filter-params';
+import { describeDeadLetterFilter } from './filter-summary';
+import { bulkReplayHref } from './links';
+import { NoteField } from './note-field';
+
+type Preview = Extract<Awaited<ReturnType<typeof previewBulkReplayAction>>, { ok: true }>['value'];
+const INVALIDATE = [queryKeys.settlements.all, queryKeys.audit.all];
+
+/**
+ * Bulk replay of the current dead-letter filter, in two steps: a preview freezes the
+ * matching dead letters (the exact count and a sample), then start replays exactly
+ * those. Mounted only while open.
+ */
+export function BulkReplayDialog({ filters, matching, onClose }: { filters: FilterValues; matching: CappedCount | undefined; onClose: () => void }) {
+  const router = useRouter();
+  const [note, setNote] = useState('');
+  const [preview, setPreview] = useState<Preview | null>(null);
+  // One preview per dialog: a preview is a job of its own, so a second click must not make another.
+  const previewing = useRef(false);
+  const parsed = deadLetterFiltersSchema.safeParse(filters);
+  const filterText = parsed.success ? describeDeadLetterFilter(toDeadLetterFilter(parsed.data)) : 'an invalid filter';
+  const previewAction = useServerAction(previewBulkReplayAction, {
+    success: (v) => `Bulk replay ${v.jobId} previewed: ${v.itemCount.toLocaleString('en-US')} dead letters frozen`,
+    invalidate: INVALIDATE,
+    onSuccess: setPreview,
+  });
+  const start = useServerAction(startBulkReplayAction, {
+    success: (v) => `Bulk replay ${v.jobId} started: ${v.itemCount.toLocaleString('en-US')} dead letters`,
+    invalidate: INVALIDATE,
+    onSuccess: (v) => router.push(bulkReplayHref(v.jobId)),
+  });
+
+  if (!preview) {
+    return (
+      <ConfirmDialog
+        open
+        title="Bulk replay: preview"
+        confirmLabel="Preview"
+        pending={previewAction.pending}
+        canConfirm={note.trim() !== '' && parsed.success}
+        onClose={onClose}
+        onConfirm={async () => {
+          if (previewing.current) return;
+          previewing.current = true;
+          const result = await previewAction.execute({ filters, note });
+          if (!result.ok) previewing.current = false;
+        }}
+      >
+        <p>
+          The preview freezes {filterText} as they are now
+          {matching ? ` (${formatCappedCount(matching)} match at the moment)` : ''} and shows the exact count and a sample. Nothing is
+          replayed until you start it; dead letters recorded after the preview are never part of it.
+        </p>
+        <NoteField id="bulk-note" value={note} onChange={setNote} required error={previewAction.lastError?.fieldErrors?.note?.[0]} />
+      </ConfirmDialog>
+    );
+  }
+  return (
+    <ConfirmDialog
+      open
+      title={`Start bulk replay ${preview.jobId}?`}
+      confirmLabel={`Replay ${preview.itemCount.toLocaleString('en-US')} dead letters`}
+      pending={start.pending}
+      canConfirm={preview.itemCount > 0}
+      onClose={onClose}
+      onConfirm={() => void start.execute({ jobId: preview.jobId })}
+    >
+      <p data-testid="bulk-preview-count">
+        Exactly {preview.itemCount.toLocaleString('en-US')} dead letters were frozen at {formatUtc(new Date(preview.asOfMs))}: {filterText}.
+      </p>
+      <p>
+        Each is deleted from the dead letters and queued again (pending observation, 0 attempts, due now), and each replay is audited
+        under your name with the note. A dead letter that is gone or was recorded again since the preview is skipped and reported.
+        {preview.itemCount === 0 ? ' Nothing matched, so there is nothing to start.' : ' Closing this dialog leaves the job unstarted, listed under Bulk replays.'}
+      </p>
+      {preview.sample.length > 0 ? (
+        <div className="max-h-56 overflow-y-auto">
+          <DataTable caption={`Sample of bulk replay ${preview.jobId}`} head={['Receipt', 'Reason', 'Attempts', 'Recorded']}>
+            {preview.sample.map((item) => (
+              <tr key={item.receiptId}>
+                <Cell mono>{item.receiptId}</Cell>
+                <Cell mono>{item.reason}</Cell>
+                <Cell>{item.attempts}</Cell>
+                <Cell>{formatUtc(new Date(item.recordedAtMs))}</Cell>
+              </tr>
+            ))}
+          </DataTable>
+          {preview.itemCount > preview.sample.length ? (
+            <p className="mt-1 text-xs text-zinc-600 dark:text-zinc-400">
+              The first {preview.sample.length} by receipt id; every item is listed on the job&apos;s page.
+            </p>
+          ) : null}
+        </div>
+      ) : null}
+    </ConfirmDialog>
+  );
+}

@@ -1,0 +1,138 @@
+'use client';
+
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import Link from 'next/link';
+import { parseAsString, useQueryStates } from 'nuqs';
+import type { ReactNode } from 'react';
+import { ApiError, readJson } from '@/lib/http/read-json';
+import { BULK_ITEM_RESULTS, type BulkReplayDetail } from '@/lib/queries/settlements-types';
+import { queryKeys } from '@/lib/query-keys';
+import { Button } from '../ui/button';
+import { ErrorState } from '../ui/states';
+import { StatusBadge } from '../ui/status-badge';
+import { Cell, DataTable } from '../ui/table';
+import { TimeAgo, formatUtc } from '../ui/time-ago';
+import { BulkReplayActions } from './bulk-replay-actions';
+import { filterParams } from './filter-params';
+import { describeDeadLetterFilter } from './filter-summary';
+import { LINK, receiptHref } from './links';
+
+const CHIP =
+  'inline-flex items-center gap-1.5 rounded-md border border-zinc-300 bg-white px-2.5 py-1 text-sm hover:bg-zinc-100 aria-pressed:border-sky-800 aria-pressed:bg-sky-100 aria-pressed:text-sky-950 dark:border-zinc-700 dark:bg-zinc-900 dark:hover:bg-zinc-800 dark:aria-pressed:border-sky-300 dark:aria-pressed:bg-sky-950 dark:aria-pressed:text-sky-100';
+const DASH = <span className="text-zinc-500 dark:text-zinc-400">—</span>;
+
+function Fact({ label, children }: { label: string; children: ReactNode }) {
+  return (
+    <div>
+      <dt className="text-xs font-medium uppercase tracking-wide text-zinc-600 dark:text-zinc-400">{label}</dt>
+      <dd className="mt-0.5 text-sm">{children}</dd>
+    </div>
+  );
+}
+
+/**
+ * One bulk replay: its frozen filter, progress (polled while it runs), counts by
+ * result and its items, filtered by result and keyset-paged, viewable for good.
+ */
+export function BulkReplayView({ initial, initialKey, canAct }: { initial: BulkReplayDetail; initialKey: string; canAct: boolean }) {
+  const jobId = initial.job.id;
+  const [state, setState] = useQueryStates({ result: parseAsString, after: parseAsString }, { history: 'push' });
+  const params = filterParams(state);
+  const query = useQuery({
+    queryKey: queryKeys.settlements.bulkReplay(jobId, params),
+    queryFn: ({ signal }) => readJson<BulkReplayDetail>(`/api/settlements/bulk-replays/${jobId}`, params, signal),
+    initialData: new URLSearchParams(params).toString() === initialKey ? initial : undefined,
+    placeholderData: keepPreviousData,
+    // Live progress: every second while the worker runs it.
+    refetchInterval: (q) => (q.state.data?.job.status === 'RUNNING' ? 1_000 : false),
+  });
+  const detail = query.data ?? initial;
+  const { job, counts } = detail;
+  const now = new Date(detail.serverNowMs);
+  const failure = query.error instanceof ApiError ? query.error : null;
+  const percent = job.itemCount === 0 ? 100 : Math.floor((job.processedCount / job.itemCount) * 100);
+  const { asOfMs, ...filter } = job.filter;
+
+  return (
+    <div className="space-y-6">
+      <section aria-label="Bulk replay" className="rounded-lg border border-zinc-200 bg-white p-4 dark:border-zinc-800 dark:bg-zinc-900">
+        <div className="mb-4 flex flex-wrap items-center justify-between gap-3">
+          <span data-testid="bulk-status">
+            <StatusBadge status={job.status} />
+          </span>
+          {canAct ? <BulkReplayActions detail={detail} /> : null}
+        </div>
+        <dl className="grid grid-cols-2 gap-4 md:grid-cols-3">
+          <Fact label="Selects">{describeDeadLetterFilter(filter)}, as of {formatUtc(new Date(asOfMs))}</Fact>
+          <Fact label="Note">{job.note}</Fact>
+          <Fact label="Previewed by">
+            {job.createdBy}, <TimeAgo at={new Date(job.createdAt)} now={now} />
+          </Fact>
+          <Fact label="Started by">{job.startedBy && job.startedAt ? <>{job.startedBy}, <TimeAgo at={new Date(job.startedAt)} now={now} /></> : 'not started'}</Fact>
+          <Fact label="Finished">{job.finishedAt ? <TimeAgo at={new Date(job.finishedAt)} now={now} /> : 'not yet'}</Fact>
+        </dl>
+        <div className="mt-4">
+          <div className="mb-1 flex justify-between text-sm">
+            <span id="bulk-progress-label">Progress</span>
+            <span data-testid="bulk-progress" className="tabular-nums">
+              {job.processedCount.toLocaleString('en-US')} of {job.itemCount.toLocaleString('en-US')} items processed
+            </span>
+          </div>
+          <div
+            role="progressbar"
+            aria-labelledby="bulk-progress-label"
+            aria-valuemin={0}
+            aria-valuemax={job.itemCount}
+            aria-valuenow={job.processedCount}
+            className="h-2 overflow-hidden rounded bg-zinc-200 dark:bg-zinc-800"
+          >
+            <div className="h-full bg-sky-700 dark:bg-sky-400" style={{ width: `${percent}%` }} />
+          </div>
+        </div>
+      </section>
+
+      <section aria-labelledby="bulk-items" className="space-y-3">
+        <h2 id="bulk-items" className="text-sm font-semibold">
+          Items by result
+        </h2>
+        <ul className="flex flex-wrap gap-2" data-testid="bulk-counts">
+          <li>
+            <button type="button" className={CHIP} aria-pressed={!state.result} onClick={() => void setState({ result: null, after: null })}>
+              All items <span className="tabular-nums font-medium">{job.itemCount.toLocaleString('en-US')}</span>
+            </button>
+          </li>
+          {BULK_ITEM_RESULTS.map((result) => (
+            <li key={result}>
+              <button type="button" className={CHIP} aria-pressed={state.result === result} data-result={result} onClick={() => void setState({ result, after: null })}>
+                <span className="font-mono text-xs">{result}</span> <span className="tabular-nums font-medium">{counts[result].toLocaleString('en-US')}</span>
+              </button>
+            </li>
+          ))}
+        </ul>
+        {query.isError ? <ErrorState detail={`${failure?.code ?? 'ERROR'}: ${query.error.message}`} /> : null}
+        <DataTable caption={`Items of bulk replay ${jobId}`} head={['Receipt', 'Recorded (at preview)', 'Result', 'Processed']} empty={detail.items.length === 0}>
+          {detail.items.map((item) => (
+            <tr key={item.receiptId} data-receipt={item.receiptId}>
+              <Cell mono>
+                <Link href={receiptHref(item.receiptId)} prefetch={false} className={LINK}>
+                  {item.receiptId}
+                </Link>
+              </Cell>
+              <Cell>{formatUtc(new Date(item.recordedAtMs))}</Cell>
+              <Cell mono>{item.result ?? 'pending'}</Cell>
+              <Cell>{item.processedAt ? <TimeAgo at={new Date(item.processedAt)} now={now} /> : DASH}</Cell>
+            </tr>
+          ))}
+        </DataTable>
+        <nav aria-label="Item pages" className="flex gap-2">
+          <Button disabled={!state.after} onClick={() => void setState({ after: null })}>
+            First page
+          </Button>
+          <Button disabled={!detail.nextAfter} onClick={() => void setState({ after: detail.nextAfter })}>
+            Next page
+          </Button>
+        </nav>
+      </section>
+    </div>
+  );
+}

@@ -1,0 +1,69 @@
+'use client';
+
+import { useState } from 'react';
+import { discardDeadLetterAction, replayDeadLetterAction } from '@/app/actions/settlements';
+import { queryKeys } from '@/lib/query-keys';
+import { useServerAction } from '../actions/use-server-action';
+import { ConfirmDialog } from '../ui/confirm-dialog';
+import { newOperationId } from '../users/operation-id';
+import { NoteField } from './note-field';
+
+export interface DeadLetterTarget {
+  kind: 'replay' | 'discard';
+  receiptId: string;
+  reason: string;
+  attempts: number;
+  /** Made when the dialog opens: a double click or a resubmit of this dialog acts once. */
+  operationId: string;
+}
+
+export const deadLetterTarget = (kind: DeadLetterTarget['kind'], row: { receiptId: string; reason: string; attempts: number }): DeadLetterTarget => ({
+  kind,
+  receiptId: row.receiptId,
+  reason: row.reason,
+  attempts: row.attempts,
+  operationId: newOperationId(),
+});
+
+const INVALIDATE = [queryKeys.settlements.all, queryKeys.audit.all];
+
+/** Replay or discard one dead letter, with a required note; mounted only while open. */
+export function DeadLetterDialog({ target, onClose }: { target: DeadLetterTarget; onClose: () => void }) {
+  const [note, setNote] = useState('');
+  const replay = useServerAction(replayDeadLetterAction, { success: (v) => `Replayed ${v.receiptId}: queued again with 0 attempts`, invalidate: INVALIDATE });
+  const discard = useServerAction(discardDeadLetterAction, { success: (v) => `Discarded the dead letter of ${v.receiptId}`, invalidate: INVALIDATE });
+  const run = target.kind === 'replay' ? replay : discard;
+  const attempts = `${target.attempts} attempt${target.attempts === 1 ? '' : 's'}`;
+  return (
+    <ConfirmDialog
+      open
+      title={target.kind === 'replay' ? `Replay ${target.receiptId}?` : `Discard ${target.receiptId}?`}
+      confirmLabel={target.kind === 'replay' ? 'Replay dead letter' : 'Discard dead letter'}
+      tone={target.kind === 'replay' ? 'primary' : 'danger'}
+      pending={run.pending}
+      canConfirm={note.trim() !== ''}
+      onClose={onClose}
+      onConfirm={async () => {
+        const result = await run.execute({ receiptId: target.receiptId, note, operationId: target.operationId });
+        if (result.ok) onClose();
+      }}
+    >
+      {target.kind === 'replay' ? (
+        <p>
+          The dead letter of <span className="font-mono text-xs">{target.receiptId}</span> (reason <span className="font-mono text-xs">{target.reason}</span>,{' '}
+          {attempts}) is deleted and the receipt is queued again: pending observation, 0 attempts, due now. The replay is recorded
+          with your name, note and this dialog&apos;s operation id, so submitting it again replays once.
+        </p>
+      ) : (
+        <p>
+          The dead letter of <span className="font-mono text-xs">{target.receiptId}</span> (reason <span className="font-mono text-xs">{target.reason}</span>,{' '}
+          {attempts}) is deleted for good: the receipt will not be settled. Its JSON is kept in the audit event with your note.
+        </p>
+      )}
+      <NoteField id="dead-letter-note" value={note} onChange={setNote} required error={run.lastError?.fieldErrors?.note?.[0]} />
+      <p className="text-xs text-zinc-600 dark:text-zinc-400">
+        Operation id <span className="font-mono" data-testid="operation-id">{target.operationId}</span>
+      </p>
+    </ConfirmDialog>
+  );
+}

@@ -1,0 +1,55 @@
+'use client';
+
+import { formatCappedCount } from '@/lib/domain/cursor';
+import type { DeadLetterGroups } from '@/lib/queries/settlements-types';
+
+const CHIP =
+  'inline-flex items-center gap-1.5 rounded-md border border-zinc-300 bg-white px-2.5 py-1 text-sm hover:bg-zinc-100 aria-pressed:border-sky-800 aria-pressed:bg-sky-100 aria-pressed:text-sky-950 dark:border-zinc-700 dark:bg-zinc-900 dark:hover:bg-zinc-800 dark:aria-pressed:border-sky-300 dark:aria-pressed:bg-sky-950 dark:aria-pressed:text-sky-100';
+
+/** Dead letters by reason code under the other filters; choosing one filters by it. */
+export function DeadLetterGroupsPanel({
+  groups,
+  selected,
+  onSelect,
+}: {
+  groups: DeadLetterGroups | undefined;
+  selected: string | undefined;
+  onSelect: (reason: string | null) => void;
+}) {
+  return (
+    <section aria-labelledby="dead-letter-groups" className="rounded-lg border border-zinc-200 bg-white p-3 dark:border-zinc-800 dark:bg-zinc-900">
+      <h2 id="dead-letter-groups" className="mb-2 text-sm font-semibold">
+        By reason code
+      </h2>
+      {!groups ? (
+        <p className="text-sm text-zinc-600 dark:text-zinc-400">Loading…</p>
+      ) : groups.groups.length === 0 ? (
+        <p className="text-sm text-zinc-600 dark:text-zinc-400">No dead letters match the other filters.</p>
+      ) : (
+        <ul className="flex flex-wrap gap-2" data-testid="dead-letter-groups">
+          <li>
+            <button type="button" className={CHIP} aria-pressed={!selected} onClick={() => onSelect(null)}>
+              All reasons
+            </button>
+          </li>
+          {groups.groups.map((g) => (
+            <li key={g.reason}>
+              <button
+                type="button"
+                className={CHIP}
+                aria-pressed={selected === g.reason}
+                data-reason={g.reason}
+                onClick={() => onSelect(g.reason)}
+              >
+                <span className="font-mono text-xs">{g.reason}</span>
+                <span className="tabular-nums font-medium" data-testid="group-count">
+                  {formatCappedCount(g.count)}
+                </span>
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,132 @@
+'use client';
+
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import Link from 'next/link';
+import { useState } from 'react';
+import { formatCappedCount } from '@/lib/domain/cursor';
+import { ApiError, readJson } from '@/lib/http/read-json';
+import type { DeadLetterGroups, DeadLetterPage, DeadLetterRow } from '@/lib/queries/settlements-types';
+import { queryKeys } from '@/lib/query-keys';
+import { Button } from '../ui/button';
+import { ErrorState, LoadingRow } from '../ui/states';
+import { Cell, DataTable } from '../ui/table';
+import { TimeAgo } from '../ui/time-ago';
+import { BulkReplayDialog } from './bulk-replay-dialog';
+import { DeadLetterDialog, deadLetterTarget, type DeadLetterTarget } from './dead-letter-dialog';
+import { DeadLetterGroupsPanel } from './dead-letter-groups';
+import { filterParams } from './filter-params';
+import { LINK, receiptHref } from './links';
+import { SettlementFilterForm, useSettlementFilters } from './settlement-filters';
+
+/**
+ * Dead letters, newest first, grouped by reason code, with the filters and cursor in
+ * the URL. Support and admins replay or discard one, or bulk-replay the filter.
+ */
+export function DeadLettersView({
+  initial,
+  initialGroups,
+  initialKey,
+  initialGroupKey,
+  canAct,
+}: {
+  initial: DeadLetterPage;
+  initialGroups: DeadLetterGroups;
+  initialKey: string;
+  initialGroupKey: string;
+  canAct: boolean;
+}) {
+  const { values, cursor, apply, setCursor } = useSettlementFilters();
+  const params = filterParams(values, { cursor });
+  const key = new URLSearchParams(params).toString();
+  const query = useQuery({
+    queryKey: queryKeys.settlements.deadLetters(params),
+    queryFn: ({ signal }) => readJson<DeadLetterPage>('/api/settlements/dead-letters', params, signal),
+    initialData: key === initialKey ? initial : undefined,
+    placeholderData: keepPreviousData,
+  });
+  // Groups ignore the reason (they are the reasons) and the page.
+  const groupParams = filterParams({ ...values, reason: undefined });
+  const groups = useQuery({
+    queryKey: queryKeys.settlements.deadLetterGroups(groupParams),
+    queryFn: ({ signal }) => readJson<DeadLetterGroups>('/api/settlements/dead-letters/groups', groupParams, signal),
+    initialData: new URLSearchParams(groupParams).toString() === initialGroupKey ? initialGroups : undefined,
+    placeholderData: keepPreviousData,
+  });
+  const [target, setTarget] = useState<DeadLetterTarget | null>(null);
+  const [bulkOpen, setBulkOpen] = useState(false);
+  const page = query.data;
+  const failure = query.error instanceof ApiError ? query.error : null;
+  const now = new Date(page?.serverNowMs ?? initial.serverNowMs);
+  const head = ['Receipt', 'Reason', 'Attempts', 'Recorded', ...(canAct ? ['Actions'] : [])];
+  const filtered = Object.keys(values).length > 0;
+
+  return (
+    <section aria-label="Dead letters" className="space-y-4">
+      <DeadLetterGroupsPanel groups={groups.data} selected={values.reason} onSelect={(reason) => apply({ ...values, reason: reason ?? undefined })} />
+      <SettlementFilterForm
+        label="Filter dead letters"
+        values={values}
+        fieldErrors={failure?.fieldErrors}
+        onApply={apply}
+        ageMeaning="On dead letters, age is the time since the dead letter was recorded."
+      />
+      {query.isError ? <ErrorState detail={`${failure?.code ?? 'ERROR'}: ${query.error.message}`} /> : null}
+      <div className="flex flex-wrap items-center justify-between gap-3">
+        <p className="text-sm text-zinc-700 dark:text-zinc-300" aria-live="polite" data-testid="dead-letter-count">
+          {page ? `${formatCappedCount(page.count)} dead letter${page.count.value === 1 && !page.count.capped ? '' : 's'}${filtered ? ' match' : ''}` : '\u00a0'}
+          {query.isFetching && page ? <span className="ml-2 text-zinc-600 dark:text-zinc-400">Refreshing…</span> : null}
+        </p>
+        {canAct ? (
+          <Button variant="primary" disabled={!page || page.count.value === 0} onClick={() => setBulkOpen(true)}>
+            Bulk replay {filtered ? 'these' : 'all'}…
+          </Button>
+        ) : null}
+      </div>
+      <DataTable caption="Dead letters" head={head} empty={page?.rows.length === 0}>
+        {!page ? <LoadingRow columns={head.length} /> : null}
+        {page?.rows.map((row) => (
+          <DeadLetterTableRow key={row.receiptId} row={row} now={now} canAct={canAct} onAct={(kind) => setTarget(deadLetterTarget(kind, row))} />
+        ))}
+      </DataTable>
+      <nav aria-label="Dead letter pages" className="flex gap-2">
+        <Button disabled={!cursor} onClick={() => setCursor(null)}>
+          First page
+        </Button>
+        <Button disabled={!page?.nextCursor} onClick={() => setCursor(page?.nextCursor ?? null)}>
+          Next page
+        </Button>
+      </nav>
+      {target ? <DeadLetterDialog target={target} onClose={() => setTarget(null)} /> : null}
+      {bulkOpen ? <BulkReplayDialog filters={values} matching={page?.count} onClose={() => setBulkOpen(false)} /> : null}
+    </section>
+  );
+}
+
+function DeadLetterTableRow({ row, now, canAct, onAct }: { row: DeadLetterRow; now: Date; canAct: boolean; onAct: (kind: 'replay' | 'discard') => void }) {
+  return (
+    <tr data-receipt={row.receiptId}>
+      <Cell mono>
+        <Link href={receiptHref(row.receiptId)} prefetch={false} className={LINK}>
+          {row.receiptId}
+        </Link>
+      </Cell>
+      <Cell mono>{row.reason}</Cell>
+      <Cell>{row.attempts}</Cell>
+      <Cell>
+        <TimeAgo at={new Date(row.recordedAtMs)} now={now} />
+      </Cell>
+      {canAct ? (
+        <Cell>
+          <span className="flex gap-2">
+            <Button onClick={() => onAct('replay')} aria-label={`Replay ${row.receiptId}`}>
+              Replay…
+            </Button>
+            <Button onClick={() => onAct('discard')} aria-label={`Discard ${row.receiptId}`}>
+              Discard…
+            </Button>
+          </span>
+        </Cell>
+      ) : null}
+    </tr>
+  );
+}

@@ -1,0 +1,148 @@
+'use client';
+
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import Link from 'next/link';
+import { parseAsString, useQueryStates } from 'nuqs';
+import { useState } from 'react';
+import { formatCappedCount } from '@/lib/domain/cursor';
+import { ApiError, readJson } from '@/lib/http/read-json';
+import type { QueuePage, QueueRow, QueueState } from '@/lib/queries/settlements-types';
+import { queryKeys } from '@/lib/query-keys';
+import { Button } from '../ui/button';
+import { ErrorState, LoadingRow } from '../ui/states';
+import { Cell, DataTable } from '../ui/table';
+import { TimeAgo } from '../ui/time-ago';
+import { RequeueDialog, requeueTarget, type RequeueTarget } from './requeue-dialog';
+import { filterParams } from './filter-params';
+import { LINK, receiptHref } from './links';
+import { SettlementFilterForm, useSettlementFilters } from './settlement-filters';
+
+const STATE_TABS: { state: QueueState | 'all'; label: string }[] = [
+  { state: 'due', label: 'Due' },
+  { state: 'leased', label: 'Leased' },
+  { state: 'retry_scheduled', label: 'Retry scheduled' },
+  { state: 'all', label: 'All queued' },
+];
+const STATE_LABEL: Record<QueueState, string> = { due: 'due', leased: 'leased', retry_scheduled: 'retry scheduled' };
+const TAB =
+  'rounded-md border border-zinc-300 px-2.5 py-1 text-sm aria-[current=true]:border-sky-800 aria-[current=true]:bg-sky-100 aria-[current=true]:font-medium aria-[current=true]:text-sky-950 dark:border-zinc-700 dark:aria-[current=true]:border-sky-300 dark:aria-[current=true]:bg-sky-950 dark:aria-[current=true]:text-sky-100';
+const DASH = <span className="text-zinc-500 dark:text-zinc-400">—</span>;
+
+/**
+ * The settlement queue in due order, one state at a time, with the filters and the
+ * keyset cursor in the URL. The server rendered the first view; this keeps it current.
+ */
+export function QueueView({ initial, initialKey, canAct }: { initial: QueuePage; initialKey: string; canAct: boolean }) {
+  const { values, cursor, apply, setCursor } = useSettlementFilters();
+  const [{ state }, setView] = useQueryStates({ state: parseAsString, cursor: parseAsString }, { history: 'push' });
+  const params = filterParams(values, { state, cursor });
+  const key = new URLSearchParams(params).toString();
+  const query = useQuery({
+    queryKey: queryKeys.settlements.queue(params),
+    queryFn: ({ signal }) => readJson<QueuePage>('/api/settlements/queue', params, signal),
+    initialData: key === initialKey ? initial : undefined,
+    placeholderData: keepPreviousData,
+  });
+  const [requeue, setRequeue] = useState<RequeueTarget | null>(null);
+  const page = query.data;
+  const failure = query.error instanceof ApiError ? query.error : null;
+  const current = (state ?? 'due') as QueueState | 'all';
+  const now = new Date(page?.serverNowMs ?? initial.serverNowMs);
+  const deadLetterHref = `/settlements/dead-letters${Object.keys(values).length ? `?${new URLSearchParams(filterParams(values))}` : ''}`;
+  const head = ['Receipt', 'State', 'Attempts', current === 'retry_scheduled' ? 'Next visible' : 'Due since', 'Lease', 'Reason', ...(canAct ? ['Actions'] : [])];
+
+  return (
+    <section aria-label="Settlement queue" className="space-y-4">
+      <nav aria-label="Queue states" className="flex flex-wrap gap-2">
+        {STATE_TABS.map((tab) => (
+          <button
+            key={tab.state}
+            type="button"
+            aria-current={current === tab.state ? 'true' : undefined}
+            className={TAB}
+            onClick={() => void setView({ state: tab.state === 'due' ? null : tab.state, cursor: null })}
+          >
+            {tab.label}
+            {tab.state !== 'all' && page ? <span className="ml-1.5 tabular-nums">({formatCappedCount(page.stateCounts[tab.state])})</span> : null}
+          </button>
+        ))}
+        <Link href={deadLetterHref} className={`${TAB} ${LINK}`}>
+          Dead-lettered{page ? ` (${formatCappedCount(page.stateCounts.dead_lettered)})` : ''}
+        </Link>
+      </nav>
+      <SettlementFilterForm
+        label="Filter the queue"
+        values={values}
+        fieldErrors={failure?.fieldErrors}
+        onApply={apply}
+        ageMeaning="On the queue, age is how long a row has been due (a retry still waiting has none)."
+      />
+      {query.isError ? <ErrorState detail={`${failure?.code ?? 'ERROR'}: ${query.error.message}`} /> : null}
+      <p className="text-sm text-zinc-700 dark:text-zinc-300" aria-live="polite" data-testid="queue-count">
+        {page ? `${formatCappedCount(page.count)} ${current === 'all' ? 'queued' : STATE_LABEL[current]} settlement${page.count.value === 1 && !page.count.capped ? '' : 's'} match` : '\u00a0'}
+        {query.isFetching && page ? <span className="ml-2 text-zinc-600 dark:text-zinc-400">Refreshing…</span> : null}
+      </p>
+      <DataTable caption="Settlement queue" head={head} empty={page?.rows.length === 0}>
+        {!page ? <LoadingRow columns={head.length} /> : null}
+        {page?.rows.map((row) => (
+          <QueueTableRow key={row.receiptId} row={row} now={now} canAct={canAct} onRequeue={() => setRequeue(requeueTarget(row))} />
+        ))}
+      </DataTable>
+      <nav aria-label="Queue pages" className="flex gap-2">
+        <Button disabled={!cursor} onClick={() => setCursor(null)}>
+          First page
+        </Button>
+        <Button disabled={!page?.nextCursor} onClick={() => setCursor(page?.nextCursor ?? null)}>
+          Next page
+        </Button>
+      </nav>
+      {requeue ? <RequeueDialog target={requeue} onClose={() => setRequeue(null)} /> : null}
+    </section>
+  );
+}
+
+function QueueTableRow({ row, now, canAct, onRequeue }: { row: QueueRow; now: Date; canAct: boolean; onRequeue: () => void }) {
+  // Only a retry waiting for its time can be requeued; a due row is already due, a leased one is a worker's.
+  const requeueable = row.state === 'retry_scheduled' && row.workKind === 'retry_scheduled';
+  return (
+    <tr>
+      <Cell mono>
+        <Link href={receiptHref(row.receiptId)} prefetch={false} className={LINK}>
+          {row.receiptId}
+        </Link>
+      </Cell>
+      <Cell>
+        {STATE_LABEL[row.state]}
+        <span className="ml-1 text-xs text-zinc-600 dark:text-zinc-400" title={row.workKind}>
+          ({row.workKind === 'retry_scheduled' ? 'retry' : 'pending'})
+        </span>
+      </Cell>
+      <Cell>{row.attempts}</Cell>
+      <Cell>
+        <TimeAgo at={new Date(row.nextVisibleAtMs)} now={now} />
+      </Cell>
+      <Cell>
+        {row.leaseOwner !== null && row.leaseUntilMs !== null ? (
+          <>
+            {row.leaseOwner}
+            <span className="block text-xs">
+              {row.state === 'leased' ? 'expires' : 'lapsed'} <TimeAgo at={new Date(row.leaseUntilMs)} now={now} />
+            </span>
+          </>
+        ) : (
+          DASH
+        )}
+      </Cell>
+      <Cell mono>{row.reasonCode ?? DASH}</Cell>
+      {canAct ? (
+        <Cell>
+          {requeueable ? (
+            <Button onClick={onRequeue} aria-label={`Requeue ${row.receiptId} now`}>
+              Requeue now
+            </Button>
+          ) : null}
+        </Cell>
+      ) : null}
+    </tr>
+  );
+}

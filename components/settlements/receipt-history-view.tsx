@@ -1,0 +1,144 @@
+'use client';
+
+import { useQuery } from '@tanstack/react-query';
+import Link from 'next/link';
+import { useState } from 'react';
+import { readJson } from '@/lib/http/read-json';
+import type { ReceiptHistory } from '@/lib/queries/settlements-types';
+import { queryKeys } from '@/lib/query-keys';
+import { Button } from '../ui/button';
+import { StatusBadge } from '../ui/status-badge';
+import { Cell, DataTable } from '../ui/table';
+import { TimeAgo } from '../ui/time-ago';
+import { DeadLetterDialog, deadLetterTarget, type DeadLetterTarget } from './dead-letter-dialog';
+import { bulkReplayHref, LINK } from './links';
+import { RequeueDialog, requeueTarget, type RequeueTarget } from './requeue-dialog';
+
+const DASH = <span className="text-zinc-500 dark:text-zinc-400">—</span>;
+const STATE_TEXT = { due: 'queued, due', leased: 'queued, leased by a worker', retry_scheduled: 'queued, waiting for a retry' } as const;
+
+/** Where a receipt is now, and its attempts, reasons, claims, replays and audit trail, newest first. */
+export function ReceiptHistoryView({ initial, canAct }: { initial: ReceiptHistory; canAct: boolean }) {
+  const { data } = useQuery({
+    queryKey: queryKeys.settlements.receipt(initial.receiptId),
+    queryFn: ({ signal }) => readJson<ReceiptHistory>(`/api/settlements/receipts/${encodeURIComponent(initial.receiptId)}`, {}, signal),
+    initialData: initial,
+  });
+  const history = data ?? initial;
+  const now = new Date(history.serverNowMs);
+  const [deadLetterAction, setDeadLetterAction] = useState<DeadLetterTarget | null>(null);
+  const [requeue, setRequeue] = useState<RequeueTarget | null>(null);
+  const { queued, deadLetter } = history;
+
+  return (
+    <div className="space-y-6">
+      <section aria-label="Current state" className="rounded-lg border border-zinc-200 bg-white p-4 dark:border-zinc-800 dark:bg-zinc-900">
+        <div className="flex flex-wrap items-center justify-between gap-3">
+          <p className="text-sm" data-testid="receipt-place">
+            {queued ? (
+              <>
+                Now <strong>{STATE_TEXT[queued.state]}</strong>: {queued.workKind === 'retry_scheduled' ? 'retry' : 'pending observation'}, {queued.attempts}{' '}
+                attempt{queued.attempts === 1 ? '' : 's'}, visible <TimeAgo at={new Date(queued.nextVisibleAtMs)} now={now} />
+                {queued.leaseOwner && queued.state === 'leased' ? <>, leased by {queued.leaseOwner}</> : null}, row version {queued.rowVersion}.
+              </>
+            ) : deadLetter ? (
+              <>
+                Now <strong>dead-lettered</strong>: reason <span className="font-mono text-xs">{deadLetter.reason}</span> after {deadLetter.attempts} attempts,
+                recorded <TimeAgo at={new Date(deadLetter.recordedAtMs)} now={now} />.
+              </>
+            ) : (
+              <>Neither queued nor dead-lettered now: it finished, or its dead letter was discarded.</>
+            )}
+          </p>
+          {canAct ? (
+            <div className="flex gap-2">
+              {deadLetter ? (
+                <>
+                  <Button variant="primary" onClick={() => setDeadLetterAction(deadLetterTarget('replay', deadLetter))}>
+                    Replay…
+                  </Button>
+                  <Button onClick={() => setDeadLetterAction(deadLetterTarget('discard', deadLetter))}>Discard…</Button>
+                </>
+              ) : null}
+              {queued && queued.state === 'retry_scheduled' && queued.workKind === 'retry_scheduled' ? <Button onClick={() => setRequeue(requeueTarget(queued))}>Requeue now…</Button> : null}
+            </div>
+          ) : null}
+        </div>
+        {deadLetter ? (
+          <pre className="mt-3 overflow-x-auto rounded bg-zinc-100 p-2 font-mono text-xs dark:bg-zinc-950" aria-label="Dead letter JSON">
+            {deadLetter.canonicalJson}
+          </pre>
+        ) : null}
+      </section>
+
+      <section aria-labelledby="receipt-replays">
+        <h2 id="receipt-replays" className="mb-2 text-sm font-semibold">
+          Replays
+        </h2>
+        <DataTable caption="Replays" head={['When', 'By', 'Prior attempts', 'Prior reason', 'Note', 'Bulk job', 'Operation id']} empty={history.replays.length === 0}>
+          {history.replays.map((r) => (
+            <tr key={r.operationId}>
+              <Cell>
+                <TimeAgo at={new Date(r.at)} now={now} />
+              </Cell>
+              <Cell>{r.actorLogin}</Cell>
+              <Cell>{r.priorAttempts}</Cell>
+              <Cell mono>{r.priorReason}</Cell>
+              <td className="max-w-64 truncate px-3 py-2" title={r.note}>
+                {r.note}
+              </td>
+              <Cell>{r.bulkJob !== null ? <Link href={bulkReplayHref(r.bulkJob)} className={LINK}>{r.bulkJob}</Link> : DASH}</Cell>
+              <Cell mono>{r.operationId}</Cell>
+            </tr>
+          ))}
+        </DataTable>
+      </section>
+
+      <section aria-labelledby="receipt-events">
+        <h2 id="receipt-events" className="mb-2 text-sm font-semibold">
+          Attempts, claims and reasons
+        </h2>
+        <DataTable caption="Settlement events" head={['When', 'Event', 'Attempt', 'Reason code']} empty={history.events.length === 0}>
+          {history.events.map((e) => (
+            <tr key={e.id}>
+              <Cell>
+                <TimeAgo at={new Date(e.atMs)} now={now} />
+              </Cell>
+              <Cell mono>{e.kind}</Cell>
+              <Cell>{e.attempt}</Cell>
+              <Cell mono>{e.reasonCode ?? DASH}</Cell>
+            </tr>
+          ))}
+        </DataTable>
+      </section>
+
+      <section aria-labelledby="receipt-audit">
+        <h2 id="receipt-audit" className="mb-2 text-sm font-semibold">
+          Audit trail
+        </h2>
+        <DataTable caption="Audit events for this receipt" head={['When', 'Actor', 'Role', 'Action', 'Reason', 'Outcome']} empty={history.audit.length === 0}>
+          {history.audit.map((a) => (
+            <tr key={a.id}>
+              <Cell>
+                <TimeAgo at={new Date(a.at)} now={now} />
+              </Cell>
+              <Cell>{a.actorLogin}</Cell>
+              <Cell>{a.actorRole}</Cell>
+              <Cell mono>{a.action}</Cell>
+              <td className="max-w-64 truncate px-3 py-2" title={a.reason ?? undefined}>
+                {a.reason ?? DASH}
+              </td>
+              <Cell>
+                <StatusBadge status={a.outcome} />
+                {a.code ? <span className="ml-2 font-mono text-xs">{a.code}</span> : null}
+              </Cell>
+            </tr>
+          ))}
+        </DataTable>
+      </section>
+      {history.truncated ? <p className="text-xs text-zinc-600 dark:text-zinc-400">Each list shows its newest 200 entries.</p> : null}
+      {deadLetterAction ? <DeadLetterDialog target={deadLetterAction} onClose={() => setDeadLetterAction(null)} /> : null}
+      {requeue ? <RequeueDialog target={requeue} onClose={() => setRequeue(null)} /> : null}
+    </div>
+  );
+}

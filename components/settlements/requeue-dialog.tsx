@@ -1,0 +1,50 @@
+'use client';
+
+import { useState } from 'react';
+import { requeueSettlementAction } from '@/app/actions/settlements';
+import { queryKeys } from '@/lib/query-keys';
+import { useServerAction } from '../actions/use-server-action';
+import { ConfirmDialog } from '../ui/confirm-dialog';
+import { formatUtc } from '../ui/time-ago';
+import { newOperationId } from '../users/operation-id';
+import { NoteField } from './note-field';
+
+export interface RequeueTarget {
+  receiptId: string;
+  attempts: number;
+  nextVisibleAtMs: number;
+  /** The row version shown: a row that changed since is refused with CONFLICT, not requeued. */
+  rowVersion: number;
+  operationId: string;
+}
+
+export const requeueTarget = (row: Omit<RequeueTarget, 'operationId'>): RequeueTarget => ({ ...row, operationId: newOperationId() });
+
+/** Makes one retry-scheduled settlement due now; mounted only while open. */
+export function RequeueDialog({ target, onClose }: { target: RequeueTarget; onClose: () => void }) {
+  const [note, setNote] = useState('');
+  const requeue = useServerAction(requeueSettlementAction, {
+    success: (v) => `Requeued ${v.receiptId}: due now`,
+    invalidate: [queryKeys.settlements.all, queryKeys.audit.all],
+  });
+  return (
+    <ConfirmDialog
+      open
+      title={`Requeue ${target.receiptId} now?`}
+      confirmLabel="Requeue now"
+      pending={requeue.pending}
+      onClose={onClose}
+      onConfirm={async () => {
+        const result = await requeue.execute({ receiptId: target.receiptId, expectedRowVersion: target.rowVersion, operationId: target.operationId, note });
+        if (result.ok) onClose();
+      }}
+    >
+      <p>
+        Its next visibility moves from {formatUtc(new Date(target.nextVisibleAtMs))} to now, so the next worker to claim due rows
+        picks it up. Its attempts ({target.attempts}) and reason stay as they are. This applies only if the row is still at row
+        version {target.rowVersion} and no worker holds it; otherwise it is refused with CONFLICT.
+      </p>
+      <NoteField id="requeue-note" value={note} onChange={setNote} />
+    </ConfirmDialog>
+  );
+}
