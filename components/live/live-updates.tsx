@@ -39,7 +39,7 @@ export function LiveUpdates() {
       refreshTimer = setTimeout(() => {
         refreshTimer = null;
         router.refresh();
-      }, 250);
+      }, 100);
     };
     const source = new EventSource('/api/events');
     source.addEventListener('open', () => {

@@ -4,6 +4,7 @@ import type { z } from 'zod';
 import { can, type Permission } from '../auth/roles';
 import { postgresAuditLog } from '../adapters/audit-log';
 import { logger } from './logger';
+import { loggableError } from './safe-error';
 import { recordActionOutcome } from './metrics';
 import { runtime } from './runtime';
 import { currentActor, type Actor } from './session';
@@ -67,7 +68,7 @@ export function action<S extends z.ZodType, T>(
       const result = await handler(actor, parsed.data, { requestId });
       return result.ok ? result : { ok: false, code: result.error.code, message: result.error.message };
     } catch (error) {
-      logger.error({ requestId, err: error }, 'server action failed');
+      logger.error({ requestId, error: loggableError(error) }, 'server action failed');
       return { ok: false, code: 'INTERNAL', message: `Internal error (${requestId}).` };
     }
   }

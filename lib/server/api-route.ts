@@ -4,6 +4,7 @@ import type { z } from 'zod';
 import { can, type Permission } from '../auth/roles';
 import type { Actor } from '../domain/actor';
 import { logger } from './logger';
+import { loggableError } from './safe-error';
 import { recordApiRequest, routePattern } from './metrics';
 import { currentActor } from './session';
 
@@ -47,7 +48,7 @@ export function apiRoute<S extends z.ZodType, C = unknown>(
       if (body === null) return Response.json({ code: 'NOT_FOUND', message: 'Not found.' }, { status: 404, headers: NO_STORE });
       return Response.json(body, { headers: NO_STORE });
     } catch (error) {
-      logger.error({ requestId, err: error }, 'read API failed');
+      logger.error({ requestId, error: loggableError(error) }, 'read API failed');
       return Response.json({ code: 'INTERNAL', message: `Internal error (${requestId}).` }, { status: 500, headers: NO_STORE });
     }
   }

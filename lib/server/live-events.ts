@@ -2,14 +2,15 @@ import 'server-only';
 import { EventEmitter } from 'node:events';
 import pg from 'pg';
 import { logger } from './logger';
+import { loggableError } from './safe-error';
 
 /**
  * One listener per server process: LISTEN keel_events for Keel's own tables, and a
- * 1-second poll of the runtime's executions (which Keel never adds triggers to) and
+ * half-second poll of the runtime's executions (which Keel never adds triggers to) and
  * of the settlement queue (too hot for NOTIFY), fanned out to every open SSE stream.
  */
 export const LIVE_CHANNEL = 'keel_events';
-const POLL_MS = 1_000;
+const POLL_MS = 500;
 const RUNTIME_TOPIC = 'oxide_batch.ob_job_execution';
 const QUEUE_TOPIC = 'settle.attempts';
 
@@ -27,6 +28,8 @@ class LiveEvents extends EventEmitter {
   private fingerprint: string | null = null;
   private queueMark: string | null = null;
   private starting: Promise<void> | null = null;
+  // Bumped by stop(), so a start that finishes after a stop closes its connection instead of running unseen.
+  private generation = 0;
 
   constructor(private readonly databaseUrl: string) {
     super();
@@ -49,13 +52,14 @@ class LiveEvents extends EventEmitter {
 
   private ensureStarted(): Promise<void> {
     this.starting ??= this.start().catch((error: unknown) => {
-      logger.warn({ err: error }, 'live events unavailable; pages fall back to polling');
+      logger.warn({ error: loggableError(error) }, 'live events unavailable; pages fall back to polling');
       this.starting = null;
     });
     return this.starting;
   }
 
   private async start(): Promise<void> {
+    const generation = this.generation;
     const client = new pg.Client({ connectionString: this.databaseUrl, application_name: 'keel-live' });
     client.on('error', () => this.restart());
     client.on('notification', (message) => {
@@ -63,6 +67,10 @@ class LiveEvents extends EventEmitter {
     });
     await client.connect();
     await client.query(`LISTEN ${LIVE_CHANNEL}`);
+    if (generation !== this.generation) {
+      await client.end();
+      return;
+    }
     this.client = client;
     // Take the baselines now, so a change right after a page connects is not mistaken for one.
     await this.pollRuntime();
@@ -90,6 +98,7 @@ class LiveEvents extends EventEmitter {
   }
 
   private stop(): void {
+    this.generation += 1;
     if (this.poll) clearInterval(this.poll);
     this.poll = null;
     const client = this.client;

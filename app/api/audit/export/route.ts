@@ -3,6 +3,7 @@ import { csvRow } from '@/lib/domain/csv';
 import { streamAuditEvents, type AuditEventView } from '@/lib/queries/audit';
 import { apiRoute } from '@/lib/server/api-route';
 import { logger } from '@/lib/server/logger';
+import { loggableError } from '@/lib/server/safe-error';
 import { runtime } from '@/lib/server/runtime';
 
 export const dynamic = 'force-dynamic';
@@ -29,7 +30,7 @@ export const GET = apiRoute('read', auditFiltersSchema, async (actor, filters) =
         if (next.done) controller.close();
         else controller.enqueue(encoder.encode(next.value.map(line).join('')));
       } catch (error) {
-        logger.error({ err: error, actor: actor.login }, 'audit export failed');
+        logger.error({ error: loggableError(error), actor: actor.login }, 'audit export failed');
         controller.error(error);
       }
     },
