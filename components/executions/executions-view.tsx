@@ -96,6 +96,11 @@ export function ExecutionsView({ initial, initialKey, jobNames }: { initial: Exe
       </form>
 
       {error ? <ErrorState detail={`${(error as Error).message}`} /> : null}
+      {data?.indexWarning ? (
+        <p role="note" className="rounded-md border-l-4 border-amber-500 bg-amber-50 p-2 text-sm text-amber-950 dark:bg-amber-950 dark:text-amber-50">
+          {data.indexWarning}
+        </p>
+      ) : null}
       <p className="text-sm text-zinc-600 dark:text-zinc-400" aria-live="polite">
         {data ? `${formatCappedCount(data.total)} executions match` : ' '}
         {isFetching ? ' · refreshing…' : ''}

@@ -5,6 +5,7 @@ import { isRole, ROLES } from '../auth/roles';
 import { createUserAccount } from '../auth/users';
 import { createDatabase, createPool } from '../db/client';
 import { migrateDatabase } from '../db/migrate';
+import { createIndexStatement, missingRuntimeIndexes, RUNTIME_INDEXES } from '../db/runtime-indexes';
 import { seedDemo } from '../demo/seed';
 import { resolveEnvironment, SettingsRefused } from './environment';
 import { startConsole } from './start';
@@ -16,6 +17,10 @@ Commands:
                         --fresh discards the embedded database first and seeds anew)
   dev                   the same with Next.js in development mode
   migrate               apply migrations and check the oxide_batch schema version
+  runtime-indexes [--apply]
+                        print the indexes Keel's filters want on the runtime's tables;
+                        --apply creates the missing ones concurrently (an explicit choice:
+                        Keel never alters an attached oxide_batch schema by itself)
   create-user           create a user: --username NAME --role ROLE [--name "Full Name"] [--email E]
                         the password is read from KEEL_NEW_USER_PASSWORD or asked for on the terminal
                         roles: ${ROLES.join(', ')}
@@ -32,6 +37,32 @@ async function withDatabase<T>(work: (env: Awaited<ReturnType<typeof resolveEnvi
   } finally {
     await resolved.stop();
   }
+}
+
+/** Prints Keel's indexes for the runtime's tables; with --apply creates the missing ones concurrently. */
+async function runtimeIndexesCommand(args: string[]): Promise<number> {
+  return withDatabase(async ({ settings }) => {
+    const pool = createPool(settings.databaseUrl!, 1);
+    try {
+      const missing = new Set(await missingRuntimeIndexes(pool));
+      for (const index of RUNTIME_INDEXES) {
+        process.stdout.write(`-- ${index.purpose}${missing.has(index.name) ? '' : ' (present)'}\n${createIndexStatement(index, true)};\n`);
+      }
+      if (!args.includes('--apply')) return 0;
+      for (const index of RUNTIME_INDEXES.filter((i) => missing.has(i.name))) {
+        log(`creating ${index.name} concurrently`);
+        // CONCURRENTLY cannot run in a transaction; a failed build leaves an invalid index, which IF NOT EXISTS would keep.
+        await pool.query(createIndexStatement(index, true)).catch(async (error: unknown) => {
+          await pool.query(`DROP INDEX CONCURRENTLY IF EXISTS oxide_batch.${index.name}`);
+          throw error;
+        });
+      }
+      log(missing.size === 0 ? 'all indexes present' : `created ${missing.size} index(es)`);
+      return 0;
+    } finally {
+      await pool.end();
+    }
+  });
 }
 
 async function migrateCommand(): Promise<number> {
@@ -166,6 +197,8 @@ export async function runCommand(argv: string[]): Promise<number | undefined> {
         return await migrateCommand();
       case 'create-user':
         return await createUserCommand(rest);
+      case 'runtime-indexes':
+        return await runtimeIndexesCommand(rest);
       case 'demo-runtime':
         return await demoRuntimeCommand();
       case undefined:

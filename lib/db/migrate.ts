@@ -4,6 +4,7 @@ import { drizzle } from 'drizzle-orm/node-postgres';
 import { migrate } from 'drizzle-orm/node-postgres/migrator';
 import type pg from 'pg';
 import { err, ok, type Result } from '../domain/result';
+import { createIndexStatement, RUNTIME_INDEXES } from './runtime-indexes';
 import { readRuntimeSchemaState, REQUIRED_RUNTIME_SCHEMA_VERSION, type RuntimeSchemaState } from './runtime-schema';
 
 export { readRuntimeSchemaState, REQUIRED_RUNTIME_SCHEMA_VERSION };
@@ -61,6 +62,8 @@ export async function migrateDatabase(pool: pg.Pool): Promise<Result<MigrationRe
         await client.query('begin');
         try {
           await client.query(readFileSync(BOOTSTRAP_SQL, 'utf8'));
+          // Keel owns a schema it bootstrapped, so its filter indexes come with it.
+          for (const index of RUNTIME_INDEXES) await client.query(createIndexStatement(index, false));
           await client.query('commit');
         } catch (error) {
           await client.query('rollback');

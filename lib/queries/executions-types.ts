@@ -20,5 +20,7 @@ export interface ExecutionPage {
   nextCursor: string | null;
   total: CappedCount;
   serverNow: string;
+  /** Set when the view runs without its index, under a statement timeout. */
+  indexWarning: string | null;
 }
 

@@ -1,7 +1,8 @@
 import 'server-only';
 import { sql, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
-import type { DbOrTx } from '../db/client';
+import type { Database, DbOrTx } from '../db/client';
+import { RUNTIME_INDEXES } from '../db/runtime-indexes';
 import { BATCH_STATUSES } from '../domain/batch-status';
 import { COUNT_CAP, decodeCursor, encodeCursor, type CappedCount } from '../domain/cursor';
 import type { ExecutionListItem, ExecutionPage } from './executions-types';
@@ -63,9 +64,41 @@ function whereClause(filters: ExecutionFilters, staleThresholdMs: number): SQL {
  * token is compared in SQL; its bytes are never selected.
  */
 export async function listExecutions(
+  db: Database,
+  filters: ExecutionFilters,
+  context: { staleThresholdMs: number; ownerToken: Buffer },
+): Promise<ExecutionPage> {
+  // With a status filter the runtime's own (status, updated_at, id) index serves the
+  // order; without one it needs Keel's index, which an attached schema may lack.
+  if (filters.status || !(await lacksUpdatedIndex(db))) return readPage(db, filters, context, null);
+  return db.transaction(async (tx) => {
+    await tx.execute(sql`set local statement_timeout = '5s'`);
+    return readPage(tx, filters, context, UNINDEXED_WARNING);
+  });
+}
+
+export const UNINDEXED_WARNING =
+  'This database lacks the index for this view, so it runs under a 5-second statement timeout. ' +
+  'Filter by status, or have an operator run `npm run keel -- runtime-indexes --apply`.';
+
+const UPDATED_INDEX = RUNTIME_INDEXES[0]!.name;
+// Checked at most once a minute per database handle: creating the index takes effect without a restart.
+const indexChecks = new WeakMap<Database, { at: number; missing: boolean }>();
+
+async function lacksUpdatedIndex(db: Database): Promise<boolean> {
+  const cached = indexChecks.get(db);
+  if (cached && Date.now() - cached.at < 60_000) return cached.missing;
+  const found = await db.execute(sql`select 1 from pg_indexes where schemaname = 'oxide_batch' and indexname = ${UPDATED_INDEX}`);
+  const check = { at: Date.now(), missing: found.rows.length === 0 };
+  indexChecks.set(db, check);
+  return check.missing;
+}
+
+async function readPage(
   db: DbOrTx,
   filters: ExecutionFilters,
   context: { staleThresholdMs: number; ownerToken: Buffer },
+  indexWarning: string | null,
 ): Promise<ExecutionPage> {
   const where = whereClause(filters, context.staleThresholdMs);
   const cursor = decodeCursor(filters.cursor, 2);
@@ -109,6 +142,7 @@ export async function listExecutions(
     nextCursor: page.rows.length > EXECUTION_PAGE_SIZE && last ? encodeCursor([last.updated_us, Number(last.id)]) : null,
     total,
     serverNow: new Date(now.rows[0]!.now).toISOString(),
+    indexWarning,
   };
 }
 
