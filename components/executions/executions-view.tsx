@@ -8,6 +8,7 @@ import type { ExecutionPage } from '@/lib/queries/executions-types';
 import { queryKeys } from '@/lib/query-keys';
 import { fetchJson, toQueryString } from '../data/fetch-json';
 import { Button } from '../ui/button';
+import { KeysetPager } from '../ui/keyset-pager';
 import { ErrorState, LoadingRow } from '../ui/states';
 import { StatusBadge } from '../ui/status-badge';
 import { Cell, DataTable } from '../ui/table';
@@ -129,14 +130,7 @@ export function ExecutionsView({ initial, initialKey, jobNames }: { initial: Exe
           </tr>
         ))}
       </DataTable>
-      <nav aria-label="Pages" className="flex gap-2">
-        <Button disabled={!filters.cursor} onClick={() => void setFilters({ cursor: null })}>
-          First page
-        </Button>
-        <Button disabled={!data?.nextCursor} onClick={() => void setFilters({ cursor: data?.nextCursor ?? null })}>
-          Next page
-        </Button>
-      </nav>
+      <KeysetPager label="Pages" cursor={filters.cursor} nextCursor={data?.nextCursor} onChange={(cursor) => void setFilters({ cursor })} />
     </div>
   );
 }

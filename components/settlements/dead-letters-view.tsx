@@ -8,6 +8,7 @@ import { ApiError, readJson } from '@/lib/http/read-json';
 import type { DeadLetterGroups, DeadLetterPage, DeadLetterRow } from '@/lib/queries/settlements-types';
 import { queryKeys } from '@/lib/query-keys';
 import { Button } from '../ui/button';
+import { KeysetPager } from '../ui/keyset-pager';
 import { ErrorState, LoadingRow } from '../ui/states';
 import { Cell, DataTable } from '../ui/table';
 import { TimeAgo } from '../ui/time-ago';
@@ -88,14 +89,7 @@ export function DeadLettersView({
           <DeadLetterTableRow key={row.receiptId} row={row} now={now} canAct={canAct} onAct={(kind) => setTarget(deadLetterTarget(kind, row))} />
         ))}
       </DataTable>
-      <nav aria-label="Dead letter pages" className="flex gap-2">
-        <Button disabled={!cursor} onClick={() => setCursor(null)}>
-          First page
-        </Button>
-        <Button disabled={!page?.nextCursor} onClick={() => setCursor(page?.nextCursor ?? null)}>
-          Next page
-        </Button>
-      </nav>
+      <KeysetPager label="Dead letter pages" cursor={cursor} nextCursor={page?.nextCursor} onChange={setCursor} />
       {target ? <DeadLetterDialog target={target} onClose={() => setTarget(null)} /> : null}
       {bulkOpen ? <BulkReplayDialog filters={values} matching={page?.count} onClose={() => setBulkOpen(false)} /> : null}
     </section>

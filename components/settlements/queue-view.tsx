@@ -9,6 +9,7 @@ import { ApiError, readJson } from '@/lib/http/read-json';
 import type { QueuePage, QueueRow, QueueState } from '@/lib/queries/settlements-types';
 import { queryKeys } from '@/lib/query-keys';
 import { Button } from '../ui/button';
+import { KeysetPager } from '../ui/keyset-pager';
 import { ErrorState, LoadingRow } from '../ui/states';
 import { Cell, DataTable } from '../ui/table';
 import { TimeAgo } from '../ui/time-ago';
@@ -88,14 +89,7 @@ export function QueueView({ initial, initialKey, canAct }: { initial: QueuePage;
           <QueueTableRow key={row.receiptId} row={row} now={now} canAct={canAct} onRequeue={() => setRequeue(requeueTarget(row))} />
         ))}
       </DataTable>
-      <nav aria-label="Queue pages" className="flex gap-2">
-        <Button disabled={!cursor} onClick={() => setCursor(null)}>
-          First page
-        </Button>
-        <Button disabled={!page?.nextCursor} onClick={() => setCursor(page?.nextCursor ?? null)}>
-          Next page
-        </Button>
-      </nav>
+      <KeysetPager label="Queue pages" cursor={cursor} nextCursor={page?.nextCursor} onChange={setCursor} />
       {requeue ? <RequeueDialog target={requeue} onClose={() => setRequeue(null)} /> : null}
     </section>
   );

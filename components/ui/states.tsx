@@ -18,3 +18,8 @@ export function LoadingRow({ columns }: { columns: number }) {
     </tr>
   );
 }
+
+/** A page reached with filters that do not parse: it says which and why, and queries nothing. */
+export function InvalidFilters({ issues }: { issues: { path: PropertyKey[]; message: string }[] }) {
+  return <ErrorState title="These filters are not valid" detail={issues.map((i) => `${i.path.map(String).join('.')}: ${i.message}`).join('; ')} />;
+}

@@ -2,7 +2,7 @@ import type { Metadata } from 'next';
 import { ExecutionsView } from '@/components/executions/executions-view';
 import { toQueryString } from '@/components/data/fetch-json';
 import { PageHeader } from '@/components/ui/page-header';
-import { ErrorState } from '@/components/ui/states';
+import { InvalidFilters } from '@/components/ui/states';
 import { executionFiltersSchema, listExecutions, listJobNames } from '@/lib/queries/executions';
 import { runtime } from '@/lib/server/runtime';
 
@@ -17,7 +17,7 @@ export default async function ExecutionsPage({ searchParams }: { searchParams: P
     return (
       <>
         {header}
-        <ErrorState title="These filters are not valid" detail={parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')} />
+        <InvalidFilters issues={parsed.error.issues} />
       </>
     );
   }

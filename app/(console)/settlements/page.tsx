@@ -3,7 +3,7 @@ import { filterParams, filterValuesOf, firstValue } from '@/components/settlemen
 import { QueueView } from '@/components/settlements/queue-view';
 import { SettlementTabs } from '@/components/settlements/settlement-tabs';
 import { PageHeader } from '@/components/ui/page-header';
-import { ErrorState } from '@/components/ui/states';
+import { InvalidFilters } from '@/components/ui/states';
 import { can } from '@/lib/auth/roles';
 import { listSettlementQueue } from '@/lib/queries/settlements';
 import { queueFiltersSchema } from '@/lib/queries/settlements-types';
@@ -29,7 +29,7 @@ export default async function SettlementsPage({ searchParams }: { searchParams: 
     return (
       <>
         {header}
-        <ErrorState title="These filters are not valid" detail={parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')} />
+        <InvalidFilters issues={parsed.error.issues} />
       </>
     );
   }

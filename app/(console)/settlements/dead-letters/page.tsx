@@ -3,7 +3,7 @@ import { DeadLettersView } from '@/components/settlements/dead-letters-view';
 import { filterParams, filterValuesOf, firstValue } from '@/components/settlements/filter-params';
 import { SettlementTabs } from '@/components/settlements/settlement-tabs';
 import { PageHeader } from '@/components/ui/page-header';
-import { ErrorState } from '@/components/ui/states';
+import { InvalidFilters } from '@/components/ui/states';
 import { can } from '@/lib/auth/roles';
 import { deadLetterGroups, listDeadLetterPage, settlementNowMs } from '@/lib/queries/settlements';
 import { deadLetterFiltersSchema } from '@/lib/queries/settlements-types';
@@ -30,7 +30,7 @@ export default async function DeadLettersPage({ searchParams }: { searchParams: 
     return (
       <>
         {header}
-        <ErrorState title="These filters are not valid" detail={parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')} />
+        <InvalidFilters issues={parsed.error.issues} />
       </>
     );
   }
