@@ -36,10 +36,16 @@ export function LiveUpdates() {
     const refresh = (topic?: string) => {
       for (const key of (topic && TOPIC_KEYS[topic]) || []) void queryClient.invalidateQueries({ queryKey: key });
       if (refreshTimer) return;
-      refreshTimer = setTimeout(() => {
+      const refreshWhenNoDialog = () => {
+        // Never re-render beneath an open confirmation: what it says will change must hold still.
+        if (document.querySelector('dialog[open]')) {
+          refreshTimer = setTimeout(refreshWhenNoDialog, 500);
+          return;
+        }
         refreshTimer = null;
         router.refresh();
-      }, 100);
+      };
+      refreshTimer = setTimeout(refreshWhenNoDialog, 100);
     };
     const source = new EventSource('/api/events');
     source.addEventListener('open', () => {

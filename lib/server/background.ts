@@ -1,0 +1,35 @@
+import { logger } from './logger';
+import { exitWhenOrphaned } from './parent-watch';
+import { runtime } from './runtime';
+import { loggableError } from './safe-error';
+
+const started = globalThis as typeof globalThis & { __keelWorkersStarted?: boolean };
+
+/**
+ * The server's own work besides answering requests: the bulk replay worker and the
+ * metric sampler always, the demo runtime in demo mode unless KEEL_DEMO_RUNTIME=0,
+ * and, under `keel start`, exiting when the launcher is gone. Started once per
+ * process even if a development reload calls register again.
+ */
+export async function startBackground(): Promise<void> {
+  if (process.env.KEEL_LAUNCHED === '1') exitWhenOrphaned();
+  if (started.__keelWorkersStarted || process.env.NEXT_PHASE === 'phase-production-build') return;
+  started.__keelWorkersStarted = true;
+  try {
+    const [{ startBulkReplayWorker }, { startMetricSampler }] = await Promise.all([
+      import('../workers/bulk-replay-worker'),
+      import('../workers/metric-sampler'),
+    ]);
+    const { db, settings } = runtime();
+    const log = (level: 'info' | 'warn' | 'error', message: string, fields?: Record<string, unknown>) => logger[level](fields ?? {}, message);
+    startBulkReplayWorker({ db, log });
+    startMetricSampler({ db, log, staleThresholdMs: settings.staleThresholdMs });
+    if (settings.demo && settings.demoRuntime) {
+      const { startDemoRuntime } = await import('../demo/runtime');
+      startDemoRuntime({ db, settings, log });
+    }
+  } catch (error) {
+    // The pages report a missing database themselves; the server still comes up.
+    logger.error({ error: loggableError(error) }, 'background workers did not start');
+  }
+}
