@@ -67,8 +67,8 @@ function filterCondition(filter: DeadLetterFilter, asOfMs: number): SQL {
   if (filter.maxAgeMs !== undefined) conditions.push(sql`recorded_at_ms >= ${asOfMs - filter.maxAgeMs}::bigint`);
   if (filter.minAttempts !== undefined) conditions.push(sql`attempts >= ${filter.minAttempts}::int`);
   if (filter.maxAttempts !== undefined) conditions.push(sql`attempts <= ${filter.maxAttempts}::int`);
-  // starts_with, not LIKE: a prefix holding % or _ means those characters.
-  if (filter.receiptIdPrefix !== undefined) conditions.push(sql`starts_with(receipt_id, ${filter.receiptIdPrefix})`);
+  // ^@, not LIKE: a prefix holding % or _ means those characters, and the text_pattern_ops index serves it.
+  if (filter.receiptIdPrefix !== undefined) conditions.push(sql`receipt_id ^@ ${filter.receiptIdPrefix}`);
   return sql.join(conditions, sql` and `);
 }
 
