@@ -61,7 +61,10 @@ class LiveEvents extends EventEmitter {
   private async start(): Promise<void> {
     const generation = this.generation;
     const client = new pg.Client({ connectionString: this.databaseUrl, application_name: 'keel-live' });
-    client.on('error', () => this.restart());
+    // Only the current connection may restart the listener: a closed one's late errors must not stop its successor.
+    client.on('error', () => {
+      if (this.client === client) this.restart();
+    });
     client.on('notification', (message) => {
       if (message.channel === LIVE_CHANNEL && message.payload) this.emit('change', message.payload);
     });
@@ -78,9 +81,11 @@ class LiveEvents extends EventEmitter {
   }
 
   private async pollRuntime(): Promise<void> {
-    if (!this.client) return;
+    const client = this.client;
+    if (!client) return;
     try {
-      const { rows } = await this.client.query<{ fp: string; queue: string | null }>(RUNTIME_FINGERPRINT);
+      const { rows } = await client.query<{ fp: string; queue: string | null }>(RUNTIME_FINGERPRINT);
+      if (this.client !== client) return; // stopped meanwhile: this reading belongs to no one
       const next = rows[0]?.fp ?? '';
       const queue = rows[0]?.queue ?? '';
       if (this.fingerprint !== null && next !== this.fingerprint) this.emit('change', RUNTIME_TOPIC);
@@ -88,7 +93,7 @@ class LiveEvents extends EventEmitter {
       this.fingerprint = next;
       this.queueMark = queue;
     } catch {
-      this.restart();
+      if (this.client === client) this.restart();
     }
   }
 

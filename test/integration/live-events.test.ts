@@ -48,5 +48,20 @@ describe('live events', () => {
     const queue = nextTopic(events, 'settle.dead_letters', 2_000);
     await pool.query(`delete from settle.dead_letters where receipt_id = (select min(receipt_id) from settle.dead_letters)`);
     expect(await queue).toBeLessThan(2_000);
+
+    // Pages come and go: the listener stops with the last subscriber (often mid-poll) and
+    // starts with the next; a stopped connection's late failure must not silence its successor.
+    stop();
+    for (let i = 0; i < 6; i += 1) {
+      const off = events.subscribe(() => {});
+      await events.ready();
+      await new Promise((r) => setTimeout(r, 150 + i * 90));
+      off();
+    }
+    stop = events.subscribe(() => {});
+    await events.ready();
+    const afterChurn = nextTopic(events, 'oxide_batch.ob_job_execution', 2_000);
+    await pool.query(`update oxide_batch.ob_job_execution set updated_at = clock_timestamp(), version = version + 1 where id = (select max(id) from oxide_batch.ob_job_execution where status = 'COMPLETED')`);
+    expect(await afterChurn).toBeLessThan(2_000);
   });
 });
