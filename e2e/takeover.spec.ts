@@ -1,4 +1,4 @@
-import { expect, test, type Browser, type Page, type Request } from '@playwright/test';
+import { expect, test, type Browser, type BrowserContext, type Page, type Request } from '@playwright/test';
 import type pg from 'pg';
 import { e2eDatabase } from './support/database';
 import { signIn } from './support/session';
@@ -25,8 +25,17 @@ async function staleExecutions(count: number): Promise<number[]> {
   return rows.map((r) => Number(r.id));
 }
 
+// Every open page refreshes on every change; close each test's extra browsers so the
+// next test measures its own page, not a crowd of stale ones re-rendering at once.
+const contexts: BrowserContext[] = [];
+test.afterEach(async () => {
+  await Promise.all(contexts.splice(0).map((context) => context.close()));
+});
+
 async function pageAs(browser: Browser, username: string): Promise<Page> {
-  const page = await (await browser.newContext()).newPage();
+  const context = await browser.newContext();
+  contexts.push(context);
+  const page = await context.newPage();
   await signIn(page, username);
   return page;
 }
