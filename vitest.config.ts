@@ -23,6 +23,19 @@ export default defineConfig({
           maxWorkers: 2,
         },
       },
+      {
+        // Soaks run the demo runtime for tens of seconds: `npm run soak`, never part of `npm test`.
+        extends: true,
+        test: {
+          name: 'soak',
+          include: ['test/soak/**/*.soak.ts'],
+          environment: 'node',
+          globalSetup: ['test/support/global-setup.ts'],
+          testTimeout: 180_000,
+          hookTimeout: 120_000,
+          maxWorkers: 1,
+        },
+      },
     ],
   },
 });

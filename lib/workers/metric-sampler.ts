@@ -1,7 +1,7 @@
 import 'server-only';
 import { sql } from 'drizzle-orm';
 import type { DbOrTx } from '../db/client';
-import { startWorkerLoop, type RunningWorker, type WorkerLog } from './worker-loop';
+import { startWorkerLoop, type RunningWorker, type WorkerLog, type WorkerWait } from './worker-loop';
 
 export const METRIC_SAMPLE_INTERVAL_MS = 15_000;
 export const METRIC_RETENTION_MS = 2 * 24 * 3_600_000;
@@ -31,6 +31,8 @@ export interface MetricSamplerOptions {
   log: WorkerLog;
   staleThresholdMs: number;
   intervalMs?: number;
+  /** How the sampler waits between samples (a timer unless a test drives it). */
+  wait?: WorkerWait;
 }
 
 /**
@@ -92,12 +94,13 @@ export async function sampleMetrics(
 }
 
 /** Samples every 15 s (DESIGN.md 3.3), starting at once. */
-export function startMetricSampler({ db, log, staleThresholdMs, intervalMs = METRIC_SAMPLE_INTERVAL_MS }: MetricSamplerOptions): RunningWorker {
+export function startMetricSampler({ db, log, staleThresholdMs, intervalMs = METRIC_SAMPLE_INTERVAL_MS, wait }: MetricSamplerOptions): RunningWorker {
   log('info', 'metric sampler started', { intervalMs });
   const worker = startWorkerLoop({
     name: 'metric sampler',
     log,
     errorDelayMs: intervalMs,
+    wait,
     async step() {
       await sampleMetrics(db, { staleThresholdMs, intervalMs });
       return intervalMs;

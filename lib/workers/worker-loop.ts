@@ -21,6 +21,19 @@ export function errorFields(error: unknown): Record<string, string> {
   return fields;
 }
 
+/** How a loop waits between steps; it resolves early when `signal` aborts. Tests pass a clock they drive. */
+export type WorkerWait = (delayMs: number, signal: AbortSignal) => Promise<void>;
+
+const timerWait: WorkerWait = (delayMs, signal) =>
+  new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, delayMs);
+    timer.unref();
+    signal.addEventListener('abort', () => {
+      clearTimeout(timer);
+      resolve();
+    }, { once: true });
+  });
+
 /**
  * Runs `step` until stopped; `step` returns how long to wait before the next run (0 to
  * go on at once). A failing step is logged and retried after `errorDelayMs`. Timers are
@@ -31,13 +44,12 @@ export function startWorkerLoop(options: {
   log: WorkerLog;
   step: () => Promise<number>;
   errorDelayMs: number;
+  wait?: WorkerWait;
 }): RunningWorker {
-  const { name, log, step, errorDelayMs } = options;
-  let stopped = false;
-  let wake: (() => void) | null = null;
-  let timer: NodeJS.Timeout | null = null;
+  const { name, log, step, errorDelayMs, wait = timerWait } = options;
+  const stopping = new AbortController();
   const loop = (async () => {
-    while (!stopped) {
+    while (!stopping.signal.aborted) {
       let delayMs: number;
       try {
         delayMs = await step();
@@ -45,23 +57,17 @@ export function startWorkerLoop(options: {
         log('error', `${name} step failed`, errorFields(error));
         delayMs = errorDelayMs;
       }
-      if (stopped) break;
+      if (stopping.signal.aborted) break;
       if (delayMs <= 0) {
         await new Promise((resolve) => setImmediate(resolve));
         continue;
       }
-      await new Promise<void>((resolve) => {
-        wake = resolve;
-        timer = setTimeout(resolve, delayMs);
-        timer.unref();
-      });
+      await wait(delayMs, stopping.signal);
     }
   })();
   return {
     async stop() {
-      stopped = true;
-      if (timer) clearTimeout(timer);
-      wake?.();
+      stopping.abort();
       await loop;
     },
   };

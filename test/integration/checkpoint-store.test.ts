@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { sql } from 'drizzle-orm';
 import { postgresCheckpointStore } from '../../lib/adapters/checkpoint-store';
 import { createDatabase } from '../../lib/db/client';
 import { authenticationTagHex, type DurableCheckpoint } from '../../lib/domain/checkpoint';
@@ -111,7 +112,12 @@ describe('CheckpointStore over Postgres', () => {
         competingDone = true;
         return r;
       });
-      await new Promise((resolve) => setTimeout(resolve, 250));
+      // Wait for the event itself: the competing save is blocked by this transaction's lock.
+      const holder = await tx.execute<{ pid: number }>(sql`select pg_backend_pid() as pid`);
+      const blockedBy = async () =>
+        (await pool.query(`select count(*)::int as n from pg_stat_activity where $1 = any(pg_blocking_pids(pid))`, [holder.rows[0]!.pid])).rows[0].n;
+      while ((await blockedBy()) === 0) await new Promise((resolve) => setImmediate(resolve));
+      expect(await blockedBy()).toBe(1);
       expect(competingDone).toBe(false);
     });
     expect(await competing).toMatchObject({ ok: true });

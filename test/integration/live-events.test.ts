@@ -31,7 +31,7 @@ describe('live events', () => {
     await seedDemo(db, settings.value);
     const events = liveEvents(url);
     stop = events.subscribe(() => {});
-    await new Promise((r) => setTimeout(r, 1_500)); // listener connected and first fingerprint taken
+    await events.ready(); // listener connected and the polled baselines taken
 
     const audit = nextTopic(events, 'keel.audit_event', 2_000);
     await pool.query(`insert into keel.audit_event (actor_login, actor_role, action, target_kind, target_id, outcome) values ('t', 'admin', 'test', 'x', '1', 'APPLIED')`);
