@@ -136,6 +136,8 @@ test('support bulk-replays one reason code: exactly the previewed items, each wi
   await other.getByRole('dialog').getByLabel(/Note/).fill('duplicate of another receipt');
   await other.getByRole('dialog').getByRole('button', { name: 'Discard dead letter' }).click();
   await expect(toast(other)).toContainText(`Discarded the dead letter of ${frozen[1]}`);
+  // The receipt's page says which ending its history records, and who caused it.
+  await expect(other.getByTestId('receipt-place')).toContainText('its dead letter was discarded by support');
   await other.context().close();
 
   await dialog.getByRole('button', { name: `Replay ${n} dead letters` }).click();

@@ -11,11 +11,33 @@ import { StatusBadge } from '../ui/status-badge';
 import { Cell, DataTable } from '../ui/table';
 import { TimeAgo } from '../ui/time-ago';
 import { DeadLetterDialog, deadLetterTarget, type DeadLetterTarget } from './dead-letter-dialog';
+import { DISCARD_ACTION } from '@/lib/domain/settlement-vocabulary';
 import { bulkReplayHref, LINK } from './links';
 import { RequeueDialog, requeueTarget, type RequeueTarget } from './requeue-dialog';
 
 const DASH = <span className="text-zinc-500 dark:text-zinc-400">—</span>;
 const STATE_TEXT = { due: 'queued, due', leased: 'queued, leased by a worker', retry_scheduled: 'queued, waiting for a retry' } as const;
+
+/** Neither queued nor dead-lettered: say which of the two endings its own history records, newest first. */
+function ReceiptGone({ history, now }: { history: ReceiptHistory; now: Date }) {
+  const finished = history.events.find((e) => e.kind === 'finished');
+  const discarded = history.audit.find((a) => a.action === DISCARD_ACTION && a.outcome === 'APPLIED');
+  if (discarded && (!finished || Date.parse(discarded.at) >= finished.atMs)) {
+    return (
+      <>
+        Now <strong>gone</strong>: its dead letter was discarded by {discarded.actorLogin} <TimeAgo at={new Date(discarded.at)} now={now} />.
+      </>
+    );
+  }
+  if (finished) {
+    return (
+      <>
+        Now <strong>finished</strong>: settled <TimeAgo at={new Date(finished.atMs)} now={now} />.
+      </>
+    );
+  }
+  return <>Neither queued nor dead-lettered, and Keel holds no finish or discard for this receipt{history.truncated ? ' within the history shown' : ''}.</>;
+}
 
 /** Where a receipt is now, and its attempts, reasons, claims, replays and audit trail, newest first. */
 export function ReceiptHistoryView({ initial, canAct }: { initial: ReceiptHistory; canAct: boolean }) {
@@ -47,7 +69,7 @@ export function ReceiptHistoryView({ initial, canAct }: { initial: ReceiptHistor
                 recorded <TimeAgo at={new Date(deadLetter.recordedAtMs)} now={now} />.
               </>
             ) : (
-              <>Neither queued nor dead-lettered now: it finished, or its dead letter was discarded.</>
+              <ReceiptGone history={history} now={now} />
             )}
           </p>
           {canAct ? (

@@ -2,6 +2,11 @@
 
 export const MAX_U32 = 0xffff_ffff;
 
+/** The audit actions of Keel's settlement use cases (their audit rows feed a receipt's history). */
+export const REPLAY_ACTION = 'settlement.replay';
+export const DISCARD_ACTION = 'settlement.discard';
+export const REQUEUE_ACTION = 'settlement.requeue';
+
 export const SKIP_REASONS = ['denied', 'no_economic_intent', 'zero_charge'] as const;
 export type SkipReason = (typeof SKIP_REASONS)[number];
 

@@ -3,9 +3,9 @@ import type { Actor } from '../domain/actor';
 import type { DeadLetter, DeadLetterReplayStore, ReplayRecord, SettlementTransactions } from '../ports/settlement-replay';
 import { inputProblem, refuse, runSettlementAction, type ServiceResult } from './settlement-action';
 
-export const REPLAY_ACTION = 'settlement.replay';
-export const DISCARD_ACTION = 'settlement.discard';
-export const REQUEUE_ACTION = 'settlement.requeue';
+import { DISCARD_ACTION, REPLAY_ACTION, REQUEUE_ACTION } from '../domain/settlement-vocabulary';
+
+export { DISCARD_ACTION, REPLAY_ACTION, REQUEUE_ACTION };
 
 export interface DeadLetterActionInput {
   receiptId: string;
