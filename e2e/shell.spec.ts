@@ -22,6 +22,13 @@ test('a visitor without a session is sent to sign-in, and the API answers 401', 
   expect(await health.json()).toMatchObject({ status: 'ok', schema: { oxideBatch: { version: 3 } } });
 });
 
+test('the favicon is served to every visitor', async ({ request }) => {
+  const icon = await request.get('/favicon.ico');
+  expect(icon.status()).toBe(200);
+  expect(icon.headers()['content-type']).toMatch(/image\/(x-icon|vnd\.microsoft\.icon)/);
+  expect((await icon.body()).subarray(0, 4)).toEqual(Buffer.from([0, 0, 1, 0]));
+});
+
 test('a wrong password is refused with a clear message', async ({ page }) => {
   await page.goto('/sign-in');
   await page.getByLabel('Username').fill('operator');
