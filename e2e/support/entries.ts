@@ -1,0 +1,80 @@
+import type { Permission } from '../../lib/auth/roles';
+
+/**
+ * What the access matrix and the hostile-input suite know of each entry point: its
+ * permission (a key of PERMISSIONS; who holds it comes only from that table) and a
+ * harmless input or sample row. An entry the build or app/ has and this file lacks
+ * fails the matrix's inventory test, so nothing new slips in unguarded.
+ */
+
+// No row has this id; it fits every id column, so an allowed call gets past the guard and finds nothing.
+export const NO_ID = 2_000_000_000;
+export const NO_RECEIPT = 'access-matrix-no-such-receipt';
+
+/**
+ * Each server action's permission and a harmless input: it reaches the service for an
+ * allowed caller (which refuses NOT_FOUND, answers INVALID_INPUT, or changes nothing),
+ * so "allowed" is seen without changing the data the other specs use. A new action
+ * that is not listed here fails the inventory test.
+ */
+export const ACTIONS: Record<string, { permission: Permission; input: unknown }> = {
+  'app/actions/recovery.ts#proposeTakeover': { permission: 'proposeRecovery', input: { target: 'batch', executionId: NO_ID } },
+  'app/actions/recovery.ts#confirmProposal': { permission: 'decideRecovery', input: { proposalId: NO_ID, evidenceDigest: '0'.repeat(64) } },
+  'app/actions/recovery.ts#rejectRecoveryProposal': { permission: 'decideRecovery', input: { proposalId: NO_ID, reason: 'access matrix' } },
+  'app/actions/recovery.ts#cancelRecoveryProposal': { permission: 'cancelProposal', input: { proposalId: NO_ID } },
+  'app/actions/recovery.ts#requestExecutionStop': { permission: 'requestStop', input: { executionId: NO_ID } },
+  'app/actions/settlements.ts#replayDeadLetterAction': { permission: 'replaySettlement', input: { receiptId: NO_RECEIPT, note: 'access matrix', operationId: 'access-matrix-replay' } },
+  'app/actions/settlements.ts#discardDeadLetterAction': { permission: 'replaySettlement', input: { receiptId: NO_RECEIPT, note: 'access matrix', operationId: 'access-matrix-discard' } },
+  'app/actions/settlements.ts#requeueSettlementAction': { permission: 'replaySettlement', input: { receiptId: NO_RECEIPT, expectedRowVersion: 0, operationId: 'access-matrix-requeue' } },
+  // An empty note is refused after the guard; a valid preview would freeze a real job.
+  'app/actions/settlements.ts#previewBulkReplayAction': { permission: 'replaySettlement', input: { filters: { q: NO_RECEIPT }, note: '' } },
+  'app/actions/settlements.ts#startBulkReplayAction': { permission: 'replaySettlement', input: { jobId: NO_ID } },
+  'app/actions/settlements.ts#cancelBulkReplayAction': { permission: 'replaySettlement', input: { jobId: NO_ID } },
+  'app/actions/users.ts#createUserAction': { permission: 'manageUsers', input: { username: 'viewer', name: 'Access Matrix', role: 'viewer', password: 'access-matrix-1' } },
+  'app/actions/users.ts#disableUserAction': { permission: 'manageUsers', input: { username: 'matrix_nobody' } },
+  // Enabling an enabled user and giving a role the user has are real successes that change nothing.
+  'app/actions/users.ts#enableUserAction': { permission: 'manageUsers', input: { username: 'viewer' } },
+  'app/actions/users.ts#changeUserRoleAction': { permission: 'manageUsers', input: { username: 'viewer', role: 'viewer', expectedRole: 'viewer' } },
+  'app/actions/session.ts#signOut': { permission: 'read', input: {} },
+};
+
+/** Each page's permission; a dynamic segment is filled from the demo data when it has a row. */
+export const PAGES: Record<string, { permission: Permission | 'public'; sample?: string }> = {
+  '/': { permission: 'read' },
+  '/audit': { permission: 'read' },
+  '/executions': { permission: 'read' },
+  '/executions/[id]': { permission: 'read', sample: 'select min(id)::text as v from oxide_batch.ob_job_execution' },
+  '/recovery': { permission: 'read' },
+  '/recovery/[id]': { permission: 'read', sample: 'select min(id)::text as v from keel.recovery_proposal' },
+  '/retry-keys': { permission: 'read' },
+  '/settlements': { permission: 'read' },
+  '/settlements/[receiptId]': { permission: 'read', sample: 'select min(receipt_id) as v from settle.dead_letters' },
+  '/settlements/bulk': { permission: 'read' },
+  '/settlements/bulk/[id]': { permission: 'read', sample: 'select min(id)::text as v from keel.bulk_replay' },
+  '/settlements/dead-letters': { permission: 'read' },
+  '/users': { permission: 'manageUsers' },
+  '/sign-in': { permission: 'public' },
+};
+
+export const ROUTES: Record<string, { permission: Permission | 'public' | 'better-auth'; sample?: string }> = {
+  '/api/audit': { permission: 'read' },
+  '/api/audit/export': { permission: 'read' },
+  '/api/auth/[...all]': { permission: 'better-auth' },
+  '/api/events': { permission: 'read' },
+  '/api/executions': { permission: 'read' },
+  '/api/executions/[id]': { permission: 'read', sample: PAGES['/executions/[id]']!.sample },
+  '/api/health': { permission: 'public' },
+  '/api/metrics': { permission: 'read' },
+  '/api/orchestrations': { permission: 'read' },
+  '/api/proposals': { permission: 'read' },
+  '/api/proposals/[id]': { permission: 'read', sample: PAGES['/recovery/[id]']!.sample },
+  '/api/retry-keys': { permission: 'read' },
+  '/api/settlements/bulk-replays': { permission: 'read' },
+  '/api/settlements/bulk-replays/[id]': { permission: 'read', sample: PAGES['/settlements/bulk/[id]']!.sample },
+  '/api/settlements/dead-letters': { permission: 'read' },
+  '/api/settlements/dead-letters/groups': { permission: 'read' },
+  '/api/settlements/queue': { permission: 'read' },
+  '/api/settlements/receipts/[receiptId]': { permission: 'read', sample: PAGES['/settlements/[receiptId]']!.sample },
+  '/api/users': { permission: 'manageUsers' },
+};
+
