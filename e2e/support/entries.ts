@@ -1,4 +1,4 @@
-import type { Permission } from '../../lib/auth/roles';
+import { PERMISSIONS, ROLES, type Permission, type Role } from '../../lib/auth/roles';
 
 /**
  * What the access matrix and the hostile-input suite know of each entry point: its
@@ -78,3 +78,23 @@ export const ROUTES: Record<string, { permission: Permission | 'public' | 'bette
   '/api/users': { permission: 'manageUsers' },
 };
 
+
+/**
+ * docs/security.md's "Who can reach what" table, rendered from PERMISSIONS and the
+ * entries above; the access matrix checks the document still holds exactly this.
+ */
+export function renderAccessTable(): string {
+  const head = `| entry | permission | ${ROLES.join(' | ')} | no session, expired, forged |`;
+  const rule = `|---|---|${ROLES.map(() => '---').join('|')}|---|`;
+  const cells = (permission: Permission | 'public') =>
+    ROLES.map((role) => (permission === 'public' || (PERMISSIONS[permission] as readonly Role[]).includes(role) ? 'yes' : 'no')).join(' | ');
+  const row = (entry: string, permission: Permission | 'public') => `| ${entry} | ${permission} | ${cells(permission)} | ${permission === 'public' ? 'yes' : 'no'} |`;
+  const lines = [
+    ...Object.entries(ACTIONS).map(([key, spec]) => row(`action \`${key.split('#')[1]}\``, spec.permission)),
+    ...Object.entries(PAGES).map(([path, spec]) => row(`page \`${path}\``, spec.permission)),
+    ...Object.entries(ROUTES)
+      .filter(([, spec]) => spec.permission !== 'better-auth')
+      .map(([path, spec]) => row(`GET \`${path}\``, spec.permission as Permission | 'public')),
+  ];
+  return [head, rule, ...lines].join('\n');
+}
