@@ -1,5 +1,5 @@
 import { defineConfig } from '@playwright/test';
-import { E2E_METRICS_TOKEN } from './e2e/support/server';
+import { E2E_METRICS_TOKEN, E2E_WEBHOOK } from './e2e/support/server';
 
 const PORT = Number(process.env.KEEL_E2E_PORT ?? 3100);
 // Its own home and database port, so two runs on one machine never share a database.
@@ -48,6 +48,8 @@ export default defineConfig({
       // Many sign-ins from one address in a short run; the limit itself is tested in the integration tier.
       KEEL_SIGNIN_RATE_LIMIT: '1000',
       KEEL_METRICS_TOKEN: E2E_METRICS_TOKEN,
+      KEEL_WEBHOOK_URLS: `${E2E_WEBHOOK.name}=http://127.0.0.1:${E2E_WEBHOOK.port}/hook`,
+      KEEL_WEBHOOK_SECRET_E2E: E2E_WEBHOOK.secret,
       KEEL_EMBEDDED_PG_PORT: PG_PORT,
     },
     timeout: 600_000,

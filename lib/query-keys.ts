@@ -41,4 +41,8 @@ export const queryKeys = {
     all: ['users'] as const,
     list: () => ['users', 'list'] as const,
   },
+  webhooks: {
+    all: ['webhooks'] as const,
+    deliveries: (filters: Filters) => ['webhooks', 'deliveries', filters] as const,
+  },
 };

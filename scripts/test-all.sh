@@ -19,6 +19,9 @@ started=$(date +%s)
 echo "[test] type check"
 npx tsc --noEmit -p .
 
+echo "[test] alerting rules (promtool)"
+bash scripts/check-alerts.sh
+
 echo "[test] unit"
 npx vitest run --project unit --reporter=default --reporter=json --outputFile.json=.keel/reports/unit.json
 
@@ -34,5 +37,5 @@ if pgrep -f -- "-D $(pwd)/.keel/e2e/pg" > /dev/null; then
   exit 1
 fi
 
-node scripts/test-summary.mjs .keel/reports/unit.json .keel/reports/integration.json .keel/reports/e2e.json
+node scripts/test-summary.mjs .keel/reports/alerts.json .keel/reports/unit.json .keel/reports/integration.json .keel/reports/e2e.json
 echo "[test] wall time: $(( $(date +%s) - started ))s"

@@ -11,6 +11,7 @@ const TOPIC_KEYS: Record<string, QueryKey[]> = {
   'keel.durable_checkpoint': [queryKeys.orchestrations.all],
   'keel.audit_event': [queryKeys.audit.all],
   'keel.user': [queryKeys.users.all],
+  'keel.webhook_delivery': [queryKeys.webhooks.all],
   'keel.bulk_replay': [queryKeys.settlements.all],
   'keel.settlement_replay': [queryKeys.settlements.all],
   'keel.metric_sample': [queryKeys.overview()],

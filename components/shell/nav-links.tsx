@@ -14,7 +14,10 @@ const LINKS = [
 ];
 
 /** Shown only to roles that may use them; the pages check the role again on the server. */
-const ROLE_LINKS = [{ href: '/users', label: 'Users', permission: 'manageUsers' }] as const;
+const ROLE_LINKS = [
+  { href: '/users', label: 'Users', permission: 'manageUsers' },
+  { href: '/webhooks', label: 'Webhooks', permission: 'manageWebhooks' },
+] as const;
 
 export function NavLinks({ role }: { role: Role }) {
   const pathname = usePathname();

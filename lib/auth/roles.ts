@@ -10,6 +10,7 @@ export const PERMISSIONS = {
   cancelProposal: ['operator', 'approver', 'support', 'admin'],
   replaySettlement: ['support', 'admin'],
   manageUsers: ['admin'],
+  manageWebhooks: ['admin'],
 } as const satisfies Record<string, readonly Role[]>;
 
 export type Permission = keyof typeof PERMISSIONS;

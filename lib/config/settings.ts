@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { err, ok, type Result } from '../domain/result';
+import { parseWebhookSettings, type WebhookSettings } from './webhooks';
 
 /** Keel's settings (DESIGN.md 3), read once from the environment at start. */
 export interface Settings {
@@ -18,6 +19,7 @@ export interface Settings {
   baseUrl: string | undefined;
   trustedProxies: string[];
   metricsToken: string | undefined;
+  webhooks: WebhookSettings;
 }
 
 export interface SettingError {
@@ -168,6 +170,7 @@ export function parseSettings(env: Env): Result<Settings, SettingError[]> {
       .map((s) => s.trim())
       .filter(Boolean),
     metricsToken,
+    webhooks: parseWebhookSettings(env, errors),
   };
   return errors.length > 0 ? err(errors) : ok(settings);
 }

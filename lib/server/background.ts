@@ -6,8 +6,8 @@ import { loggableError } from './safe-error';
 const started = globalThis as typeof globalThis & { __keelWorkersStarted?: boolean };
 
 /**
- * The server's own work besides answering requests: the bulk replay worker and the
- * metric sampler always, the demo runtime in demo mode unless KEEL_DEMO_RUNTIME=0,
+ * The server's own work besides answering requests: the bulk replay worker, the
+ * metric sampler and (with endpoints configured) the webhook worker always, the demo runtime in demo mode unless KEEL_DEMO_RUNTIME=0,
  * and, under `keel start`, exiting when the launcher is gone. Started once per
  * process even if a development reload calls register again.
  */
@@ -16,14 +16,19 @@ export async function startBackground(): Promise<void> {
   if (started.__keelWorkersStarted || process.env.NEXT_PHASE === 'phase-production-build') return;
   started.__keelWorkersStarted = true;
   try {
-    const [{ startBulkReplayWorker }, { startMetricSampler }] = await Promise.all([
+    const [{ startBulkReplayWorker }, { startMetricSampler }, { startWebhookWorker, syncWebhookEndpoints }] = await Promise.all([
       import('../workers/bulk-replay-worker'),
       import('../workers/metric-sampler'),
+      import('../workers/webhook-worker'),
     ]);
     const { db, settings } = runtime();
     const log = (level: 'info' | 'warn' | 'error', message: string, fields?: Record<string, unknown>) => logger[level](fields ?? {}, message);
     startBulkReplayWorker({ db, log });
     startMetricSampler({ db, log, staleThresholdMs: settings.staleThresholdMs });
+    await syncWebhookEndpoints(db, settings.webhooks.endpoints);
+    if (settings.webhooks.endpoints.length > 0) {
+      startWebhookWorker({ db, log, settings: settings.webhooks, baseUrl: settings.baseUrl ?? `http://localhost:${settings.port}` });
+    }
     if (settings.demo && settings.demoRuntime) {
       const { startDemoRuntime } = await import('../demo/runtime');
       startDemoRuntime({ db, settings, log });

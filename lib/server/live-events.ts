@@ -2,6 +2,7 @@ import 'server-only';
 import { EventEmitter } from 'node:events';
 import pg from 'pg';
 import { logger } from './logger';
+import { recordLiveEventFailure } from './metrics';
 import { loggableError } from './safe-error';
 
 /**
@@ -52,6 +53,7 @@ class LiveEvents extends EventEmitter {
 
   private ensureStarted(): Promise<void> {
     this.starting ??= this.start().catch((error: unknown) => {
+      recordLiveEventFailure();
       logger.warn({ error: loggableError(error) }, 'live events unavailable; pages fall back to polling');
       this.starting = null;
     });
@@ -98,6 +100,7 @@ class LiveEvents extends EventEmitter {
   }
 
   private restart(): void {
+    recordLiveEventFailure();
     this.stop();
     if (this.listenerCount('change') > 0) setTimeout(() => void this.ensureStarted(), 2_000).unref();
   }

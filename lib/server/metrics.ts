@@ -3,6 +3,7 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 import { BATCH_STATUSES } from '../domain/batch-status';
 import { FAILURE_CODES } from '../domain/settlement-vocabulary';
 import type { DbOrTx } from '../db/client';
+import { readAlertGauges } from '../queries/alert-gauges';
 import { readOverview } from '../queries/overview';
 
 /**
@@ -19,6 +20,7 @@ interface ProcessMetrics {
   actionOutcomes: Counter<'action' | 'outcome' | 'code'>;
   actionDuration: Histogram<'action' | 'outcome'>;
   requestDuration: Histogram<'route' | 'method' | 'status'>;
+  liveEventFailures: Counter<string>;
 }
 
 const ACTION_NAME = /^[a-z][A-Za-z0-9_.-]{0,63}$/;
@@ -52,6 +54,11 @@ export function processMetrics(): ProcessMetrics {
       help: 'Latency of read API requests by route pattern, method and status (streamed bodies: until the first byte).',
       labelNames: ['route', 'method', 'status'],
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+      registers: [registry],
+    }),
+    liveEventFailures: new Counter({
+      name: 'keel_live_events_failures_total',
+      help: 'Times the live-update listener (LISTEN and the runtime poll) failed to start or lost its connection.',
       registers: [registry],
     }),
   };
@@ -91,6 +98,10 @@ export function routePattern(pathname: string, params: Record<string, string | s
     .join('/');
 }
 
+export function recordLiveEventFailure(): void {
+  processMetrics().liveEventFailures.inc();
+}
+
 export function recordApiRequest(route: string, method: string, status: number, seconds: number): void {
   processMetrics().requestDuration.observe({ route, method, status: String(status) }, seconds);
 }
@@ -104,7 +115,7 @@ export const deadLetterReasonLabel = (reason: string): string =>
  * the overview page, so the two always agree), then this process's counters.
  */
 export async function renderMetrics(db: DbOrTx, staleThresholdMs: number): Promise<{ contentType: string; body: string }> {
-  const overview = await readOverview(db, staleThresholdMs);
+  const [overview, alerting] = await Promise.all([readOverview(db, staleThresholdMs), readAlertGauges(db)]);
   const scrape = new Registry();
   const queueDepth = new Gauge({
     name: 'keel_settlement_queue_depth',
@@ -140,6 +151,17 @@ export async function renderMetrics(db: DbOrTx, staleThresholdMs: number): Promi
     help: 'Recovery proposals waiting for an approver.',
     registers: [scrape],
   }).set(overview.pendingProposals);
+  const deadline = new Gauge({
+    name: 'keel_recovery_next_deadline_seconds',
+    help: 'Seconds until the earliest approval deadline of a pending recovery proposal (absent when none is pending).',
+    registers: [scrape],
+  });
+  if (alerting.nextProposalDeadlineSeconds !== null) deadline.set(alerting.nextProposalDeadlineSeconds);
+  new Gauge({
+    name: 'keel_settlement_oldest_due_seconds',
+    help: 'How long the oldest claimable settlement attempt has been due, in seconds (0 when none is due).',
+    registers: [scrape],
+  }).set(alerting.oldestDueSettlementSeconds);
 
   const merged = Registry.merge([scrape, processMetrics().registry]);
   return { contentType: merged.contentType, body: await merged.metrics() };

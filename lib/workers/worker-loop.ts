@@ -26,12 +26,17 @@ export type WorkerWait = (delayMs: number, signal: AbortSignal) => Promise<void>
 
 const timerWait: WorkerWait = (delayMs, signal) =>
   new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, delayMs);
-    timer.unref();
-    signal.addEventListener('abort', () => {
+    const wake = () => {
       clearTimeout(timer);
       resolve();
-    }, { once: true });
+    };
+    // Each wait removes its own listener, so a long-running loop never piles them up.
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', wake);
+      resolve();
+    }, delayMs);
+    timer.unref();
+    signal.addEventListener('abort', wake, { once: true });
   });
 
 /**

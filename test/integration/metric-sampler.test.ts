@@ -14,7 +14,7 @@ function drivenClock() {
     wait: (delayMs: number, signal: AbortSignal) =>
       new Promise<void>((resolve) => {
         delays.push(delayMs);
-        signal.addEventListener('abort', () => resolve(), { once: true });
+        signal.addEventListener('abort', () => resolve(), { once: true }); // a handful of waits per test
         waiting.push(resolve);
         arrived?.();
       }),

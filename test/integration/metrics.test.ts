@@ -52,6 +52,24 @@ describe('/api/metrics exposition', () => {
     expect(Object.values(reported.deadLetters).reduce((a, b) => a + b, 0)).toBe(300);
   });
 
+  it('reports the alerting gauges: the next approval deadline and the age of the oldest due settlement', async () => {
+    const truth = await database.pool.query(`
+      select extract(epoch from (select min(wait_deadline) from keel.recovery_proposal where status = 'PENDING') - clock_timestamp())::float8 as deadline,
+             ((extract(epoch from clock_timestamp()) * 1000)::bigint - (select min(next_visible_at_ms) from settle.attempts
+               where next_visible_at_ms <= (extract(epoch from clock_timestamp()) * 1000)::bigint
+                 and (lease_owner is null or lease_until_ms <= (extract(epoch from clock_timestamp()) * 1000)::bigint)))::float8 / 1000 as oldest`);
+    const samples = parsePrometheus((await renderMetrics(database.db, threshold)).body);
+    const deadline = byLabel(samples, 'keel_recovery_next_deadline_seconds')['']!;
+    const oldest = byLabel(samples, 'keel_settlement_oldest_due_seconds')['']!;
+    // Two proposals wait 15 minutes from seeding; the scrape follows the truth query within seconds.
+    expect(deadline).toBeGreaterThan(0);
+    expect(deadline).toBeLessThanOrEqual(15 * 60);
+    expect(Math.abs(deadline - truth.rows[0].deadline)).toBeLessThan(30);
+    expect(oldest).toBeGreaterThan(0);
+    expect(Math.abs(oldest - truth.rows[0].oldest)).toBeLessThan(30);
+    expect(samples.some((s) => s.name === 'keel_live_events_failures_total')).toBe(true);
+  });
+
   it('counts action outcomes and API latency by name, code and route pattern, never by id', async () => {
     recordActionOutcome('user.create', 'REFUSED', 'USER_EXISTS', 0.02);
     recordActionOutcome('user.create', 'REFUSED', 'USER_EXISTS', 0.03);

@@ -1,0 +1,135 @@
+'use client';
+
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { parseAsString, useQueryStates } from 'nuqs';
+import { formatCappedCount } from '@/lib/domain/cursor';
+import { WEBHOOK_DELIVERY_STATUSES, webhookDeliverySearch } from '@/lib/domain/webhook-filters';
+import { ApiError, readJson } from '@/lib/http/read-json';
+import type { WebhookPage } from '@/lib/queries/webhooks';
+import { queryKeys } from '@/lib/query-keys';
+import { Button } from '../ui/button';
+import { KeysetPager } from '../ui/keyset-pager';
+import { ErrorState } from '../ui/states';
+import { StatusBadge } from '../ui/status-badge';
+import { Cell, DataTable } from '../ui/table';
+import { TimeAgo } from '../ui/time-ago';
+
+const SELECT = 'rounded-md border border-zinc-300 bg-white px-2 py-1 text-sm dark:border-zinc-700 dark:bg-zinc-950';
+const MUTED = 'text-zinc-600 dark:text-zinc-400';
+
+/** Webhook endpoints and every delivery, newest first, with status, attempts and the last error. */
+export function WebhookDeliveriesView() {
+  const [state, setState] = useQueryStates({ status: parseAsString, cursor: parseAsString }, { history: 'push' });
+  const search = webhookDeliverySearch(state);
+  const query = useQuery({
+    queryKey: queryKeys.webhooks.deliveries(search),
+    queryFn: ({ signal }) => readJson<WebhookPage>('/api/webhooks/deliveries', search, signal),
+    placeholderData: keepPreviousData,
+  });
+  const page = query.data;
+  const failure = query.error instanceof ApiError ? query.error : null;
+  const now = page ? new Date(page.serverNow) : new Date();
+
+  return (
+    <div className="space-y-6">
+      <section aria-labelledby="webhook-endpoints">
+        <h2 id="webhook-endpoints" className="mb-2 text-sm font-semibold">
+          Endpoints
+        </h2>
+        {page && page.endpoints.length === 0 ? (
+          <p className={`text-sm ${MUTED}`}>
+            No endpoint is configured. Set <code className="font-mono text-xs">KEEL_WEBHOOK_URLS</code> and a signing secret per endpoint (docs/webhooks.md).
+          </p>
+        ) : (
+          <ul className="flex flex-wrap gap-2 text-sm">
+            {page?.endpoints.map((e) => (
+              <li key={e.name} className="rounded-md border border-zinc-200 px-3 py-1.5 dark:border-zinc-800">
+                <span className="font-medium">{e.name}</span> <span className={`font-mono text-xs ${MUTED}`}>{e.origin}</span>{' '}
+                {e.enabled ? null : <span className={`text-xs ${MUTED}`}>(removed from the settings)</span>}
+              </li>
+            ))}
+          </ul>
+        )}
+      </section>
+
+      <section aria-labelledby="webhook-deliveries">
+        <div className="mb-2 flex flex-wrap items-end justify-between gap-3">
+          <h2 id="webhook-deliveries" className="text-sm font-semibold">
+            Deliveries
+          </h2>
+          <form aria-label="Delivery filters" onSubmit={(e) => e.preventDefault()}>
+            <label className="text-xs font-medium text-zinc-700 dark:text-zinc-300">
+              Status
+              <select className={`${SELECT} ml-2`} value={state.status ?? ''} onChange={(e) => setState({ status: e.target.value || null, cursor: null })}>
+                <option value="">Any</option>
+                {WEBHOOK_DELIVERY_STATUSES.map((s) => (
+                  <option key={s}>{s}</option>
+                ))}
+              </select>
+            </label>
+          </form>
+          <p className="text-sm" data-testid="delivery-count">
+            {page ? `${formatCappedCount(page.count)} ${page.count.value === 1 && !page.count.capped ? 'delivery' : 'deliveries'}` : '\u00a0'}
+          </p>
+        </div>
+        {query.isError && !page ? (
+          <ErrorState
+            title={`Could not load deliveries${failure ? ` (${failure.code})` : ''}`}
+            detail={
+              <>
+                {query.error.message}{' '}
+                <Button className="ml-2" onClick={() => query.refetch()}>
+                  Try again
+                </Button>
+              </>
+            }
+          />
+        ) : !page ? (
+          <p role="status" className={`p-8 text-center text-sm ${MUTED}`}>
+            Loading deliveries…
+          </p>
+        ) : (
+          <>
+            <DataTable caption="Webhook deliveries" head={['Event', 'About', 'Endpoint', 'Status', 'Attempts', 'Next attempt', 'Last result', 'Created']}>
+              {page.rows.length === 0 ? (
+                <tr>
+                  <td colSpan={8} className={`px-3 py-8 text-center ${MUTED}`}>
+                    {state.status ? 'No delivery has this status.' : 'Nothing has been sent yet.'}
+                  </td>
+                </tr>
+              ) : (
+                page.rows.map((d) => (
+                  <tr key={d.id}>
+                    <Cell mono>{d.kind}</Cell>
+                    <Cell mono>{d.subject}</Cell>
+                    <Cell>{d.endpoint}</Cell>
+                    <Cell>
+                      <StatusBadge status={d.status} />
+                    </Cell>
+                    <Cell>{d.attempts}</Cell>
+                    <Cell>{d.status === 'PENDING' ? <TimeAgo at={new Date(d.nextAttemptAt)} now={now} /> : <span className={MUTED}>—</span>}</Cell>
+                    <Cell>
+                      {d.status === 'DELIVERED' && d.deliveredAt ? (
+                        <>
+                          HTTP {d.lastHttpStatus}, <TimeAgo at={new Date(d.deliveredAt)} now={now} />
+                        </>
+                      ) : (
+                        (d.lastError ?? <span className={MUTED}>not tried yet</span>)
+                      )}
+                    </Cell>
+                    <Cell>
+                      <TimeAgo at={new Date(d.createdAt)} now={now} />
+                    </Cell>
+                  </tr>
+                ))
+              )}
+            </DataTable>
+            <div className="mt-3">
+              <KeysetPager label="Delivery pages" cursor={state.cursor} nextCursor={page.nextCursor} onChange={(cursor) => setState({ cursor })} />
+            </div>
+          </>
+        )}
+      </section>
+    </div>
+  );
+}
