@@ -105,6 +105,21 @@ function couldNameARow(value: unknown): boolean {
 }
 const safeHostile = hostileValue.filter((v) => !couldNameARow(v));
 
+/** Text every text field must refuse: NUL, a lone surrogate, more than any bound, or nothing but spaces. */
+const refusedText = fc.oneof(
+  fc.tuple(anyText(12), fc.constantFrom('\u0000', '\uD800', '\uDFFF'), anyText(12)).map(([a, b, c]) => a + b + c),
+  fc.integer({ min: 2_001, max: 120_000 }).map((n) => 'x'.repeat(n)),
+  fc.constantFrom('', '   ', '\t\r\n'),
+);
+
+/**
+ * Fields whose valid values would make the harmless input act: a bulk replay preview
+ * with any valid note freezes a real job, so its note is drawn only from refusedText.
+ */
+const FIELD_VALUES: Record<string, Record<string, fc.Arbitrary<unknown>>> = {
+  'app/actions/settlements.ts#previewBulkReplayAction': { note: refusedText },
+};
+
 /** The harmless input with at least one field (or the whole argument list) made hostile. */
 function hostileArgs(key: string): fc.Arbitrary<unknown[]> {
   const schema = SCHEMAS[key];
@@ -114,18 +129,25 @@ function hostileArgs(key: string): fc.Arbitrary<unknown[]> {
     return fc.oneof(safeHostile.filter((v) => typeof v !== 'object' || v === null || Array.isArray(v)).map((v) => [v]), fc.constant<unknown[]>([]));
   }
   const fields = [...new Set([...fieldsOf(schema), ...Object.keys(base)])];
+  const overrides = FIELD_VALUES[key] ?? {};
   const replaced = fc
-    .tuple(fc.subarray(fields, { minLength: 1 }), fc.array(safeHostile, { minLength: fields.length, maxLength: fields.length }), fc.boolean())
-    .map(([which, values, extraKey]) => {
+    .tuple(
+      fc.subarray(fields, { minLength: 1 }),
+      fc.array(safeHostile, { minLength: fields.length, maxLength: fields.length }),
+      fc.boolean(),
+      Object.keys(overrides).length ? fc.record(overrides) : fc.constant({}),
+    )
+    .map(([which, values, extraKey, fixed]) => {
       const input: Record<string, unknown> = { ...base };
       which.forEach((field, i) => {
         input[field] = values[i];
       });
+      for (const [field, value] of Object.entries(fixed)) input[field] = value;
       // An own __proto__ key, as JSON.parse makes one.
       if (extraKey) Object.defineProperty(input, '__proto__', { value: { role: 'admin' }, enumerable: true, configurable: true, writable: true });
       return [input];
     });
-  const whole = fc.oneof(safeHostile.map((v) => [v]), fc.constant<unknown[]>([]), safeHostile.map((v) => [base, v]));
+  const whole = fc.oneof(safeHostile.map((v) => [v]), fc.constant<unknown[]>([]), safeHostile.filter((v) => typeof v !== 'object' || v === null).map((v) => [base, v]));
   return fc.oneof({ weight: 5, arbitrary: replaced }, { weight: 1, arbitrary: whole });
 }
 
@@ -147,7 +169,7 @@ const query = fc
 function hostileUrl(pattern: string): fc.Arbitrary<string> {
   const dynamic = pattern.includes('[');
   return fc.record({ segment: urlText, q: query, extra: fc.option(urlText, { freq: 4 }) }).map(({ segment, q, extra }) => {
-    const path = dynamic ? pattern.replace(/\[[^\]]+\]/g, segment) : pattern + (extra ? `/${extra}` : '');
+    const path = dynamic ? pattern.replace(/\[[^\]]+\]/g, segment) : extra ? `${pattern.replace(/\/$/, '')}/${extra}` : pattern;
     return `${path}?${q}`;
   });
 }

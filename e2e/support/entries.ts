@@ -53,6 +53,7 @@ export const PAGES: Record<string, { permission: Permission | 'public'; sample?:
   '/settlements/bulk/[id]': { permission: 'read', sample: 'select min(id)::text as v from keel.bulk_replay' },
   '/settlements/dead-letters': { permission: 'read' },
   '/users': { permission: 'manageUsers' },
+  '/webhooks': { permission: 'manageWebhooks' },
   '/sign-in': { permission: 'public' },
 };
 
@@ -76,6 +77,7 @@ export const ROUTES: Record<string, { permission: Permission | 'public' | 'bette
   '/api/settlements/queue': { permission: 'read' },
   '/api/settlements/receipts/[receiptId]': { permission: 'read', sample: PAGES['/settlements/[receiptId]']!.sample },
   '/api/users': { permission: 'manageUsers' },
+  '/api/webhooks/deliveries': { permission: 'manageWebhooks' },
 };
 
 
