@@ -67,7 +67,7 @@ test('a proposal shows its evidence in words, with each marker, the digest to co
   await expect(evidence.getByRole('term')).toHaveText(['Last update', 'Inactive for', 'Server clock offset', 'Owner', 'Latest step', 'Execution']);
   await expect(evidence.getByRole('definition').nth(0)).toContainText(/ago · \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC/);
   await expect(evidence.getByRole('definition').nth(1)).toContainText(/^\d+ (d|h|min)( \d+ (h|min|s))?Stale means more than 15 min: above the threshold when read\.$/);
-  await expect(evidence.getByRole('definition').nth(2)).toContainText(/^\d+ (ms|s)/);
+  await expect(evidence.getByRole('definition').nth(2)).toContainText(/^\d+ (ms|s).*The read took \d+ ms\.$/);
   await expect(evidence.getByRole('definition').nth(3)).toContainText(/^(Another process|Absent)/);
   await expect(evidence.getByRole('definition').nth(4)).toContainText(/#\d+ STARTED/);
   const markers = evidence.getByRole('list', { name: 'Markers' }).getByRole('listitem');
@@ -86,6 +86,7 @@ test('a proposal shows its evidence in words, with each marker, the digest to co
   await expect(inputs.getByRole('row').nth(1)).toContainText('oxide-batch.recovery-evidence.v1');
   await expect(evidence).toContainText('Recomputed from them, it equals the proposal’s digest.');
   await expect(evidence.getByLabel('Stored evidence (JSON)')).toContainText('"updatedAtMs"');
+  await page.screenshot({ path: '.keel/e2e-results/proposal-evidence-open.png', fullPage: true });
   await expectNoSeriousViolations(page);
 });
 
@@ -102,9 +103,9 @@ test('an execution shows the runtime operator history: actor, origin, outcome, r
   }
   await page.goto(`/executions/${executionId}`);
   const history = page.getByRole('table', { name: 'Operator requests' });
-  await expect(history.getByRole('columnheader')).toHaveText(['Requested', 'Action', 'Outcome', 'Actor', 'Origin', 'Class', 'Observed version', 'Status', 'Reason', 'Digest']);
+  await expect(history.getByRole('columnheader')).toHaveText(['Requested', 'Action / class', 'Outcome', 'Actor', 'Origin', 'Observed version', 'Status', 'Reason', 'Digest']);
   // Newest first: the refused STOP came after the launch.
-  await expect(history.getByRole('row').nth(1)).toContainText('STOP');
+  await expect(history.getByRole('row').nth(1)).toContainText('STOPLIFECYCLE');
   await expect(history.getByRole('row').nth(1)).toContainText('REJECTEDOPTIMISTIC_CONFLICT');
   await expect(history.getByRole('row').nth(2)).toContainText('LAUNCH');
   await expect(history.getByRole('row').nth(2)).toContainText('new → STARTING');

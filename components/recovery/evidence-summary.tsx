@@ -83,11 +83,10 @@ function BatchEvidence({ view, now, stepName, settings }: { view: BatchEvidenceV
           return (
             <li
               key={marker.key}
-              className={`flex gap-3 rounded-md p-2 text-sm ${set ? 'border-l-4 border-amber-500 bg-amber-50 text-amber-950 dark:bg-amber-950 dark:text-amber-50' : 'border-l-4 border-zinc-200 dark:border-zinc-700'}`}
+              className={`flex items-baseline gap-3 rounded-md border-l-4 p-2 text-sm ${set ? 'border-amber-500 bg-amber-50 text-amber-950 dark:bg-amber-950 dark:text-amber-50' : 'border-zinc-200 dark:border-zinc-700'}`}
             >
-              <span className="w-52 shrink-0 font-mono text-xs leading-5">
-                {marker.code} <span className="font-sans font-semibold">{set ? 'set' : 'clear'}</span>
-              </span>
+              <span className="w-12 shrink-0 text-xs font-semibold uppercase">{set ? 'Set' : 'Clear'}</span>
+              <span className="w-56 shrink-0 font-mono text-xs">{marker.code}</span>
               <span className={set ? '' : 'text-zinc-600 dark:text-zinc-400'}>{set ? marker.set : marker.clear}</span>
             </li>
           );

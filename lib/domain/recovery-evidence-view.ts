@@ -56,7 +56,8 @@ type Json = Record<string, unknown>;
 const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
 const isCount = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 0;
 const isMs = (value: unknown): value is number => Number.isSafeInteger(value);
-const optionalCount = (value: unknown): number | null => (isCount(value) ? value : null);
+/** Clock readings are measured with a monotonic clock, so they may have fractions. */
+const optionalDuration = (value: unknown): number | null => (typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : null);
 
 function digestOf(tag: string, fields: DigestInputField[]): string {
   const writer = new CanonicalWriter(tag);
@@ -177,10 +178,10 @@ function batchView(e: Json): BatchEvidenceView | null {
     ...fields,
     serverTimeMs,
     inactivityMs: isMs(e.inactivityMs) ? e.inactivityMs : serverTimeMs - updatedAtMs,
-    clockOffsetMs: optionalCount(e.clockOffsetMs),
-    observationWindowMs: optionalCount(e.observationWindowMs),
-    staleThresholdMs: optionalCount(e.staleThresholdMs),
-    maxClockSkewMs: optionalCount(e.maxClockSkewMs),
+    clockOffsetMs: optionalDuration(e.clockOffsetMs),
+    observationWindowMs: optionalDuration(e.observationWindowMs),
+    staleThresholdMs: optionalDuration(e.staleThresholdMs),
+    maxClockSkewMs: optionalDuration(e.maxClockSkewMs),
     ...batchDigestInputs(fields),
   };
 }

@@ -18,7 +18,7 @@ const stored = (input: EvidenceDigestInput, extra: object = {}) => ({
   markers: input.markers,
   inactivityMs: 10_403_009,
   clockOffsetMs: 3,
-  observationWindowMs: 2,
+  observationWindowMs: 2.375,
   digestHex: 'ignored',
   ...extra,
 });
@@ -50,8 +50,8 @@ describe('evidenceView (batch)', () => {
   it('keeps the clock readings and the settings stored beside the evidence, null where an older proposal lacks them', () => {
     const input = evidenceVectors[0]!.input;
     const full = evidenceView('batch', stored(input, { staleThresholdMs: 900_000, maxClockSkewMs: 5_000 }));
-    expect(full).toMatchObject({ inactivityMs: 10_403_009, clockOffsetMs: 3, observationWindowMs: 2, staleThresholdMs: 900_000, maxClockSkewMs: 5_000, latestStep: null });
-    const old = evidenceView('batch', stored(input, { clockOffsetMs: undefined, observationWindowMs: undefined }));
+    expect(full).toMatchObject({ inactivityMs: 10_403_009, clockOffsetMs: 3, observationWindowMs: 2.375, staleThresholdMs: 900_000, maxClockSkewMs: 5_000, latestStep: null });
+    const old = evidenceView('batch', stored(input, { clockOffsetMs: undefined, observationWindowMs: -1 }));
     expect(old).toMatchObject({ clockOffsetMs: null, observationWindowMs: null, staleThresholdMs: null, maxClockSkewMs: null });
   });
 
