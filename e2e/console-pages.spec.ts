@@ -86,7 +86,6 @@ test('a proposal shows its evidence in words, with each marker, the digest to co
   await expect(inputs.getByRole('row').nth(1)).toContainText('oxide-batch.recovery-evidence.v1');
   await expect(evidence).toContainText('Recomputed from them, it equals the proposal’s digest.');
   await expect(evidence.getByLabel('Stored evidence (JSON)')).toContainText('"updatedAtMs"');
-  await page.screenshot({ path: '.keel/e2e-results/proposal-evidence-open.png', fullPage: true });
   await expectNoSeriousViolations(page);
 });
 
