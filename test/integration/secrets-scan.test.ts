@@ -4,6 +4,8 @@ import { postgresCheckpointStore } from '../../lib/adapters/checkpoint-store';
 import { postgresFaultStateStore } from '../../lib/adapters/fault-state-store';
 import { postgresProposalRepository } from '../../lib/adapters/proposal-repository';
 import { postgresRecoveryRepository } from '../../lib/adapters/recovery-repository';
+import { readExecutionDetail } from '../../lib/queries/execution-detail';
+import { readProposal } from '../../lib/queries/recovery';
 import { listRetryKeys } from '../../lib/queries/retry-keys';
 import { confirmTakeover } from '../../lib/services/confirm-takeover';
 import { cancelProposal, rejectProposal } from '../../lib/services/decide-proposal';
@@ -104,6 +106,9 @@ describe('secrets never leave through a result or a stored summary', () => {
     keep(await faults.reserve({ key: 'ab'.repeat(32), phase: 'read', category: 'TIMEOUT', ordinal: 1, checkpointDigest: 'cd'.repeat(32) }));
     keep(await faults.unresolved());
     keep(await listRetryKeys(db, { limit: 50 }));
+    // The pages' read models: the execution with its operator history, the proposals with their evidence.
+    for (const id of [stale.id, owned.id, other.id, running.id]) keep(await readExecutionDetail(db, id, { staleThresholdMs: 15 * MINUTE, ownerToken: KEEL_TOKEN }));
+    for (const id of [proposal.id, second.value.proposal.id, orchestration.value.proposal.id]) keep(await readProposal(db, id));
 
     // What Keel stored about all of it.
     keep((await pool.query('select * from keel.audit_event')).rows);
