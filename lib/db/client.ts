@@ -37,6 +37,9 @@ export function createPool(connectionString: string, max = 10, options: Omit<pg.
   const pool = new pg.Pool({ application_name: 'keel', ...options, connectionString, max });
   // An idle client's error (server restart) must not crash the process.
   pool.on('error', () => {});
+  // Nor a checked-out one's between two queries (pg-pool listens only while a client is
+  // idle): its next query fails instead, and the release discards it.
+  pool.on('connect', (client) => client.on('error', () => {}));
   if (options.connectionTimeoutMillis) {
     const waitedMs = options.connectionTimeoutMillis;
     const typed = (error: Error) => (error.message === POOL_QUEUE_TIMEOUT ? new DatabaseBusyError(waitedMs) : error);

@@ -13,11 +13,13 @@ const LEVELS = { debug: 'debug', log: 'info', info: 'info', warn: 'warn', error:
  * query's parameters. After this, such a line keeps the text before its first
  * newline (and before any `params:`) and each error's class, SQLSTATE and constraint.
  */
-export function routeConsoleToLogger(): void {
-  if (routed.__keelConsoleRouted) return;
+export function routeConsoleToLogger(): () => void {
+  if (routed.__keelConsoleRouted) return () => {};
   routed.__keelConsoleRouted = true;
   let inside = false;
+  const originals = new Map<keyof typeof LEVELS, (...args: unknown[]) => void>();
   for (const [method, level] of Object.entries(LEVELS)) {
+    originals.set(method as keyof typeof LEVELS, console[method as keyof typeof LEVELS]);
     const original = console[method as keyof typeof LEVELS].bind(console);
     console[method as keyof typeof LEVELS] = (...args: unknown[]) => {
       // Should pino itself ever print through the console, do not loop.
@@ -34,4 +36,9 @@ export function routeConsoleToLogger(): void {
       }
     };
   }
+  // For tests: put the console back as it was.
+  return () => {
+    for (const [method, original] of originals) console[method] = original;
+    routed.__keelConsoleRouted = false;
+  };
 }

@@ -3,11 +3,15 @@ const IDENTIFIER = /^[A-Za-z_$][\w$]{0,63}$/;
 const CODE = /^[A-Z0-9_]{1,40}$/;
 const CONSTRAINT = /^[a-z_][a-z0-9_$]{0,62}$/i;
 
-/** An error's class: the constructor's name (pg's DatabaseError names itself "error"), never free text. */
+/**
+ * An error's class, never free text: its own name when it sets one (a minified build
+ * renames constructors), else the constructor's (pg's DatabaseError names itself "error").
+ */
 function errorClass(error: Error): string {
+  if (IDENTIFIER.test(error.name) && error.name !== 'Error' && error.name !== 'error') return error.name;
   const constructorName = (error as { constructor?: { name?: unknown } }).constructor?.name;
-  if (typeof constructorName === 'string' && IDENTIFIER.test(constructorName) && constructorName !== 'Error') return constructorName;
-  return IDENTIFIER.test(error.name) ? error.name : 'Error';
+  if (typeof constructorName === 'string' && IDENTIFIER.test(constructorName)) return constructorName;
+  return 'Error';
 }
 
 export interface LoggableError {
