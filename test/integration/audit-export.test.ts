@@ -1,4 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
+import { createAuth } from '../../lib/auth/auth';
+import { createUserAccount } from '../../lib/auth/users';
 import { createDatabase, DatabaseBusyError, isDatabaseBusy } from '../../lib/db/client';
 import { auditEvent } from '../../lib/db/schema';
 import { auditCsvStream, ExportIdleError } from '../../lib/server/audit-export';
@@ -107,5 +109,33 @@ describe('request pool acquire timeout', () => {
       held.release();
     }
     expect((await pool.query<{ one: number }>('select 1 as one')).rows).toEqual([{ one: 1 }]);
+  });
+});
+
+describe('a session read on a busy pool', () => {
+  it('fails as DatabaseBusyError under better-auth too, so apiRoute() answers 503 DATABASE_BUSY before it knows the actor', async () => {
+    const pool = database.newPool(1, { connectionTimeoutMillis: 200 });
+    const auth = createAuth(createDatabase(pool), { secret: 's'.repeat(64), port: 3997, trustedProxies: [], signInPerMinute: 100 });
+    expect((await createUserAccount(auth, { username: 'busy_viewer', name: 'busy', role: 'viewer', password: 'correct-horse-battery' })).ok).toBe(true);
+    const signedIn = await auth.handler(
+      new Request('http://localhost:3997/api/auth/sign-in/username', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', origin: 'http://localhost:3997' },
+        body: JSON.stringify({ username: 'busy_viewer', password: 'correct-horse-battery' }),
+      }),
+    );
+    expect(signedIn.status).toBe(200);
+    const cookie = signedIn.headers.getSetCookie().map((c) => c.split(';')[0]!).join('; ');
+    const held = await pool.connect();
+    try {
+      const failure = await auth.api.getSession({ headers: new Headers({ cookie }) }).then(
+        () => null,
+        (error: unknown) => error,
+      );
+      expect(isDatabaseBusy(failure)).toBe(true);
+    } finally {
+      held.release();
+    }
+    expect((await auth.api.getSession({ headers: new Headers({ cookie }) }))?.user.name).toBe('busy');
   });
 });
