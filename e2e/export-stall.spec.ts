@@ -135,7 +135,9 @@ test('50 stalled CSV exports take no request connection: pages, the read API and
     expect(await requestPoolPinned()).toBe(0);
     // All of the above ran while the four admitted exports were still stalled.
     expect(await exportSessions('idle in transaction')).toBe(EXPORT_SLOTS);
-    expect(quantile(healthMs, 1)).toBeLessThan(2_000);
+    // A 200 "ok" already shows health did not wait for a request connection (its own pool
+    // gives up after 2 s and answers 503); the bound catches a hang, with room for a loaded CI machine.
+    expect(quantile(healthMs, 1)).toBeLessThan(5_000);
 
     // The server lets go of the stalled exports by itself (the idle timeout): no export
     // session is left in a transaction, the slots are free, and a new export runs to its end.
