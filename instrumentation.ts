@@ -1,6 +1,9 @@
 /** Runs once when the Next.js server starts; everything it starts is Node-only. */
 export async function register() {
   if (process.env.NEXT_RUNTIME === 'nodejs') {
+    // First, so nothing the server prints later bypasses the log sanitizer.
+    const { routeConsoleToLogger } = await import('./lib/server/console-logger');
+    routeConsoleToLogger();
     const { startBackground } = await import('./lib/server/background');
     await startBackground();
   }

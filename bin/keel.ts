@@ -1,11 +1,12 @@
 #!/usr/bin/env node
 import { runCommand } from '../lib/cli/commands';
+import { describeForLog } from '../lib/server/log-sanitizer';
 
 // Exit explicitly: a dependency's exit hook would otherwise turn a refusal into exit code 0.
 runCommand(process.argv.slice(2)).then(
   (code) => process.exit(code ?? 0),
   (error: unknown) => {
-    process.stderr.write(`keel: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.stderr.write(`keel: ${describeForLog(error)}\n`);
     process.exit(1);
   },
 );

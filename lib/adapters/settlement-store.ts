@@ -2,6 +2,7 @@ import 'server-only';
 import { sql, type SQL } from 'drizzle-orm';
 import type { DbOrTx } from '../db/client';
 import { err, ok, type Result } from '../domain/result';
+import { loggableError } from '../server/safe-error';
 import {
   backendError,
   conflictError,
@@ -26,24 +27,23 @@ const CLAIM_COLUMNS = sql.raw(`receipt_id as "receiptId", finalized_at as "final
 
 const isEpochMs = (value: number): boolean => Number.isSafeInteger(value) && value >= 0;
 
-/**
- * The driver's error under drizzle's wrapper. The wrapper's message repeats the query
- * parameters (receipt ids, lease tokens), so only the driver's own code and message
- * are ever carried onward.
- */
-function databaseErrorOf(error: unknown): { code?: string; message: string } {
+/** The driver's SQLSTATE under drizzle's wrapper (whose message repeats the query's parameters). */
+function databaseCodeOf(error: unknown): string | undefined {
   const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
   const code = typeof cause === 'object' && cause !== null ? (cause as { code?: unknown }).code : undefined;
-  const message = cause instanceof Error ? cause.message : String(cause);
-  return typeof code === 'string' ? { code, message } : { message };
+  return typeof code === 'string' ? code : undefined;
 }
 
 /** A unique violation: the primary key, or the trigger that keeps a receipt in one table. */
-const isUniqueViolation = (error: unknown): boolean => databaseErrorOf(error).code === '23505';
+const isUniqueViolation = (error: unknown): boolean => databaseCodeOf(error) === '23505';
 
+/**
+ * A failure as a Backend detail: the error's class, SQLSTATE and constraint only. A
+ * driver message can quote the row's values (receipt ids, lease tokens).
+ */
 function describe(error: unknown): string {
-  const { code, message } = databaseErrorOf(error);
-  return code ? `${code}: ${message}` : message;
+  const { name, cause, code, constraint } = loggableError(error);
+  return [cause ?? name, code, constraint].filter(Boolean).join(' ');
 }
 
 /** Database failures become Backend values: the port never throws. */

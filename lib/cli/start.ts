@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { createDatabase, createPool } from '../db/client';
 import { migrateDatabase } from '../db/migrate';
 import { seedDemo } from '../demo/seed';
+import { describeForLog } from '../server/log-sanitizer';
 import { resolveEnvironment, SettingsRefused } from './environment';
 
 const log = (line: string) => process.stdout.write(`[keel] ${line}\n`);
@@ -109,7 +110,7 @@ export async function startConsole(mode: 'start' | 'dev', options: { fresh?: boo
     }
     if (mode === 'start') ensureProductionBuild();
   } catch (error) {
-    process.stderr.write(`[keel] start failed: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.stderr.write(`[keel] start failed: ${describeForLog(error)}\n`);
     await shutdown(1);
     return 1;
   }

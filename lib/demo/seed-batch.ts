@@ -12,6 +12,7 @@ import type { BatchStatus, FailureCategory, FaultPhase } from '../domain/batch-s
 import { checksum, EMPTY_CHECKSUM_HEX, EMPTY_ENVELOPE, newEnvelope, type FaultStateEntry } from '../domain/fault-state';
 import { deriveRetryKeyHex } from '../domain/retry-key';
 import { chunks, SeededRandom, sha256 } from './random';
+import { seedOperatorRequests } from './seed-operator-requests';
 
 interface StepPlan {
   logicalId: string;
@@ -184,7 +185,7 @@ export async function seedBatch(db: DbOrTx, random: SeededRandom, nowMs: number,
         version: random.int(2, 40),
         ownerToken: unresolved && !(isStale && random.chance(0.25)) ? random.bytes(16) : null,
         stopRequestedAt: status === 'STOPPING' ? new Date(updatedMs - 1_000) : null,
-        stopRequestedBy: status === 'STOPPING' ? 'operator' : null,
+        stopRequestedBy: status === 'STOPPING' ? 'cli:ops' : null,
       });
       previousId = id;
 
@@ -248,6 +249,7 @@ export async function seedBatch(db: DbOrTx, random: SeededRandom, nowMs: number,
   for (const rows of chunks(steps, 400)) await db.insert(obStepExecution).values(rows);
   if (partitions.length) await db.insert(obStepPartition).values(partitions);
   if (flowDecisions.length) await db.insert(obFlowDecision).values(flowDecisions);
+  await seedOperatorRequests(db, { definitions, instances, executions, nowMs });
   // Fixed ids were inserted, so move each identity past them.
   for (const table of ['ob_job_definition', 'ob_job_instance', 'ob_job_execution', 'ob_step_execution']) {
     await db.execute(sql.raw(`select setval(pg_get_serial_sequence('oxide_batch.${table}', 'id'), (select max(id) from oxide_batch.${table}))`));

@@ -148,6 +148,12 @@ export async function listAuditEvents(
 export async function* streamAuditEvents(pool: pg.Pool, filters: AuditFilters, batchSize = 1_000): AsyncGenerator<AuditEventView[]> {
   const client = await pool.connect();
   let broken = false;
+  // A session the server ends while it is checked out (idle_in_transaction_session_timeout,
+  // a restart) emits 'error' on the client: unheard, that would crash the process.
+  const onError = () => {
+    broken = true;
+  };
+  client.on('error', onError);
   try {
     await client.query('begin isolation level repeatable read read only');
     const db = drizzle(client, { schema });
@@ -171,6 +177,7 @@ export async function* streamAuditEvents(pool: pg.Pool, filters: AuditFilters, b
     await client.query('rollback').catch(() => {
       broken = true;
     });
+    client.off('error', onError);
     client.release(broken);
   }
 }

@@ -1,3 +1,5 @@
+import type { OperatorRequestEntry } from '../domain/operator-request';
+
 /** What the execution detail shows: shared by the server query, the read API and the page. */
 export interface StepDetail {
   id: number;
@@ -35,6 +37,8 @@ export interface ExecutionDetail {
   steps: StepDetail[];
   decisions: { id: number; executionVersion: number; priorStatus: string; resultingStatus: string; reasonCode: string; operatorReference: string; evidenceDigest: string; decidedAt: string }[];
   proposals: { id: number; status: string; proposerLogin: string; deciderLogin: string | null; createdAt: string; decidedAt: string | null; resultingStatus: string | null; reason: string | null }[];
+  /** The runtime's `ob_operator_request` rows for the execution, newest first. */
+  operatorRequests: OperatorRequestEntry[];
   audit: { id: number; at: string; actorLogin: string; actorRole: string; action: string; outcome: string; code: string | null; reason: string | null }[];
   serverNow: string;
 }

@@ -3,6 +3,7 @@ import { sql } from 'drizzle-orm';
 import type { DbOrTx } from '../db/client';
 import { fromCanonicalJson, isRetryLimit, isRetryStateLimit, validateFor } from '../domain/fault-state';
 import type { ExecutionDetail, StepDetail } from './execution-detail-types';
+import { readOperatorHistory } from './operator-history';
 import { describeFaultStateError } from './retry-keys';
 
 export type { ExecutionDetail, StepDetail };
@@ -57,7 +58,7 @@ export async function readExecutionDetail(
     where e.id = ${executionId}`);
   const e = head.rows[0];
   if (!e) return null;
-  const [steps, decisions, proposals] = await Promise.all([
+  const [steps, decisions, proposals, operatorRequests] = await Promise.all([
     db.execute<Row>(sql`
       select id, step_logical_id, status, read_count, processed_count, write_count, filter_count, commit_count, rollback_count,
              read_retry_count, process_retry_count, write_retry_count, read_skip_count, process_skip_count, write_skip_count,
@@ -70,6 +71,7 @@ export async function readExecutionDetail(
     db.execute<Row>(sql`
       select id, status, proposer_login, decider_login, created_at, decided_at, resulting_status, reason
       from keel.recovery_proposal where target_kind = 'batch' and target_id = ${String(executionId)} order by id desc limit 50`),
+    readOperatorHistory(db, executionId),
   ]);
   const proposalIds = proposals.rows.map((p) => String(p.id));
   const audit = await db.execute<Row>(sql`
@@ -129,6 +131,7 @@ export async function readExecutionDetail(
       resultingStatus: (p.resulting_status as string | null) ?? null,
       reason: (p.reason as string | null) ?? null,
     })),
+    operatorRequests,
     audit: audit.rows.map((a) => ({
       id: num(a.id),
       at: iso(a.at)!,

@@ -1,3 +1,5 @@
+import type { EvidenceView } from '../domain/recovery-evidence-view';
+
 /** What the recovery pages show: shared by the server queries, the read API and the pages. */
 export interface ProposalListItem {
   id: number;
@@ -30,6 +32,10 @@ export interface ProposalDetail extends ProposalListItem {
   reasonCode: string | null;
   reason: string | null;
   markers: { unknownCommit: boolean; completedPartition: boolean; committedFlowDecision: boolean; ambiguousExternalEffect: boolean } | null;
+  /** The evidence as the page explains it; null when the stored evidence has an unexpected shape. */
+  evidenceView: EvidenceView | null;
+  /** The logical name of the evidence's latest step, when that step still exists. */
+  latestStepName: string | null;
   serverNow: string;
 }
 

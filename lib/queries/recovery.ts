@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { DbOrTx } from '../db/client';
 import { parseCheckpointJson, verifyCheckpoint } from '../domain/checkpoint';
 import { decodeCursor, encodeCursor } from '../domain/cursor';
+import { evidenceView } from '../domain/recovery-evidence-view';
 import { PROPOSAL_STATUSES } from '../ports/proposal-repository';
 import type { OrchestrationLease, ProposalDetail, ProposalListItem, ProposalPage } from './recovery-types';
 
@@ -65,6 +66,12 @@ function markersOf(evidence: Record<string, unknown>): ProposalDetail['markers']
   };
 }
 
+async function stepName(db: DbOrTx, executionId: number, stepId: number): Promise<string | null> {
+  const result = await db.execute<Row>(sql`
+    select step_logical_id from oxide_batch.ob_step_execution where id = ${stepId} and job_execution_id = ${executionId}`);
+  return (result.rows[0]?.step_logical_id as string | undefined) ?? null;
+}
+
 export async function readProposal(db: DbOrTx, id: number): Promise<ProposalDetail | null> {
   const result = await db.execute<Row>(sql`
     select ${COLUMNS}, encode(evidence_digest, 'hex') as digest, evidence, expected_version, expected_fencing_token,
@@ -73,6 +80,9 @@ export async function readProposal(db: DbOrTx, id: number): Promise<ProposalDeta
   const r = result.rows[0];
   if (!r) return null;
   const evidence = (r.evidence ?? {}) as Record<string, unknown>;
+  const targetKind = r.target_kind as ProposalDetail['targetKind'];
+  const view = evidenceView(targetKind, evidence);
+  const latestStepName = view?.kind === 'batch' && view.latestStep ? await stepName(db, view.executionId, view.latestStep.id) : null;
   return {
     ...listItem(r),
     evidenceDigest: r.digest as string,
@@ -86,6 +96,8 @@ export async function readProposal(db: DbOrTx, id: number): Promise<ProposalDeta
     reasonCode: (r.reason_code as string | null) ?? null,
     reason: (r.reason as string | null) ?? null,
     markers: markersOf(evidence),
+    evidenceView: view,
+    latestStepName,
     serverNow: iso(r.server_now)!,
   };
 }

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
 import { can, type Permission } from '../auth/roles';
 import { postgresAuditLog } from '../adapters/audit-log';
+import { isDatabaseBusy } from '../db/client';
 import { logger } from './logger';
 import { loggableError } from './safe-error';
 import { recordActionOutcome } from './metrics';
@@ -68,6 +69,7 @@ export function action<S extends z.ZodType, T>(
       const result = await handler(actor, parsed.data, { requestId });
       return result.ok ? result : { ok: false, code: result.error.code, message: result.error.message };
     } catch (error) {
+      if (isDatabaseBusy(error)) return { ok: false, code: 'DATABASE_BUSY', message: 'The database is busy; try again shortly.' };
       logger.error({ requestId, error: loggableError(error) }, 'server action failed');
       return { ok: false, code: 'INTERNAL', message: `Internal error (${requestId}).` };
     }

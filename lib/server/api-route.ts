@@ -2,6 +2,7 @@ import 'server-only';
 import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
 import { can, type Permission } from '../auth/roles';
+import { isDatabaseBusy } from '../db/client';
 import type { Actor } from '../domain/actor';
 import { logger } from './logger';
 import { loggableError } from './safe-error';
@@ -48,6 +49,9 @@ export function apiRoute<S extends z.ZodType, C = unknown>(
       if (body === null) return Response.json({ code: 'NOT_FOUND', message: 'Not found.' }, { status: 404, headers: NO_STORE });
       return Response.json(body, { headers: NO_STORE });
     } catch (error) {
+      if (isDatabaseBusy(error)) {
+        return Response.json({ code: 'DATABASE_BUSY', message: 'The database is busy; try again shortly.' }, { status: 503, headers: { ...NO_STORE, 'Retry-After': '5' } });
+      }
       logger.error({ requestId, error: loggableError(error) }, 'read API failed');
       return Response.json({ code: 'INTERNAL', message: `Internal error (${requestId}).` }, { status: 500, headers: NO_STORE });
     }

@@ -4,10 +4,16 @@ import type pg from 'pg';
 import { createAuth, type KeelAuth } from '../auth/auth';
 import { formatSettingErrors, parseSettings, type Settings } from '../config/settings';
 import { createDatabase, createPool, type Database } from '../db/client';
+import { EXPORT_LIMITS } from './audit-export';
 
 interface Runtime {
   settings: Settings;
+  /** The request pool: pages, API routes, actions, sign-in. */
   pool: pg.Pool;
+  /** CSV exports only, one connection per export slot, so a slow download never takes a request's connection. */
+  exportPool: pg.Pool;
+  /** /api/health only, with short timeouts, so it never waits behind user work. */
+  healthPool: pg.Pool;
   db: Database;
   auth: KeelAuth;
   /**
@@ -30,7 +36,23 @@ export function runtime(): Runtime {
     throw new Error('DATABASE_URL is not set: start Keel with `npm start`, which provides the embedded database.');
   }
   if (!settings.authSecret) throw new Error('No session secret: set KEEL_CHECKPOINT_KEY or KEEL_AUTH_SECRET.');
-  const pool = createPool(settings.databaseUrl, 10);
+  // A request waits at most 5 s for a connection, then gets 503 DATABASE_BUSY instead of hanging.
+  const pool = createPool(settings.databaseUrl, 10, { connectionTimeoutMillis: 5_000 });
+  const exportPool = createPool(settings.databaseUrl, EXPORT_LIMITS.total, {
+    application_name: 'keel-export',
+    connectionTimeoutMillis: 2_000,
+    statement_timeout: EXPORT_LIMITS.statementTimeoutMs,
+    // The server's backstop should the export's own idle timeout ever fail to release it.
+    idle_in_transaction_session_timeout: EXPORT_LIMITS.idleInTransactionMs,
+    idleTimeoutMillis: 10_000,
+  });
+  const healthPool = createPool(settings.databaseUrl, 2, {
+    application_name: 'keel-health',
+    connectionTimeoutMillis: 2_000,
+    statement_timeout: 2_000,
+    query_timeout: 3_000,
+    idle_in_transaction_session_timeout: 5_000,
+  });
   const db = createDatabase(pool);
   const auth = createAuth(db, {
     secret: settings.authSecret,
@@ -39,6 +61,6 @@ export function runtime(): Runtime {
     trustedProxies: settings.trustedProxies,
     signInPerMinute: settings.signInPerMinute,
   });
-  globalRuntime.__keelRuntime = { settings, pool, db, auth, ownerToken: randomBytes(16), startedAt: new Date() };
+  globalRuntime.__keelRuntime = { settings, pool, exportPool, healthPool, db, auth, ownerToken: randomBytes(16), startedAt: new Date() };
   return globalRuntime.__keelRuntime;
 }

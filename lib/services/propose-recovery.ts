@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { can } from '../auth/roles';
 import type { Actor } from '../domain/actor';
 import { isActorRef } from '../domain/batch-status';
+import { humanDuration } from '../domain/duration';
 import { toErrorCode } from '../domain/error-code';
 import { evaluateCandidate, orchestrationEvidenceDigestHex, type ProposerError } from '../domain/recovery';
 import { err, ok, type Result } from '../domain/result';
@@ -53,9 +54,9 @@ function parseTarget(input: ProposeRecoveryInput): ProposalTarget | null {
 function proposerMessage(error: ProposerError): string {
   switch (error.kind) {
     case 'InvalidStaleThreshold':
-      return `The configured stale threshold ${error.valueMs} ms is outside ${error.minMs}..${error.maxMs} ms.`;
+      return `The configured stale threshold ${humanDuration(error.valueMs)} is outside ${humanDuration(error.minMs)} to ${humanDuration(error.maxMs)}.`;
     case 'InvalidMaxClockSkew':
-      return `The configured maximum clock skew ${error.valueMs} ms is outside ${error.minMs}..${error.maxMs} ms.`;
+      return `The configured maximum clock skew ${humanDuration(error.valueMs)} is outside ${humanDuration(error.minMs)} to ${humanDuration(error.maxMs)}.`;
     case 'ClockEvidenceUnusable':
       return `The clocks cannot support a staleness judgement (${error.reason}).`;
     case 'NotRecoverable':
@@ -63,7 +64,7 @@ function proposerMessage(error: ProposerError): string {
     case 'OwnedByCurrentProcess':
       return 'This Keel process owns the execution.';
     case 'NotStale':
-      return `Inactive for ${error.inactivityMs} ms, which is not above the ${error.thresholdMs} ms threshold.`;
+      return `Inactive for ${humanDuration(error.inactivityMs)}, which is not above the ${humanDuration(error.thresholdMs)} threshold.`;
   }
 }
 
@@ -94,7 +95,9 @@ async function batchCandidate(deps: RecoveryServiceDeps, ports: TakeoverPorts, e
     return err(failure(code, proposerMessage(evidence.error)));
   }
   return ok({
-    evidence: evidence.value,
+    // The rules' settings are kept beside the evidence (outside the digest) so the
+    // proposal page shows the threshold the evidence was judged against.
+    evidence: { ...evidence.value, staleThresholdMs: deps.settings.staleThresholdMs, maxClockSkewMs: deps.settings.maxClockSkewMs },
     evidenceDigestHex: evidence.value.digestHex,
     expectedVersion: evidence.value.version,
     expectedFencingToken: null,

@@ -1,3 +1,5 @@
+import { loggableError } from '../server/safe-error';
+
 /**
  * What a background worker reports through. Fields are counts, ids of Keel's own rows
  * and error codes: never receipt ids, retry keys or lease tokens.
@@ -10,14 +12,15 @@ export interface RunningWorker {
 }
 
 /**
- * Only an error's class and database code are logged: driver messages can quote the
- * values of the statement (a receipt id in a trigger's message, a key in a violation).
+ * An error as worker log fields, through the one sanitizer (loggableError): class,
+ * SQLSTATE and constraint. Driver messages can quote the values of the statement (a
+ * receipt id in a trigger's message, a key in a violation).
  */
 export function errorFields(error: unknown): Record<string, string> {
-  const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
-  const fields: Record<string, string> = { error: cause instanceof Error ? cause.name : typeof cause };
-  const code = typeof cause === 'object' && cause !== null ? (cause as { code?: unknown }).code : undefined;
-  if (typeof code === 'string') fields.code = code;
+  const { name, cause, code, constraint } = loggableError(error);
+  const fields: Record<string, string> = { error: cause ?? name };
+  if (code) fields.code = code;
+  if (constraint) fields.constraint = constraint;
   return fields;
 }
 

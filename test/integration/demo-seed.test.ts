@@ -126,4 +126,18 @@ describe('demo seed', () => {
     const receipts = (db: TestDatabase) => db.pool.query('select receipt_id, attempts, work_kind from settle.attempts order by receipt_id');
     expect((await receipts(database)).rows).toEqual((await receipts(other)).rows);
   });
+
+  it('records the operator requests of the runtime CLI: every action the demo shows, applied and refused, none from Keel', async () => {
+    const { rows } = await database.pool.query(`select action, outcome_class, count(*)::int as n from oxide_batch.ob_operator_request group by 1, 2 order by 1, 2`);
+    const kinds = rows.map((r) => `${r.action} ${r.outcome_class}`);
+    expect(kinds).toEqual(expect.arrayContaining(['LAUNCH APPLIED', 'RESTART APPLIED', 'STOP APPLIED', 'STOP REJECTED', 'ABANDON APPLIED', 'ABANDON REJECTED']));
+    expect(await count(`select count(*) as n from oxide_batch.ob_operator_request where operation_id like 'keel-%' or actor_ref not like 'cli:%'`)).toBe(0);
+    // Every execution the seed made was launched or restarted by one of them.
+    expect(await count(`select count(*) as n from oxide_batch.ob_job_execution e where not exists (
+      select 1 from oxide_batch.ob_operator_request r where r.job_execution_id = e.id and r.action in ('LAUNCH', 'RESTART'))`)).toBe(0);
+    // A stopping execution's stop request names the actor of its STOP row.
+    expect(await count(`select count(*) as n from oxide_batch.ob_job_execution e where e.status = 'STOPPING' and not exists (
+      select 1 from oxide_batch.ob_operator_request r where r.job_execution_id = e.id and r.action = 'STOP' and r.actor_ref = e.stop_requested_by
+        and r.requested_at = e.stop_requested_at)`)).toBe(0);
+  });
 });

@@ -1,9 +1,23 @@
-import { randomBytes } from 'node:crypto';
-import { describe, expect, it } from 'vitest';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { sql } from 'drizzle-orm';
+import pg from 'pg';
+import { describe, expect, inject, it } from 'vitest';
+import { createAuth } from '../../lib/auth/auth';
+import { createUserAccount } from '../../lib/auth/users';
+import { createDatabase } from '../../lib/db/client';
+import { postgresSettlementTransactions } from '../../lib/adapters/settlement-replay';
+import { listUsers } from '../../lib/queries/users';
+import { auditCsvStream } from '../../lib/server/audit-export';
+import { routeConsoleToLogger } from '../../lib/server/console-logger';
+import { logger, redirectLogOutput } from '../../lib/server/logger';
+import { replayDeadLetter } from '../../lib/services/dead-letter-actions';
+import { errorFields, startWorkerLoop } from '../../lib/workers/worker-loop';
 import { postgresCheckpointStore } from '../../lib/adapters/checkpoint-store';
 import { postgresFaultStateStore } from '../../lib/adapters/fault-state-store';
 import { postgresProposalRepository } from '../../lib/adapters/proposal-repository';
 import { postgresRecoveryRepository } from '../../lib/adapters/recovery-repository';
+import { readExecutionDetail } from '../../lib/queries/execution-detail';
+import { readProposal } from '../../lib/queries/recovery';
 import { listRetryKeys } from '../../lib/queries/retry-keys';
 import { confirmTakeover } from '../../lib/services/confirm-takeover';
 import { cancelProposal, rejectProposal } from '../../lib/services/decide-proposal';
@@ -13,7 +27,8 @@ import { requestStop } from '../../lib/services/request-stop';
 import { freshDatabase } from '../support/database';
 import { actor, MINUTE, recoveryDeps, seedCheckpoint, seedStaleExecution, seedStep, testCheckpoint } from '../support/recovery-fixtures';
 
-const { db, pool } = await freshDatabase();
+const database = await freshDatabase();
+const { db, pool } = database;
 const KEY = randomBytes(32);
 /** The runtime worker's token, written as the executions' owner. */
 const RUNTIME_TOKEN = randomBytes(16);
@@ -104,6 +119,9 @@ describe('secrets never leave through a result or a stored summary', () => {
     keep(await faults.reserve({ key: 'ab'.repeat(32), phase: 'read', category: 'TIMEOUT', ordinal: 1, checkpointDigest: 'cd'.repeat(32) }));
     keep(await faults.unresolved());
     keep(await listRetryKeys(db, { limit: 50 }));
+    // The pages' read models: the execution with its operator history, the proposals with their evidence.
+    for (const id of [stale.id, owned.id, other.id, running.id]) keep(await readExecutionDetail(db, id, { staleThresholdMs: 15 * MINUTE, ownerToken: KEEL_TOKEN }));
+    for (const id of [proposal.id, second.value.proposal.id, orchestration.value.proposal.id]) keep(await readProposal(db, id));
 
     // What Keel stored about all of it.
     keep((await pool.query('select * from keel.audit_event')).rows);
@@ -118,5 +136,144 @@ describe('secrets never leave through a result or a stored summary', () => {
     // The runtime still holds its token where it belongs: the scan above was not vacuous.
     const { rows } = await pool.query('select owner_token from oxide_batch.ob_job_execution where id = $1', [stale.id]);
     expect(leaks([rows])).toContain(RUNTIME_TOKEN.toString('hex'));
+  });
+});
+
+describe('no token or value reaches a log through a Postgres outage', () => {
+  it('session tokens, owner tokens, receipt ids, notes, user ids and the checkpoint key in flight while the database goes away are never printed', async () => {
+    const PORT = 3998;
+    const APP = 'keel-scan-app';
+    const appPool = database.newPool(10, { application_name: APP, connectionTimeoutMillis: 1_000 });
+    const appDb = createDatabase(appPool);
+    const auth = createAuth(appDb, { secret: 's'.repeat(64), port: PORT, trustedProxies: [], signInPerMinute: 100 });
+    const usernames = ['scan_viewer', 'scan_support', 'scan_admin'];
+    for (const [index, username] of usernames.entries()) {
+      const created = await createUserAccount(auth, { username, name: username, role: (['viewer', 'support', 'admin'] as const)[index]!, password: 'correct-horse-battery' });
+      expect(created.ok).toBe(true);
+    }
+    const sessions: { cookie: string; token: string }[] = [];
+    for (const username of usernames) {
+      const response = await auth.handler(
+        new Request(`http://localhost:${PORT}/api/auth/sign-in/username`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', origin: `http://localhost:${PORT}` },
+          body: JSON.stringify({ username, password: 'correct-horse-battery' }),
+        }),
+      );
+      expect(response.status).toBe(200);
+      const cookie = response.headers.getSetCookie().map((c) => c.split(';')[0]!).join('; ');
+      const token = decodeURIComponent(/better-auth\.session_token=([^;]+)/.exec(cookie)![1]!).split('.')[0]!;
+      sessions.push({ cookie, token });
+    }
+    const userIds = (await pool.query<{ id: string }>(`select id from keel.user where username = any($1)`, [usernames])).rows.map((r) => r.id);
+    const receipts = Array.from({ length: 3 }, () => `rcpt-scan-${randomBytes(6).toString('hex')}`);
+    const NOTE = `outage note ${randomBytes(6).toString('hex')}`;
+    const executionId = (await seedStaleExecution(db, { ownerToken: RUNTIME_TOKEN })).id;
+    const secrets = [...SECRETS, ...sessions.map((s) => s.token), ...receipts, NOTE, ...userIds];
+    expect(sessions.every((s) => (s.token.length ?? 0) >= 16)).toBe(true);
+
+    // Everything the logger and the console print from here on.
+    const printed: string[] = [];
+    const restoreOutput = redirectLogOutput({ write: (line: string) => void printed.push(line) });
+    const restoreConsole = routeConsoleToLogger();
+    // What reached console.error before the sanitizer: for the check below that the scan is not vacuous.
+    const routedConsoleError = console.error;
+    const consoleArgs: unknown[] = [];
+    console.error = (...args: unknown[]) => {
+      consoleArgs.push(...args);
+      routedConsoleError(...args);
+    };
+    const writes = { out: process.stdout.write.bind(process.stdout), err: process.stderr.write.bind(process.stderr) };
+    process.stdout.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
+      printed.push(String(chunk));
+      return (writes.out as (...a: unknown[]) => boolean)(chunk, ...rest);
+    }) as typeof process.stdout.write;
+    process.stderr.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
+      printed.push(String(chunk));
+      return (writes.err as (...a: unknown[]) => boolean)(chunk, ...rest);
+    }) as typeof process.stderr.write;
+    const admin = new pg.Client({ connectionString: inject('adminUrl') });
+    await admin.connect();
+    const raised: unknown[] = [];
+    /** As the server reports a failure: the wrappers log it through pino, Next.js prints an uncaught one with console.error. */
+    const report = (error: unknown) => {
+      raised.push(error);
+      logger.error({ requestId: randomUUID(), error }, 'server action failed');
+      console.error(error);
+    };
+    try {
+      // In flight when the database goes: an export holding its snapshot, and slow queries carrying values.
+      let exportOutcome: (outcome: string) => void = () => {};
+      const exportEnded = new Promise<string>((resolve) => (exportOutcome = resolve));
+      const reader = auditCsvStream(appPool, {}, { batchSize: 1, idleMs: 60_000, onEnd: exportOutcome }).getReader();
+      await reader.read();
+      await reader.read();
+      await new Promise<void>((resolve) => {
+        const check = async () => ((await pool.query(`select count(*)::int as n from pg_stat_activity where application_name = $1 and state = 'idle in transaction'`, [APP])).rows[0].n > 0 ? resolve() : setImmediate(check));
+        void check();
+      });
+      const slow = receipts.map((receipt) => appDb.execute(sql`select pg_sleep(30), ${receipt}::text, ${NOTE}::text`).catch(report));
+      const worker = startWorkerLoop({
+        name: 'scan worker',
+        errorDelayMs: 50,
+        log: (level, message, fields) => logger[level](fields ?? {}, message),
+        step: async () => {
+          await appDb.execute(sql`select ${receipts[0]}::text, ${userIds[0]}::text`);
+          return 50;
+        },
+      });
+      await new Promise<void>((resolve) => {
+        const check = async () => ((await pool.query(`select count(*)::int as n from pg_stat_activity where application_name = $1 and state = 'active' and query like '%pg_sleep%'`, [APP])).rows[0].n === receipts.length ? resolve() : setImmediate(check));
+        void check();
+      });
+
+      // The outage: no new connections to the database, and the app's sessions killed.
+      await admin.query(`alter database ${database.name} with allow_connections false`);
+      await admin.query(`select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and application_name = $2`, [database.name, APP]);
+      await Promise.all(slow);
+      // The download reads on: its next batch finds its connection gone.
+      await reader.read().catch(() => undefined);
+      await reader.read().catch(() => undefined);
+      expect(await exportEnded).toBe('failed');
+
+      // Requests with live sessions and values while it is down.
+      for (const { cookie } of sessions) {
+        await auth.api.getSession({ headers: new Headers({ cookie }) }).catch(report);
+        await auth.handler(new Request(`http://localhost:${PORT}/api/auth/get-session`, { headers: { cookie } })).catch(report);
+      }
+      const support = { id: userIds[1]!, login: 'scan_support', name: 'scan_support', role: 'support' as const };
+      for (const receipt of receipts) {
+        await replayDeadLetter(postgresSettlementTransactions(appDb), support, { receiptId: receipt, note: NOTE, operationId: randomUUID() }).catch(report);
+      }
+      await listUsers(appDb, {}, userIds[0]!).catch(report);
+      await postgresRecoveryRepository(appDb).recoverySnapshot(executionId, KEEL_TOKEN).catch(report);
+      await postgresCheckpointStore(appDb, KEY).load(`orch-${receipts[0]}`).catch(report);
+      await worker.stop();
+    } finally {
+      await admin.query(`alter database ${database.name} with allow_connections true`);
+      await admin.end();
+      process.stdout.write = writes.out;
+      process.stderr.write = writes.err;
+      console.error = routedConsoleError;
+      restoreConsole();
+      restoreOutput();
+    }
+
+    // After the outage the same session works again.
+    const back = await auth.api.getSession({ headers: new Headers({ cookie: sessions[0]!.cookie }) });
+    expect(back?.user.id).toBe(userIds[0]);
+
+    // Not vacuous: the failures were real, quoted the values, and were logged.
+    const raw = [...raised, ...consoleArgs].map((e) => (e instanceof Error ? `${e.message} ${e.stack}` : String(e))).join('\n');
+    expect(raised.length).toBeGreaterThanOrEqual(10);
+    expect(raw).toContain(receipts[1]);
+    expect(raw).toContain(NOTE);
+    expect(sessions.some((session) => raw.includes(session.token))).toBe(true);
+    const text = printed.join('');
+    expect(printed.length).toBeGreaterThanOrEqual(10);
+    expect(text).toMatch(/"code":"(57P01|55000)"/);
+    expect(text).toContain('audit export failed');
+    expect(text).toContain('scan worker step failed');
+    expect(secrets.filter((secret) => text.includes(secret))).toEqual([]);
   });
 });

@@ -9,8 +9,8 @@ export interface TestDatabase {
   url: string;
   pool: pg.Pool;
   db: Database;
-  /** Another pool on the same database, for a second concurrent client. */
-  newPool: (max?: number) => pg.Pool;
+  /** Another pool on the same database, for a second concurrent client; `options` as createPool's. */
+  newPool: (max?: number, options?: Parameters<typeof createPool>[2]) => pg.Pool;
 }
 
 async function adminQuery(sql: string): Promise<void> {
@@ -32,8 +32,8 @@ export async function freshDatabase(options: { empty?: boolean; poolSize?: numbe
   await adminQuery(options.empty ? `create database ${name}` : `create database ${name} template ${inject('templateDatabase')}`);
   const url = databaseUrl(inject('adminUrl'), name);
   const pools: pg.Pool[] = [];
-  const newPool = (max = 10) => {
-    const pool = createPool(url, max);
+  const newPool = (max = 10, poolOptions: Parameters<typeof createPool>[2] = {}) => {
+    const pool = createPool(url, max, poolOptions);
     pools.push(pool);
     return pool;
   };

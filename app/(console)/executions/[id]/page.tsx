@@ -2,6 +2,7 @@ import type { Metadata } from 'next';
 import Link from 'next/link';
 import { notFound } from 'next/navigation';
 import { ExecutionActions } from '@/components/executions/execution-actions';
+import { OperatorHistoryTable } from '@/components/executions/operator-history-table';
 import { StepsTable } from '@/components/executions/steps-table';
 import { Fact } from '@/components/ui/fact';
 import { PageHeader } from '@/components/ui/page-header';
@@ -73,6 +74,13 @@ export default async function ExecutionPage({ params }: { params: Promise<{ id: 
       <section aria-labelledby="steps" className="mb-8">
         <h2 id="steps" className="mb-2 text-sm font-semibold">Steps</h2>
         <StepsTable steps={detail.steps} />
+      </section>
+      <section aria-labelledby="operator-history" className="mb-8">
+        <h2 id="operator-history" className="mb-1 text-sm font-semibold">Operator history</h2>
+        <p className="mb-2 text-xs text-zinc-600 dark:text-zinc-400">
+          Requests the runtime recorded for this execution, from Keel and from the runtime’s own CLI.
+        </p>
+        <OperatorHistoryTable requests={detail.operatorRequests} now={now} />
       </section>
       <section aria-labelledby="history" className="mb-8">
         <h2 id="history" className="mb-2 text-sm font-semibold">Recovery history</h2>

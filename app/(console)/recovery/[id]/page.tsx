@@ -2,8 +2,10 @@ import type { Metadata } from 'next';
 import Link from 'next/link';
 import { notFound } from 'next/navigation';
 import { DeadlineCountdown } from '@/components/recovery/deadline-countdown';
+import { EvidenceSummary } from '@/components/recovery/evidence-summary';
 import { EvidenceTable } from '@/components/recovery/evidence-table';
 import { ProposalDecision } from '@/components/recovery/proposal-decision';
+import { CopyButton } from '@/components/ui/copy-button';
 import { Fact } from '@/components/ui/fact';
 import { PageHeader } from '@/components/ui/page-header';
 import { StatusBadge } from '@/components/ui/status-badge';
@@ -17,22 +19,14 @@ export async function generateMetadata({ params }: { params: Promise<{ id: strin
   return { title: `Proposal ${(await params).id}` };
 }
 
-const MARKERS: { key: 'unknownCommit' | 'completedPartition' | 'committedFlowDecision' | 'ambiguousExternalEffect'; text: string }[] = [
-  { key: 'unknownCommit', text: 'Unknown commit: the last commit may or may not have happened.' },
-  { key: 'completedPartition', text: 'A partition of this execution has completed.' },
-  { key: 'committedFlowDecision', text: 'A flow decision has been committed.' },
-  { key: 'ambiguousExternalEffect', text: 'Ambiguous external effect: the job does not declare atomic same-resource delivery.' },
-];
-
-
 export default async function ProposalPage({ params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
   if (!/^\d{1,15}$/.test(id)) notFound();
   const actor = await requireActor();
-  const proposal = await readProposal(runtime().db, Number(id));
+  const { db, settings } = runtime();
+  const proposal = await readProposal(db, Number(id));
   if (!proposal) notFound();
   const now = new Date(proposal.serverNow);
-  const warnings = MARKERS.filter((m) => proposal.markers?.[m.key]);
   const targetHref = proposal.targetKind === 'batch' ? `/executions/${proposal.targetId}` : '/recovery#orchestrations';
   return (
     <>
@@ -47,15 +41,6 @@ export default async function ProposalPage({ params }: { params: Promise<{ id: s
         canDecide={can(actor.role, 'decideRecovery')}
         canCancel={proposal.proposerId === actor.id || actor.role === 'admin'}
       />
-      {warnings.length > 0 ? (
-        <section aria-label="Warnings" className="mb-6 space-y-2">
-          {warnings.map((w) => (
-            <p key={w.key} className="rounded-md border-l-4 border-amber-500 bg-amber-50 p-2 text-sm text-amber-950 dark:bg-amber-950 dark:text-amber-50">
-              {w.text}
-            </p>
-          ))}
-        </section>
-      ) : null}
       <section aria-label="Proposal" className="mb-6 rounded-lg border border-zinc-200 bg-white p-4 dark:border-zinc-800 dark:bg-zinc-900">
         <dl className="grid grid-cols-2 gap-4 md:grid-cols-3">
           <Fact label="Target"><Link href={targetHref} className="text-sky-800 underline dark:text-sky-300">{proposal.targetKind} {proposal.targetId}</Link></Fact>
@@ -68,14 +53,26 @@ export default async function ProposalPage({ params }: { params: Promise<{ id: s
           {proposal.resultingStatus ? <Fact label="Result">{proposal.resultingStatus}{proposal.failureCategory ? ` (${proposal.failureCategory})` : ''}</Fact> : null}
           {proposal.reason ? <Fact label="Reason">{proposal.reason}</Fact> : null}
         </dl>
-        <div className="mt-4">
-          <div className="text-xs font-medium uppercase tracking-wide text-zinc-600 dark:text-zinc-400">Evidence digest</div>
-          <code data-testid="evidence-digest" className="mt-0.5 block break-all font-mono text-sm">{proposal.evidenceDigest}</code>
-        </div>
       </section>
-      <section aria-labelledby="evidence">
-        <h2 id="evidence" className="mb-2 text-sm font-semibold">Evidence</h2>
-        <EvidenceTable evidence={proposal.evidence} />
+      <section aria-labelledby="evidence" className="rounded-lg border border-zinc-200 bg-white p-4 dark:border-zinc-800 dark:bg-zinc-900">
+        <h2 id="evidence" className="mb-3 text-sm font-semibold">Evidence</h2>
+        {proposal.evidenceView ? (
+          <EvidenceSummary
+            view={proposal.evidenceView}
+            now={now}
+            stepName={proposal.latestStepName}
+            settings={{ staleThresholdMs: settings.staleThresholdMs, maxClockSkewMs: settings.maxClockSkewMs }}
+            successorOwner={proposal.successorOwner}
+          />
+        ) : null}
+        <div className="mt-5">
+          <div className="text-xs font-medium uppercase tracking-wide text-zinc-600 dark:text-zinc-400">Evidence digest</div>
+          <div className="mt-0.5 flex flex-wrap items-center">
+            <code data-testid="evidence-digest" className="break-all font-mono text-sm">{proposal.evidenceDigest}</code>
+            <CopyButton value={proposal.evidenceDigest} label="Copy evidence digest" />
+          </div>
+        </div>
+        <EvidenceTable evidence={proposal.evidence} view={proposal.evidenceView} digest={proposal.evidenceDigest} />
       </section>
     </>
   );

@@ -1,42 +1,29 @@
 import { auditFiltersSchema } from '@/lib/domain/audit-filters';
-import { csvRow } from '@/lib/domain/csv';
-import { streamAuditEvents, type AuditEventView } from '@/lib/queries/audit';
 import { apiRoute } from '@/lib/server/api-route';
-import { logger } from '@/lib/server/logger';
-import { loggableError } from '@/lib/server/safe-error';
+import { auditCsvStream, EXPORT_LIMITS, exportSlots } from '@/lib/server/audit-export';
 import { runtime } from '@/lib/server/runtime';
 
 export const dynamic = 'force-dynamic';
 
-const HEADER = ['id', 'at_utc', 'actor', 'role', 'action', 'target_kind', 'target_id', 'reason', 'outcome', 'code', 'digest', 'operation_id', 'request_id'];
-
-const line = (e: AuditEventView) =>
-  csvRow([e.id, e.at, e.actorLogin, e.actorRole, e.action, e.targetKind, e.targetId, e.reason, e.outcome, e.code, e.digest, e.operationId, e.requestId]);
-
 /**
  * GET /api/audit/export?<the page's filters> : every matching row as CSV, newest
- * first, streamed batch by batch so memory stays flat however large the log.
+ * first, streamed batch by batch so memory stays flat however large the log. Exports
+ * run on their own small pool in bounded slots (EXPORT_LIMITS); beyond them the answer
+ * is 429 EXPORT_BUSY with Retry-After.
  */
 export const GET = apiRoute('read', auditFiltersSchema, async (actor, filters) => {
-  const batches = streamAuditEvents(runtime().pool, filters);
-  const encoder = new TextEncoder();
-  const body = new ReadableStream<Uint8Array>({
-    start(controller) {
-      controller.enqueue(encoder.encode(csvRow(HEADER)));
-    },
-    async pull(controller) {
-      try {
-        const next = await batches.next();
-        if (next.done) controller.close();
-        else controller.enqueue(encoder.encode(next.value.map(line).join('')));
-      } catch (error) {
-        logger.error({ error: loggableError(error), actor: actor.login }, 'audit export failed');
-        controller.error(error);
-      }
-    },
-    async cancel() {
-      await batches.return(undefined);
-    },
+  const release = exportSlots().tryAcquire(actor.id);
+  if (!release) {
+    return Response.json(
+      {
+        code: 'EXPORT_BUSY',
+        message: `Too many exports are running (at most ${EXPORT_LIMITS.perUser} per user and ${EXPORT_LIMITS.total} in all); try again shortly.`,
+      },
+      { status: 429, headers: { 'Retry-After': String(EXPORT_LIMITS.retryAfterSeconds), 'Cache-Control': 'no-store' } },
+    );
+  }
+  const body = auditCsvStream(runtime().exportPool, filters, {
+    onEnd: release,
   });
   const stamp = new Date().toISOString().slice(0, 19).replaceAll(':', '').replace('T', '-');
   return new Response(body, {

@@ -1,0 +1,103 @@
+import type pg from 'pg';
+import type { AuditFilters } from '../domain/audit-filters';
+import { csvRow } from '../domain/csv';
+import { streamAuditEvents, type AuditEventView } from '../queries/audit';
+import { createSlotLimiter } from './export-slots';
+import { logger } from './logger';
+
+/**
+ * Bounds of the CSV export. Each admitted export holds one connection of its own pool
+ * (never the request pool) for as long as its client reads; a client that stops
+ * reading for `idleMs` loses the connection and the response is ended.
+ */
+export const EXPORT_LIMITS = {
+  total: 4,
+  perUser: 2,
+  idleMs: 30_000,
+  /** One batch of 1,000 rows; a slower one is a bad plan, not a big log. */
+  statementTimeoutMs: 30_000,
+  /** The server ends a session left idle in its snapshot this long (a backstop to idleMs). */
+  idleInTransactionMs: 45_000,
+  retryAfterSeconds: 30,
+} as const;
+
+const globalSlots = globalThis as typeof globalThis & { __keelExportSlots?: ReturnType<typeof createSlotLimiter> };
+
+/** The process's export slots, shared by every request. */
+export function exportSlots() {
+  globalSlots.__keelExportSlots ??= createSlotLimiter({ total: EXPORT_LIMITS.total, perOwner: EXPORT_LIMITS.perUser });
+  return globalSlots.__keelExportSlots;
+}
+
+/** The client read nothing for the idle timeout; the export let go of its connection. */
+export class ExportIdleError extends Error {
+  override readonly name = 'ExportIdleError';
+  constructor(idleMs: number) {
+    super(`the client read nothing for ${idleMs} ms; export ended`);
+  }
+}
+
+const HEADER = ['id', 'at_utc', 'actor', 'role', 'action', 'target_kind', 'target_id', 'reason', 'outcome', 'code', 'digest', 'operation_id', 'request_id'];
+
+const line = (e: AuditEventView) =>
+  csvRow([e.id, e.at, e.actorLogin, e.actorRole, e.action, e.targetKind, e.targetId, e.reason, e.outcome, e.code, e.digest, e.operationId, e.requestId]);
+
+/**
+ * The filtered audit log as a CSV byte stream, read batch by batch from one snapshot.
+ * `onEnd` runs exactly once, when the stream finishes, fails, is cancelled by the
+ * client or times out idle; by then the connection is back in `pool`.
+ */
+export function auditCsvStream(
+  pool: pg.Pool,
+  filters: AuditFilters,
+  options: { idleMs?: number; batchSize?: number; onEnd?: (outcome: 'done' | 'cancelled' | 'idle' | 'failed', error?: unknown) => void } = {},
+): ReadableStream<Uint8Array> {
+  const idleMs = options.idleMs ?? EXPORT_LIMITS.idleMs;
+  const batches = streamAuditEvents(pool, filters, options.batchSize);
+  const encoder = new TextEncoder();
+  let idleTimer: NodeJS.Timeout | null = null;
+  let ended = false;
+  const end = async (outcome: 'done' | 'cancelled' | 'idle' | 'failed', error?: unknown) => {
+    if (ended) return;
+    ended = true;
+    if (idleTimer) clearTimeout(idleTimer);
+    if (outcome === 'failed') logger.error({ error }, 'audit export failed');
+    else if (outcome === 'idle') logger.warn({ idleMs }, 'audit export ended: the client stopped reading');
+    // Runs the generator's finally: rollback and release. Harmless once it has finished.
+    await batches.return(undefined).catch(() => undefined);
+    options.onEnd?.(outcome, error);
+  };
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      controller.enqueue(encoder.encode(csvRow(HEADER)));
+    },
+    async pull(controller) {
+      if (idleTimer) clearTimeout(idleTimer);
+      idleTimer = null;
+      try {
+        const next = await batches.next();
+        if (next.done) {
+          controller.close();
+          await end('done');
+          return;
+        }
+        controller.enqueue(encoder.encode(next.value.map(line).join('')));
+      } catch (error) {
+        controller.error(error);
+        await end('failed', error);
+        return;
+      }
+      // Until the next pull, the client is not reading: past idleMs, give the connection back.
+      if (!ended) {
+        idleTimer = setTimeout(() => {
+          controller.error(new ExportIdleError(idleMs));
+          void end('idle');
+        }, idleMs);
+        idleTimer.unref();
+      }
+    },
+    async cancel() {
+      await end('cancelled');
+    },
+  });
+}

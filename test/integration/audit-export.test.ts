@@ -1,0 +1,141 @@
+import { describe, expect, it, vi } from 'vitest';
+import { createAuth } from '../../lib/auth/auth';
+import { createUserAccount } from '../../lib/auth/users';
+import { createDatabase, DatabaseBusyError, isDatabaseBusy } from '../../lib/db/client';
+import { auditEvent } from '../../lib/db/schema';
+import { auditCsvStream, ExportIdleError } from '../../lib/server/audit-export';
+import { freshDatabase } from '../support/database';
+
+const ROWS = 2_500;
+const database = await freshDatabase();
+await database.pool.query(
+  `insert into keel.audit_event (actor_login, actor_role, action, target_kind, target_id, outcome)
+   select 'alice', 'admin', 'user.create', 'user', 'u-' || i, 'APPLIED' from generate_series(1, $1::int) as i`,
+  [ROWS],
+);
+
+/** Sessions of this database, by application name and state. */
+async function sessions(applicationName: string, state?: string): Promise<number> {
+  const { rows } = await database.pool.query<{ n: number }>(
+    `select count(*)::int as n from pg_stat_activity where datname = current_database() and application_name = $1 and ($2::text is null or state = $2)`,
+    [applicationName, state ?? null],
+  );
+  return rows[0]!.n;
+}
+
+type Outcome = 'done' | 'cancelled' | 'idle' | 'failed';
+
+function exportWithOutcome(pool: Parameters<typeof auditCsvStream>[0], options: { idleMs: number; batchSize: number }) {
+  let settle: (outcome: Outcome) => void = () => {};
+  const ended = new Promise<Outcome>((resolve) => (settle = resolve));
+  const stream = auditCsvStream(pool, {}, { ...options, onEnd: (outcome) => settle(outcome) });
+  return { reader: stream.getReader(), ended };
+}
+
+describe('audit CSV export stream', () => {
+  it('reads every row to the end and gives its connection back', async () => {
+    const pool = database.newPool(1);
+    const { reader, ended } = exportWithOutcome(pool, { idleMs: 5_000, batchSize: 1_000 });
+    let text = '';
+    const decoder = new TextDecoder();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      text += decoder.decode(value, { stream: true });
+    }
+    expect(await ended).toBe('done');
+    expect(text.split('\r\n').length - 2).toBe(ROWS);
+    expect(pool.idleCount).toBe(pool.totalCount);
+  });
+
+  it('ends an export whose client stops reading: the snapshot is rolled back, the connection released, the reader told', async () => {
+    const pool = database.newPool(1, { application_name: 'keel-export-idle' });
+    const { reader, ended } = exportWithOutcome(pool, { idleMs: 300, batchSize: 100 });
+    await reader.read(); // the header
+    await reader.read(); // the first batch; then the client reads no more
+    await vi.waitFor(async () => expect(await sessions('keel-export-idle', 'idle in transaction')).toBe(1));
+    expect(await ended).toBe('idle');
+    await expect(reader.read()).rejects.toBeInstanceOf(ExportIdleError);
+    expect(pool.idleCount).toBe(pool.totalCount);
+    expect(await sessions('keel-export-idle', 'idle in transaction')).toBe(0);
+    // The released connection serves the next export.
+    const next = exportWithOutcome(pool, { idleMs: 5_000, batchSize: 1_000 });
+    await next.reader.cancel();
+    expect(await next.ended).toBe('cancelled');
+  });
+
+  it('a client that goes away cancels the export and releases its connection', async () => {
+    const pool = database.newPool(1);
+    const { reader, ended } = exportWithOutcome(pool, { idleMs: 60_000, batchSize: 100 });
+    await reader.read();
+    await reader.read();
+    await reader.cancel();
+    expect(await ended).toBe('cancelled');
+    expect(pool.idleCount).toBe(pool.totalCount);
+  });
+
+  it("the server's idle_in_transaction_session_timeout ends a snapshot left open, and the export fails cleanly", async () => {
+    const pool = database.newPool(1, { application_name: 'keel-export-backstop', idle_in_transaction_session_timeout: 200 });
+    const { reader, ended } = exportWithOutcome(pool, { idleMs: 600_000, batchSize: 100 });
+    await reader.read();
+    await reader.read();
+    // The server ends the session once it has sat idle in its transaction for 200 ms.
+    await vi.waitFor(async () => expect(await sessions('keel-export-backstop')).toBe(0), { timeout: 10_000 });
+    const failure = await Promise.all([reader.read(), reader.read(), reader.read()]).then(
+      () => null,
+      (error: unknown) => error,
+    );
+    expect(failure).toBeInstanceOf(Error);
+    expect(await ended).toBe('failed');
+    expect(pool.totalCount).toBe(0);
+  });
+});
+
+describe('request pool acquire timeout', () => {
+  it('a query that finds no free connection within the timeout fails with DatabaseBusyError, through drizzle too', async () => {
+    const pool = database.newPool(1, { connectionTimeoutMillis: 200 });
+    const held = await pool.connect();
+    try {
+      const direct = await pool.query('select 1').catch((error: unknown) => error);
+      expect(direct).toBeInstanceOf(DatabaseBusyError);
+      const viaDrizzle = await createDatabase(pool)
+        .select({ id: auditEvent.id })
+        .from(auditEvent)
+        .limit(1)
+        .catch((error: unknown) => error);
+      expect(isDatabaseBusy(viaDrizzle)).toBe(true);
+      expect(isDatabaseBusy(new Error('timeout'))).toBe(false);
+    } finally {
+      held.release();
+    }
+    expect((await pool.query<{ one: number }>('select 1 as one')).rows).toEqual([{ one: 1 }]);
+  });
+});
+
+describe('a session read on a busy pool', () => {
+  it('fails as DatabaseBusyError under better-auth too, so apiRoute() answers 503 DATABASE_BUSY before it knows the actor', async () => {
+    const pool = database.newPool(1, { connectionTimeoutMillis: 200 });
+    const auth = createAuth(createDatabase(pool), { secret: 's'.repeat(64), port: 3997, trustedProxies: [], signInPerMinute: 100 });
+    expect((await createUserAccount(auth, { username: 'busy_viewer', name: 'busy', role: 'viewer', password: 'correct-horse-battery' })).ok).toBe(true);
+    const signedIn = await auth.handler(
+      new Request('http://localhost:3997/api/auth/sign-in/username', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', origin: 'http://localhost:3997' },
+        body: JSON.stringify({ username: 'busy_viewer', password: 'correct-horse-battery' }),
+      }),
+    );
+    expect(signedIn.status).toBe(200);
+    const cookie = signedIn.headers.getSetCookie().map((c) => c.split(';')[0]!).join('; ');
+    const held = await pool.connect();
+    try {
+      const failure = await auth.api.getSession({ headers: new Headers({ cookie }) }).then(
+        () => null,
+        (error: unknown) => error,
+      );
+      expect(isDatabaseBusy(failure)).toBe(true);
+    } finally {
+      held.release();
+    }
+    expect((await auth.api.getSession({ headers: new Headers({ cookie }) }))?.user.name).toBe('busy');
+  });
+});
