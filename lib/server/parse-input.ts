@@ -1,0 +1,36 @@
+import type { z } from 'zod';
+import type { Result } from '../domain/result';
+import { findUnstorableText } from '../domain/text';
+
+export interface InvalidInput {
+  /** Messages by field path, for the form or the JSON answer. */
+  fieldErrors: Record<string, string[]>;
+  /** For the audit log: which fields were refused, never what they held. */
+  auditReason: string;
+}
+
+const FIELD_NAME = /^[A-Za-z0-9_.]{1,64}$/;
+const safeField = (path: readonly PropertyKey[]) => {
+  const key = path.map(String).join('.') || '_';
+  return FIELD_NAME.test(key) ? key : '?';
+};
+
+/**
+ * Parses a request's input with its schema, after the backstop every request gets:
+ * no string anywhere in it may hold NUL or a lone surrogate, whatever its schema
+ * says (neither can be stored). Used by action() and apiRoute() alike.
+ */
+export function parseInput<S extends z.ZodType>(schema: S, data: unknown): Result<z.output<S>, InvalidInput> {
+  const unstorable = findUnstorableText(data);
+  const issues: { path: readonly PropertyKey[]; message: string }[] = unstorable
+    ? [{ path: unstorable, message: 'Not valid text: NUL and broken Unicode characters are not allowed.' }]
+    : [];
+  if (issues.length === 0) {
+    const parsed = schema.safeParse(data);
+    if (parsed.success) return { ok: true, value: parsed.data };
+    issues.push(...parsed.error.issues);
+  }
+  const fieldErrors: Record<string, string[]> = {};
+  for (const issue of issues) (fieldErrors[safeField(issue.path)] ??= []).push(issue.message);
+  return { ok: false, error: { fieldErrors, auditReason: `Invalid input: ${Object.keys(fieldErrors).join(', ')}.` } };
+}
