@@ -50,6 +50,10 @@ export const ACTION_PERMISSIONS = {
 
 export type ActionName = keyof typeof ACTION_PERMISSIONS;
 
+export function isActionName(value: string): value is ActionName {
+  return Object.hasOwn(ACTION_PERMISSIONS, value);
+}
+
 /** Whether the role may take the action at all (the action-level check). */
 export function mayTake(role: Role, action: ActionName): boolean {
   return can(role, ACTION_PERMISSIONS[action]);

@@ -1,11 +1,12 @@
 import 'server-only';
+import type { ActionName } from '../auth/roles';
 import type { Actor } from '../domain/actor';
 import type { DeadLetter, DeadLetterReplayStore, ReplayRecord, SettlementTransactions } from '../ports/settlement-replay';
 import { inputProblem, refuse, runSettlementAction, type ServiceResult } from './settlement-action';
 
-export const REPLAY_ACTION = 'settlement.replay';
-export const DISCARD_ACTION = 'settlement.discard';
-export const REQUEUE_ACTION = 'settlement.requeue';
+export const REPLAY_ACTION = 'settlement.replay' satisfies ActionName;
+export const DISCARD_ACTION = 'settlement.discard' satisfies ActionName;
+export const REQUEUE_ACTION = 'settlement.requeue' satisfies ActionName;
 
 export interface DeadLetterActionInput {
   receiptId: string;
@@ -72,7 +73,7 @@ export function replayDeadLetter(transactions: SettlementTransactions, actor: Ac
   const { receiptId, operationId } = input;
   const note = input.note.trim();
   return runSettlementAction(transactions, {
-    actor, permission: 'replaySettlement', action: REPLAY_ACTION, target: target(receiptId), operationId, note,
+    actor, action: REPLAY_ACTION, target: target(receiptId), operationId, note,
     invalid: validReceipt(receiptId) ?? inputProblem({ note, noteRequired: true, operationId }),
     async work({ replays }) {
       // The replay row is the authority (its operation id is unique); the audit lookup
@@ -99,7 +100,7 @@ export function discardDeadLetter(transactions: SettlementTransactions, actor: A
   const { receiptId, operationId } = input;
   const note = input.note.trim();
   return runSettlementAction(transactions, {
-    actor, permission: 'replaySettlement', action: DISCARD_ACTION, target: target(receiptId), operationId, note,
+    actor, action: DISCARD_ACTION, target: target(receiptId), operationId, note,
     invalid: validReceipt(receiptId) ?? inputProblem({ note, noteRequired: true, operationId }),
     async work({ replays }) {
       await replays.lockOperation(operationId);
@@ -123,7 +124,7 @@ export function requeueSettlement(transactions: SettlementTransactions, actor: A
     ? null
     : { code: 'INVALID_INPUT', message: 'The expected row version must be a whole number.' };
   return runSettlementAction(transactions, {
-    actor, permission: 'replaySettlement', action: REQUEUE_ACTION, target: target(receiptId), operationId, note,
+    actor, action: REQUEUE_ACTION, target: target(receiptId), operationId, note,
     invalid: validReceipt(receiptId) ?? badVersion ?? inputProblem({ note, noteRequired: false, operationId }),
     async work({ replays }) {
       await replays.lockOperation(operationId);
