@@ -7,6 +7,8 @@ const nextConfig: NextConfig = {
   typedRoutes: false,
   // `npm test` type-checks the whole tree first; a start only builds, so a first start does not pay for it twice.
   typescript: { ignoreBuildErrors: true },
+  // forbidden(): a page a role may not open answers a real HTTP 403 (lib/server/page.ts).
+  experimental: { authInterrupts: true },
   async headers() {
     return [
       {

@@ -1,5 +1,6 @@
 import { getSessionCookie } from 'better-auth/cookies';
 import { NextResponse, type NextRequest } from 'next/server';
+import { refuseForeignServerAction, refuseMalformedPath } from './lib/http/request-guards';
 
 const PUBLIC_PATHS = ['/sign-in', '/api/health', '/api/auth'];
 
@@ -9,6 +10,8 @@ const PUBLIC_PATHS = ['/sign-in', '/api/health', '/api/auth'];
  */
 export function proxy(request: NextRequest) {
   const { pathname } = request.nextUrl;
+  const refused = refuseMalformedPath(pathname) ?? refuseForeignServerAction(request);
+  if (refused) return refused;
   if (PUBLIC_PATHS.some((p) => pathname === p || pathname.startsWith(`${p}/`))) return NextResponse.next();
   if (getSessionCookie(request)) return NextResponse.next();
   // A metrics scraper authenticates with a bearer token, which the route checks.

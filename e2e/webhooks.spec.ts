@@ -84,7 +84,8 @@ test('a proposal notifies the configured webhook, signed, and admins see the del
 test('the webhooks page and its API are for admins only', async ({ page }) => {
   await signIn(page, 'support');
   await expect(page.getByRole('link', { name: 'Webhooks' })).toHaveCount(0);
-  await page.goto('/webhooks');
+  const response = await page.goto('/webhooks');
+  expect(response?.status()).toBe(403);
   await expect(page.getByRole('heading', { name: 'Admins only' })).toBeVisible();
   await expect(page.getByRole('table')).toHaveCount(0);
   const api = await page.request.get('/api/webhooks/deliveries');

@@ -6,11 +6,12 @@ import { Sparkline } from '@/components/ui/sparkline';
 import { formatUtc } from '@/components/ui/time-ago';
 import { readLastHour } from '@/lib/queries/metric-series';
 import { readOverview } from '@/lib/queries/overview';
+import { page } from '@/lib/server/page';
 import { runtime } from '@/lib/server/runtime';
 
 export const metadata: Metadata = { title: 'Overview' };
 
-export default async function OverviewPage() {
+export default page('read', {}, async function OverviewPage() {
   const { db, settings } = runtime();
   const [overview, charts] = await Promise.all([
     readOverview(db, settings.staleThresholdMs),
@@ -81,4 +82,4 @@ export default async function OverviewPage() {
       </div>
     </>
   );
-}
+});

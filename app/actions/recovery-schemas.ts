@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { FAILURE_CATEGORIES, RECOVERY_RESULT_STATUSES } from '@/lib/domain/batch-status';
+import { multiLineText, singleLineText } from '@/lib/domain/text';
 
 /** Zod schemas shared by the recovery forms and their server actions. */
 const id = z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER);
@@ -7,12 +8,12 @@ const id = z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER);
 export const proposalIdSchema = z.object({ proposalId: id });
 
 export const proposeTakeoverSchema = z.discriminatedUnion('target', [
-  z.object({ target: z.literal('batch'), executionId: id, note: z.string().trim().max(500).optional() }),
+  z.object({ target: z.literal('batch'), executionId: id, note: multiLineText(500).optional() }),
   z.object({
     target: z.literal('orchestration'),
-    executionId: z.string().trim().min(1).max(256),
+    executionId: singleLineText(256, { min: 1 }),
     successorOwner: z.string().trim().regex(/^[A-Za-z0-9._:@-]{1,128}$/, 'Letters, digits and . _ : @ - (1 to 128).'),
-    note: z.string().trim().max(500).optional(),
+    note: multiLineText(500).optional(),
   }),
 ]);
 
@@ -26,7 +27,10 @@ export const confirmTakeoverSchema = z.object({
   reasonCode: z.string().regex(/^[A-Z0-9_]{1,64}$/, 'Upper-case letters, digits and _ (1 to 64).').optional(),
   // A ticked checkbox posts 'on'; JSON callers send true.
   acknowledged: z.preprocess((v) => v === true || v === 'on' || v === 'true', z.boolean()).optional(),
-  reason: z.string().trim().max(500).optional(),
+  reason: multiLineText(500).optional(),
 });
+
+export const rejectProposalSchema = proposalIdSchema.extend({ reason: multiLineText(500, { min: 1, required: 'Say why.' }) });
+export const cancelProposalSchema = proposalIdSchema.extend({ reason: multiLineText(500).optional() });
 
 export const requestStopSchema = z.object({ executionId: id });

@@ -1,64 +1,58 @@
 'use server';
 
-import { z } from 'zod';
 import { action } from '@/lib/server/action';
 import { recoveryDeps } from '@/lib/server/services';
 import { confirmTakeover } from '@/lib/services/confirm-takeover';
 import { cancelProposal, rejectProposal } from '@/lib/services/decide-proposal';
 import { proposeRecovery } from '@/lib/services/propose-recovery';
 import { requestStop } from '@/lib/services/request-stop';
-import { confirmTakeoverSchema, proposalIdSchema, proposeTakeoverSchema, requestStopSchema } from './recovery-schemas';
+import { cancelProposalSchema, confirmTakeoverSchema, proposeTakeoverSchema, rejectProposalSchema, requestStopSchema } from './recovery-schemas';
 
 /** Step 1 of the guarded takeover: an operator asks for a proposal (a pending one is returned). */
 export const proposeTakeover = action(
   proposeTakeoverSchema,
-  'proposeRecovery',
+  'recovery.propose',
   async (actor, input) => {
     const result = await proposeRecovery(recoveryDeps(), actor, input);
     return result.ok ? { ok: true, value: { proposalId: result.value.proposal.id, created: result.value.created } } : result;
   },
-  { name: 'recovery.propose' },
 );
 
 /** Step 3: an approver who is not the proposer confirms against the digest they saw. */
 export const confirmProposal = action(
   confirmTakeoverSchema,
-  'decideRecovery',
+  'recovery.confirm',
   async (actor, input) => {
     const result = await confirmTakeover(recoveryDeps(), actor, input);
     if (!result.ok) return result;
     const v = result.value;
     return { ok: true, value: v.kind === 'batch' ? { kind: v.kind, resultingStatus: v.resultingStatus as string, version: v.version } : { kind: v.kind, leaseOwner: v.leaseOwner, fencingToken: v.fencingToken } };
   },
-  { name: 'recovery.confirm' },
 );
 
 export const rejectRecoveryProposal = action(
-  proposalIdSchema.extend({ reason: z.string().trim().min(1, 'Say why.').max(500) }),
-  'decideRecovery',
+  rejectProposalSchema,
+  'recovery.reject',
   async (actor, input) => {
     const result = await rejectProposal(recoveryDeps(), actor, input);
     return result.ok ? { ok: true, value: { status: result.value.proposal.status as string } } : result;
   },
-  { name: 'recovery.reject' },
 );
 
 export const cancelRecoveryProposal = action(
-  proposalIdSchema.extend({ reason: z.string().trim().max(500).optional() }),
-  'proposeRecovery',
+  cancelProposalSchema,
+  'recovery.cancel',
   async (actor, input) => {
     const result = await cancelProposal(recoveryDeps(), actor, input);
     return result.ok ? { ok: true, value: { status: result.value.proposal.status as string } } : result;
   },
-  { name: 'recovery.cancel' },
 );
 
 export const requestExecutionStop = action(
   requestStopSchema,
-  'requestStop',
+  'execution.request_stop',
   async (actor, input) => {
     const result = await requestStop(recoveryDeps(), actor, input);
     return result.ok ? { ok: true, value: null } : result;
   },
-  { name: 'execution.request_stop' },
 );

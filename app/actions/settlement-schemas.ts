@@ -1,13 +1,15 @@
 import { z } from 'zod';
+import { multiLineText, singleLineText } from '@/lib/domain/text';
 import { deadLetterFiltersSchema } from '@/lib/queries/settlements-types';
 
 /** Zod schemas shared by the settlement dialogs and their server actions. */
 
 // Receipt ids are the runtime's free text: kept exactly as given, never trimmed.
-const receiptId = z.string().min(1, 'A receipt id is required.').max(1_000);
+const receiptId = singleLineText(1_000, { min: 1, trim: false, required: 'A receipt id is required.' });
 // The dialog's idempotency key, made when it opens (DESIGN.md 5.1 bounds).
 const operationId = z.string().regex(/^[A-Za-z0-9._:-]{1,64}$/, 'The operation id must be 1 to 64 of A-Z a-z 0-9 . _ : -');
-const requiredNote = z.string().trim().min(1, 'Say why: a note is required.').max(2_000, 'At most 2,000 characters.');
+const requiredNote = multiLineText(2_000, { min: 1, required: 'Say why: a note is required.' });
+const optionalNote = multiLineText(2_000).optional();
 const jobId = z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER);
 
 /** Replay or discard one dead letter. */
@@ -19,7 +21,7 @@ export const requeueSchema = z.object({
   receiptId,
   expectedRowVersion: z.coerce.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER),
   operationId,
-  note: z.string().trim().max(2_000).optional(),
+  note: optionalNote,
 });
 
 /** Freeze the dead letters of the current filter (the URL's fields) into a previewed job. */
@@ -29,4 +31,4 @@ export const bulkPreviewSchema = z.object({
 });
 
 export const bulkJobSchema = z.object({ jobId });
-export const bulkCancelSchema = z.object({ jobId, note: z.string().trim().max(2_000).optional() });
+export const bulkCancelSchema = z.object({ jobId, note: optionalNote });

@@ -16,67 +16,61 @@ import { bulkCancelSchema, bulkJobSchema, bulkPreviewSchema, deadLetterActionSch
 /** Replays one dead letter: it leaves settle.dead_letters and is queued again, attempts 0. */
 export const replayDeadLetterAction = action(
   deadLetterActionSchema,
-  'replaySettlement',
+  'settlement.replay',
   async (actor, input) => {
     const result = await replayDeadLetter(settlementTransactions(), actor, input);
     if (!result.ok) return result;
     const r = result.value;
     return { ok: true, value: { receiptId: r.receiptId, operationId: r.operationId, priorAttempts: r.priorAttempts, priorReason: r.priorReason, at: r.at.toISOString() } };
   },
-  { name: 'settlement.replay' },
 );
 
 /** Deletes one dead letter for good; its JSON is kept in the audit event. */
 export const discardDeadLetterAction = action(
   deadLetterActionSchema,
-  'replaySettlement',
+  'settlement.discard',
   async (actor, input) => {
     const result = await discardDeadLetter(settlementTransactions(), actor, input);
     return result.ok ? { ok: true, value: { receiptId: result.value.receiptId, reason: result.value.reason } } : result;
   },
-  { name: 'settlement.discard' },
 );
 
 /** Makes a retry-scheduled settlement due now, guarded by the row version shown. */
 export const requeueSettlementAction = action(
   requeueSchema,
-  'replaySettlement',
+  'settlement.requeue',
   async (actor, input) => {
     const result = await requeueSettlement(settlementTransactions(), actor, input);
     return result.ok ? { ok: true, value: result.value } : result;
   },
-  { name: 'settlement.requeue' },
 );
 
 /** Freezes the dead letters of a filter into a PREVIEWED job: the exact count and a sample. */
 export const previewBulkReplayAction = action(
   bulkPreviewSchema,
-  'replaySettlement',
+  'settlement.bulk_replay.preview',
   async (actor, input) => {
     const result = await previewBulkReplay(settlementTransactions(), actor, { filter: toDeadLetterFilter(input.filters), note: input.note });
     return result.ok ? { ok: true, value: result.value } : result;
   },
-  { name: 'settlement.bulk_replay.preview' },
 );
 
 /** Hands a previewed job to the worker; starting a running or finished job changes nothing. */
 export const startBulkReplayAction = action(
   bulkJobSchema,
-  'replaySettlement',
+  'settlement.bulk_replay.start',
   async (actor, input) => {
     const result = await startBulkReplay(settlementTransactions(), actor, input);
     return result.ok ? { ok: true, value: { jobId: result.value.id, status: result.value.status as string, itemCount: result.value.itemCount } } : result;
   },
-  { name: 'settlement.bulk_replay.start' },
 );
 
 /** Stops a job between batches; items not yet processed end as `cancelled`. */
 export const cancelBulkReplayAction = action(
   bulkCancelSchema,
-  'replaySettlement',
+  'settlement.bulk_replay.cancel',
   async (actor, input) => {
     const result = await cancelBulkReplay(settlementTransactions(), actor, input);
     return result.ok ? { ok: true, value: { jobId: result.value.job.id, cancelled: result.value.counts.cancelled, processed: result.value.job.processedCount } } : result;
   },
-  { name: 'settlement.bulk_replay.cancel' },
 );

@@ -24,43 +24,39 @@ function ports() {
 
 export const createUserAction = action(
   createUserSchema,
-  'manageUsers',
+  'user.create',
   async (actor, input, { requestId }) => {
     const result = await createUser(ports(), actor, input, { requestId });
     return result.ok ? { ok: true, value: { user: summary(result.value.user), created: result.value.created } } : result;
   },
-  { name: 'user.create' },
 );
 
 /** Disables the user and ends their sessions at once. */
 export const disableUserAction = action(
   disableUserSchema,
-  'manageUsers',
+  'user.disable',
   async (actor, input, { requestId }) => {
     const result = await setUserDisabled(ports(), actor, { ...input, disabled: true }, { requestId });
     if (!result.ok) return result;
     const { user, changed, sessionsEnded } = result.value;
     return { ok: true, value: { user: summary(user), changed, sessionsEnded } };
   },
-  { name: 'user.disable' },
 );
 
 export const enableUserAction = action(
   enableUserSchema,
-  'manageUsers',
+  'user.enable',
   async (actor, input, { requestId }) => {
     const result = await setUserDisabled(ports(), actor, { ...input, disabled: false }, { requestId });
     return result.ok ? { ok: true, value: { user: summary(result.value.user), changed: result.value.changed } } : result;
   },
-  { name: 'user.enable' },
 );
 
 export const changeUserRoleAction = action(
   changeUserRoleSchema,
-  'manageUsers',
+  'user.role',
   async (actor, input, { requestId }) => {
     const result = await changeUserRole(ports(), actor, input, { requestId });
     return result.ok ? { ok: true, value: { user: summary(result.value.user), changed: result.value.changed } } : result;
   },
-  { name: 'user.role' },
 );

@@ -2,6 +2,7 @@ import 'server-only';
 import type { DbOrTx } from '../db/client';
 import { auditEvent } from '../db/schema/keel';
 import type { AuditEventInput, AuditLog } from '../ports/audit-log';
+import { requestIdOrNew } from '../server/request-context';
 
 export function postgresAuditLog(db: DbOrTx): AuditLog {
   return {
@@ -25,7 +26,8 @@ export function postgresAuditLog(db: DbOrTx): AuditLog {
           operationId: event.operationId ?? null,
           outcome: event.outcome,
           code: event.code ?? null,
-          requestId: event.requestId ?? null,
+          // Every event names its request: the caller's, the ambient one, or a fresh id for work outside a request.
+          requestId: event.requestId ?? requestIdOrNew(),
         })
         .returning({ id: auditEvent.id });
       if (!row) throw new Error('audit insert returned no row');

@@ -7,7 +7,9 @@ export const PERMISSIONS = {
   proposeRecovery: ['operator', 'admin'],
   requestStop: ['operator', 'admin'],
   decideRecovery: ['approver', 'admin'],
-  cancelProposal: ['operator', 'approver', 'support', 'admin'],
+  // Only a role that may propose ever has a proposal of its own to withdraw.
+  cancelProposal: ['operator', 'admin'],
+  cancelAnyProposal: ['admin'],
   replaySettlement: ['support', 'admin'],
   manageUsers: ['admin'],
   manageWebhooks: ['admin'],
@@ -21,4 +23,49 @@ export function isRole(value: unknown): value is Role {
 
 export function can(role: Role, permission: Permission): boolean {
   return (PERMISSIONS[permission] as readonly Role[]).includes(role);
+}
+
+/**
+ * Each server action's permission, declared once: action() checks it before parsing
+ * and the action's service asserts the same constant (defence in depth for callers
+ * that reach a service without the wrapper, such as tests and workers).
+ */
+export const ACTION_PERMISSIONS = {
+  'recovery.propose': 'proposeRecovery',
+  'recovery.confirm': 'decideRecovery',
+  'recovery.reject': 'decideRecovery',
+  'recovery.cancel': 'cancelProposal',
+  'execution.request_stop': 'requestStop',
+  'settlement.replay': 'replaySettlement',
+  'settlement.discard': 'replaySettlement',
+  'settlement.requeue': 'replaySettlement',
+  'settlement.bulk_replay.preview': 'replaySettlement',
+  'settlement.bulk_replay.start': 'replaySettlement',
+  'settlement.bulk_replay.cancel': 'replaySettlement',
+  'user.create': 'manageUsers',
+  'user.disable': 'manageUsers',
+  'user.enable': 'manageUsers',
+  'user.role': 'manageUsers',
+  'session.sign_out': 'read',
+} as const satisfies Record<string, Permission>;
+
+export type ActionName = keyof typeof ACTION_PERMISSIONS;
+
+export function isActionName(value: string): value is ActionName {
+  return Object.hasOwn(ACTION_PERMISSIONS, value);
+}
+
+/** Whether the role may take the action at all (the action-level check). */
+export function mayTake(role: Role, action: ActionName): boolean {
+  return can(role, ACTION_PERMISSIONS[action]);
+}
+
+/**
+ * The one statement of who may cancel a proposal: its proposer while their role may
+ * still cancel, or a role that may cancel any (admin). The page's button, the
+ * action and the service all ask this.
+ */
+export function mayCancelProposal(actor: { id: string; role: Role }, proposerId: string): boolean {
+  if (!mayTake(actor.role, 'recovery.cancel')) return false;
+  return actor.id === proposerId || can(actor.role, 'cancelAnyProposal');
 }

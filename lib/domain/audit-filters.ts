@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { cursorText, filterText } from './text';
 
 /**
  * The audit view's filters, one schema for the page, the read API and the CSV
@@ -8,13 +9,7 @@ import { z } from 'zod';
 export const AUDIT_OUTCOMES = ['APPLIED', 'REFUSED'] as const;
 export type AuditOutcomeFilter = (typeof AUDIT_OUTCOMES)[number];
 
-const term = (label: string) =>
-  z
-    .string()
-    .trim()
-    .max(200, `${label} is at most 200 characters.`)
-    .transform((v) => (v === '' ? undefined : v))
-    .optional();
+const term = (label: string) => filterText(200, { tooLong: `${label} is at most 200 characters.` });
 
 export const auditFiltersSchema = z
   .object({
@@ -35,7 +30,7 @@ export type AuditFilters = z.output<typeof auditFiltersSchema>;
 /** Filters plus the opaque keyset cursor of the page to show. */
 export const auditListQuerySchema = z.intersection(
   auditFiltersSchema,
-  z.object({ cursor: z.string().max(400).optional() }),
+  z.object({ cursor: cursorText(400).optional() }),
 );
 
 export const AUDIT_FILTER_KEYS = ['actor', 'action', 'targetKind', 'targetId', 'outcome'] as const;

@@ -1,3 +1,5 @@
+import { textProblem } from './text';
+
 /**
  * Keyset cursors: the sort key of the last row of a page, opaque to clients
  * (base64url JSON), so a link reproduces the view and no page uses OFFSET.
@@ -11,7 +13,9 @@ export function decodeCursor(cursor: string | undefined | null, arity: number): 
   try {
     const values: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
     if (!Array.isArray(values) || values.length !== arity) return null;
-    return values.every((v) => typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v))) ? values : null;
+    // A forged cursor is just bad input: its strings obey the text rules like any filter.
+    const valid = (v: unknown) => (typeof v === 'string' && textProblem(v) === null && v.length <= 1_000) || (typeof v === 'number' && Number.isFinite(v));
+    return values.every(valid) ? values : null;
   } catch {
     return null;
   }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ROLES } from '../auth/roles';
+import { cursorText, multiLineText, singleLineText } from './text';
 
 /**
  * User management input (DESIGN.md 5.3), one schema per action shared by the form
@@ -19,18 +20,15 @@ const operationId = z.string().uuid('A form operation id is a UUID.').optional()
 
 export const createUserSchema = z.object({
   username,
-  name: z.string().trim().min(1, 'Give a name.').max(200, 'Names are at most 200 characters.'),
+  name: singleLineText(200, { min: 1, required: 'Give a name.', tooLong: 'Names are at most 200 characters.' }),
   role: z.enum(ROLES, { message: 'Choose a role.' }),
-  password: z.string().min(8, 'Passwords are 8 to 128 characters.').max(128, 'Passwords are 8 to 128 characters.'),
+  password: singleLineText(128, { trim: false, tooLong: 'Passwords are 8 to 128 characters.' }).min(8, 'Passwords are 8 to 128 characters.'),
   operationId,
 });
 
 export const disableUserSchema = z.object({
   username,
-  reason: z
-    .string()
-    .trim()
-    .max(500, 'A reason is at most 500 characters.')
+  reason: multiLineText(500, { tooLong: 'A reason is at most 500 characters.' })
     .transform((v) => (v === '' ? undefined : v))
     .optional(),
 });
@@ -60,7 +58,7 @@ export const userListQuerySchema = z.object({
     .union([z.literal(''), z.enum(USER_STATUSES)])
     .transform((v) => (v === '' ? undefined : v))
     .optional(),
-  cursor: z.string().max(400).optional(),
+  cursor: cursorText(400).optional(),
 });
 
 export type UserListQuery = z.output<typeof userListQuerySchema>;

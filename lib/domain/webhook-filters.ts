@@ -1,11 +1,12 @@
 import { z } from 'zod';
+import { cursorText } from './text';
 
 export const WEBHOOK_DELIVERY_STATUSES = ['PENDING', 'DELIVERED', 'FAILED'] as const;
 
 /** The Webhooks page's filters and cursor, shared by the page, its read API and the client. */
 export const webhookDeliveryQuerySchema = z.object({
   status: z.enum(WEBHOOK_DELIVERY_STATUSES).optional(),
-  cursor: z.string().max(200).optional(),
+  cursor: cursorText(200).optional(),
 });
 export type WebhookDeliveryQuery = z.infer<typeof webhookDeliveryQuerySchema>;
 

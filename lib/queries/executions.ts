@@ -1,6 +1,7 @@
 import 'server-only';
 import { sql, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
+import { cursorText, singleLineText } from '../domain/text';
 import type { Database, DbOrTx } from '../db/client';
 import { RUNTIME_INDEXES } from '../db/runtime-indexes';
 import { BATCH_STATUSES } from '../domain/batch-status';
@@ -16,7 +17,7 @@ const isoDate = z.iso.datetime({ offset: true }).or(z.iso.date());
 /** The executions filters, shared by the page, the read API and the URL. */
 export const executionFiltersSchema = z.object({
   status: z.enum(BATCH_STATUSES).optional(),
-  job: z.string().trim().min(1).max(128).optional(),
+  job: singleLineText(128, { min: 1 }).optional(),
   stale: z.enum(['1']).optional(),
   updatedFrom: isoDate.optional(),
   updatedTo: isoDate.optional(),
@@ -25,7 +26,7 @@ export const executionFiltersSchema = z.object({
     .trim()
     .regex(/^\d{1,18}$/, 'Search by an execution id or a job instance id (digits).')
     .optional(),
-  cursor: z.string().max(200).optional(),
+  cursor: cursorText(200).optional(),
 });
 export type ExecutionFilters = z.infer<typeof executionFiltersSchema>;
 

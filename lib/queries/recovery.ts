@@ -1,6 +1,7 @@
 import 'server-only';
 import { sql } from 'drizzle-orm';
 import { z } from 'zod';
+import { cursorText } from '../domain/text';
 import type { DbOrTx } from '../db/client';
 import { parseCheckpointJson, verifyCheckpoint } from '../domain/checkpoint';
 import { decodeCursor, encodeCursor } from '../domain/cursor';
@@ -14,7 +15,7 @@ export const PROPOSAL_PAGE_SIZE = 50;
 
 export const proposalFiltersSchema = z.object({
   status: z.enum(PROPOSAL_STATUSES).optional(),
-  cursor: z.string().max(200).optional(),
+  cursor: cursorText(200).optional(),
 });
 export type ProposalFilters = z.infer<typeof proposalFiltersSchema>;
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { cursorText, singleLineText } from '../domain/text';
 import type { CappedCount } from '../domain/cursor';
 import { FAILURE_CODES, MAX_U32 } from '../domain/settlement-vocabulary';
 import type { BulkReplayCounts, BulkReplayItemOutcome, BulkReplayStatus, DeadLetterFilter } from '../ports/bulk-replay';
@@ -29,13 +30,13 @@ const age = optional(z.string().trim().regex(AGE_PATTERN, 'An age such as 45s, 3
 
 const commonFilters = z.object({
   /** Receipt id prefix, matched exactly (no wildcards). */
-  q: optional(z.string().max(256, 'At most 256 characters.')),
+  q: optional(singleLineText(256, { trim: false, tooLong: 'At most 256 characters.' })),
   reason: optional(z.enum(FAILURE_CODES)),
   minAttempts: attempts,
   maxAttempts: attempts,
   minAge: age,
   maxAge: age,
-  cursor: optional(z.string().max(400)),
+  cursor: optional(cursorText(400)),
 });
 
 const bounded = <T extends { minAttempts?: number; maxAttempts?: number; minAge?: string; maxAge?: string }>(f: T, ctx: z.RefinementCtx) => {
@@ -143,8 +144,9 @@ export interface BulkReplayJobView {
 export const BULK_REPLAY_STATUSES = ['PREVIEWED', 'RUNNING', 'CANCELLED', 'COMPLETED'] as const satisfies readonly BulkReplayStatus[];
 export const BULK_ITEM_RESULTS = ['pending', 'replayed', 'already_replayed', 'no_longer_dead_lettered', 'changed_since_preview', 'cancelled'] as const satisfies readonly (BulkReplayItemOutcome | 'pending')[];
 
-export const bulkReplayListSchema = z.object({ status: optional(z.enum(BULK_REPLAY_STATUSES)), cursor: optional(z.string().max(100)) });
-export const bulkReplayItemsSchema = z.object({ result: optional(z.enum(BULK_ITEM_RESULTS)), after: optional(z.string().max(1_000)) });
+export const bulkReplayListSchema = z.object({ status: optional(z.enum(BULK_REPLAY_STATUSES)), cursor: optional(cursorText(100)) });
+// `after` is the last receipt id shown: free text, kept as given.
+export const bulkReplayItemsSchema = z.object({ result: optional(z.enum(BULK_ITEM_RESULTS)), after: optional(singleLineText(1_000, { trim: false })) });
 
 export interface BulkReplayListPage {
   jobs: BulkReplayJobView[];

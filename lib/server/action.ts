@@ -1,12 +1,15 @@
 import 'server-only';
 import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
-import { can, type Permission } from '../auth/roles';
+import { ACTION_PERMISSIONS, can, type ActionName } from '../auth/roles';
 import { postgresAuditLog } from '../adapters/audit-log';
 import { isDatabaseBusy } from '../db/client';
+import type { AuditLog } from '../ports/audit-log';
+import { parseInput } from './parse-input';
 import { logger } from './logger';
 import { loggableError } from './safe-error';
 import { recordActionOutcome } from './metrics';
+import { withRequestId } from './request-context';
 import { runtime } from './runtime';
 import { currentActor, type Actor } from './session';
 
@@ -21,16 +24,20 @@ export type HandlerResult<T> = { ok: true; value: T } | { ok: false; error: { co
  * The one wrapper for every server action (STYLE.md 1): authenticate, check the
  * role, parse with zod, run the handler, map typed errors to the result union.
  * Unexpected errors are logged with a request id and never reach the client.
- * `options.name` (such as `user.create`) labels the action's outcome metrics; without
- * it the permission does.
+ * `name` (such as `user.create`) labels the audit events and outcome metrics and
+ * names the permission, declared once in ACTION_PERMISSIONS. Refusals (forbidden
+ * role, invalid input) are audited with the request id, which every audit event the
+ * handler writes carries too. `options.deps` replaces the session and the audit log
+ * (integration tests).
  */
 export function action<S extends z.ZodType, T>(
   schema: S,
-  permission: Permission,
+  name: ActionName,
   handler: (actor: Actor, input: z.output<S>, context: { requestId: string }) => Promise<HandlerResult<T>>,
-  options: { name?: string } = {},
+  options: { deps?: ActionDeps } = {},
 ): (input: z.input<S> | FormData) => Promise<ActionResult<T>> {
-  const name = options.name ?? permission;
+  const permission = ACTION_PERMISSIONS[name];
+  const deps = options.deps ?? serverDeps;
   return async (raw) => {
     const started = performance.now();
     const result = await run(raw);
@@ -39,14 +46,18 @@ export function action<S extends z.ZodType, T>(
     return result;
   };
 
-  async function run(raw: z.input<S> | FormData): Promise<ActionResult<T>> {
+  function run(raw: z.input<S> | FormData): Promise<ActionResult<T>> {
     const requestId = randomUUID();
+    return withRequestId(requestId, () => guarded(raw, requestId));
+  }
+
+  async function guarded(raw: z.input<S> | FormData, requestId: string): Promise<ActionResult<T>> {
     try {
-      const actor = await currentActor();
+      const actor = await deps.currentActor();
       if (!actor) return { ok: false, code: 'UNAUTHENTICATED', message: 'Your session has ended; sign in again.' };
       if (!can(actor.role, permission)) {
         // A refused attempt is audited too: a forged call from a page that hides the button is worth knowing about.
-        await postgresAuditLog(runtime().db).record({
+        await deps.auditLog().record({
           actor,
           action: name,
           target: { kind: 'action', id: name },
@@ -57,16 +68,21 @@ export function action<S extends z.ZodType, T>(
         return { ok: false, code: 'FORBIDDEN', message: `The ${actor.role} role may not do this.` };
       }
       const data = raw instanceof FormData ? Object.fromEntries(raw.entries()) : raw;
-      const parsed = schema.safeParse(data);
-      if (!parsed.success) {
-        const fieldErrors: Record<string, string[]> = {};
-        for (const issue of parsed.error.issues) {
-          const key = issue.path.join('.') || '_';
-          (fieldErrors[key] ??= []).push(issue.message);
-        }
-        return { ok: false, code: 'INVALID_INPUT', message: 'Some fields are not valid.', fieldErrors };
+      const input = parseInput(schema, data);
+      if (!input.ok) {
+        // Audited like a forbidden call, naming the fields but never their bytes.
+        await deps.auditLog().record({
+          actor,
+          action: name,
+          target: { kind: 'action', id: name },
+          reason: input.error.auditReason,
+          outcome: 'REFUSED',
+          code: 'INVALID_INPUT',
+          requestId,
+        });
+        return { ok: false, code: 'INVALID_INPUT', message: 'Some fields are not valid.', fieldErrors: input.error.fieldErrors };
       }
-      const result = await handler(actor, parsed.data, { requestId });
+      const result = await handler(actor, input.value, { requestId });
       return result.ok ? result : { ok: false, code: result.error.code, message: result.error.message };
     } catch (error) {
       if (isDatabaseBusy(error)) return { ok: false, code: 'DATABASE_BUSY', message: 'The database is busy; try again shortly.' };
@@ -75,3 +91,11 @@ export function action<S extends z.ZodType, T>(
     }
   }
 }
+
+/** What an action needs from the server besides its handler. */
+export interface ActionDeps {
+  currentActor: () => Promise<Actor | null>;
+  auditLog: () => AuditLog;
+}
+
+const serverDeps: ActionDeps = { currentActor, auditLog: () => postgresAuditLog(runtime().db) };

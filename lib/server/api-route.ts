@@ -4,7 +4,10 @@ import type { z } from 'zod';
 import { can, type Permission } from '../auth/roles';
 import { isDatabaseBusy } from '../db/client';
 import type { Actor } from '../domain/actor';
+import { checkPathSegment } from '../domain/path-segment';
 import { logger } from './logger';
+import { parseInput } from './parse-input';
+import { withRequestId } from './request-context';
 import { loggableError } from './safe-error';
 import { recordApiRequest, routePattern } from './metrics';
 import { currentActor } from './session';
@@ -12,13 +15,15 @@ import { currentActor } from './session';
 const NO_STORE = { 'Cache-Control': 'no-store' };
 
 /**
- * The one wrapper for read API route handlers: session, role, query parsed with zod,
- * JSON out. Unexpected errors are logged with a request id and answered without detail.
+ * The one wrapper for read API route handlers: session, role, query and path params
+ * parsed with zod (`options.params`), JSON out. Nothing is read before all pass.
+ * Unexpected errors are logged with a request id and answered without detail.
  */
-export function apiRoute<S extends z.ZodType, C = unknown>(
+export function apiRoute<S extends z.ZodType, P extends z.ZodType = z.ZodType<Record<string, never>>, C = unknown>(
   permission: Permission,
   querySchema: S,
-  handler: (actor: Actor, query: z.output<S>, context: C & { request: Request }) => Promise<unknown>,
+  handler: (actor: Actor, query: z.output<S>, context: C & { request: Request; path: z.output<P> }) => Promise<unknown>,
+  options: { params?: P } = {},
 ): (request: Request, context: C) => Promise<Response> {
   return async (request, context) => {
     const started = performance.now();
@@ -29,22 +34,24 @@ export function apiRoute<S extends z.ZodType, C = unknown>(
     return response;
   };
 
-  async function answer(request: Request, context: C): Promise<Response> {
+  function answer(request: Request, context: C): Promise<Response> {
     const requestId = randomUUID();
+    return withRequestId(requestId, () => guarded(request, context, requestId));
+  }
+
+  async function guarded(request: Request, context: C, requestId: string): Promise<Response> {
     try {
       const actor = await currentActor();
       if (!actor) return Response.json({ code: 'UNAUTHENTICATED', message: 'Sign in first.' }, { status: 401, headers: NO_STORE });
       if (!can(actor.role, permission)) {
         return Response.json({ code: 'FORBIDDEN', message: `The ${actor.role} role may not read this.` }, { status: 403, headers: NO_STORE });
       }
+      const path = await pathParams(context, options.params);
+      if (!path.ok) return invalid('The address is not valid.', path.error);
       const params = Object.fromEntries(new URL(request.url).searchParams.entries());
-      const parsed = querySchema.safeParse(params);
-      if (!parsed.success) {
-        const fieldErrors: Record<string, string[]> = {};
-        for (const issue of parsed.error.issues) (fieldErrors[issue.path.join('.') || '_'] ??= []).push(issue.message);
-        return Response.json({ code: 'INVALID_INPUT', message: 'Some query parameters are not valid.', fieldErrors }, { status: 400, headers: NO_STORE });
-      }
-      const body = await handler(actor, parsed.data, { ...context, request });
+      const parsed = parseInput(querySchema, params);
+      if (!parsed.ok) return invalid('Some query parameters are not valid.', parsed.error.fieldErrors);
+      const body = await handler(actor, parsed.value, { ...context, request, path: path.value });
       if (body instanceof Response) return body;
       if (body === null) return Response.json({ code: 'NOT_FOUND', message: 'Not found.' }, { status: 404, headers: NO_STORE });
       return Response.json(body, { headers: NO_STORE });
@@ -56,4 +63,30 @@ export function apiRoute<S extends z.ZodType, C = unknown>(
       return Response.json({ code: 'INTERNAL', message: `Internal error (${requestId}).` }, { status: 500, headers: NO_STORE });
     }
   }
+}
+
+function invalid(message: string, fieldErrors: Record<string, string[]>): Response {
+  return Response.json({ code: 'INVALID_INPUT', message, fieldErrors }, { status: 400, headers: NO_STORE });
+}
+
+/**
+ * A route handler's dynamic segments arrive decoded (the proxy has refused any that
+ * do not decode); each passes the path-segment text rules, then the route's schema.
+ */
+async function pathParams<P extends z.ZodType>(context: unknown, schema: P | undefined): Promise<{ ok: true; value: z.output<P> } | { ok: false; error: Record<string, string[]> }> {
+  const raw = (await (context as { params?: Promise<Record<string, string | string[]>> } | undefined)?.params) ?? {};
+  const fieldErrors: Record<string, string[]> = {};
+  const decoded: Record<string, string | string[]> = {};
+  for (const [key, value] of Object.entries(raw)) {
+    const checked = (Array.isArray(value) ? value : [value]).map((v) => checkPathSegment(v));
+    const bad = checked.find((c) => !c.ok);
+    if (bad && !bad.ok) (fieldErrors[key] ??= []).push(bad.error.message);
+    else decoded[key] = value;
+  }
+  if (Object.keys(fieldErrors).length > 0) return { ok: false, error: fieldErrors };
+  if (!schema) return { ok: true, value: decoded as z.output<P> };
+  const parsed = schema.safeParse(decoded);
+  if (parsed.success) return { ok: true, value: parsed.data };
+  for (const issue of parsed.error.issues) (fieldErrors[issue.path.map(String).join('.') || '_'] ??= []).push(issue.message);
+  return { ok: false, error: fieldErrors };
 }

@@ -62,6 +62,8 @@ export function processBulkReplayBatch(
         target: { kind: 'settlement', id: deadLetter.receiptId },
         reason: job.note,
         operationId,
+        // The worker's work has no request: the job names it.
+        requestId: `bulk-replay-job-${job.id}`,
         before: deadLetterSummary(deadLetter),
         after: { queued: 'pending_observation', attempts: 0, visibleAtMs: nowMs, bulkJob: job.id },
         outcome: 'APPLIED',

@@ -83,7 +83,7 @@ export function previewBulkReplay(
   const note = input.note.trim();
   const filter = normalizeDeadLetterFilter(input.filter);
   return runSettlementAction(transactions, {
-    actor, permission: 'replaySettlement', action: 'settlement.bulk_replay.preview', target: jobTarget('new'), note,
+    actor, action: 'settlement.bulk_replay.preview', target: jobTarget('new'), note,
     invalid: inputProblem({ note, noteRequired: true }) ?? (filter.ok ? null : filter.error),
     async work({ replays, bulk }) {
       if (!filter.ok) throw new Error('unreachable: the filter was checked');
@@ -101,7 +101,7 @@ export function previewBulkReplay(
 /** Hands a previewed job to the worker. Starting a job that already runs or ran returns it as it is. */
 export function startBulkReplay(transactions: SettlementTransactions, actor: Actor, input: { jobId: number }): Promise<ServiceResult<BulkReplayJob>> {
   return runSettlementAction(transactions, {
-    actor, permission: 'replaySettlement', action: 'settlement.bulk_replay.start', target: jobTarget(input.jobId),
+    actor, action: 'settlement.bulk_replay.start', target: jobTarget(input.jobId),
     async work({ bulk }) {
       const job = await bulk.lockJob(input.jobId);
       if (!job) refuse('NOT_FOUND', `No bulk replay ${input.jobId}.`);
@@ -121,7 +121,7 @@ export function startBulkReplay(transactions: SettlementTransactions, actor: Act
 export function cancelBulkReplay(transactions: SettlementTransactions, actor: Actor, input: { jobId: number; note?: string }): Promise<ServiceResult<BulkReplayProgress>> {
   const note = input.note?.trim() ?? '';
   return runSettlementAction(transactions, {
-    actor, permission: 'replaySettlement', action: 'settlement.bulk_replay.cancel', target: jobTarget(input.jobId), note,
+    actor, action: 'settlement.bulk_replay.cancel', target: jobTarget(input.jobId), note,
     invalid: inputProblem({ note, noteRequired: false }),
     async work({ bulk }) {
       const job = await bulk.lockJob(input.jobId);

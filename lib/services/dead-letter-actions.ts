@@ -1,11 +1,14 @@
 import 'server-only';
+import type { ActionName } from '../auth/roles';
 import type { Actor } from '../domain/actor';
 import type { DeadLetter, DeadLetterReplayStore, ReplayRecord, SettlementTransactions } from '../ports/settlement-replay';
+import { DISCARD_ACTION, REPLAY_ACTION, REQUEUE_ACTION } from '../domain/settlement-vocabulary';
 import { inputProblem, refuse, runSettlementAction, type ServiceResult } from './settlement-action';
 
-import { DISCARD_ACTION, REPLAY_ACTION, REQUEUE_ACTION } from '../domain/settlement-vocabulary';
-
 export { DISCARD_ACTION, REPLAY_ACTION, REQUEUE_ACTION };
+// Each is one of the action names the access table declares.
+const SETTLEMENT_ACTION_NAMES = [REPLAY_ACTION, DISCARD_ACTION, REQUEUE_ACTION] satisfies ActionName[];
+void SETTLEMENT_ACTION_NAMES;
 
 export interface DeadLetterActionInput {
   receiptId: string;
@@ -72,7 +75,7 @@ export function replayDeadLetter(transactions: SettlementTransactions, actor: Ac
   const { receiptId, operationId } = input;
   const note = input.note.trim();
   return runSettlementAction(transactions, {
-    actor, permission: 'replaySettlement', action: REPLAY_ACTION, target: target(receiptId), operationId, note,
+    actor, action: REPLAY_ACTION, target: target(receiptId), operationId, note,
     invalid: validReceipt(receiptId) ?? inputProblem({ note, noteRequired: true, operationId }),
     async work({ replays }) {
       // The replay row is the authority (its operation id is unique); the audit lookup
@@ -99,7 +102,7 @@ export function discardDeadLetter(transactions: SettlementTransactions, actor: A
   const { receiptId, operationId } = input;
   const note = input.note.trim();
   return runSettlementAction(transactions, {
-    actor, permission: 'replaySettlement', action: DISCARD_ACTION, target: target(receiptId), operationId, note,
+    actor, action: DISCARD_ACTION, target: target(receiptId), operationId, note,
     invalid: validReceipt(receiptId) ?? inputProblem({ note, noteRequired: true, operationId }),
     async work({ replays }) {
       await replays.lockOperation(operationId);
@@ -123,7 +126,7 @@ export function requeueSettlement(transactions: SettlementTransactions, actor: A
     ? null
     : { code: 'INVALID_INPUT', message: 'The expected row version must be a whole number.' };
   return runSettlementAction(transactions, {
-    actor, permission: 'replaySettlement', action: REQUEUE_ACTION, target: target(receiptId), operationId, note,
+    actor, action: REQUEUE_ACTION, target: target(receiptId), operationId, note,
     invalid: validReceipt(receiptId) ?? badVersion ?? inputProblem({ note, noteRequired: false, operationId }),
     async work({ replays }) {
       await replays.lockOperation(operationId);

@@ -1,5 +1,5 @@
 import 'server-only';
-import { can } from '../auth/roles';
+import { isActionName, mayCancelProposal, mayTake } from '../auth/roles';
 import type { Actor } from '../domain/actor';
 import { evaluateWake } from '../domain/checkpoint';
 import type { LockedProposal, RecoveryProposal } from '../ports/proposal-repository';
@@ -47,15 +47,15 @@ export function waitRuleRefusal(
   };
 }
 
-function permissionRefusal(actor: Actor, proposal: RecoveryProposal, kind: DecisionKind): RecoveryFailure | null {
+function permissionRefusal(actor: Actor, proposal: RecoveryProposal, kind: DecisionKind, action: string): RecoveryFailure | null {
   const isProposer = actor.id === proposal.proposer.id;
   if (kind === 'cancel') {
-    const allowed = (isProposer && can(actor.role, 'cancelProposal')) || actor.role === 'admin';
-    return allowed ? null : failure('FORBIDDEN', 'Only the proposer or an admin may cancel a proposal.');
+    return mayCancelProposal(actor, proposal.proposer.id) ? null : failure('FORBIDDEN', 'Only the proposer or an admin may cancel a proposal.');
   }
   // Four eyes binds admins too: nobody approves or rejects their own proposal.
   if (isProposer) return failure('FOUR_EYES_REQUIRED', 'A proposal must be decided by someone other than its proposer.');
-  if (!can(actor.role, 'decideRecovery')) return failure('FORBIDDEN', `The ${actor.role} role may not decide recovery proposals.`);
+  // The action's own permission (ACTION_PERMISSIONS), the one action() checked.
+  if (!isActionName(action) || !mayTake(actor.role, action)) return failure('FORBIDDEN', `The ${actor.role} role may not decide recovery proposals.`);
   return null;
 }
 
@@ -77,7 +77,7 @@ export async function passGate(
     if (waitRule.expire) await ports.proposals.close(proposal.id, { status: 'EXPIRED', decider: null });
     return refuse(ports.audit, actor, context, waitRule.refusal, { proposalStatus: proposal.status });
   }
-  const denied = permissionRefusal(actor, proposal, kind);
+  const denied = permissionRefusal(actor, proposal, kind, context.action);
   return denied ? refuse(ports.audit, actor, context, denied, { proposalStatus: proposal.status }) : null;
 }
 

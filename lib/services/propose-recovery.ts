@@ -1,6 +1,6 @@
 import 'server-only';
 import { randomUUID } from 'node:crypto';
-import { can } from '../auth/roles';
+import { mayTake } from '../auth/roles';
 import type { Actor } from '../domain/actor';
 import { isActorRef } from '../domain/batch-status';
 import { humanDuration } from '../domain/duration';
@@ -151,7 +151,7 @@ export async function proposeRecovery(
     reason: typeof input.note === 'string' ? input.note : null,
   };
   return deps.uow.transaction(async (ports) => {
-    if (!can(actor.role, 'proposeRecovery')) {
+    if (!mayTake(actor.role, 'recovery.propose')) {
       return refuse(ports.audit, actor, context, failure('FORBIDDEN', `The ${actor.role} role may not propose a recovery.`));
     }
     if (!target) return refuse(ports.audit, actor, context, failure('INVALID_INPUT', 'The proposal request is not valid.'));

@@ -1,5 +1,5 @@
 import 'server-only';
-import { can } from '../auth/roles';
+import { mayTake } from '../auth/roles';
 import type { Actor } from '../domain/actor';
 import { isActorRef } from '../domain/batch-status';
 import { ok } from '../domain/result';
@@ -19,7 +19,7 @@ export async function requestStop(
 ): Promise<ServiceResult<StopRequested>> {
   return deps.uow.transaction(async (ports) => {
     const context = { action: 'execution.request_stop', target: { kind: 'batch_execution', id: String(input.executionId) } };
-    if (!can(actor.role, 'requestStop')) {
+    if (!mayTake(actor.role, 'execution.request_stop')) {
       return refuse(ports.audit, actor, context, failure('FORBIDDEN', `The ${actor.role} role may not request a stop.`));
     }
     if (!isPositiveId(input.executionId)) return refuse(ports.audit, actor, context, failure('INVALID_INPUT', 'executionId must be a positive integer.'));

@@ -1,5 +1,5 @@
 import 'server-only';
-import { can, type Permission } from '../auth/roles';
+import { can, mayTake, type ActionName } from '../auth/roles';
 import type { Actor } from '../domain/actor';
 import { err, ok, type Result } from '../domain/result';
 import type { SettlementReplayPorts, SettlementTransactions } from '../ports/settlement-replay';
@@ -55,8 +55,8 @@ export interface Applied<T> {
 
 export interface SettlementAction<T> {
   actor: Actor;
-  permission: Permission;
-  action: string;
+  /** Names the audit event and the permission (ACTION_PERMISSIONS), the one action() checked. */
+  action: ActionName;
   target: { kind: string; id: string };
   operationId?: string;
   note?: string;
@@ -73,7 +73,7 @@ export async function runSettlementAction<T>(transactions: SettlementTransaction
   const { actor, action, target, operationId, note } = spec;
   const event = { actor, action, target, operationId: operationId ?? null, reason: note?.trim() || null };
   try {
-    if (!can(actor.role, spec.permission)) refuse('FORBIDDEN', `The ${actor.role} role may not do this.`);
+    if (!mayTake(actor.role, spec.action)) refuse('FORBIDDEN', `The ${actor.role} role may not do this.`);
     if (spec.invalid) refuse(spec.invalid.code, spec.invalid.message);
     return await transactions.run(async (ports) => {
       const applied = await spec.work(ports);

@@ -1,5 +1,5 @@
 import 'server-only';
-import { can, isRole } from '../auth/roles';
+import { isRole, mayTake, type ActionName } from '../auth/roles';
 import type { Actor } from '../domain/actor';
 import { err, ok, type Result } from '../domain/result';
 import type { ChangeUserRoleInput, CreateUserInput, SetUserDisabledInput } from '../domain/users';
@@ -46,9 +46,9 @@ function auditor(ports: UserPorts, actor: Actor, username: string, context: Requ
  * admins disabling or demoting each other at once are serialized, and the second
  * finds they no longer may, so Keel never loses its last active admin.
  */
-async function actingAdminRefusal(tx: UserPorts, actor: Actor): Promise<UserError | null> {
+async function actingAdminRefusal(tx: UserPorts, actor: Actor, action: ActionName): Promise<UserError | null> {
   const acting = await tx.users.beginManagement(actor.id);
-  if (acting && !acting.disabled && isRole(acting.role) && can(acting.role, 'manageUsers')) return null;
+  if (acting && !acting.disabled && isRole(acting.role) && mayTake(acting.role, action)) return null;
   return { code: 'FORBIDDEN', message: 'Your account may no longer manage users (it was disabled or its role changed).' };
 }
 
@@ -64,7 +64,7 @@ export async function createUser(
   const passwordHash = await ports.passwords.hash(input.password);
   return ports.unitOfWork.transaction(async (tx) => {
     const audit = auditor(tx, actor, input.username, context);
-    const forbidden = await actingAdminRefusal(tx, actor);
+    const forbidden = await actingAdminRefusal(tx, actor, 'user.create');
     if (forbidden) return audit.refuse('user.create', forbidden);
     const repeated = async () => {
       if (!input.operationId) return null;
@@ -100,7 +100,7 @@ export async function setUserDisabled(
   const action = input.disabled ? 'user.disable' : 'user.enable';
   return ports.unitOfWork.transaction(async (tx) => {
     const audit = auditor(tx, actor, input.username, context);
-    const forbidden = await actingAdminRefusal(tx, actor);
+    const forbidden = await actingAdminRefusal(tx, actor, action);
     if (forbidden) return audit.refuse(action, forbidden);
     const user = await tx.users.lockByUsername(input.username);
     if (!user) return audit.refuse(action, notFound(input.username));
@@ -134,7 +134,7 @@ export async function changeUserRole(
 ): Promise<Result<{ user: DirectoryUser; changed: boolean }, UserError>> {
   return ports.unitOfWork.transaction(async (tx) => {
     const audit = auditor(tx, actor, input.username, context);
-    const forbidden = await actingAdminRefusal(tx, actor);
+    const forbidden = await actingAdminRefusal(tx, actor, 'user.role');
     if (forbidden) return audit.refuse('user.role', forbidden);
     const user = await tx.users.lockByUsername(input.username);
     if (!user) return audit.refuse('user.role', notFound(input.username));

@@ -9,27 +9,26 @@ import { can } from '@/lib/auth/roles';
 import { PROPOSAL_STATUSES } from '@/lib/ports/proposal-repository';
 import { listOrchestrationLeases, listProposals, proposalFiltersSchema } from '@/lib/queries/recovery';
 import { runtime } from '@/lib/server/runtime';
-import { requireActor } from '@/lib/server/session';
+import { page } from '@/lib/server/page';
+import { InvalidFilters } from '@/components/ui/states';
 
 export const metadata: Metadata = { title: 'Recovery' };
 
 const tab = 'rounded-md border border-zinc-300 px-2 py-1 aria-[current=page]:bg-zinc-900 aria-[current=page]:text-white dark:border-zinc-700 dark:aria-[current=page]:bg-zinc-100 dark:aria-[current=page]:text-zinc-900';
 
-export default async function RecoveryPage({ searchParams }: { searchParams: Promise<Record<string, string | undefined>> }) {
-  const params = await searchParams;
-  const filters = proposalFiltersSchema.safeParse({ status: params.status || undefined, cursor: params.cursor || undefined });
-  const actor = await requireActor();
+export default page('read', { search: proposalFiltersSchema }, async function RecoveryPage({ actor, search }) {
   const { db, settings } = runtime();
   const [proposals, leases] = await Promise.all([
-    listProposals(db, filters.success ? filters.data : {}),
+    listProposals(db, search.ok ? search.value : {}),
     listOrchestrationLeases(db, settings.checkpointKey!),
   ]);
   const now = new Date(proposals.serverNow);
-  const status = filters.success ? filters.data.status : undefined;
+  const status = search.ok ? search.value.status : undefined;
   const canPropose = can(actor.role, 'proposeRecovery');
   return (
     <>
       <PageHeader title="Recovery" description="Recovery proposals, each bound to an evidence digest, and orchestration leases." />
+      {search.ok ? null : <InvalidFilters issues={search.issues} />}
       <section aria-labelledby="proposals" className="mb-8">
         <h2 id="proposals" className="mb-2 text-sm font-semibold">Proposals</h2>
         <nav aria-label="Filter proposals by status" className="mb-3 flex flex-wrap gap-2 text-sm">
@@ -80,4 +79,4 @@ export default async function RecoveryPage({ searchParams }: { searchParams: Pro
       </section>
     </>
   );
-}
+});

@@ -9,22 +9,32 @@ import { Cell, DataTable } from '@/components/ui/table';
 import { FAILURE_CATEGORIES, FAULT_PHASES } from '@/lib/domain/batch-status';
 import { listJobNames } from '@/lib/queries/executions';
 import { decodeRetryKeyCursor, encodeRetryKeyCursor, listRetryKeys } from '@/lib/queries/retry-keys';
+import { cursorText, singleLineText } from '@/lib/domain/text';
+import { page } from '@/lib/server/page';
 import { runtime } from '@/lib/server/runtime';
+import { InvalidFilters } from '@/components/ui/states';
 
 export const metadata: Metadata = { title: 'Retry keys' };
 
 const filtersSchema = z.object({
-  job: z.string().max(128).optional().catch(undefined),
+  job: singleLineText(128).optional(),
   phase: z.enum(FAULT_PHASES).optional().catch(undefined),
   category: z.enum(FAILURE_CATEGORIES).optional().catch(undefined),
-  cursor: z.string().max(200).optional(),
-  corruptCursor: z.string().max(200).optional(),
+  cursor: cursorText(200).optional(),
+  corruptCursor: cursorText(200).optional(),
 });
 const field = 'mt-1 rounded-md border border-zinc-300 bg-white px-2 py-1.5 text-sm dark:border-zinc-700 dark:bg-zinc-950';
 
-export default async function RetryKeysPage({ searchParams }: { searchParams: Promise<Record<string, string | undefined>> }) {
-  const raw = await searchParams;
-  const filters = filtersSchema.parse(Object.fromEntries(Object.entries(raw).filter(([, v]) => v)));
+export default page('read', { search: filtersSchema }, async function RetryKeysPage({ search }) {
+  if (!search.ok) {
+    return (
+      <>
+        <PageHeader title="Retry keys" description="Unresolved retry keys held in steps' fault-state envelopes, newest step first." />
+        <InvalidFilters issues={search.issues} />
+      </>
+    );
+  }
+  const filters = search.value;
   const { db } = runtime();
   const base = { job: filters.job, phase: filters.phase, category: filters.category };
   const [keys, corrupt, jobs] = await Promise.all([
@@ -109,4 +119,4 @@ export default async function RetryKeysPage({ searchParams }: { searchParams: Pr
       </section>
     </>
   );
-}
+});

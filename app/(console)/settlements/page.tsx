@@ -8,36 +8,31 @@ import { can } from '@/lib/auth/roles';
 import { listSettlementQueue } from '@/lib/queries/settlements';
 import { queueFiltersSchema } from '@/lib/queries/settlements-types';
 import { runtime } from '@/lib/server/runtime';
-import { requireActor } from '@/lib/server/session';
+import { page } from '@/lib/server/page';
 
 export const metadata: Metadata = { title: 'Settlements' };
 
-type SearchParams = Promise<Record<string, string | string[] | undefined>>;
-
-export default async function SettlementsPage({ searchParams }: { searchParams: SearchParams }) {
-  const actor = await requireActor();
-  const search = await searchParams;
-  const params = filterParams(filterValuesOf(search), { state: firstValue(search.state), cursor: firstValue(search.cursor) });
-  const parsed = queueFiltersSchema.safeParse(params);
+export default page('read', { search: queueFiltersSchema }, async function SettlementsPage({ actor, query, search }) {
+  const params = filterParams(filterValuesOf(query), { state: firstValue(query.state), cursor: firstValue(query.cursor) });
   const header = (
     <>
       <PageHeader title="Settlements" description="The settlement queue in due order: due, leased by a worker, or waiting for a retry. Times are the server's clock." />
       <SettlementTabs />
     </>
   );
-  if (!parsed.success) {
+  if (!search.ok) {
     return (
       <>
         {header}
-        <InvalidFilters issues={parsed.error.issues} />
+        <InvalidFilters issues={search.issues} />
       </>
     );
   }
-  const initial = await listSettlementQueue(runtime().db, parsed.data);
+  const initial = await listSettlementQueue(runtime().db, search.value);
   return (
     <>
       {header}
       <QueueView initial={initial} initialKey={new URLSearchParams(params).toString()} canAct={can(actor.role, 'replaySettlement')} />
     </>
   );
-}
+});

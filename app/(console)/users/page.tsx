@@ -1,30 +1,21 @@
 import { dehydrate, HydrationBoundary, QueryClient } from '@tanstack/react-query';
 import type { Metadata } from 'next';
-import { ForbiddenNotice } from '@/components/users/forbidden-notice';
 import { UsersView } from '@/components/users/users-view';
 import { PageHeader } from '@/components/ui/page-header';
-import { can } from '@/lib/auth/roles';
 import { userListQuerySchema, userSearch } from '@/lib/domain/users';
 import { listUsers, parseUserCursor } from '@/lib/queries/users';
 import { queryKeys } from '@/lib/query-keys';
-import { requireActor } from '@/lib/server/session';
+import { page } from '@/lib/server/page';
 import { runtime } from '@/lib/server/runtime';
 
 export const metadata: Metadata = { title: 'Users' };
 
-type SearchParams = Promise<Record<string, string | string[] | undefined>>;
-
-export default async function UsersPage({ searchParams }: { searchParams: SearchParams }) {
-  const actor = await requireActor();
-  if (!can(actor.role, 'manageUsers')) {
-    return <ForbiddenNotice role={actor.role} what="Only admins may see and manage users." />;
-  }
-  const raw = Object.fromEntries(Object.entries(await searchParams).map(([k, v]) => [k, Array.isArray(v) ? v[0] : v]));
-  const search = userSearch(raw);
+// A non-admin gets a real HTTP 403 from page() (forbidden()), before anything is read.
+export default page('manageUsers', { search: userListQuerySchema }, async function UsersPage({ actor, query, search: parsed }) {
+  const search = userSearch(query);
   const queryClient = new QueryClient();
-  const parsed = userListQuerySchema.safeParse(search);
-  if (parsed.success) {
-    const { cursor, ...filters } = parsed.data;
+  if (parsed.ok) {
+    const { cursor, ...filters } = parsed.value;
     const after = parseUserCursor(cursor);
     if (after !== 'invalid') queryClient.setQueryData([...queryKeys.users.list(), search], await listUsers(runtime().db, filters, after));
   }
@@ -36,4 +27,4 @@ export default async function UsersPage({ searchParams }: { searchParams: Search
       </HydrationBoundary>
     </>
   );
-}
+});

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { cursorText, singleLineText } from '@/lib/domain/text';
 import { FAILURE_CATEGORIES, FAULT_PHASES } from '@/lib/domain/batch-status';
 import { decodeRetryKeyCursor, encodeRetryKeyCursor, listRetryKeys } from '@/lib/queries/retry-keys';
 import { apiRoute } from '@/lib/server/api-route';
@@ -7,12 +8,12 @@ import { runtime } from '@/lib/server/runtime';
 export const dynamic = 'force-dynamic';
 
 const querySchema = z.object({
-  job: z.string().trim().min(1).max(128).optional(),
+  job: singleLineText(128, { min: 1 }).optional(),
   phase: z.enum(FAULT_PHASES).optional(),
   category: z.enum(FAILURE_CATEGORIES).optional(),
   executionId: z.coerce.number().int().positive().optional(),
   only: z.enum(['keys', 'corrupt']).optional(),
-  cursor: z.string().max(200).optional(),
+  cursor: cursorText(200).optional(),
   limit: z.coerce.number().int().min(1).max(500).optional(),
 });
 

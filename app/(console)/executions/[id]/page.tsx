@@ -13,7 +13,8 @@ import { readExecutionDetail } from '@/lib/queries/execution-detail';
 import { can } from '@/lib/auth/roles';
 import { runtime } from '@/lib/server/runtime';
 import { recoveryDeps } from '@/lib/server/services';
-import { requireActor } from '@/lib/server/session';
+import { idPathSchema } from '@/lib/domain/path-segment';
+import { page } from '@/lib/server/page';
 import { assessBatchCandidate } from '@/lib/services/propose-recovery';
 
 export async function generateMetadata({ params }: { params: Promise<{ id: string }> }): Promise<Metadata> {
@@ -21,13 +22,10 @@ export async function generateMetadata({ params }: { params: Promise<{ id: strin
 }
 
 
-export default async function ExecutionPage({ params }: { params: Promise<{ id: string }> }) {
-  const { id } = await params;
-  if (!/^\d{1,15}$/.test(id)) notFound();
+export default page('read', { params: idPathSchema }, async function ExecutionPage({ actor, params }) {
   const { db, settings, ownerToken } = runtime();
-  const detail = await readExecutionDetail(db, Number(id), { staleThresholdMs: settings.staleThresholdMs, ownerToken });
+  const detail = await readExecutionDetail(db, params.id, { staleThresholdMs: settings.staleThresholdMs, ownerToken });
   if (!detail) notFound();
-  const actor = await requireActor();
   const canPropose = can(actor.role, 'proposeRecovery');
   const pendingProposalId = detail.proposals.find((p) => p.status === 'PENDING')?.id ?? null;
   const candidacy =
@@ -132,4 +130,4 @@ export default async function ExecutionPage({ params }: { params: Promise<{ id: 
       </section>
     </>
   );
-}
+});

@@ -10,21 +10,19 @@ import { Fact } from '@/components/ui/fact';
 import { PageHeader } from '@/components/ui/page-header';
 import { StatusBadge } from '@/components/ui/status-badge';
 import { TimeAgo } from '@/components/ui/time-ago';
-import { can } from '@/lib/auth/roles';
+import { can, mayCancelProposal } from '@/lib/auth/roles';
+import { idPathSchema } from '@/lib/domain/path-segment';
 import { readProposal } from '@/lib/queries/recovery';
 import { runtime } from '@/lib/server/runtime';
-import { requireActor } from '@/lib/server/session';
+import { page } from '@/lib/server/page';
 
 export async function generateMetadata({ params }: { params: Promise<{ id: string }> }): Promise<Metadata> {
   return { title: `Proposal ${(await params).id}` };
 }
 
-export default async function ProposalPage({ params }: { params: Promise<{ id: string }> }) {
-  const { id } = await params;
-  if (!/^\d{1,15}$/.test(id)) notFound();
-  const actor = await requireActor();
+export default page('read', { params: idPathSchema }, async function ProposalPage({ actor, params }) {
   const { db, settings } = runtime();
-  const proposal = await readProposal(db, Number(id));
+  const proposal = await readProposal(db, params.id);
   if (!proposal) notFound();
   const now = new Date(proposal.serverNow);
   const targetHref = proposal.targetKind === 'batch' ? `/executions/${proposal.targetId}` : '/recovery#orchestrations';
@@ -39,7 +37,7 @@ export default async function ProposalPage({ params }: { params: Promise<{ id: s
       <ProposalDecision
         proposal={proposal}
         canDecide={can(actor.role, 'decideRecovery')}
-        canCancel={proposal.proposerId === actor.id || actor.role === 'admin'}
+        canCancel={mayCancelProposal(actor, proposal.proposerId)}
       />
       <section aria-label="Proposal" className="mb-6 rounded-lg border border-zinc-200 bg-white p-4 dark:border-zinc-800 dark:bg-zinc-900">
         <dl className="grid grid-cols-2 gap-4 md:grid-cols-3">
@@ -76,4 +74,4 @@ export default async function ProposalPage({ params }: { params: Promise<{ id: s
       </section>
     </>
   );
-}
+});

@@ -6,31 +6,18 @@ import { PageHeader } from '@/components/ui/page-header';
 import { can } from '@/lib/auth/roles';
 import { readReceiptHistory } from '@/lib/queries/settlements';
 import { runtime } from '@/lib/server/runtime';
-import { requireActor } from '@/lib/server/session';
+import { decodePathSegment, receiptPathSchema } from '@/lib/domain/path-segment';
+import { page } from '@/lib/server/page';
 
 type Props = { params: Promise<{ receiptId: string }> };
 
-/**
- * A page's dynamic segment arrives still percent-encoded (a route handler's arrives
- * decoded), and receipt ids are free text, so it is decoded exactly once here.
- */
-async function receiptIdOf(params: Props['params']): Promise<string | null> {
-  try {
-    const receiptId = decodeURIComponent((await params).receiptId);
-    return receiptId.length > 0 && receiptId.length <= 1_000 ? receiptId : null;
-  } catch {
-    return null;
-  }
-}
-
 export async function generateMetadata({ params }: Props): Promise<Metadata> {
-  return { title: `Receipt ${(await receiptIdOf(params)) ?? ''}` };
+  // A page's dynamic segment arrives still percent-encoded; page() decodes it the same way.
+  const receiptId = decodePathSegment((await params).receiptId);
+  return { title: `Receipt ${receiptId.ok ? receiptId.value : ''}` };
 }
 
-export default async function ReceiptHistoryPage({ params }: Props) {
-  const receiptId = await receiptIdOf(params);
-  if (receiptId === null) notFound();
-  const actor = await requireActor();
+export default page('read', { params: receiptPathSchema }, async function ReceiptHistoryPage({ actor, params: { receiptId } }) {
   const history = await readReceiptHistory(runtime().db, receiptId);
   if (!history) notFound();
   return (
@@ -48,4 +35,4 @@ export default async function ReceiptHistoryPage({ params }: Props) {
       <ReceiptHistoryView initial={history} canAct={can(actor.role, 'replaySettlement')} />
     </>
   );
-}
+});

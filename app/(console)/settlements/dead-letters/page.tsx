@@ -8,36 +8,31 @@ import { can } from '@/lib/auth/roles';
 import { deadLetterGroups, listDeadLetterPage, settlementNowMs } from '@/lib/queries/settlements';
 import { deadLetterFiltersSchema } from '@/lib/queries/settlements-types';
 import { runtime } from '@/lib/server/runtime';
-import { requireActor } from '@/lib/server/session';
+import { page } from '@/lib/server/page';
 
 export const metadata: Metadata = { title: 'Dead letters' };
 
-type SearchParams = Promise<Record<string, string | string[] | undefined>>;
-
-export default async function DeadLettersPage({ searchParams }: { searchParams: SearchParams }) {
-  const actor = await requireActor();
-  const search = await searchParams;
-  const values = filterValuesOf(search);
-  const params = filterParams(values, { cursor: firstValue(search.cursor) });
-  const parsed = deadLetterFiltersSchema.safeParse(params);
+export default page('read', { search: deadLetterFiltersSchema }, async function DeadLettersPage({ actor, query, search }) {
+  const values = filterValuesOf(query);
+  const params = filterParams(values, { cursor: firstValue(query.cursor) });
   const header = (
     <>
       <PageHeader title="Dead letters" description="Settlements that failed for good, newest first. Replay queues one again; bulk replay acts on a frozen preview of the filter." />
       <SettlementTabs />
     </>
   );
-  if (!parsed.success) {
+  if (!search.ok) {
     return (
       <>
         {header}
-        <InvalidFilters issues={parsed.error.issues} />
+        <InvalidFilters issues={search.issues} />
       </>
     );
   }
   const { db } = runtime();
   // One clock for both reads, so the groups and the list measure ages alike.
   const nowMs = await settlementNowMs(db);
-  const [initial, groups] = await Promise.all([listDeadLetterPage(db, parsed.data, { nowMs }), deadLetterGroups(db, parsed.data, { nowMs })]);
+  const [initial, groups] = await Promise.all([listDeadLetterPage(db, search.value, { nowMs }), deadLetterGroups(db, search.value, { nowMs })]);
   return (
     <>
       {header}
@@ -50,4 +45,4 @@ export default async function DeadLettersPage({ searchParams }: { searchParams: 
       />
     </>
   );
-}
+});

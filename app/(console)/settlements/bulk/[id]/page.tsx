@@ -8,7 +8,8 @@ import { can } from '@/lib/auth/roles';
 import { readBulkReplayDetail } from '@/lib/queries/settlements';
 import { bulkReplayItemsSchema } from '@/lib/queries/settlements-types';
 import { runtime } from '@/lib/server/runtime';
-import { requireActor } from '@/lib/server/session';
+import { idPathSchema } from '@/lib/domain/path-segment';
+import { page } from '@/lib/server/page';
 
 type Props = { params: Promise<{ id: string }>; searchParams: Promise<Record<string, string | string[] | undefined>> };
 
@@ -16,14 +17,9 @@ export async function generateMetadata({ params }: Props): Promise<Metadata> {
   return { title: `Bulk replay ${(await params).id}` };
 }
 
-export default async function BulkReplayPage({ params, searchParams }: Props) {
-  const { id } = await params;
-  if (!/^\d{1,15}$/.test(id)) notFound();
-  const actor = await requireActor();
-  const search = await searchParams;
-  const query = filterParams({ result: firstValue(search.result), after: firstValue(search.after) });
-  const parsed = bulkReplayItemsSchema.safeParse(query);
-  const detail = await readBulkReplayDetail(runtime().db, Number(id), parsed.success ? parsed.data : {});
+export default page('read', { params: idPathSchema, search: bulkReplayItemsSchema }, async function BulkReplayPage({ actor, params, query: raw, search }) {
+  const query = filterParams({ result: firstValue(raw.result), after: firstValue(raw.after) });
+  const detail = await readBulkReplayDetail(runtime().db, params.id, search.ok ? search.value : {});
   if (!detail) notFound();
   return (
     <>
@@ -33,7 +29,7 @@ export default async function BulkReplayPage({ params, searchParams }: Props) {
         </Link>
       </p>
       <PageHeader title={`Bulk replay ${detail.job.id}`} description="A frozen snapshot of dead letters, replayed in batches by the server's worker." />
-      <BulkReplayView initial={detail} initialKey={parsed.success ? new URLSearchParams(query).toString() : ''} canAct={can(actor.role, 'replaySettlement')} />
+      <BulkReplayView initial={detail} initialKey={search.ok ? new URLSearchParams(query).toString() : ''} canAct={can(actor.role, 'replaySettlement')} />
     </>
   );
-}
+});
