@@ -21,7 +21,7 @@ import {
   type Picture,
 } from './support/access';
 import { e2eDatabase } from './support/database';
-import { ACTIONS, NO_ID, PAGES, renderAccessTable, ROUTES } from './support/entries';
+import { ACTIONS, actionPermission, NO_ID, PAGES, renderAccessTable, ROUTES } from './support/entries';
 
 /**
  * The access matrix: every server action of the build, every page and route handler
@@ -100,6 +100,13 @@ test('the matrix knows every server action, page and route handler the build and
   expect(actions.map((a) => a.key).filter((k) => !(k in ACTIONS)), 'server actions with no row in the matrix').toEqual([]);
   expect(appEntries('page').filter((p) => !(p in PAGES)), 'pages with no row in the matrix').toEqual([]);
   expect(appEntries('route').filter((r) => !(r in ROUTES)), 'route handlers with no row in the matrix').toEqual([]);
+  // Each action's wrapper names the action the matrix takes its permission from.
+  const declared = actions.filter((a) => ACTIONS[a.key]).map((a) => {
+    const source = readFileSync(a.key.split('#')[0]!, 'utf8');
+    const wrapped = new RegExp(`export const ${a.exportName} = action\\([\\s\\S]*?'([a-z_.]+)'`).exec(source);
+    return `${a.exportName}: ${wrapped?.[1] ?? 'no action() wrapper'}`;
+  });
+  expect(declared, 'the action name each export declares').toEqual(actions.filter((a) => ACTIONS[a.key]).map((a) => `${a.exportName}: ${ACTIONS[a.key]!.name}`));
   expect(authEndpoints().length).toBeGreaterThan(AUTH_ALLOWED.size);
   // docs/security.md's table is this one: regenerate it with renderAccessTable() when an entry changes.
   expect(readFileSync('docs/security.md', 'utf8'), 'docs/security.md, "Who can reach what"').toContain(renderAccessTable());
@@ -113,7 +120,7 @@ test('server actions, called by every role and stranger', async () => {
       for (const action of serverActions()) {
         const spec = ACTIONS[action.key];
         if (!spec) continue; // the inventory test names it
-        const allowed = permits(spec.permission, identity);
+        const allowed = permits(actionPermission(spec), identity);
         // Signing out ends the session: an allowed sign-out gets a session of its own.
         const own = allowed && action.exportName === 'signOut' && isRole(identity) ? await signedInContext(identity) : null;
         await caller.restoreExpired();

@@ -1,4 +1,4 @@
-import { PERMISSIONS, ROLES, type Permission, type Role } from '../../lib/auth/roles';
+import { ACTION_PERMISSIONS, PERMISSIONS, ROLES, type ActionName, type Permission, type Role } from '../../lib/auth/roles';
 
 /**
  * What the access matrix and the hostile-input suite know of each entry point: its
@@ -11,31 +11,34 @@ import { PERMISSIONS, ROLES, type Permission, type Role } from '../../lib/auth/r
 export const NO_ID = 2_000_000_000;
 export const NO_RECEIPT = 'access-matrix-no-such-receipt';
 
+/** A server action's permission, as the code declares it once (ACTION_PERMISSIONS). */
+export const actionPermission = (spec: { name: ActionName }): Permission => ACTION_PERMISSIONS[spec.name];
+
 /**
- * Each server action's permission and a harmless input: it reaches the service for an
+ * Each server action's name (its permission comes from ACTION_PERMISSIONS) and a harmless input: it reaches the service for an
  * allowed caller (which refuses NOT_FOUND, answers INVALID_INPUT, or changes nothing),
  * so "allowed" is seen without changing the data the other specs use. A new action
  * that is not listed here fails the inventory test.
  */
-export const ACTIONS: Record<string, { permission: Permission; input: unknown }> = {
-  'app/actions/recovery.ts#proposeTakeover': { permission: 'proposeRecovery', input: { target: 'batch', executionId: NO_ID } },
-  'app/actions/recovery.ts#confirmProposal': { permission: 'decideRecovery', input: { proposalId: NO_ID, evidenceDigest: '0'.repeat(64) } },
-  'app/actions/recovery.ts#rejectRecoveryProposal': { permission: 'decideRecovery', input: { proposalId: NO_ID, reason: 'access matrix' } },
-  'app/actions/recovery.ts#cancelRecoveryProposal': { permission: 'cancelProposal', input: { proposalId: NO_ID } },
-  'app/actions/recovery.ts#requestExecutionStop': { permission: 'requestStop', input: { executionId: NO_ID } },
-  'app/actions/settlements.ts#replayDeadLetterAction': { permission: 'replaySettlement', input: { receiptId: NO_RECEIPT, note: 'access matrix', operationId: 'access-matrix-replay' } },
-  'app/actions/settlements.ts#discardDeadLetterAction': { permission: 'replaySettlement', input: { receiptId: NO_RECEIPT, note: 'access matrix', operationId: 'access-matrix-discard' } },
-  'app/actions/settlements.ts#requeueSettlementAction': { permission: 'replaySettlement', input: { receiptId: NO_RECEIPT, expectedRowVersion: 0, operationId: 'access-matrix-requeue' } },
+export const ACTIONS: Record<string, { name: ActionName; input: unknown }> = {
+  'app/actions/recovery.ts#proposeTakeover': { name: 'recovery.propose', input: { target: 'batch', executionId: NO_ID } },
+  'app/actions/recovery.ts#confirmProposal': { name: 'recovery.confirm', input: { proposalId: NO_ID, evidenceDigest: '0'.repeat(64) } },
+  'app/actions/recovery.ts#rejectRecoveryProposal': { name: 'recovery.reject', input: { proposalId: NO_ID, reason: 'access matrix' } },
+  'app/actions/recovery.ts#cancelRecoveryProposal': { name: 'recovery.cancel', input: { proposalId: NO_ID } },
+  'app/actions/recovery.ts#requestExecutionStop': { name: 'execution.request_stop', input: { executionId: NO_ID } },
+  'app/actions/settlements.ts#replayDeadLetterAction': { name: 'settlement.replay', input: { receiptId: NO_RECEIPT, note: 'access matrix', operationId: 'access-matrix-replay' } },
+  'app/actions/settlements.ts#discardDeadLetterAction': { name: 'settlement.discard', input: { receiptId: NO_RECEIPT, note: 'access matrix', operationId: 'access-matrix-discard' } },
+  'app/actions/settlements.ts#requeueSettlementAction': { name: 'settlement.requeue', input: { receiptId: NO_RECEIPT, expectedRowVersion: 0, operationId: 'access-matrix-requeue' } },
   // An empty note is refused after the guard; a valid preview would freeze a real job.
-  'app/actions/settlements.ts#previewBulkReplayAction': { permission: 'replaySettlement', input: { filters: { q: NO_RECEIPT }, note: '' } },
-  'app/actions/settlements.ts#startBulkReplayAction': { permission: 'replaySettlement', input: { jobId: NO_ID } },
-  'app/actions/settlements.ts#cancelBulkReplayAction': { permission: 'replaySettlement', input: { jobId: NO_ID } },
-  'app/actions/users.ts#createUserAction': { permission: 'manageUsers', input: { username: 'viewer', name: 'Access Matrix', role: 'viewer', password: 'access-matrix-1' } },
-  'app/actions/users.ts#disableUserAction': { permission: 'manageUsers', input: { username: 'matrix_nobody' } },
+  'app/actions/settlements.ts#previewBulkReplayAction': { name: 'settlement.bulk_replay.preview', input: { filters: { q: NO_RECEIPT }, note: '' } },
+  'app/actions/settlements.ts#startBulkReplayAction': { name: 'settlement.bulk_replay.start', input: { jobId: NO_ID } },
+  'app/actions/settlements.ts#cancelBulkReplayAction': { name: 'settlement.bulk_replay.cancel', input: { jobId: NO_ID } },
+  'app/actions/users.ts#createUserAction': { name: 'user.create', input: { username: 'viewer', name: 'Access Matrix', role: 'viewer', password: 'access-matrix-1' } },
+  'app/actions/users.ts#disableUserAction': { name: 'user.disable', input: { username: 'matrix_nobody' } },
   // Enabling an enabled user and giving a role the user has are real successes that change nothing.
-  'app/actions/users.ts#enableUserAction': { permission: 'manageUsers', input: { username: 'viewer' } },
-  'app/actions/users.ts#changeUserRoleAction': { permission: 'manageUsers', input: { username: 'viewer', role: 'viewer', expectedRole: 'viewer' } },
-  'app/actions/session.ts#signOut': { permission: 'read', input: {} },
+  'app/actions/users.ts#enableUserAction': { name: 'user.enable', input: { username: 'viewer' } },
+  'app/actions/users.ts#changeUserRoleAction': { name: 'user.role', input: { username: 'viewer', role: 'viewer', expectedRole: 'viewer' } },
+  'app/actions/session.ts#signOut': { name: 'session.sign_out', input: {} },
 };
 
 /** Each page's permission; a dynamic segment is filled from the demo data when it has a row. */
@@ -92,7 +95,7 @@ export function renderAccessTable(): string {
     ROLES.map((role) => (permission === 'public' || (PERMISSIONS[permission] as readonly Role[]).includes(role) ? 'yes' : 'no')).join(' | ');
   const row = (entry: string, permission: Permission | 'public') => `| ${entry} | ${permission} | ${cells(permission)} | ${permission === 'public' ? 'yes' : 'no'} |`;
   const lines = [
-    ...Object.entries(ACTIONS).map(([key, spec]) => row(`action \`${key.split('#')[1]}\``, spec.permission)),
+    ...Object.entries(ACTIONS).map(([key, spec]) => row(`action \`${key.split('#')[1]}\``, actionPermission(spec))),
     ...Object.entries(PAGES).map(([path, spec]) => row(`page \`${path}\``, spec.permission)),
     ...Object.entries(ROUTES)
       .filter(([, spec]) => spec.permission !== 'better-auth')
