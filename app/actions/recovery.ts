@@ -6,8 +6,9 @@ import { recoveryDeps } from '@/lib/server/services';
 import { confirmTakeover } from '@/lib/services/confirm-takeover';
 import { cancelProposal, rejectProposal } from '@/lib/services/decide-proposal';
 import { proposeRecovery } from '@/lib/services/propose-recovery';
+import { proposeAbandon } from '@/lib/services/abandon-execution';
 import { requestStop } from '@/lib/services/request-stop';
-import { confirmTakeoverSchema, proposalIdSchema, proposeTakeoverSchema, requestStopSchema } from './recovery-schemas';
+import { confirmTakeoverSchema, proposalIdSchema, proposeAbandonSchema, proposeTakeoverSchema, requestStopSchema } from './recovery-schemas';
 
 /** Step 1 of the guarded takeover: an operator asks for a proposal (a pending one is returned). */
 export const proposeTakeover = action(
@@ -28,7 +29,14 @@ export const confirmProposal = action(
     const result = await confirmTakeover(recoveryDeps(), actor, input);
     if (!result.ok) return result;
     const v = result.value;
-    return { ok: true, value: v.kind === 'batch' ? { kind: v.kind, resultingStatus: v.resultingStatus as string, version: v.version } : { kind: v.kind, leaseOwner: v.leaseOwner, fencingToken: v.fencingToken } };
+    type Confirmed =
+      | { kind: 'batch' | 'abandon'; resultingStatus: string; version: number }
+      | { kind: 'orchestration'; leaseOwner: string; fencingToken: number };
+    const value: Confirmed =
+      v.kind === 'orchestration'
+        ? { kind: v.kind, leaseOwner: v.leaseOwner, fencingToken: v.fencingToken }
+        : { kind: v.kind, resultingStatus: v.resultingStatus, version: v.version };
+    return { ok: true, value };
   },
   { name: 'recovery.confirm' },
 );
@@ -43,9 +51,20 @@ export const rejectRecoveryProposal = action(
   { name: 'recovery.reject' },
 );
 
+/** Step 1 of abandoning an execution: an approver or admin asks; another one confirms. */
+export const proposeExecutionAbandon = action(
+  proposeAbandonSchema,
+  'abandonExecution',
+  async (actor, input) => {
+    const result = await proposeAbandon(recoveryDeps(), actor, input);
+    return result.ok ? { ok: true, value: { proposalId: result.value.proposal.id, created: result.value.created } } : result;
+  },
+  { name: 'execution.abandon.propose' },
+);
+
 export const cancelRecoveryProposal = action(
   proposalIdSchema.extend({ reason: z.string().trim().max(500).optional() }),
-  'proposeRecovery',
+  'cancelProposal',
   async (actor, input) => {
     const result = await cancelProposal(recoveryDeps(), actor, input);
     return result.ok ? { ok: true, value: { status: result.value.proposal.status as string } } : result;
@@ -58,7 +77,7 @@ export const requestExecutionStop = action(
   'requestStop',
   async (actor, input) => {
     const result = await requestStop(recoveryDeps(), actor, input);
-    return result.ok ? { ok: true, value: null } : result;
+    return result.ok ? { ok: true, value: { changed: result.value.changed } } : result;
   },
   { name: 'execution.request_stop' },
 );

@@ -7,6 +7,8 @@ export const PERMISSIONS = {
   proposeRecovery: ['operator', 'admin'],
   requestStop: ['operator', 'admin'],
   decideRecovery: ['approver', 'admin'],
+  /** Propose abandoning an execution, and confirm another person's proposal to (four eyes). */
+  abandonExecution: ['approver', 'admin'],
   cancelProposal: ['operator', 'approver', 'support', 'admin'],
   replaySettlement: ['support', 'admin'],
   manageUsers: ['admin'],

@@ -2,6 +2,8 @@
 export interface ProposalListItem {
   id: number;
   targetKind: 'batch' | 'orchestration';
+  /** TAKEOVER, or ABANDON: confirming runs the runtime's ABANDON request. */
+  kind: 'TAKEOVER' | 'ABANDON';
   targetId: string;
   status: string;
   proposerLogin: string;

@@ -51,6 +51,8 @@ export default async function ExecutionPage({ params }: { params: Promise<{ id: 
         status={detail.status}
         canPropose={canPropose}
         canStop={can(actor.role, 'requestStop')}
+        canAbandon={can(actor.role, 'abandonExecution')}
+        hasRecoveryDecision={detail.decisions.length > 0}
         candidacy={candidacy}
         stopRequested={detail.stopRequest !== null}
         pendingProposalId={pendingProposalId}
