@@ -33,4 +33,8 @@ export const confirmTakeoverSchema = z.object({
 export const rejectProposalSchema = proposalIdSchema.extend({ reason: multiLineText(500, { min: 1, required: 'Say why.' }) });
 export const cancelProposalSchema = proposalIdSchema.extend({ reason: multiLineText(500).optional() });
 
-export const requestStopSchema = z.object({ executionId: id });
+const operationId = z.string().regex(/^[A-Za-z0-9._:-]{1,64}$/, 'The operation id must be 1 to 64 of A-Z a-z 0-9 . _ : -');
+
+export const requestStopSchema = z.object({ executionId: id, operationId });
+
+export const proposeAbandonSchema = z.object({ executionId: id, note: multiLineText(500).optional() });
