@@ -84,5 +84,5 @@ test('an operator requests a stop: the dialog carries an operation id and the ve
   expect(Number(after.rows[0].version)).toBe(Number(rows[0]!.version));
   expect(after.rows[0].stop_requested_by).toBe('operator');
   const requests = await db.query(`select operation_id from oxide_batch.ob_operator_request where job_execution_id = $1 and action = 'STOP'`, [executionId]);
-  expect(requests.rows).toEqual([{ operation_id: operationId }]);
+  expect(requests.rows).toEqual([{ operation_id: `keel-stop-${operationId}` }]);
 });

@@ -95,6 +95,9 @@ export function abandonDisposition(status: BatchStatus, hasRecoveryDecision: boo
  */
 export const KEEL_OPERATION_ID_PREFIX = 'keel-';
 
+/** A stop's operation id from the console, short enough for `keel-stop-<id>` to fit the runtime's varchar(64). */
+export const STOP_OPERATION_ID_MAX = 64 - 'keel-stop-'.length;
+
 export type OperatorRequestOrigin = 'keel' | 'runtime';
 
 export const operatorRequestOrigin = (operationId: string): OperatorRequestOrigin =>

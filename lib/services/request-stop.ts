@@ -2,7 +2,7 @@ import 'server-only';
 import { mayTake } from '../auth/roles';
 import type { Actor } from '../domain/actor';
 import { isActorRef, isOperationId, type BatchStatus } from '../domain/batch-status';
-import { executionRequestDigestHex, stopDisposition } from '../domain/operator-request';
+import { executionRequestDigestHex, KEEL_OPERATION_ID_PREFIX, STOP_OPERATION_ID_MAX, stopDisposition } from '../domain/operator-request';
 import { err, ok } from '../domain/result';
 import type { TakeoverUnitOfWork } from '../ports/takeover-unit-of-work';
 import { auditActor, failure, isPositiveId, refuse, type RecoveryErrorCode, type ServiceResult } from './recovery-common';
@@ -49,8 +49,10 @@ export async function requestStop(
       return refuse(ports.audit, actor, context, failure('FORBIDDEN', `The ${actor.role} role may not request a stop.`));
     }
     if (!isPositiveId(input.executionId)) return refuse(ports.audit, actor, context, failure('INVALID_INPUT', 'executionId must be a positive integer.'));
-    if (!isOperationId(input.operationId)) {
-      return refuse(ports.audit, actor, context, failure('INVALID_INPUT', 'operationId must match [A-Za-z0-9._:-]{1,64}.'));
+    // In the runtime's table Keel's requests carry the `keel-` prefix, so its history tells them from its CLI's.
+    const runtimeOperationId = `${KEEL_OPERATION_ID_PREFIX}stop-${input.operationId}`;
+    if (!isOperationId(input.operationId) || !isOperationId(runtimeOperationId)) {
+      return refuse(ports.audit, actor, context, failure('INVALID_INPUT', `operationId must match [A-Za-z0-9._:-]{1,${STOP_OPERATION_ID_MAX}}.`));
     }
     // stop_requested_by and actor_ref are the runtime's varchar(128) actor reference.
     if (!isActorRef(actor.login)) {
@@ -60,7 +62,7 @@ export async function requestStop(
     if (!locked) return refuse(ports.audit, actor, context, failure('EXECUTION_NOT_FOUND', `Execution ${input.executionId} does not exist.`));
 
     // Under the row lock, so a concurrent submit of the same operation id finds this one's row.
-    const recorded = await ports.executions.findOperatorRequest('STOP', input.operationId);
+    const recorded = await ports.executions.findOperatorRequest('STOP', runtimeOperationId);
     if (recorded) {
       if (recorded.jobExecutionId !== input.executionId) {
         return refuse(ports.audit, actor, context, failure('OPERATION_ID_CONFLICT', 'This operation id was used for another request.'));
@@ -84,7 +86,7 @@ export async function requestStop(
     const auditContext = { ...context, digest: digest.value };
     const draft = {
       action: 'STOP' as const,
-      operationId: input.operationId,
+      operationId: runtimeOperationId,
       actorRef: actor.login,
       reasonCode: null,
       requestDigestHex: digest.value,

@@ -73,7 +73,8 @@ describe('request stop as the runtime STOP', () => {
       job_instance_id: execution.jobInstanceId,
       action: 'STOP',
       authorization_class: 'LIFECYCLE',
-      operation_id: operationId,
+      // Keel's requests are told from the runtime CLI's by their prefix.
+      operation_id: `keel-stop-${operationId}`,
       actor_ref: operator.login,
       reason_code: null,
       observed_version: 12,
