@@ -36,6 +36,7 @@ BEGIN
   END IF;
   PERFORM keel.webhook_enqueue(kind, 'proposal:' || NEW.id, jsonb_strip_nulls(jsonb_build_object(
     'proposalId', NEW.id,
+    'proposalKind', NEW.kind,
     'status', NEW.status,
     'targetKind', NEW.target_kind,
     'targetId', NEW.target_id,

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { FAILURE_CATEGORIES, RECOVERY_RESULT_STATUSES } from '@/lib/domain/batch-status';
 import { multiLineText, singleLineText } from '@/lib/domain/text';
+import { STOP_OPERATION_ID_MAX } from '@/lib/domain/operator-request';
 
 /** Zod schemas shared by the recovery forms and their server actions. */
 const id = z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER);
@@ -33,4 +34,8 @@ export const confirmTakeoverSchema = z.object({
 export const rejectProposalSchema = proposalIdSchema.extend({ reason: multiLineText(500, { min: 1, required: 'Say why.' }) });
 export const cancelProposalSchema = proposalIdSchema.extend({ reason: multiLineText(500).optional() });
 
-export const requestStopSchema = z.object({ executionId: id });
+const operationId = z.string().regex(/^[A-Za-z0-9._:-]{1,64}$/, 'The operation id must be 1 to 64 of A-Z a-z 0-9 . _ : -');
+
+export const requestStopSchema = z.object({ executionId: id, operationId: operationId.max(STOP_OPERATION_ID_MAX) });
+
+export const proposeAbandonSchema = z.object({ executionId: id, note: multiLineText(500).optional() });

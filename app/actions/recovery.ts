@@ -5,8 +5,9 @@ import { recoveryDeps } from '@/lib/server/services';
 import { confirmTakeover } from '@/lib/services/confirm-takeover';
 import { cancelProposal, rejectProposal } from '@/lib/services/decide-proposal';
 import { proposeRecovery } from '@/lib/services/propose-recovery';
+import { proposeAbandon } from '@/lib/services/abandon-execution';
 import { requestStop } from '@/lib/services/request-stop';
-import { cancelProposalSchema, confirmTakeoverSchema, proposeTakeoverSchema, rejectProposalSchema, requestStopSchema } from './recovery-schemas';
+import { cancelProposalSchema, confirmTakeoverSchema, proposeAbandonSchema, proposeTakeoverSchema, rejectProposalSchema, requestStopSchema } from './recovery-schemas';
 
 /** Step 1 of the guarded takeover: an operator asks for a proposal (a pending one is returned). */
 export const proposeTakeover = action(
@@ -26,7 +27,14 @@ export const confirmProposal = action(
     const result = await confirmTakeover(recoveryDeps(), actor, input);
     if (!result.ok) return result;
     const v = result.value;
-    return { ok: true, value: v.kind === 'batch' ? { kind: v.kind, resultingStatus: v.resultingStatus as string, version: v.version } : { kind: v.kind, leaseOwner: v.leaseOwner, fencingToken: v.fencingToken } };
+    type Confirmed =
+      | { kind: 'batch' | 'abandon'; resultingStatus: string; version: number }
+      | { kind: 'orchestration'; leaseOwner: string; fencingToken: number };
+    const value: Confirmed =
+      v.kind === 'orchestration'
+        ? { kind: v.kind, leaseOwner: v.leaseOwner, fencingToken: v.fencingToken }
+        : { kind: v.kind, resultingStatus: v.resultingStatus, version: v.version };
+    return { ok: true, value };
   },
 );
 
@@ -36,6 +44,16 @@ export const rejectRecoveryProposal = action(
   async (actor, input) => {
     const result = await rejectProposal(recoveryDeps(), actor, input);
     return result.ok ? { ok: true, value: { status: result.value.proposal.status as string } } : result;
+  },
+);
+
+/** Step 1 of abandoning an execution: an approver or admin asks; another one confirms. */
+export const proposeExecutionAbandon = action(
+  proposeAbandonSchema,
+  'execution.abandon.propose',
+  async (actor, input) => {
+    const result = await proposeAbandon(recoveryDeps(), actor, input);
+    return result.ok ? { ok: true, value: { proposalId: result.value.proposal.id, created: result.value.created } } : result;
   },
 );
 
@@ -53,6 +71,6 @@ export const requestExecutionStop = action(
   'execution.request_stop',
   async (actor, input) => {
     const result = await requestStop(recoveryDeps(), actor, input);
-    return result.ok ? { ok: true, value: null } : result;
+    return result.ok ? { ok: true, value: { changed: result.value.changed } } : result;
   },
 );

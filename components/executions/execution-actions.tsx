@@ -2,34 +2,52 @@
 
 import { useRouter } from 'next/navigation';
 import { useState } from 'react';
-import { proposeTakeover, requestExecutionStop } from '@/app/actions/recovery';
+import { proposeExecutionAbandon, proposeTakeover, requestExecutionStop } from '@/app/actions/recovery';
 import { queryKeys } from '@/lib/query-keys';
 import { useServerAction } from '../actions/use-server-action';
 import { Button } from '../ui/button';
 import { ConfirmDialog } from '../ui/confirm-dialog';
+import { newOperationId } from '../users/operation-id';
 
 export interface ExecutionActionsProps {
   executionId: number;
   status: string;
   canPropose: boolean;
   canStop: boolean;
+  /** Approver or admin: may propose abandoning the execution (another person confirms). */
+  canAbandon: boolean;
+  /** Whether a recovery decision exists: an UNKNOWN execution may be abandoned only after one. */
+  hasRecoveryDecision: boolean;
   candidacy: { candidate: boolean; code: string | null; message: string | null };
   stopRequested: boolean;
   pendingProposalId: number | null;
 }
 
-const ACTIVE = ['STARTING', 'STARTED', 'STOPPING'];
+/** The runtime's STOP takes effect on these; on STOPPING or a finished execution it changes nothing. */
+const STOPPABLE = ['STARTING', 'STARTED'];
 
 export function ExecutionActions(props: ExecutionActionsProps) {
   const router = useRouter();
-  const [dialog, setDialog] = useState<'takeover' | 'stop' | null>(null);
+  const [dialog, setDialog] = useState<'takeover' | 'stop' | 'abandon' | null>(null);
+  // The stop request's idempotency key, made when its dialog opens: a double submit is one request.
+  const [stopOperationId, setStopOperationId] = useState('');
   const propose = useServerAction(proposeTakeover, {
     success: (v) => (v.created ? `Proposal ${v.proposalId} created` : `Proposal ${v.proposalId} was already pending`),
     invalidate: [queryKeys.proposals.all, queryKeys.executions.all],
     onSuccess: (v) => router.push(`/recovery/${v.proposalId}`),
   });
-  const stop = useServerAction(requestExecutionStop, { success: () => 'Stop requested', invalidate: [queryKeys.executions.all] });
-  const stoppable = ACTIVE.includes(props.status) && !props.stopRequested;
+  const stop = useServerAction(requestExecutionStop, {
+    success: (v) => (v.changed ? 'Stop requested' : 'Stop already requested; nothing changed'),
+    invalidate: [queryKeys.executions.all],
+  });
+  const abandon = useServerAction(proposeExecutionAbandon, {
+    success: (v) => (v.created ? `Abandon proposal ${v.proposalId} created` : `Abandon proposal ${v.proposalId} was already pending`),
+    invalidate: [queryKeys.proposals.all, queryKeys.executions.all],
+    onSuccess: (v) => router.push(`/recovery/${v.proposalId}`),
+  });
+  const stoppable = STOPPABLE.includes(props.status) && !props.stopRequested;
+  const abandonable =
+    props.status === 'STOPPED' || props.status === 'FAILED' || (props.status === 'UNKNOWN' && props.hasRecoveryDecision);
 
   return (
     <section aria-label="Actions" className="mb-6 flex flex-wrap items-center gap-3">
@@ -50,7 +68,19 @@ export function ExecutionActions(props: ExecutionActionsProps) {
         )
       ) : null}
       {props.canStop && stoppable ? (
-        <Button onClick={() => setDialog('stop')}>Request stop</Button>
+        <Button
+          onClick={() => {
+            setStopOperationId(newOperationId());
+            setDialog('stop');
+          }}
+        >
+          Request stop
+        </Button>
+      ) : null}
+      {props.canAbandon && abandonable && !props.pendingProposalId ? (
+        <Button variant="danger" onClick={() => setDialog('abandon')}>
+          Propose abandon
+        </Button>
       ) : null}
       <ConfirmDialog
         open={dialog === 'takeover'}
@@ -76,13 +106,35 @@ export function ExecutionActions(props: ExecutionActionsProps) {
         pending={stop.pending}
         onClose={() => setDialog(null)}
         onConfirm={async () => {
-          const result = await stop.execute({ executionId: props.executionId });
+          const result = await stop.execute({ executionId: props.executionId, operationId: stopOperationId });
           if (result.ok) setDialog(null);
         }}
       >
         <p>
           This sets a stop request on the execution (your name and the time). The runtime stops it at its next safe point; Keel
-          itself does not interrupt anything.
+          itself does not interrupt anything. The execution&apos;s version stays as it is, so its worker&apos;s next write still
+          succeeds and sees the request.
+        </p>
+        <p className="text-xs text-zinc-600 dark:text-zinc-400">
+          Operation id <span className="font-mono" data-testid="stop-operation-id">{stopOperationId}</span>
+        </p>
+      </ConfirmDialog>
+      <ConfirmDialog
+        open={dialog === 'abandon'}
+        title={`Propose abandoning execution ${props.executionId}`}
+        confirmLabel="Create abandon proposal"
+        tone="danger"
+        pending={abandon.pending}
+        onClose={() => setDialog(null)}
+        onConfirm={async () => {
+          const result = await abandon.execute({ executionId: props.executionId });
+          if (result.ok) setDialog(null);
+        }}
+      >
+        <p>
+          Abandoning makes the execution permanently ABANDONED: its job instance can no longer be restarted from it. This records a
+          proposal bound to the execution&apos;s current evidence; another approver must confirm it, and if the execution changes
+          first the proposal is superseded.
         </p>
       </ConfirmDialog>
     </section>

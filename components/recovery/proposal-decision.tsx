@@ -18,17 +18,24 @@ export function ProposalDecision({ proposal, canDecide, canCancel }: { proposal:
   const [category, setCategory] = useState('STALE_RECOVERED');
   const unknownCommit = proposal.markers?.unknownCommit ?? false;
   const needsAck = unknownCommit || (proposal.markers?.ambiguousExternalEffect ?? false);
-  const [reasonCode, setReasonCode] = useState(unknownCommit ? 'UNKNOWN_EFFECT' : 'OPERATOR_CONFIRMED');
+  const [reasonCode, setReasonCode] = useState(unknownCommit && proposal.kind !== 'ABANDON' ? 'UNKNOWN_EFFECT' : 'OPERATOR_CONFIRMED');
   const [acknowledged, setAcknowledged] = useState(false);
   const [reason, setReason] = useState('');
   const confirm = useServerAction(confirmProposal, {
-    success: (v) => (v.kind === 'batch' ? `Takeover applied: execution is now ${v.resultingStatus}` : `Lease handed to ${v.leaseOwner} (token ${v.fencingToken})`),
+    success: (v) =>
+      v.kind === 'orchestration'
+        ? `Lease handed to ${v.leaseOwner} (token ${v.fencingToken})`
+        : v.kind === 'abandon'
+          ? `Abandon applied: execution is now ${v.resultingStatus}`
+          : `Takeover applied: execution is now ${v.resultingStatus}`,
     invalidate,
   });
   const reject = useServerAction(rejectRecoveryProposal, { success: () => 'Proposal rejected', invalidate });
   const cancel = useServerAction(cancelRecoveryProposal, { success: () => 'Proposal cancelled', invalidate });
   if (proposal.status !== 'PENDING') return null;
   const batch = proposal.targetKind === 'batch';
+  const abandon = proposal.kind === 'ABANDON';
+  const verb = abandon ? 'abandon' : 'takeover';
   const close = () => setDialog(null);
 
   return (
@@ -36,7 +43,7 @@ export function ProposalDecision({ proposal, canDecide, canCancel }: { proposal:
       {canDecide ? (
         <>
           <Button variant="primary" onClick={() => setDialog('confirm')}>
-            Confirm takeover
+            Confirm {verb}
           </Button>
           <Button onClick={() => setDialog('reject')}>Reject</Button>
         </>
@@ -45,26 +52,40 @@ export function ProposalDecision({ proposal, canDecide, canCancel }: { proposal:
 
       <ConfirmDialog
         open={dialog === 'confirm'}
-        title={`Confirm takeover of ${batch ? 'execution' : 'orchestration'} ${proposal.targetId}`}
-        confirmLabel="Confirm takeover"
+        title={`Confirm ${verb} of ${batch ? 'execution' : 'orchestration'} ${proposal.targetId}`}
+        confirmLabel={`Confirm ${verb}`}
         tone="danger"
         pending={confirm.pending}
-        canConfirm={!needsAck || acknowledged}
+        canConfirm={abandon || !needsAck || acknowledged}
         onClose={close}
         onConfirm={async () => {
           const result = await confirm.execute({
             proposalId: proposal.id,
             evidenceDigest: proposal.evidenceDigest,
-            ...(batch
+            ...(abandon
+              ? { expectedVersion: proposal.expectedVersion ?? undefined, reasonCode }
+              : batch
               ? { expectedVersion: proposal.expectedVersion ?? undefined, resultingStatus: resulting, failureCategory: resulting === 'FAILED' ? (category as 'STALE_RECOVERED') : undefined, reasonCode }
               : { expectedFencingToken: proposal.expectedFencingToken ?? undefined }),
-            acknowledged: needsAck ? acknowledged : undefined,
+            acknowledged: needsAck && !abandon ? acknowledged : undefined,
             reason: reason || undefined,
           });
           if (result.ok || result.code !== 'INVALID_INPUT') close();
         }}
       >
-        {batch ? (
+        {abandon ? (
+          <>
+            <p>
+              If the execution is still at version {proposal.expectedVersion} with the same evidence, it becomes <strong>ABANDONED</strong>
+              for good; its version goes up by one and an ABANDON operator request is written for the runtime. The owner token is left as
+              it is.
+            </p>
+            <label className="block text-xs font-medium">
+              Reason code
+              <input value={reasonCode} onChange={(e) => setReasonCode(e.target.value.toUpperCase())} className={`${field} font-mono`} />
+            </label>
+          </>
+        ) : batch ? (
           <>
             <p>
               If the execution is still at version {proposal.expectedVersion} with the same evidence, it becomes <strong>{resulting}</strong>
@@ -107,7 +128,7 @@ export function ProposalDecision({ proposal, canDecide, canCancel }: { proposal:
           Note (optional)
           <input value={reason} onChange={(e) => setReason(e.target.value)} className={field} maxLength={500} />
         </label>
-        {needsAck ? (
+        {needsAck && !abandon ? (
           <label className="flex items-start gap-2 rounded-md border border-amber-400 bg-amber-50 p-2 text-amber-950 dark:bg-amber-950 dark:text-amber-50">
             <input type="checkbox" checked={acknowledged} onChange={(e) => setAcknowledged(e.target.checked)} className="mt-0.5" />
             <span>

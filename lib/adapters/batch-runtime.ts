@@ -102,7 +102,15 @@ interface RowRef extends Record<string, unknown> {
 }
 
 const toExecution = (row: RowRef, ownerToken: Uint8Array): OwnedExecution | null =>
-  isBatchStatus(row.status) ? { executionId: Number(row.id), version: Number(row.version), status: row.status, ownerToken } : null;
+  isBatchStatus(row.status)
+    ? {
+        executionId: Number(row.id),
+        version: Number(row.version),
+        status: row.status,
+        ownerToken,
+        ...(typeof row.stop_requested === 'boolean' ? { stopRequested: row.stop_requested } : {}),
+      }
+    : null;
 
 /** The Postgres BatchRuntime over the runtime's own tables, on a database or a transaction. */
 export function postgresBatchRuntime(db: DbOrTx): BatchRuntime {
@@ -160,7 +168,7 @@ export function postgresBatchRuntime(db: DbOrTx): BatchRuntime {
                         where p.id = ${restartOf} and p.job_instance_id = i.id
                           and p.attempt = ${attempt - 1} and p.status in ('STOPPED', 'FAILED'))`;
         const { rows } = await db.execute<{ eligible: boolean; id: number | null; version: number | null }>(sql`
-          with now_at as (select clock_timestamp() as at),
+          with now_at as (select date_trunc('milliseconds', clock_timestamp()) as at),
           eligible as (
             select i.id from oxide_batch.ob_job_instance i
             where i.id = ${jobInstanceId} and i.hold_placed_at is null and ${restartRule}
@@ -188,12 +196,12 @@ export function postgresBatchRuntime(db: DbOrTx): BatchRuntime {
         const legal = checkMove(execution.status, move);
         if (!legal.ok) return legal;
         const { rows } = await db.execute<RowRef>(sql`
-          with now_at as (select clock_timestamp() as at)
+          with now_at as (select date_trunc('milliseconds', clock_timestamp()) as at)
           update oxide_batch.ob_job_execution e set ${moveAssignments(move, 'e')}
           from now_at
           where e.id = ${execution.executionId} and e.version = ${execution.version}
             and e.status = ${execution.status} and e.owner_token = ${Buffer.from(execution.ownerToken)}
-          returning e.id, e.version, e.status`);
+          returning e.id, e.version, e.status, e.stop_requested_at is not null as stop_requested`);
         const moved = rows[0] && toExecution(rows[0], execution.ownerToken);
         return moved ? ok(moved) : err(CONFLICT);
       }),
@@ -202,7 +210,7 @@ export function postgresBatchRuntime(db: DbOrTx): BatchRuntime {
       guarded(async () => {
         const rows = await db
           .update(obJobExecution)
-          .set({ updatedAt: sql`clock_timestamp()`, version: sql`${obJobExecution.version} + 1` })
+          .set({ updatedAt: sql`date_trunc('milliseconds', clock_timestamp())`, version: sql`${obJobExecution.version} + 1` })
           .where(
             and(
               eq(obJobExecution.id, execution.executionId),
@@ -211,7 +219,12 @@ export function postgresBatchRuntime(db: DbOrTx): BatchRuntime {
               eq(obJobExecution.ownerToken, Buffer.from(execution.ownerToken)),
             ),
           )
-          .returning({ id: obJobExecution.id, version: obJobExecution.version, status: obJobExecution.status });
+          .returning({
+            id: obJobExecution.id,
+            version: obJobExecution.version,
+            status: obJobExecution.status,
+            stop_requested: sql<boolean>`${obJobExecution.stopRequestedAt} is not null`,
+          });
         const beat = rows[0] && toExecution(rows[0], execution.ownerToken);
         return beat ? ok(beat) : err(CONFLICT);
       }),
@@ -246,7 +259,7 @@ export function postgresBatchRuntime(db: DbOrTx): BatchRuntime {
         // The parent is read FOR SHARE under the owner's guard: a stop request or a recovery
         // decision committing meanwhile makes this insert find no parent instead of racing it.
         const { rows } = await db.execute<{ parent: boolean; id: number | null; version: number | null }>(sql`
-          with now_at as (select clock_timestamp() as at),
+          with now_at as (select date_trunc('milliseconds', clock_timestamp()) as at),
           parent as (
             select e.id from oxide_batch.ob_job_execution e
             where e.id = ${execution.executionId} and e.version = ${execution.version}
@@ -290,7 +303,7 @@ export function postgresBatchRuntime(db: DbOrTx): BatchRuntime {
             checkpointSchema: checkpoint.schema,
             checkpointSchemaVersion: checkpoint.schemaVersion,
             checkpointPayload: json(checkpoint.payload),
-            updatedAt: sql`clock_timestamp()`,
+            updatedAt: sql`date_trunc('milliseconds', clock_timestamp())`,
             version: sql`${obStepExecution.version} + 1`,
           })
           .where(
@@ -311,7 +324,7 @@ export function postgresBatchRuntime(db: DbOrTx): BatchRuntime {
         const legal = checkMove(step.status, move);
         if (!legal.ok) return legal;
         const { rows } = await db.execute<RowRef>(sql`
-          with now_at as (select clock_timestamp() as at)
+          with now_at as (select date_trunc('milliseconds', clock_timestamp()) as at)
           update oxide_batch.ob_step_execution s set ${moveAssignments(move, 's')}
           from now_at
           where s.id = ${step.stepExecutionId} and s.job_execution_id = ${step.jobExecutionId}

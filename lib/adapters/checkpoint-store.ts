@@ -1,6 +1,7 @@
 import 'server-only';
 import { eq, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../db/client';
+import { runtimeServerTimeMs } from '../db/runtime-time';
 import { durableCheckpoint } from '../db/schema/keel';
 import {
   invalidCheckpoint,
@@ -15,7 +16,7 @@ import { err, ok } from '../domain/result';
 import type { CheckpointStore, TakeoverCandidate, TakeoverCandidatePage } from '../ports/checkpoint-store';
 
 const MAX_PAGE = 500;
-const serverTimeMs = sql<number>`round(extract(epoch from date_trunc('milliseconds', clock_timestamp())) * 1000)::bigint`;
+const serverTimeMs = sql<number>`${runtimeServerTimeMs}`;
 
 interface StoredColumns {
   checkpoint: unknown;
@@ -144,7 +145,9 @@ export function postgresCheckpointStore(db: DbOrTx, key: Buffer): CheckpointStor
         if (!checkpoint.ok || !verify(checkpoint.value)) continue;
         const { executionId, authenticationTag, lease } = checkpoint.value;
         const evidence = { executionId, authenticationTag, fencingToken: lease.fencingToken, expiresAtMs: lease.expiresAt, leaseOwner: lease.ownerId };
-        candidates.push({ ...evidence, evidenceDigestHex: orchestrationEvidenceDigestHex(evidence) });
+        const digest = orchestrationEvidenceDigestHex(evidence);
+        if (!digest.ok) continue;
+        candidates.push({ ...evidence, evidenceDigestHex: digest.value });
       }
       const last = page[page.length - 1];
       return {

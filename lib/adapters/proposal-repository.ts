@@ -1,6 +1,7 @@
 import 'server-only';
-import { and, asc, eq, lt, sql } from 'drizzle-orm';
+import { and, asc, eq, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../db/client';
+import { runtimeEpochMs, runtimeServerTimeMs } from '../db/runtime-time';
 import { recoveryProposal, type RecoveryProposalRow } from '../db/schema/keel';
 import { isFailureCategory, isRecoveryResultStatus } from '../domain/batch-status';
 import { err, ok } from '../domain/result';
@@ -13,7 +14,8 @@ import {
   type RecoveryProposal,
 } from '../ports/proposal-repository';
 
-const serverTimeMs = sql<number>`round(extract(epoch from date_trunc('milliseconds', clock_timestamp())) * 1000)::bigint`;
+// The database's clock by the runtime's expression (DESIGN.md 4.2), as every rule reads it.
+const serverTimeMs = sql<number>`${runtimeServerTimeMs}`;
 // Deadlines are whole milliseconds, so "now > deadline" means the same here as in TypeScript.
 const nowMsAligned = sql`date_trunc('milliseconds', clock_timestamp())`;
 
@@ -31,6 +33,7 @@ function toProposal(row: RecoveryProposalRow): RecoveryProposal {
   const decided = row.decidedAt !== null;
   return {
     id: row.id,
+    kind: row.kind === 'ABANDON' ? 'ABANDON' : 'TAKEOVER',
     target: targetOf(row),
     status: row.status,
     evidenceDigestHex: row.evidenceDigest.toString('hex'),
@@ -92,11 +95,11 @@ export function postgresProposalRepository(db: DbOrTx): ProposalRepository {
                    ${nowMsAligned} as at
           )
           insert into keel.recovery_proposal (
-            id, target_kind, target_id, evidence_digest, evidence, expected_version, expected_fencing_token,
+            id, target_kind, target_id, kind, evidence_digest, evidence, expected_version, expected_fencing_token,
             successor_owner, proposer_id, proposer_login, proposer_note, created_at, status,
             wait_owner, wait_deadline, wait_cancellation_id)
           overriding system value
-          select c.id, ${kind}, ${targetId}, ${Buffer.from(proposal.evidenceDigestHex, 'hex')},
+          select c.id, ${kind}, ${targetId}, ${proposal.kind ?? 'TAKEOVER'}, ${Buffer.from(proposal.evidenceDigestHex, 'hex')},
                  ${JSON.stringify(proposal.evidence)}::jsonb, ${proposal.expectedVersion}::bigint,
                  ${proposal.expectedFencingToken}::bigint, ${proposal.successorOwner}, ${proposal.proposer.id},
                  ${proposal.proposer.login}, ${proposal.note}, c.at, 'PENDING',
@@ -150,7 +153,7 @@ export function postgresProposalRepository(db: DbOrTx): ProposalRepository {
       const rows = await db
         .select({ row: recoveryProposal, serverTimeMs })
         .from(recoveryProposal)
-        .where(and(eq(recoveryProposal.status, 'PENDING'), lt(recoveryProposal.waitDeadline, nowMsAligned)))
+        .where(and(eq(recoveryProposal.status, 'PENDING'), sql`${runtimeEpochMs(sql`${recoveryProposal.waitDeadline}`)} < ${runtimeServerTimeMs}`))
         .orderBy(asc(recoveryProposal.waitDeadline), asc(recoveryProposal.id))
         .limit(Math.min(Math.max(Math.trunc(limit) || 1, 1), 1000))
         .for('update', { skipLocked: true });

@@ -1,6 +1,7 @@
 import 'server-only';
-import { sql, type SQL } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import type { DbOrTx } from '../db/client';
+import { runtimeEpochMs, runtimeServerTimeMs } from '../db/runtime-time';
 import { isBatchStatus, isOwnerObservation } from '../domain/batch-status';
 import type { RecoverySnapshot } from '../domain/recovery';
 import { err, ok } from '../domain/result';
@@ -26,11 +27,6 @@ interface SnapshotRow extends Record<string, unknown> {
   ambiguous_external_effect: boolean;
 }
 
-/**
- * Epoch milliseconds of a timestamptz, truncated to the precision the evidence digest
- * binds. Rounded after truncating because PostgreSQL 13's extract returns a double.
- */
-const epochMs = (column: SQL) => sql`round(extract(epoch from date_trunc('milliseconds', ${column})) * 1000)::bigint`;
 
 /**
  * The snapshot statement of DESIGN.md 4.2. The owner token is a parameter compared
@@ -39,8 +35,9 @@ const epochMs = (column: SQL) => sql`round(extract(epoch from date_trunc('millis
 function snapshotQuery(executionId: number, ownerToken: Buffer) {
   return sql<SnapshotRow>`
     select e.id, e.status, e.attempt, e.version,
-           ${epochMs(sql`e.updated_at`)} as updated_at_ms,
-           ${epochMs(sql`clock_timestamp()`)} as server_time_ms,
+           -- The runtime's own expression (DESIGN.md 4.2): the cast rounds, .678999 ms reads 679.
+           ${runtimeEpochMs(sql`e.updated_at`)} as updated_at_ms,
+           ${runtimeServerTimeMs} as server_time_ms,
            case when e.owner_token is null then 'ABSENT'
                 when e.owner_token = ${ownerToken} then 'CURRENT_PROCESS'
                 else 'OTHER_PROCESS' end as owner,

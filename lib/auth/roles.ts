@@ -7,8 +7,10 @@ export const PERMISSIONS = {
   proposeRecovery: ['operator', 'admin'],
   requestStop: ['operator', 'admin'],
   decideRecovery: ['approver', 'admin'],
-  // Only a role that may propose ever has a proposal of its own to withdraw.
-  cancelProposal: ['operator', 'admin'],
+  /** Propose abandoning an execution, and confirm another person's proposal to (four eyes). */
+  abandonExecution: ['approver', 'admin'],
+  // Only a role that may propose (a takeover, or an abandon) ever has a proposal of its own to withdraw.
+  cancelProposal: ['operator', 'approver', 'admin'],
   cancelAnyProposal: ['admin'],
   replaySettlement: ['support', 'admin'],
   manageUsers: ['admin'],
@@ -36,6 +38,7 @@ export const ACTION_PERMISSIONS = {
   'recovery.reject': 'decideRecovery',
   'recovery.cancel': 'cancelProposal',
   'execution.request_stop': 'requestStop',
+  'execution.abandon.propose': 'abandonExecution',
   'settlement.replay': 'replaySettlement',
   'settlement.discard': 'replaySettlement',
   'settlement.requeue': 'replaySettlement',

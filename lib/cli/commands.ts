@@ -7,6 +7,7 @@ import { createDatabase, createPool } from '../db/client';
 import { migrateDatabase } from '../db/migrate';
 import { createIndexStatement, missingRuntimeIndexes, RUNTIME_INDEXES } from '../db/runtime-indexes';
 import { seedDemo } from '../demo/seed';
+import { checkRuntimeDigests, formatDigestCheck } from './check-runtime-digests';
 import { resolveEnvironment, SettingsRefused } from './environment';
 import { startConsole } from './start';
 
@@ -26,6 +27,11 @@ Commands:
                         roles: ${ROLES.join(', ')}
   demo-runtime          run the demo runtime's workers against the database until Ctrl-C
                         (the console already runs one unless KEEL_DEMO_RUNTIME=0)
+  check-runtime-digests --migrations DIR [--database-url URL]
+                        build a scratch database from the runtime's own migration files in DIR
+                        (on the server of --database-url or DATABASE_URL), write executions
+                        0/300/500/700 us past a millisecond, and compare Keel's evidence digests
+                        with the runtime's SQL reading; exit 1 on any difference
 `;
 
 const log = (line: string) => process.stdout.write(`[keel] ${line}\n`);
@@ -186,6 +192,18 @@ async function demoRuntimeCommand(): Promise<number> {
   });
 }
 
+async function checkRuntimeDigestsCommand(args: string[]): Promise<number> {
+  const { values } = parseArgs({ args, options: { migrations: { type: 'string' }, 'database-url': { type: 'string' } } });
+  const url = values['database-url'] ?? process.env.DATABASE_URL;
+  if (!values.migrations || !url) {
+    process.stderr.write('check-runtime-digests needs --migrations DIR and --database-url URL (or DATABASE_URL)\n');
+    return 2;
+  }
+  const report = await checkRuntimeDigests(url, values.migrations);
+  process.stdout.write(formatDigestCheck(report));
+  return report.agreeing === report.rows.length ? 0 : 1;
+}
+
 export async function runCommand(argv: string[]): Promise<number | undefined> {
   const [command, ...rest] = argv;
   try {
@@ -201,6 +219,8 @@ export async function runCommand(argv: string[]): Promise<number | undefined> {
         return await runtimeIndexesCommand(rest);
       case 'demo-runtime':
         return await demoRuntimeCommand();
+      case 'check-runtime-digests':
+        return await checkRuntimeDigestsCommand(rest);
       case undefined:
       case 'help':
       case '--help':

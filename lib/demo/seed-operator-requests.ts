@@ -14,7 +14,9 @@ function requestDigest(action: string, target: string, version: number | null, r
   const writer = new CanonicalWriter('oxide-batch.operator-request.v1').string(action).string(target).optionalU64(version).string(reason ?? '');
   if (args.kind === 'NONE') writer.string('NONE');
   else writer.string('DEFINITION').string(args.revision).bytes(args.manifestDigest);
-  return writer.digest();
+  const digest = writer.digestResult();
+  if (!digest.ok) throw new Error(`demo operator request digest: ${digest.error.kind}`);
+  return Buffer.from(digest.value, 'hex');
 }
 
 export interface OperatorRequestSeedInput {

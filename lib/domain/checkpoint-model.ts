@@ -1,4 +1,4 @@
-import { err, ok, type Result } from './result';
+import { totalResult, err, ok, type Result } from './result';
 
 /** The only orchestration spec a checkpoint may govern (DESIGN.md 4.3). */
 export const GOVERNING_SPEC = '111-durable-dynamic-orchestration';
@@ -153,7 +153,7 @@ function checkpointStrings(checkpoint: DurableCheckpoint): string[] {
 }
 
 /** The save-time rules of DESIGN.md 4.3: every refusal is InvalidCheckpoint with its reason. */
-export function validateCheckpoint(checkpoint: DurableCheckpoint): Result<DurableCheckpoint, InvalidCheckpoint> {
+function validateCheckpointUnchecked(checkpoint: DurableCheckpoint): Result<DurableCheckpoint, InvalidCheckpoint> {
   if (checkpoint.governingSpec !== GOVERNING_SPEC) {
     return err(invalidCheckpoint(`unsupported governing spec ${JSON.stringify(checkpoint.governingSpec)}`));
   }
@@ -206,3 +206,6 @@ export function toCheckpointJson(checkpoint: DurableCheckpoint): DurableCheckpoi
     authentication_tag: checkpoint.authenticationTag,
   };
 }
+
+// Malformed input (a missing field, a wrong type) is an error value or a safe answer, never a throw.
+export const validateCheckpoint = totalResult(validateCheckpointUnchecked, (reason) => ({ kind: 'InvalidCheckpoint' as const, reason: `malformed input: ${reason}` }));

@@ -11,7 +11,7 @@ import {
   type InvalidCheckpoint,
   type SnapshotField,
 } from './checkpoint-model';
-import { err, ok, type Result } from './result';
+import { totalValue, totalResult, err, ok, type Result } from './result';
 
 export * from './checkpoint-model';
 export * from './checkpoint-controls';
@@ -31,7 +31,7 @@ export function authenticationTagHex(checkpoint: DurableCheckpoint, key: Buffer)
 }
 
 /** Validates, then fills the tag. It always recomputes: a carried-over tag may be stale. */
-export function sealCheckpoint(
+function sealCheckpointUnchecked(
   checkpoint: DurableCheckpoint,
   key: Buffer,
 ): Result<DurableCheckpoint, InvalidCheckpoint> {
@@ -41,7 +41,7 @@ export function sealCheckpoint(
 }
 
 /** True only for a valid checkpoint whose tag matches, compared in constant time. */
-export function verifyCheckpoint(checkpoint: DurableCheckpoint, key: Buffer): boolean {
+function verifyCheckpointUnchecked(checkpoint: DurableCheckpoint, key: Buffer): boolean {
   if (!validateCheckpoint(checkpoint).ok) return false;
   const expected = Buffer.from(authenticationTagHex(checkpoint, key), 'utf8');
   const actual = Buffer.from(checkpoint.authenticationTag, 'utf8');
@@ -52,11 +52,12 @@ export function verifyCheckpoint(checkpoint: DurableCheckpoint, key: Buffer): bo
  * The fencing rule of `save`: a checkpoint replaces the stored one only with a higher
  * token, or the same token held by the same owner (that owner re-saving its progress).
  */
-export function canReplace(
+function canReplaceUnchecked(
   stored: DurableCheckpoint | null,
   incoming: DurableCheckpoint,
 ): Result<DurableCheckpoint, CheckpointErrorOf<'InvalidCheckpoint' | 'StaleLease'>> {
-  if (stored === null) return ok(incoming);
+  // The first save has nothing to replace, but what it stores must still be a checkpoint.
+  if (stored === null) return validateCheckpoint(incoming);
   if (stored.executionId !== incoming.executionId) {
     return err(invalidCheckpoint('checkpoint belongs to a different execution'));
   }
@@ -66,7 +67,7 @@ export function canReplace(
   return newer || sameHolder ? ok(incoming) : err({ kind: 'StaleLease' });
 }
 
-export function differingSnapshotFields(actual: GoverningSnapshots, expected: GoverningSnapshots): SnapshotField[] {
+function differingSnapshotFieldsUnchecked(actual: GoverningSnapshots, expected: GoverningSnapshots): SnapshotField[] {
   return SNAPSHOT_FIELDS.filter((field) => actual[field] !== expected[field]);
 }
 
@@ -78,7 +79,7 @@ export type RecoveryError = CheckpointErrorOf<
  * Fails closed in the order of DESIGN.md 4.3, so the first broken guarantee is the one
  * reported: presence and completeness, authenticity, governing snapshots, live lease.
  */
-export function recoverCheckpoint(
+function recoverCheckpointUnchecked(
   checkpoint: DurableCheckpoint | null,
   expectedSnapshots: GoverningSnapshots,
   nowMs: number,
@@ -100,6 +101,14 @@ export function recoverCheckpoint(
  * expired by the server's clock. An unauthenticated checkpoint is never a candidate:
  * its expiry could be forged.
  */
-export function isTakeoverCandidate(checkpoint: DurableCheckpoint, key: Buffer, serverNowMs: number): boolean {
+function isTakeoverCandidateUnchecked(checkpoint: DurableCheckpoint, key: Buffer, serverNowMs: number): boolean {
   return verifyCheckpoint(checkpoint, key) && checkpoint.lease.expiresAt <= serverNowMs;
 }
+
+// Malformed input (a missing field, a wrong type) is an error value or a safe answer, never a throw.
+export const sealCheckpoint = totalResult(sealCheckpointUnchecked, (reason) => ({ kind: 'InvalidCheckpoint' as const, reason: `malformed input: ${reason}` }));
+export const canReplace = totalResult(canReplaceUnchecked, (reason) => ({ kind: 'InvalidCheckpoint' as const, reason: `malformed input: ${reason}` }));
+export const recoverCheckpoint = totalResult(recoverCheckpointUnchecked, (reason) => ({ kind: 'InvalidCheckpoint' as const, reason: `malformed input: ${reason}` }));
+export const verifyCheckpoint = totalValue(verifyCheckpointUnchecked, false);
+export const isTakeoverCandidate = totalValue(isTakeoverCandidateUnchecked, false);
+export const differingSnapshotFields = totalValue(differingSnapshotFieldsUnchecked, []);

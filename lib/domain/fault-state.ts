@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { isFailureCategory, isFaultPhase, type FailureCategory, type FaultPhase } from './batch-status';
-import { err, ok, type Result } from './result';
+import { totalResult, err, ok, type Result } from './result';
 import { isDigestHex, ZERO_DIGEST_HEX } from './retry-key';
 
 export const FAULT_STATE_FORMAT_ID = 'oxide-batch.fault-state';
@@ -122,7 +122,7 @@ function sealed(checkpoint: string, entries: FaultStateEntry[]): Result<FaultSta
 const byKey = (a: FaultStateEntry, b: FaultStateEntry): number => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
 
 /** Builds an envelope from entries in any order; `checkpointDigest` is lowercase hex. */
-export function newEnvelope(
+function newEnvelopeUnchecked(
   checkpointDigest: string,
   entries: Iterable<FaultStateEntry>,
 ): Result<FaultStateEnvelope, FaultStateFormatError> {
@@ -141,18 +141,18 @@ const entryJson = (entry: FaultStateEntry): string =>
   `"ordinal":${entry.ordinal},"phase":${JSON.stringify(entry.phase)},"revision":${JSON.stringify(entry.revision)}}`;
 
 /** The exact bytes the checksum covers: compact, keys in alphabetical order, entries by key. */
-export function toCanonicalJson(envelope: FaultStateEnvelope): Result<Buffer, FaultStateFormatError> {
+function toCanonicalJsonUnchecked(envelope: FaultStateEnvelope): Result<Buffer, FaultStateFormatError> {
   const text = `{"checkpoint":${JSON.stringify(envelope.checkpoint)},"entries":[${envelope.entries.map(entryJson).join(',')}]}`;
   const bytes = Buffer.from(text, 'utf8');
   return bytes.byteLength > MAX_ENVELOPE_BYTES ? err(tooLarge()) : ok(bytes);
 }
 
-export function checksum(envelope: FaultStateEnvelope): Result<Buffer, FaultStateFormatError> {
+function checksumUnchecked(envelope: FaultStateEnvelope): Result<Buffer, FaultStateFormatError> {
   const bytes = toCanonicalJson(envelope);
   return bytes.ok ? ok(createHash('sha256').update(bytes.value).digest()) : bytes;
 }
 
-export function checksumHex(envelope: FaultStateEnvelope): Result<string, FaultStateFormatError> {
+function checksumHexUnchecked(envelope: FaultStateEnvelope): Result<string, FaultStateFormatError> {
   const sum = checksum(envelope);
   return sum.ok ? ok(sum.value.toString('hex')) : sum;
 }
@@ -206,7 +206,7 @@ function decodePayload(payload: unknown): Result<FaultStateEnvelope, FaultStateF
  * Rebuilds the canonical bytes of a payload read back from jsonb, which keeps
  * neither key order nor whitespace, validating it on the way.
  */
-export function canonicalJsonFromPayload(payload: unknown): Result<Buffer, FaultStateFormatError> {
+function canonicalJsonFromPayloadUnchecked(payload: unknown): Result<Buffer, FaultStateFormatError> {
   const envelope = decodePayload(payload);
   return envelope.ok ? toCanonicalJson(envelope.value) : envelope;
 }
@@ -227,7 +227,7 @@ export type StoredFaultState = StoredFaultStateHeader & ({ bytes: Uint8Array | s
  * compared against the canonical bytes rebuilt from the parsed value, so either
  * input form validates the same way.
  */
-export function fromCanonicalJson(stored: StoredFaultState): Result<FaultStateEnvelope, FaultStateFormatError> {
+function fromCanonicalJsonUnchecked(stored: StoredFaultState): Result<FaultStateEnvelope, FaultStateFormatError> {
   if (stored.formatId !== FAULT_STATE_FORMAT_ID || stored.formatVersion !== FAULT_STATE_FORMAT_VERSION) {
     return err({ kind: 'UnsupportedFormat' });
   }
@@ -241,7 +241,7 @@ export function fromCanonicalJson(stored: StoredFaultState): Result<FaultStateEn
 }
 
 /** Checks a decoded envelope against the step's fault policy and committed checkpoint. */
-export function validateFor(
+function validateForUnchecked(
   envelope: FaultStateEnvelope,
   retryLimit: number,
   stateLimit: number,
@@ -268,7 +268,7 @@ export const reservedOrdinal = (envelope: FaultStateEnvelope, key: string): numb
  * instead of spending an ordinal twice. A new key needs room under `stateLimit`,
  * and every retained entry counts until `clearResolvedFromEnvelope` drops it.
  */
-export function reserveInEnvelope(
+function reserveInEnvelopeUnchecked(
   envelope: FaultStateEnvelope,
   reservation: FaultStateEntry,
   stateLimit: number,
@@ -307,7 +307,7 @@ export const unresolvedCount = (envelope: FaultStateEnvelope, resolvedKeys: Iter
  * unresolved would belong to the superseded checkpoint, so that is corruption and
  * nothing may be written.
  */
-export function clearResolvedFromEnvelope(
+function clearResolvedFromEnvelopeUnchecked(
   envelope: FaultStateEnvelope,
   resolvedKeys: Iterable<string>,
 ): Result<FaultStateEnvelope, FaultStateError> {
@@ -318,3 +318,14 @@ export function clearResolvedFromEnvelope(
 /** The step counter a reservation bumps; other phases keep the counts. */
 export const retryCounterFor = (phase: FaultPhase): 'read' | 'process' | 'write' | null =>
   phase === 'read' || phase === 'process' || phase === 'write' ? phase : null;
+
+// Malformed input (a missing field, a wrong type) is an error value or a safe answer, never a throw.
+export const toCanonicalJson = totalResult(toCanonicalJsonUnchecked, () => ({ kind: 'Malformed' as const }));
+export const checksum = totalResult(checksumUnchecked, () => ({ kind: 'Malformed' as const }));
+export const checksumHex = totalResult(checksumHexUnchecked, () => ({ kind: 'Malformed' as const }));
+export const fromCanonicalJson = totalResult(fromCanonicalJsonUnchecked, () => ({ kind: 'Malformed' as const }));
+export const validateFor = totalResult(validateForUnchecked, () => ({ kind: 'Malformed' as const }));
+export const reserveInEnvelope = totalResult(reserveInEnvelopeUnchecked, () => ({ kind: 'Corrupt' as const, error: { kind: 'Malformed' as const } }));
+export const clearResolvedFromEnvelope = totalResult(clearResolvedFromEnvelopeUnchecked, () => ({ kind: 'Corrupt' as const, error: { kind: 'Malformed' as const } }));
+export const newEnvelope = totalResult(newEnvelopeUnchecked, () => ({ kind: 'Malformed' as const }));
+export const canonicalJsonFromPayload = totalResult(canonicalJsonFromPayloadUnchecked, () => ({ kind: 'Malformed' as const }));

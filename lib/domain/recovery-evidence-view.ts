@@ -65,7 +65,9 @@ function digestOf(tag: string, fields: DigestInputField[]): string {
     if (field.encoding === 'u64') writer.u64(field.value as number);
     else writer.string(String(field.value));
   }
-  return writer.digestHex();
+  const digest = writer.digestResult();
+  // A field the writer cannot encode shows as no digest, which never equals the proposal's.
+  return digest.ok ? digest.value : '';
 }
 
 function withDigest(tag: string, fields: DigestInputField[]): DigestInputs {

@@ -1,6 +1,9 @@
 import {
   failureCategorySnakeCase,
   isActive,
+  isBatchStatus,
+  isFailureCategory,
+  isOwnerObservation,
   type BatchStatus,
   type FailureCategory,
   type OwnerObservation,
@@ -80,12 +83,55 @@ function writeTimestamp(writer: CanonicalWriter, epochMs: number): void {
   writer.u64((magnitude % 1000) * 1_000_000);
 }
 
+/** A digest input that is not the shape it claims to be: which field, never a throw. */
+export type EvidenceDigestError = { kind: 'InvalidEvidence'; field: string };
+
+const MAX_U64 = (1n << 64n) - 1n;
+const isU64 = (value: unknown): value is number =>
+  typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 && BigInt(value) <= MAX_U64;
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
+const invalid = (field: string) => err({ kind: 'InvalidEvidence' as const, field });
+
+/** Checks every field the evidence digest reads; null when the input is well formed. */
+function evidenceProblem(evidence: unknown): string | null {
+  if (!isObject(evidence)) return 'evidence';
+  if (!isU64(evidence.id) || evidence.id === 0) return 'id';
+  if (!isBatchStatus(evidence.status)) return 'status';
+  if (!isU64(evidence.attempt)) return 'attempt';
+  if (!isU64(evidence.version)) return 'version';
+  if (!isOwnerObservation(evidence.owner)) return 'owner';
+  const updatedAtMs = evidence.updatedAtMs;
+  if (typeof updatedAtMs !== 'number' || !Number.isSafeInteger(updatedAtMs)) return 'updatedAtMs';
+  const step = evidence.step;
+  if (step !== null) {
+    if (!isObject(step)) return 'step';
+    if (!isU64(step.id)) return 'step.id';
+    if (!isBatchStatus(step.status)) return 'step.status';
+    const checkpoint = step.checkpoint;
+    if (checkpoint !== null) {
+      if (!isObject(checkpoint)) return 'step.checkpoint';
+      if (!isU64(checkpoint.formatVersion)) return 'step.checkpoint.formatVersion';
+      if (typeof checkpoint.schemaId !== 'string') return 'step.checkpoint.schemaId';
+      if (!isU64(checkpoint.schemaVersion)) return 'step.checkpoint.schemaVersion';
+      if (!isU64(checkpoint.encodedLen)) return 'step.checkpoint.encodedLen';
+    }
+  }
+  const markers = evidence.markers;
+  if (!isObject(markers)) return 'markers';
+  for (const name of ['unknownCommit', 'completedPartition', 'committedFlowDecision', 'ambiguousExternalEffect']) {
+    if (typeof markers[name] !== 'boolean') return `markers.${name}`;
+  }
+  return null;
+}
+
 /**
  * Binds `updated_at` rather than the read time or the measured inactivity, so
  * anyone can recompute the digest while nothing durable changed, and any
- * lifecycle write or stop request changes it.
+ * lifecycle write or stop request changes it. Malformed input is an error value.
  */
-export function evidenceDigestHex(evidence: EvidenceDigestInput): string {
+export function evidenceDigestHex(evidence: EvidenceDigestInput): Result<string, EvidenceDigestError> {
+  const problem = evidenceProblem(evidence);
+  if (problem) return invalid(problem);
   const writer = new CanonicalWriter('oxide-batch.recovery-evidence.v1')
     .u64(evidence.id)
     .string(evidence.status)
@@ -105,25 +151,28 @@ export function evidenceDigestHex(evidence: EvidenceDigestInput): string {
     }
   }
   const { unknownCommit, completedPartition, committedFlowDecision, ambiguousExternalEffect } = evidence.markers;
-  return writer
+  const digest = writer
     .flag(unknownCommit)
     .flag(completedPartition)
     .flag(committedFlowDecision)
     .flag(ambiguousExternalEffect)
-    .digestHex();
+    .digestResult();
+  return digest.ok ? digest : invalid('evidence');
 }
 
-export const snapshotEvidenceDigestHex = (snapshot: RecoverySnapshot): string =>
-  evidenceDigestHex({
-    id: snapshot.executionId,
-    status: snapshot.status,
-    attempt: snapshot.attempt,
-    version: snapshot.version,
-    owner: snapshot.owner,
-    updatedAtMs: snapshot.updatedAtMs,
-    step: snapshot.latestStep,
-    markers: snapshot.markers,
-  });
+export const snapshotEvidenceDigestHex = (snapshot: RecoverySnapshot): Result<string, EvidenceDigestError> =>
+  isObject(snapshot)
+    ? evidenceDigestHex({
+        id: snapshot.executionId,
+        status: snapshot.status,
+        attempt: snapshot.attempt,
+        version: snapshot.version,
+        owner: snapshot.owner,
+        updatedAtMs: snapshot.updatedAtMs,
+        step: snapshot.latestStep,
+        markers: snapshot.markers,
+      })
+    : invalid('snapshot');
 
 export type RecoverRequestDigestInput = {
   executionId: number;
@@ -137,16 +186,29 @@ export type RecoverRequestDigestInput = {
   | { resultingStatus: 'ABANDONED'; failure: null }
 );
 
-export type RecoverRequestDigestError = { kind: 'InvalidEvidenceDigest' } | { kind: 'InvalidRecoveryOutcome' };
+export type RecoverRequestDigestError =
+  | { kind: 'InvalidEvidenceDigest' }
+  | { kind: 'InvalidRecoveryOutcome' }
+  | { kind: 'InvalidRequest'; field: string };
 
 /** The `request_digest` of the APPLIED RECOVER operator request (DESIGN.md 5.1). */
 export function recoverRequestDigestHex(input: RecoverRequestDigestInput): Result<string, RecoverRequestDigestError> {
+  if (!isObject(input)) return err({ kind: 'InvalidRequest', field: 'input' });
   const evidence = digestBytes(input.evidenceDigest);
   if (!evidence) return err({ kind: 'InvalidEvidenceDigest' });
   // Checked at run time too: the union only binds callers that are typed.
   const failed = input.resultingStatus === 'FAILED';
   if (!(failed || input.resultingStatus === 'ABANDONED') || failed !== (input.failure !== null)) {
     return err({ kind: 'InvalidRecoveryOutcome' });
+  }
+  if (!isU64(input.executionId) || input.executionId === 0) return err({ kind: 'InvalidRequest', field: 'executionId' });
+  if (input.observedVersion !== null && !isU64(input.observedVersion)) return err({ kind: 'InvalidRequest', field: 'observedVersion' });
+  if (typeof input.reasonCode !== 'string') return err({ kind: 'InvalidRequest', field: 'reasonCode' });
+  if (typeof input.unknownCommit !== 'boolean') return err({ kind: 'InvalidRequest', field: 'unknownCommit' });
+  const failure = input.failure;
+  if (failure !== null) {
+    if (!isObject(failure) || !isFailureCategory(failure.category)) return err({ kind: 'InvalidRequest', field: 'failure.category' });
+    if (!isU64(failure.id)) return err({ kind: 'InvalidRequest', field: 'failure.id' });
   }
   const writer = new CanonicalWriter('oxide-batch.operator-request.v1')
     .string('RECOVER')
@@ -157,9 +219,10 @@ export function recoverRequestDigestHex(input: RecoverRequestDigestInput): Resul
     .string(input.resultingStatus)
     .bytes(evidence)
     .flag(input.unknownCommit);
-  if (input.failure) writer.string(failureCategorySnakeCase(input.failure.category)).u64(input.failure.id);
+  if (failure) writer.string(failureCategorySnakeCase(failure.category)).u64(failure.id);
   else writer.string('');
-  return ok(writer.digestHex());
+  const digest = writer.digestResult();
+  return digest.ok ? digest : err({ kind: 'InvalidRequest', field: 'input' });
 }
 
 export interface OrchestrationEvidenceInput {
@@ -171,14 +234,22 @@ export interface OrchestrationEvidenceInput {
 }
 
 /** Evidence for taking over an orchestration whose lease expired (DESIGN.md 4.3). */
-export const orchestrationEvidenceDigestHex = (input: OrchestrationEvidenceInput): string =>
-  new CanonicalWriter('keel.orchestration-evidence.v1')
+export function orchestrationEvidenceDigestHex(input: OrchestrationEvidenceInput): Result<string, EvidenceDigestError> {
+  if (!isObject(input)) return invalid('evidence');
+  for (const field of ['executionId', 'authenticationTag', 'leaseOwner'] as const) {
+    if (typeof input[field] !== 'string') return invalid(field);
+  }
+  if (!isU64(input.fencingToken)) return invalid('fencingToken');
+  if (!isU64(input.expiresAtMs)) return invalid('expiresAtMs');
+  const digest = new CanonicalWriter('keel.orchestration-evidence.v1')
     .string(input.executionId)
     .string(input.authenticationTag)
     .u64(input.fencingToken)
     .u64(input.expiresAtMs)
     .string(input.leaseOwner)
-    .digestHex();
+    .digestResult();
+  return digest.ok ? digest : invalid('evidence');
+}
 
 export interface ProposerSettings {
   thresholdMs: number;
@@ -193,7 +264,7 @@ const within = (value: number, min: number, max: number): boolean =>
   Number.isFinite(value) && value >= min && value <= max;
 
 export function validateProposerSettings(settings: ProposerSettings): Result<ProposerSettings, ProposerSettingsError> {
-  const { thresholdMs, maxSkewMs } = settings;
+  const { thresholdMs, maxSkewMs } = isObject(settings) ? settings : { thresholdMs: Number.NaN, maxSkewMs: Number.NaN };
   if (!within(thresholdMs, MIN_STALE_THRESHOLD_MS, MAX_STALE_THRESHOLD_MS)) {
     return err({ kind: 'InvalidStaleThreshold', valueMs: thresholdMs, minMs: MIN_STALE_THRESHOLD_MS, maxMs: MAX_STALE_THRESHOLD_MS });
   }
@@ -215,7 +286,8 @@ export type ProposerError =
   | { kind: 'ClockEvidenceUnusable'; reason: ClockEvidenceReason }
   | { kind: 'NotRecoverable'; status: BatchStatus }
   | { kind: 'OwnedByCurrentProcess' }
-  | { kind: 'NotStale'; inactivityMs: number; thresholdMs: number };
+  | { kind: 'NotStale'; inactivityMs: number; thresholdMs: number }
+  | EvidenceDigestError;
 
 export interface CandidateClock extends ProposerSettings {
   /** The server time of the last snapshot this process saw, or null before the first. */
@@ -249,8 +321,13 @@ export function evaluateCandidate(
   snapshot: RecoverySnapshot,
   clock: CandidateClock,
 ): Result<RecoveryEvidence, ProposerError> {
+  if (!isObject(clock)) return invalid('clock');
   const settings = validateProposerSettings(clock);
   if (!settings.ok) return settings;
+  // The digest's checks cover every durable field the rules below read.
+  const digest = snapshotEvidenceDigestHex(snapshot);
+  if (!digest.ok) return digest;
+  if (typeof snapshot.serverTimeMs !== 'number' || !Number.isSafeInteger(snapshot.serverTimeMs)) return invalid('serverTimeMs');
   const reason = clockProblem(snapshot, clock);
   if (reason) return err({ kind: 'ClockEvidenceUnusable', reason });
   const inactivityMs = snapshot.serverTimeMs - snapshot.updatedAtMs;
@@ -266,6 +343,6 @@ export function evaluateCandidate(
     inactivityMs,
     clockOffsetMs: Math.abs(snapshot.serverTimeMs - clock.localWallMs),
     observationWindowMs: clock.readFinishedMonoMs - clock.readStartedMonoMs,
-    digestHex: snapshotEvidenceDigestHex(snapshot),
+    digestHex: digest.value,
   });
 }

@@ -15,7 +15,7 @@ export const isDigestHex = (value: unknown): value is string =>
  */
 export function digestBytes(value: Uint8Array | string): Buffer | null {
   if (typeof value === 'string') return isDigestHex(value) ? Buffer.from(value, 'hex') : null;
-  return value.byteLength === 32 ? Buffer.from(value) : null;
+  return value instanceof Uint8Array && value.byteLength === 32 ? Buffer.from(value) : null;
 }
 
 const RETRY_KEY_DOMAIN = Buffer.from('oxide-batch/retry-key/1', 'utf8');
@@ -41,6 +41,7 @@ export type RetryKeyError =
 
 function itemOrdinal(value: number | bigint): bigint | null {
   if (typeof value === 'number' && !Number.isSafeInteger(value)) return null;
+  if (typeof value !== 'number' && typeof value !== 'bigint') return null;
   const big = BigInt(value);
   return big >= 0n && big <= MAX_U64 ? big : null;
 }
@@ -50,12 +51,13 @@ function itemOrdinal(value: number | bigint): bigint | null {
  * identifies one unit of work, so it is never logged and never a metric label.
  */
 export function deriveRetryKey(input: RetryKeyInput): Result<Buffer, RetryKeyError> {
+  if (typeof input !== 'object' || input === null) return err({ kind: 'InvalidDigest', field: 'definitionDigest' });
   const definition = digestBytes(input.definitionDigest);
   if (!definition) return err({ kind: 'InvalidDigest', field: 'definitionDigest' });
   const checkpoint = digestBytes(input.checkpointDigest);
   if (!checkpoint) return err({ kind: 'InvalidDigest', field: 'checkpointDigest' });
   // A lone surrogate has no UTF-8 form, so the runtime could never produce the same key.
-  if (input.stepName === '' || /\p{Surrogate}/u.test(input.stepName)) return err({ kind: 'InvalidStepName' });
+  if (typeof input.stepName !== 'string' || input.stepName === '' || /\p{Surrogate}/u.test(input.stepName)) return err({ kind: 'InvalidStepName' });
   if (!isFaultPhase(input.phase)) return err({ kind: 'UnknownEnumeration' });
   const ordinal = itemOrdinal(input.ordinal);
   if (ordinal === null) return err({ kind: 'InvalidOrdinal' });

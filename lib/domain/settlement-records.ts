@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import canonicalize from 'canonicalize';
-import { err, ok, type Result } from './result';
+import { totalValue, totalResult, err, ok, type Result } from './result';
 import {
   MAX_U32,
   invalidRecord,
@@ -30,7 +30,7 @@ export interface FailureReason {
  * The reason a failed outcome persists. An outcome without a digest is treated as an
  * empty detail, so the stored reason always has the 32 bytes the runtime requires.
  */
-export function failureReasonOf(outcome: SettlementOutcome): FailureReason | null {
+function failureReasonOfUnchecked(outcome: SettlementOutcome): FailureReason | null {
   if (outcome.kind !== 'Retryable' && outcome.kind !== 'Permanent') return null;
   return { code: outcome.code, detailSha256Hex: outcome.detailSha256 ?? failureDetailSha256Hex('') };
 }
@@ -52,7 +52,7 @@ const LONE_SURROGATE = /\p{Cs}/u;
  * integers (never hex, never null); the same shape is written here so the runtime can
  * read Keel's dead letters and an equal outcome re-recorded compares byte for byte.
  */
-export function deadLetterCanonicalJson(input: DeadLetterInput): Result<string, InvalidRecord> {
+function deadLetterCanonicalJsonUnchecked(input: DeadLetterInput): Result<string, InvalidRecord> {
   const { receiptId, finalizedAt, attempts, reasonCode, detailSha256Hex } = input;
   if (receiptId === '') return err(invalidRecord('receipt_id must not be empty'));
   if (LONE_SURROGATE.test(receiptId)) return err(invalidRecord('receipt_id is not well-formed Unicode'));
@@ -116,3 +116,7 @@ export function classifyBulkReplayItem(state: BulkReplayItemState): BulkReplayIt
   if (state.deadLetter.recordedAtMs !== state.previewRecordedAtMs) return 'changed_since_preview';
   return 'replayed';
 }
+
+// Malformed input (a missing field, a wrong type) is an error value or a safe answer, never a throw.
+export const deadLetterCanonicalJson = totalResult(deadLetterCanonicalJsonUnchecked, (reason) => ({ kind: 'InvalidRecord' as const, detail: `malformed input: ${reason}` }));
+export const failureReasonOf = totalValue(failureReasonOfUnchecked, null);

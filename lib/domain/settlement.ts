@@ -1,4 +1,4 @@
-import { err, ok, type Result } from './result';
+import { totalValue, totalResult, err, ok, type Result } from './result';
 import {
   MAX_U32,
   invalidRecord,
@@ -30,7 +30,7 @@ const isIntegerIn = (value: number, min: number, max: number): boolean =>
   Number.isInteger(value) && value >= min && value <= max;
 
 /** The claim bounds of DESIGN.md 4.4. The worker id is bounded in UTF-8 bytes, as the runtime's `str::len`. */
-export function validateClaimParams(params: ClaimParams): Result<ClaimParams, ClaimValidationError> {
+function validateClaimParamsUnchecked(params: ClaimParams): Result<ClaimParams, ClaimValidationError> {
   const workerIdBytes = Buffer.byteLength(params.workerId, 'utf8');
   if (workerIdBytes === 0 || workerIdBytes > MAX_SETTLEMENT_WORKER_ID_BYTES) return err({ kind: 'WorkerIdLength' });
   if (!isIntegerIn(params.leaseMs, 1, MAX_SETTLEMENT_LEASE_MS)) return err({ kind: 'LeaseDuration' });
@@ -70,7 +70,7 @@ export const MAX_RETRY_POLICY_MULTIPLIER = 16;
 export const MAX_RETRY_POLICY_CAP_MS = 86_400_000;
 
 /** The runtime's `RetryPolicy::validate`, in its order; a bad policy is an InvalidRecord. */
-export function validateRetryPolicy(policy: RetryPolicy): Result<RetryPolicy, InvalidRecord> {
+function validateRetryPolicyUnchecked(policy: RetryPolicy): Result<RetryPolicy, InvalidRecord> {
   const { maxRetries, initialBackoffMs, backoffMultiplier, backoffCapMs } = policy;
   if (!isIntegerIn(maxRetries, 0, MAX_RETRY_POLICY_RETRIES)) {
     return err(invalidRecord(`max_retries must be an integer in 0..=32: ${maxRetries}`));
@@ -97,7 +97,7 @@ export function validateRetryPolicy(policy: RetryPolicy): Result<RetryPolicy, In
  * multiplying once the cap is reached, so the delay never grows past `cap * multiplier`
  * (exact in a double) whatever the attempt count: the runtime's saturating arithmetic.
  */
-export function backoffMs(policy: RetryPolicy, attempts: number): number {
+function backoffMsUnchecked(policy: RetryPolicy, attempts: number): number {
   const { initialBackoffMs, backoffCapMs } = policy;
   // The runtime treats a zero multiplier as one: the delay stays at its initial value.
   const multiplier = Math.max(policy.backoffMultiplier, 1);
@@ -123,7 +123,7 @@ function outcomeProblem(outcome: SettlementOutcome): string | null {
  * Where a claimed outcome goes (DESIGN.md 4.4). `attempts` is the claim's count before
  * this invocation; `observedAtMs` is both the lease check time and the retry base.
  */
-export function routeOutcome(
+function routeOutcomeUnchecked(
   attempts: number,
   outcome: SettlementOutcome,
   policy: RetryPolicy,
@@ -151,3 +151,9 @@ export function routeOutcome(
   if (attempts === MAX_U32) return err(invalidRecord('settlement attempt count overflows u32'));
   return ok({ kind: 'DeadLettered', attempts: attempts + 1 });
 }
+
+// Malformed input (a missing field, a wrong type) is an error value or a safe answer, never a throw.
+export const validateClaimParams = totalResult(validateClaimParamsUnchecked, () => ({ kind: 'WorkerIdLength' as const }));
+export const validateRetryPolicy = totalResult(validateRetryPolicyUnchecked, (reason) => ({ kind: 'InvalidRecord' as const, detail: `malformed input: ${reason}` }));
+export const routeOutcome = totalResult(routeOutcomeUnchecked, (reason) => ({ kind: 'InvalidRecord' as const, detail: `malformed input: ${reason}` }));
+export const backoffMs = totalValue(backoffMsUnchecked, Number.NaN);

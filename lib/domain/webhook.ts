@@ -75,17 +75,18 @@ const str = (value: unknown): string => (typeof value === 'string' || typeof val
 
 function summary(kind: WebhookKind, d: Data): string {
   const target = `${str(d.targetKind)} ${str(d.targetId)}`;
+  const proposal = `${d.proposalKind === 'ABANDON' ? 'Abandon' : 'Recovery'} proposal #${str(d.proposalId)} for ${target}`;
   switch (kind) {
     case 'proposal.created':
-      return `Recovery proposal #${str(d.proposalId)} for ${target} needs an approver: asked by ${str(d.proposer)}${d.note ? ` ("${str(d.note)}")` : ''}, expires ${str(d.deadline)}.`;
+      return `${proposal} needs an approver: asked by ${str(d.proposer)}${d.note ? ` ("${str(d.note)}")` : ''}, expires ${str(d.deadline)}.`;
     case 'proposal.decided':
-      return `Recovery proposal #${str(d.proposalId)} for ${target} was ${str(d.status).toLowerCase()} by ${str(d.decider)}.`;
+      return `${proposal} was ${str(d.status).toLowerCase()} by ${str(d.decider)}.`;
     case 'proposal.superseded':
-      return `Recovery proposal #${str(d.proposalId)} for ${target} is superseded: the evidence changed before approval.`;
+      return `${proposal} is superseded: the evidence changed before approval.`;
     case 'proposal.expired':
-      return `Recovery proposal #${str(d.proposalId)} for ${target} expired without a decision.`;
+      return `${proposal} expired without a decision.`;
     case 'proposal.cancelled':
-      return `Recovery proposal #${str(d.proposalId)} for ${target} was cancelled by ${str(d.decider)}.`;
+      return `${proposal} was cancelled by ${str(d.decider)}.`;
     case 'bulk_replay.finished':
       return `Bulk replay #${str(d.jobId)} finished: ${str(d.processedCount)} of ${str(d.itemCount)} dead letters processed.`;
     case 'bulk_replay.cancelled':

@@ -4,6 +4,7 @@ import type {
   RecoveryResultStatus,
   UnresolvedStatus,
 } from '../domain/batch-status';
+import type { OperatorAction, OperatorOutcomeClass, OperatorRejectionCode } from '../domain/operator-request';
 import type { Result } from '../domain/result';
 
 /** Everything one recovery decision writes to the runtime's tables (DESIGN.md 5.1). */
@@ -31,16 +32,53 @@ export interface AppliedRecoveryDecision {
   decidedAtMs: number;
 }
 
-export interface StopRequested {
+/** The execution row as an operator request's guard reads it, under its row lock. */
+export interface LockedExecution {
   executionId: number;
+  jobInstanceId: number;
+  status: BatchStatus;
   version: number;
+  stopRequested: boolean;
+  /** Whether an `ob_recovery_decision` exists for it (the ABANDON guard of UNKNOWN). */
+  hasRecoveryDecision: boolean;
+  /** The database's clock at the lock, whole milliseconds: the request's one instant. */
+  nowMs: number;
+}
+
+/** One `ob_operator_request` row as Keel writes it (the runtime's OperatorRecordDraft). */
+export interface OperatorRequestDraft {
+  action: OperatorAction;
+  operationId: string;
+  actorRef: string;
+  reasonCode: string | null;
+  requestDigestHex: string;
+  /** APPLIED: the execution's instance; REJECTED: null, as the runtime records a rejection. */
+  jobInstanceId: number | null;
+  jobExecutionId: number;
+  observedVersion: number;
+  priorStatus: BatchStatus | null;
+  resultStatus: BatchStatus | null;
+  outcome: OperatorOutcomeClass;
+  rejectionCode: OperatorRejectionCode | null;
   requestedAtMs: number;
 }
 
-export type StopRequestError =
-  | { kind: 'ExecutionNotFound' }
-  | { kind: 'NotActive'; status: BatchStatus }
-  | { kind: 'StopAlreadyRequested' };
+export interface RecordedOperatorRequest {
+  id: number;
+  action: OperatorAction;
+  operationId: string;
+  jobExecutionId: number | null;
+  requestDigestHex: string;
+  outcome: OperatorOutcomeClass;
+  rejectionCode: string | null;
+  priorStatus: string | null;
+  resultStatus: string | null;
+  observedVersion: number | null;
+}
+
+export interface AbandonedExecution {
+  version: number;
+}
 
 /** The writes Keel makes to `oxide_batch` executions, each one guarded in SQL. */
 export interface BatchExecutionCommands {
@@ -53,6 +91,20 @@ export interface BatchExecutionCommands {
   applyRecoveryDecision(
     write: RecoveryDecisionWrite,
   ): Promise<Result<AppliedRecoveryDecision, { kind: 'VersionConflict' }>>;
-  /** Sets the stop request on an active execution that has none. */
-  requestStop(executionId: number, requestedBy: string): Promise<Result<StopRequested, StopRequestError>>;
+  /** Locks the execution row (FOR UPDATE) and reads what an operator request's guard needs; null when absent. */
+  lockForOperatorRequest(executionId: number): Promise<LockedExecution | null>;
+  /** The request already recorded under (action, operation id), if any. */
+  findOperatorRequest(action: OperatorAction, operationId: string): Promise<RecordedOperatorRequest | null>;
+  appendOperatorRequest(draft: OperatorRequestDraft): Promise<{ id: number }>;
+  /**
+   * The runtime's `request_execution_stop`: sets `stop_requested_at/by`, moves
+   * `updated_at` to greatest(updated_at, requested), and leaves the version as it is,
+   * under a compare-and-set on the version.
+   */
+  requestStop(executionId: number, expectedVersion: number, actorRef: string, requestedAtMs: number): Promise<Result<void, { kind: 'VersionConflict' }>>;
+  /**
+   * The runtime's ABANDONED transition: status ABANDONED, `ended_at` kept or set to
+   * the instant, `updated_at` the instant, version + 1, under a version compare-and-set.
+   */
+  abandon(executionId: number, expectedVersion: number, atMs: number): Promise<Result<AbandonedExecution, { kind: 'VersionConflict' }>>;
 }

@@ -13,6 +13,12 @@ export interface OwnedExecution {
   status: BatchStatus;
   /** The owner process's 16 random bytes: written and compared in SQL, never read back. */
   ownerToken: Uint8Array;
+  /**
+   * Whether a stop was requested, as the execution write that returned this saw it. A
+   * stop request leaves the version alone (the runtime's STOP), so the owner's writes
+   * keep succeeding and this is how it learns of one.
+   */
+  stopRequested?: boolean;
 }
 
 /** A step execution as its owner last wrote it; guarded like the execution. */

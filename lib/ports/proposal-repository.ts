@@ -31,8 +31,12 @@ export interface ProposalDecision {
   reason: string | null;
 }
 
+/** What confirming the proposal does: a guarded takeover, or the runtime's ABANDON. */
+export type ProposalKind = 'TAKEOVER' | 'ABANDON';
+
 export interface RecoveryProposal {
   id: number;
+  kind: ProposalKind;
   target: ProposalTarget;
   status: ProposalStatus;
   evidenceDigestHex: string;
@@ -51,6 +55,8 @@ export interface RecoveryProposal {
 }
 
 export interface NewProposal {
+  /** Defaults to TAKEOVER. */
+  kind?: ProposalKind;
   target: ProposalTarget;
   evidenceDigestHex: string;
   evidence: unknown;

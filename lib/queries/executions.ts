@@ -3,6 +3,7 @@ import { sql, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import { cursorText, singleLineText } from '../domain/text';
 import type { Database, DbOrTx } from '../db/client';
+import { runtimeStaleBefore } from '../db/runtime-time';
 import { RUNTIME_INDEXES } from '../db/runtime-indexes';
 import { BATCH_STATUSES } from '../domain/batch-status';
 import { COUNT_CAP, decodeCursor, encodeCursor, type CappedCount } from '../domain/cursor';
@@ -51,7 +52,7 @@ function whereClause(filters: ExecutionFilters, staleThresholdMs: number): SQL {
   if (filters.job) parts.push(sql`i.job_name = ${filters.job}`);
   if (filters.stale) {
     parts.push(sql`e.status in ('STARTING', 'STARTED', 'STOPPING')
-      and e.updated_at < clock_timestamp() - make_interval(secs => ${staleThresholdMs / 1000})`);
+      and ${runtimeStaleBefore(sql`e.updated_at`, staleThresholdMs)}`);
   }
   if (filters.updatedFrom) parts.push(sql`e.updated_at >= ${filters.updatedFrom}::timestamptz`);
   if (filters.updatedTo) parts.push(sql`e.updated_at < ${filters.updatedTo}::timestamptz`);
@@ -111,7 +112,7 @@ async function readPage(
       select e.id, i.job_name, e.job_instance_id as instance_id, e.status, e.attempt, e.version,
              e.updated_at, (extract(epoch from e.updated_at) * 1000000)::bigint::text as updated_us,
              (e.status in ('STARTING', 'STARTED', 'STOPPING')
-               and e.updated_at < clock_timestamp() - make_interval(secs => ${context.staleThresholdMs / 1000})) as stale,
+               and ${runtimeStaleBefore(sql`e.updated_at`, context.staleThresholdMs)}) as stale,
              case when e.owner_token is null then 'ABSENT'
                   when e.owner_token = ${context.ownerToken} then 'CURRENT_PROCESS'
                   else 'OTHER_PROCESS' end as owner,

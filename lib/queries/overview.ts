@@ -1,6 +1,7 @@
 import 'server-only';
 import { sql } from 'drizzle-orm';
 import type { DbOrTx } from '../db/client';
+import { runtimeStaleBefore } from '../db/runtime-time';
 
 export interface Overview {
   serverNow: Date;
@@ -21,7 +22,7 @@ export async function readOverview(db: DbOrTx, staleThresholdMs: number): Promis
     db.execute<{ count: number }>(sql`
       select count(*)::int as count from oxide_batch.ob_job_execution
       where status in ('STARTING', 'STARTED', 'STOPPING')
-        and updated_at < clock_timestamp() - make_interval(secs => ${staleThresholdMs / 1000})`),
+        and ${runtimeStaleBefore(sql`updated_at`, staleThresholdMs)}`),
     db.execute<{ count: number }>(sql`select count(*)::int as count from keel.recovery_proposal where status = 'PENDING'`),
     db.execute<{ state: string; count: number }>(sql`
       select case

@@ -4,6 +4,8 @@ import type { EvidenceView } from '../domain/recovery-evidence-view';
 export interface ProposalListItem {
   id: number;
   targetKind: 'batch' | 'orchestration';
+  /** TAKEOVER, or ABANDON: confirming runs the runtime's ABANDON request. */
+  kind: 'TAKEOVER' | 'ABANDON';
   targetId: string;
   status: string;
   proposerLogin: string;

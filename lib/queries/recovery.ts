@@ -22,12 +22,13 @@ export type ProposalFilters = z.infer<typeof proposalFiltersSchema>;
 type Row = Record<string, unknown>;
 const iso = (value: unknown) => (value === null || value === undefined ? null : new Date(value as string).toISOString());
 
-const COLUMNS = sql`id, target_kind, target_id, status, proposer_login, decider_login, created_at, wait_deadline, decided_at, resulting_status`;
+const COLUMNS = sql`id, target_kind, kind, target_id, status, proposer_login, decider_login, created_at, wait_deadline, decided_at, resulting_status`;
 
 function listItem(r: Row): ProposalListItem {
   return {
     id: Number(r.id),
     targetKind: r.target_kind as ProposalListItem['targetKind'],
+    kind: r.kind === 'ABANDON' ? 'ABANDON' : 'TAKEOVER',
     targetId: r.target_id as string,
     status: r.status as string,
     proposerLogin: r.proposer_login as string,

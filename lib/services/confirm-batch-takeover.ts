@@ -46,7 +46,9 @@ export async function confirmBatchTakeover(
     return refuse(ports.audit, actor, context, failure('REPOSITORY_UNAVAILABLE', 'The execution could not be read; try again.'));
   }
   const current = snapshot.value;
-  const digest = snapshotEvidenceDigestHex(current);
+  const computed = snapshotEvidenceDigestHex(current);
+  if (!computed.ok) return refuse(ports.audit, actor, context, failure('REPOSITORY_UNAVAILABLE', `The execution's evidence is malformed (${computed.error.field}).`));
+  const digest = computed.value;
   const observed = { status: current.status, version: current.version, evidenceDigest: digest };
   // Any durable change since the proposal (a heartbeat, a stop request, a new step) moves the digest.
   if (digest !== proposal.evidenceDigestHex || current.version !== proposal.expectedVersion || !isUnresolved(current.status)) {
@@ -81,7 +83,9 @@ export async function confirmBatchTakeover(
     unknownCommit,
     ...(failureRecord ? { resultingStatus: 'FAILED' as const, failure: failureRecord } : { resultingStatus: 'ABANDONED' as const, failure: null }),
   });
-  if (!requestDigest.ok) throw new Error(`recover request digest: ${requestDigest.error.kind}`);
+  if (!requestDigest.ok) {
+    return refuse(ports.audit, actor, context, failure('INVALID_INPUT', `The recovery request cannot be encoded (${requestDigest.error.kind}).`));
+  }
   const operationId = proposalOperationId(proposal.id);
   const applied = await ports.executions.applyRecoveryDecision({
     executionId,

@@ -50,13 +50,15 @@ export async function confirmOrchestrationTakeover(
     return refuse(ports.audit, actor, context, failure('AUTHENTICATION_FAILED', 'The checkpoint does not authenticate; nothing was changed.'));
   }
   const { lease } = checkpoint;
-  const digest = orchestrationEvidenceDigestHex({
+  const computed = orchestrationEvidenceDigestHex({
     executionId: checkpoint.executionId,
     authenticationTag: checkpoint.authenticationTag,
     fencingToken: lease.fencingToken,
     expiresAtMs: lease.expiresAt,
     leaseOwner: lease.ownerId,
   });
+  if (!computed.ok) return refuse(ports.audit, actor, context, failure('INVALID_CHECKPOINT', `The stored checkpoint is not valid: ${computed.error.field}.`));
+  const digest = computed.value;
   const observed = { leaseOwner: lease.ownerId, fencingToken: lease.fencingToken, expiresAtMs: lease.expiresAt, evidenceDigest: digest };
   if (digest !== proposal.evidenceDigestHex || lease.fencingToken !== proposal.expectedFencingToken) {
     return supersede(ports, actor, proposal, context, 'The checkpoint changed since the proposal; propose again.', observed);

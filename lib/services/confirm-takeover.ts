@@ -3,6 +3,7 @@ import type { Actor } from '../domain/actor';
 import { isFailureCategory, isReasonCode, type FailureCategory, type RecoveryResultStatus } from '../domain/batch-status';
 import { isDigestHex } from '../domain/retry-key';
 import type { RecoveryProposal } from '../ports/proposal-repository';
+import { confirmAbandon, type AbandonConfirmed } from './abandon-execution';
 import { confirmBatchTakeover } from './confirm-batch-takeover';
 import { confirmOrchestrationTakeover } from './confirm-orchestration-takeover';
 import { passGate } from './proposal-gate';
@@ -47,6 +48,7 @@ export type ConfirmTakeoverValue =
       operatorRequestId: number;
       requestDigestHex: string;
     }
+  | AbandonConfirmed
   | {
       kind: 'orchestration';
       proposal: RecoveryProposal;
@@ -103,7 +105,9 @@ export async function confirmTakeover(
     if (proposal.target.kind === 'batch') {
       await ports.executions.lockExecution(proposal.target.executionId);
       const gate = await passGate(ports, actor, locked, context, 'decide');
-      return gate ?? confirmBatchTakeover(deps, ports, actor, { proposal, context, input });
+      if (gate) return gate;
+      if (proposal.kind === 'ABANDON') return confirmAbandon(deps, ports, actor, { proposal, context, input });
+      return confirmBatchTakeover(deps, ports, actor, { proposal, context, input });
     }
     const loaded = await ports.checkpoints.load(proposal.target.executionId, { forUpdate: true });
     const gate = await passGate(ports, actor, locked, context, 'decide');

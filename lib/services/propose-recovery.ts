@@ -65,6 +65,8 @@ function proposerMessage(error: ProposerError): string {
       return 'This Keel process owns the execution.';
     case 'NotStale':
       return `Inactive for ${humanDuration(error.inactivityMs)}, which is not above the ${humanDuration(error.thresholdMs)} threshold.`;
+    case 'InvalidEvidence':
+      return `The execution's evidence is malformed (${error.field}).`;
   }
 }
 
@@ -124,7 +126,9 @@ async function orchestrationCandidate(ports: TakeoverPorts, executionId: string,
     expiresAtMs: checkpoint.lease.expiresAt,
     leaseOwner: checkpoint.lease.ownerId,
   };
-  const evidenceDigestHex = orchestrationEvidenceDigestHex(observed);
+  const digest = orchestrationEvidenceDigestHex(observed);
+  if (!digest.ok) return err(failure('INVALID_CHECKPOINT', `The stored checkpoint is not valid: ${digest.error.field}.`));
+  const evidenceDigestHex = digest.value;
   return ok({
     evidence: { ...observed, serverTimeMs, digestHex: evidenceDigestHex },
     evidenceDigestHex,
@@ -167,7 +171,10 @@ export async function proposeRecovery(
       return ok({ proposal, created });
     };
     const pending = await ports.proposals.findPending(target);
-    if (pending) return record(pending, false);
+    if (pending) {
+      if (pending.kind === 'TAKEOVER') return record(pending, false);
+      return refuse(ports.audit, actor, context, failure('PROPOSAL_PENDING', `Abandon proposal ${pending.id} is pending for this execution; decide it first.`));
+    }
     const candidate =
       target.kind === 'batch'
         ? await batchCandidate(deps, ports, target.executionId)

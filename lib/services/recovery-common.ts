@@ -49,7 +49,12 @@ export type RecoveryErrorCode =
   | 'INVALID_MAX_CLOCK_SKEW'
   | 'NOT_ACTIVE'
   | 'STOP_ALREADY_REQUESTED'
-  | 'REPOSITORY_UNAVAILABLE';
+  | 'REPOSITORY_UNAVAILABLE'
+  | 'INVALID_EVIDENCE'
+  | 'INVALID_STATE'
+  | 'OPTIMISTIC_CONFLICT'
+  | 'OPERATION_ID_CONFLICT'
+  | 'PROPOSAL_PENDING';
 
 export interface RecoveryFailure {
   code: RecoveryErrorCode;

@@ -1,49 +1,143 @@
 import 'server-only';
 import { mayTake } from '../auth/roles';
 import type { Actor } from '../domain/actor';
-import { isActorRef } from '../domain/batch-status';
-import { ok } from '../domain/result';
-import type { StopRequested } from '../ports/batch-execution-commands';
+import { isActorRef, isOperationId, type BatchStatus } from '../domain/batch-status';
+import { executionRequestDigestHex, KEEL_OPERATION_ID_PREFIX, STOP_OPERATION_ID_MAX, stopDisposition } from '../domain/operator-request';
+import { err, ok } from '../domain/result';
 import type { TakeoverUnitOfWork } from '../ports/takeover-unit-of-work';
-import { auditActor, failure, isPositiveId, refuse, type ServiceResult } from './recovery-common';
+import { auditActor, failure, isPositiveId, refuse, type RecoveryErrorCode, type ServiceResult } from './recovery-common';
+
+export interface RequestStopInput {
+  executionId: number;
+  /** Made when the stop dialog opens: the runtime's idempotency key of this request. */
+  operationId: string;
+}
+
+export interface StopRequested {
+  executionId: number;
+  /** The execution's version, unchanged by a stop request. */
+  version: number;
+  /** False for a repeat (already requested, STOPPING or finished): nothing changed. */
+  changed: boolean;
+  /** False when the operation id had been recorded already: its first result, nothing written. */
+  firstRequest: boolean;
+  operatorRequestId: number;
+  requestDigestHex: string;
+}
 
 /**
- * Asks the runtime to stop an active execution (DESIGN.md 5.3). Keel only records
- * the request; the runtime acts on it. A second request finds one already set and
- * is refused, so a double submit never writes twice.
+ * Request stop as the runtime's STOP operator request (DESIGN.md 5.3): allowed on
+ * STARTING and STARTED, where it sets `stop_requested_at/by` and moves `updated_at`
+ * forward without bumping the version, so the owner's next compare-and-set still
+ * succeeds; a repeat on one already asked, STOPPING or finished succeeds and changes
+ * nothing; UNKNOWN is INVALID_STATE. Every outcome is one `ob_operator_request`
+ * (STOP, LIFECYCLE) and one audit event; a second submit with the same operation id
+ * returns the first one's result and writes nothing.
  */
 export async function requestStop(
   deps: { uow: TakeoverUnitOfWork },
   actor: Actor,
-  input: { executionId: number },
+  input: RequestStopInput,
 ): Promise<ServiceResult<StopRequested>> {
   return deps.uow.transaction(async (ports) => {
-    const context = { action: 'execution.request_stop', target: { kind: 'batch_execution', id: String(input.executionId) } };
+    const context = {
+      action: 'execution.request_stop',
+      target: { kind: 'batch_execution', id: String(input.executionId) },
+      operationId: isOperationId(input.operationId) ? input.operationId : null,
+    };
     if (!mayTake(actor.role, 'execution.request_stop')) {
       return refuse(ports.audit, actor, context, failure('FORBIDDEN', `The ${actor.role} role may not request a stop.`));
     }
     if (!isPositiveId(input.executionId)) return refuse(ports.audit, actor, context, failure('INVALID_INPUT', 'executionId must be a positive integer.'));
-    // stop_requested_by is the runtime's varchar(128) actor reference.
+    // In the runtime's table Keel's requests carry the `keel-` prefix, so its history tells them from its CLI's.
+    const runtimeOperationId = `${KEEL_OPERATION_ID_PREFIX}stop-${input.operationId}`;
+    if (!isOperationId(input.operationId) || !isOperationId(runtimeOperationId)) {
+      return refuse(ports.audit, actor, context, failure('INVALID_INPUT', `operationId must match [A-Za-z0-9._:-]{1,${STOP_OPERATION_ID_MAX}}.`));
+    }
+    // stop_requested_by and actor_ref are the runtime's varchar(128) actor reference.
     if (!isActorRef(actor.login)) {
       return refuse(ports.audit, actor, context, failure('INVALID_ACTOR_REF', 'Your login cannot be recorded as the runtime actor reference.'));
     }
-    const result = await ports.executions.requestStop(input.executionId, actor.login);
-    if (!result.ok) {
-      const error = result.error;
-      const refusal =
-        error.kind === 'ExecutionNotFound'
-          ? failure('EXECUTION_NOT_FOUND', `Execution ${input.executionId} does not exist.`)
-          : error.kind === 'NotActive'
-            ? failure('NOT_ACTIVE', `An execution in ${error.status} cannot be asked to stop.`)
-            : failure('STOP_ALREADY_REQUESTED', 'A stop was already requested for this execution.');
-      return refuse(ports.audit, actor, context, refusal);
+    const locked = await ports.executions.lockForOperatorRequest(input.executionId);
+    if (!locked) return refuse(ports.audit, actor, context, failure('EXECUTION_NOT_FOUND', `Execution ${input.executionId} does not exist.`));
+
+    // Under the row lock, so a concurrent submit of the same operation id finds this one's row.
+    const recorded = await ports.executions.findOperatorRequest('STOP', runtimeOperationId);
+    if (recorded) {
+      if (recorded.jobExecutionId !== input.executionId) {
+        return refuse(ports.audit, actor, context, failure('OPERATION_ID_CONFLICT', 'This operation id was used for another request.'));
+      }
+      if (recorded.outcome === 'REJECTED') {
+        const code = (recorded.rejectionCode ?? 'INVALID_STATE') as RecoveryErrorCode;
+        return err(failure(code, `This stop request was already refused (${code}).`));
+      }
+      return ok({
+        executionId: input.executionId,
+        version: locked.version,
+        changed: false,
+        firstRequest: false,
+        operatorRequestId: recorded.id,
+        requestDigestHex: recorded.requestDigestHex,
+      });
     }
+
+    const digest = executionRequestDigestHex({ action: 'STOP', executionId: locked.executionId, expectedVersion: locked.version });
+    if (!digest.ok) return refuse(ports.audit, actor, context, failure('INVALID_INPUT', `The stop request cannot be encoded (${digest.error.kind}).`));
+    const auditContext = { ...context, digest: digest.value };
+    const draft = {
+      action: 'STOP' as const,
+      operationId: runtimeOperationId,
+      actorRef: actor.login,
+      reasonCode: null,
+      requestDigestHex: digest.value,
+      jobExecutionId: locked.executionId,
+      observedVersion: locked.version,
+      requestedAtMs: locked.nowMs,
+    };
+    const disposition = stopDisposition(locked.status, locked.stopRequested);
+    if (disposition === 'INVALID_STATE') {
+      await ports.executions.appendOperatorRequest({
+        ...draft,
+        jobInstanceId: null,
+        priorStatus: null,
+        resultStatus: null,
+        outcome: 'REJECTED',
+        rejectionCode: 'INVALID_STATE',
+      });
+      return refuse(ports.audit, actor, auditContext, failure('INVALID_STATE', `An execution in ${locked.status} cannot be asked to stop.`), {
+        status: locked.status,
+        version: locked.version,
+      });
+    }
+    if (disposition === 'REQUEST') {
+      const stopped = await ports.executions.requestStop(locked.executionId, locked.version, actor.login, locked.nowMs);
+      // The row is locked, so the version cannot have moved; throwing rolls everything back.
+      if (!stopped.ok) throw new Error(`execution ${locked.executionId} moved under its row lock`);
+    }
+    const changed = disposition === 'REQUEST';
+    const status: BatchStatus = locked.status;
+    const appended = await ports.executions.appendOperatorRequest({
+      ...draft,
+      jobInstanceId: locked.jobInstanceId,
+      priorStatus: status,
+      resultStatus: status,
+      outcome: 'APPLIED',
+      rejectionCode: null,
+    });
     await ports.audit.record({
-      ...context,
+      ...auditContext,
       actor: auditActor(actor),
-      after: { stopRequestedBy: actor.login, version: result.value.version },
+      before: { status, version: locked.version, stopRequested: locked.stopRequested },
+      after: { stopRequestedBy: changed ? actor.login : null, version: locked.version, changed, operatorRequestId: appended.id },
       outcome: 'APPLIED',
     });
-    return ok(result.value);
+    return ok({
+      executionId: locked.executionId,
+      version: locked.version,
+      changed,
+      firstRequest: true,
+      operatorRequestId: appended.id,
+      requestDigestHex: digest.value,
+    });
   });
 }

@@ -1,6 +1,7 @@
 import 'server-only';
 import { sql } from 'drizzle-orm';
 import type { DbOrTx } from '../db/client';
+import { runtimeStaleBefore } from '../db/runtime-time';
 import { startWorkerLoop, type RunningWorker, type WorkerLog, type WorkerWait } from './worker-loop';
 
 export const METRIC_SAMPLE_INTERVAL_MS = 15_000;
@@ -82,7 +83,7 @@ export async function sampleMetrics(
         union all
         select ${METRICS.staleExecutions}, '', count(*)::float8 from oxide_batch.ob_job_execution
         where status in ('STARTING', 'STARTED', 'STOPPING')
-          and updated_at < clock_timestamp() - make_interval(secs => ${options.staleThresholdMs / 1000}::float8)
+          and ${runtimeStaleBefore(sql`updated_at`, options.staleThresholdMs)}
         union all
         select ${METRICS.pendingProposals}, '', count(*)::float8 from keel.recovery_proposal where status = 'PENDING'
       ) as m`);

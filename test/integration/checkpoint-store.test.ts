@@ -150,13 +150,13 @@ describe('CheckpointStore over Postgres', () => {
       fencingToken: 1,
       expiresAtMs: checkpoint.lease.expiresAt,
       authenticationTag: checkpoint.authenticationTag,
-      evidenceDigestHex: orchestrationEvidenceDigestHex({
+      evidenceDigestHex: (orchestrationEvidenceDigestHex({
         executionId: 'expired-1',
         authenticationTag: checkpoint.authenticationTag,
         fencingToken: 1,
         expiresAtMs: checkpoint.lease.expiresAt,
         leaseOwner: 'w1',
-      }),
+      }) as { value: string }).value,
     });
     expect(Math.abs(second.serverTimeMs - Date.now())).toBeLessThan(5_000);
   });

@@ -1,11 +1,13 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { postgresRecoveryRepository } from '../../lib/adapters/recovery-repository';
 import { createDatabase, createPool } from '../../lib/db/client';
 import { snapshotEvidenceDigestHex } from '../../lib/domain/recovery';
 import vectors from '../fixtures/vectors.json';
 import { freshDatabase } from '../support/database';
-import { seedDefinition, seedExecution, seedStep } from '../support/recovery-fixtures';
+import { confirmTakeover } from '../../lib/services/confirm-takeover';
+import { proposeRecovery } from '../../lib/services/propose-recovery';
+import { actor, recoveryDeps, seedDefinition, seedExecution, seedStep } from '../support/recovery-fixtures';
 
 const { db, pool, url } = await freshDatabase();
 // Vector rows use small fixed ids; keep the identities clear of them.
@@ -13,6 +15,39 @@ await pool.query(`select setval(pg_get_serial_sequence('oxide_batch.ob_job_execu
                          setval(pg_get_serial_sequence('oxide_batch.ob_step_execution', 'id'), 1000)`);
 
 const CURRENT = randomBytes(16);
+
+/**
+ * The evidence digest of a stepless execution with no markers, written out by hand from
+ * the canonical writer's rules (DESIGN.md 4.2), independent of Keel's writer.
+ */
+function independentEvidenceDigest(e: { id: number; status: string; attempt: number; version: number; owner: string; updatedAtMs: number }): string {
+  const u64 = (value: number | bigint) => {
+    const buf = Buffer.alloc(8);
+    buf.writeBigUInt64BE(BigInt(value));
+    return buf;
+  };
+  const str = (value: string) => Buffer.concat([u64(Buffer.byteLength(value)), Buffer.from(value)]);
+  return createHash('sha256')
+    .update(
+      Buffer.concat([
+        str('oxide-batch.recovery-evidence.v1'),
+        u64(e.id),
+        str(e.status),
+        u64(e.attempt),
+        u64(e.version),
+        str(e.owner),
+        str('AFTER_EPOCH'),
+        u64(Math.floor(e.updatedAtMs / 1000)),
+        u64((e.updatedAtMs % 1000) * 1_000_000),
+        str('NO_STEP'),
+        u64(0),
+        u64(0),
+        u64(0),
+        u64(0),
+      ]),
+    )
+    .digest('hex');
+}
 const repository = postgresRecoveryRepository(db);
 
 async function snapshotOf(executionId: number, token: Buffer = CURRENT) {
@@ -46,7 +81,7 @@ describe('RecoveryRepository over Postgres', () => {
     const snapshot = await snapshotOf(7);
     expect(snapshot).toMatchObject({ executionId: 7, status: 'STARTED', attempt: 2, version: 3, owner: 'OTHER_PROCESS', latestStep: null });
     expect(snapshot.markers).toEqual(vector.input.markers);
-    expect(snapshotEvidenceDigestHex(snapshot)).toBe(vector.digest);
+    expect(snapshotEvidenceDigestHex(snapshot)).toEqual({ ok: true, value: vector.digest });
   });
 
   it('reproduces the second vector (UNKNOWN, latest step with a 57-byte checkpoint, no delivery mode, no owner)', async () => {
@@ -60,7 +95,7 @@ describe('RecoveryRepository over Postgres', () => {
     expect(snapshot.latestStep).toEqual(vector.input.step);
     expect(snapshot.markers).toEqual(vector.input.markers);
     expect(snapshot.owner).toBe('ABSENT');
-    expect(snapshotEvidenceDigestHex(snapshot)).toBe(vector.digest);
+    expect(snapshotEvidenceDigestHex(snapshot)).toEqual({ ok: true, value: vector.digest });
   });
 
   it('compares the owner token in SQL and never returns it', async () => {
@@ -108,14 +143,52 @@ describe('RecoveryRepository over Postgres', () => {
     expect((await snapshotOf(b.id)).markers).toEqual({ unknownCommit: true, completedPartition: false, committedFlowDecision: false, ambiguousExternalEffect: true });
   });
 
-  it('reads updated_at truncated to milliseconds and the server clock', async () => {
+  it('reads updated_at and the server clock as the runtime does: rounded, on rows 0, 300, 500 and 700 us past a millisecond', async () => {
     const definition = await seedDefinition(db, { deliveryMode: 'atomic_same_resource' });
-    const execution = await seedExecution(db, { definitionId: definition.id });
-    await pool.query(`update oxide_batch.ob_job_execution set updated_at = '2030-01-02T03:04:05.678999Z' where id = $1`, [execution.id]);
-    const before = Date.now();
-    const snapshot = await snapshotOf(execution.id);
-    expect(snapshot.updatedAtMs).toBe(Date.parse('2030-01-02T03:04:05.678Z'));
-    expect(Math.abs(snapshot.serverTimeMs - before)).toBeLessThan(5_000);
+    const deps = recoveryDeps(db);
+    let agreeing = 0;
+    let truncatedAgreeing = 0;
+    for (const offsetUs of [0, 300, 500, 700]) {
+      const execution = await seedExecution(db, { definitionId: definition.id, ownerToken: randomBytes(16) });
+      // A stale row an hour old, on a whole second plus the offset.
+      await pool.query(
+        `update oxide_batch.ob_job_execution set updated_at = date_trunc('second', clock_timestamp()) - interval '1 hour' + $2::int * interval '1 microsecond' where id = $1`,
+        [execution.id, offsetUs],
+      );
+      const secondMs = Number((await pool.query(`select (extract(epoch from date_trunc('second', updated_at)) * 1000)::bigint as ms from oxide_batch.ob_job_execution where id = $1`, [execution.id])).rows[0].ms);
+      const before = Date.now();
+      const snapshot = await snapshotOf(execution.id);
+      expect(snapshot.updatedAtMs).toBe(secondMs + (offsetUs >= 500 ? 1 : 0));
+      expect(Math.abs(snapshot.serverTimeMs - before)).toBeLessThan(5_000);
+      // The runtime's own expression, run independently against the row.
+      const { rows } = await pool.query(
+        `select (extract(epoch from updated_at) * 1000)::bigint as runtime_ms,
+                (extract(epoch from date_trunc('milliseconds', updated_at)) * 1000)::bigint as truncated_ms
+         from oxide_batch.ob_job_execution where id = $1`,
+        [execution.id],
+      );
+      expect(snapshot.updatedAtMs).toBe(Number(rows[0].runtime_ms));
+      const independent = independentEvidenceDigest({ id: execution.id, status: 'STARTED', attempt: 1, version: 7, owner: 'OTHER_PROCESS', updatedAtMs: Number(rows[0].runtime_ms) });
+      const truncated = independentEvidenceDigest({ id: execution.id, status: 'STARTED', attempt: 1, version: 7, owner: 'OTHER_PROCESS', updatedAtMs: Number(rows[0].truncated_ms) });
+      // Every digest Keel shows or stores: the snapshot's, the proposal's, and the one written into ob_recovery_decision.
+      const proposed = await proposeRecovery(deps, actor('operator'), { target: 'batch', executionId: execution.id });
+      if (!proposed.ok) throw new Error(proposed.error.code);
+      const { proposal } = proposed.value;
+      const confirmed = await confirmTakeover(deps, actor('approver'), {
+        proposalId: proposal.id,
+        evidenceDigest: proposal.evidenceDigestHex,
+        expectedVersion: proposal.expectedVersion,
+        resultingStatus: 'FAILED',
+      });
+      expect(confirmed.ok).toBe(true);
+      const decision = (await pool.query(`select encode(evidence_digest, 'hex') as d from oxide_batch.ob_recovery_decision where job_execution_id = $1`, [execution.id])).rows[0].d;
+      const keel = snapshotEvidenceDigestHex(snapshot);
+      if (keel.ok && keel.value === independent && proposal.evidenceDigestHex === independent && decision === independent) agreeing += 1;
+      if (truncated === independent) truncatedAgreeing += 1;
+    }
+    expect(agreeing).toBe(4);
+    // The truncating reading Keel used before agrees only below 500 us.
+    expect(truncatedAgreeing).toBe(2);
   });
 
   it('reports a missing execution, a malformed token and an unreachable database as typed errors', async () => {

@@ -97,8 +97,8 @@ describe('secrets never leave through a result or a stored summary', () => {
     keep(await cancelProposal(deps, operator, { proposalId: second.value.proposal.id }));
     keep(await expireProposals(deps, HOUSEKEEPING_ACTOR));
     const running = await seedStaleExecution(db, { ownerToken: RUNTIME_TOKEN });
-    keep(await requestStop(deps, operator, { executionId: running.id }));
-    keep(await requestStop(deps, operator, { executionId: running.id }));
+    keep(await requestStop(deps, operator, { executionId: running.id, operationId: `scan-stop-${running.id}` }));
+    keep(await requestStop(deps, operator, { executionId: running.id, operationId: `scan-stop-${running.id}` }));
 
     // Orchestration: propose and confirm, then the store's reads.
     const checkpoint = await seedCheckpoint(db, KEY, testCheckpoint('orch-scan', { ownerId: 'worker-a', fencingToken: 2, expiresAt: Date.now() - MINUTE }));

@@ -39,13 +39,13 @@ describe('orchestration takeover', () => {
       expectedVersion: null,
       expectedFencingToken: 4,
       successorOwner: 'worker-b',
-      evidenceDigestHex: orchestrationEvidenceDigestHex({
+      evidenceDigestHex: (orchestrationEvidenceDigestHex({
         executionId: checkpoint.executionId,
         authenticationTag: checkpoint.authenticationTag,
         fencingToken: 4,
         expiresAtMs: checkpoint.lease.expiresAt,
         leaseOwner: 'worker-a',
-      }),
+      }) as { value: string }).value,
     });
   });
 

@@ -47,7 +47,7 @@ describe('proposeRecovery (batch)', () => {
       note: 'owner silent',
       decision: null,
     });
-    expect(snapshot.ok && proposal.evidenceDigestHex).toBe(snapshot.ok && snapshotEvidenceDigestHex(snapshot.value));
+    expect(snapshot.ok && snapshotEvidenceDigestHex(snapshot.value)).toEqual({ ok: true, value: proposal.evidenceDigestHex });
     expect(proposal.wait).toMatchObject({ kind: 'human_approval', ownerId: String(proposal.id), deadlineMs: proposal.createdAtMs + SETTINGS.proposalTtlMs });
     expect(proposal.wait.cancellationId).toMatch(/^[0-9a-f-]{36}$/);
     expect(proposal.evidence).toMatchObject({ executionId: execution.id, status: 'STARTED', owner: 'OTHER_PROCESS', digestHex: proposal.evidenceDigestHex });

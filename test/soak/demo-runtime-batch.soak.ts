@@ -1,16 +1,18 @@
 import { randomBytes } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { postgresBatchExecutionCommands } from '../../lib/adapters/batch-execution-commands';
 import { postgresBatchRuntime } from '../../lib/adapters/batch-runtime';
 import { postgresCheckpointStore } from '../../lib/adapters/checkpoint-store';
 import { postgresRecoveryRepository } from '../../lib/adapters/recovery-repository';
+import { postgresTakeoverUnitOfWork } from '../../lib/adapters/takeover-unit-of-work';
 import { parseSettings } from '../../lib/config/settings';
 import { DEMO_DRIVERS, startDemoRuntime } from '../../lib/demo/runtime';
 import { checkpointDigestHex, DEMO_DEFINITIONS } from '../../lib/demo/seed-batch';
 import { seedDemo } from '../../lib/demo/seed';
 import { fromCanonicalJson, validateFor } from '../../lib/domain/fault-state';
 import { evaluateCandidate } from '../../lib/domain/recovery';
+import { requestStop } from '../../lib/services/request-stop';
 import { freshDatabase } from '../support/database';
+import { actor } from '../support/recovery-fixtures';
 
 const { pool, db } = await freshDatabase();
 const KEY = 'cd'.repeat(32);
@@ -120,8 +122,12 @@ describe('demo runtime: batch executions and orchestrations', () => {
           const live = (await activeNewExecutions(baseline)).filter((r) => before.has(Number(r.id)) && Number(r.version) > before.get(Number(r.id))!);
           // The first that is still active when the request lands (one may finish in between).
           for (const row of live) {
-            const requested = await postgresBatchExecutionCommands(db).requestStop(Number(row.id), 'operator');
-            if (requested.ok) {
+            // The runtime's STOP: the version stays, so the worker learns of it from its next write.
+            const requested = await requestStop({ uow: postgresTakeoverUnitOfWork(db, { checkpointKey: randomBytes(32) }) }, actor('operator', 'operator'), {
+              executionId: Number(row.id),
+              operationId: `demo-stop-${row.id}`,
+            });
+            if (requested.ok && requested.value.changed) {
               stopRequestedId = Number(row.id);
               break;
             }
@@ -412,9 +418,13 @@ describe('BatchRuntime over Postgres: the guards the demo relies on', () => {
     const seen = value(await runtime.observeExecution(beat.executionId, token));
     expect(seen).toEqual({ status: 'STARTED', version: 2, stopRequested: false, owner: 'CURRENT_PROCESS' });
     expect(value(await runtime.observeExecution(beat.executionId, randomBytes(16)))?.owner).toBe('OTHER_PROCESS');
-    value(await postgresBatchExecutionCommands(db).requestStop(beat.executionId, 'operator'));
-    // The stop request moved the version: the owner's next write loses and it looks again.
-    expect(await runtime.heartbeat(beat)).toEqual({ ok: false, error: { kind: 'Conflict' } });
+    const stopped = await requestStop({ uow: postgresTakeoverUnitOfWork(db, { checkpointKey: randomBytes(32) }) }, actor('operator', 'operator'), {
+      executionId: beat.executionId,
+      operationId: `stop-${beat.executionId}`,
+    });
+    expect(stopped).toMatchObject({ ok: true, value: { version: 2, changed: true } });
+    // The runtime's STOP leaves the version: the owner's next write still succeeds and carries the request.
+    expect(value(await runtime.heartbeat(beat))).toMatchObject({ version: 3, stopRequested: true });
     expect(value(await runtime.observeExecution(beat.executionId, token))).toMatchObject({ stopRequested: true, version: 3 });
   });
 

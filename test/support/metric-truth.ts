@@ -20,7 +20,7 @@ export async function countsFromDatabase(pool: pg.Pool | pg.Client, staleThresho
   const executions = await q<{ k: string; n: string }>(`select status as k, count(*) as n from oxide_batch.ob_job_execution group by status`);
   const stale = await q<{ n: string }>(
       `select count(*) as n from oxide_batch.ob_job_execution
-        where status in ('STARTING', 'STARTED', 'STOPPING') and updated_at < clock_timestamp() - $1::int * interval '1 millisecond'`,
+        where status in ('STARTING', 'STARTED', 'STOPPING') and (extract(epoch from clock_timestamp()) * 1000)::bigint - (extract(epoch from updated_at) * 1000)::bigint > $1::bigint`,
     [staleThresholdMs],
   );
   const pending = await q<{ n: string }>(`select count(*) as n from keel.recovery_proposal where status = 'PENDING'`);

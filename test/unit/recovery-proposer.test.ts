@@ -74,7 +74,7 @@ describe('evaluateCandidate', () => {
         inactivityMs: 1_200_000,
         clockOffsetMs: 40,
         observationWindowMs: 12,
-        digestHex: snapshotEvidenceDigestHex(stale),
+        digestHex: (snapshotEvidenceDigestHex(stale) as { value: string }).value,
       },
     });
   });
@@ -139,7 +139,7 @@ describe('evaluateCandidate', () => {
     const fresh = { ...stale, status: 'UNKNOWN' as const, owner: 'CURRENT_PROCESS' as const, updatedAtMs: NOW };
     const result = evaluateCandidate(fresh, clock);
     expect(result.ok && result.value.inactivityMs).toBe(0);
-    expect(result.ok && result.value.digestHex).toBe(snapshotEvidenceDigestHex(fresh));
+    expect(result.ok && result.value.digestHex).toBe((snapshotEvidenceDigestHex(fresh) as { value: string }).value);
   });
 
   it.each<BatchStatus>(['STOPPED', 'FAILED', 'COMPLETED', 'ABANDONED'])('refuses %s as NotRecoverable', (status) => {

@@ -1,16 +1,26 @@
 import { describe, expect, it } from 'vitest';
 import { CanonicalWriter } from '@/lib/domain/canonical-writer';
 import {
-  evidenceDigestHex,
-  orchestrationEvidenceDigestHex,
+  evidenceDigestHex as evidenceDigestResult,
+  orchestrationEvidenceDigestHex as orchestrationEvidenceDigestResult,
   recoverRequestDigestHex,
-  snapshotEvidenceDigestHex,
+  snapshotEvidenceDigestHex as snapshotEvidenceDigestResult,
   type EvidenceDigestInput,
   type OrchestrationEvidenceInput,
   type RecoverRequestDigestInput,
   type RecoverySnapshot,
 } from '@/lib/domain/recovery';
 import vectors from '../fixtures/vectors.json' with { type: 'json' };
+
+/** The digest of a well-formed input; these tests feed only well-formed ones. */
+function unwrap<E>(result: { ok: true; value: string } | { ok: false; error: E }): string {
+  if (!result.ok) throw new Error(`unexpected digest error ${JSON.stringify(result.error)}`);
+  return result.value;
+}
+const digestHexOf = (writer: CanonicalWriter) => unwrap(writer.digestResult());
+const evidenceDigestHex = (input: EvidenceDigestInput) => unwrap(evidenceDigestResult(input));
+const snapshotEvidenceDigestHex = (snapshot: RecoverySnapshot) => unwrap(snapshotEvidenceDigestResult(snapshot));
+const orchestrationEvidenceDigestHex = (input: OrchestrationEvidenceInput) => unwrap(orchestrationEvidenceDigestResult(input));
 
 const failure = (kind: string, extra: object = {}) => ({ ok: false, error: { kind, ...extra } });
 const evidenceVectors = vectors.evidenceDigest as unknown as { input: EvidenceDigestInput; digest: string }[];
@@ -31,24 +41,24 @@ describe('evidenceDigestHex', () => {
 
   it('writes a time before the epoch as BEFORE_EPOCH, seconds, sub-second nanoseconds', () => {
     const input: EvidenceDigestInput = { ...baseEvidence, updatedAtMs: -1_500, step: null };
-    const expected = new CanonicalWriter('oxide-batch.recovery-evidence.v1')
+    const expected = digestHexOf(new CanonicalWriter('oxide-batch.recovery-evidence.v1')
       .u64(input.id).string(input.status).u64(input.attempt).u64(input.version).string(input.owner)
       .string('BEFORE_EPOCH').u64(1).u64(500_000_000)
       .string('NO_STEP')
       .flag(true).flag(false).flag(false).flag(true)
-      .digestHex();
+      );
     expect(evidenceDigestHex(input)).toBe(expected);
     expect(evidenceDigestHex({ ...input, updatedAtMs: 1_500 })).not.toBe(expected);
   });
 
   it('writes NO_CHECKPOINT for a step without one', () => {
     const step = { id: 9, status: 'STARTED' as const, checkpoint: null };
-    const expected = new CanonicalWriter('oxide-batch.recovery-evidence.v1')
+    const expected = digestHexOf(new CanonicalWriter('oxide-batch.recovery-evidence.v1')
       .u64(42).string('UNKNOWN').u64(1).u64(5).string('ABSENT')
       .string('AFTER_EPOCH').u64(1_700_000_000).u64(123_000_000)
       .u64(9).string('STARTED').string('NO_CHECKPOINT')
       .flag(true).flag(false).flag(false).flag(true)
-      .digestHex();
+      );
     expect(evidenceDigestHex({ ...baseEvidence, step })).toBe(expected);
   });
 
@@ -84,11 +94,11 @@ describe('recoverRequestDigestHex', () => {
   });
 
   it('binds a FAILED outcome with the lowercase category and the failure id', () => {
-    const expected = new CanonicalWriter('oxide-batch.operator-request.v1')
+    const expected = digestHexOf(new CanonicalWriter('oxide-batch.operator-request.v1')
       .string('RECOVER').string('execution:7').optionalU64(3).string('OPERATOR_CONFIRMED').string('RECOVERY')
       .string('FAILED').bytes(Buffer.from(abandoned.evidenceDigest, 'hex')).flag(false)
       .string('stale_recovered').u64(12)
-      .digestHex();
+      );
     expect(recoverRequestDigestHex(failed)).toEqual({ ok: true, value: expected });
   });
 
@@ -130,9 +140,9 @@ describe('orchestrationEvidenceDigestHex', () => {
   };
 
   it('writes the tag, then execution id, tag, fencing token, expiry and owner', () => {
-    const expected = new CanonicalWriter('keel.orchestration-evidence.v1')
+    const expected = digestHexOf(new CanonicalWriter('keel.orchestration-evidence.v1')
       .string('orch-1').string('ab'.repeat(32)).u64(4).u64(1_700_000_000_000).string('worker-a')
-      .digestHex();
+      );
     expect(orchestrationEvidenceDigestHex(input)).toBe(expected);
   });
 

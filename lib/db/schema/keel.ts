@@ -43,6 +43,8 @@ export const recoveryProposal = keel.table(
     id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
     targetKind: text('target_kind').notNull(),
     targetId: text('target_id').notNull(),
+    /** TAKEOVER (a recovery decision or a lease handover) or ABANDON (the runtime's ABANDON request). */
+    kind: text('kind').notNull().default('TAKEOVER'),
     evidenceDigest: bytea('evidence_digest').notNull(),
     evidence: jsonb('evidence').notNull(),
     expectedVersion: bigint('expected_version', { mode: 'number' }),
@@ -66,6 +68,8 @@ export const recoveryProposal = keel.table(
   },
   (t) => [
     check('recovery_proposal_target_kind', sql`${t.targetKind} in ('batch', 'orchestration')`),
+    // Only a batch execution can be abandoned.
+    check('recovery_proposal_kind', sql`${t.kind} = 'TAKEOVER' or (${t.kind} = 'ABANDON' and ${t.targetKind} = 'batch')`),
     check(
       'recovery_proposal_status',
       sql`${t.status} in ('PENDING', 'APPROVED', 'REJECTED', 'EXPIRED', 'SUPERSEDED', 'CANCELLED')`,

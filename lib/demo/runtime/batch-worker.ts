@@ -220,6 +220,8 @@ export class BatchWorker {
   private async write(job: Job, result: Result<OwnedExecution, BatchRuntimeError>): Promise<OwnedExecution | null> {
     if (result.ok) {
       job.execution = result.value;
+      // A stop request leaves the version alone, so the write succeeded; it still says so.
+      if (result.value.stopRequested === true && isActive(result.value.status)) job.stopping = true;
       return result.value;
     }
     await this.setback(job, result.error);

@@ -50,6 +50,8 @@ export default page('read', { params: idPathSchema }, async function ExecutionPa
         status={detail.status}
         canPropose={canPropose}
         canStop={can(actor.role, 'requestStop')}
+        canAbandon={can(actor.role, 'abandonExecution')}
+        hasRecoveryDecision={detail.decisions.length > 0}
         candidacy={candidacy}
         stopRequested={detail.stopRequest !== null}
         pendingProposalId={pendingProposalId}

@@ -1,0 +1,2 @@
+ALTER TABLE "keel"."recovery_proposal" ADD COLUMN "kind" text DEFAULT 'TAKEOVER' NOT NULL;--> statement-breakpoint
+ALTER TABLE "keel"."recovery_proposal" ADD CONSTRAINT "recovery_proposal_kind" CHECK ("keel"."recovery_proposal"."kind" = 'TAKEOVER' or ("keel"."recovery_proposal"."kind" = 'ABANDON' and "keel"."recovery_proposal"."target_kind" = 'batch'));

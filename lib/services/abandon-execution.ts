@@ -1,0 +1,226 @@
+import 'server-only';
+import { randomUUID } from 'node:crypto';
+import { can } from '../auth/roles';
+import type { Actor } from '../domain/actor';
+import { isActorRef, isReasonCode } from '../domain/batch-status';
+import { abandonDisposition, executionRequestDigestHex } from '../domain/operator-request';
+import { snapshotEvidenceDigestHex } from '../domain/recovery';
+import { ok } from '../domain/result';
+import type { RecoveryProposal } from '../ports/proposal-repository';
+import type { TakeoverPorts } from '../ports/takeover-unit-of-work';
+import { DEFAULT_RECOVERY_REASON_CODE } from './confirm-batch-takeover';
+import { supersede } from './proposal-gate';
+import {
+  auditActor,
+  failure,
+  isOptionalText,
+  isPositiveId,
+  proposalOperationId,
+  refuse,
+  type AuditContext,
+  type RecoveryServiceDeps,
+  type ServiceResult,
+} from './recovery-common';
+
+export interface ProposeAbandonInput {
+  executionId: number;
+  note?: string | null;
+}
+
+export interface ProposeAbandonValue {
+  proposal: RecoveryProposal;
+  created: boolean;
+}
+
+/**
+ * Step 1 of abandoning an execution, behind the same four eyes as a takeover: an
+ * approver or admin reads the evidence and stores a PENDING ABANDON proposal bound to
+ * its digest and version. The runtime's ABANDON guard is applied now too, so a
+ * proposal that could never be confirmed is refused at once: STOPPED and FAILED may
+ * be abandoned, UNKNOWN only after a recovery decision (UNRESOLVED_RECOVERY_REQUIRED
+ * otherwise), anything else is INVALID_STATE (ABANDONED included: there is nothing to
+ * decide).
+ */
+export async function proposeAbandon(
+  deps: RecoveryServiceDeps,
+  actor: Actor,
+  input: ProposeAbandonInput,
+): Promise<ServiceResult<ProposeAbandonValue>> {
+  const context: AuditContext = {
+    action: 'execution.abandon.propose',
+    target: { kind: 'batch_execution', id: String(input.executionId) },
+    reason: typeof input.note === 'string' ? input.note : null,
+  };
+  return deps.uow.transaction(async (ports) => {
+    if (!can(actor.role, 'abandonExecution')) {
+      return refuse(ports.audit, actor, context, failure('FORBIDDEN', `The ${actor.role} role may not propose abandoning an execution.`));
+    }
+    if (!isPositiveId(input.executionId) || !isOptionalText(input.note)) {
+      return refuse(ports.audit, actor, context, failure('INVALID_INPUT', 'The abandon request is not valid.'));
+    }
+    const target = { kind: 'batch' as const, executionId: input.executionId };
+    const record = async (proposal: RecoveryProposal, created: boolean) => {
+      await ports.audit.record({
+        ...context,
+        actor: auditActor(actor),
+        operationId: proposalOperationId(proposal.id),
+        digest: proposal.evidenceDigestHex,
+        after: { proposalId: proposal.id, kind: proposal.kind, created, expectedVersion: proposal.expectedVersion },
+        outcome: 'APPLIED',
+      });
+      return ok({ proposal, created });
+    };
+    const pending = await ports.proposals.findPending(target);
+    if (pending) {
+      if (pending.kind === 'ABANDON') return record(pending, false);
+      return refuse(ports.audit, actor, context, failure('PROPOSAL_PENDING', `Takeover proposal ${pending.id} is pending for this execution; decide it first.`));
+    }
+    const locked = await ports.executions.lockForOperatorRequest(input.executionId);
+    if (!locked) return refuse(ports.audit, actor, context, failure('EXECUTION_NOT_FOUND', `Execution ${input.executionId} does not exist.`));
+    const disposition = abandonDisposition(locked.status, locked.hasRecoveryDecision);
+    if (disposition === 'UNRESOLVED_RECOVERY_REQUIRED') {
+      return refuse(ports.audit, actor, context, failure('UNRESOLVED_RECOVERY_REQUIRED', 'An UNKNOWN execution can be abandoned only after a recovery decision; request a takeover.'));
+    }
+    if (disposition !== 'ABANDON') {
+      return refuse(ports.audit, actor, context, failure('INVALID_STATE', `An execution in ${locked.status} cannot be abandoned.`));
+    }
+    const snapshot = await ports.recovery.recoverySnapshot(input.executionId, deps.ownerToken);
+    if (!snapshot.ok) return refuse(ports.audit, actor, context, failure('REPOSITORY_UNAVAILABLE', 'The execution could not be read; try again.'));
+    const digest = snapshotEvidenceDigestHex(snapshot.value);
+    if (!digest.ok) return refuse(ports.audit, actor, context, failure('INVALID_EVIDENCE', `The execution's evidence is malformed (${digest.error.field}).`));
+    const serverTimeMs = snapshot.value.serverTimeMs;
+    const { created, proposal } = await ports.proposals.createPending({
+      kind: 'ABANDON',
+      target,
+      evidence: { ...snapshot.value, inactivityMs: serverTimeMs - snapshot.value.updatedAtMs, digestHex: digest.value },
+      evidenceDigestHex: digest.value,
+      expectedVersion: snapshot.value.version,
+      expectedFencingToken: null,
+      successorOwner: null,
+      proposer: { id: actor.id, login: actor.login },
+      note: typeof input.note === 'string' ? input.note : null,
+      ttlMs: deps.settings.proposalTtlMs,
+      cancellationId: randomUUID(),
+    });
+    return record(proposal, created);
+  });
+}
+
+export interface AbandonConfirmation {
+  proposal: RecoveryProposal;
+  context: AuditContext;
+  input: { evidenceDigest: string; expectedVersion?: number | null; reasonCode?: string | null; reason?: string | null };
+}
+
+export interface AbandonConfirmed {
+  kind: 'abandon';
+  proposal: RecoveryProposal;
+  executionId: number;
+  resultingStatus: 'ABANDONED';
+  version: number;
+  changed: boolean;
+  operatorRequestId: number;
+  requestDigestHex: string;
+}
+
+/**
+ * Step 3 for an ABANDON proposal. The caller holds the proposal lock and the wait and
+ * four-eyes rules have passed. Under the execution's row lock the evidence is read
+ * again (a different digest or version supersedes the proposal), then the runtime's
+ * ABANDON runs: its guard, the transition, and one `ob_operator_request` (ABANDON,
+ * DESTRUCTIVE, `keel-proposal-<id>`, the approver as actor), APPLIED or REJECTED.
+ */
+export async function confirmAbandon(
+  deps: RecoveryServiceDeps,
+  ports: TakeoverPorts,
+  actor: Actor,
+  { proposal, context, input }: AbandonConfirmation,
+): Promise<ServiceResult<AbandonConfirmed>> {
+  if (proposal.target.kind !== 'batch') return refuse(ports.audit, actor, context, failure('INVALID_INPUT', 'Only a batch execution can be abandoned.'));
+  const executionId = proposal.target.executionId;
+  if (!can(actor.role, 'abandonExecution')) {
+    return refuse(ports.audit, actor, context, failure('FORBIDDEN', `The ${actor.role} role may not abandon an execution.`));
+  }
+  const reasonCode = input.reasonCode ?? DEFAULT_RECOVERY_REASON_CODE;
+  if (!isReasonCode(reasonCode)) return refuse(ports.audit, actor, context, failure('INVALID_INPUT', 'reasonCode must match [A-Z0-9_]{1,64}.'));
+  if (!isActorRef(actor.login)) {
+    return refuse(ports.audit, actor, context, failure('INVALID_ACTOR_REF', 'Your login cannot be recorded as the runtime actor reference.'));
+  }
+  const locked = await ports.executions.lockForOperatorRequest(executionId);
+  if (!locked) return supersede(ports, actor, proposal, context, 'The execution no longer exists.');
+  const snapshot = await ports.recovery.recoverySnapshot(executionId, deps.ownerToken);
+  if (!snapshot.ok) return refuse(ports.audit, actor, context, failure('REPOSITORY_UNAVAILABLE', 'The execution could not be read; try again.'));
+  const computed = snapshotEvidenceDigestHex(snapshot.value);
+  if (!computed.ok) return refuse(ports.audit, actor, context, failure('INVALID_EVIDENCE', `The execution's evidence is malformed (${computed.error.field}).`));
+  const digest = computed.value;
+  const observed = { status: locked.status, version: locked.version, evidenceDigest: digest };
+  if (digest !== proposal.evidenceDigestHex || locked.version !== proposal.expectedVersion) {
+    return supersede(ports, actor, proposal, context, 'The execution changed since the proposal; propose again.', observed);
+  }
+  if (input.evidenceDigest !== proposal.evidenceDigestHex || input.expectedVersion !== proposal.expectedVersion) {
+    return refuse(ports.audit, actor, context, failure('RECOVERY_EVIDENCE_STALE', 'The confirmation names other evidence than the proposal holds; reload it.'), observed);
+  }
+  const requestDigest = executionRequestDigestHex({ action: 'ABANDON', executionId, expectedVersion: locked.version, reasonCode });
+  if (!requestDigest.ok) return refuse(ports.audit, actor, context, failure('INVALID_INPUT', `The abandon request cannot be encoded (${requestDigest.error.kind}).`));
+  const operationId = proposalOperationId(proposal.id);
+  const draft = {
+    action: 'ABANDON' as const,
+    operationId,
+    actorRef: actor.login,
+    reasonCode,
+    requestDigestHex: requestDigest.value,
+    jobExecutionId: executionId,
+    observedVersion: locked.version,
+    requestedAtMs: locked.nowMs,
+  };
+  const auditContext = { ...context, action: 'execution.abandon', digest: requestDigest.value };
+  const disposition = abandonDisposition(locked.status, locked.hasRecoveryDecision);
+  if (disposition === 'UNRESOLVED_RECOVERY_REQUIRED' || disposition === 'INVALID_STATE') {
+    await ports.executions.appendOperatorRequest({ ...draft, jobInstanceId: null, priorStatus: null, resultStatus: null, outcome: 'REJECTED', rejectionCode: disposition });
+    const message =
+      disposition === 'INVALID_STATE'
+        ? `An execution in ${locked.status} cannot be abandoned.`
+        : 'An UNKNOWN execution can be abandoned only after a recovery decision.';
+    return refuse(ports.audit, actor, auditContext, failure(disposition, message), observed);
+  }
+  let version = locked.version;
+  if (disposition === 'ABANDON') {
+    const abandoned = await ports.executions.abandon(executionId, locked.version, locked.nowMs);
+    // The row is locked, so the version cannot have moved; throwing rolls everything back.
+    if (!abandoned.ok) throw new Error(`execution ${executionId} moved under its row lock`);
+    version = abandoned.value.version;
+  }
+  const appended = await ports.executions.appendOperatorRequest({
+    ...draft,
+    jobInstanceId: locked.jobInstanceId,
+    priorStatus: locked.status,
+    resultStatus: 'ABANDONED',
+    outcome: 'APPLIED',
+    rejectionCode: null,
+  });
+  const closed = await ports.proposals.close(proposal.id, {
+    status: 'APPROVED',
+    decider: { id: actor.id, login: actor.login },
+    resultingStatus: 'ABANDONED',
+    reasonCode,
+    reason: input.reason ?? null,
+  });
+  if (!closed.ok) throw new Error(`proposal ${proposal.id} left PENDING under its lock`);
+  await ports.audit.record({
+    ...auditContext,
+    actor: auditActor(actor),
+    before: { status: locked.status, version: locked.version },
+    after: { status: 'ABANDONED', version, operatorRequestId: appended.id, reasonCode, changed: disposition === 'ABANDON' },
+    outcome: 'APPLIED',
+  });
+  return ok({
+    kind: 'abandon',
+    proposal: closed.value,
+    executionId,
+    resultingStatus: 'ABANDONED',
+    version,
+    changed: disposition === 'ABANDON',
+    operatorRequestId: appended.id,
+    requestDigestHex: requestDigest.value,
+  });
+}
