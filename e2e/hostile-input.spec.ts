@@ -3,7 +3,7 @@ import { expect, test } from '@playwright/test';
 import fc from 'fast-check';
 import type pg from 'pg';
 import type { z } from 'zod';
-import { confirmTakeoverSchema, proposalIdSchema, proposeTakeoverSchema, requestStopSchema } from '../app/actions/recovery-schemas';
+import { cancelProposalSchema, confirmTakeoverSchema, proposeAbandonSchema, rejectProposalSchema, proposeTakeoverSchema, requestStopSchema } from '../app/actions/recovery-schemas';
 import { bulkCancelSchema, bulkJobSchema, bulkPreviewSchema, deadLetterActionSchema, requeueSchema } from '../app/actions/settlement-schemas';
 import { changeUserRoleSchema, createUserSchema, disableUserSchema, enableUserSchema } from '../lib/domain/users';
 import {
@@ -40,8 +40,9 @@ test.describe.configure({ timeout: 240_000 });
 const SCHEMAS: Record<string, z.ZodType | 'empty'> = {
   'app/actions/recovery.ts#proposeTakeover': proposeTakeoverSchema,
   'app/actions/recovery.ts#confirmProposal': confirmTakeoverSchema,
-  'app/actions/recovery.ts#rejectRecoveryProposal': proposalIdSchema.extend({}),
-  'app/actions/recovery.ts#cancelRecoveryProposal': proposalIdSchema.extend({}),
+  'app/actions/recovery.ts#rejectRecoveryProposal': rejectProposalSchema,
+  'app/actions/recovery.ts#proposeExecutionAbandon': proposeAbandonSchema,
+  'app/actions/recovery.ts#cancelRecoveryProposal': cancelProposalSchema,
   'app/actions/recovery.ts#requestExecutionStop': requestStopSchema,
   'app/actions/settlements.ts#replayDeadLetterAction': deadLetterActionSchema,
   'app/actions/settlements.ts#discardDeadLetterAction': deadLetterActionSchema,
