@@ -22,7 +22,7 @@ describe('sign-in', () => {
 
   beforeAll(async () => {
     database = await freshDatabase();
-    auth = createAuth(database.db, { secret: 's'.repeat(64), port: PORT, trustedProxies: [], signInPerMinute: 3 });
+    auth = createAuth(database.db, { secret: 's'.repeat(64), port: PORT, signInPerMinute: 3 });
     for (const [username, role] of [['ops', 'operator'], ['gone', 'viewer'], ['lim', 'viewer']] as const) {
       const created = await createUserAccount(auth, { username, name: username, role, password: 'correct-horse' });
       expect(created.ok).toBe(true);
