@@ -11,7 +11,7 @@ import { tsImport } from 'tsx/esm/api';
 const [mode, portArgument] = process.argv.slice(2);
 const port = Number(portArgument);
 const dev = mode === 'dev';
-const { CLIENT_ADDRESS_HEADER, clientAddress, parseTrustedProxies } = await tsImport('../http/client-address.ts', import.meta.url);
+const { parseTrustedProxies, stampClientAddress } = await tsImport('../http/client-address.ts', import.meta.url);
 
 const { proxies, invalid } = parseTrustedProxies(
   (process.env.KEEL_TRUSTED_PROXIES ?? '')
@@ -30,8 +30,7 @@ const handle = app.getRequestHandler();
 await app.prepare();
 
 const server = createServer((request, response) => {
-  // The derived address replaces anything the client sent under Keel's header name.
-  request.headers[CLIENT_ADDRESS_HEADER] = clientAddress(request.socket.remoteAddress, request.headers['x-forwarded-for'], proxies);
+  stampClientAddress(request, proxies);
   void handle(request, response);
 });
 if (dev) server.on('upgrade', app.getUpgradeHandler());

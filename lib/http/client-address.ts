@@ -67,3 +67,8 @@ export function clientAddress(socketAddress: string | undefined, forwardedFor: s
   }
   return address;
 }
+
+/** Writes the derived address into CLIENT_ADDRESS_HEADER, replacing any copy the client sent. */
+export function stampClientAddress(request: import('node:http').IncomingMessage, trusted: TrustedProxies): void {
+  request.headers[CLIENT_ADDRESS_HEADER] = clientAddress(request.socket.remoteAddress, request.headers['x-forwarded-for'], trusted);
+}
