@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { err, ok, type Result } from '../domain/result';
+import { parseTrustedProxies } from '../http/client-address';
 
 /** Keel's settings (DESIGN.md 3), read once from the environment at start. */
 export interface Settings {
@@ -169,6 +170,10 @@ export function parseSettings(env: Env): Result<Settings, SettingError[]> {
       .filter(Boolean),
     metricsToken,
   };
+  const { invalid } = parseTrustedProxies(settings.trustedProxies);
+  if (invalid.length > 0) {
+    errors.push({ name: 'KEEL_TRUSTED_PROXIES', message: `KEEL_TRUSTED_PROXIES: not an address or CIDR range: ${invalid.join(', ')}` });
+  }
   return errors.length > 0 ? err(errors) : ok(settings);
 }
 
