@@ -9,7 +9,7 @@ const PUBLIC_PATHS = ['/sign-in', '/api/health', '/api/auth'];
  * An early, optimistic gate: without a session cookie, pages go to sign-in and the
  * API answers 401. Every page, handler and action still verifies the session itself.
  */
-function gate(request: NextRequest, requestHeaders: Headers): NextResponse {
+function gate(request: NextRequest, requestHeaders: Headers): Response {
   const { pathname } = request.nextUrl;
   const refused = refuseMalformedPath(pathname) ?? refuseForeignServerAction(request);
   if (refused) return refused;
