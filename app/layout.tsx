@@ -1,5 +1,5 @@
 import type { Metadata } from 'next';
-import { cookies } from 'next/headers';
+import { cookies, headers } from 'next/headers';
 import type { ReactNode } from 'react';
 import { Providers } from '@/components/providers';
 import './globals.css';
@@ -15,10 +15,12 @@ const THEME_SCRIPT = `(function(){try{var c=document.cookie.match(/(?:^|; )keel-
 
 export default async function RootLayout({ children }: { children: ReactNode }) {
   const theme = (await cookies()).get('keel-theme')?.value;
+  // proxy.ts sets a fresh nonce per request; the Content-Security-Policy allows only scripts carrying it.
+  const nonce = (await headers()).get('x-nonce') ?? undefined;
   return (
     <html lang="en" className={theme === 'dark' ? 'dark' : undefined} suppressHydrationWarning>
       <head>
-        <script dangerouslySetInnerHTML={{ __html: THEME_SCRIPT }} />
+        <script nonce={nonce} dangerouslySetInnerHTML={{ __html: THEME_SCRIPT }} />
       </head>
       <body className="min-h-screen font-sans">
         <Providers>{children}</Providers>

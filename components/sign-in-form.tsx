@@ -2,6 +2,7 @@
 
 import { useRouter } from 'next/navigation';
 import { useState, type FormEvent } from 'react';
+import { sameOriginPath } from '@/lib/http/same-origin-path';
 import { authClient } from './auth-client';
 
 const MESSAGES: Record<number, string> = {
@@ -9,6 +10,7 @@ const MESSAGES: Record<number, string> = {
   403: 'This account is disabled.',
   429: 'Too many sign-in attempts. Wait a minute and try again.',
 };
+const LOCKED = 'Too many failed sign-ins for this account. Wait and try again.';
 
 export function SignInForm({ next }: { next: string }) {
   const router = useRouter();
@@ -26,10 +28,11 @@ export function SignInForm({ next }: { next: string }) {
     });
     if (failure) {
       setPending(false);
-      setError(MESSAGES[failure.status] ?? failure.message ?? 'Sign-in failed.');
+      setError(failure.code === 'ACCOUNT_LOCKED' ? LOCKED : (MESSAGES[failure.status] ?? failure.message ?? 'Sign-in failed.'));
       return;
     }
-    router.replace(next);
+    // Checked again here against this page's own origin: the prop came from the URL.
+    router.replace(sameOriginPath(next, window.location.origin));
     router.refresh();
   }
 

@@ -1,6 +1,7 @@
 import type { Metadata } from 'next';
 import { redirect } from 'next/navigation';
 import { SignInForm } from '@/components/sign-in-form';
+import { sameOriginPath } from '@/lib/http/same-origin-path';
 import { currentActor } from '@/lib/server/session';
 
 export const metadata: Metadata = { title: 'Sign in' };
@@ -8,7 +9,7 @@ export const dynamic = 'force-dynamic';
 
 export default async function SignInPage({ searchParams }: { searchParams: Promise<{ next?: string }> }) {
   const { next } = await searchParams;
-  const target = next?.startsWith('/') && !next.startsWith('//') ? next : '/';
+  const target = sameOriginPath(typeof next === 'string' ? next : undefined);
   if (await currentActor()) redirect(target);
   return (
     <main className="flex min-h-screen items-center justify-center p-6">

@@ -126,7 +126,7 @@ async function createUserCommand(args: string[]): Promise<number> {
         process.stderr.write(`[keel] refused (${migrated.error.code}): ${migrated.error.message}\n`);
         return 1;
       }
-      const auth = createAuth(createDatabase(pool), { secret: settings.authSecret!, port: settings.port, trustedProxies: [], signInPerMinute: settings.signInPerMinute });
+      const auth = createAuth(createDatabase(pool), { secret: settings.authSecret!, port: settings.port, signInPerMinute: settings.signInPerMinute });
       const created = await createUserAccount(auth, { username: values.username!, name: values.name ?? values.username!, role, password, email: values.email });
       if (!created.ok) {
         process.stderr.write(`[keel] ${created.error.code}: ${created.error.message}\n`);

@@ -10,6 +10,8 @@ import { resolveEnvironment, SettingsRefused } from './environment';
 
 const log = (line: string) => process.stdout.write(`[keel] ${line}\n`);
 const NEXT_BIN = join('node_modules', 'next', 'dist', 'bin', 'next');
+/** Next.js behind Keel's own Node server, which derives the client address from the socket. */
+const SERVER = join('lib', 'cli', 'server.mjs');
 const BUILD_INPUTS = ['app', 'components', 'lib', 'public', 'next.config.ts', 'postcss.config.mjs', 'proxy.ts', 'instrumentation.ts', 'package-lock.json'];
 const BUILD_STAMP = join('.next', 'keel-build-stamp');
 
@@ -116,9 +118,9 @@ export async function startConsole(mode: 'start' | 'dev', options: { fresh?: boo
   }
 
   const port = settings.port;
-  const server = spawn(process.execPath, [NEXT_BIN, mode, '-p', String(port)], {
+  const server = spawn(process.execPath, [SERVER, mode, String(port)], {
     stdio: 'inherit',
-    env: { ...env, NEXT_TELEMETRY_DISABLED: '1', KEEL_LAUNCHED: '1' } as unknown as NodeJS.ProcessEnv,
+    env: { ...env, NODE_ENV: mode === 'dev' ? 'development' : 'production', NEXT_TELEMETRY_DISABLED: '1', KEEL_LAUNCHED: '1' } as unknown as NodeJS.ProcessEnv,
   });
   child = server;
   server.once('exit', (code) => void shutdown(code ?? 1));

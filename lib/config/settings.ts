@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { err, ok, type Result } from '../domain/result';
+import { parseTrustedProxies } from '../http/client-address';
 import { parseWebhookSettings, type WebhookSettings } from './webhooks';
 
 /** Keel's settings (DESIGN.md 3), read once from the environment at start. */
@@ -172,6 +173,10 @@ export function parseSettings(env: Env): Result<Settings, SettingError[]> {
     metricsToken,
     webhooks: parseWebhookSettings(env, errors),
   };
+  const { invalid } = parseTrustedProxies(settings.trustedProxies);
+  if (invalid.length > 0) {
+    errors.push({ name: 'KEEL_TRUSTED_PROXIES', message: `KEEL_TRUSTED_PROXIES: not an address or CIDR range: ${invalid.join(', ')}` });
+  }
   return errors.length > 0 ? err(errors) : ok(settings);
 }
 

@@ -45,7 +45,7 @@ export async function seedDemo(db: Database, settings: Settings, log: (line: str
     );
     await tx.insert(keelMeta).values({ key: SEED_MARKER, value: { seed: DEMO_SEED, at: new Date(nowMs).toISOString() } });
   });
-  const auth = createAuth(db, { secret: settings.authSecret, port: settings.port, trustedProxies: [], signInPerMinute: settings.signInPerMinute });
+  const auth = createAuth(db, { secret: settings.authSecret, port: settings.port, signInPerMinute: settings.signInPerMinute });
   for (const user of DEMO_USERS) {
     const created = await createUserAccount(auth, { ...user, password: settings.demoPassword });
     if (!created.ok && created.error.code !== 'USER_EXISTS') throw new Error(created.error.message);

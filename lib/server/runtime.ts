@@ -58,7 +58,6 @@ export function runtime(): Runtime {
     secret: settings.authSecret,
     port: settings.port,
     baseUrl: settings.baseUrl,
-    trustedProxies: settings.trustedProxies,
     signInPerMinute: settings.signInPerMinute,
   });
   globalRuntime.__keelRuntime = { settings, pool, exportPool, healthPool, db, auth, ownerToken: randomBytes(16), startedAt: new Date() };

@@ -115,7 +115,7 @@ describe('request pool acquire timeout', () => {
 describe('a session read on a busy pool', () => {
   it('fails as DatabaseBusyError under better-auth too, so apiRoute() answers 503 DATABASE_BUSY before it knows the actor', async () => {
     const pool = database.newPool(1, { connectionTimeoutMillis: 200 });
-    const auth = createAuth(createDatabase(pool), { secret: 's'.repeat(64), port: 3997, trustedProxies: [], signInPerMinute: 100 });
+    const auth = createAuth(createDatabase(pool), { secret: 's'.repeat(64), port: 3997, signInPerMinute: 100 });
     expect((await createUserAccount(auth, { username: 'busy_viewer', name: 'busy', role: 'viewer', password: 'correct-horse-battery' })).ok).toBe(true);
     const signedIn = await auth.handler(
       new Request('http://localhost:3997/api/auth/sign-in/username', {

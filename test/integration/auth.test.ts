@@ -3,6 +3,7 @@ import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createAuth, type KeelAuth } from '../../lib/auth/auth';
 import { createUserAccount } from '../../lib/auth/users';
+import { CLIENT_ADDRESS_HEADER } from '../../lib/http/client-address';
 import { freshDatabase, type TestDatabase } from '../support/database';
 
 const run = promisify(execFile);
@@ -11,7 +12,7 @@ const PORT = 3999;
 function signInRequest(username: string, password: string, ip: string): Request {
   return new Request(`http://localhost:${PORT}/api/auth/sign-in/username`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', origin: `http://localhost:${PORT}`, 'x-forwarded-for': ip },
+    headers: { 'content-type': 'application/json', origin: `http://localhost:${PORT}`, [CLIENT_ADDRESS_HEADER]: ip },
     body: JSON.stringify({ username, password }),
   });
 }
@@ -22,7 +23,7 @@ describe('sign-in', () => {
 
   beforeAll(async () => {
     database = await freshDatabase();
-    auth = createAuth(database.db, { secret: 's'.repeat(64), port: PORT, trustedProxies: [], signInPerMinute: 3 });
+    auth = createAuth(database.db, { secret: 's'.repeat(64), port: PORT, signInPerMinute: 3 });
     for (const [username, role] of [['ops', 'operator'], ['gone', 'viewer'], ['lim', 'viewer']] as const) {
       const created = await createUserAccount(auth, { username, name: username, role, password: 'correct-horse' });
       expect(created.ok).toBe(true);

@@ -145,7 +145,7 @@ describe('no token or value reaches a log through a Postgres outage', () => {
     const APP = 'keel-scan-app';
     const appPool = database.newPool(10, { application_name: APP, connectionTimeoutMillis: 1_000 });
     const appDb = createDatabase(appPool);
-    const auth = createAuth(appDb, { secret: 's'.repeat(64), port: PORT, trustedProxies: [], signInPerMinute: 100 });
+    const auth = createAuth(appDb, { secret: 's'.repeat(64), port: PORT, signInPerMinute: 100 });
     const usernames = ['scan_viewer', 'scan_support', 'scan_admin'];
     for (const [index, username] of usernames.entries()) {
       const created = await createUserAccount(auth, { username, name: username, role: (['viewer', 'support', 'admin'] as const)[index]!, password: 'correct-horse-battery' });

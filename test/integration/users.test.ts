@@ -41,7 +41,7 @@ describe('user management service on Postgres', () => {
 
   beforeAll(async () => {
     database = await freshDatabase();
-    auth = createAuth(database.db, { secret: 'u'.repeat(64), port: PORT, trustedProxies: [], signInPerMinute: 1000 });
+    auth = createAuth(database.db, { secret: 'u'.repeat(64), port: PORT, signInPerMinute: 1000 });
     const created = await createUserAccount(auth, { username: 'root', name: 'Root Admin', role: 'admin', password: 'root-password' });
     if (!created.ok) throw new Error(created.error.message);
     admin = { id: created.value.id, login: 'root', name: 'Root Admin', role: 'admin' };

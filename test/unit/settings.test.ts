@@ -69,3 +69,13 @@ describe('settings', () => {
     expect(parsed.value.authSecret).toHaveLength(64);
   });
 });
+
+describe('KEEL_TRUSTED_PROXIES', () => {
+  it('accepts addresses and CIDR ranges, and refuses anything else by name', () => {
+    const good = parseSettings({ KEEL_TRUSTED_PROXIES: '10.0.0.0/8, 192.168.1.5,fd00::/8' });
+    expect(good.ok && good.value.trustedProxies).toEqual(['10.0.0.0/8', '192.168.1.5', 'fd00::/8']);
+    const bad = parseSettings({ KEEL_TRUSTED_PROXIES: '10.0.0.0/8,proxy.internal' });
+    expect(bad.ok).toBe(false);
+    expect(!bad.ok && bad.error.map((e) => e.message).join('\n')).toContain('proxy.internal');
+  });
+});

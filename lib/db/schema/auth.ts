@@ -87,4 +87,16 @@ export const rateLimit = keel.table('rate_limit', {
   lastRequest: bigint('last_request', { mode: 'number' }).notNull(),
 });
 
+/**
+ * Failed sign-ins per username, whatever the client address (lib/domain/sign-in-lockout.ts).
+ * Keyed by the lower-cased name typed, so unknown names lock the same way as real ones.
+ */
+export const signInLockout = keel.table('sign_in_lockout', {
+  username: text('username').primaryKey(),
+  failures: integer('failures').notNull().default(0),
+  lockouts: integer('lockouts').notNull().default(0),
+  lastFailureAt: stamp('last_failure_at'),
+  lockedUntil: stamp('locked_until'),
+});
+
 export type UserRow = typeof user.$inferSelect;

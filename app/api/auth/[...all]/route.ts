@@ -1,7 +1,19 @@
-import { toNextJsHandler } from 'better-auth/next-js';
+import { postgresSignInLockout } from '@/lib/adapters/sign-in-lockout';
+import { consoleOrigins } from '@/lib/auth/auth';
+import { createAuthSurface } from '@/lib/auth/http-surface';
 import { runtime } from '@/lib/server/runtime';
 
 export const dynamic = 'force-dynamic';
 
-const handler = (request: Request) => runtime().auth.handler(request);
-export const { GET, POST } = toNextJsHandler(handler);
+let surface: ((request: Request) => Promise<Response>) | undefined;
+
+/** Only sign-in, sign-out and get-session reach better-auth; every other path answers 404. */
+function handle(request: Request): Promise<Response> {
+  if (!surface) {
+    const { auth, db, settings } = runtime();
+    surface = createAuthSurface({ auth, lockout: postgresSignInLockout(db), allowedOrigins: consoleOrigins(settings) });
+  }
+  return surface(request);
+}
+
+export { handle as GET, handle as POST, handle as PUT, handle as PATCH, handle as DELETE };

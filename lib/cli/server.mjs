@@ -1,0 +1,54 @@
+// Keel's HTTP server: Next.js behind a plain Node server (Next's documented custom
+// server), so the client address is derived from the socket, never from what the
+// client says. Started by lib/cli/start.ts as `node lib/cli/server.mjs <start|dev> <port>`.
+// Plain JavaScript so Next's own modules load without a TypeScript loader; only the
+// address module goes through tsx.
+import { createServer } from 'node:http';
+import { fileURLToPath } from 'node:url';
+import next from 'next';
+import { tsImport } from 'tsx/esm/api';
+
+const [mode, portArgument] = process.argv.slice(2);
+const port = Number(portArgument);
+const dev = mode === 'dev';
+const { parseTrustedProxies, stampClientAddress } = await tsImport('../http/client-address.ts', import.meta.url);
+
+const { proxies, invalid } = parseTrustedProxies(
+  (process.env.KEEL_TRUSTED_PROXIES ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean),
+);
+if (invalid.length > 0) {
+  process.stderr.write(`[keel] KEEL_TRUSTED_PROXIES: not an address or CIDR range: ${invalid.join(', ')}\n`);
+  process.exit(1);
+}
+
+const dir = fileURLToPath(new URL('../..', import.meta.url));
+const app = next({ dev, dir, hostname: 'localhost', port });
+const handle = app.getRequestHandler();
+await app.prepare();
+
+const server = createServer((request, response) => {
+  stampClientAddress(request, proxies);
+  void handle(request, response);
+});
+if (dev) server.on('upgrade', app.getUpgradeHandler());
+
+let closing = false;
+const stop = () => {
+  if (closing) return;
+  closing = true;
+  server.close();
+  server.closeIdleConnections();
+  // Open streams (live events) do not hold the exit up for long.
+  setTimeout(() => server.closeAllConnections(), 2_000).unref();
+  void app.close().finally(() => process.exit(0));
+  setTimeout(() => process.exit(0), 5_000).unref();
+};
+process.on('SIGTERM', stop);
+process.on('SIGINT', stop);
+
+server.listen(port, () => {
+  process.stdout.write(`[keel] ${dev ? 'development' : 'production'} server listening on port ${port}\n`);
+});
