@@ -35,8 +35,11 @@ import { ACTIONS, actionPermission, NO_ID, PAGES, renderAccessTable, ROUTES } fr
 
 test.describe.configure({ timeout: 420_000 });
 
-/** The tables better-auth's adapter is given (lib/auth/auth.ts) besides its rate-limit counters: all it can write. */
-const AUTH_TABLES = ['keel.user', 'keel.session', 'keel.account', 'keel.verification', 'keel.audit_event'];
+/**
+ * The tables the /api/auth surface can write: better-auth's (lib/auth/auth.ts) besides its
+ * rate-limit counters, and the per-account lockout's failure count, which a wrong password moves.
+ */
+const AUTH_TABLES = ['keel.user', 'keel.session', 'keel.account', 'keel.verification', 'keel.sign_in_lockout', 'keel.audit_event'];
 
 /** The only better-auth endpoints the console uses (issue 9, item 1); every other one answers 404. */
 const AUTH_ALLOWED = new Set(['POST /sign-in/username', 'POST /sign-out', 'GET /get-session']);
