@@ -7,10 +7,19 @@ const PHONE = { width: 390, height: 844 };
 test.use({ viewport: PHONE });
 test.describe.configure({ mode: 'serial' });
 
-/** Every console page an admin can open, with ids taken from the demo data. */
-async function consolePages(): Promise<{ name: string; path: string }[]> {
+/** Every console page an admin can open, with ids taken from the demo data (a proposal made through the page if there is none). */
+async function consolePages(page: Page): Promise<{ name: string; path: string }[]> {
   const db = await e2eDatabase();
   try {
+    const pending = await db.query(`select id from keel.recovery_proposal limit 1`);
+    if (pending.rows.length === 0) {
+      const stale = await db.query(`select e.id from oxide_batch.ob_job_execution e where e.status = 'STARTED'
+        and e.updated_at < clock_timestamp() - interval '30 minutes' order by e.id desc limit 1`);
+      await page.goto(`/executions/${stale.rows[0].id}`);
+      await page.getByRole('button', { name: 'Request takeover' }).click();
+      await page.getByRole('alertdialog').getByRole('button', { name: 'Create proposal' }).click();
+      await expect(page).toHaveURL(/\/recovery\/\d+$/);
+    }
     const execution = await db.query(`select e.id from oxide_batch.ob_job_execution e
       where exists (select 1 from oxide_batch.ob_step_execution s where s.job_execution_id = e.id) order by e.id desc limit 1`);
     const proposal = await db.query(`select id from keel.recovery_proposal order by id desc limit 1`);
@@ -57,7 +66,7 @@ async function expectShownWithin(page: Page, element: Locator, box: Locator) {
 test('at 390 px every console page fits the screen, in light and dark, and stays axe-clean', async ({ page }) => {
   test.setTimeout(360_000);
   await signIn(page, 'admin');
-  const pages = await consolePages();
+  const pages = await consolePages(page);
   for (const theme of ['light', 'dark'] as const) {
     for (const entry of pages) {
       await page.goto(entry.path);
