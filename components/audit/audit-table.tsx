@@ -39,8 +39,8 @@ export function AuditTable({
               </button>
             </Cell>
             <Cell>{e.actorRole}</Cell>
-            <Cell mono>{e.action}</Cell>
-            <td className="max-w-56 truncate px-3 py-2" title={`${e.targetKind} ${e.targetId}`}>
+            <td className="max-w-48 px-3 py-2 font-mono text-xs [overflow-wrap:anywhere]">{e.action}</td>
+            <td className="max-w-48 truncate px-3 py-2" title={`${e.targetKind} ${e.targetId}`}>
               <button
                 type="button"
                 className={link}
@@ -50,12 +50,12 @@ export function AuditTable({
                 <span className="text-zinc-600 dark:text-zinc-400">{e.targetKind}</span> <span className="font-mono text-xs">{e.targetId}</span>
               </button>
             </td>
-            <td className="max-w-48 truncate px-3 py-2" title={e.reason ?? undefined}>
+            <td className="max-w-40 truncate px-3 py-2" title={e.reason ?? undefined}>
               {e.reason ?? <span className="text-zinc-500 dark:text-zinc-400">—</span>}
             </td>
             <td className="px-3 py-2">
               <StatusBadge status={e.outcome} />
-              {e.code ? <span className="mt-0.5 block font-mono text-xs break-all">{e.code}</span> : null}
+              {e.code ? <span className="mt-0.5 block font-mono text-xs [overflow-wrap:anywhere]">{e.code}</span> : null}
             </td>
             <Cell>{e.digest ? <DigestButton digest={e.digest} /> : <span className="text-zinc-500 dark:text-zinc-400">—</span>}</Cell>
           </tr>
