@@ -52,11 +52,13 @@ test('a toast closes after 6 s, but not while focus is inside it', async ({ page
   await signIn(page, 'admin');
   await pendingProposal(page);
   await page.goto('/audit');
+  // The page's clock stands still from here; only runFor moves it.
+  await page.clock.pauseAt((await page.evaluate(() => Date.now())) + 1_000);
   await page.getByRole('button', { name: /^Copy digest / }).first().click();
+  await page.clock.runFor(50);
   const toast = page.getByTestId('toast').first();
   await expect(toast).toContainText('Digest copied');
 
-  await page.clock.pauseAt((await page.evaluate(() => Date.now())) + 100);
   await toast.getByRole('button', { name: 'Close toast' }).focus();
   await page.clock.runFor(15_000);
   await expect(toast).toBeVisible();
