@@ -53,7 +53,7 @@ test('a toast closes after 6 s, but not while focus is inside it', async ({ page
   await pendingProposal(page);
   await page.goto('/audit');
   // The page's clock stands still from here; only runFor moves it.
-  await page.clock.pauseAt((await page.evaluate(() => Date.now())) + 1_000);
+  await page.clock.pauseAt((await page.evaluate(() => Date.now())) + 5_000);
   await page.getByRole('button', { name: /^Copy digest / }).first().click();
   await page.clock.runFor(50);
   const toast = page.getByTestId('toast').first();
