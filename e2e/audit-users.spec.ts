@@ -31,7 +31,7 @@ async function newSignedInPage(browser: Browser, username: string, password = DE
   return page;
 }
 
-const toast = (page: Page) => page.getByTestId('toast').last();
+const toast = (page: Page) => page.getByTestId('toast').first();
 
 test('an admin creates a user, changes their role and disables them, who is signed out at once', async ({ page, browser }) => {
   await signIn(page, 'admin');
@@ -43,7 +43,7 @@ test('an admin creates a user, changes their role and disables them, who is sign
   await page.getByLabel('Role', { exact: true }).selectOption('viewer');
   await page.getByLabel('Initial password').fill(NEW_PASSWORD);
   await page.getByRole('button', { name: 'Create user…' }).click();
-  const dialog = page.getByRole('dialog');
+  const dialog = page.getByRole('alertdialog');
   await expect(dialog.getByRole('heading', { name: `Create user ${NEW_USER}?` })).toBeVisible();
   await expect(dialog).toContainText('with the role viewer: reads every page and changes nothing');
   captured.create = await capture(page, () => dialog.getByRole('button', { name: 'Create user' }).click());

@@ -28,8 +28,8 @@ test('a scrape reports the database counts, action outcomes and API latency, and
   await page.getByLabel('Name', { exact: true }).fill('Second Admin');
   await page.getByLabel('Initial password').fill('some-password');
   await page.getByRole('button', { name: 'Create user…' }).click();
-  await page.getByRole('dialog').getByRole('button', { name: 'Create user' }).click();
-  await expect(page.getByTestId('toast').last()).toContainText('Refused: USER_EXISTS');
+  await page.getByRole('alertdialog').getByRole('button', { name: 'Create user' }).click();
+  await expect(page.getByTestId('toast').first()).toContainText('Refused: USER_EXISTS');
   expect((await page.request.get('/api/audit?outcome=REFUSED')).status()).toBe(200);
 
   const db = await e2eDatabase();

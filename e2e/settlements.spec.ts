@@ -19,7 +19,7 @@ test.afterAll(async () => {
 /** What the journeys leave for the later tests: the captured replay, the receipts and the jobs. */
 const state: { replay?: { url: string; id: string; contentType: string; body: string }; receipt?: string; bulkReason?: string; bulkJob?: number } = {};
 
-const toast = (page: Page) => page.getByTestId('toast').last();
+const toast = (page: Page) => page.getByTestId('toast').first();
 const count = async (text: string, values: unknown[] = []) => Number((await db.query(text, values)).rows[0].n);
 const replaysOf = (receiptId: string) => count(`select count(*)::int as n from keel.settlement_replay where receipt_id = $1`, [receiptId]);
 
@@ -53,7 +53,7 @@ test('support replays one dead letter, once however often it is submitted, and i
   await expect(page.getByTestId('dead-letter-count')).toHaveText('1 dead letter match');
 
   await page.getByRole('button', { name: `Replay ${receipt}` }).click();
-  const dialog = page.getByRole('dialog');
+  const dialog = page.getByRole('alertdialog');
   await expect(dialog).toContainText(`reason rpc, ${rows[0].attempts} attempts`);
   await expect(dialog).toContainText('queued again: pending observation, 0 attempts, due now');
   const confirm = dialog.getByRole('button', { name: 'Replay dead letter' });
@@ -113,7 +113,7 @@ test('support bulk-replays one reason code: exactly the previewed items, each wi
   await expect(page.getByTestId('dead-letter-count')).toHaveText(`${n} dead letters match`);
 
   await page.getByRole('button', { name: 'Bulk replay these…' }).click();
-  const dialog = page.getByRole('dialog');
+  const dialog = page.getByRole('alertdialog');
   await expect(dialog).toContainText(`dead letters with reason ${reason}`);
   await dialog.getByLabel(/Note/).fill(`${reason} fixed upstream`);
   await dialog.getByRole('button', { name: 'Preview' }).click();
@@ -132,9 +132,9 @@ test('support bulk-replays one reason code: exactly the previewed items, each wi
   const other = await pageAs(browser, 'support');
   await other.goto(`/settlements/${encodeURIComponent(frozen[1]!)}`);
   await other.getByRole('button', { name: 'Discard…' }).click();
-  await expect(other.getByRole('dialog')).toContainText('is deleted for good');
-  await other.getByRole('dialog').getByLabel(/Note/).fill('duplicate of another receipt');
-  await other.getByRole('dialog').getByRole('button', { name: 'Discard dead letter' }).click();
+  await expect(other.getByRole('alertdialog')).toContainText('is deleted for good');
+  await other.getByRole('alertdialog').getByLabel(/Note/).fill('duplicate of another receipt');
+  await other.getByRole('alertdialog').getByRole('button', { name: 'Discard dead letter' }).click();
   await expect(toast(other)).toContainText(`Discarded the dead letter of ${frozen[1]}`);
   // The receipt's page says which ending its history records, and who caused it.
   await expect(other.getByTestId('receipt-place')).toContainText('its dead letter was discarded by support');
@@ -173,16 +173,16 @@ test('support cancels a previewed bulk replay and requeues a retry now', async (
   await signIn(page, 'support');
   await page.goto(`/settlements/dead-letters?reason=${reason}`);
   await page.getByRole('button', { name: 'Bulk replay these…' }).click();
-  await page.getByRole('dialog').getByLabel(/Note/).fill('not yet');
-  await page.getByRole('dialog').getByRole('button', { name: 'Preview' }).click();
-  await expect(page.getByRole('dialog').getByTestId('bulk-preview-count')).toContainText(`Exactly ${n} dead letters`);
-  await page.getByRole('dialog').getByRole('button', { name: 'Cancel' }).click();
+  await page.getByRole('alertdialog').getByLabel(/Note/).fill('not yet');
+  await page.getByRole('alertdialog').getByRole('button', { name: 'Preview' }).click();
+  await expect(page.getByRole('alertdialog').getByTestId('bulk-preview-count')).toContainText(`Exactly ${n} dead letters`);
+  await page.getByRole('alertdialog').getByRole('button', { name: 'Cancel' }).click();
   const job = Number((await db.query(`select max(id) as id from keel.bulk_replay`)).rows[0].id);
   await page.goto(`/settlements/bulk/${job}`);
   await expect(page.getByTestId('bulk-status')).toHaveText('PREVIEWED');
   await page.getByRole('button', { name: 'Cancel bulk replay…' }).click();
-  await expect(page.getByRole('dialog')).toContainText(`The ${n} items not yet processed end as cancelled`);
-  await page.getByRole('dialog').getByRole('button', { name: 'Cancel bulk replay' }).click();
+  await expect(page.getByRole('alertdialog')).toContainText(`The ${n} items not yet processed end as cancelled`);
+  await page.getByRole('alertdialog').getByRole('button', { name: 'Cancel bulk replay' }).click();
   await expect(page.getByTestId('bulk-status')).toHaveText('CANCELLED');
   await expect(page.getByTestId('bulk-counts').locator('[data-result="cancelled"]')).toContainText(String(n));
   expect(await count(`select count(*)::int as n from settle.dead_letters where reason = $1`, [reason])).toBe(n);
@@ -192,8 +192,8 @@ test('support cancels a previewed bulk replay and requeues a retry now', async (
   const receipt = (await first.getByRole('link').textContent())!;
   const before = (await db.query(`select row_version::int as v from settle.attempts where receipt_id = $1`, [receipt])).rows[0].v;
   await first.getByRole('button', { name: `Requeue ${receipt} now` }).click();
-  await expect(page.getByRole('dialog')).toContainText(`still at row version ${before}`);
-  await page.getByRole('dialog').getByRole('button', { name: 'Requeue now' }).click();
+  await expect(page.getByRole('alertdialog')).toContainText(`still at row version ${before}`);
+  await page.getByRole('alertdialog').getByRole('button', { name: 'Requeue now' }).click();
   await expect(toast(page)).toContainText(`Requeued ${receipt}: due now`);
   const after = await db.query(`select row_version::int as v, next_visible_at_ms <= (extract(epoch from clock_timestamp()) * 1000)::bigint as due from settle.attempts where receipt_id = $1`, [receipt]);
   expect(after.rows[0]).toEqual({ v: before + 1, due: true });
@@ -276,7 +276,7 @@ for (const theme of ['light', 'dark'] as const) {
     // An open dialog is held to the same bar.
     await page.goto('/settlements/dead-letters');
     await page.getByRole('table', { name: 'Dead letters' }).getByRole('button', { name: /^Replay / }).first().click();
-    await expect(page.getByRole('dialog')).toBeVisible();
+    await expect(page.getByRole('alertdialog')).toBeVisible();
     await expectNoSeriousViolations(page);
   });
 }

@@ -40,12 +40,12 @@ async function pageAs(browser: Browser, username: string): Promise<Page> {
   return page;
 }
 
-const toast = (page: Page) => page.getByTestId('toast').last();
+const toast = (page: Page) => page.getByTestId('toast').first();
 
 async function proposeThroughPage(page: Page, executionId: number): Promise<number> {
   await page.goto(`/executions/${executionId}`);
   await page.getByRole('button', { name: 'Request takeover' }).click();
-  await page.getByRole('dialog').getByRole('button', { name: 'Create proposal' }).click();
+  await page.getByRole('alertdialog').getByRole('button', { name: 'Create proposal' }).click();
   await expect(page).toHaveURL(/\/recovery\/\d+$/);
   return Number(new URL(page.url()).pathname.split('/').pop());
 }
@@ -53,7 +53,7 @@ async function proposeThroughPage(page: Page, executionId: number): Promise<numb
 async function confirmThroughPage(page: Page, proposalId: number): Promise<void> {
   await page.goto(`/recovery/${proposalId}`);
   await page.getByRole('button', { name: 'Confirm takeover' }).click();
-  const dialog = page.getByRole('dialog');
+  const dialog = page.getByRole('alertdialog');
   const ack = dialog.getByRole('checkbox');
   if (await ack.isVisible()) await ack.check();
   await dialog.getByRole('button', { name: 'Confirm takeover' }).click();
@@ -101,7 +101,7 @@ test('a confirm after the evidence changed is refused with RECOVERY_EVIDENCE_STA
   // The runtime writes in between: a heartbeat moves updated_at and the version.
   await db.query(`update oxide_batch.ob_job_execution set version = version + 1, updated_at = updated_at + interval '1 second' where id = $1`, [executionId]);
   await approver.getByRole('button', { name: 'Confirm takeover' }).click();
-  const dialog = approver.getByRole('dialog');
+  const dialog = approver.getByRole('alertdialog');
   const ack = dialog.getByRole('checkbox');
   if (await ack.isVisible()) await ack.check();
   await dialog.getByRole('button', { name: 'Confirm takeover' }).click();
@@ -130,7 +130,7 @@ test('a viewer sees no mutation buttons, and a forged action from the viewer ses
   await operator.getByRole('button', { name: 'Request takeover' }).click();
   const [request] = await Promise.all([
     operator.waitForRequest((r: Request) => r.method() === 'POST' && Boolean(r.headers()['next-action'])),
-    operator.getByRole('dialog').getByRole('button', { name: 'Create proposal' }).click(),
+    operator.getByRole('alertdialog').getByRole('button', { name: 'Create proposal' }).click(),
   ]);
   const headers = await request.allHeaders();
   await expect(operator).toHaveURL(/\/recovery\/\d+$/);

@@ -39,8 +39,8 @@ export function AuditTable({
               </button>
             </Cell>
             <Cell>{e.actorRole}</Cell>
-            <Cell mono>{e.action}</Cell>
-            <Cell>
+            <td className="max-w-48 px-3 py-2 font-mono text-xs [overflow-wrap:anywhere]">{e.action}</td>
+            <td className="max-w-48 truncate px-3 py-2" title={`${e.targetKind} ${e.targetId}`}>
               <button
                 type="button"
                 className={link}
@@ -49,14 +49,14 @@ export function AuditTable({
               >
                 <span className="text-zinc-600 dark:text-zinc-400">{e.targetKind}</span> <span className="font-mono text-xs">{e.targetId}</span>
               </button>
-            </Cell>
-            <td className="max-w-64 truncate px-3 py-2" title={e.reason ?? undefined}>
+            </td>
+            <td className="max-w-40 truncate px-3 py-2" title={e.reason ?? undefined}>
               {e.reason ?? <span className="text-zinc-500 dark:text-zinc-400">—</span>}
             </td>
-            <Cell>
+            <td className="px-3 py-2">
               <StatusBadge status={e.outcome} />
-              {e.code ? <span className="ml-2 font-mono text-xs">{e.code}</span> : null}
-            </Cell>
+              {e.code ? <span className="mt-0.5 block font-mono text-xs [overflow-wrap:anywhere]">{e.code}</span> : null}
+            </td>
             <Cell>{e.digest ? <DigestButton digest={e.digest} /> : <span className="text-zinc-500 dark:text-zinc-400">—</span>}</Cell>
           </tr>
         ))

@@ -41,8 +41,8 @@ export function StepsTable({ steps }: { steps: StepDetail[] }) {
           <Cell>{`${step.counts.commit} / ${step.counts.rollback}`}</Cell>
           <Cell>{triple(step.retries)}</Cell>
           <Cell>{triple(step.skips)}</Cell>
-          <Cell mono>{step.checkpoint ? `${step.checkpoint.schema} v${step.checkpoint.schemaVersion} (format ${step.checkpoint.format}, ${step.checkpoint.encodedLen} B)` : 'none'}</Cell>
-          <Cell>
+          <Cell mono wrap>{step.checkpoint ? `${step.checkpoint.schema} v${step.checkpoint.schemaVersion} (format ${step.checkpoint.format}, ${step.checkpoint.encodedLen} B)` : 'none'}</Cell>
+          <Cell wrap>
             <FaultState state={step.faultState} />
           </Cell>
         </tr>

@@ -87,7 +87,7 @@ export function ReceiptHistoryView({ initial, canAct }: { initial: ReceiptHistor
           ) : null}
         </div>
         {deadLetter ? (
-          <pre className="mt-3 overflow-x-auto rounded bg-zinc-100 p-2 font-mono text-xs dark:bg-zinc-950" aria-label="Dead letter JSON">
+          <pre tabIndex={0} className="mt-3 overflow-x-auto rounded bg-zinc-100 p-2 font-mono text-xs dark:bg-zinc-950" aria-label="Dead letter JSON">
             {deadLetter.canonicalJson}
           </pre>
         ) : null}

@@ -1,11 +1,15 @@
 'use client';
 
-import { useEffect, useRef, type ReactNode } from 'react';
+import * as AlertDialog from '@radix-ui/react-alert-dialog';
+import { useLayoutEffect, useRef, type ReactNode } from 'react';
 import { Button } from './button';
 
 /**
- * A modal that says exactly what will change before an action runs. Native
- * <dialog>: focus is trapped and Escape cancels.
+ * A modal that says exactly what will change before an action runs. Radix's
+ * AlertDialog: role alertdialog, named by its own title and described by its body
+ * (ids are unique per dialog), focus trapped and returned to the opener, Escape
+ * and Cancel close it; while the action is pending it cannot be closed, so the
+ * page's state and what is on screen never disagree.
  */
 export function ConfirmDialog({
   open,
@@ -28,39 +32,54 @@ export function ConfirmDialog({
   onConfirm: () => void;
   onClose: () => void;
 }) {
-  const ref = useRef<HTMLDialogElement>(null);
-  useEffect(() => {
-    const dialog = ref.current;
-    if (!dialog) return;
-    if (open && !dialog.open) dialog.showModal();
-    if (!open && dialog.open) dialog.close();
+  // The dialogs are opened by page state, not by a Radix trigger, so the element that
+  // had focus when one opened is remembered here and gets focus back when it closes.
+  const opener = useRef<HTMLElement | null>(null);
+  useLayoutEffect(() => {
+    if (open && document.activeElement instanceof HTMLElement) opener.current = document.activeElement;
   }, [open]);
   return (
-    <dialog
-      ref={ref}
-      onClose={onClose}
-      aria-labelledby="confirm-dialog-title"
-      className="m-auto w-full max-w-lg rounded-lg border border-zinc-200 bg-white p-0 text-zinc-900 shadow-xl backdrop:bg-black/40 dark:border-zinc-700 dark:bg-zinc-900 dark:text-zinc-100"
+    <AlertDialog.Root
+      open={open}
+      onOpenChange={(next) => {
+        if (!next && !pending) onClose();
+      }}
     >
-      <form
-        method="dialog"
-        onSubmit={(event) => {
-          event.preventDefault();
-          if (canConfirm && !pending) onConfirm();
-        }}
-        className="p-5"
-      >
-        <h2 id="confirm-dialog-title" className="text-lg font-semibold">
-          {title}
-        </h2>
-        <div className="mt-3 space-y-3 text-sm">{children}</div>
-        <div className="mt-5 flex justify-end gap-2">
-          <Button onClick={onClose}>Cancel</Button>
-          <Button type="submit" variant={tone} disabled={!canConfirm || pending}>
-            {pending ? 'Working…' : confirmLabel}
-          </Button>
-        </div>
-      </form>
-    </dialog>
+      <AlertDialog.Portal>
+        <AlertDialog.Overlay className="fixed inset-0 z-40 bg-black/40" />
+        <AlertDialog.Content
+          onCloseAutoFocus={(event) => {
+            event.preventDefault();
+            if (opener.current?.isConnected) opener.current.focus();
+            opener.current = null;
+          }}
+          onEscapeKeyDown={(event) => {
+            if (pending) event.preventDefault();
+          }}
+          className="fixed top-1/2 left-1/2 z-50 flex max-h-[calc(100dvh-2rem)] w-[calc(100vw-2rem)] max-w-lg -translate-x-1/2 -translate-y-1/2 flex-col overflow-y-auto rounded-lg border border-zinc-200 bg-white text-zinc-900 shadow-xl dark:border-zinc-700 dark:bg-zinc-900 dark:text-zinc-100"
+        >
+          <form
+            onSubmit={(event) => {
+              event.preventDefault();
+              if (canConfirm && !pending) onConfirm();
+            }}
+            className="min-w-0 p-5"
+          >
+            <AlertDialog.Title className="text-lg font-semibold break-words">{title}</AlertDialog.Title>
+            <AlertDialog.Description asChild>
+              <div className="mt-3 min-w-0 space-y-3 text-sm break-words">{children}</div>
+            </AlertDialog.Description>
+            <div className="mt-5 flex flex-wrap justify-end gap-2">
+              <AlertDialog.Cancel asChild>
+                <Button disabled={pending}>Cancel</Button>
+              </AlertDialog.Cancel>
+              <Button type="submit" variant={tone} disabled={!canConfirm || pending}>
+                {pending ? 'Working…' : confirmLabel}
+              </Button>
+            </div>
+          </form>
+        </AlertDialog.Content>
+      </AlertDialog.Portal>
+    </AlertDialog.Root>
   );
 }

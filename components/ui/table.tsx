@@ -2,9 +2,10 @@ import type { ReactNode } from 'react';
 
 export function DataTable({ caption, head, children, empty }: { caption: string; head: string[]; children: ReactNode; empty?: boolean }) {
   return (
-    // Focusable, so a keyboard user can scroll a table wider than the screen.
-    <div tabIndex={0} role="region" aria-label={caption} className="overflow-x-auto rounded-lg border border-zinc-200 bg-white dark:border-zinc-800 dark:bg-zinc-900">
-      <table className="min-w-full text-left text-sm">
+    // Focusable, so a keyboard user can scroll a table wider than the screen; the table
+    // scrolls inside this box (never the page) and its first, key column stays pinned.
+    <div tabIndex={0} role="region" aria-label={caption} className="max-w-full overflow-x-auto rounded-lg border border-zinc-200 bg-white dark:border-zinc-800 dark:bg-zinc-900">
+      <table className={`min-w-full text-left text-sm ${PINNED}`}>
         <caption className="sr-only">{caption}</caption>
         <thead className="border-b border-zinc-200 bg-zinc-50 text-xs uppercase tracking-wide text-zinc-600 dark:border-zinc-800 dark:bg-zinc-900 dark:text-zinc-400">
           <tr>
@@ -31,6 +32,11 @@ export function DataTable({ caption, head, children, empty }: { caption: string;
   );
 }
 
-export function Cell({ children, mono }: { children: ReactNode; mono?: boolean }) {
-  return <td className={`whitespace-nowrap px-3 py-2 ${mono ? 'font-mono text-xs' : ''}`}>{children}</td>;
+/** The first cell of each row sticks to the left edge of the scroll box, on the row's own background. */
+const PINNED =
+  '[&_tr>:first-child:not([colspan])]:sticky [&_tr>:first-child:not([colspan])]:left-0 [&_tr>:first-child:not([colspan])]:z-[1] [&_tbody_tr>:first-child]:bg-white dark:[&_tbody_tr>:first-child]:bg-zinc-900 [&_thead_tr>:first-child]:bg-zinc-50 dark:[&_thead_tr>:first-child]:bg-zinc-900 [&_tr>:first-child:not([colspan])]:shadow-[inset_-1px_0_0_var(--color-zinc-200)] dark:[&_tr>:first-child:not([colspan])]:shadow-[inset_-1px_0_0_var(--color-zinc-800)]';
+
+/** A cell; `wrap` lets long text break onto more lines (at least 12rem wide) instead of widening the table. */
+export function Cell({ children, mono, wrap }: { children: ReactNode; mono?: boolean; wrap?: boolean }) {
+  return <td className={`px-3 py-2 ${wrap ? 'min-w-48 whitespace-normal break-words' : 'whitespace-nowrap'} ${mono ? 'font-mono text-xs' : ''}`}>{children}</td>;
 }

@@ -1,54 +1,84 @@
 'use client';
 
-import { createContext, useCallback, useContext, useState, type ReactNode } from 'react';
+import { useCallback, useRef, type ReactNode } from 'react';
+import { Toaster, toast as sonner, type ExternalToast } from 'sonner';
 
 type Tone = 'success' | 'error' | 'info';
 interface Toast {
-  id: number;
   tone: Tone;
   title: string;
   detail?: string;
 }
 
-const ToastContext = createContext<(toast: Omit<Toast, 'id'>) => void>(() => {});
+const LIFETIME_MS = 6_000;
+const tones: Record<Tone, string> = {
+  success: 'border-emerald-600 bg-emerald-50 text-emerald-950 dark:bg-emerald-950 dark:text-emerald-50',
+  error: 'border-red-600 bg-red-50 text-red-950 dark:bg-red-950 dark:text-red-50',
+  info: 'border-sky-600 bg-sky-50 text-sky-950 dark:bg-sky-950 dark:text-sky-50',
+};
 
-/** Outcome messages for actions; errors stay until dismissed, others fade after 6 s. */
-export function ToastProvider({ children }: { children: ReactNode }) {
-  const [toasts, setToasts] = useState<Toast[]>([]);
-  const dismiss = useCallback((id: number) => setToasts((all) => all.filter((t) => t.id !== id)), []);
-  const push = useCallback(
-    (toast: Omit<Toast, 'id'>) => {
-      const id = Date.now() + Math.random();
-      setToasts((all) => [...all.slice(-3), { ...toast, id }]);
-      if (toast.tone !== 'error') setTimeout(() => dismiss(id), 6_000);
-    },
-    [dismiss],
-  );
-  const tones: Record<Tone, string> = {
-    success: 'border-emerald-600 bg-emerald-50 text-emerald-950 dark:bg-emerald-950 dark:text-emerald-50',
-    error: 'border-red-600 bg-red-50 text-red-950 dark:bg-red-950 dark:text-red-50',
-    info: 'border-sky-600 bg-sky-50 text-sky-950 dark:bg-sky-950 dark:text-sky-50',
+/** The toasts that close by themselves, by id; focus inside the list holds them open. */
+const timed = new Map<string | number, Toast>();
+
+function show(toast: Toast, duration: number, id?: string | number) {
+  const { tone, title, detail } = toast;
+  const options: ExternalToast = {
+    id,
+    description: detail,
+    testId: 'toast',
+    duration,
+    className: tones[tone],
+    onDismiss: (t) => timed.delete(t.id),
+    onAutoClose: (t) => timed.delete(t.id),
   };
+  return tone === 'error' ? sonner.error(title, options) : tone === 'success' ? sonner.success(title, options) : sonner.info(title, options);
+}
+
+/** Errors stay until dismissed; the others close after 6 s, paused while hovered or focused. */
+function push(toast: Toast) {
+  const id = show(toast, toast.tone === 'error' ? Infinity : LIFETIME_MS);
+  if (toast.tone !== 'error') timed.set(id, toast);
+}
+
+/** Outcome messages for actions, through sonner: one live region, newest first, Alt+T focuses it. */
+export function ToastProvider({ children }: { children: ReactNode }) {
+  const focused = useRef(false);
+  // sonner pauses on hover by itself; on focus (keyboard users) it does not, so the
+  // timed toasts are held open while focus is inside the list and get a fresh 6 s after.
+  const hold = useCallback((on: boolean) => {
+    if (focused.current === on) return;
+    focused.current = on;
+    for (const [id, toast] of timed) show(toast, on ? Infinity : LIFETIME_MS, id);
+  }, []);
   return (
-    <ToastContext.Provider value={push}>
+    <>
       {children}
-      <div aria-live="polite" className="fixed right-4 bottom-4 z-50 flex w-96 max-w-[calc(100vw-2rem)] flex-col gap-2">
-        {toasts.map((toast) => (
-          <div key={toast.id} role={toast.tone === 'error' ? 'alert' : 'status'} data-testid="toast" className={`rounded-md border-l-4 p-3 shadow ${tones[toast.tone]}`}>
-            <div className="flex items-start justify-between gap-3">
-              <div>
-                <div className="text-sm font-medium">{toast.title}</div>
-                {toast.detail ? <div className="mt-0.5 text-sm">{toast.detail}</div> : null}
-              </div>
-              <button type="button" onClick={() => dismiss(toast.id)} className="text-sm underline" aria-label="Dismiss">
-                ×
-              </button>
-            </div>
-          </div>
-        ))}
+      <div
+        onFocus={() => hold(true)}
+        onBlur={(event) => {
+          if (!event.currentTarget.contains(event.relatedTarget as Node | null)) hold(false);
+        }}
+      >
+        <Toaster
+          position="bottom-right"
+          closeButton
+          visibleToasts={4}
+          toastOptions={{
+            unstyled: true,
+            classNames: {
+              toast: 'flex w-[var(--width)] max-w-[calc(100vw-2rem)] items-start gap-3 rounded-md border-l-4 p-3 pr-8 shadow',
+              title: 'text-sm font-medium',
+              description: 'mt-0.5 text-sm break-words',
+              icon: 'hidden',
+              closeButton:
+                'absolute top-2 right-2 rounded px-1 text-sm leading-none hover:bg-black/10 dark:hover:bg-white/10',
+            },
+          }}
+        />
       </div>
-    </ToastContext.Provider>
+    </>
   );
 }
 
-export const useToast = () => useContext(ToastContext);
+/** The toast function; stable, so it is safe in effect and callback dependencies. */
+export const useToast = () => push;

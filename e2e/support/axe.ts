@@ -3,6 +3,8 @@ import { expect, type Page } from '@playwright/test';
 
 /** Zero serious or critical accessibility violations on the page as it stands. */
 export async function expectNoSeriousViolations(page: Page): Promise<void> {
+  // Metadata streams in after the body on dynamic pages: wait for the title before judging it.
+  await expect(page).toHaveTitle(/Keel/);
   const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
   const serious = results.violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')

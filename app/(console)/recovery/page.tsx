@@ -62,7 +62,7 @@ export default page('read', { search: proposalFiltersSchema }, async function Re
           {leases.items.map((l) => (
             <tr key={l.executionId}>
               <Cell mono>{l.executionId}</Cell>
-              <Cell>{l.leaseOwner}</Cell>
+              <Cell wrap>{l.leaseOwner}</Cell>
               <Cell>{l.fencingToken}</Cell>
               <Cell><TimeAgo at={new Date(l.expiresAt)} now={now} />{l.expired ? <span className="ml-2 text-xs font-medium text-amber-800 dark:text-amber-300">lapsed</span> : null}</Cell>
               <Cell>{l.authenticated ? 'verified' : <span className="font-medium text-red-800 dark:text-red-300">does not verify</span>}</Cell>
