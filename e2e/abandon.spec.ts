@@ -26,7 +26,7 @@ async function pageAs(browser: Browser, username: string): Promise<Page> {
   return page;
 }
 
-const toast = (page: Page) => page.getByTestId('toast').last();
+const toast = (page: Page) => page.getByTestId('toast').first();
 
 test('an approver proposes abandoning a FAILED execution, approver2 confirms, and the execution shows ABANDONED', async ({ browser }) => {
   const { rows } = await db.query<{ id: string; version: string }>(
@@ -41,7 +41,7 @@ test('an approver proposes abandoning a FAILED execution, approver2 confirms, an
   const approver = await pageAs(browser, 'approver');
   await approver.goto(`/executions/${executionId}`);
   await approver.getByRole('button', { name: 'Propose abandon' }).click();
-  await approver.getByRole('dialog').getByRole('button', { name: 'Create abandon proposal' }).click();
+  await approver.getByRole('alertdialog').getByRole('button', { name: 'Create abandon proposal' }).click();
   await expect(approver).toHaveURL(/\/recovery\/\d+$/);
   const proposalId = Number(new URL(approver.url()).pathname.split('/').pop());
   await expect(approver.getByText('PENDING').first()).toBeVisible();
@@ -49,7 +49,7 @@ test('an approver proposes abandoning a FAILED execution, approver2 confirms, an
   const approver2 = await pageAs(browser, 'approver2');
   await approver2.goto(`/recovery/${proposalId}`);
   await approver2.getByRole('button', { name: 'Confirm abandon' }).click();
-  await approver2.getByRole('dialog').getByRole('button', { name: 'Confirm abandon' }).click();
+  await approver2.getByRole('alertdialog').getByRole('button', { name: 'Confirm abandon' }).click();
   await expect(toast(approver2)).toContainText('Abandon applied: execution is now ABANDONED');
 
   await approver2.goto(`/executions/${executionId}`);
@@ -76,7 +76,7 @@ test('an operator requests a stop: the dialog carries an operation id and the ve
   const operator = await pageAs(browser, 'operator');
   await operator.goto(`/executions/${executionId}`);
   await operator.getByRole('button', { name: 'Request stop' }).click();
-  const dialog = operator.getByRole('dialog');
+  const dialog = operator.getByRole('alertdialog');
   const operationId = (await dialog.getByTestId('stop-operation-id').textContent()) ?? '';
   expect(operationId).toMatch(/^[0-9a-f-]{36}$/);
   await dialog.getByRole('button', { name: 'Request stop' }).click();
