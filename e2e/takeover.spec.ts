@@ -82,12 +82,16 @@ test('an operator proposes, a different approver confirms, and the execution sho
   expect(row.rows[0]).toEqual({ status: 'FAILED', failure_category: 'STALE_RECOVERED', failure_id: proposalId });
 });
 
-test('an admin who proposed is refused with FOUR_EYES_REQUIRED', async ({ browser }) => {
+test('an admin who proposed sees why they cannot decide it, before submitting anything', async ({ browser }) => {
   const [executionId] = await staleExecutions(1);
   const admin = await pageAs(browser, 'admin');
   const proposalId = await proposeThroughPage(admin, executionId!);
-  await confirmThroughPage(admin, proposalId);
-  await expect(toast(admin)).toContainText('Refused: FOUR_EYES_REQUIRED');
+  await admin.goto(`/recovery/${proposalId}`);
+  const decision = admin.getByRole('region', { name: 'Decision' });
+  await expect(decision.getByRole('button', { name: 'Confirm takeover' })).toBeDisabled();
+  await expect(decision.getByRole('button', { name: 'Reject' })).toBeDisabled();
+  await expect(decision.getByRole('button', { name: 'Confirm takeover' })).toHaveAccessibleDescription(/another approver or admin must confirm or reject it \(four eyes, FOUR_EYES_REQUIRED\)/);
+  await expect(decision.getByRole('button', { name: 'Cancel proposal' })).toBeEnabled();
   const proposal = await db.query(`select status from keel.recovery_proposal where id = $1`, [proposalId]);
   expect(proposal.rows[0].status).toBe('PENDING');
 });

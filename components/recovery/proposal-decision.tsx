@@ -12,7 +12,11 @@ const CATEGORIES = ['STALE_RECOVERED', 'UNKNOWN_COMMIT', 'TRANSIENT_INFRASTRUCTU
 const field = 'mt-1 block w-full rounded-md border border-zinc-300 bg-white px-2 py-1.5 text-sm dark:border-zinc-700 dark:bg-zinc-950';
 const invalidate = [queryKeys.proposals.all, queryKeys.executions.all, queryKeys.orchestrations.all, queryKeys.audit.all];
 
-export function ProposalDecision({ proposal, canDecide, canCancel }: { proposal: ProposalDetail; canDecide: boolean; canCancel: boolean }) {
+/**
+ * The decision buttons of a pending proposal. `ownProposal`: the viewer proposed it, so
+ * four eyes keep them from deciding it; the buttons say so before anyone submits.
+ */
+export function ProposalDecision({ proposal, canDecide, canCancel, ownProposal }: { proposal: ProposalDetail; canDecide: boolean; canCancel: boolean; ownProposal: boolean }) {
   const [dialog, setDialog] = useState<'confirm' | 'reject' | 'cancel' | null>(null);
   const [resulting, setResulting] = useState<'FAILED' | 'ABANDONED'>('FAILED');
   const [category, setCategory] = useState('STALE_RECOVERED');
@@ -21,6 +25,10 @@ export function ProposalDecision({ proposal, canDecide, canCancel }: { proposal:
   const [reasonCode, setReasonCode] = useState(unknownCommit && proposal.kind !== 'ABANDON' ? 'UNKNOWN_EFFECT' : 'OPERATOR_CONFIRMED');
   const [acknowledged, setAcknowledged] = useState(false);
   const [reason, setReason] = useState('');
+  // The Reject dialog keeps its own text: what was typed as a confirm note is no rejection reason.
+  const [rejectReason, setRejectReason] = useState('');
+  // Set once a decision succeeded, so the buttons go at once instead of after the refresh.
+  const [decided, setDecided] = useState<string | null>(null);
   const confirm = useServerAction(confirmProposal, {
     success: (v) =>
       v.kind === 'orchestration'
@@ -33,6 +41,13 @@ export function ProposalDecision({ proposal, canDecide, canCancel }: { proposal:
   const reject = useServerAction(rejectRecoveryProposal, { success: () => 'Proposal rejected', invalidate });
   const cancel = useServerAction(cancelRecoveryProposal, { success: () => 'Proposal cancelled', invalidate });
   if (proposal.status !== 'PENDING') return null;
+  if (decided) {
+    return (
+      <p role="status" className="mb-6 text-sm text-zinc-700 dark:text-zinc-300">
+        {decided}
+      </p>
+    );
+  }
   const batch = proposal.targetKind === 'batch';
   const abandon = proposal.kind === 'ABANDON';
   const verb = abandon ? 'abandon' : 'takeover';
@@ -40,7 +55,19 @@ export function ProposalDecision({ proposal, canDecide, canCancel }: { proposal:
 
   return (
     <section aria-label="Decision" className="mb-6 flex flex-wrap gap-3">
-      {canDecide ? (
+      {canDecide && ownProposal ? (
+        <>
+          <Button variant="primary" disabled aria-describedby="four-eyes-rule">
+            Confirm {verb}
+          </Button>
+          <Button disabled aria-describedby="four-eyes-rule">
+            Reject
+          </Button>
+          <p id="four-eyes-rule" className="basis-full text-sm text-zinc-700 dark:text-zinc-300">
+            You proposed this, so another approver or admin must confirm or reject it (four eyes, FOUR_EYES_REQUIRED).
+          </p>
+        </>
+      ) : canDecide ? (
         <>
           <Button variant="primary" onClick={() => setDialog('confirm')}>
             Confirm {verb}
@@ -71,6 +98,16 @@ export function ProposalDecision({ proposal, canDecide, canCancel }: { proposal:
             reason: reason || undefined,
           });
           if (result.ok || result.code !== 'INVALID_INPUT') close();
+          if (result.ok) {
+            const v = result.value;
+            setDecided(
+              v.kind === 'orchestration'
+                ? `Approved. The lease now belongs to ${v.leaseOwner} with fencing token ${v.fencingToken}; the old owner's writes with an older token are refused.`
+                : v.kind === 'abandon'
+                  ? `Approved. The execution is ${v.resultingStatus}.`
+                  : `Approved. The execution is ${v.resultingStatus} at version ${v.version}. Its old worker is fenced out: its next write carries the old version and is refused, so its last step may still read STARTED and its owner "another process" until that worker notices and stops.`,
+            );
+          }
         }}
       >
         {abandon ? (
@@ -149,17 +186,20 @@ export function ProposalDecision({ proposal, canDecide, canCancel }: { proposal:
         title={`Reject proposal ${proposal.id}`}
         confirmLabel="Reject"
         pending={reject.pending}
-        canConfirm={reason.trim().length > 0}
+        canConfirm={rejectReason.trim().length > 0}
         onClose={close}
         onConfirm={async () => {
-          const result = await reject.execute({ proposalId: proposal.id, reason });
-          if (result.ok) close();
+          const result = await reject.execute({ proposalId: proposal.id, reason: rejectReason });
+          if (result.ok) {
+            close();
+            setDecided('Rejected. The proposal is closed; nothing changed on the target.');
+          }
         }}
       >
         <p>The proposal closes as REJECTED; nothing changes on the target.</p>
         <label className="block text-xs font-medium">
           Reason (required)
-          <input value={reason} onChange={(e) => setReason(e.target.value)} className={field} maxLength={500} required />
+          <input value={rejectReason} onChange={(e) => setRejectReason(e.target.value)} className={field} maxLength={500} required />
         </label>
       </ConfirmDialog>
 
@@ -171,7 +211,10 @@ export function ProposalDecision({ proposal, canDecide, canCancel }: { proposal:
         onClose={close}
         onConfirm={async () => {
           const result = await cancel.execute({ proposalId: proposal.id });
-          if (result.ok) close();
+          if (result.ok) {
+            close();
+            setDecided('Cancelled. The proposal is closed; nothing changed on the target.');
+          }
         }}
       >
         <p>The proposal closes as CANCELLED; nothing changes on the target.</p>

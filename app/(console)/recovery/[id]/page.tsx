@@ -38,12 +38,13 @@ export default page('read', { params: idPathSchema }, async function ProposalPag
         proposal={proposal}
         canDecide={can(actor.role, 'decideRecovery')}
         canCancel={mayCancelProposal(actor, proposal.proposerId)}
+        ownProposal={proposal.proposerId === actor.id}
       />
       <section aria-label="Proposal" className="mb-6 rounded-lg border border-zinc-200 bg-white p-4 dark:border-zinc-800 dark:bg-zinc-900">
         <dl className="grid grid-cols-2 gap-4 md:grid-cols-3">
           <Fact label="Target"><Link href={targetHref} className="text-sky-800 underline dark:text-sky-300">{proposal.targetKind} {proposal.targetId}</Link></Fact>
           <Fact label="Proposed by">{proposal.proposerLogin}, <TimeAgo at={new Date(proposal.createdAt)} now={now} /></Fact>
-          <Fact label="Approval deadline">{proposal.status === 'PENDING' ? <DeadlineCountdown deadline={proposal.deadline} serverNow={proposal.serverNow} /> : <TimeAgo at={new Date(proposal.deadline)} now={now} />}</Fact>
+          <Fact label="Approval deadline">{proposal.status === 'PENDING' ? <DeadlineCountdown deadline={proposal.deadline} serverNow={proposal.serverNow} /> : <>No longer running: the proposal is {proposal.status}.</>}</Fact>
           {proposal.expectedVersion !== null ? <Fact label="Observed version">{proposal.expectedVersion}</Fact> : null}
           {proposal.expectedFencingToken !== null ? <Fact label="Observed fencing token">{proposal.expectedFencingToken}</Fact> : null}
           {proposal.successorOwner ? <Fact label="Successor owner">{proposal.successorOwner}</Fact> : null}
