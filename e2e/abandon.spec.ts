@@ -1,7 +1,7 @@
-import { expect, test, type Browser, type BrowserContext, type Page } from '@playwright/test';
+import { expect, test } from '@playwright/test';
 import type pg from 'pg';
 import { e2eDatabase } from './support/database';
-import { signIn } from './support/session';
+import { signedInPages, toast } from './support/session';
 
 test.describe.configure({ mode: 'serial' });
 
@@ -13,20 +13,7 @@ test.afterAll(async () => {
   await db.end();
 });
 
-const contexts: BrowserContext[] = [];
-test.afterEach(async () => {
-  await Promise.all(contexts.splice(0).map((context) => context.close()));
-});
-
-async function pageAs(browser: Browser, username: string): Promise<Page> {
-  const context = await browser.newContext();
-  contexts.push(context);
-  const page = await context.newPage();
-  await signIn(page, username);
-  return page;
-}
-
-const toast = (page: Page) => page.getByTestId('toast').first();
+const pageAs = signedInPages(test);
 
 test('an approver proposes abandoning a FAILED execution, approver2 confirms, and the execution shows ABANDONED', async ({ browser }) => {
   const { rows } = await db.query<{ id: string; version: string }>(

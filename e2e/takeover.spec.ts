@@ -1,7 +1,7 @@
-import { expect, test, type Browser, type BrowserContext, type Page, type Request } from '@playwright/test';
+import { expect, test, type Page, type Request } from '@playwright/test';
 import type pg from 'pg';
 import { e2eDatabase } from './support/database';
-import { signIn } from './support/session';
+import { signedInPages, signIn, toast } from './support/session';
 
 test.describe.configure({ mode: 'serial' });
 
@@ -25,22 +25,7 @@ async function staleExecutions(count: number): Promise<number[]> {
   return rows.map((r) => Number(r.id));
 }
 
-// Every open page refreshes on every change; close each test's extra browsers so the
-// next test measures its own page, not a crowd of stale ones re-rendering at once.
-const contexts: BrowserContext[] = [];
-test.afterEach(async () => {
-  await Promise.all(contexts.splice(0).map((context) => context.close()));
-});
-
-async function pageAs(browser: Browser, username: string): Promise<Page> {
-  const context = await browser.newContext();
-  contexts.push(context);
-  const page = await context.newPage();
-  await signIn(page, username);
-  return page;
-}
-
-const toast = (page: Page) => page.getByTestId('toast').first();
+const pageAs = signedInPages(test);
 
 async function proposeThroughPage(page: Page, executionId: number): Promise<number> {
   await page.goto(`/executions/${executionId}`);

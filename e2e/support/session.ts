@@ -1,4 +1,4 @@
-import { expect, type Page } from '@playwright/test';
+import { expect, type Browser, type BrowserContext, type Page } from '@playwright/test';
 
 export const DEMO_PASSWORD = process.env.KEEL_DEMO_PASSWORD ?? 'keel-demo';
 
@@ -9,4 +9,26 @@ export async function signIn(page: Page, username: string, password = DEMO_PASSW
   await page.getByLabel('Password').fill(password);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await expect(page.getByTestId('signed-in-user')).toContainText(username);
+}
+
+/** The newest toast (sonner lists the newest first). */
+export const toast = (page: Page) => page.getByTestId('toast').first();
+
+/**
+ * Signed-in pages in browser contexts of their own, each closed after its test: every
+ * open page refreshes on every change, so a test measures its own page, not a crowd of
+ * stale ones re-rendering at once. Call in the spec's top level.
+ */
+export function signedInPages(test: { afterEach: (fn: () => Promise<void>) => void }) {
+  const contexts: BrowserContext[] = [];
+  test.afterEach(async () => {
+    await Promise.all(contexts.splice(0).map((context) => context.close()));
+  });
+  return async function pageAs(browser: Browser, username: string): Promise<Page> {
+    const context = await browser.newContext();
+    contexts.push(context);
+    const page = await context.newPage();
+    await signIn(page, username);
+    return page;
+  };
 }
