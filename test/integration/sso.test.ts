@@ -270,6 +270,25 @@ describe('single sign-on through a real OpenID provider', () => {
     expect((await audit(`action = 'auth.sso_sign_in' and outcome = 'REFUSED' and code like 'BANNED%'`)).length).toBe(1);
   });
 
+  it('mounts only the SSO start and this provider\'s callback beside the password endpoints', async () => {
+    for (const [method, path] of [
+      ['GET', '/callback/google'],
+      ['POST', '/callback/oidc'],
+      ['POST', '/sign-in/oauth2'],
+      ['POST', '/link-social'],
+      ['GET', '/error'],
+      ['GET', '/list-accounts'],
+      ['POST', '/oauth2/callback/oidc'],
+    ] as const) {
+      const response = await surface(new Request(`${KEEL}/api/auth${path}`, { method, headers: { origin: KEEL } }));
+      expect(response.status, `${method} ${path}`).toBe(404);
+    }
+    const off = createAuthSurface({ auth, lockout: postgresSignInLockout(database.db), allowedOrigins: consoleOrigins({ port: PORT }) });
+    for (const [method, path] of [['POST', '/sign-in/social'], ['GET', '/callback/oidc']] as const) {
+      expect((await off(new Request(`${KEEL}/api/auth${path}`, { method, headers: { origin: KEEL } }))).status).toBe(404);
+    }
+  });
+
   it('refuses to start a sign-in posted from another origin', async () => {
     const response = await surface(
       new Request(`${KEEL}/api/auth/sign-in/social`, { method: 'POST', headers: { origin: 'https://evil.example', 'content-type': 'application/json' }, body: '{}' }),
