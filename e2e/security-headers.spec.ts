@@ -36,7 +36,10 @@ const CLOSED: Array<[method: 'GET' | 'POST', path: string]> = [
   ['POST', 'is-username-available'],
   ['POST', 'sign-up/email'],
   ['POST', 'sign-in/email'],
-  ['POST', 'sign-in/social'],
+  // POST sign-in/social and GET callback/oidc are mounted: the e2e server has single sign-on configured.
+  ['GET', 'sign-in/social'],
+  ['GET', 'callback/google'],
+  ['POST', 'callback/oidc'],
   ['POST', 'request-password-reset'],
   ['POST', 'reset-password'],
   ['POST', 'send-verification-email'],

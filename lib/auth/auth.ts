@@ -6,7 +6,7 @@ import { admin, username } from 'better-auth/plugins';
 import { defaultAc } from 'better-auth/plugins/admin/access';
 import { genericOAuth } from 'better-auth/plugins/generic-oauth';
 import { eq } from 'drizzle-orm';
-import { groupsFromClaims, OIDC_PROVIDER_ID, roleFromGroups, type OidcSettings } from '../config/oidc';
+import { groupsFromClaims, OIDC_PROVIDER_ID, roleFromGroups, SSO_USERNAME_PREFIX, type OidcSettings } from '../config/oidc';
 import { auditEvent } from '../db/schema/keel';
 import { CLIENT_ADDRESS_HEADER } from '../http/client-address';
 import { logger } from '../server/logger';
@@ -134,7 +134,7 @@ export type KeelAuth = ReturnType<typeof createAuth>;
 export function ssoUsername(claims: Record<string, unknown>): string {
   const base = typeof claims.preferred_username === 'string' && claims.preferred_username ? claims.preferred_username : String(claims.sub ?? '');
   const folded = base.toLowerCase().replace(/@.*$/, '').replace(/[^a-z0-9_.]/g, '_').slice(0, 60);
-  return `sso.${folded || 'user'}`;
+  return `${SSO_USERNAME_PREFIX}${folded || 'user'}`;
 }
 
 /** A subject's stable, non-routable email: better-auth needs one, and it must not match a local user's. */

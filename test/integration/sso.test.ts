@@ -298,9 +298,11 @@ describe('single sign-on through a real OpenID provider', () => {
   });
 
   it('with KEEL_LOCAL_SIGN_IN=0 takes passwords only from breakglass.* users', async () => {
-    for (const username of ['localadmin', 'breakglass.root']) {
-      expect((await createUserAccount(auth, { username, name: username, role: 'admin', password: 'correct-horse' })).ok).toBe(true);
-    }
+    expect((await createUserAccount(auth, { username: 'localadmin', name: 'Local', role: 'admin', password: 'correct-horse' })).ok).toBe(true);
+    expect((await createUserAccount(auth, { username: 'breakglass.root', name: 'Root', role: 'admin', password: 'correct-horse', breakGlass: true })).ok).toBe(true);
+    // Only the CLI's --break-glass makes such a name, and no local user takes an SSO name.
+    expect(await createUserAccount(auth, { username: 'breakglass.eve', name: 'Eve', role: 'admin', password: 'correct-horse' })).toMatchObject({ ok: false, error: { code: 'INVALID_USERNAME' } });
+    expect(await createUserAccount(auth, { username: 'sso.alice', name: 'Alice', role: 'admin', password: 'correct-horse' })).toMatchObject({ ok: false, error: { code: 'INVALID_USERNAME' } });
     const post = (username: string) =>
       surface(
         new Request(`${KEEL}/api/auth/sign-in/username`, {
