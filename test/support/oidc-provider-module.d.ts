@@ -1,6 +1,5 @@
 // oidc-provider ships no types; the tests use its constructor and Koa-style callback only.
 declare module 'oidc-provider' {
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   type Any = any;
   export default class Provider {
     constructor(issuer: string, configuration: Record<string, Any>);

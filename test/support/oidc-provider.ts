@@ -74,7 +74,6 @@ export async function startTestProvider(options: TestProviderOptions): Promise<T
     pkce: { methods: ['S256'], required: () => true },
     features: { devInteractions: { enabled: true } },
     cookies: { keys: ['keel-test-provider-cookie-key'] },
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any
     async loadExistingGrant(ctx: any) {
       const grantId = ctx.oidc.result?.consent?.grantId || ctx.oidc.session!.grantIdFor(ctx.oidc.client!.clientId);
       if (grantId) return ctx.oidc.provider.Grant.find(grantId);
