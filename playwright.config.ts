@@ -1,4 +1,5 @@
 import { defineConfig } from '@playwright/test';
+import { E2E_OIDC, e2eOidcIssuer } from './e2e/support/oidc';
 import { E2E_METRICS_TOKEN, E2E_WEBHOOK } from './e2e/support/server';
 
 const PORT = Number(process.env.KEEL_E2E_PORT ?? 3100);
@@ -12,6 +13,8 @@ const PG_PORT = process.env.KEEL_EMBEDDED_PG_PORT ?? '54339';
  */
 export default defineConfig({
   testDir: 'e2e',
+  // The OpenID provider e2e/sso.spec.ts signs in through; it also stops it afterwards.
+  globalSetup: './e2e/oidc-setup.ts',
   workers: 1,
   fullyParallel: false,
   // One retry in CI only; a test that needed it is reported as flaky by the summary line.
@@ -51,6 +54,12 @@ export default defineConfig({
       KEEL_WEBHOOK_URLS: `${E2E_WEBHOOK.name}=http://127.0.0.1:${E2E_WEBHOOK.port}/hook`,
       KEEL_WEBHOOK_SECRET_E2E: E2E_WEBHOOK.secret,
       KEEL_EMBEDDED_PG_PORT: PG_PORT,
+      // Single sign-on beside local passwords (which the other specs use).
+      KEEL_OIDC_ISSUER: e2eOidcIssuer(),
+      KEEL_OIDC_CLIENT_ID: E2E_OIDC.clientId,
+      KEEL_OIDC_CLIENT_SECRET: E2E_OIDC.clientSecret,
+      KEEL_OIDC_ROLE_MAP: E2E_OIDC.roleMap,
+      KEEL_OIDC_NAME: E2E_OIDC.name,
     },
     timeout: 600_000,
     reuseExistingServer: false,

@@ -12,10 +12,40 @@ const MESSAGES: Record<number, string> = {
 };
 const LOCKED = 'Too many failed sign-ins for this account. Wait and try again.';
 
-export function SignInForm({ next }: { next: string }) {
+export interface SignInFormProps {
+  next: string;
+  /** The provider's display name when single sign-on is configured. */
+  ssoName?: string | null;
+  /** Why the last SSO attempt was refused. */
+  ssoError?: string | null;
+  /** Show the username and password form (off with KEEL_LOCAL_SIGN_IN=0, except at ?break-glass). */
+  passwords?: boolean;
+  breakGlassLink?: boolean;
+}
+
+export function SignInForm({ next, ssoName = null, ssoError = null, passwords = true, breakGlassLink = false }: SignInFormProps) {
   const router = useRouter();
-  const [error, setError] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(ssoError);
   const [pending, setPending] = useState(false);
+
+  async function onSso() {
+    setPending(true);
+    setError(null);
+    // The server picks the provider and where it returns (lib/auth/http-surface.ts).
+    const response = await fetch('/api/auth/sign-in/social', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+      credentials: 'same-origin',
+    });
+    const body = (await response.json().catch(() => null)) as { url?: string; message?: string } | null;
+    if (!response.ok || !body?.url) {
+      setPending(false);
+      setError(response.status === 429 ? MESSAGES[429]! : (body?.message ?? 'Single sign-on is unavailable.'));
+      return;
+    }
+    window.location.assign(body.url);
+  }
 
   async function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -38,7 +68,36 @@ export function SignInForm({ next }: { next: string }) {
 
   const field =
     'mt-1 block w-full rounded-md border border-zinc-300 bg-white px-3 py-2 text-sm dark:border-zinc-700 dark:bg-zinc-950';
+  const alert = error ? (
+    <p role="alert" className="text-sm text-red-700 dark:text-red-400">
+      {error}
+    </p>
+  ) : null;
+  const sso = ssoName ? (
+    <div className="mt-6 space-y-3">
+      <button
+        type="button"
+        onClick={onSso}
+        disabled={pending}
+        className="w-full rounded-md border border-zinc-300 bg-white px-3 py-2 text-sm font-medium hover:bg-zinc-50 disabled:opacity-60 dark:border-zinc-700 dark:bg-zinc-950"
+      >
+        Sign in with {ssoName}
+      </button>
+      {passwords ? null : alert}
+      {breakGlassLink ? (
+        <p className="text-xs text-zinc-500">
+          <a href="/sign-in?break-glass" className="underline">
+            Break-glass sign-in
+          </a>{' '}
+          (CLI-made emergency accounts only)
+        </p>
+      ) : null}
+    </div>
+  ) : null;
+  if (!passwords) return sso;
   return (
+    <>
+    {sso}
     <form onSubmit={onSubmit} className="mt-6 space-y-4" noValidate>
       <div>
         <label htmlFor="username" className="block text-sm font-medium">
@@ -52,11 +111,7 @@ export function SignInForm({ next }: { next: string }) {
         </label>
         <input id="password" name="password" type="password" autoComplete="current-password" required className={field} />
       </div>
-      {error ? (
-        <p role="alert" className="text-sm text-red-700 dark:text-red-400">
-          {error}
-        </p>
-      ) : null}
+      {alert}
       <button
         type="submit"
         disabled={pending}
@@ -65,5 +120,6 @@ export function SignInForm({ next }: { next: string }) {
         {pending ? 'Signing in…' : 'Sign in'}
       </button>
     </form>
+    </>
   );
 }

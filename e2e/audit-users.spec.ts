@@ -79,7 +79,7 @@ test('an admin creates a user, changes their role and disables them, who is sign
   await expect(dana).toHaveURL(/\/sign-in/);
   await dana.getByLabel('Username').fill(NEW_USER);
   await dana.getByLabel('Password').fill(NEW_PASSWORD);
-  await dana.getByRole('button', { name: 'Sign in' }).click();
+  await dana.getByRole('button', { name: 'Sign in', exact: true }).click();
   await expect(dana.locator('form').getByRole('alert')).toHaveText('This account is disabled.');
   await dana.context().close();
 

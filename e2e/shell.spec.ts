@@ -33,7 +33,7 @@ test('a wrong password is refused with a clear message', async ({ page }) => {
   await page.goto('/sign-in');
   await page.getByLabel('Username').fill('operator');
   await page.getByLabel('Password').fill('not-the-password');
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   await expect(page.locator('form').getByRole('alert')).toHaveText('Wrong username or password.');
   await expect(page).toHaveURL(/\/sign-in/);
 });

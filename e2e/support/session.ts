@@ -7,7 +7,7 @@ export async function signIn(page: Page, username: string, password = DEMO_PASSW
   await page.goto('/sign-in');
   await page.getByLabel('Username').fill(username);
   await page.getByLabel('Password').fill(password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   await expect(page.getByTestId('signed-in-user')).toContainText(username);
 }
 

@@ -1,4 +1,5 @@
 import type { SignInLockout } from '../adapters/sign-in-lockout';
+import { BREAK_GLASS_PREFIX, OIDC_PROVIDER_ID } from '../config/oidc';
 import { lockoutKey } from '../domain/sign-in-lockout';
 import type { KeelAuth } from './auth';
 
@@ -12,7 +13,12 @@ export const AUTH_BASE_PATH = '/api/auth';
  */
 export const AUTH_HTTP_ENDPOINTS = ['POST /sign-in/username', 'POST /sign-out', 'GET /get-session'] as const;
 
+/** Mounted only when single sign-on is configured: the start of an SSO sign-in, and the provider's callback. */
+export const SSO_HTTP_ENDPOINTS = ['POST /sign-in/social', `GET /callback/${OIDC_PROVIDER_ID}`] as const;
+
 const SIGN_IN = 'POST /sign-in/username';
+const SSO_START = SSO_HTTP_ENDPOINTS[0];
+const SSO_CALLBACK = SSO_HTTP_ENDPOINTS[1];
 
 export interface AuthSurfaceDeps {
   auth: KeelAuth;
@@ -20,6 +26,12 @@ export interface AuthSurfaceDeps {
   /** Origins a sign-in may be posted from; any other (or none) is login CSRF. */
   allowedOrigins: readonly string[];
   clock?: () => Date;
+  /** Single sign-on is configured: mount SSO_HTTP_ENDPOINTS. */
+  sso?: boolean;
+  /** False (KEEL_LOCAL_SIGN_IN=0): passwords only for break-glass usernames. Default true. */
+  localSignIn?: boolean;
+  /** Records a refused SSO callback in keel.audit_event (lib/adapters/sso-audit.ts). */
+  recordSsoRefusal?: (code: string, requestId: string | null) => Promise<void>;
 }
 
 function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
@@ -69,16 +81,22 @@ export function createAuthSurface(deps: AuthSurfaceDeps): (request: Request) => 
     const url = new URL(request.url);
     if (!url.pathname.startsWith(`${AUTH_BASE_PATH}/`)) return notFound();
     const endpoint = `${request.method} ${url.pathname.slice(AUTH_BASE_PATH.length)}`;
-    if (!(AUTH_HTTP_ENDPOINTS as readonly string[]).includes(endpoint)) return notFound();
-    if (endpoint !== SIGN_IN) return withoutTokens(await deps.auth.handler(request));
+    const sso = deps.sso === true && (SSO_HTTP_ENDPOINTS as readonly string[]).includes(endpoint);
+    if (!sso && !(AUTH_HTTP_ENDPOINTS as readonly string[]).includes(endpoint)) return notFound();
+    if (endpoint === SSO_CALLBACK) return ssoCallback(request);
+    if (endpoint !== SIGN_IN && endpoint !== SSO_START) return withoutTokens(await deps.auth.handler(request));
 
     const origin = request.headers.get('origin');
     if (!origin || !deps.allowedOrigins.includes(origin)) {
       return json(403, { code: 'FOREIGN_ORIGIN', message: 'Sign in from the console itself.' });
     }
+    if (endpoint === SSO_START) return ssoStart(request);
     const requestId = request.headers.get('x-request-id');
     const typed = await typedUsername(request);
     const key = typed === null ? '' : lockoutKey(typed);
+    if (deps.localSignIn === false && !(typed ?? '').trim().toLowerCase().startsWith(BREAK_GLASS_PREFIX)) {
+      return json(403, { code: 'LOCAL_SIGN_IN_OFF', message: 'Password sign-in is off; sign in with single sign-on.' });
+    }
     if (key) {
       const remaining = await deps.lockout.refuseIfLocked(key, clock(), requestId);
       if (remaining > 0) {
@@ -95,4 +113,33 @@ export function createAuthSurface(deps: AuthSurfaceDeps): (request: Request) => 
     if (key && response.ok) await deps.lockout.recordSuccess(key);
     return withoutTokens(response);
   };
+
+  /** Starts an SSO sign-in for Keel's one provider, back to the console's home (or the error on the sign-in page). */
+  async function ssoStart(request: Request): Promise<Response> {
+    const forwarded = new Request(request.url, {
+      method: 'POST',
+      headers: request.headers,
+      body: JSON.stringify({ provider: OIDC_PROVIDER_ID, callbackURL: '/', errorCallbackURL: '/sign-in', disableRedirect: true }),
+    });
+    forwarded.headers.set('content-type', 'application/json');
+    forwarded.headers.delete('content-length');
+    return withoutTokens(await deps.auth.handler(forwarded));
+  }
+
+  /**
+   * The provider's redirect back. better-auth checks state, PKCE, issuer, nonce and
+   * the code; a refusal comes back as a redirect carrying `error`, audited here
+   * (an unmapped group is audited where the groups are known, lib/auth/auth.ts).
+   */
+  async function ssoCallback(request: Request): Promise<Response> {
+    const response = await deps.auth.handler(request);
+    const location = response.headers.get('location');
+    const error = location && URL.canParse(location, 'http://keel.invalid') ? new URL(location, 'http://keel.invalid').searchParams.get('error') : null;
+    const refused = error !== null || response.status >= 400;
+    if (refused && deps.recordSsoRefusal && error?.toUpperCase() !== 'NO_MAPPED_GROUP') {
+      const code = (error ?? `HTTP_${response.status}`).toUpperCase().replace(/[^A-Z0-9]+/g, '_').slice(0, 64);
+      await deps.recordSsoRefusal(code, request.headers.get('x-request-id'));
+    }
+    return response;
+  }
 }

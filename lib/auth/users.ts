@@ -1,5 +1,6 @@
 import { err, ok, type Result } from '../domain/result';
 import type { KeelAuth } from './auth';
+import { BREAK_GLASS_PREFIX, SSO_USERNAME_PREFIX } from '../config/oidc';
 import { isRole, type Role } from './roles';
 
 export interface NewUser {
@@ -8,6 +9,8 @@ export interface NewUser {
   role: Role;
   password: string;
   email?: string;
+  /** Made by `keel create-user --break-glass`: the only kind of username that may start `breakglass.`. */
+  breakGlass?: boolean;
 }
 
 export type NewUserError =
@@ -23,6 +26,18 @@ export async function createUserAccount(auth: KeelAuth, input: NewUser): Promise
   const username = input.username.trim().toLowerCase();
   if (!USERNAME.test(username)) {
     return err({ code: 'INVALID_USERNAME', message: 'Usernames are 2 to 64 of a-z, 0-9, "_" and ".".' });
+  }
+  // `sso.` names belong to single sign-on users, so a local user never takes an SSO user's name.
+  if (username.startsWith(SSO_USERNAME_PREFIX)) {
+    return err({ code: 'INVALID_USERNAME', message: `Usernames starting "${SSO_USERNAME_PREFIX}" are kept for single sign-on users.` });
+  }
+  if (username.startsWith(BREAK_GLASS_PREFIX) !== (input.breakGlass === true)) {
+    return err({
+      code: 'INVALID_USERNAME',
+      message: input.breakGlass
+        ? `Break-glass usernames start "${BREAK_GLASS_PREFIX}".`
+        : `Usernames starting "${BREAK_GLASS_PREFIX}" are made only by the CLI's create-user --break-glass.`,
+    });
   }
   if (!isRole(input.role)) return err({ code: 'INVALID_ROLE', message: `Unknown role: ${String(input.role)}` });
   // The admin API does not apply the minimum length itself.

@@ -23,6 +23,7 @@ Commands:
                         --apply creates the missing ones concurrently (an explicit choice:
                         Keel never alters an attached oxide_batch schema by itself)
   create-user           create a user: --username NAME --role ROLE [--name "Full Name"] [--email E]
+                        [--break-glass] (named breakglass.NAME; keeps password sign-in with KEEL_LOCAL_SIGN_IN=0)
                         the password is read from KEEL_NEW_USER_PASSWORD or asked for on the terminal
                         roles: ${ROLES.join(', ')}
   demo-runtime          run the demo runtime's workers against the database until Ctrl-C
@@ -106,7 +107,13 @@ async function readPassword(): Promise<string> {
 async function createUserCommand(args: string[]): Promise<number> {
   const { values } = parseArgs({
     args,
-    options: { username: { type: 'string' }, role: { type: 'string' }, name: { type: 'string' }, email: { type: 'string' } },
+    options: {
+      username: { type: 'string' },
+      role: { type: 'string' },
+      name: { type: 'string' },
+      email: { type: 'string' },
+      'break-glass': { type: 'boolean' },
+    },
   });
   if (!values.username || !values.role) {
     process.stderr.write(`--username and --role are required\n\n${HELP}`);
@@ -117,6 +124,9 @@ async function createUserCommand(args: string[]): Promise<number> {
     return 2;
   }
   const role = values.role;
+  const breakGlass = values['break-glass'] === true;
+  // A break-glass account keeps password sign-in when KEEL_LOCAL_SIGN_IN=0; its name says so.
+  const username = breakGlass && !values.username.startsWith('breakglass.') ? `breakglass.${values.username}` : values.username;
   const password = await readPassword();
   return withDatabase(async ({ settings }) => {
     const pool = createPool(settings.databaseUrl!, 2);
@@ -127,12 +137,12 @@ async function createUserCommand(args: string[]): Promise<number> {
         return 1;
       }
       const auth = createAuth(createDatabase(pool), { secret: settings.authSecret!, port: settings.port, signInPerMinute: settings.signInPerMinute });
-      const created = await createUserAccount(auth, { username: values.username!, name: values.name ?? values.username!, role, password, email: values.email });
+      const created = await createUserAccount(auth, { username, name: values.name ?? username, role, password, email: values.email, breakGlass });
       if (!created.ok) {
         process.stderr.write(`[keel] ${created.error.code}: ${created.error.message}\n`);
         return 1;
       }
-      log(`created ${values.username} with role ${role}`);
+      log(`created ${username} with role ${role}${breakGlass ? ' (break-glass: signs in with a password even when KEEL_LOCAL_SIGN_IN=0)' : ''}`);
       return 0;
     } finally {
       await pool.end();

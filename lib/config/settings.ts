@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { err, ok, type Result } from '../domain/result';
 import { parseTrustedProxies } from '../http/client-address';
+import { parseSignInSettings, type SignInSettings } from './oidc';
 import { parseWebhookSettings, type WebhookSettings } from './webhooks';
 
 /** Keel's settings (DESIGN.md 3), read once from the environment at start. */
@@ -21,6 +22,8 @@ export interface Settings {
   trustedProxies: string[];
   metricsToken: string | undefined;
   webhooks: WebhookSettings;
+  /** Single sign-on (KEEL_OIDC_*) and whether local passwords are on (KEEL_LOCAL_SIGN_IN). */
+  signIn: SignInSettings;
 }
 
 export interface SettingError {
@@ -172,6 +175,7 @@ export function parseSettings(env: Env): Result<Settings, SettingError[]> {
       .filter(Boolean),
     metricsToken,
     webhooks: parseWebhookSettings(env, errors),
+    signIn: parseSignInSettings(env, errors),
   };
   const { invalid } = parseTrustedProxies(settings.trustedProxies);
   if (invalid.length > 0) {

@@ -59,6 +59,7 @@ export function runtime(): Runtime {
     port: settings.port,
     baseUrl: settings.baseUrl,
     signInPerMinute: settings.signInPerMinute,
+    oidc: settings.signIn.oidc,
   });
   globalRuntime.__keelRuntime = { settings, pool, exportPool, healthPool, db, auth, ownerToken: randomBytes(16), startedAt: new Date() };
   return globalRuntime.__keelRuntime;
