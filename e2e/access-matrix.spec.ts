@@ -2,6 +2,7 @@ import { readFileSync, rmSync } from 'node:fs';
 import { expect, test } from '@playwright/test';
 import type pg from 'pg';
 import { createAuth } from '../lib/auth/auth';
+import { AUTH_HTTP_ENDPOINTS, SSO_HTTP_ENDPOINTS } from '../lib/auth/http-surface';
 import { isRole } from '../lib/auth/roles';
 import {
   appEntries,
@@ -41,8 +42,12 @@ test.describe.configure({ timeout: 420_000 });
  */
 const AUTH_TABLES = ['keel.user', 'keel.session', 'keel.account', 'keel.verification', 'keel.sign_in_lockout', 'keel.audit_event'];
 
-/** The only better-auth endpoints the console uses (issue 9, item 1); every other one answers 404. */
-const AUTH_ALLOWED = new Set(['POST /sign-in/username', 'POST /sign-out', 'GET /get-session']);
+/**
+ * The only better-auth endpoints the console uses (issue 9, item 1), and the SSO start and
+ * callback, which the e2e server mounts because it runs with an OpenID provider
+ * (playwright.config.ts); every other one answers 404.
+ */
+const AUTH_ALLOWED = new Set<string>([...AUTH_HTTP_ENDPOINTS, ...SSO_HTTP_ENDPOINTS]);
 
 /**
  * better-auth's endpoints as Keel configures it (read from lib/auth/auth.ts), plus the
@@ -60,6 +65,7 @@ function authEndpoints(): string[] {
     'POST /admin/impersonate-user', 'POST /admin/set-role', 'POST /admin/create-user', 'POST /admin/ban-user', 'POST /admin/set-user-password',
     'POST /admin/revoke-user-sessions', 'POST /admin/update-user', 'POST /admin/remove-user', 'POST /update-user', 'POST /is-username-available',
     'GET /list-sessions',
+    ...SSO_HTTP_ENDPOINTS,
   ]) found.add(known);
   return [...found].sort();
 }
