@@ -1,4 +1,5 @@
 import 'server-only';
+import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import type { Database } from '../db/client';
 import { signInLockout } from '../db/schema/auth';
@@ -33,7 +34,7 @@ export function postgresSignInLockout(db: Database): SignInLockout {
           after: { lockedForSeconds: Math.ceil(remaining / 1000) },
           outcome: 'REFUSED',
           code: 'ACCOUNT_LOCKED',
-          requestId,
+          requestId: requestId ?? randomUUID(),
         });
       }
       return remaining;
@@ -64,7 +65,7 @@ export function postgresSignInLockout(db: Database): SignInLockout {
             after: { lockedForSeconds: next.lockMs / 1000, lockouts: next.state.lockouts },
             outcome: 'REFUSED',
             code: 'ACCOUNT_LOCKED',
-            requestId,
+            requestId: requestId ?? randomUUID(),
           });
         }
         return { locked: next.locked, lockMs: next.lockMs };

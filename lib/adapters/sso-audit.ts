@@ -1,4 +1,5 @@
 import 'server-only';
+import { randomUUID } from 'node:crypto';
 import type { Database } from '../db/client';
 import { auditEvent } from '../db/schema/keel';
 import { OIDC_PROVIDER_ID } from '../config/oidc';
@@ -15,7 +16,7 @@ export function postgresSsoRefusals(db: Database) {
       targetId: OIDC_PROVIDER_ID,
       outcome: 'REFUSED',
       code,
-      requestId,
+      requestId: requestId ?? randomUUID(),
     });
   };
 }
