@@ -39,7 +39,7 @@ export function LiveUpdates() {
       if (refreshTimer) return;
       const refreshWhenNoDialog = () => {
         // Never re-render beneath an open confirmation: what it says will change must hold still.
-        if (document.querySelector('dialog[open]')) {
+        if (document.querySelector('dialog[open], [role="alertdialog"], [role="dialog"][data-state="open"]')) {
           refreshTimer = setTimeout(refreshWhenNoDialog, 500);
           return;
         }
