@@ -7,8 +7,8 @@ import type {
   BulkReplayJob,
   BulkReplaySampleItem,
   BulkReplayStore,
-  DeadLetterFilter,
 } from '../ports/bulk-replay';
+import { allOf, deadLetterFilterConditions } from '../db/sql/dead-letter-filter';
 import type { Role } from '../auth/roles';
 
 /** Query rows typed by a port's interface (execute wants an index signature). */
@@ -59,19 +59,6 @@ function toJob(row: JobRow): BulkReplayJob {
   };
 }
 
-/** The filter as SQL over settle.dead_letters; ages are measured from the preview's server time. */
-function filterCondition(filter: DeadLetterFilter, asOfMs: number): SQL {
-  const conditions: SQL[] = [sql`true`];
-  if (filter.reason !== undefined) conditions.push(sql`reason = ${filter.reason}`);
-  if (filter.minAgeMs !== undefined) conditions.push(sql`recorded_at_ms <= ${asOfMs - filter.minAgeMs}::bigint`);
-  if (filter.maxAgeMs !== undefined) conditions.push(sql`recorded_at_ms >= ${asOfMs - filter.maxAgeMs}::bigint`);
-  if (filter.minAttempts !== undefined) conditions.push(sql`attempts >= ${filter.minAttempts}::int`);
-  if (filter.maxAttempts !== undefined) conditions.push(sql`attempts <= ${filter.maxAttempts}::int`);
-  // ^@, not LIKE: a prefix holding % or _ means those characters, and the text_pattern_ops index serves it.
-  if (filter.receiptIdPrefix !== undefined) conditions.push(sql`receipt_id ^@ ${filter.receiptIdPrefix}`);
-  return sql.join(conditions, sql` and `);
-}
-
 export function postgresBulkReplayStore(db: DbOrTx): BulkReplayStore {
   async function oneJob(query: SQL): Promise<BulkReplayJob | null> {
     const result = await db.execute<Row<JobRow>>(query);
@@ -89,7 +76,7 @@ export function postgresBulkReplayStore(db: DbOrTx): BulkReplayStore {
       const frozen = await db.execute(sql`
         insert into keel.bulk_replay_item (job, receipt_id, recorded_at_ms)
         select ${jobId}::bigint, receipt_id, recorded_at_ms from settle.dead_letters
-        where ${filterCondition(filter, asOfMs)}
+        where ${allOf(deadLetterFilterConditions(filter, asOfMs))}
         limit ${limit}::int`);
       const itemCount = frozen.rowCount ?? 0;
       await db.execute(sql`update keel.bulk_replay set item_count = ${itemCount}::int where id = ${jobId}::bigint`);

@@ -1,17 +1,6 @@
 import type { Actor } from '../domain/actor';
+import type { DeadLetterFilter } from '../domain/dead-letter-filter';
 import type { BulkReplayItemResult } from '../domain/settlement';
-
-/** Which dead letters a bulk replay takes (DESIGN.md 5.2); every field narrows the set. */
-export interface DeadLetterFilter {
-  reason?: string;
-  /** Recorded at least this long before the preview. */
-  minAgeMs?: number;
-  /** Recorded at most this long before the preview. */
-  maxAgeMs?: number;
-  minAttempts?: number;
-  maxAttempts?: number;
-  receiptIdPrefix?: string;
-}
 
 export type BulkReplayStatus = 'PREVIEWED' | 'RUNNING' | 'CANCELLED' | 'COMPLETED';
 /** An item's result; `cancelled` marks items a cancel left unprocessed. */

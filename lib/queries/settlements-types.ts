@@ -2,7 +2,17 @@ import { z } from 'zod';
 import { cursorText, singleLineText } from '../domain/text';
 import type { CappedCount } from '../domain/cursor';
 import { FAILURE_CODES, MAX_U32 } from '../domain/settlement-vocabulary';
-import type { BulkReplayCounts, BulkReplayItemOutcome, BulkReplayStatus, DeadLetterFilter } from '../ports/bulk-replay';
+import {
+  AGE_FORMAT_MESSAGE,
+  deadLetterFilterSchema,
+  FILTER_FIELD_WORD,
+  isAgeText,
+  RECEIPT_PREFIX_MAX_LENGTH,
+  toDeadLetterFilter,
+  type DeadLetterFilter,
+  type DeadLetterFilterWords,
+} from '../domain/dead-letter-filter';
+import type { BulkReplayCounts, BulkReplayItemOutcome, BulkReplayStatus } from '../ports/bulk-replay';
 
 /**
  * The settlement views' filters and shapes, shared by the queries, the read API, the
@@ -14,23 +24,14 @@ export const QUEUE_STATES = ['due', 'leased', 'retry_scheduled'] as const;
 export type QueueState = (typeof QUEUE_STATES)[number];
 export const QUEUE_STATE_FILTERS = [...QUEUE_STATES, 'all'] as const;
 
-const AGE_PATTERN = /^(\d{1,6})(s|m|h|d)$/;
-const AGE_UNIT_MS = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
-
-/** `30m`, `6h`, `2d`: an age as the URL and the forms write it, in milliseconds. */
-export function ageToMs(age: string | undefined): number | undefined {
-  const match = age ? AGE_PATTERN.exec(age) : null;
-  return match ? Number(match[1]) * AGE_UNIT_MS[match[2] as keyof typeof AGE_UNIT_MS] : undefined;
-}
-
 // An emptied form field or `?reason=` means "any".
 const optional = <S extends z.ZodType>(schema: S) => z.preprocess((v) => (v === '' || v === null ? undefined : v), schema.optional());
 const attempts = optional(z.coerce.number().int('A whole number.').min(0).max(MAX_U32));
-const age = optional(z.string().trim().regex(AGE_PATTERN, 'An age such as 45s, 30m, 6h or 2d.'));
+const age = optional(z.string().trim().refine(isAgeText, AGE_FORMAT_MESSAGE));
 
 const commonFilters = z.object({
   /** Receipt id prefix, matched exactly (no wildcards). */
-  q: optional(singleLineText(256, { trim: false, tooLong: 'At most 256 characters.' })),
+  q: optional(singleLineText(RECEIPT_PREFIX_MAX_LENGTH, { trim: false, tooLong: `At most ${RECEIPT_PREFIX_MAX_LENGTH} characters.` })),
   reason: optional(z.enum(FAILURE_CODES)),
   minAttempts: attempts,
   maxAttempts: attempts,
@@ -39,37 +40,27 @@ const commonFilters = z.object({
   cursor: optional(cursorText(400)),
 });
 
-const bounded = <T extends { minAttempts?: number; maxAttempts?: number; minAge?: string; maxAge?: string }>(f: T, ctx: z.RefinementCtx) => {
-  if (f.minAttempts !== undefined && f.maxAttempts !== undefined && f.minAttempts > f.maxAttempts) {
-    ctx.addIssue({ code: 'custom', path: ['maxAttempts'], message: 'Below the minimum attempts.' });
+/** The URL's words checked by the domain's one filter validator; its problems land on the word's field. */
+const asFilter = (words: DeadLetterFilterWords, ctx: z.RefinementCtx) => {
+  const parsed = deadLetterFilterSchema.safeParse(toDeadLetterFilter(words));
+  if (parsed.success) return;
+  for (const issue of parsed.error.issues) {
+    const field = FILTER_FIELD_WORD[issue.path[0] as keyof typeof FILTER_FIELD_WORD];
+    ctx.addIssue({ code: 'custom', path: field ? [field] : [], message: issue.message });
   }
-  const [min, max] = [ageToMs(f.minAge), ageToMs(f.maxAge)];
-  if (min !== undefined && max !== undefined && min > max) ctx.addIssue({ code: 'custom', path: ['maxAge'], message: 'Below the minimum age.' });
 };
 
 /** The dead-letter view's filters: age is the time since the dead letter was recorded. */
-export const deadLetterFiltersSchema = commonFilters.superRefine(bounded);
+export const deadLetterFiltersSchema = commonFilters.superRefine(asFilter);
 export type DeadLetterFilters = z.output<typeof deadLetterFiltersSchema>;
 
 /** The queue view's filters: age is the time since the row became due (negative for a future retry). */
-export const queueFiltersSchema = commonFilters.extend({ state: optional(z.enum(QUEUE_STATE_FILTERS)) }).superRefine(bounded);
+export const queueFiltersSchema = commonFilters.extend({ state: optional(z.enum(QUEUE_STATE_FILTERS)) }).superRefine(asFilter);
 export type QueueFilters = z.output<typeof queueFiltersSchema>;
 
-export const FILTER_KEYS = ['q', 'reason', 'minAttempts', 'maxAttempts', 'minAge', 'maxAge'] as const;
+export const FILTER_KEYS = ['q', 'reason', 'minAttempts', 'maxAttempts', 'minAge', 'maxAge'] as const satisfies readonly (keyof DeadLetterFilterWords)[];
 
-/** The filter a bulk replay freezes: exactly what the dead-letter list shows for the same fields. */
-export function toDeadLetterFilter(filters: DeadLetterFilters): DeadLetterFilter {
-  const out: DeadLetterFilter = {};
-  if (filters.reason) out.reason = filters.reason;
-  if (filters.q) out.receiptIdPrefix = filters.q;
-  if (filters.minAttempts !== undefined) out.minAttempts = filters.minAttempts;
-  if (filters.maxAttempts !== undefined) out.maxAttempts = filters.maxAttempts;
-  const minAgeMs = ageToMs(filters.minAge);
-  const maxAgeMs = ageToMs(filters.maxAge);
-  if (minAgeMs !== undefined) out.minAgeMs = minAgeMs;
-  if (maxAgeMs !== undefined) out.maxAgeMs = maxAgeMs;
-  return out;
-}
+export { toDeadLetterFilter };
 
 export interface QueueRow {
   receiptId: string;

@@ -5,8 +5,9 @@ import { COUNT_CAP, decodeCursor, encodeCursor, type CappedCount } from '../doma
 import { FAILURE_CODES } from '../domain/settlement-vocabulary';
 import { postgresBulkReplayStore } from '../adapters/bulk-replay';
 import type { BulkReplayItemOutcome, BulkReplayJob } from '../ports/bulk-replay';
+import { allOf, deadLetterFilterConditions, type DeadLetterFilterColumns } from '../db/sql/dead-letter-filter';
+import { toDeadLetterFilter } from '../domain/dead-letter-filter';
 import {
-  ageToMs,
   type BulkReplayDetail,
   type BulkReplayJobView,
   type BulkReplayListPage,
@@ -34,7 +35,7 @@ export async function settlementNowMs(db: DbOrTx): Promise<number> {
   return result.rows[0]!.nowMs;
 }
 
-const and = (parts: SQL[]) => (parts.length ? sql.join(parts, sql` and `) : sql`true`);
+const and = allOf;
 
 async function cappedCount(db: DbOrTx, from: SQL, where: SQL): Promise<CappedCount> {
   const result = await db.execute<{ n: number }>(sql`select count(*)::int as n from (select 1 from ${from} where ${where} limit ${COUNT_CAP + 1}) t`);
@@ -42,19 +43,13 @@ async function cappedCount(db: DbOrTx, from: SQL, where: SQL): Promise<CappedCou
   return { value: Math.min(n, COUNT_CAP), capped: n > COUNT_CAP };
 }
 
-/** Conditions every filter adds, on a table whose age is measured on `ageColumn`. */
-function filterConditions(f: DeadLetterFilters, reasonColumn: SQL, ageColumn: SQL, nowMs: number): SQL[] {
-  const parts: SQL[] = [];
-  if (f.reason) parts.push(sql`${reasonColumn} = ${f.reason}`);
-  // ^@ (not starts_with or LIKE): it uses the text_pattern_ops index, and % or _ mean themselves.
-  if (f.q) parts.push(sql`receipt_id ^@ ${f.q}`);
-  if (f.minAttempts !== undefined) parts.push(sql`attempts >= ${f.minAttempts}::int`);
-  if (f.maxAttempts !== undefined) parts.push(sql`attempts <= ${f.maxAttempts}::int`);
-  const [minAge, maxAge] = [ageToMs(f.minAge), ageToMs(f.maxAge)];
-  if (minAge !== undefined) parts.push(sql`${ageColumn} <= ${nowMs - minAge}::bigint`);
-  if (maxAge !== undefined) parts.push(sql`${ageColumn} >= ${nowMs - maxAge}::bigint`);
-  return parts;
-}
+/** The queue view filters `settle.attempts` on its reason code, and measures age on the due time. */
+const QUEUE_FILTER_COLUMNS: DeadLetterFilterColumns = {
+  reason: sql`reason_code`,
+  ageMs: sql`next_visible_at_ms`,
+  receiptId: sql`receipt_id`,
+  attempts: sql`attempts`,
+};
 
 const unleased = (nowMs: number) => sql`(lease_owner is null or lease_until_ms <= ${nowMs}::bigint)`;
 function stateCondition(state: QueueState, nowMs: number): SQL {
@@ -84,7 +79,7 @@ export async function listSettlementQueue(db: DbOrTx, filters: QueueFilters, opt
   const nowMs = options.nowMs ?? (await settlementNowMs(db));
   const pageSize = options.pageSize ?? SETTLEMENT_PAGE_SIZE;
   const state = filters.state ?? 'due';
-  const base = filterConditions(filters, sql`reason_code`, sql`next_visible_at_ms`, nowMs);
+  const base = deadLetterFilterConditions(toDeadLetterFilter(filters), nowMs, QUEUE_FILTER_COLUMNS);
   const where = and(state === 'all' ? base : [...base, stateCondition(state, nowMs)]);
   const after = keyset(filters.cursor);
   const afterCondition = after ? sql`and (next_visible_at_ms, receipt_id) > (${after[0]}::bigint, ${after[1]})` : sql``;
@@ -96,7 +91,7 @@ export async function listSettlementQueue(db: DbOrTx, filters: QueueFilters, opt
     cappedCount(db, attempts, and([...base, stateCondition('due', nowMs)])),
     cappedCount(db, attempts, and([...base, stateCondition('leased', nowMs)])),
     cappedCount(db, attempts, and([...base, stateCondition('retry_scheduled', nowMs)])),
-    cappedCount(db, sql`settle.dead_letters`, and(filterConditions(filters, sql`reason`, sql`recorded_at_ms`, nowMs))),
+    cappedCount(db, sql`settle.dead_letters`, and(deadLetterFilterConditions(toDeadLetterFilter(filters), nowMs))),
   ]);
   const rows = page.rows.slice(0, pageSize).map((r) => ({ ...r, state: queueState(r, nowMs) }));
   const last = rows.at(-1);
@@ -121,7 +116,7 @@ const DEAD_LETTER_COLUMNS = sql.raw(`receipt_id as "receiptId", reason, attempts
 export async function listDeadLetterPage(db: DbOrTx, filters: DeadLetterFilters, options: { nowMs?: number; pageSize?: number } = {}): Promise<DeadLetterPage> {
   const nowMs = options.nowMs ?? (await settlementNowMs(db));
   const pageSize = options.pageSize ?? SETTLEMENT_PAGE_SIZE;
-  const where = and(filterConditions(filters, sql`reason`, sql`recorded_at_ms`, nowMs));
+  const where = and(deadLetterFilterConditions(toDeadLetterFilter(filters), nowMs));
   const before = keyset(filters.cursor);
   const beforeCondition = before ? sql`and (recorded_at_ms, receipt_id) < (${before[0]}::bigint, ${before[1]})` : sql``;
   const [page, count] = await Promise.all([
@@ -147,7 +142,9 @@ export async function listDeadLetterPage(db: DbOrTx, filters: DeadLetterFilters,
  */
 export async function deadLetterGroups(db: DbOrTx, filters: DeadLetterFilters, options: { nowMs?: number } = {}): Promise<DeadLetterGroups> {
   const nowMs = options.nowMs ?? (await settlementNowMs(db));
-  const others = filterConditions({ ...filters, reason: undefined }, sql`d.reason`, sql`d.recorded_at_ms`, nowMs);
+  const others = deadLetterFilterConditions({ ...toDeadLetterFilter(filters), reason: undefined }, nowMs, {
+    reason: sql`d.reason`, ageMs: sql`d.recorded_at_ms`, receiptId: sql`d.receipt_id`, attempts: sql`d.attempts`,
+  });
   const result = await db.execute<{ reason: string; n: number }>(sql`
     select code as reason,
            (select count(*)::int from (select 1 from settle.dead_letters d where d.reason = code and ${and(others)} limit ${COUNT_CAP + 1}) t) as n

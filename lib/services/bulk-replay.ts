@@ -1,21 +1,20 @@
 import 'server-only';
 import type { Actor } from '../domain/actor';
 import { err, ok } from '../domain/result';
-import { BULK_REPLAY_PREVIEW_CAP, MAX_U32, isFailureCode } from '../domain/settlement';
+import { deadLetterFilterSchema, type DeadLetterFilter, type UncheckedDeadLetterFilter } from '../domain/dead-letter-filter';
+import { BULK_REPLAY_PREVIEW_CAP } from '../domain/settlement';
 import type {
   BulkReplayCounts,
   BulkReplayItemOutcome,
   BulkReplayItemView,
   BulkReplayJob,
   BulkReplaySampleItem,
-  DeadLetterFilter,
 } from '../ports/bulk-replay';
 import type { SettlementTransactions } from '../ports/settlement-replay';
 import { inputProblem, refuse, runSettlementAction, runSettlementRead, type ServiceError, type ServiceResult } from './settlement-action';
 
 export const PREVIEW_SAMPLE_SIZE = 20;
 export const MAX_ITEMS_PAGE = 500;
-const MAX_PREFIX_LENGTH = 256;
 
 export interface BulkReplayPreview {
   jobId: number;
@@ -36,36 +35,12 @@ export interface BulkReplayItemsPage {
   nextAfter: string | null;
 }
 
-const isCount = (value: unknown, max = Number.MAX_SAFE_INTEGER): value is number =>
-  typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 && value <= max;
-
-/** The filter with only the fields it may hold, or why it cannot be used. */
-export function normalizeDeadLetterFilter(filter: DeadLetterFilter): ServiceResult<DeadLetterFilter> {
-  const invalid = (message: string) => err<ServiceError>({ code: 'INVALID_FILTER', message });
-  const out: DeadLetterFilter = {};
-  if (filter.reason !== undefined) {
-    if (!isFailureCode(filter.reason)) return invalid(`Unknown reason code ${String(filter.reason)}.`);
-    out.reason = filter.reason;
-  }
-  for (const key of ['minAgeMs', 'maxAgeMs'] as const) {
-    if (filter[key] === undefined) continue;
-    if (!isCount(filter[key])) return invalid(`${key} must be a whole number of milliseconds.`);
-    out[key] = filter[key];
-  }
-  for (const key of ['minAttempts', 'maxAttempts'] as const) {
-    if (filter[key] === undefined) continue;
-    if (!isCount(filter[key], MAX_U32)) return invalid(`${key} must be a whole number.`);
-    out[key] = filter[key];
-  }
-  if (out.minAgeMs !== undefined && out.maxAgeMs !== undefined && out.minAgeMs > out.maxAgeMs) return invalid('The minimum age is above the maximum age.');
-  if (out.minAttempts !== undefined && out.maxAttempts !== undefined && out.minAttempts > out.maxAttempts) return invalid('The minimum attempts are above the maximum.');
-  if (filter.receiptIdPrefix !== undefined && filter.receiptIdPrefix !== '') {
-    if (typeof filter.receiptIdPrefix !== 'string' || filter.receiptIdPrefix.length > MAX_PREFIX_LENGTH) {
-      return invalid(`The receipt id prefix must be at most ${MAX_PREFIX_LENGTH} characters.`);
-    }
-    out.receiptIdPrefix = filter.receiptIdPrefix;
-  }
-  return ok(out);
+/** The filter with only the fields it may hold, or why it cannot be used (the domain's one validator). */
+export function normalizeDeadLetterFilter(filter: UncheckedDeadLetterFilter): ServiceResult<DeadLetterFilter> {
+  const parsed = deadLetterFilterSchema.safeParse(filter);
+  if (parsed.success) return ok(parsed.data);
+  const issue = parsed.error.issues[0]!;
+  return err<ServiceError>({ code: 'INVALID_FILTER', message: `${issue.path.join('.') || 'filter'}: ${issue.message}` });
 }
 
 const jobTarget = (jobId: number | string) => ({ kind: 'bulk_replay', id: String(jobId) });
@@ -78,7 +53,7 @@ const jobTarget = (jobId: number | string) => ({ kind: 'bulk_replay', id: String
 export function previewBulkReplay(
   transactions: SettlementTransactions,
   actor: Actor,
-  input: { filter: DeadLetterFilter; note: string },
+  input: { filter: UncheckedDeadLetterFilter; note: string },
 ): Promise<ServiceResult<BulkReplayPreview>> {
   const note = input.note.trim();
   const filter = normalizeDeadLetterFilter(input.filter);

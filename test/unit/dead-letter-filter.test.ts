@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { DeadLetterFilter } from '@/lib/ports/bulk-replay';
+import type { UncheckedDeadLetterFilter } from '@/lib/domain/dead-letter-filter';
 import { normalizeDeadLetterFilter } from '@/lib/services/bulk-replay';
 
 describe('bulk replay filters', () => {
   it('keeps only the fields a filter may hold', () => {
-    const filter = { reason: 'rpc', minAgeMs: 0, maxAgeMs: 10, minAttempts: 1, maxAttempts: 6, receiptIdPrefix: 'rcpt_', extra: 1 } as DeadLetterFilter;
+    const filter = { reason: 'rpc', minAgeMs: 0, maxAgeMs: 10, minAttempts: 1, maxAttempts: 6, receiptIdPrefix: 'rcpt_', extra: 1 } as UncheckedDeadLetterFilter;
     expect(normalizeDeadLetterFilter(filter)).toEqual({
       ok: true,
       value: { reason: 'rpc', minAgeMs: 0, maxAgeMs: 10, minAttempts: 1, maxAttempts: 6, receiptIdPrefix: 'rcpt_' },
@@ -12,7 +12,7 @@ describe('bulk replay filters', () => {
     expect(normalizeDeadLetterFilter({ receiptIdPrefix: '' })).toEqual({ ok: true, value: {} });
   });
 
-  it.each<[string, DeadLetterFilter]>([
+  it.each<[string, UncheckedDeadLetterFilter]>([
     ['an unknown reason code', { reason: 'timeout' }],
     ['a skip reason, which never dead-letters', { reason: 'denied' }],
     ['a negative age', { minAgeMs: -1 }],
