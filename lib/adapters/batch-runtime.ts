@@ -1,6 +1,7 @@
 import 'server-only';
 import { and, eq, sql, type AnyColumn, type SQL } from 'drizzle-orm';
 import type { DbOrTx } from '../db/client';
+import { ownerObservation } from '../db/sql/owner-observation';
 import { obJobDefinition, obJobExecution, obJobInstance, obStepExecution } from '../db/schema/oxide-batch';
 import {
   canTransition,
@@ -238,9 +239,7 @@ export function postgresBatchRuntime(db: DbOrTx): BatchRuntime {
             version: obJobExecution.version,
             stopRequested: sql<boolean>`${obJobExecution.stopRequestedAt} is not null`,
             // Compared here, so the stored token is never selected.
-            owner: sql<string>`case when ${obJobExecution.ownerToken} is null then 'ABSENT'
-                                    when ${obJobExecution.ownerToken} = ${Buffer.from(ownerToken)} then 'CURRENT_PROCESS'
-                                    else 'OTHER_PROCESS' end`,
+            owner: ownerObservation(sql`${obJobExecution.ownerToken}`, ownerToken),
           })
           .from(obJobExecution)
           .where(eq(obJobExecution.id, executionId));

@@ -1,6 +1,7 @@
 import 'server-only';
 import { sql } from 'drizzle-orm';
 import type { DbOrTx } from '../db/client';
+import { ownerObservation } from '../db/sql/owner-observation';
 import { runtimeEpochMs, runtimeServerTimeMs } from '../db/runtime-time';
 import { isBatchStatus, isOwnerObservation } from '../domain/batch-status';
 import type { RecoverySnapshot } from '../domain/recovery';
@@ -38,9 +39,7 @@ function snapshotQuery(executionId: number, ownerToken: Buffer) {
            -- The runtime's own expression (DESIGN.md 4.2): the cast rounds, .678999 ms reads 679.
            ${runtimeEpochMs(sql`e.updated_at`)} as updated_at_ms,
            ${runtimeServerTimeMs} as server_time_ms,
-           case when e.owner_token is null then 'ABSENT'
-                when e.owner_token = ${ownerToken} then 'CURRENT_PROCESS'
-                else 'OTHER_PROCESS' end as owner,
+           ${ownerObservation(sql`e.owner_token`, ownerToken)} as owner,
            s.id as step_id, s.status as step_status,
            s.checkpoint_format, s.checkpoint_schema, s.checkpoint_schema_version,
            pg_column_size(s.checkpoint_payload) as checkpoint_encoded_len,

@@ -1,6 +1,7 @@
 import 'server-only';
 import { sql, type SQL } from 'drizzle-orm';
 import type { DbOrTx } from '../db/client';
+import { claimableAt } from '../db/sql/queue-state';
 import { err, ok, type Result } from '../domain/result';
 import { loggableError } from '../server/safe-error';
 import {
@@ -92,10 +93,6 @@ function validateClaim(workerId: string, nowMs: number, leaseMs: number, limit: 
   return null;
 }
 
-/** Due and not held by a live lease; the lease columns are all set or all null. */
-const claimable = (nowMs: number): SQL =>
-  sql`next_visible_at_ms <= ${nowMs}::bigint and (lease_until_ms is null or lease_until_ms <= ${nowMs}::bigint)`;
-
 /**
  * A claim bumps row_version, so any older claim on the row stops matching, and takes a
  * fresh lease token from `gen_random_uuid()` (122 bits from the server's strong random
@@ -114,7 +111,7 @@ function claimStatement(candidates: SQL, workerId: string, nowMs: number, leaseM
           lease_until_ms = ${nowMs + leaseMs}::bigint,
           updated_at_ms = ${nowMs}::bigint
       from candidate
-      where a.receipt_id = candidate.receipt_id and ${claimable(nowMs)}
+      where a.receipt_id = candidate.receipt_id and ${claimableAt(nowMs)}
       returning a.receipt_id, a.finalized_at, a.attempts, a.row_version, a.lease_owner, a.lease_token,
                 a.lease_until_ms, a.next_visible_at_ms
     ),
@@ -209,7 +206,7 @@ export function postgresSettlementStore(db: DbOrTx): SettlementOutcomeStore {
       if (invalid) return err(invalid);
       return guarded(async () => {
         // Waits for a concurrent claim of the same row, then re-checks: its fresh lease wins.
-        const candidate = sql`select receipt_id from settle.attempts where receipt_id = ${receiptId} and ${claimable(nowMs)} for update`;
+        const candidate = sql`select receipt_id from settle.attempts where receipt_id = ${receiptId} and ${claimableAt(nowMs)} for update`;
         const result = await db.execute<Row<SettlementAttemptClaim>>(claimStatement(candidate, workerId, nowMs, leaseMs));
         return ok(result.rows[0] ?? null);
       });
@@ -222,7 +219,7 @@ export function postgresSettlementStore(db: DbOrTx): SettlementOutcomeStore {
         // SKIP LOCKED: a row another worker is claiming right now is passed over, not
         // waited for, and re-checked after lock so a just-committed lease is never taken.
         const candidates = sql`
-          select receipt_id from settle.attempts where ${claimable(nowMs)}
+          select receipt_id from settle.attempts where ${claimableAt(nowMs)}
           order by next_visible_at_ms, receipt_id
           limit ${limit}::int
           for update skip locked`;

@@ -22,6 +22,6 @@ export const WHOLE_MILLISECOND_NOW_TEXT = `date_trunc('milliseconds', clock_time
  * round(u) < N holds exactly when u < N - 0.5 ms, so the row's timestamp compares
  * against one instant and an index on it still serves.
  */
-export function runtimeStaleBefore(column: SQL, thresholdMs: number): SQL {
-  return sql`${column} < timestamptz 'epoch' + ((${runtimeServerTimeMs} - ${Math.trunc(thresholdMs)}::bigint) * 1000 - 500) * interval '1 microsecond'`;
+export function runtimeStaleBefore(column: SQL, thresholdMs: number, now: SQL = runtimeServerTimeMs): SQL {
+  return sql`${column} < timestamptz 'epoch' + ((${now} - ${Math.trunc(thresholdMs)}::bigint) * 1000 - 500) * interval '1 microsecond'`;
 }

@@ -32,6 +32,14 @@ export const isTerminal = (status: BatchStatus): boolean => includes(TERMINAL_ST
 export const isUnresolved = (status: BatchStatus): status is UnresolvedStatus =>
   includes(UNRESOLVED_STATUSES, status);
 
+/**
+ * Stale: active and not updated for longer than the threshold, both times by the
+ * runtime's epoch-ms expression (NaN is never stale). lib/db/sql/stale-execution.ts is
+ * the same rule in SQL, held equal by test/integration/rule-fragments.test.ts.
+ */
+export const isStaleExecution = (status: BatchStatus, inactivityMs: number, thresholdMs: number): boolean =>
+  isActive(status) && inactivityMs > thresholdMs;
+
 /** In-place moves only; restart and recovery are separate rules below. */
 export const LEGAL_TRANSITIONS: Readonly<Record<BatchStatus, readonly BatchStatus[]>> = {
   STARTING: ['STARTED', 'STOPPING', 'FAILED', 'UNKNOWN'],

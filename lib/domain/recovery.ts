@@ -4,6 +4,7 @@ import {
   isBatchStatus,
   isFailureCategory,
   isOwnerObservation,
+  isStaleExecution,
   type BatchStatus,
   type FailureCategory,
   type OwnerObservation,
@@ -334,7 +335,7 @@ export function evaluateCandidate(
   if (snapshot.status !== 'UNKNOWN') {
     if (!isActive(snapshot.status)) return err({ kind: 'NotRecoverable', status: snapshot.status });
     if (snapshot.owner === 'CURRENT_PROCESS') return err({ kind: 'OwnedByCurrentProcess' });
-    if (!(inactivityMs > clock.thresholdMs)) {
+    if (!isStaleExecution(snapshot.status, inactivityMs, clock.thresholdMs)) {
       return err({ kind: 'NotStale', inactivityMs, thresholdMs: clock.thresholdMs });
     }
   }

@@ -1,6 +1,7 @@
 import 'server-only';
 import { sql } from 'drizzle-orm';
 import type { DbOrTx } from '../db/client';
+import { claimableAt } from '../db/sql/queue-state';
 
 export interface AlertGauges {
   /** Seconds from now to the earliest approval deadline of a PENDING proposal; null when none waits. */
@@ -20,7 +21,7 @@ export async function readAlertGauges(db: DbOrTx): Promise<AlertGauges> {
     select (select extract(epoch from (min(p.wait_deadline) - clock_timestamp()))::float8
               from keel.recovery_proposal p where p.status = 'PENDING') as deadline,
            (select (clock.ms - a.next_visible_at_ms)::float8 / 1000 from settle.attempts a
-             where a.next_visible_at_ms <= clock.ms and (a.lease_owner is null or a.lease_until_ms <= clock.ms)
+             where ${claimableAt(sql`clock.ms`, 'a')}
              order by a.next_visible_at_ms, a.receipt_id limit 1) as oldest
     from clock`);
   const row = rows[0];

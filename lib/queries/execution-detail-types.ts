@@ -1,3 +1,4 @@
+import type { OwnerObservation } from '../domain/batch-status';
 import type { OperatorRequestEntry } from '../domain/operator-request';
 
 /** What the execution detail shows: shared by the server query, the read API and the page. */
@@ -32,7 +33,7 @@ export interface ExecutionDetail {
   endedAt: string | null;
   updatedAt: string;
   stale: boolean;
-  owner: 'ABSENT' | 'CURRENT_PROCESS' | 'OTHER_PROCESS';
+  owner: OwnerObservation;
   stopRequest: { at: string; by: string } | null;
   steps: StepDetail[];
   decisions: { id: number; executionVersion: number; priorStatus: string; resultingStatus: string; reasonCode: string; operatorReference: string; evidenceDigest: string; decidedAt: string }[];

@@ -1,7 +1,8 @@
 import 'server-only';
 import { sql } from 'drizzle-orm';
 import type { DbOrTx } from '../db/client';
-import { runtimeStaleBefore } from '../db/runtime-time';
+import { ownerObservation } from '../db/sql/owner-observation';
+import { staleExecution } from '../db/sql/stale-execution';
 import { fromCanonicalJson, isRetryLimit, isRetryStateLimit, validateFor } from '../domain/fault-state';
 import type { ExecutionDetail, StepDetail } from './execution-detail-types';
 import { readOperatorHistory } from './operator-history';
@@ -49,9 +50,8 @@ export async function readExecutionDetail(
   const head = await db.execute<Row>(sql`
     select e.id, e.job_instance_id, e.status, e.attempt, e.version, e.exit_code, e.failure_category,
            e.created_at, e.started_at, e.ended_at, e.updated_at, e.stop_requested_at, e.stop_requested_by, i.job_name, d.definition_revision, d.manifest, d.manifest->>'delivery_mode' as delivery_mode,
-           case when e.owner_token is null then 'ABSENT' when e.owner_token = ${context.ownerToken} then 'CURRENT_PROCESS' else 'OTHER_PROCESS' end as owner,
-           (e.status in ('STARTING', 'STARTED', 'STOPPING')
-             and ${runtimeStaleBefore(sql`e.updated_at`, context.staleThresholdMs)}) as stale,
+           ${ownerObservation(sql`e.owner_token`, context.ownerToken)} as owner,
+           ${staleExecution(context.staleThresholdMs, 'e')} as stale,
            clock_timestamp() as server_now
     from oxide_batch.ob_job_execution e
     join oxide_batch.ob_job_instance i on i.id = e.job_instance_id

@@ -1,3 +1,4 @@
+import type { OwnerObservation } from '../domain/batch-status';
 import type { CappedCount } from '../domain/cursor';
 
 /** What the executions list returns: shared by the server query, the read API and the page. */
@@ -10,7 +11,7 @@ export interface ExecutionListItem {
   version: number;
   updatedAt: string;
   stale: boolean;
-  owner: 'ABSENT' | 'CURRENT_PROCESS' | 'OTHER_PROCESS';
+  owner: OwnerObservation;
   stopRequested: boolean;
   failureCategory: string | null;
 }

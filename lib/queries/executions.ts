@@ -3,7 +3,8 @@ import { sql, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import { cursorText, singleLineText } from '../domain/text';
 import type { Database, DbOrTx } from '../db/client';
-import { runtimeStaleBefore } from '../db/runtime-time';
+import { ownerObservation } from '../db/sql/owner-observation';
+import { staleExecution } from '../db/sql/stale-execution';
 import { RUNTIME_INDEXES } from '../db/runtime-indexes';
 import { BATCH_STATUSES } from '../domain/batch-status';
 import { COUNT_CAP, decodeCursor, encodeCursor, type CappedCount } from '../domain/cursor';
@@ -51,8 +52,7 @@ function whereClause(filters: ExecutionFilters, staleThresholdMs: number): SQL {
   if (filters.status) parts.push(sql`e.status = ${filters.status}`);
   if (filters.job) parts.push(sql`i.job_name = ${filters.job}`);
   if (filters.stale) {
-    parts.push(sql`e.status in ('STARTING', 'STARTED', 'STOPPING')
-      and ${runtimeStaleBefore(sql`e.updated_at`, staleThresholdMs)}`);
+    parts.push(staleExecution(staleThresholdMs, 'e'));
   }
   if (filters.updatedFrom) parts.push(sql`e.updated_at >= ${filters.updatedFrom}::timestamptz`);
   if (filters.updatedTo) parts.push(sql`e.updated_at < ${filters.updatedTo}::timestamptz`);
@@ -111,11 +111,8 @@ async function readPage(
     db.execute<ListRow>(sql`
       select e.id, i.job_name, e.job_instance_id as instance_id, e.status, e.attempt, e.version,
              e.updated_at, (extract(epoch from e.updated_at) * 1000000)::bigint::text as updated_us,
-             (e.status in ('STARTING', 'STARTED', 'STOPPING')
-               and ${runtimeStaleBefore(sql`e.updated_at`, context.staleThresholdMs)}) as stale,
-             case when e.owner_token is null then 'ABSENT'
-                  when e.owner_token = ${context.ownerToken} then 'CURRENT_PROCESS'
-                  else 'OTHER_PROCESS' end as owner,
+             ${staleExecution(context.staleThresholdMs, 'e')} as stale,
+             ${ownerObservation(sql`e.owner_token`, context.ownerToken)} as owner,
              e.stop_requested_at is not null as stop_requested, e.failure_category
       from oxide_batch.ob_job_execution e
       join oxide_batch.ob_job_instance i on i.id = e.job_instance_id

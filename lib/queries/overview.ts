@@ -1,7 +1,9 @@
 import 'server-only';
 import { sql } from 'drizzle-orm';
 import type { DbOrTx } from '../db/client';
-import { runtimeStaleBefore } from '../db/runtime-time';
+import { runtimeServerTimeMs } from '../db/runtime-time';
+import { staleExecution } from '../db/sql/stale-execution';
+import { queueStateCase } from '../db/sql/queue-state';
 
 export interface Overview {
   serverNow: Date;
@@ -21,15 +23,10 @@ export async function readOverview(db: DbOrTx, staleThresholdMs: number): Promis
     ),
     db.execute<{ count: number }>(sql`
       select count(*)::int as count from oxide_batch.ob_job_execution
-      where status in ('STARTING', 'STARTED', 'STOPPING')
-        and ${runtimeStaleBefore(sql`updated_at`, staleThresholdMs)}`),
+      where ${staleExecution(staleThresholdMs)}`),
     db.execute<{ count: number }>(sql`select count(*)::int as count from keel.recovery_proposal where status = 'PENDING'`),
     db.execute<{ state: string; count: number }>(sql`
-      select case
-               when lease_owner is not null and lease_until_ms > (extract(epoch from clock_timestamp()) * 1000)::bigint then 'leased'
-               when next_visible_at_ms > (extract(epoch from clock_timestamp()) * 1000)::bigint then 'retry_scheduled'
-               else 'due'
-             end as state,
+      select ${queueStateCase(runtimeServerTimeMs)} as state,
              count(*)::int as count
       from settle.attempts group by 1 order by 1`),
     db.execute<{ reason: string; count: number }>(

@@ -12,6 +12,7 @@ import {
   type DeadLetterFilter,
   type DeadLetterFilterWords,
 } from '../domain/dead-letter-filter';
+import { QUEUE_STATES, type QueueState } from '../domain/queue-state';
 import type { BulkReplayCounts, BulkReplayItemOutcome, BulkReplayStatus } from '../ports/bulk-replay';
 
 /**
@@ -19,9 +20,7 @@ import type { BulkReplayCounts, BulkReplayItemOutcome, BulkReplayStatus } from '
  * server actions and the client components (so nothing here imports the database).
  */
 
-/** Queue states as the metrics count them: a live lease wins, then visibility. */
-export const QUEUE_STATES = ['due', 'leased', 'retry_scheduled'] as const;
-export type QueueState = (typeof QUEUE_STATES)[number];
+export { QUEUE_STATES, type QueueState };
 export const QUEUE_STATE_FILTERS = [...QUEUE_STATES, 'all'] as const;
 
 // An emptied form field or `?reason=` means "any".

@@ -7,6 +7,8 @@ import { postgresBulkReplayStore } from '../adapters/bulk-replay';
 import type { BulkReplayItemOutcome, BulkReplayJob } from '../ports/bulk-replay';
 import { allOf, deadLetterFilterConditions, type DeadLetterFilterColumns } from '../db/sql/dead-letter-filter';
 import { toDeadLetterFilter } from '../domain/dead-letter-filter';
+import { queueStateAt } from '../domain/queue-state';
+import { inQueueState } from '../db/sql/queue-state';
 import {
   type BulkReplayDetail,
   type BulkReplayJobView,
@@ -18,7 +20,6 @@ import {
   type QueueFilters,
   type QueuePage,
   type QueueRow,
-  type QueueState,
   type ReceiptHistory,
 } from './settlements-types';
 
@@ -51,19 +52,10 @@ const QUEUE_FILTER_COLUMNS: DeadLetterFilterColumns = {
   attempts: sql`attempts`,
 };
 
-const unleased = (nowMs: number) => sql`(lease_owner is null or lease_until_ms <= ${nowMs}::bigint)`;
-function stateCondition(state: QueueState, nowMs: number): SQL {
-  if (state === 'leased') return sql`lease_owner is not null and lease_until_ms > ${nowMs}::bigint`;
-  if (state === 'due') return sql`next_visible_at_ms <= ${nowMs}::bigint and ${unleased(nowMs)}`;
-  return sql`next_visible_at_ms > ${nowMs}::bigint and ${unleased(nowMs)}`;
-}
 
 const QUEUE_COLUMNS = sql.raw(`receipt_id as "receiptId", work_kind as "workKind", attempts, next_visible_at_ms as "nextVisibleAtMs",
   row_version as "rowVersion", lease_owner as "leaseOwner", lease_until_ms as "leaseUntilMs", reason_code as "reasonCode",
   finalized_at as "finalizedAt"`);
-
-const queueState = (row: Omit<QueueRow, 'state'>, nowMs: number): QueueState =>
-  row.leaseOwner !== null && row.leaseUntilMs !== null && row.leaseUntilMs > nowMs ? 'leased' : row.nextVisibleAtMs > nowMs ? 'retry_scheduled' : 'due';
 
 /** A cursor as `[number, string]`, or null for the first page (a bad cursor starts over). */
 function keyset(cursor: string | undefined): [number, string] | null {
@@ -80,7 +72,7 @@ export async function listSettlementQueue(db: DbOrTx, filters: QueueFilters, opt
   const pageSize = options.pageSize ?? SETTLEMENT_PAGE_SIZE;
   const state = filters.state ?? 'due';
   const base = deadLetterFilterConditions(toDeadLetterFilter(filters), nowMs, QUEUE_FILTER_COLUMNS);
-  const where = and(state === 'all' ? base : [...base, stateCondition(state, nowMs)]);
+  const where = and(state === 'all' ? base : [...base, inQueueState(state, nowMs)]);
   const after = keyset(filters.cursor);
   const afterCondition = after ? sql`and (next_visible_at_ms, receipt_id) > (${after[0]}::bigint, ${after[1]})` : sql``;
   const attempts = sql`settle.attempts`;
@@ -88,12 +80,12 @@ export async function listSettlementQueue(db: DbOrTx, filters: QueueFilters, opt
     db.execute<Row<Omit<QueueRow, 'state'>>>(sql`
       select ${QUEUE_COLUMNS} from settle.attempts where ${where} ${afterCondition}
       order by next_visible_at_ms, receipt_id limit ${pageSize + 1}`),
-    cappedCount(db, attempts, and([...base, stateCondition('due', nowMs)])),
-    cappedCount(db, attempts, and([...base, stateCondition('leased', nowMs)])),
-    cappedCount(db, attempts, and([...base, stateCondition('retry_scheduled', nowMs)])),
+    cappedCount(db, attempts, and([...base, inQueueState('due', nowMs)])),
+    cappedCount(db, attempts, and([...base, inQueueState('leased', nowMs)])),
+    cappedCount(db, attempts, and([...base, inQueueState('retry_scheduled', nowMs)])),
     cappedCount(db, sql`settle.dead_letters`, and(deadLetterFilterConditions(toDeadLetterFilter(filters), nowMs))),
   ]);
-  const rows = page.rows.slice(0, pageSize).map((r) => ({ ...r, state: queueState(r, nowMs) }));
+  const rows = page.rows.slice(0, pageSize).map((r) => ({ ...r, state: queueStateAt(r, nowMs) }));
   const last = rows.at(-1);
   const stateCounts = { due, leased, retry_scheduled: retryScheduled, dead_lettered: deadLettered };
   const count = state === 'all' ? await cappedCount(db, attempts, where) : stateCounts[state];
@@ -180,7 +172,7 @@ export async function readReceiptHistory(db: DbOrTx, receiptId: string): Promise
   return {
     receiptId,
     serverNowMs: nowMs,
-    queued: queuedRow ? { ...queuedRow, state: queueState(queuedRow, nowMs) } : null,
+    queued: queuedRow ? { ...queuedRow, state: queueStateAt(queuedRow, nowMs) } : null,
     deadLetter: dead.rows[0] ?? null,
     events: events.rows.slice(0, HISTORY_LIMIT),
     replays: replays.rows.slice(0, HISTORY_LIMIT).map((r) => ({ ...r, at: iso(r.at) })),

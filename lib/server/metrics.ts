@@ -1,6 +1,7 @@
 import 'server-only';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { BATCH_STATUSES } from '../domain/batch-status';
+import { QUEUE_STATES } from '../domain/queue-state';
 import { FAILURE_CODES } from '../domain/settlement-vocabulary';
 import type { DbOrTx } from '../db/client';
 import { readAlertGauges } from '../queries/alert-gauges';
@@ -25,7 +26,6 @@ interface ProcessMetrics {
 
 const ACTION_NAME = /^[a-z][A-Za-z0-9_.-]{0,63}$/;
 const CODE = /^[A-Z][A-Z0-9_]{0,63}$/;
-const QUEUE_STATES = ['due', 'leased', 'retry_scheduled'] as const;
 
 const globalMetrics = globalThis as typeof globalThis & { __keelMetrics?: ProcessMetrics };
 

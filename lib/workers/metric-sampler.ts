@@ -1,7 +1,9 @@
 import 'server-only';
 import { sql } from 'drizzle-orm';
 import type { DbOrTx } from '../db/client';
-import { runtimeStaleBefore } from '../db/runtime-time';
+import { staleExecution } from '../db/sql/stale-execution';
+import { queueStateCase } from '../db/sql/queue-state';
+import { QUEUE_STATES } from '../domain/queue-state';
 import { startWorkerLoop, type RunningWorker, type WorkerLog, type WorkerWait } from './worker-loop';
 
 export const METRIC_SAMPLE_INTERVAL_MS = 15_000;
@@ -59,18 +61,14 @@ export async function sampleMetrics(
         select clock_timestamp() as at, (extract(epoch from clock_timestamp()) * 1000)::bigint as ms
       ),
       queue as (
-        select case
-                 when a.lease_owner is not null and a.lease_until_ms > clock.ms then 'leased'
-                 when a.next_visible_at_ms > clock.ms then 'retry_scheduled'
-                 else 'due'
-               end as state,
+        select ${queueStateCase(sql`clock.ms`, 'a')} as state,
                count(*) as n
         from settle.attempts a, clock group by 1
       )
       insert into keel.metric_sample (sampled_at, metric, label, value)
       select clock.at, m.metric, m.label, m.value from clock, (
         select ${METRICS.queueDepth} as metric, s.state as label, coalesce(queue.n, 0)::float8 as value
-        from (values ('due'), ('leased'), ('retry_scheduled')) as s(state) left join queue using (state)
+        from unnest(${sql.param([...QUEUE_STATES])}::text[]) as s(state) left join queue using (state)
         union all
         select ${METRICS.retrying}, '', count(*)::float8 from settle.attempts where work_kind = 'retry_scheduled'
         union all
@@ -82,8 +80,7 @@ export async function sampleMetrics(
         select ${METRICS.deadLettersTotal}, '', count(*)::float8 from settle.dead_letters
         union all
         select ${METRICS.staleExecutions}, '', count(*)::float8 from oxide_batch.ob_job_execution
-        where status in ('STARTING', 'STARTED', 'STOPPING')
-          and ${runtimeStaleBefore(sql`updated_at`, options.staleThresholdMs)}
+        where ${staleExecution(options.staleThresholdMs)}
         union all
         select ${METRICS.pendingProposals}, '', count(*)::float8 from keel.recovery_proposal where status = 'PENDING'
       ) as m`);
