@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { FAILURE_CATEGORIES, RECOVERY_RESULT_STATUSES } from '@/lib/domain/batch-status';
+import { actorRefSchema, operationIdSchema, reasonCodeSchema } from '@/lib/domain/identifier-patterns';
 import { multiLineText, singleLineText } from '@/lib/domain/text';
 import { STOP_OPERATION_ID_MAX } from '@/lib/domain/operator-request';
 
@@ -13,7 +14,7 @@ export const proposeTakeoverSchema = z.discriminatedUnion('target', [
   z.object({
     target: z.literal('orchestration'),
     executionId: singleLineText(256, { min: 1 }),
-    successorOwner: z.string().trim().regex(/^[A-Za-z0-9._:@-]{1,128}$/, 'Letters, digits and . _ : @ - (1 to 128).'),
+    successorOwner: actorRefSchema,
     note: multiLineText(500).optional(),
   }),
 ]);
@@ -25,7 +26,7 @@ export const confirmTakeoverSchema = z.object({
   expectedFencingToken: z.coerce.number().int().positive().optional(),
   resultingStatus: z.enum(RECOVERY_RESULT_STATUSES).optional(),
   failureCategory: z.enum(FAILURE_CATEGORIES).optional(),
-  reasonCode: z.string().regex(/^[A-Z0-9_]{1,64}$/, 'Upper-case letters, digits and _ (1 to 64).').optional(),
+  reasonCode: reasonCodeSchema.optional(),
   // A ticked checkbox posts 'on'; JSON callers send true.
   acknowledged: z.preprocess((v) => v === true || v === 'on' || v === 'true', z.boolean()).optional(),
   reason: multiLineText(500).optional(),
@@ -34,8 +35,6 @@ export const confirmTakeoverSchema = z.object({
 export const rejectProposalSchema = proposalIdSchema.extend({ reason: multiLineText(500, { min: 1, required: 'Say why.' }) });
 export const cancelProposalSchema = proposalIdSchema.extend({ reason: multiLineText(500).optional() });
 
-const operationId = z.string().regex(/^[A-Za-z0-9._:-]{1,64}$/, 'The operation id must be 1 to 64 of A-Z a-z 0-9 . _ : -');
-
-export const requestStopSchema = z.object({ executionId: id, operationId: operationId.max(STOP_OPERATION_ID_MAX) });
+export const requestStopSchema = z.object({ executionId: id, operationId: operationIdSchema(STOP_OPERATION_ID_MAX) });
 
 export const proposeAbandonSchema = z.object({ executionId: id, note: multiLineText(500).optional() });

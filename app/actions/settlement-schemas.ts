@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { operationIdSchema } from '@/lib/domain/identifier-patterns';
 import { multiLineText, singleLineText } from '@/lib/domain/text';
 import { deadLetterFiltersSchema } from '@/lib/queries/settlements-types';
 
@@ -7,7 +8,7 @@ import { deadLetterFiltersSchema } from '@/lib/queries/settlements-types';
 // Receipt ids are the runtime's free text: kept exactly as given, never trimmed.
 const receiptId = singleLineText(1_000, { min: 1, trim: false, required: 'A receipt id is required.' });
 // The dialog's idempotency key, made when it opens (DESIGN.md 5.1 bounds).
-const operationId = z.string().regex(/^[A-Za-z0-9._:-]{1,64}$/, 'The operation id must be 1 to 64 of A-Z a-z 0-9 . _ : -');
+const operationId = operationIdSchema();
 const requiredNote = multiLineText(2_000, { min: 1, required: 'Say why: a note is required.' });
 const optionalNote = multiLineText(2_000).optional();
 const jobId = z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER);

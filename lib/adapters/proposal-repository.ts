@@ -5,14 +5,8 @@ import { runtimeEpochMs, runtimeServerTimeMs } from '../db/runtime-time';
 import { recoveryProposal, type RecoveryProposalRow } from '../db/schema/keel';
 import { isFailureCategory, isRecoveryResultStatus } from '../domain/batch-status';
 import { err, ok } from '../domain/result';
-import {
-  PROPOSAL_STATUSES,
-  type LockedProposal,
-  type ProposalRepository,
-  type ProposalStatus,
-  type ProposalTarget,
-  type RecoveryProposal,
-} from '../ports/proposal-repository';
+import { PROPOSAL_STATUSES, type ProposalStatus } from '../domain/proposal-status';
+import type { LockedProposal, ProposalRepository, ProposalTarget, RecoveryProposal } from '../ports/proposal-repository';
 
 // The database's clock by the runtime's expression (DESIGN.md 4.2), as every rule reads it.
 const serverTimeMs = sql<number>`${runtimeServerTimeMs}`;

@@ -1,4 +1,3 @@
-import { err, ok, type Result } from './result';
 
 /** The runtime's execution and step lifecycle vocabulary (DESIGN.md 3.1). */
 export const BATCH_STATUSES = [
@@ -106,21 +105,3 @@ export const OWNER_OBSERVATIONS = ['ABSENT', 'CURRENT_PROCESS', 'OTHER_PROCESS']
 export type OwnerObservation = (typeof OWNER_OBSERVATIONS)[number];
 
 export const isOwnerObservation = (value: unknown): value is OwnerObservation => includes(OWNER_OBSERVATIONS, value);
-
-export const REASON_CODE_PATTERN = /^[A-Z0-9_]{1,64}$/;
-export const ACTOR_REF_PATTERN = /^[A-Za-z0-9._:@-]{1,128}$/;
-export const OPERATION_ID_PATTERN = /^[A-Za-z0-9._:-]{1,64}$/;
-
-export const isReasonCode = (value: unknown): value is string =>
-  typeof value === 'string' && REASON_CODE_PATTERN.test(value);
-export const isActorRef = (value: unknown): value is string =>
-  typeof value === 'string' && ACTOR_REF_PATTERN.test(value);
-export const isOperationId = (value: unknown): value is string =>
-  typeof value === 'string' && OPERATION_ID_PATTERN.test(value);
-
-export const validateReasonCode = (value: unknown): Result<string, { kind: 'InvalidReasonCode' }> =>
-  isReasonCode(value) ? ok(value) : err({ kind: 'InvalidReasonCode' });
-export const validateActorRef = (value: unknown): Result<string, { kind: 'InvalidActorRef' }> =>
-  isActorRef(value) ? ok(value) : err({ kind: 'InvalidActorRef' });
-export const validateOperationId = (value: unknown): Result<string, { kind: 'InvalidOperationId' }> =>
-  isOperationId(value) ? ok(value) : err({ kind: 'InvalidOperationId' });

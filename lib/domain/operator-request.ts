@@ -1,4 +1,5 @@
-import { isBatchStatus, isFinished, isReasonCode, type BatchStatus } from './batch-status';
+import { isBatchStatus, isFinished, type BatchStatus } from './batch-status';
+import { isReasonCode, OPERATION_ID_MAX_LENGTH } from './identifier-patterns';
 import { CanonicalWriter } from './canonical-writer';
 import { err, ok, type Result } from './result';
 
@@ -96,7 +97,7 @@ export function abandonDisposition(status: BatchStatus, hasRecoveryDecision: boo
 export const KEEL_OPERATION_ID_PREFIX = 'keel-';
 
 /** A stop's operation id from the console, short enough for `keel-stop-<id>` to fit the runtime's varchar(64). */
-export const STOP_OPERATION_ID_MAX = 64 - 'keel-stop-'.length;
+export const STOP_OPERATION_ID_MAX = OPERATION_ID_MAX_LENGTH - 'keel-stop-'.length;
 
 export type OperatorRequestOrigin = 'keel' | 'runtime';
 

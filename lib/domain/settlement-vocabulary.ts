@@ -81,3 +81,7 @@ export const BULK_REPLAY_ITEM_RESULTS = [
   'changed_since_preview',
 ] as const;
 export type BulkReplayItemResult = (typeof BULK_REPLAY_ITEM_RESULTS)[number];
+
+/** A bulk replay job's lifecycle; `keel.bulk_replay`'s CHECK is built from this list. */
+export const BULK_REPLAY_STATUSES = ['PREVIEWED', 'RUNNING', 'CANCELLED', 'COMPLETED'] as const;
+export type BulkReplayStatus = (typeof BULK_REPLAY_STATUSES)[number];

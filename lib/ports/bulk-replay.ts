@@ -1,8 +1,7 @@
 import type { Actor } from '../domain/actor';
 import type { DeadLetterFilter } from '../domain/dead-letter-filter';
-import type { BulkReplayItemResult } from '../domain/settlement';
+import type { BulkReplayItemResult, BulkReplayStatus } from '../domain/settlement-vocabulary';
 
-export type BulkReplayStatus = 'PREVIEWED' | 'RUNNING' | 'CANCELLED' | 'COMPLETED';
 /** An item's result; `cancelled` marks items a cancel left unprocessed. */
 export type BulkReplayItemOutcome = BulkReplayItemResult | 'cancelled';
 

@@ -1,9 +1,7 @@
 import type { FailureCategory, RecoveryResultStatus } from '../domain/batch-status';
+import type { ClosedProposalStatus, ProposalStatus } from '../domain/proposal-status';
 import type { Result } from '../domain/result';
 
-export const PROPOSAL_STATUSES = ['PENDING', 'APPROVED', 'REJECTED', 'EXPIRED', 'SUPERSEDED', 'CANCELLED'] as const;
-export type ProposalStatus = (typeof PROPOSAL_STATUSES)[number];
-export type ClosedProposalStatus = Exclude<ProposalStatus, 'PENDING'>;
 
 export type ProposalTarget = { kind: 'batch'; executionId: number } | { kind: 'orchestration'; executionId: string };
 

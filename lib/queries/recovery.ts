@@ -6,7 +6,7 @@ import type { DbOrTx } from '../db/client';
 import { parseCheckpointJson, verifyCheckpoint } from '../domain/checkpoint';
 import { decodeCursor, encodeCursor } from '../domain/cursor';
 import { evidenceView } from '../domain/recovery-evidence-view';
-import { PROPOSAL_STATUSES } from '../ports/proposal-repository';
+import { PROPOSAL_STATUSES } from '../domain/proposal-status';
 import type { OrchestrationLease, ProposalDetail, ProposalListItem, ProposalPage } from './recovery-types';
 
 export type { OrchestrationLease, ProposalDetail, ProposalListItem, ProposalPage };

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { cursorText, singleLineText } from '../domain/text';
 import type { CappedCount } from '../domain/cursor';
-import { FAILURE_CODES, MAX_U32 } from '../domain/settlement-vocabulary';
+import { BULK_REPLAY_ITEM_RESULTS, BULK_REPLAY_STATUSES, FAILURE_CODES, MAX_U32, type BulkReplayStatus } from '../domain/settlement-vocabulary';
 import {
   AGE_FORMAT_MESSAGE,
   deadLetterFilterSchema,
@@ -13,7 +13,7 @@ import {
   type DeadLetterFilterWords,
 } from '../domain/dead-letter-filter';
 import { QUEUE_STATES, type QueueState } from '../domain/queue-state';
-import type { BulkReplayCounts, BulkReplayItemOutcome, BulkReplayStatus } from '../ports/bulk-replay';
+import type { BulkReplayCounts, BulkReplayItemOutcome } from '../ports/bulk-replay';
 
 /**
  * The settlement views' filters and shapes, shared by the queries, the read API, the
@@ -131,8 +131,8 @@ export interface BulkReplayJobView {
   finishedAt: string | null;
 }
 
-export const BULK_REPLAY_STATUSES = ['PREVIEWED', 'RUNNING', 'CANCELLED', 'COMPLETED'] as const satisfies readonly BulkReplayStatus[];
-export const BULK_ITEM_RESULTS = ['pending', 'replayed', 'already_replayed', 'no_longer_dead_lettered', 'changed_since_preview', 'cancelled'] as const satisfies readonly (BulkReplayItemOutcome | 'pending')[];
+export { BULK_REPLAY_STATUSES };
+export const BULK_ITEM_RESULTS = ['pending', ...BULK_REPLAY_ITEM_RESULTS, 'cancelled'] as const satisfies readonly (BulkReplayItemOutcome | 'pending')[];
 
 export const bulkReplayListSchema = z.object({ status: optional(z.enum(BULK_REPLAY_STATUSES)), cursor: optional(cursorText(100)) });
 // `after` is the last receipt id shown: free text, kept as given.

@@ -2,7 +2,7 @@ import 'server-only';
 import { randomUUID } from 'node:crypto';
 import { can } from '../auth/roles';
 import type { Actor } from '../domain/actor';
-import { isActorRef, isReasonCode } from '../domain/batch-status';
+import { isActorRef, isReasonCode, REASON_CODE_MESSAGE } from '../domain/identifier-patterns';
 import { abandonDisposition, executionRequestDigestHex } from '../domain/operator-request';
 import { snapshotEvidenceDigestHex } from '../domain/recovery';
 import { ok } from '../domain/result';
@@ -142,7 +142,7 @@ export async function confirmAbandon(
     return refuse(ports.audit, actor, context, failure('FORBIDDEN', `The ${actor.role} role may not abandon an execution.`));
   }
   const reasonCode = input.reasonCode ?? DEFAULT_RECOVERY_REASON_CODE;
-  if (!isReasonCode(reasonCode)) return refuse(ports.audit, actor, context, failure('INVALID_INPUT', 'reasonCode must match [A-Z0-9_]{1,64}.'));
+  if (!isReasonCode(reasonCode)) return refuse(ports.audit, actor, context, failure('INVALID_INPUT', `reasonCode: ${REASON_CODE_MESSAGE}`));
   if (!isActorRef(actor.login)) {
     return refuse(ports.audit, actor, context, failure('INVALID_ACTOR_REF', 'Your login cannot be recorded as the runtime actor reference.'));
   }

@@ -1,6 +1,7 @@
 import 'server-only';
 import type { Actor } from '../domain/actor';
-import { isActorRef, isUnresolved } from '../domain/batch-status';
+import { isUnresolved } from '../domain/batch-status';
+import { isActorRef } from '../domain/identifier-patterns';
 import { recoverRequestDigestHex, snapshotEvidenceDigestHex } from '../domain/recovery';
 import { ok } from '../domain/result';
 import type { RecoveryProposal } from '../ports/proposal-repository';

@@ -1,6 +1,7 @@
 import 'server-only';
 import type { Actor } from '../domain/actor';
-import { isFailureCategory, isReasonCode, type FailureCategory, type RecoveryResultStatus } from '../domain/batch-status';
+import { isFailureCategory, type FailureCategory, type RecoveryResultStatus } from '../domain/batch-status';
+import { isReasonCode, REASON_CODE_MESSAGE } from '../domain/identifier-patterns';
 import { isDigestHex } from '../domain/retry-key';
 import type { RecoveryProposal } from '../ports/proposal-repository';
 import { confirmAbandon, type AbandonConfirmed } from './abandon-execution';
@@ -71,7 +72,7 @@ function inputProblem(input: ConfirmTakeoverInput): string | null {
     if (!isFailureCategory(input.failureCategory)) return 'failureCategory is not a failure category';
     if (input.resultingStatus !== 'FAILED') return 'failureCategory applies to FAILED only';
   }
-  if (input.reasonCode != null && !isReasonCode(input.reasonCode)) return 'reasonCode must match [A-Z0-9_]{1,64}';
+  if (input.reasonCode != null && !isReasonCode(input.reasonCode)) return `reasonCode: ${REASON_CODE_MESSAGE}`;
   if (input.acknowledged !== undefined && typeof input.acknowledged !== 'boolean') return 'acknowledged must be a boolean';
   if (!isOptionalText(input.reason)) return 'reason is too long';
   return null;

@@ -1,7 +1,8 @@
 import 'server-only';
 import type { Actor } from '../domain/actor';
 import { ok } from '../domain/result';
-import type { ClosedProposalStatus, RecoveryProposal } from '../ports/proposal-repository';
+import type { ClosedProposalStatus } from '../domain/proposal-status';
+import type { RecoveryProposal } from '../ports/proposal-repository';
 import type { TakeoverUnitOfWork } from '../ports/takeover-unit-of-work';
 import { passGate, type DecisionKind } from './proposal-gate';
 import {

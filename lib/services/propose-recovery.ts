@@ -2,7 +2,7 @@ import 'server-only';
 import { randomUUID } from 'node:crypto';
 import { mayTake } from '../auth/roles';
 import type { Actor } from '../domain/actor';
-import { isActorRef } from '../domain/batch-status';
+import { isActorRef } from '../domain/identifier-patterns';
 import { humanDuration } from '../domain/duration';
 import { toErrorCode } from '../domain/error-code';
 import { evaluateCandidate, orchestrationEvidenceDigestHex, type ProposerError } from '../domain/recovery';

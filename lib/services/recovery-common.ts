@@ -2,7 +2,8 @@ import 'server-only';
 import type { Actor } from '../domain/actor';
 import { err, type Result } from '../domain/result';
 import type { AuditLog } from '../ports/audit-log';
-import type { ProposalStatus, ProposalTarget, RecoveryProposal } from '../ports/proposal-repository';
+import type { ProposalStatus } from '../domain/proposal-status';
+import type { ProposalTarget, RecoveryProposal } from '../ports/proposal-repository';
 import type { ProposerClock } from '../ports/proposer-clock';
 import type { TakeoverUnitOfWork } from '../ports/takeover-unit-of-work';
 

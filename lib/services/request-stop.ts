@@ -1,7 +1,8 @@
 import 'server-only';
 import { mayTake } from '../auth/roles';
 import type { Actor } from '../domain/actor';
-import { isActorRef, isOperationId, type BatchStatus } from '../domain/batch-status';
+import type { BatchStatus } from '../domain/batch-status';
+import { isActorRef, isOperationId, operationIdMessage } from '../domain/identifier-patterns';
 import { executionRequestDigestHex, KEEL_OPERATION_ID_PREFIX, STOP_OPERATION_ID_MAX, stopDisposition } from '../domain/operator-request';
 import { err, ok } from '../domain/result';
 import type { TakeoverUnitOfWork } from '../ports/takeover-unit-of-work';
@@ -52,7 +53,7 @@ export async function requestStop(
     // In the runtime's table Keel's requests carry the `keel-` prefix, so its history tells them from its CLI's.
     const runtimeOperationId = `${KEEL_OPERATION_ID_PREFIX}stop-${input.operationId}`;
     if (!isOperationId(input.operationId) || !isOperationId(runtimeOperationId)) {
-      return refuse(ports.audit, actor, context, failure('INVALID_INPUT', `operationId must match [A-Za-z0-9._:-]{1,${STOP_OPERATION_ID_MAX}}.`));
+      return refuse(ports.audit, actor, context, failure('INVALID_INPUT', `${operationIdMessage(STOP_OPERATION_ID_MAX)}.`));
     }
     // stop_requested_by and actor_ref are the runtime's varchar(128) actor reference.
     if (!isActorRef(actor.login)) {

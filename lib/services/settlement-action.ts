@@ -3,7 +3,7 @@ import { can, mayTake, type ActionName } from '../auth/roles';
 import type { Actor } from '../domain/actor';
 import { err, ok, type Result } from '../domain/result';
 import type { SettlementReplayPorts, SettlementTransactions } from '../ports/settlement-replay';
-import { OPERATION_ID_PATTERN } from './settlement-operation-id';
+import { isOperationId, operationIdMessage } from '../domain/identifier-patterns';
 
 export interface ServiceError {
   /** SCREAMING_SNAKE reason: FORBIDDEN, CONFLICT, NOTE_REQUIRED, ... */
@@ -37,8 +37,8 @@ export function inputProblem(input: { note?: string; noteRequired: boolean; oper
   const note = input.note?.trim() ?? '';
   if (input.noteRequired && note === '') return { code: 'NOTE_REQUIRED', message: 'A note saying why is required.' };
   if (note.length > MAX_NOTE_LENGTH) return { code: 'NOTE_TOO_LONG', message: `The note is longer than ${MAX_NOTE_LENGTH} characters.` };
-  if (input.operationId !== undefined && !OPERATION_ID_PATTERN.test(input.operationId)) {
-    return { code: 'INVALID_OPERATION_ID', message: 'The operation id must be 1 to 64 of A-Z a-z 0-9 . _ : -' };
+  if (input.operationId !== undefined && !isOperationId(input.operationId)) {
+    return { code: 'INVALID_OPERATION_ID', message: operationIdMessage() };
   }
   return null;
 }

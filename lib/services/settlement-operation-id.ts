@@ -1,8 +1,6 @@
 import { createHash } from 'node:crypto';
+import { isOperationId, OPERATION_ID_MAX_LENGTH } from '../domain/identifier-patterns';
 import { bulkReplayItemOperationId } from '../domain/settlement';
-
-/** Operation ids as the runtime bounds them (DESIGN.md 5.1): 1..64 of `[A-Za-z0-9._:-]`. */
-export const OPERATION_ID_PATTERN = /^[A-Za-z0-9._:-]{1,64}$/;
 
 /** Marks a bulk item operation id whose receipt part is a digest, not the receipt itself. */
 const DIGEST_MARK = 'sha256.';
@@ -17,8 +15,8 @@ const DIGEST_MARK = 'sha256.';
  */
 export function bulkReplayOperationId(jobId: number, receiptId: string): string {
   const plain = bulkReplayItemOperationId(String(jobId), receiptId);
-  if (OPERATION_ID_PATTERN.test(plain) && !receiptId.startsWith(DIGEST_MARK)) return plain;
+  if (isOperationId(plain) && !receiptId.startsWith(DIGEST_MARK)) return plain;
   const prefix = `${jobId}:${DIGEST_MARK}`;
   const digest = createHash('sha256').update(receiptId, 'utf8').digest('hex');
-  return prefix + digest.slice(0, 64 - prefix.length);
+  return prefix + digest.slice(0, OPERATION_ID_MAX_LENGTH - prefix.length);
 }

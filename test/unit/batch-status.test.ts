@@ -7,24 +7,19 @@ import {
   failureCategorySnakeCase,
   FAULT_PHASES,
   isActive,
-  isActorRef,
   isBatchStatus,
   isFailureCategory,
   isFaultPhase,
   isFinished,
-  isOperationId,
   isOwnerObservation,
-  isReasonCode,
   isRecoveryResultStatus,
   isTerminal,
   isUnresolved,
   OWNER_OBSERVATIONS,
   RECOVERY_PRIOR_STATUSES,
-  validateActorRef,
-  validateOperationId,
-  validateReasonCode,
   type BatchStatus,
 } from '@/lib/domain/batch-status';
+import { isActorRef, isOperationId, isReasonCode, validateActorRef, validateOperationId, validateReasonCode } from '@/lib/domain/identifier-patterns';
 
 describe('BatchStatus vocabulary', () => {
   it('holds exactly the eight runtime statuses', () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { OPERATION_ID_PATTERN, bulkReplayOperationId } from '@/lib/services/settlement-operation-id';
+import { OPERATION_ID_PATTERN } from '@/lib/domain/identifier-patterns';
+import { bulkReplayOperationId } from '@/lib/services/settlement-operation-id';
 
 describe('bulk replay item operation ids', () => {
   it('is <job>:<receipt> whenever that is a valid operation id', () => {

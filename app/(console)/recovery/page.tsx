@@ -6,7 +6,7 @@ import { StatusBadge } from '@/components/ui/status-badge';
 import { Cell, DataTable } from '@/components/ui/table';
 import { TimeAgo } from '@/components/ui/time-ago';
 import { can } from '@/lib/auth/roles';
-import { PROPOSAL_STATUSES } from '@/lib/ports/proposal-repository';
+import { PROPOSAL_STATUSES } from '@/lib/domain/proposal-status';
 import { listOrchestrationLeases, listProposals, proposalFiltersSchema } from '@/lib/queries/recovery';
 import { runtime } from '@/lib/server/runtime';
 import { page } from '@/lib/server/page';

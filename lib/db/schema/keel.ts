@@ -13,6 +13,9 @@ import {
   timestamp,
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
+import { PROPOSAL_STATUSES } from '../../domain/proposal-status';
+import { BULK_REPLAY_STATUSES } from '../../domain/settlement-vocabulary';
+import { textList } from '../sql/text-list';
 import { bytea } from './types';
 
 /** Keel's own schema (DESIGN.md 3.3). Auth tables live beside these, in auth.ts. */
@@ -72,7 +75,7 @@ export const recoveryProposal = keel.table(
     check('recovery_proposal_kind', sql`${t.kind} = 'TAKEOVER' or (${t.kind} = 'ABANDON' and ${t.targetKind} = 'batch')`),
     check(
       'recovery_proposal_status',
-      sql`${t.status} in ('PENDING', 'APPROVED', 'REJECTED', 'EXPIRED', 'SUPERSEDED', 'CANCELLED')`,
+      sql`${t.status} in (${textList(PROPOSAL_STATUSES)})`,
     ),
     check('recovery_proposal_digest_length', sql`octet_length(${t.evidenceDigest}) = 32`),
     check(
@@ -179,7 +182,7 @@ export const bulkReplay = keel.table(
     cancelledAt: timestamp('cancelled_at', { withTimezone: true, mode: 'date' }),
   },
   (t) => [
-    check('bulk_replay_status', sql`${t.status} in ('PREVIEWED', 'RUNNING', 'CANCELLED', 'COMPLETED')`),
+    check('bulk_replay_status', sql`${t.status} in (${textList(BULK_REPLAY_STATUSES)})`),
     check('bulk_replay_counts', sql`${t.processedCount} >= 0 and ${t.processedCount} <= ${t.itemCount}`),
     check(
       'bulk_replay_started_shape',

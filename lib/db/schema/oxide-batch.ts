@@ -14,6 +14,8 @@ import {
   uniqueIndex,
   varchar,
 } from 'drizzle-orm/pg-core';
+import { BATCH_STATUSES, FAILURE_CATEGORIES, RECOVERY_RESULT_STATUSES, UNRESOLVED_STATUSES } from '../../domain/batch-status';
+import { textList } from '../sql/text-list';
 import { bytea } from './types';
 
 /**
@@ -24,43 +26,13 @@ import { bytea } from './types';
  */
 export const oxideBatch = pgSchema('oxide_batch');
 
-export const batchStatuses = [
-  'STARTING',
-  'STARTED',
-  'STOPPING',
-  'STOPPED',
-  'FAILED',
-  'COMPLETED',
-  'ABANDONED',
-  'UNKNOWN',
-] as const;
-/** Not yet ended: only a lifecycle move or a recovery decision resolves these. */
-export const unresolvedStatuses = ['STARTING', 'STARTED', 'STOPPING', 'UNKNOWN'] as const;
-export const recoveryResultStatuses = ['FAILED', 'ABANDONED'] as const;
-export const failureCategories = [
-  'INVALID_DEFINITION',
-  'DUPLICATE_EXECUTION',
-  'ILLEGAL_TRANSITION',
-  'TRANSIENT_INFRASTRUCTURE',
-  'PERMANENT_INFRASTRUCTURE',
-  'USER_COMPONENT',
-  'CANCELLED',
-  'SERIALIZATION',
-  'INVARIANT',
-  'OPTIMISTIC_CONFLICT',
-  'TIMEOUT',
-  'UNSUPPORTED_CAPABILITY',
-  'UNKNOWN_COMMIT',
-  'SHUTDOWN_INCOMPLETE',
-  'STALE_RECOVERED',
-] as const;
+// Vocabularies Keel shares with the runtime (statuses, failure categories) come from lib/domain; these are the runtime's alone.
+
 export const deliveryModes = ['atomic_same_resource', 'at_least_once', 'best_effort'] as const;
 export const operatorActions = ['LAUNCH', 'RESTART', 'STOP', 'ABANDON', 'RECOVER'] as const;
 export const authorizationClasses = ['READ', 'LIFECYCLE', 'DESTRUCTIVE'] as const;
 export const outcomeClasses = ['APPLIED', 'REJECTED'] as const;
 
-/** A SQL `'A', 'B'` list from a closed vocabulary (constants only, never input). */
-const inList = (values: readonly string[]) => sql.raw(values.map((value) => `'${value}'`).join(', '));
 
 const id = () => bigint('id', { mode: 'number' }).primaryKey().generatedByDefaultAsIdentity();
 const timestamptz = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
@@ -95,7 +67,7 @@ export const obJobDefinition = oxideBatch.table(
     // A missing delivery_mode is allowed (recovery treats it as ambiguous).
     check(
       'ob_job_definition_delivery_mode_check',
-      sql`${t.manifest} -> 'delivery_mode' IS NULL OR ${t.manifest} ->> 'delivery_mode' IN (${inList(deliveryModes)})`,
+      sql`${t.manifest} -> 'delivery_mode' IS NULL OR ${t.manifest} ->> 'delivery_mode' IN (${textList(deliveryModes)})`,
     ),
     unique('ob_job_definition_job_name_definition_revision_key').on(t.jobName, t.definitionRevision),
   ],
@@ -129,14 +101,14 @@ export const obJobExecution = oxideBatch.table(
     upgradeFromDefinitionId: bigint('upgrade_from_definition_id', { mode: 'number' }),
     restartOfExecutionId: bigint('restart_of_execution_id', { mode: 'number' }),
     attempt: integer('attempt').notNull(),
-    status: varchar('status', { length: 16, enum: batchStatuses }).notNull(),
+    status: varchar('status', { length: 16, enum: BATCH_STATUSES }).notNull(),
     exitCode: varchar('exit_code', { length: 64 }),
     parameters: jsonb('parameters').$type<unknown>().notNull().default(sql`'{}'::jsonb`),
     contextFormat: smallint('context_format'),
     contextSchema: varchar('context_schema', { length: 128 }),
     contextSchemaVersion: integer('context_schema_version'),
     contextPayload: jsonb('context_payload').$type<unknown>(),
-    failureCategory: varchar('failure_category', { length: 32, enum: failureCategories }),
+    failureCategory: varchar('failure_category', { length: 32, enum: FAILURE_CATEGORIES }),
     failureId: bigint('failure_id', { mode: 'number' }),
     createdAt: timestamptz('created_at').notNull().defaultNow(),
     startedAt: timestamptz('started_at'),
@@ -151,14 +123,14 @@ export const obJobExecution = oxideBatch.table(
     check('ob_job_execution_id_check', sql`${t.id} > 0`),
     check('ob_job_execution_attempt_check', sql`${t.attempt} > 0`),
     check('ob_job_execution_version_check', sql`${t.version} >= 0`),
-    check('ob_job_execution_status_check', sql`${t.status} IN (${inList(batchStatuses)})`),
+    check('ob_job_execution_status_check', sql`${t.status} IN (${textList(BATCH_STATUSES)})`),
     // Ended exactly when resolved; UNKNOWN has not ended until a recovery decision.
     check(
       'ob_job_execution_ended_at_check',
-      sql`(${t.endedAt} IS NULL) = (${t.status} IN (${inList(unresolvedStatuses)}))`,
+      sql`(${t.endedAt} IS NULL) = (${t.status} IN (${textList(UNRESOLVED_STATUSES)}))`,
     ),
     check('ob_job_execution_failure_check', sql`num_nonnulls(${t.failureCategory}, ${t.failureId}) IN (0, 2)`),
-    check('ob_job_execution_failure_category_check', sql`${t.failureCategory} IN (${inList(failureCategories)})`),
+    check('ob_job_execution_failure_category_check', sql`${t.failureCategory} IN (${textList(FAILURE_CATEGORIES)})`),
     check(
       'ob_job_execution_context_check',
       sql`num_nonnulls(${t.contextFormat}, ${t.contextSchema}, ${t.contextSchemaVersion}, ${t.contextPayload}) IN (0, 4)`,
@@ -192,7 +164,7 @@ export const obJobExecution = oxideBatch.table(
     // At most one unresolved execution per instance.
     uniqueIndex('ob_job_execution_one_unresolved_idx')
       .on(t.jobInstanceId)
-      .where(sql`${t.status} IN (${inList(unresolvedStatuses)})`),
+      .where(sql`${t.status} IN (${textList(UNRESOLVED_STATUSES)})`),
     // The polling order for live updates on an attached schema.
     index('ob_job_execution_status_updated_at_id_idx').on(t.status, t.updatedAt, t.id),
     index('ob_job_execution_definition_id_idx').on(t.definitionId),
@@ -228,7 +200,7 @@ export const obStepExecution = oxideBatch.table(
     jobExecutionId: bigint('job_execution_id', { mode: 'number' }).notNull(),
     stepName: varchar('step_name', { length: 128 }).notNull(),
     stepLogicalId: varchar('step_logical_id', { length: 128 }).notNull(),
-    status: varchar('status', { length: 16, enum: batchStatuses }).notNull(),
+    status: varchar('status', { length: 16, enum: BATCH_STATUSES }).notNull(),
     exitCode: varchar('exit_code', { length: 64 }),
     ...stepCounters,
     checkpointFormat: smallint('checkpoint_format'),
@@ -253,7 +225,7 @@ export const obStepExecution = oxideBatch.table(
     faultStateChecksum: bytea('fault_state_checksum')
       .notNull()
       .default(sql`decode('a491114819e0d3bd8b7ca004dc0636f95b45e2fcb1a67ddb5726beaea12f9922', 'hex')`),
-    failureCategory: varchar('failure_category', { length: 32, enum: failureCategories }),
+    failureCategory: varchar('failure_category', { length: 32, enum: FAILURE_CATEGORIES }),
     failureId: bigint('failure_id', { mode: 'number' }),
     createdAt: timestamptz('created_at').notNull().defaultNow(),
     startedAt: timestamptz('started_at'),
@@ -264,10 +236,10 @@ export const obStepExecution = oxideBatch.table(
   (t) => [
     check('ob_step_execution_id_check', sql`${t.id} > 0`),
     check('ob_step_execution_version_check', sql`${t.version} >= 0`),
-    check('ob_step_execution_status_check', sql`${t.status} IN (${inList(batchStatuses)})`),
+    check('ob_step_execution_status_check', sql`${t.status} IN (${textList(BATCH_STATUSES)})`),
     check(
       'ob_step_execution_ended_at_check',
-      sql`(${t.endedAt} IS NULL) = (${t.status} IN (${inList(unresolvedStatuses)}))`,
+      sql`(${t.endedAt} IS NULL) = (${t.status} IN (${textList(UNRESOLVED_STATUSES)}))`,
     ),
     check(
       'ob_step_execution_counts_check',
@@ -288,7 +260,7 @@ export const obStepExecution = oxideBatch.table(
     check('ob_step_execution_fault_state_payload_check', sql`octet_length(${t.faultStatePayload}::text) <= 65536`),
     check('ob_step_execution_fault_state_checksum_check', sql`octet_length(${t.faultStateChecksum}) = 32`),
     check('ob_step_execution_failure_check', sql`num_nonnulls(${t.failureCategory}, ${t.failureId}) IN (0, 2)`),
-    check('ob_step_execution_failure_category_check', sql`${t.failureCategory} IN (${inList(failureCategories)})`),
+    check('ob_step_execution_failure_category_check', sql`${t.failureCategory} IN (${textList(FAILURE_CATEGORIES)})`),
     unique('ob_step_execution_job_execution_id_step_logical_id_key').on(t.jobExecutionId, t.stepLogicalId),
     foreignKey({
       name: 'ob_step_execution_job_execution_id_fkey',
@@ -304,8 +276,8 @@ export const obRecoveryDecision = oxideBatch.table(
     id: id(),
     jobExecutionId: bigint('job_execution_id', { mode: 'number' }).notNull(),
     executionVersion: bigint('execution_version', { mode: 'number' }).notNull(),
-    priorStatus: varchar('prior_status', { length: 16, enum: unresolvedStatuses }).notNull(),
-    resultingStatus: varchar('resulting_status', { length: 16, enum: recoveryResultStatuses }).notNull(),
+    priorStatus: varchar('prior_status', { length: 16, enum: UNRESOLVED_STATUSES }).notNull(),
+    resultingStatus: varchar('resulting_status', { length: 16, enum: RECOVERY_RESULT_STATUSES }).notNull(),
     reasonCode: varchar('reason_code', { length: 64 }).notNull(),
     operatorReference: varchar('operator_reference', { length: 128 }).notNull(),
     evidenceDigest: bytea('evidence_digest').notNull(),
@@ -313,10 +285,10 @@ export const obRecoveryDecision = oxideBatch.table(
   },
   (t) => [
     check('ob_recovery_decision_execution_version_check', sql`${t.executionVersion} >= 0`),
-    check('ob_recovery_decision_prior_status_check', sql`${t.priorStatus} IN (${inList(unresolvedStatuses)})`),
+    check('ob_recovery_decision_prior_status_check', sql`${t.priorStatus} IN (${textList(UNRESOLVED_STATUSES)})`),
     check(
       'ob_recovery_decision_resulting_status_check',
-      sql`${t.resultingStatus} IN (${inList(recoveryResultStatuses)})`,
+      sql`${t.resultingStatus} IN (${textList(RECOVERY_RESULT_STATUSES)})`,
     ),
     check('ob_recovery_decision_evidence_digest_check', sql`octet_length(${t.evidenceDigest}) = 32`),
     // One decision per observed version of an execution.
@@ -342,23 +314,23 @@ export const obOperatorRequest = oxideBatch.table(
     reasonCode: varchar('reason_code', { length: 64 }),
     requestDigest: bytea('request_digest').notNull(),
     observedVersion: bigint('observed_version', { mode: 'number' }),
-    priorStatus: varchar('prior_status', { length: 16, enum: batchStatuses }),
-    resultStatus: varchar('result_status', { length: 16, enum: batchStatuses }),
+    priorStatus: varchar('prior_status', { length: 16, enum: BATCH_STATUSES }),
+    resultStatus: varchar('result_status', { length: 16, enum: BATCH_STATUSES }),
     outcomeClass: varchar('outcome_class', { length: 16, enum: outcomeClasses }).notNull(),
     rejectionCode: varchar('rejection_code', { length: 32 }),
     requestedAt: timestamptz('requested_at').notNull().defaultNow(),
   },
   (t) => [
-    check('ob_operator_request_action_check', sql`${t.action} IN (${inList(operatorActions)})`),
+    check('ob_operator_request_action_check', sql`${t.action} IN (${textList(operatorActions)})`),
     check(
       'ob_operator_request_authorization_class_check',
-      sql`${t.authorizationClass} IN (${inList(authorizationClasses)})`,
+      sql`${t.authorizationClass} IN (${textList(authorizationClasses)})`,
     ),
     check('ob_operator_request_request_digest_check', sql`octet_length(${t.requestDigest}) = 32`),
     check('ob_operator_request_observed_version_check', sql`${t.observedVersion} >= 0`),
-    check('ob_operator_request_prior_status_check', sql`${t.priorStatus} IN (${inList(batchStatuses)})`),
-    check('ob_operator_request_result_status_check', sql`${t.resultStatus} IN (${inList(batchStatuses)})`),
-    check('ob_operator_request_outcome_class_check', sql`${t.outcomeClass} IN (${inList(outcomeClasses)})`),
+    check('ob_operator_request_prior_status_check', sql`${t.priorStatus} IN (${textList(BATCH_STATUSES)})`),
+    check('ob_operator_request_result_status_check', sql`${t.resultStatus} IN (${textList(BATCH_STATUSES)})`),
+    check('ob_operator_request_outcome_class_check', sql`${t.outcomeClass} IN (${textList(outcomeClasses)})`),
     check(
       'ob_operator_request_rejection_code_check',
       sql`(${t.rejectionCode} IS NOT NULL) = (${t.outcomeClass} = 'REJECTED')`,
@@ -392,14 +364,14 @@ export const obStepPartition = oxideBatch.table(
     stepExecutionId: bigint('step_execution_id', { mode: 'number' }).notNull(),
     partitionKey: varchar('partition_key', { length: 128 }).notNull(),
     partitionOrdinal: integer('partition_ordinal').notNull(),
-    status: varchar('status', { length: 16, enum: batchStatuses }).notNull(),
+    status: varchar('status', { length: 16, enum: BATCH_STATUSES }).notNull(),
     createdAt: timestamptz('created_at').notNull().defaultNow(),
     updatedAt: timestamptz('updated_at').notNull().defaultNow(),
     version: bigint('version', { mode: 'number' }).notNull().default(0),
   },
   (t) => [
     check('ob_step_partition_partition_ordinal_check', sql`${t.partitionOrdinal} >= 0`),
-    check('ob_step_partition_status_check', sql`${t.status} IN (${inList(batchStatuses)})`),
+    check('ob_step_partition_status_check', sql`${t.status} IN (${textList(BATCH_STATUSES)})`),
     check('ob_step_partition_version_check', sql`${t.version} >= 0`),
     unique('ob_step_partition_step_execution_id_partition_key_key').on(t.stepExecutionId, t.partitionKey),
     unique('ob_step_partition_step_execution_id_partition_ordinal_key').on(t.stepExecutionId, t.partitionOrdinal),

@@ -1,5 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { bigint, check, index, integer, jsonb, text, timestamp, uniqueIndex, boolean } from 'drizzle-orm/pg-core';
+import { WEBHOOK_DELIVERY_STATUSES } from '../../domain/webhook-filters';
+import { textList } from '../sql/text-list';
 import { keel } from './keel';
 
 /**
@@ -52,7 +54,7 @@ export const webhookDelivery = keel.table(
     createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().default(sql`clock_timestamp()`),
   },
   (t) => [
-    check('webhook_delivery_status', sql`${t.status} in ('PENDING', 'DELIVERED', 'FAILED')`),
+    check('webhook_delivery_status', sql`${t.status} in (${textList(WEBHOOK_DELIVERY_STATUSES)})`),
     check('webhook_delivery_delivered_shape', sql`(${t.status} = 'DELIVERED') = (${t.deliveredAt} is not null)`),
     check('webhook_delivery_error_length', sql`${t.lastError} is null or length(${t.lastError}) <= 200`),
     uniqueIndex('webhook_delivery_event_endpoint').on(t.eventId, t.endpoint),

@@ -1,0 +1,36 @@
+import { z } from 'zod';
+import { err, ok, type Result } from './result';
+
+/**
+ * The runtime's bounds on the identifiers Keel writes into its tables (DESIGN.md 3.1,
+ * 5.1): the one home of these patterns, for services, form schemas and actions alike.
+ */
+export const REASON_CODE_PATTERN = /^[A-Z0-9_]{1,64}$/;
+export const ACTOR_REF_PATTERN = /^[A-Za-z0-9._:@-]{1,128}$/;
+export const OPERATION_ID_MAX_LENGTH = 64;
+export const OPERATION_ID_PATTERN = /^[A-Za-z0-9._:-]{1,64}$/;
+
+export const REASON_CODE_MESSAGE = 'Upper-case letters, digits and _ (1 to 64).';
+export const ACTOR_REF_MESSAGE = 'Letters, digits and . _ : @ - (1 to 128).';
+/** The operation id rule in words, for a bound shorter than the runtime's 64 where a prefix is added. */
+export const operationIdMessage = (max: number = OPERATION_ID_MAX_LENGTH) => `The operation id must be 1 to ${max} of A-Z a-z 0-9 . _ : -`;
+
+export const isReasonCode = (value: unknown): value is string =>
+  typeof value === 'string' && REASON_CODE_PATTERN.test(value);
+export const isActorRef = (value: unknown): value is string =>
+  typeof value === 'string' && ACTOR_REF_PATTERN.test(value);
+export const isOperationId = (value: unknown): value is string =>
+  typeof value === 'string' && OPERATION_ID_PATTERN.test(value);
+
+export const validateReasonCode = (value: unknown): Result<string, { kind: 'InvalidReasonCode' }> =>
+  isReasonCode(value) ? ok(value) : err({ kind: 'InvalidReasonCode' });
+export const validateActorRef = (value: unknown): Result<string, { kind: 'InvalidActorRef' }> =>
+  isActorRef(value) ? ok(value) : err({ kind: 'InvalidActorRef' });
+export const validateOperationId = (value: unknown): Result<string, { kind: 'InvalidOperationId' }> =>
+  isOperationId(value) ? ok(value) : err({ kind: 'InvalidOperationId' });
+
+/** Form and action schemas of the same rules. */
+export const reasonCodeSchema = z.string().regex(REASON_CODE_PATTERN, REASON_CODE_MESSAGE);
+export const actorRefSchema = z.string().trim().regex(ACTOR_REF_PATTERN, ACTOR_REF_MESSAGE);
+export const operationIdSchema = (max: number = OPERATION_ID_MAX_LENGTH) =>
+  z.string().regex(OPERATION_ID_PATTERN, operationIdMessage(max)).max(max, operationIdMessage(max));
