@@ -1,10 +1,9 @@
 'use server';
 
 import { changeUserRoleSchema, createUserSchema, disableUserSchema, enableUserSchema } from '@/lib/domain/users';
-import { authPasswordHasher, postgresUserUnitOfWork } from '@/lib/adapters/user-directory';
 import type { DirectoryUser } from '@/lib/ports/user-directory';
 import { action } from '@/lib/server/action';
-import { runtime } from '@/lib/server/runtime';
+import { userServicePorts as ports } from '@/lib/server/services';
 import { changeUserRole, createUser, setUserDisabled } from '@/lib/services/users';
 
 /** What the client learns about a user: no id beyond what the list already shows, never a hash. */
@@ -16,11 +15,6 @@ export interface UserSummary {
 }
 
 const summary = (user: DirectoryUser): UserSummary => ({ username: user.username, name: user.name, role: user.role, disabled: user.disabled });
-
-function ports() {
-  const { db, auth } = runtime();
-  return { unitOfWork: postgresUserUnitOfWork(db), passwords: authPasswordHasher(auth) };
-}
 
 export const createUserAction = action(
   createUserSchema,

@@ -1,68 +1,24 @@
 import 'server-only';
 import { sql, type SQL } from 'drizzle-orm';
 import type { DbOrTx } from '../db/client';
-import type {
-  BulkReplayCounts,
-  BulkReplayItemView,
-  BulkReplayJob,
-  BulkReplaySampleItem,
-  BulkReplayStore,
-} from '../ports/bulk-replay';
+import type { BulkReplayJob, BulkReplaySampleItem, BulkReplayStore } from '../ports/bulk-replay';
 import { allOf, deadLetterFilterConditions } from '../db/sql/dead-letter-filter';
-import type { Role } from '../auth/roles';
+import {
+  BULK_REPLAY_JOB_COLUMNS,
+  countBulkReplayItems,
+  listBulkReplayItems,
+  readBulkReplayJob,
+  toBulkReplayJob,
+  type BulkReplayJobRow,
+} from '../queries/bulk-replay-jobs';
 
 /** Query rows typed by a port's interface (execute wants an index signature). */
 type Row<T> = T & Record<string, unknown>;
 
-interface JobRow {
-  id: number;
-  status: BulkReplayJob['status'];
-  note: string;
-  filter: BulkReplayJob['filter'];
-  itemCount: number;
-  processedCount: number;
-  createdById: string;
-  createdByLogin: string;
-  startedById: string | null;
-  startedByLogin: string | null;
-  startedByRole: Role | null;
-  createdAt: string | Date;
-  startedAt: string | Date | null;
-  finishedAt: string | Date | null;
-  cancelledAt: string | Date | null;
-}
-
-const JOB_COLUMNS = sql.raw(`id, status, note, filter, item_count as "itemCount", processed_count as "processedCount",
-  created_by_id as "createdById", created_by_login as "createdByLogin", started_by_id as "startedById",
-  started_by_login as "startedByLogin", started_by_role as "startedByRole", created_at as "createdAt",
-  started_at as "startedAt", finished_at as "finishedAt", cancelled_at as "cancelledAt"`);
-
-const dateOrNull = (value: string | Date | null): Date | null => (value === null ? null : new Date(value));
-
-function toJob(row: JobRow): BulkReplayJob {
-  return {
-    id: row.id,
-    status: row.status,
-    note: row.note,
-    filter: row.filter,
-    itemCount: row.itemCount,
-    processedCount: row.processedCount,
-    createdBy: { id: row.createdById, login: row.createdByLogin },
-    startedBy:
-      row.startedById && row.startedByLogin && row.startedByRole
-        ? { id: row.startedById, login: row.startedByLogin, role: row.startedByRole }
-        : null,
-    createdAt: new Date(row.createdAt),
-    startedAt: dateOrNull(row.startedAt),
-    finishedAt: dateOrNull(row.finishedAt),
-    cancelledAt: dateOrNull(row.cancelledAt),
-  };
-}
-
 export function postgresBulkReplayStore(db: DbOrTx): BulkReplayStore {
   async function oneJob(query: SQL): Promise<BulkReplayJob | null> {
-    const result = await db.execute<Row<JobRow>>(query);
-    return result.rows[0] ? toJob(result.rows[0]) : null;
+    const result = await db.execute<Row<BulkReplayJobRow>>(query);
+    return result.rows[0] ? toBulkReplayJob(result.rows[0]) : null;
   }
 
   return {
@@ -92,15 +48,15 @@ export function postgresBulkReplayStore(db: DbOrTx): BulkReplayStore {
       return result.rows;
     },
 
-    job: (jobId) => oneJob(sql`select ${JOB_COLUMNS} from keel.bulk_replay where id = ${jobId}::bigint`),
+    job: (jobId) => readBulkReplayJob(db, jobId),
 
-    lockJob: (jobId) => oneJob(sql`select ${JOB_COLUMNS} from keel.bulk_replay where id = ${jobId}::bigint for update`),
+    lockJob: (jobId) => oneJob(sql`select ${BULK_REPLAY_JOB_COLUMNS} from keel.bulk_replay where id = ${jobId}::bigint for update`),
 
     // SKIP LOCKED: a job another worker is running a batch of is passed over, so two
     // workers never take the same batch and never wait on each other.
     lockNextRunningJob: () =>
       oneJob(sql`
-        select ${JOB_COLUMNS} from keel.bulk_replay where status = 'RUNNING'
+        select ${BULK_REPLAY_JOB_COLUMNS} from keel.bulk_replay where status = 'RUNNING'
         order by id limit 1 for update skip locked`),
 
     async markStarted(jobId, actor) {
@@ -151,27 +107,8 @@ export function postgresBulkReplayStore(db: DbOrTx): BulkReplayStore {
         update keel.bulk_replay set processed_count = processed_count + ${updated.rowCount ?? 0}::int where id = ${jobId}::bigint`);
     },
 
-    async counts(jobId) {
-      const counts: BulkReplayCounts = {
-        pending: 0, replayed: 0, already_replayed: 0, no_longer_dead_lettered: 0, changed_since_preview: 0, cancelled: 0,
-      };
-      const result = await db.execute<{ result: keyof BulkReplayCounts; count: number }>(sql`
-        select coalesce(result, 'pending') as result, count(*)::int as count
-        from keel.bulk_replay_item where job = ${jobId}::bigint group by 1`);
-      for (const row of result.rows) counts[row.result] = row.count;
-      return counts;
-    },
+    counts: (jobId) => countBulkReplayItems(db, jobId),
 
-    async items(jobId, { after, result, limit }) {
-      const conditions: SQL[] = [sql`job = ${jobId}::bigint`];
-      if (after !== undefined) conditions.push(sql`receipt_id > ${after}`);
-      if (result === 'pending') conditions.push(sql`result is null`);
-      else if (result !== undefined) conditions.push(sql`result = ${result}`);
-      const rows = await db.execute<Row<BulkReplayItemView>>(sql`
-        select receipt_id as "receiptId", recorded_at_ms as "recordedAtMs", result, processed_at as "processedAt"
-        from keel.bulk_replay_item where ${sql.join(conditions, sql` and `)}
-        order by receipt_id limit ${limit}::int`);
-      return rows.rows.map((row) => ({ ...row, processedAt: dateOrNull(row.processedAt) }));
-    },
+    items: (jobId, page) => listBulkReplayItems(db, jobId, page),
   };
 }

@@ -7,8 +7,10 @@ import type {
   DeadLetterReplayStore,
   QueuedAttempt,
   ReplayRecord,
-  SettlementTransactions,
+  SettlementReplayPorts,
 } from '../ports/settlement-replay';
+import type { UnitOfWork } from '../ports/unit-of-work';
+import { postgresUnitOfWork } from './unit-of-work';
 import { postgresAuditLog } from './audit-log';
 import { postgresBulkReplayStore } from './bulk-replay';
 
@@ -129,12 +131,7 @@ export function postgresDeadLetterReplayStore(db: DbOrTx): DeadLetterReplayStore
   };
 }
 
-/** Each `run` is one transaction (a savepoint when `db` is already one) with every port bound to it. */
-export function postgresSettlementTransactions(db: DbOrTx): SettlementTransactions {
-  return {
-    run: (work) =>
-      db.transaction((tx) =>
-        work({ replays: postgresDeadLetterReplayStore(tx), bulk: postgresBulkReplayStore(tx), audit: postgresAuditLog(tx) }),
-      ),
-  };
+/** The settlement services' ports (replay, discard, requeue, bulk replay) over one transaction. */
+export function postgresSettlementUnitOfWork(db: DbOrTx): UnitOfWork<SettlementReplayPorts> {
+  return postgresUnitOfWork(db, (tx) => ({ replays: postgresDeadLetterReplayStore(tx), bulk: postgresBulkReplayStore(tx), audit: postgresAuditLog(tx) }));
 }

@@ -1,29 +1,21 @@
 import 'server-only';
-import type { Database } from '../db/client';
-import type { TakeoverPorts, TakeoverUnitOfWork } from '../ports/takeover-unit-of-work';
+import type { DbOrTx } from '../db/client';
+import type { TakeoverPorts } from '../ports/takeover-ports';
+import type { UnitOfWork } from '../ports/unit-of-work';
 import { postgresAuditLog } from './audit-log';
 import { postgresBatchExecutionCommands } from './batch-execution-commands';
 import { postgresCheckpointStore } from './checkpoint-store';
 import { postgresProposalRepository } from './proposal-repository';
 import { postgresRecoveryRepository } from './recovery-repository';
+import { postgresUnitOfWork } from './unit-of-work';
 
-/**
- * One READ COMMITTED transaction per use case, every port bound to it. Row locks
- * (FOR UPDATE on the proposal, then the target) serialize the decisions; the default
- * isolation is what lets a waiter see the winner's committed row once it gets the lock.
- */
-export function postgresTakeoverUnitOfWork(db: Database, options: { checkpointKey: Buffer }): TakeoverUnitOfWork {
-  return {
-    transaction: (work) =>
-      db.transaction((tx) => {
-        const ports: TakeoverPorts = {
-          recovery: postgresRecoveryRepository(tx),
-          proposals: postgresProposalRepository(tx),
-          checkpoints: postgresCheckpointStore(tx, options.checkpointKey),
-          executions: postgresBatchExecutionCommands(tx),
-          audit: postgresAuditLog(tx),
-        };
-        return work(ports);
-      }),
-  };
+/** The recovery use cases' ports over one transaction; row locks (the proposal, then the target) serialize decisions. */
+export function postgresTakeoverUnitOfWork(db: DbOrTx, options: { checkpointKey: Buffer }): UnitOfWork<TakeoverPorts> {
+  return postgresUnitOfWork(db, (tx) => ({
+    recovery: postgresRecoveryRepository(tx),
+    proposals: postgresProposalRepository(tx),
+    checkpoints: postgresCheckpointStore(tx, options.checkpointKey),
+    executions: postgresBatchExecutionCommands(tx),
+    audit: postgresAuditLog(tx),
+  }));
 }

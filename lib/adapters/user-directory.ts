@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { and, eq, like, sql } from 'drizzle-orm';
 import type { KeelAuth } from '../auth/auth';
 import { isRole, type Role } from '../auth/roles';
-import type { Database, DbOrTx } from '../db/client';
+import type { DbOrTx } from '../db/client';
 import { account, session, user } from '../db/schema/auth';
 import { auditEvent } from '../db/schema/keel';
 import { postgresAuditLog } from './audit-log';
@@ -13,8 +13,9 @@ import type {
   PasswordHasher,
   UserDirectory,
   UserPorts,
-  UserUnitOfWork,
 } from '../ports/user-directory';
+import type { UnitOfWork } from '../ports/unit-of-work';
+import { postgresUnitOfWork } from './unit-of-work';
 
 const COLUMNS = {
   id: user.id,
@@ -110,11 +111,8 @@ export function postgresUserDirectory(db: DbOrTx): UserDirectory {
   };
 }
 
-export function postgresUserUnitOfWork(db: Database): UserUnitOfWork {
-  return {
-    transaction: (work) =>
-      db.transaction((tx) => work({ users: postgresUserDirectory(tx), audit: postgresAuditLog(tx) } satisfies UserPorts)),
-  };
+export function postgresUserUnitOfWork(db: DbOrTx): UnitOfWork<UserPorts> {
+  return postgresUnitOfWork(db, (tx) => ({ users: postgresUserDirectory(tx), audit: postgresAuditLog(tx) }));
 }
 
 /** better-auth's own hasher (scrypt, with the auth config's parameters), so sign-in verifies what we store. */

@@ -82,8 +82,3 @@ export interface SettlementReplayPorts {
   bulk: BulkReplayStore;
   audit: AuditLog;
 }
-
-/** Opens one transaction and hands the ports bound to it; a throw rolls everything back. */
-export interface SettlementTransactions {
-  run<T>(work: (ports: SettlementReplayPorts) => Promise<T>): Promise<T>;
-}

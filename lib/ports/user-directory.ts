@@ -57,11 +57,3 @@ export interface UserPorts {
   users: UserDirectory;
   audit: AuditLog;
 }
-
-/**
- * Runs work in one transaction: it commits what the work wrote when the work returns
- * (a refusal too, so its audit event commits) and rolls back when it throws.
- */
-export interface UserUnitOfWork {
-  transaction<T>(work: (ports: UserPorts) => Promise<T>): Promise<T>;
-}

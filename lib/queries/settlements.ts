@@ -3,11 +3,11 @@ import { sql, type SQL } from 'drizzle-orm';
 import type { DbOrTx } from '../db/client';
 import { COUNT_CAP, decodeCursor, encodeCursor, type CappedCount } from '../domain/cursor';
 import { FAILURE_CODES } from '../domain/settlement-vocabulary';
-import { postgresBulkReplayStore } from '../adapters/bulk-replay';
 import type { BulkReplayItemOutcome, BulkReplayJob } from '../ports/bulk-replay';
 import { allOf, deadLetterFilterConditions, type DeadLetterFilterColumns } from '../db/sql/dead-letter-filter';
 import { toDeadLetterFilter } from '../domain/dead-letter-filter';
 import { queueStateAt } from '../domain/queue-state';
+import { countBulkReplayItems, listBulkReplayItems, readBulkReplayJob } from './bulk-replay-jobs';
 import { inQueueState } from '../db/sql/queue-state';
 import {
   type BulkReplayDetail,
@@ -232,12 +232,11 @@ export async function readBulkReplayDetail(
   jobId: number,
   page: { result?: BulkReplayItemOutcome | 'pending'; after?: string } = {},
 ): Promise<BulkReplayDetail | null> {
-  const store = postgresBulkReplayStore(db);
-  const job = await store.job(jobId);
+  const job = await readBulkReplayJob(db, jobId);
   if (!job) return null;
   const [counts, items, nowMs] = await Promise.all([
-    store.counts(jobId),
-    store.items(jobId, { after: page.after, result: page.result, limit: BULK_ITEMS_PAGE_SIZE + 1 }),
+    countBulkReplayItems(db, jobId),
+    listBulkReplayItems(db, jobId, { after: page.after, result: page.result, limit: BULK_ITEMS_PAGE_SIZE + 1 }),
     settlementNowMs(db),
   ]);
   const shown = items.slice(0, BULK_ITEMS_PAGE_SIZE);

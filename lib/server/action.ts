@@ -2,7 +2,6 @@ import 'server-only';
 import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
 import { ACTION_PERMISSIONS, can, type ActionName } from '../auth/roles';
-import { postgresAuditLog } from '../adapters/audit-log';
 import { isDatabaseBusy } from '../db/client';
 import type { AuditLog } from '../ports/audit-log';
 import { parseInput } from './parse-input';
@@ -10,7 +9,7 @@ import { logger } from './logger';
 import { loggableError } from './safe-error';
 import { recordActionOutcome } from './metrics';
 import { withRequestId } from './request-context';
-import { runtime } from './runtime';
+import { actionAuditLog } from './services';
 import { currentActor, type Actor } from './session';
 
 export type ActionResult<T> =
@@ -98,4 +97,4 @@ export interface ActionDeps {
   auditLog: () => AuditLog;
 }
 
-const serverDeps: ActionDeps = { currentActor, auditLog: () => postgresAuditLog(runtime().db) };
+const serverDeps: ActionDeps = { currentActor, auditLog: actionAuditLog };

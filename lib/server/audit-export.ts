@@ -4,6 +4,7 @@ import { csvRow } from '../domain/csv';
 import { streamAuditEvents, type AuditEventView } from '../queries/audit';
 import { createSlotLimiter } from './export-slots';
 import { logger } from './logger';
+import { singleton } from './singletons';
 
 /**
  * Bounds of the CSV export. Each admitted export holds one connection of its own pool
@@ -21,13 +22,9 @@ export const EXPORT_LIMITS = {
   retryAfterSeconds: 30,
 } as const;
 
-const globalSlots = globalThis as typeof globalThis & { __keelExportSlots?: ReturnType<typeof createSlotLimiter> };
-
 /** The process's export slots, shared by every request. */
-export function exportSlots() {
-  globalSlots.__keelExportSlots ??= createSlotLimiter({ total: EXPORT_LIMITS.total, perOwner: EXPORT_LIMITS.perUser });
-  return globalSlots.__keelExportSlots;
-}
+export const exportSlots = () =>
+  singleton('export-slots', () => createSlotLimiter({ total: EXPORT_LIMITS.total, perOwner: EXPORT_LIMITS.perUser }));
 
 /** The client read nothing for the idle timeout; the export let go of its connection. */
 export class ExportIdleError extends Error {

@@ -2,8 +2,9 @@ import { logger } from './logger';
 import { exitWhenOrphaned } from './parent-watch';
 import { runtime } from './runtime';
 import { loggableError } from './safe-error';
+import { settlementTransactions } from './services';
+import { singleton } from './singletons';
 
-const started = globalThis as typeof globalThis & { __keelWorkersStarted?: boolean };
 
 /**
  * The server's own work besides answering requests: the bulk replay worker, the
@@ -13,8 +14,9 @@ const started = globalThis as typeof globalThis & { __keelWorkersStarted?: boole
  */
 export async function startBackground(): Promise<void> {
   if (process.env.KEEL_LAUNCHED === '1') exitWhenOrphaned();
-  if (started.__keelWorkersStarted || process.env.NEXT_PHASE === 'phase-production-build') return;
-  started.__keelWorkersStarted = true;
+  const workers = singleton('background-workers', () => ({ started: false }));
+  if (workers.started || process.env.NEXT_PHASE === 'phase-production-build') return;
+  workers.started = true;
   try {
     const [{ startBulkReplayWorker }, { startMetricSampler }, { startWebhookWorker, syncWebhookEndpoints }] = await Promise.all([
       import('../workers/bulk-replay-worker'),
@@ -23,7 +25,7 @@ export async function startBackground(): Promise<void> {
     ]);
     const { db, settings } = runtime();
     const log = (level: 'info' | 'warn' | 'error', message: string, fields?: Record<string, unknown>) => logger[level](fields ?? {}, message);
-    startBulkReplayWorker({ db, log });
+    startBulkReplayWorker({ transactions: settlementTransactions(), log });
     startMetricSampler({ db, log, staleThresholdMs: settings.staleThresholdMs });
     await syncWebhookEndpoints(db, settings.webhooks.endpoints);
     if (settings.webhooks.endpoints.length > 0) {

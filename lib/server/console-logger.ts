@@ -2,8 +2,10 @@ import { format } from 'node:util';
 import { logger } from './logger';
 import { loggableError } from './safe-error';
 import { sanitizeLogValue } from './log-sanitizer';
+import { singleton } from './singletons';
 
-const routed = globalThis as typeof globalThis & { __keelConsoleRouted?: boolean };
+// Once per process, whichever copy of this module asks.
+const routing = () => singleton('console-routing', () => ({ routed: false }));
 const LEVELS = { debug: 'debug', log: 'info', info: 'info', warn: 'warn', error: 'error', trace: 'debug' } as const;
 
 /**
@@ -14,8 +16,9 @@ const LEVELS = { debug: 'debug', log: 'info', info: 'info', warn: 'warn', error:
  * newline (and before any `params:`) and each error's class, SQLSTATE and constraint.
  */
 export function routeConsoleToLogger(): () => void {
-  if (routed.__keelConsoleRouted) return () => {};
-  routed.__keelConsoleRouted = true;
+  const routed = routing();
+  if (routed.routed) return () => {};
+  routed.routed = true;
   let inside = false;
   const originals = new Map<keyof typeof LEVELS, (...args: unknown[]) => void>();
   for (const [method, level] of Object.entries(LEVELS)) {
@@ -39,6 +42,6 @@ export function routeConsoleToLogger(): () => void {
   // For tests: put the console back as it was.
   return () => {
     for (const [method, original] of originals) console[method] = original;
-    routed.__keelConsoleRouted = false;
+    routed.routed = false;
   };
 }

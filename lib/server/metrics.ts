@@ -4,6 +4,7 @@ import { BATCH_STATUSES } from '../domain/batch-status';
 import { QUEUE_STATES } from '../domain/queue-state';
 import { FAILURE_CODES } from '../domain/settlement-vocabulary';
 import type { DbOrTx } from '../db/client';
+import { singleton } from './singletons';
 import { readAlertGauges } from '../queries/alert-gauges';
 import { readOverview } from '../queries/overview';
 
@@ -27,14 +28,13 @@ interface ProcessMetrics {
 const ACTION_NAME = /^[a-z][A-Za-z0-9_.-]{0,63}$/;
 const CODE = /^[A-Z][A-Z0-9_]{0,63}$/;
 
-const globalMetrics = globalThis as typeof globalThis & { __keelMetrics?: ProcessMetrics };
-
 /** The process's counters and histograms, made once (module copies and reloads share them). */
-export function processMetrics(): ProcessMetrics {
-  if (globalMetrics.__keelMetrics) return globalMetrics.__keelMetrics;
+export const processMetrics = (): ProcessMetrics => singleton('metrics', createProcessMetrics);
+
+function createProcessMetrics(): ProcessMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'keel_' });
-  globalMetrics.__keelMetrics = {
+  return {
     registry,
     actionOutcomes: new Counter({
       name: 'keel_action_outcomes_total',
@@ -62,7 +62,6 @@ export function processMetrics(): ProcessMetrics {
       registers: [registry],
     }),
   };
-  return globalMetrics.__keelMetrics;
 }
 
 export function recordActionOutcome(action: string, outcome: ActionOutcome, code: string | null, seconds: number): void {

@@ -5,6 +5,7 @@ import { createAuth, type KeelAuth } from '../auth/auth';
 import { formatSettingErrors, parseSettings, type Settings } from '../config/settings';
 import { createDatabase, createPool, type Database } from '../db/client';
 import { EXPORT_LIMITS } from './audit-export';
+import { singleton } from './singletons';
 
 interface Runtime {
   settings: Settings;
@@ -24,11 +25,10 @@ interface Runtime {
   startedAt: Date;
 }
 
-const globalRuntime = globalThis as typeof globalThis & { __keelRuntime?: Runtime };
-
 /** The server's settings, pool, database and auth, made once per process. */
-export function runtime(): Runtime {
-  if (globalRuntime.__keelRuntime) return globalRuntime.__keelRuntime;
+export const runtime = (): Runtime => singleton('runtime', createRuntime);
+
+function createRuntime(): Runtime {
   const parsed = parseSettings(process.env);
   if (!parsed.ok) throw new Error(formatSettingErrors(parsed.error));
   const settings = parsed.value;
@@ -61,6 +61,5 @@ export function runtime(): Runtime {
     signInPerMinute: settings.signInPerMinute,
     oidc: settings.signIn.oidc,
   });
-  globalRuntime.__keelRuntime = { settings, pool, exportPool, healthPool, db, auth, ownerToken: randomBytes(16), startedAt: new Date() };
-  return globalRuntime.__keelRuntime;
+  return { settings, pool, exportPool, healthPool, db, auth, ownerToken: randomBytes(16), startedAt: new Date() };
 }

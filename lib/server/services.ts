@@ -1,21 +1,32 @@
 import 'server-only';
-import { postgresSettlementTransactions } from '../adapters/settlement-replay';
-import { postgresTakeoverUnitOfWork } from '../adapters/takeover-unit-of-work';
+import { postgresAuditLog } from '../adapters/audit-log';
 import { systemProposerClock } from '../adapters/proposer-clock';
-import type { SettlementTransactions } from '../ports/settlement-replay';
+import { postgresSettlementUnitOfWork } from '../adapters/settlement-replay';
+import { postgresSignInLockout, type SignInLockout } from '../adapters/sign-in-lockout';
+import { postgresSsoRefusals } from '../adapters/sso-audit';
+import { postgresTakeoverUnitOfWork } from '../adapters/takeover-unit-of-work';
+import { authPasswordHasher, postgresUserUnitOfWork } from '../adapters/user-directory';
+import type { AuditLog } from '../ports/audit-log';
+import type { SettlementReplayPorts } from '../ports/settlement-replay';
+import type { UnitOfWork } from '../ports/unit-of-work';
 import type { RecoveryServiceDeps } from '../services/recovery-common';
+import type { UserServicePorts } from '../services/users';
 import { runtime } from './runtime';
+import { singleton } from './singletons';
 
-// One clock per process: the proposer compares each server time with the last one this process saw.
-const holder = globalThis as typeof globalThis & { __keelProposerClock?: ReturnType<typeof systemProposerClock> };
+/**
+ * The composition root: the one place in the server that builds Keel's adapters and
+ * hands them to services, actions, routes and workers. (Tests, the demo runtime and
+ * the CLI build their own over their own connections.)
+ */
 
-/** The composition root: services get their Postgres adapters and settings here. */
 export function recoveryDeps(): RecoveryServiceDeps {
   const { db, settings, ownerToken } = runtime();
   if (!settings.checkpointKey) throw new Error('KEEL_CHECKPOINT_KEY is required');
   return {
     uow: postgresTakeoverUnitOfWork(db, { checkpointKey: settings.checkpointKey }),
-    clock: (holder.__keelProposerClock ??= systemProposerClock()),
+    // One clock per process: the proposer compares each server time with the last one this process saw.
+    clock: singleton('proposer-clock', systemProposerClock),
     settings: {
       staleThresholdMs: settings.staleThresholdMs,
       maxClockSkewMs: settings.maxClockSkewMs,
@@ -26,7 +37,24 @@ export function recoveryDeps(): RecoveryServiceDeps {
   };
 }
 
-/** The settlement services' transactions (replay, discard, requeue, bulk replay) over the server's pool. */
-export function settlementTransactions(): SettlementTransactions {
-  return postgresSettlementTransactions(runtime().db);
+/** The settlement services' unit of work (replay, discard, requeue, bulk replay, and the bulk replay worker) over the server's pool. */
+export function settlementTransactions(): UnitOfWork<SettlementReplayPorts> {
+  return postgresSettlementUnitOfWork(runtime().db);
+}
+
+/** User management: its unit of work and better-auth's password hasher. */
+export function userServicePorts(): UserServicePorts {
+  const { db, auth } = runtime();
+  return { unitOfWork: postgresUserUnitOfWork(db), passwords: authPasswordHasher(auth) };
+}
+
+/** The audit log `action()` writes refusals to, outside the handler's transaction. */
+export function actionAuditLog(): AuditLog {
+  return postgresAuditLog(runtime().db);
+}
+
+/** What the `/api/auth/*` surface records: failed sign-ins (lockout) and refused SSO callbacks. */
+export function authSurfacePorts(): { lockout: SignInLockout; recordSsoRefusal: (code: string, requestId: string | null) => Promise<void> } {
+  const { db } = runtime();
+  return { lockout: postgresSignInLockout(db), recordSsoRefusal: postgresSsoRefusals(db) };
 }

@@ -7,7 +7,7 @@ import { abandonDisposition, executionRequestDigestHex } from '../domain/operato
 import { snapshotEvidenceDigestHex } from '../domain/recovery';
 import { ok } from '../domain/result';
 import type { RecoveryProposal } from '../ports/proposal-repository';
-import type { TakeoverPorts } from '../ports/takeover-unit-of-work';
+import type { TakeoverPorts } from '../ports/takeover-ports';
 import { DEFAULT_RECOVERY_REASON_CODE } from './confirm-batch-takeover';
 import { supersede } from './proposal-gate';
 import {

@@ -1,6 +1,7 @@
 import 'server-only';
 import { BULK_REPLAY_BATCH_SIZE, classifyBulkReplayItem, type BulkReplayItemResult } from '../domain/settlement';
-import type { SettlementTransactions } from '../ports/settlement-replay';
+import type { SettlementReplayPorts } from '../ports/settlement-replay';
+import type { UnitOfWork } from '../ports/unit-of-work';
 import { REPLAY_ACTION, deadLetterSummary } from './dead-letter-actions';
 import { bulkReplayOperationId } from './settlement-operation-id';
 
@@ -22,13 +23,13 @@ export interface BulkReplayBatchReport {
  * job needs a worker.
  */
 export function processBulkReplayBatch(
-  transactions: SettlementTransactions,
+  transactions: UnitOfWork<SettlementReplayPorts>,
   batchSize: number = BULK_REPLAY_BATCH_SIZE,
 ): Promise<BulkReplayBatchReport | null> {
   if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > BULK_REPLAY_BATCH_SIZE) {
     throw new RangeError(`bulk replay batch size must be 1..${BULK_REPLAY_BATCH_SIZE}`);
   }
-  return transactions.run(async ({ replays, bulk, audit }) => {
+  return transactions.transaction(async ({ replays, bulk, audit }) => {
     const job = await bulk.lockNextRunningJob();
     if (!job) return null;
     const actor = job.startedBy;

@@ -10,7 +10,8 @@ import type {
   BulkReplayJob,
   BulkReplaySampleItem,
 } from '../ports/bulk-replay';
-import type { SettlementTransactions } from '../ports/settlement-replay';
+import type { SettlementReplayPorts } from '../ports/settlement-replay';
+import type { UnitOfWork } from '../ports/unit-of-work';
 import { inputProblem, refuse, runSettlementAction, runSettlementRead, type ServiceError, type ServiceResult } from './settlement-action';
 
 export const PREVIEW_SAMPLE_SIZE = 20;
@@ -51,7 +52,7 @@ const jobTarget = (jobId: number | string) => ({ kind: 'bulk_replay', id: String
  * More than 100,000 matches is refused rather than cut short.
  */
 export function previewBulkReplay(
-  transactions: SettlementTransactions,
+  transactions: UnitOfWork<SettlementReplayPorts>,
   actor: Actor,
   input: { filter: UncheckedDeadLetterFilter; note: string },
 ): Promise<ServiceResult<BulkReplayPreview>> {
@@ -74,7 +75,7 @@ export function previewBulkReplay(
 }
 
 /** Hands a previewed job to the worker. Starting a job that already runs or ran returns it as it is. */
-export function startBulkReplay(transactions: SettlementTransactions, actor: Actor, input: { jobId: number }): Promise<ServiceResult<BulkReplayJob>> {
+export function startBulkReplay(transactions: UnitOfWork<SettlementReplayPorts>, actor: Actor, input: { jobId: number }): Promise<ServiceResult<BulkReplayJob>> {
   return runSettlementAction(transactions, {
     actor, action: 'settlement.bulk_replay.start', target: jobTarget(input.jobId),
     async work({ bulk }) {
@@ -93,7 +94,7 @@ export function startBulkReplay(transactions: SettlementTransactions, actor: Act
  * Stops a job between batches: the job row lock waits for a batch in flight, so a
  * cancel never splits one. Unprocessed items end as `cancelled`; results so far stay.
  */
-export function cancelBulkReplay(transactions: SettlementTransactions, actor: Actor, input: { jobId: number; note?: string }): Promise<ServiceResult<BulkReplayProgress>> {
+export function cancelBulkReplay(transactions: UnitOfWork<SettlementReplayPorts>, actor: Actor, input: { jobId: number; note?: string }): Promise<ServiceResult<BulkReplayProgress>> {
   const note = input.note?.trim() ?? '';
   return runSettlementAction(transactions, {
     actor, action: 'settlement.bulk_replay.cancel', target: jobTarget(input.jobId), note,
@@ -110,7 +111,7 @@ export function cancelBulkReplay(transactions: SettlementTransactions, actor: Ac
   });
 }
 
-export function bulkReplayProgress(transactions: SettlementTransactions, actor: Actor, jobId: number): Promise<ServiceResult<BulkReplayProgress>> {
+export function bulkReplayProgress(transactions: UnitOfWork<SettlementReplayPorts>, actor: Actor, jobId: number): Promise<ServiceResult<BulkReplayProgress>> {
   return runSettlementRead(transactions, actor, async ({ bulk }) => {
     const job = await bulk.job(jobId);
     if (!job) return err({ code: 'NOT_FOUND', message: `No bulk replay ${jobId}.` });
@@ -120,7 +121,7 @@ export function bulkReplayProgress(transactions: SettlementTransactions, actor: 
 
 /** A job's items in receipt order, keyset-paged, optionally of one result. */
 export function bulkReplayItems(
-  transactions: SettlementTransactions,
+  transactions: UnitOfWork<SettlementReplayPorts>,
   actor: Actor,
   input: { jobId: number; after?: string; result?: BulkReplayItemOutcome | 'pending'; limit?: number },
 ): Promise<ServiceResult<BulkReplayItemsPage>> {

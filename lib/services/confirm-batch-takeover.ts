@@ -5,7 +5,7 @@ import { isActorRef } from '../domain/identifier-patterns';
 import { recoverRequestDigestHex, snapshotEvidenceDigestHex } from '../domain/recovery';
 import { ok } from '../domain/result';
 import type { RecoveryProposal } from '../ports/proposal-repository';
-import type { TakeoverPorts } from '../ports/takeover-unit-of-work';
+import type { TakeoverPorts } from '../ports/takeover-ports';
 import type { ConfirmTakeoverInput, ConfirmTakeoverValue } from './confirm-takeover';
 import { supersede } from './proposal-gate';
 import {

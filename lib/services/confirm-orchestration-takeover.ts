@@ -6,7 +6,7 @@ import { orchestrationEvidenceDigestHex } from '../domain/recovery';
 import { ok, type Result } from '../domain/result';
 import type { LoadedCheckpoint } from '../ports/checkpoint-store';
 import type { RecoveryProposal } from '../ports/proposal-repository';
-import type { TakeoverPorts } from '../ports/takeover-unit-of-work';
+import type { TakeoverPorts } from '../ports/takeover-ports';
 import type { ConfirmTakeoverInput, ConfirmTakeoverValue } from './confirm-takeover';
 import { supersede } from './proposal-gate';
 import {

@@ -1,7 +1,8 @@
 import 'server-only';
 import type { ActionName } from '../auth/roles';
 import type { Actor } from '../domain/actor';
-import type { DeadLetter, DeadLetterReplayStore, ReplayRecord, SettlementTransactions } from '../ports/settlement-replay';
+import type { DeadLetter, DeadLetterReplayStore, ReplayRecord, SettlementReplayPorts } from '../ports/settlement-replay';
+import type { UnitOfWork } from '../ports/unit-of-work';
 import { DISCARD_ACTION, REPLAY_ACTION, REQUEUE_ACTION } from '../domain/settlement-vocabulary';
 import { inputProblem, refuse, runSettlementAction, type ServiceResult } from './settlement-action';
 
@@ -71,7 +72,7 @@ const validReceipt = (receiptId: string) =>
  * Replays one dead letter (DESIGN.md 4.4): in one transaction the dead letter goes, a
  * fresh attempt is queued, and the replay and its audit event are recorded.
  */
-export function replayDeadLetter(transactions: SettlementTransactions, actor: Actor, input: DeadLetterActionInput): Promise<ServiceResult<ReplayResult>> {
+export function replayDeadLetter(transactions: UnitOfWork<SettlementReplayPorts>, actor: Actor, input: DeadLetterActionInput): Promise<ServiceResult<ReplayResult>> {
   const { receiptId, operationId } = input;
   const note = input.note.trim();
   return runSettlementAction(transactions, {
@@ -98,7 +99,7 @@ export function replayDeadLetter(transactions: SettlementTransactions, actor: Ac
 }
 
 /** Deletes a dead letter for good (DESIGN.md 5.3); its JSON lives on in the audit event. */
-export function discardDeadLetter(transactions: SettlementTransactions, actor: Actor, input: DeadLetterActionInput): Promise<ServiceResult<DiscardResult>> {
+export function discardDeadLetter(transactions: UnitOfWork<SettlementReplayPorts>, actor: Actor, input: DeadLetterActionInput): Promise<ServiceResult<DiscardResult>> {
   const { receiptId, operationId } = input;
   const note = input.note.trim();
   return runSettlementAction(transactions, {
@@ -119,7 +120,7 @@ export function discardDeadLetter(transactions: SettlementTransactions, actor: A
 }
 
 /** Makes a retry-scheduled settlement due now (DESIGN.md 5.3), guarded by its row version. */
-export function requeueSettlement(transactions: SettlementTransactions, actor: Actor, input: RequeueInput): Promise<ServiceResult<RequeueResult>> {
+export function requeueSettlement(transactions: UnitOfWork<SettlementReplayPorts>, actor: Actor, input: RequeueInput): Promise<ServiceResult<RequeueResult>> {
   const { receiptId, operationId, expectedRowVersion } = input;
   const note = input.note?.trim() ?? '';
   const badVersion = Number.isSafeInteger(expectedRowVersion) && expectedRowVersion >= 0

@@ -3,7 +3,8 @@ import type { Actor } from '../domain/actor';
 import { ok } from '../domain/result';
 import type { ClosedProposalStatus } from '../domain/proposal-status';
 import type { RecoveryProposal } from '../ports/proposal-repository';
-import type { TakeoverUnitOfWork } from '../ports/takeover-unit-of-work';
+import type { TakeoverPorts } from '../ports/takeover-ports';
+import type { UnitOfWork } from '../ports/unit-of-work';
 import { passGate, type DecisionKind } from './proposal-gate';
 import {
   auditActor,
@@ -29,7 +30,7 @@ export interface ClosedProposalValue {
  * the actor rule, close it, audit. Neither touches the target, so neither locks it.
  */
 async function closeByActor(
-  deps: { uow: TakeoverUnitOfWork },
+  deps: { uow: UnitOfWork<TakeoverPorts> },
   actor: Actor,
   input: CloseProposalInput,
   how: { action: string; status: ClosedProposalStatus; gate: DecisionKind },
@@ -63,9 +64,9 @@ async function closeByActor(
 }
 
 /** An approver (not the proposer) turns the proposal down; the target is untouched. */
-export const rejectProposal = (deps: { uow: TakeoverUnitOfWork }, actor: Actor, input: CloseProposalInput) =>
+export const rejectProposal = (deps: { uow: UnitOfWork<TakeoverPorts> }, actor: Actor, input: CloseProposalInput) =>
   closeByActor(deps, actor, input, { action: 'recovery.reject', status: 'REJECTED', gate: 'decide' });
 
 /** The proposer (or an admin) withdraws a pending proposal, cancelling its wait. */
-export const cancelProposal = (deps: { uow: TakeoverUnitOfWork }, actor: Actor, input: CloseProposalInput) =>
+export const cancelProposal = (deps: { uow: UnitOfWork<TakeoverPorts> }, actor: Actor, input: CloseProposalInput) =>
   closeByActor(deps, actor, input, { action: 'recovery.cancel', status: 'CANCELLED', gate: 'cancel' });

@@ -2,7 +2,8 @@ import 'server-only';
 import { can } from '../auth/roles';
 import type { Actor } from '../domain/actor';
 import { ok } from '../domain/result';
-import type { TakeoverUnitOfWork } from '../ports/takeover-unit-of-work';
+import type { TakeoverPorts } from '../ports/takeover-ports';
+import type { UnitOfWork } from '../ports/unit-of-work';
 import { auditActor, failure, proposalContext, refuse, type ServiceResult } from './recovery-common';
 
 export const DEFAULT_EXPIRY_BATCH = 100;
@@ -21,7 +22,7 @@ export interface ExpiredProposalsValue {
  * are skipped, not waited on: that decision will find the deadline itself.
  */
 export async function expireProposals(
-  deps: { uow: TakeoverUnitOfWork },
+  deps: { uow: UnitOfWork<TakeoverPorts> },
   actor: Actor,
   input: { limit?: number } = {},
 ): Promise<ServiceResult<ExpiredProposalsValue>> {

@@ -3,7 +3,7 @@ import { isActionName, mayCancelProposal, mayTake } from '../auth/roles';
 import type { Actor } from '../domain/actor';
 import { evaluateWake } from '../domain/checkpoint';
 import type { LockedProposal, RecoveryProposal } from '../ports/proposal-repository';
-import type { TakeoverPorts } from '../ports/takeover-unit-of-work';
+import type { TakeoverPorts } from '../ports/takeover-ports';
 import { failure, refuse, type AuditContext, type RecoveryFailure } from './recovery-common';
 
 /** Who may act on a pending proposal once its wait allows it. */

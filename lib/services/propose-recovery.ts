@@ -9,7 +9,7 @@ import { evaluateCandidate, orchestrationEvidenceDigestHex, type ProposerError }
 import { err, ok, type Result } from '../domain/result';
 import type { ProposalTarget, RecoveryProposal } from '../ports/proposal-repository';
 import type { RecoveryRepositoryError } from '../ports/recovery-repository';
-import type { TakeoverPorts } from '../ports/takeover-unit-of-work';
+import type { TakeoverPorts } from '../ports/takeover-ports';
 import {
   auditActor,
   auditTarget,

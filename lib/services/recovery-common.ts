@@ -5,7 +5,8 @@ import type { AuditLog } from '../ports/audit-log';
 import type { ProposalStatus } from '../domain/proposal-status';
 import type { ProposalTarget, RecoveryProposal } from '../ports/proposal-repository';
 import type { ProposerClock } from '../ports/proposer-clock';
-import type { TakeoverUnitOfWork } from '../ports/takeover-unit-of-work';
+import type { TakeoverPorts } from '../ports/takeover-ports';
+import type { UnitOfWork } from '../ports/unit-of-work';
 
 export interface RecoverySettings {
   staleThresholdMs: number;
@@ -16,7 +17,7 @@ export interface RecoverySettings {
 
 /** What the recovery use cases run on. */
 export interface RecoveryServiceDeps {
-  uow: TakeoverUnitOfWork;
+  uow: UnitOfWork<TakeoverPorts>;
   clock: ProposerClock;
   settings: RecoverySettings;
   /** This process's owner token: handed to the snapshot read, compared in SQL, never returned. */

@@ -5,7 +5,8 @@ import type { BatchStatus } from '../domain/batch-status';
 import { isActorRef, isOperationId, operationIdMessage } from '../domain/identifier-patterns';
 import { executionRequestDigestHex, KEEL_OPERATION_ID_PREFIX, STOP_OPERATION_ID_MAX, stopDisposition } from '../domain/operator-request';
 import { err, ok } from '../domain/result';
-import type { TakeoverUnitOfWork } from '../ports/takeover-unit-of-work';
+import type { TakeoverPorts } from '../ports/takeover-ports';
+import type { UnitOfWork } from '../ports/unit-of-work';
 import { auditActor, failure, isPositiveId, refuse, type RecoveryErrorCode, type ServiceResult } from './recovery-common';
 
 export interface RequestStopInput {
@@ -36,7 +37,7 @@ export interface StopRequested {
  * returns the first one's result and writes nothing.
  */
 export async function requestStop(
-  deps: { uow: TakeoverUnitOfWork },
+  deps: { uow: UnitOfWork<TakeoverPorts> },
   actor: Actor,
   input: RequestStopInput,
 ): Promise<ServiceResult<StopRequested>> {

@@ -2,7 +2,8 @@ import 'server-only';
 import { can, mayTake, type ActionName } from '../auth/roles';
 import type { Actor } from '../domain/actor';
 import { err, ok, type Result } from '../domain/result';
-import type { SettlementReplayPorts, SettlementTransactions } from '../ports/settlement-replay';
+import type { SettlementReplayPorts } from '../ports/settlement-replay';
+import type { UnitOfWork } from '../ports/unit-of-work';
 import { isOperationId, operationIdMessage } from '../domain/identifier-patterns';
 
 export interface ServiceError {
@@ -69,13 +70,13 @@ export interface SettlementAction<T> {
  * Role check, work and audit event in one transaction. Every refusal, the role's
  * included, is audited as REFUSED with its code in a transaction of its own.
  */
-export async function runSettlementAction<T>(transactions: SettlementTransactions, spec: SettlementAction<T>): Promise<ServiceResult<T>> {
+export async function runSettlementAction<T>(transactions: UnitOfWork<SettlementReplayPorts>, spec: SettlementAction<T>): Promise<ServiceResult<T>> {
   const { actor, action, target, operationId, note } = spec;
   const event = { actor, action, target, operationId: operationId ?? null, reason: note?.trim() || null };
   try {
     if (!mayTake(actor.role, spec.action)) refuse('FORBIDDEN', `The ${actor.role} role may not do this.`);
     if (spec.invalid) refuse(spec.invalid.code, spec.invalid.message);
-    return await transactions.run(async (ports) => {
+    return await transactions.transaction(async (ports) => {
       const applied = await spec.work(ports);
       if (applied.audit) {
         await ports.audit.record({
@@ -90,17 +91,17 @@ export async function runSettlementAction<T>(transactions: SettlementTransaction
     });
   } catch (error) {
     if (!(error instanceof Refusal)) throw error;
-    await transactions.run((ports) => ports.audit.record({ ...event, outcome: 'REFUSED', code: error.code }));
+    await transactions.transaction((ports) => ports.audit.record({ ...event, outcome: 'REFUSED', code: error.code }));
     return err({ code: error.code, message: error.message });
   }
 }
 
 /** Reads are role-checked like mutations but leave no audit event. */
 export async function runSettlementRead<T>(
-  transactions: SettlementTransactions,
+  transactions: UnitOfWork<SettlementReplayPorts>,
   actor: Actor,
   read: (ports: SettlementReplayPorts) => Promise<ServiceResult<T>>,
 ): Promise<ServiceResult<T>> {
   if (!can(actor.role, 'read')) return err({ code: 'FORBIDDEN', message: `The ${actor.role} role may not read this.` });
-  return transactions.run(read);
+  return transactions.transaction(read);
 }

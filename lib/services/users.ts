@@ -4,7 +4,8 @@ import type { Actor } from '../domain/actor';
 import { err, ok, type Result } from '../domain/result';
 import type { ChangeUserRoleInput, CreateUserInput, SetUserDisabledInput } from '../domain/users';
 import type { AuditEventInput } from '../ports/audit-log';
-import type { DirectoryUser, PasswordHasher, UserPorts, UserUnitOfWork } from '../ports/user-directory';
+import type { DirectoryUser, PasswordHasher, UserPorts } from '../ports/user-directory';
+import type { UnitOfWork } from '../ports/unit-of-work';
 
 /**
  * User management (DESIGN.md 5.3): create, disable or enable, change role. Each use
@@ -20,7 +21,7 @@ export interface UserError {
 }
 
 export interface UserServicePorts {
-  unitOfWork: UserUnitOfWork;
+  unitOfWork: UnitOfWork<UserPorts>;
   passwords: PasswordHasher;
 }
 

@@ -1,12 +1,13 @@
 import 'server-only';
-import { postgresSettlementTransactions } from '../adapters/settlement-replay';
-import type { DbOrTx } from '../db/client';
 import { BULK_REPLAY_BATCH_SIZE } from '../domain/settlement';
+import type { SettlementReplayPorts } from '../ports/settlement-replay';
+import type { UnitOfWork } from '../ports/unit-of-work';
 import { processBulkReplayBatch, type BulkReplayBatchReport } from '../services/bulk-replay-batch';
 import { startWorkerLoop, type RunningWorker, type WorkerLog } from './worker-loop';
 
 export interface BulkReplayWorkerOptions {
-  db: DbOrTx;
+  /** The settlement unit of work, from the composition root (or a test's own). */
+  transactions: UnitOfWork<SettlementReplayPorts>;
   log: WorkerLog;
   /** Receipts per transaction, at most 1,024. */
   batchSize?: number;
@@ -23,8 +24,7 @@ function reportFinished(log: WorkerLog, report: BulkReplayBatchReport | null): v
  * database, so a restarted worker resumes every unfinished RUNNING job where the last
  * committed batch left it; several workers share the jobs without taking one batch twice.
  */
-export function startBulkReplayWorker({ db, log, batchSize = BULK_REPLAY_BATCH_SIZE, idleMs = 1_000 }: BulkReplayWorkerOptions): RunningWorker {
-  const transactions = postgresSettlementTransactions(db);
+export function startBulkReplayWorker({ transactions, log, batchSize = BULK_REPLAY_BATCH_SIZE, idleMs = 1_000 }: BulkReplayWorkerOptions): RunningWorker {
   log('info', 'bulk replay worker started', { batchSize });
   const worker = startWorkerLoop({
     name: 'bulk replay worker',
@@ -49,10 +49,9 @@ export function startBulkReplayWorker({ db, log, batchSize = BULK_REPLAY_BATCH_S
  * the CLI and tests, which want the queue drained now rather than polled.
  */
 export async function runBulkReplayBatches(
-  db: DbOrTx,
+  transactions: UnitOfWork<SettlementReplayPorts>,
   options: { batchSize?: number; maxBatches?: number; log?: WorkerLog } = {},
 ): Promise<number> {
-  const transactions = postgresSettlementTransactions(db);
   const maxBatches = options.maxBatches ?? Number.POSITIVE_INFINITY;
   let batches = 0;
   while (batches < maxBatches) {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { deadLetterActionSchema } from '../../app/actions/settlement-schemas';
 import { postgresAuditLog } from '../../lib/adapters/audit-log';
-import { postgresSettlementTransactions } from '../../lib/adapters/settlement-replay';
+import { postgresSettlementUnitOfWork } from '../../lib/adapters/settlement-replay';
 import type { Actor } from '../../lib/domain/actor';
 import { deadLetterCanonicalJson, failureDetailSha256Hex } from '../../lib/domain/settlement';
 import { action, type ActionDeps } from '../../lib/server/action';
@@ -15,7 +15,7 @@ import { freshDatabase } from '../support/database';
  * the request id, and nothing else changes.
  */
 const { pool, db } = await freshDatabase();
-const transactions = postgresSettlementTransactions(db);
+const transactions = postgresSettlementUnitOfWork(db);
 const support: Actor = { id: 'u-support', login: 'support', name: 'Sam Support', role: 'support' };
 const deps = (actor: Actor | null): ActionDeps => ({ currentActor: async () => actor, auditLog: () => postgresAuditLog(db) });
 

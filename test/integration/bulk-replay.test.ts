@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { postgresSettlementTransactions } from '../../lib/adapters/settlement-replay';
+import { postgresSettlementUnitOfWork } from '../../lib/adapters/settlement-replay';
 import { postgresSettlementStore } from '../../lib/adapters/settlement-store';
 import { createDatabase } from '../../lib/db/client';
 import type { Actor } from '../../lib/domain/actor';
@@ -12,7 +12,7 @@ import { runBulkReplayBatches, startBulkReplayWorker } from '../../lib/workers/b
 import { freshDatabase } from '../support/database';
 
 const { pool, db, url, newPool } = await freshDatabase();
-const transactions = postgresSettlementTransactions(db);
+const transactions = postgresSettlementUnitOfWork(db);
 const support: Actor = { id: 'u-support', login: 'support', name: 'Sam Support', role: 'support' };
 const admin: Actor = { id: 'u-admin', login: 'admin', name: 'Alex Admin', role: 'admin' };
 const viewer: Actor = { id: 'u-viewer', login: 'viewer', name: 'Vera Viewer', role: 'viewer' };
@@ -78,7 +78,7 @@ describe('bulk replay preview', () => {
     await deadLetters('late-', 5);
     const preview = await started({ receiptIdPrefix: 'late-' });
     await deadLetters('late-x', 3); // matches the filter, but arrived after the snapshot
-    await runBulkReplayBatches(db);
+    await runBulkReplayBatches(transactions);
     expect((await progress(preview.jobId)).counts).toMatchObject({ replayed: 5, pending: 0 });
     const left = await pool.query(`select receipt_id from settle.dead_letters where starts_with(receipt_id, 'late-') order by 1`);
     expect(left.rows.map((r) => r.receipt_id)).toEqual(['late-x000000', 'late-x000001', 'late-x000002']);
@@ -122,7 +122,7 @@ describe('running a bulk replay', () => {
     await store.recordClaimedOutcome(claim.value, { kind: 'Permanent', code: 'rpc' }, DEFAULT_RETRY_POLICY, claim.value.leaseUntilMs - 1);
     await replayDeadLetter(transactions, support, { receiptId: 'run-000004', note: 'n', operationId: bulkReplayOperationId(preview.jobId, 'run-000004') });
 
-    expect(await runBulkReplayBatches(db, { batchSize: 16 })).toBe(3);
+    expect(await runBulkReplayBatches(transactions, { batchSize: 16 })).toBe(3);
     const { job, counts } = await progress(preview.jobId);
     expect(job).toMatchObject({ status: 'COMPLETED', itemCount: 40, processedCount: 40 });
     expect(counts).toEqual({ pending: 0, replayed: 36, already_replayed: 1, no_longer_dead_lettered: 2, changed_since_preview: 1, cancelled: 0 });
@@ -149,9 +149,9 @@ describe('running a bulk replay', () => {
   it('a bulk replay and concurrent single replays of the same receipts replay each once', async () => {
     await deadLetters('race-', 400);
     const preview = await started({ receiptIdPrefix: 'race-' });
-    const singles = postgresSettlementTransactions(createDatabase(newPool(4)));
+    const singles = postgresSettlementUnitOfWork(createDatabase(newPool(4)));
     const [batches, single] = await Promise.all([
-      runBulkReplayBatches(createDatabase(newPool(2)), { batchSize: 25 }),
+      runBulkReplayBatches(postgresSettlementUnitOfWork(createDatabase(newPool(2))), { batchSize: 25 }),
       Promise.all(
         Array.from({ length: 100 }, (_, i) => {
           const receiptId = `race-${String(i * 4).padStart(6, '0')}`;
@@ -187,7 +187,7 @@ describe('running a bulk replay', () => {
 
     // Three workers resume together; row locks keep each batch to one of them.
     const resumedAt = performance.now();
-    await Promise.all([0, 1, 2].map(() => runBulkReplayBatches(createDatabase(newPool(2)), { batchSize: 100 })));
+    await Promise.all([0, 1, 2].map(() => runBulkReplayBatches(postgresSettlementUnitOfWork(createDatabase(newPool(2))), { batchSize: 100 })));
     console.info(`[measure] resumed bulk replay of ${atKill.itemCount - atKill.processedCount} items: ${(performance.now() - resumedAt).toFixed(0)} ms`);
     const { job, counts } = await progress(preview.jobId);
     expect(job).toMatchObject({ status: 'COMPLETED', processedCount: 4_000 });
@@ -204,11 +204,14 @@ describe('running a bulk replay', () => {
 
 function spawnWorker(databaseUrl: string, batchSize: number) {
   const client = new URL('../../lib/db/client.ts', import.meta.url).href;
+  const adapter = new URL('../../lib/adapters/settlement-replay.ts', import.meta.url).href;
   const worker = new URL('../../lib/workers/bulk-replay-worker.ts', import.meta.url).href;
   const code = `
     const { createDatabase, createPool } = await import(${JSON.stringify(client)});
+    const { postgresSettlementUnitOfWork } = await import(${JSON.stringify(adapter)});
     const { startBulkReplayWorker } = await import(${JSON.stringify(worker)});
-    startBulkReplayWorker({ db: createDatabase(createPool(process.env.KEEL_WORKER_DB, 2)), log: () => {}, batchSize: ${batchSize}, idleMs: 20 });
+    const transactions = postgresSettlementUnitOfWork(createDatabase(createPool(process.env.KEEL_WORKER_DB, 2)));
+    startBulkReplayWorker({ transactions, log: () => {}, batchSize: ${batchSize}, idleMs: 20 });
     setInterval(() => {}, 60_000);`;
   return spawn(process.execPath, ['--import', 'tsx', '--conditions=react-server', '--input-type=module', '-e', code], {
     env: { ...process.env, KEEL_WORKER_DB: databaseUrl },
@@ -220,7 +223,7 @@ describe('cancelling a bulk replay', () => {
   it('stops between batches; results so far stay and the rest end as cancelled', async () => {
     await deadLetters('cxl-', 3_000);
     const preview = await started({ receiptIdPrefix: 'cxl-' });
-    const worker = startBulkReplayWorker({ db: createDatabase(newPool(2)), log: () => {}, batchSize: 20, idleMs: 10 });
+    const worker = startBulkReplayWorker({ transactions: postgresSettlementUnitOfWork(createDatabase(newPool(2))), log: () => {}, batchSize: 20, idleMs: 10 });
     while ((await progress(preview.jobId)).job.processedCount === 0) await new Promise((resolve) => setTimeout(resolve, 10));
     const cancelled = await cancelBulkReplay(transactions, support, { jobId: preview.jobId, note: 'wrong filter' });
     await worker.stop();
@@ -233,7 +236,7 @@ describe('cancelling a bulk replay', () => {
     expect((await replayCounts('cxl-')).size).toBe(counts.replayed);
     expect((await pool.query(`select count(*)::int as n from settle.dead_letters where starts_with(receipt_id, 'cxl-')`)).rows[0].n).toBe(counts.cancelled);
 
-    expect(await runBulkReplayBatches(db)).toBe(0);
+    expect(await runBulkReplayBatches(transactions)).toBe(0);
     expect(await cancelBulkReplay(transactions, support, { jobId: preview.jobId })).toEqual({ ok: true, value: { job, counts } });
     expect(await startBulkReplay(transactions, support, { jobId: preview.jobId })).toMatchObject({ ok: false, error: { code: 'CONFLICT' } });
   });
@@ -241,7 +244,7 @@ describe('cancelling a bulk replay', () => {
   it('refuses to cancel a completed job or an unknown one', async () => {
     await deadLetters('done-', 3);
     const preview = await started({ receiptIdPrefix: 'done-' });
-    await runBulkReplayBatches(db);
+    await runBulkReplayBatches(transactions);
     expect(await cancelBulkReplay(transactions, support, { jobId: preview.jobId })).toMatchObject({ ok: false, error: { code: 'CONFLICT' } });
     expect(await cancelBulkReplay(transactions, support, { jobId: 999_999 })).toMatchObject({ ok: false, error: { code: 'NOT_FOUND' } });
     expect(await cancelBulkReplay(transactions, viewer, { jobId: preview.jobId })).toMatchObject({ ok: false, error: { code: 'FORBIDDEN' } });

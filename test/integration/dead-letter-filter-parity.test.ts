@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { postgresBulkReplayStore } from '../../lib/adapters/bulk-replay';
-import { postgresSettlementTransactions } from '../../lib/adapters/settlement-replay';
+import { postgresSettlementUnitOfWork } from '../../lib/adapters/settlement-replay';
 import type { Actor } from '../../lib/domain/actor';
 import { toDeadLetterFilter } from '../../lib/domain/dead-letter-filter';
 import { listDeadLetterPage } from '../../lib/queries/settlements';
@@ -95,7 +95,7 @@ describe('the dead-letter list and the bulk replay preview', () => {
 
   it('hold through the service too: a preview counts what the list counts at the preview time', async () => {
     const words = { reason: 'signature', q: 'par-', maxAttempts: '5', minAge: '1s' };
-    const preview = await previewBulkReplay(postgresSettlementTransactions(db), support, {
+    const preview = await previewBulkReplay(postgresSettlementUnitOfWork(db), support, {
       filter: toDeadLetterFilter(deadLetterFiltersSchema.parse(words)),
       note: 'parity through the service',
     });

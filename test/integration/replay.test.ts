@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { postgresSettlementTransactions } from '../../lib/adapters/settlement-replay';
+import { postgresSettlementUnitOfWork } from '../../lib/adapters/settlement-replay';
 import { postgresSettlementStore } from '../../lib/adapters/settlement-store';
 import { createDatabase } from '../../lib/db/client';
 import type { Actor } from '../../lib/domain/actor';
@@ -8,7 +8,7 @@ import { discardDeadLetter, replayDeadLetter, requeueSettlement } from '../../li
 import { freshDatabase } from '../support/database';
 
 const { pool, db, newPool } = await freshDatabase();
-const transactions = postgresSettlementTransactions(db);
+const transactions = postgresSettlementUnitOfWork(db);
 const support: Actor = { id: 'u-support', login: 'support', name: 'Sam Support', role: 'support' };
 const viewer: Actor = { id: 'u-viewer', login: 'viewer', name: 'Vera Viewer', role: 'viewer' };
 const operator: Actor = { id: 'u-operator', login: 'operator', name: 'Otto Operator', role: 'operator' };
@@ -64,7 +64,7 @@ describe('replaying one dead letter', () => {
 
     const concurrent = nextId('r');
     await deadLetter(concurrent);
-    const clients = Array.from({ length: 6 }, () => postgresSettlementTransactions(createDatabase(newPool(2))));
+    const clients = Array.from({ length: 6 }, () => postgresSettlementUnitOfWork(createDatabase(newPool(2))));
     const results = await Promise.all(clients.map((t) => replayDeadLetter(t, support, { receiptId: concurrent, note: 'n', operationId: 'op-burst' })));
     expect(results.every((r) => r.ok)).toBe(true);
     for (const r of results) expect(r).toEqual(results[0]);
@@ -77,7 +77,7 @@ describe('replaying one dead letter', () => {
   it('replays a receipt once when different submits race: the others are CONFLICT', async () => {
     const receipt = nextId('r');
     await deadLetter(receipt);
-    const clients = Array.from({ length: 5 }, () => postgresSettlementTransactions(createDatabase(newPool(2))));
+    const clients = Array.from({ length: 5 }, () => postgresSettlementUnitOfWork(createDatabase(newPool(2))));
     const results = await Promise.all(clients.map((t, i) => replayDeadLetter(t, support, { receiptId: receipt, note: 'n', operationId: `op-race-${i}` })));
     expect(results.filter((r) => r.ok)).toHaveLength(1);
     expect(results.filter((r) => !r.ok).map((r) => !r.ok && r.error.code)).toEqual(['CONFLICT', 'CONFLICT', 'CONFLICT', 'CONFLICT']);

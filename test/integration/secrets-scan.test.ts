@@ -5,7 +5,7 @@ import { describe, expect, inject, it } from 'vitest';
 import { createAuth } from '../../lib/auth/auth';
 import { createUserAccount } from '../../lib/auth/users';
 import { createDatabase } from '../../lib/db/client';
-import { postgresSettlementTransactions } from '../../lib/adapters/settlement-replay';
+import { postgresSettlementUnitOfWork } from '../../lib/adapters/settlement-replay';
 import { listUsers } from '../../lib/queries/users';
 import { auditCsvStream } from '../../lib/server/audit-export';
 import { routeConsoleToLogger } from '../../lib/server/console-logger';
@@ -245,7 +245,7 @@ describe('no token or value reaches a log through a Postgres outage', () => {
       }
       const support = { id: userIds[1]!, login: 'scan_support', name: 'scan_support', role: 'support' as const };
       for (const receipt of receipts) {
-        await replayDeadLetter(postgresSettlementTransactions(appDb), support, { receiptId: receipt, note: NOTE, operationId: randomUUID() }).catch(report);
+        await replayDeadLetter(postgresSettlementUnitOfWork(appDb), support, { receiptId: receipt, note: NOTE, operationId: randomUUID() }).catch(report);
       }
       await listUsers(appDb, {}, userIds[0]!).catch(report);
       await postgresRecoveryRepository(appDb).recoverySnapshot(executionId, KEEL_TOKEN).catch(report);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { postgresSettlementTransactions } from '../../lib/adapters/settlement-replay';
+import { postgresSettlementUnitOfWork } from '../../lib/adapters/settlement-replay';
 import type { Actor } from '../../lib/domain/actor';
 import {
   deadLetterGroups,
@@ -139,7 +139,7 @@ describe('dead letters', () => {
   it('counts what a bulk replay preview of the same filter freezes', async () => {
     const filters = dead({ reason: 'backend', q: 'd-0', maxAttempts: '4' });
     const page = await listDeadLetterPage(db, filters);
-    const preview = await previewBulkReplay(postgresSettlementTransactions(db), support, { filter: toDeadLetterFilter(filters), note: 'same rows' });
+    const preview = await previewBulkReplay(postgresSettlementUnitOfWork(db), support, { filter: toDeadLetterFilter(filters), note: 'same rows' });
     expect(preview.ok && preview.value.itemCount).toBe(page.count.value);
     expect(page.count.value).toBeGreaterThan(0);
   });
@@ -183,7 +183,7 @@ describe('a receipt history and the bulk replay list', () => {
     await pool.query(`insert into keel.settlement_event (receipt_id, kind, attempt, reason_code, at_ms) values ('d-007', 'dead_lettered', 1, 'rpc', $1)`, [NOW]);
     const before = await readReceiptHistory(db, 'd-007');
     expect(before).toMatchObject({ queued: null, deadLetter: { receiptId: 'd-007', reason: REASONS[(7 % 5)] }, replays: [] });
-    const replayed = await replayDeadLetter(postgresSettlementTransactions(db), support, { receiptId: 'd-007', note: 'ledger back', operationId: 'op-history-1' });
+    const replayed = await replayDeadLetter(postgresSettlementUnitOfWork(db), support, { receiptId: 'd-007', note: 'ledger back', operationId: 'op-history-1' });
     expect(replayed.ok).toBe(true);
     const after = await readReceiptHistory(db, 'd-007');
     expect(after).toMatchObject({ deadLetter: null, queued: { state: 'due', attempts: 0, workKind: 'pending_observation' } });
@@ -194,7 +194,7 @@ describe('a receipt history and the bulk replay list', () => {
   });
 
   it('lists bulk replays newest first by keyset, and by status', async () => {
-    const transactions = postgresSettlementTransactions(db);
+    const transactions = postgresSettlementUnitOfWork(db);
     for (let i = 0; i < 22; i += 1) await previewBulkReplay(transactions, support, { filter: { receiptIdPrefix: `d-00${i % 10}` }, note: `job ${i}` });
     const expected = (await pool.query<{ id: number }>(`select id from keel.bulk_replay order by id desc`)).rows.map((r) => r.id);
     const first = await listBulkReplays(db, {});

@@ -1,8 +1,7 @@
-import { postgresSignInLockout } from '@/lib/adapters/sign-in-lockout';
-import { postgresSsoRefusals } from '@/lib/adapters/sso-audit';
 import { consoleOrigins } from '@/lib/auth/auth';
 import { createAuthSurface } from '@/lib/auth/http-surface';
 import { runtime } from '@/lib/server/runtime';
+import { authSurfacePorts } from '@/lib/server/services';
 
 export const dynamic = 'force-dynamic';
 
@@ -11,14 +10,15 @@ let surface: ((request: Request) => Promise<Response>) | undefined;
 /** Only sign-in (password, or SSO's start and callback), sign-out and get-session reach better-auth; every other path answers 404. */
 function handle(request: Request): Promise<Response> {
   if (!surface) {
-    const { auth, db, settings } = runtime();
+    const { auth, settings } = runtime();
+    const { lockout, recordSsoRefusal } = authSurfacePorts();
     surface = createAuthSurface({
       auth,
-      lockout: postgresSignInLockout(db),
+      lockout,
       allowedOrigins: consoleOrigins(settings),
       sso: settings.signIn.oidc !== undefined,
       localSignIn: settings.signIn.localSignIn,
-      recordSsoRefusal: postgresSsoRefusals(db),
+      recordSsoRefusal,
     });
   }
   return surface(request);

@@ -12,12 +12,3 @@ export interface TakeoverPorts {
   executions: BatchExecutionCommands;
   audit: AuditLog;
 }
-
-/**
- * Runs work in one transaction. It commits whatever the work wrote when the work
- * returns (a refusal returns too, so its audit event and any status change it made
- * commit), and rolls everything back when the work throws.
- */
-export interface TakeoverUnitOfWork {
-  transaction<T>(work: (ports: TakeoverPorts) => Promise<T>): Promise<T>;
-}
