@@ -8,7 +8,7 @@ import {
   obStepExecution,
   obStepPartition,
 } from '../db/schema/oxide-batch';
-import type { BatchStatus, FailureCategory, FaultPhase } from '../domain/batch-status';
+import { isUnresolved, type BatchStatus, type FailureCategory, type FaultPhase } from '../domain/batch-status';
 import { checksum, EMPTY_CHECKSUM_HEX, EMPTY_ENVELOPE, newEnvelope, type FaultStateEntry } from '../domain/fault-state';
 import { deriveRetryKeyHex } from '../domain/retry-key';
 import { chunks, SeededRandom, sha256 } from './random';
@@ -54,7 +54,6 @@ const LAST_STATUS_WEIGHTS: [BatchStatus, number][] = [
 const RETRY_CATEGORIES: FailureCategory[] = ['TRANSIENT_INFRASTRUCTURE', 'TIMEOUT', 'USER_COMPONENT', 'SERIALIZATION', 'OPTIMISTIC_CONFLICT'];
 const RETRY_PHASES: FaultPhase[] = ['read', 'process', 'write'];
 const FAILED_CATEGORIES: FailureCategory[] = ['PERMANENT_INFRASTRUCTURE', 'USER_COMPONENT', 'TIMEOUT', 'INVARIANT', 'SERIALIZATION'];
-const UNRESOLVED = new Set<BatchStatus>(['STARTING', 'STARTED', 'STOPPING', 'UNKNOWN']);
 const MINUTE = 60_000;
 
 function weighted<T>(random: SeededRandom, weights: [T, number][]): T {
@@ -159,7 +158,7 @@ export async function seedBatch(db: DbOrTx, random: SeededRandom, nowMs: number,
       const id = executions.length + 1;
       const last = attempt === attempts;
       const status: BatchStatus = last ? weighted(random, LAST_STATUS_WEIGHTS) : random.pick(['FAILED', 'STOPPED'] as const);
-      const unresolved = UNRESOLVED.has(status);
+      const unresolved = isUnresolved(status);
       const isStale = unresolved && (status === 'UNKNOWN' || random.chance(0.4));
       const startedMs = createdMs + (attempt - 1) * 30 * MINUTE + random.int(1_000, 60_000);
       const updatedMs = unresolved
@@ -194,7 +193,7 @@ export async function seedBatch(db: DbOrTx, random: SeededRandom, nowMs: number,
         const plan = definition.plan.steps[s]!;
         const latest = s === stepCount - 1;
         const stepStatus: BatchStatus = !latest ? 'COMPLETED' : status === 'STOPPING' ? 'STARTED' : status === 'UNKNOWN' ? random.pick(['STARTED', 'UNKNOWN'] as const) : status;
-        const stepUnresolved = UNRESOLVED.has(stepStatus);
+        const stepUnresolved = isUnresolved(stepStatus);
         const stepId = steps.length + 1;
         const read = random.int(100, 50_000);
         const checkpointPayload = { offset: read, chunk: Math.floor(read / 500) };
