@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { FAILURE_CODES, MAX_U32, type FailureCode } from './settlement-vocabulary';
+import { singleLineText } from './text';
 
 /**
  * Which dead letters a view or a bulk replay takes (DESIGN.md 5.2); every field narrows
@@ -38,20 +39,28 @@ export function ageToMs(age: string | undefined): number | undefined {
 
 const whole = (max: number, message: string) => z.number({ error: message }).int(message).min(0, message).max(max, message);
 
+/**
+ * Each field's bounds, once: the filter schema below uses them as they are, the URL
+ * schemas (lib/queries/settlements-types.ts) after coercing the URL's text.
+ */
+export const deadLetterFilterFields = {
+  reason: z.enum(FAILURE_CODES, { error: (issue) => `Unknown reason code ${String(issue.input)}.` }),
+  ageMs: whole(Number.MAX_SAFE_INTEGER, 'An age is a whole number of milliseconds.'),
+  attempts: whole(MAX_U32, 'Attempts are a whole number.'),
+  // Matched literally and kept as given (no trimming): a receipt id is the runtime's free text.
+  receiptIdPrefix: singleLineText(RECEIPT_PREFIX_MAX_LENGTH, { trim: false, tooLong: `At most ${RECEIPT_PREFIX_MAX_LENGTH} characters.` }),
+};
+
 /** The one validator of a filter: field bounds, then the min/max pairs. Unknown keys are dropped. */
 export const deadLetterFilterSchema = z
   .object({
-    reason: z.enum(FAILURE_CODES, { error: (issue) => `Unknown reason code ${String(issue.input)}.` }).optional(),
-    minAgeMs: whole(Number.MAX_SAFE_INTEGER, 'An age is a whole number of milliseconds.').optional(),
-    maxAgeMs: whole(Number.MAX_SAFE_INTEGER, 'An age is a whole number of milliseconds.').optional(),
-    minAttempts: whole(MAX_U32, 'Attempts are a whole number.').optional(),
-    maxAttempts: whole(MAX_U32, 'Attempts are a whole number.').optional(),
+    reason: deadLetterFilterFields.reason.optional(),
+    minAgeMs: deadLetterFilterFields.ageMs.optional(),
+    maxAgeMs: deadLetterFilterFields.ageMs.optional(),
+    minAttempts: deadLetterFilterFields.attempts.optional(),
+    maxAttempts: deadLetterFilterFields.attempts.optional(),
     // An empty prefix selects everything, so it is the same as none.
-    receiptIdPrefix: z
-      .string()
-      .max(RECEIPT_PREFIX_MAX_LENGTH, `At most ${RECEIPT_PREFIX_MAX_LENGTH} characters.`)
-      .optional()
-      .transform((prefix) => (prefix === '' ? undefined : prefix)),
+    receiptIdPrefix: deadLetterFilterFields.receiptIdPrefix.optional().transform((prefix) => (prefix === '' ? undefined : prefix)),
   })
   .superRefine((f, ctx) => {
     if (f.minAgeMs !== undefined && f.maxAgeMs !== undefined && f.minAgeMs > f.maxAgeMs) {

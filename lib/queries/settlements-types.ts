@@ -1,13 +1,13 @@
 import { z } from 'zod';
 import { cursorText, singleLineText } from '../domain/text';
 import type { CappedCount } from '../domain/cursor';
-import { BULK_REPLAY_ITEM_RESULTS, BULK_REPLAY_STATUSES, FAILURE_CODES, MAX_U32, type BulkReplayStatus } from '../domain/settlement-vocabulary';
+import { BULK_REPLAY_ITEM_RESULTS, BULK_REPLAY_STATUSES, type BulkReplayStatus } from '../domain/settlement-vocabulary';
 import {
   AGE_FORMAT_MESSAGE,
+  deadLetterFilterFields,
   deadLetterFilterSchema,
   FILTER_FIELD_WORD,
   isAgeText,
-  RECEIPT_PREFIX_MAX_LENGTH,
   toDeadLetterFilter,
   type DeadLetterFilter,
   type DeadLetterFilterWords,
@@ -25,13 +25,14 @@ export const QUEUE_STATE_FILTERS = [...QUEUE_STATES, 'all'] as const;
 
 // An emptied form field or `?reason=` means "any".
 const optional = <S extends z.ZodType>(schema: S) => z.preprocess((v) => (v === '' || v === null ? undefined : v), schema.optional());
-const attempts = optional(z.coerce.number().int('A whole number.').min(0).max(MAX_U32));
+// The URL's words are text: each is coerced, then checked by the domain's own field bounds.
+const attempts = optional(z.coerce.number().pipe(deadLetterFilterFields.attempts));
 const age = optional(z.string().trim().refine(isAgeText, AGE_FORMAT_MESSAGE));
 
 const commonFilters = z.object({
   /** Receipt id prefix, matched exactly (no wildcards). */
-  q: optional(singleLineText(RECEIPT_PREFIX_MAX_LENGTH, { trim: false, tooLong: `At most ${RECEIPT_PREFIX_MAX_LENGTH} characters.` })),
-  reason: optional(z.enum(FAILURE_CODES)),
+  q: optional(deadLetterFilterFields.receiptIdPrefix),
+  reason: optional(deadLetterFilterFields.reason),
   minAttempts: attempts,
   maxAttempts: attempts,
   minAge: age,

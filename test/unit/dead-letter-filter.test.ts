@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { UncheckedDeadLetterFilter } from '@/lib/domain/dead-letter-filter';
+import { deadLetterFiltersSchema, toDeadLetterFilter } from '@/lib/queries/settlements-types';
 import { normalizeDeadLetterFilter } from '@/lib/services/bulk-replay';
 
 describe('bulk replay filters', () => {
@@ -23,5 +24,27 @@ describe('bulk replay filters', () => {
     ['a prefix over 256 characters', { receiptIdPrefix: 'x'.repeat(257) }],
   ])('refuses %s', (_name, filter) => {
     expect(normalizeDeadLetterFilter(filter)).toMatchObject({ ok: false, error: { code: 'INVALID_FILTER' } });
+  });
+});
+
+describe('the URL words of a dead-letter filter', () => {
+  it('become the filter a bulk replay freezes, ages in milliseconds', () => {
+    const words = deadLetterFiltersSchema.parse({ q: 'rcpt_', reason: 'rpc', minAttempts: '1', maxAttempts: '6', minAge: '30m', maxAge: '2d', cursor: '' });
+    expect(toDeadLetterFilter(words)).toEqual({
+      receiptIdPrefix: 'rcpt_', reason: 'rpc', minAttempts: 1, maxAttempts: 6, minAgeMs: 30 * 60_000, maxAgeMs: 2 * 86_400_000,
+    });
+    expect(toDeadLetterFilter(deadLetterFiltersSchema.parse({ q: '', reason: '' }))).toEqual({});
+  });
+
+  it.each<[string, Record<string, string>, string]>([
+    ['a minimum age above the maximum', { minAge: '2h', maxAge: '30m' }, 'maxAge'],
+    ['minimum attempts above the maximum', { minAttempts: '4', maxAttempts: '2' }, 'maxAttempts'],
+    ['attempts above u32', { maxAttempts: String(2 ** 32) }, 'maxAttempts'],
+    ['an unknown reason code', { reason: 'timeout' }, 'reason'],
+    ['a prefix over 256 characters', { q: 'x'.repeat(257) }, 'q'],
+  ])('refuses %s on the field the form shows', (_name, words, field) => {
+    const parsed = deadLetterFiltersSchema.safeParse(words);
+    expect(parsed.success).toBe(false);
+    expect(parsed.error?.issues.map((issue) => issue.path[0])).toContain(field);
   });
 });
