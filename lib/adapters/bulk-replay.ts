@@ -9,7 +9,7 @@ import type {
   BulkReplayStore,
   DeadLetterFilter,
 } from '../ports/bulk-replay';
-import type { Role } from '../auth/roles';
+import type { Role } from '../domain/roles';
 
 /** Query rows typed by a port's interface (execute wants an index signature). */
 type Row<T> = T & Record<string, unknown>;

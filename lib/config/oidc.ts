@@ -1,4 +1,4 @@
-import { isRole, ROLES, type Role } from '../auth/roles';
+import { isRole, ROLES, type Role } from '../domain/roles';
 import type { SettingError } from './settings';
 
 /** The one OpenID provider Keel signs in through; its id is in the callback path. */

@@ -1,6 +1,6 @@
 import 'server-only';
 import { randomUUID } from 'node:crypto';
-import { can } from '../auth/roles';
+import { can } from '../domain/roles';
 import type { Actor } from '../domain/actor';
 import { isActorRef, isReasonCode } from '../domain/batch-status';
 import { abandonDisposition, executionRequestDigestHex } from '../domain/operator-request';

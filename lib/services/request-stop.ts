@@ -1,5 +1,5 @@
 import 'server-only';
-import { mayTake } from '../auth/roles';
+import { mayTake } from '../domain/roles';
 import type { Actor } from '../domain/actor';
 import { isActorRef, isOperationId, type BatchStatus } from '../domain/batch-status';
 import { executionRequestDigestHex, KEEL_OPERATION_ID_PREFIX, STOP_OPERATION_ID_MAX, stopDisposition } from '../domain/operator-request';
