@@ -8,10 +8,10 @@ import { snapshotEvidenceDigestHex } from '../domain/recovery';
 import { ok } from '../domain/result';
 import type { RecoveryProposal } from '../ports/proposal-repository';
 import type { TakeoverPorts } from '../ports/takeover-unit-of-work';
-import { DEFAULT_RECOVERY_REASON_CODE } from './confirm-batch-takeover';
 import { supersede } from './proposal-gate';
 import {
   auditActor,
+  DEFAULT_RECOVERY_REASON_CODE,
   failure,
   isOptionalText,
   isPositiveId,
