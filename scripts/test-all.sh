@@ -19,6 +19,9 @@ started=$(date +%s)
 echo "[test] type check"
 npx tsc --noEmit -p .
 
+echo "[test] dependency rules"
+npm run --silent lint:deps
+
 echo "[test] alerting rules (promtool)"
 bash scripts/check-alerts.sh
 
