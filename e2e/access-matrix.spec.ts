@@ -3,7 +3,7 @@ import { expect, test } from '@playwright/test';
 import type pg from 'pg';
 import { createAuth } from '../lib/auth/auth';
 import { AUTH_HTTP_ENDPOINTS, SSO_HTTP_ENDPOINTS } from '../lib/auth/http-surface';
-import { isRole } from '../lib/auth/roles';
+import { isRole } from '../lib/domain/roles';
 import {
   appEntries,
   baseUrl,
@@ -28,7 +28,7 @@ import { ACTIONS, actionPermission, NO_ID, PAGES, renderAccessTable, ROUTES } fr
  * The access matrix: every server action of the build, every page and route handler
  * under app/, and every better-auth endpoint, called by each role, by nobody, with an
  * expired session and with a forged cookie. Who may do what comes only from
- * PERMISSIONS (lib/auth/roles.ts, DESIGN.md section 1): what is allowed gets past
+ * PERMISSIONS (lib/domain/roles.ts, DESIGN.md section 1): what is allowed gets past
  * the guard, the rest is refused, and a refusal changes nothing but the audit log,
  * which gains exactly the refusal's row (server actions refused for a role) or
  * nothing (pages, routes, strangers).

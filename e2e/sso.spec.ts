@@ -27,7 +27,7 @@ test('an approver in two groups gets the mapped one', async ({ page }) => {
 test('a user in no mapped group is refused with a clear message and no session', async ({ page, request }) => {
   await signInAtProvider(page, 'mallory');
   await expect(page).toHaveURL(/\/sign-in\?error=NO_MAPPED_GROUP/);
-  await expect(page.getByRole('alert')).toHaveText(
+  await expect(page.getByRole('main').getByRole('alert')).toHaveText(
     'Your account at the identity provider is in no group that gives access to Keel. Ask an administrator to add you to one.',
   );
   const session = await page.request.get('/api/auth/get-session');

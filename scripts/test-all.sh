@@ -19,6 +19,9 @@ started=$(date +%s)
 echo "[test] type check"
 npx tsc --noEmit -p .
 
+echo "[test] dependency rules"
+npm run --silent lint:deps
+
 echo "[test] alerting rules (promtool)"
 bash scripts/check-alerts.sh
 
@@ -36,6 +39,10 @@ if pgrep -f -- "-D $(pwd)/.keel/e2e/pg" > /dev/null; then
   echo "[test] FAILED: a postgres process is left behind after the console stopped"
   exit 1
 fi
+
+# The e2e server ran `keel start`, which builds into .next: weigh that build's pages.
+echo "[test] client weight (first-load JavaScript per page, gzip)"
+node scripts/bundle-budget.mjs --dir .next
 
 node scripts/test-summary.mjs .keel/reports/alerts.json .keel/reports/unit.json .keel/reports/integration.json .keel/reports/e2e.json
 echo "[test] wall time: $(( $(date +%s) - started ))s"

@@ -2,7 +2,7 @@
 
 import Link from 'next/link';
 import { usePathname } from 'next/navigation';
-import { can, type Role } from '@/lib/auth/roles';
+import { can, type Role } from '@/lib/domain/roles';
 
 const LINKS = [
   { href: '/', label: 'Overview' },

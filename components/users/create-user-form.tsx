@@ -1,7 +1,7 @@
 'use client';
 
 import { useState, type FormEvent } from 'react';
-import { ROLES, type Role } from '@/lib/auth/roles';
+import { ROLES, type Role } from '@/lib/domain/roles';
 import { createUserSchema } from '@/lib/domain/users';
 import { Button } from '../ui/button';
 

@@ -1,4 +1,4 @@
-import type { Role } from '@/lib/auth/roles';
+import type { Role } from '@/lib/domain/roles';
 
 /** What each role may do (DESIGN.md 1), for dialogs that say exactly what will change. */
 export const ROLE_SUMMARY: Record<Role, string> = {

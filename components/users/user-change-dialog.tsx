@@ -3,7 +3,7 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { changeUserRoleAction, createUserAction, disableUserAction, enableUserAction } from '@/app/actions/users';
-import type { Role } from '@/lib/auth/roles';
+import type { Role } from '@/lib/domain/roles';
 import { queryKeys } from '@/lib/query-keys';
 import type { UserView } from '@/lib/queries/users';
 import { ConfirmDialog } from '../ui/confirm-dialog';

@@ -3,7 +3,7 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { parseAsString, useQueryStates } from 'nuqs';
 import { useState } from 'react';
-import { isRole, ROLES } from '@/lib/auth/roles';
+import { isRole, ROLES } from '@/lib/domain/roles';
 import { formatCappedCount } from '@/lib/domain/cursor';
 import { ApiError, readJson } from '@/lib/http/read-json';
 import { userSearch } from '@/lib/domain/users';

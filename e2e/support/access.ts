@@ -3,7 +3,7 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { request as playwrightRequest, type APIRequestContext } from '@playwright/test';
 import type pg from 'pg';
-import { PERMISSIONS, ROLES, isRole, type Permission, type Role } from '../../lib/auth/roles';
+import { PERMISSIONS, ROLES, isRole, type Permission, type Role } from '../../lib/domain/roles';
 import { DEMO_PASSWORD } from './session';
 
 /**

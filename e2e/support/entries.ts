@@ -1,4 +1,4 @@
-import { ACTION_PERMISSIONS, PERMISSIONS, ROLES, type ActionName, type Permission, type Role } from '../../lib/auth/roles';
+import { ACTION_PERMISSIONS, PERMISSIONS, ROLES, type ActionName, type Permission, type Role } from '../../lib/domain/roles';
 
 /**
  * What the access matrix and the hostile-input suite know of each entry point: its

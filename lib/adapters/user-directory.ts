@@ -2,7 +2,7 @@ import 'server-only';
 import { randomUUID } from 'node:crypto';
 import { and, eq, like, sql } from 'drizzle-orm';
 import type { KeelAuth } from '../auth/auth';
-import { isRole, type Role } from '../auth/roles';
+import { isRole, type Role } from '../domain/roles';
 import type { DbOrTx } from '../db/client';
 import { account, session, user } from '../db/schema/auth';
 import { auditEvent } from '../db/schema/keel';

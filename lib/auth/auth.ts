@@ -12,7 +12,7 @@ import { CLIENT_ADDRESS_HEADER } from '../http/client-address';
 import { logger } from '../server/logger';
 import type { Database } from '../db/client';
 import { account, rateLimit, session, user, user as userTable, verification } from '../db/schema/auth';
-import { ROLES } from './roles';
+import { ROLES } from '../domain/roles';
 
 export interface AuthOptions {
   secret: string;

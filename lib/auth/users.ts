@@ -1,7 +1,7 @@
 import { err, ok, type Result } from '../domain/result';
 import type { KeelAuth } from './auth';
 import { BREAK_GLASS_PREFIX, SSO_USERNAME_PREFIX } from '../config/oidc';
-import { isRole, type Role } from './roles';
+import { isRole, type Role } from '../domain/roles';
 
 export interface NewUser {
   username: string;

@@ -1,7 +1,7 @@
 import { createInterface } from 'node:readline/promises';
 import { parseArgs } from 'node:util';
 import { createAuth } from '../auth/auth';
-import { isRole, ROLES } from '../auth/roles';
+import { isRole, ROLES } from '../domain/roles';
 import { createUserAccount } from '../auth/users';
 import { createDatabase, createPool } from '../db/client';
 import { migrateDatabase } from '../db/migrate';

@@ -1,5 +1,5 @@
-import { isRole, ROLES, type Role } from '../auth/roles';
-import type { SettingError } from './settings';
+import { isRole, ROLES, type Role } from '../domain/roles';
+import type { SettingError } from './setting-error';
 
 /** The one OpenID provider Keel signs in through; its id is in the callback path. */
 export const OIDC_PROVIDER_ID = 'oidc';

@@ -2,7 +2,10 @@ import { createHmac } from 'node:crypto';
 import { err, ok, type Result } from '../domain/result';
 import { parseTrustedProxies } from '../http/client-address';
 import { parseSignInSettings, type SignInSettings } from './oidc';
+import type { SettingError } from './setting-error';
 import { parseWebhookSettings, type WebhookSettings } from './webhooks';
+
+export type { SettingError } from './setting-error';
 
 /** Keel's settings (DESIGN.md 3), read once from the environment at start. */
 export interface Settings {
@@ -24,11 +27,6 @@ export interface Settings {
   webhooks: WebhookSettings;
   /** Single sign-on (KEEL_OIDC_*) and whether local passwords are on (KEEL_LOCAL_SIGN_IN). */
   signIn: SignInSettings;
-}
-
-export interface SettingError {
-  name: string;
-  message: string;
 }
 
 type Env = Record<string, string | undefined>;

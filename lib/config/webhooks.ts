@@ -1,4 +1,4 @@
-import type { SettingError } from './settings';
+import type { SettingError } from './setting-error';
 
 export interface WebhookEndpointSetting {
   name: string;

@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { createAuth } from '../auth/auth';
-import type { Role } from '../auth/roles';
+import type { Role } from '../domain/roles';
 import { createUserAccount } from '../auth/users';
 import type { Settings } from '../config/settings';
 import type { Database } from '../db/client';

@@ -1,4 +1,4 @@
-import type { Role } from '../auth/roles';
+import type { Role } from './roles';
 
 /** Who is acting: what services, audit events and pages need to know of a user. */
 export interface Actor {

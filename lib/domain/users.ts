@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ROLES } from '../auth/roles';
+import { ROLES } from './roles';
 import { cursorText, multiLineText, singleLineText } from './text';
 
 /**

@@ -1,4 +1,4 @@
-import type { Role } from '../auth/roles';
+import type { Role } from '../domain/roles';
 import type { AuditLog } from './audit-log';
 
 /** A sign-in account as user management sees it; never its password hash. */

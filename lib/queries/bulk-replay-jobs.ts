@@ -1,6 +1,6 @@
 import 'server-only';
 import { sql, type SQL } from 'drizzle-orm';
-import type { Role } from '../auth/roles';
+import type { Role } from '../domain/roles';
 import type { DbOrTx } from '../db/client';
 import type { BulkReplayCounts, BulkReplayItemOutcome, BulkReplayItemView, BulkReplayJob } from '../ports/bulk-replay';
 

@@ -1,6 +1,6 @@
 import 'server-only';
 import { and, asc, eq, gt, sql, type SQL } from 'drizzle-orm';
-import { isRole } from '../auth/roles';
+import { isRole } from '../domain/roles';
 import type { DbOrTx } from '../db/client';
 import { user } from '../db/schema/auth';
 import { COUNT_CAP, decodeCursor, encodeCursor, type CappedCount } from '../domain/cursor';

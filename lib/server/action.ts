@@ -1,7 +1,7 @@
 import 'server-only';
 import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
-import { ACTION_PERMISSIONS, can, type ActionName } from '../auth/roles';
+import { ACTION_PERMISSIONS, can, type ActionName } from '../domain/roles';
 import { isDatabaseBusy } from '../db/client';
 import type { AuditLog } from '../ports/audit-log';
 import { parseInput } from './parse-input';

@@ -1,7 +1,7 @@
 import 'server-only';
 import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
-import { can, type Permission } from '../auth/roles';
+import { can, type Permission } from '../domain/roles';
 import { isDatabaseBusy } from '../db/client';
 import type { Actor } from '../domain/actor';
 import { checkPathSegment } from '../domain/path-segment';

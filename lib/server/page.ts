@@ -2,7 +2,7 @@ import 'server-only';
 import { forbidden, notFound, redirect } from 'next/navigation';
 import type { ReactNode } from 'react';
 import { z } from 'zod';
-import { can, type Permission } from '../auth/roles';
+import { can, type Permission } from '../domain/roles';
 import type { Actor } from '../domain/actor';
 import { decodePathSegment } from '../domain/path-segment';
 import { parseInput } from './parse-input';

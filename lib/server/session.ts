@@ -1,7 +1,7 @@
 import 'server-only';
 import { headers } from 'next/headers';
 import { redirect } from 'next/navigation';
-import { can, isRole, type Permission } from '../auth/roles';
+import { can, isRole, type Permission } from '../domain/roles';
 import type { Actor } from '../domain/actor';
 import { runtime } from './runtime';
 

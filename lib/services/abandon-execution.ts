@@ -1,6 +1,6 @@
 import 'server-only';
 import { randomUUID } from 'node:crypto';
-import { can } from '../auth/roles';
+import { can } from '../domain/roles';
 import type { Actor } from '../domain/actor';
 import { isActorRef, isReasonCode, REASON_CODE_MESSAGE } from '../domain/identifier-patterns';
 import { abandonDisposition, executionRequestDigestHex } from '../domain/operator-request';
@@ -8,10 +8,10 @@ import { snapshotEvidenceDigestHex } from '../domain/recovery';
 import { ok } from '../domain/result';
 import type { RecoveryProposal } from '../ports/proposal-repository';
 import type { TakeoverPorts } from '../ports/takeover-ports';
-import { DEFAULT_RECOVERY_REASON_CODE } from './confirm-batch-takeover';
 import { supersede } from './proposal-gate';
 import {
   auditActor,
+  DEFAULT_RECOVERY_REASON_CODE,
   failure,
   isOptionalText,
   isPositiveId,

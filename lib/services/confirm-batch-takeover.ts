@@ -6,10 +6,11 @@ import { recoverRequestDigestHex, snapshotEvidenceDigestHex } from '../domain/re
 import { ok } from '../domain/result';
 import type { RecoveryProposal } from '../ports/proposal-repository';
 import type { TakeoverPorts } from '../ports/takeover-ports';
-import type { ConfirmTakeoverInput, ConfirmTakeoverValue } from './confirm-takeover';
+import type { ConfirmTakeoverInput, ConfirmTakeoverValue } from './confirm-takeover-types';
 import { supersede } from './proposal-gate';
 import {
   auditActor,
+  DEFAULT_RECOVERY_REASON_CODE,
   failure,
   proposalOperationId,
   refuse,
@@ -18,8 +19,6 @@ import {
   type ServiceResult,
 } from './recovery-common';
 
-/** The reason code recorded when the approver gives none. */
-export const DEFAULT_RECOVERY_REASON_CODE = 'OPERATOR_CONFIRMED';
 /** With an unknown commit, only this reason may fail the execution (DESIGN.md 5.1). */
 export const UNKNOWN_EFFECT_REASON_CODE = 'UNKNOWN_EFFECT';
 

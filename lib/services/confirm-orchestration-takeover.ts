@@ -7,7 +7,7 @@ import { ok, type Result } from '../domain/result';
 import type { LoadedCheckpoint } from '../ports/checkpoint-store';
 import type { RecoveryProposal } from '../ports/proposal-repository';
 import type { TakeoverPorts } from '../ports/takeover-ports';
-import type { ConfirmTakeoverInput, ConfirmTakeoverValue } from './confirm-takeover';
+import type { ConfirmTakeoverInput, ConfirmTakeoverValue } from './confirm-takeover-types';
 import { supersede } from './proposal-gate';
 import {
   auditActor,

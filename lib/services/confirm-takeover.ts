@@ -1,12 +1,12 @@
 import 'server-only';
 import type { Actor } from '../domain/actor';
-import { isFailureCategory, type FailureCategory, type RecoveryResultStatus } from '../domain/batch-status';
+import { isFailureCategory } from '../domain/batch-status';
 import { isReasonCode, REASON_CODE_MESSAGE } from '../domain/identifier-patterns';
 import { isDigestHex } from '../domain/retry-key';
-import type { RecoveryProposal } from '../ports/proposal-repository';
-import { confirmAbandon, type AbandonConfirmed } from './abandon-execution';
+import { confirmAbandon } from './abandon-execution';
 import { confirmBatchTakeover } from './confirm-batch-takeover';
 import { confirmOrchestrationTakeover } from './confirm-orchestration-takeover';
+import type { ConfirmTakeoverInput, ConfirmTakeoverValue } from './confirm-takeover-types';
 import { passGate } from './proposal-gate';
 import {
   failure,
@@ -19,45 +19,7 @@ import {
   type ServiceResult,
 } from './recovery-common';
 
-export interface ConfirmTakeoverInput {
-  proposalId: number;
-  /** The evidence digest the approver saw (lowercase hex). */
-  evidenceDigest: string;
-  /** Batch: the execution version the approver saw. */
-  expectedVersion?: number | null;
-  /** Orchestration: the fencing token the approver saw. */
-  expectedFencingToken?: number | null;
-  /** Batch only. */
-  resultingStatus?: RecoveryResultStatus;
-  /** Batch FAILED only; defaults to STALE_RECOVERED. */
-  failureCategory?: FailureCategory | null;
-  /** Defaults to OPERATOR_CONFIRMED. */
-  reasonCode?: string | null;
-  /** Required when the evidence shows an unknown commit or an ambiguous external effect. */
-  acknowledged?: boolean;
-  reason?: string | null;
-}
-
-export type ConfirmTakeoverValue =
-  | {
-      kind: 'batch';
-      proposal: RecoveryProposal;
-      executionId: number;
-      resultingStatus: RecoveryResultStatus;
-      version: number;
-      decisionId: number;
-      operatorRequestId: number;
-      requestDigestHex: string;
-    }
-  | AbandonConfirmed
-  | {
-      kind: 'orchestration';
-      proposal: RecoveryProposal;
-      executionId: string;
-      leaseOwner: string;
-      fencingToken: number;
-      expiresAtMs: number;
-    };
+export type { ConfirmTakeoverInput, ConfirmTakeoverValue } from './confirm-takeover-types';
 
 /** Shape checks that need no database; the rules that need the proposal run under its lock. */
 function inputProblem(input: ConfirmTakeoverInput): string | null {

@@ -1,5 +1,5 @@
 import 'server-only';
-import type { ActionName } from '../auth/roles';
+import type { ActionName } from '../domain/roles';
 import type { Actor } from '../domain/actor';
 import type { DeadLetter, DeadLetterReplayStore, ReplayRecord, SettlementReplayPorts } from '../ports/settlement-replay';
 import type { UnitOfWork } from '../ports/unit-of-work';

@@ -1,5 +1,5 @@
 import 'server-only';
-import { can } from '../auth/roles';
+import { can } from '../domain/roles';
 import type { Actor } from '../domain/actor';
 import { ok } from '../domain/result';
 import type { TakeoverPorts } from '../ports/takeover-ports';

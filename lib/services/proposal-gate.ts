@@ -1,5 +1,5 @@
 import 'server-only';
-import { isActionName, mayCancelProposal, mayTake } from '../auth/roles';
+import { isActionName, mayCancelProposal, mayTake } from '../domain/roles';
 import type { Actor } from '../domain/actor';
 import { evaluateWake } from '../domain/checkpoint';
 import type { LockedProposal, RecoveryProposal } from '../ports/proposal-repository';

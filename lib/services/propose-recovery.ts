@@ -1,6 +1,6 @@
 import 'server-only';
 import { randomUUID } from 'node:crypto';
-import { mayTake } from '../auth/roles';
+import { mayTake } from '../domain/roles';
 import type { Actor } from '../domain/actor';
 import { isActorRef } from '../domain/identifier-patterns';
 import { humanDuration } from '../domain/duration';

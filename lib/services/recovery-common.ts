@@ -91,6 +91,9 @@ export const auditTarget = (target: ProposalTarget) =>
 /** The operation id every event about one proposal carries, and the runtime's operator request uses. */
 export const proposalOperationId = (proposalId: number) => `keel-proposal-${proposalId}`;
 
+/** The reason code recorded when the approver gives none (a takeover or an abandon). */
+export const DEFAULT_RECOVERY_REASON_CODE = 'OPERATOR_CONFIRMED';
+
 export const proposalContext = (action: string, proposal: RecoveryProposal, reason?: string | null): AuditContext => ({
   action,
   target: auditTarget(proposal.target),

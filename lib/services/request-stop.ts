@@ -1,5 +1,5 @@
 import 'server-only';
-import { mayTake } from '../auth/roles';
+import { mayTake } from '../domain/roles';
 import type { Actor } from '../domain/actor';
 import type { BatchStatus } from '../domain/batch-status';
 import { isActorRef, isOperationId, operationIdMessage } from '../domain/identifier-patterns';

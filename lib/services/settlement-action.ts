@@ -1,5 +1,5 @@
 import 'server-only';
-import { can, mayTake, type ActionName } from '../auth/roles';
+import { can, mayTake, type ActionName } from '../domain/roles';
 import type { Actor } from '../domain/actor';
 import { err, ok, type Result } from '../domain/result';
 import type { SettlementReplayPorts } from '../ports/settlement-replay';

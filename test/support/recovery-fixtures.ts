@@ -4,7 +4,7 @@ import { postgresTakeoverUnitOfWork } from '../../lib/adapters/takeover-unit-of-
 import type { Database, DbOrTx } from '../../lib/db/client';
 import { durableCheckpoint } from '../../lib/db/schema/keel';
 import { obJobDefinition, obJobExecution, obJobInstance, obStepExecution } from '../../lib/db/schema/oxide-batch';
-import type { Role } from '../../lib/auth/roles';
+import type { Role } from '../../lib/domain/roles';
 import type { Actor } from '../../lib/domain/actor';
 import type { BatchStatus, FailureCategory } from '../../lib/domain/batch-status';
 import { GOVERNING_SPEC, sealCheckpoint, toCheckpointJson, type DurableCheckpoint } from '../../lib/domain/checkpoint';

@@ -5,7 +5,7 @@ import { PageHeader } from '@/components/ui/page-header';
 import { StatusBadge } from '@/components/ui/status-badge';
 import { Cell, DataTable } from '@/components/ui/table';
 import { TimeAgo } from '@/components/ui/time-ago';
-import { can } from '@/lib/auth/roles';
+import { can } from '@/lib/domain/roles';
 import { PROPOSAL_STATUSES } from '@/lib/domain/proposal-status';
 import { listOrchestrationLeases, listProposals, proposalFiltersSchema } from '@/lib/queries/recovery';
 import { runtime } from '@/lib/server/runtime';

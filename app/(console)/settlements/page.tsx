@@ -4,7 +4,7 @@ import { QueueView } from '@/components/settlements/queue-view';
 import { SettlementTabs } from '@/components/settlements/settlement-tabs';
 import { PageHeader } from '@/components/ui/page-header';
 import { InvalidFilters } from '@/components/ui/states';
-import { can } from '@/lib/auth/roles';
+import { can } from '@/lib/domain/roles';
 import { listSettlementQueue } from '@/lib/queries/settlements';
 import { queueFiltersSchema } from '@/lib/queries/settlements-types';
 import { runtime } from '@/lib/server/runtime';

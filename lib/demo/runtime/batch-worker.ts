@@ -4,7 +4,7 @@ import type { Result } from '../../domain/result';
 import type { DbOrTx } from '../../db/client';
 import type { BatchRuntime, BatchRuntimeError, OwnedExecution, StatusMove } from '../../ports/batch-runtime';
 import type { WorkerLog } from '../../workers/worker-loop';
-import type { BatchDemoOptions, BatchTally } from './batch-executions';
+import type { BatchDemoOptions, BatchTally } from './batch-options';
 import { between, dealFate, newInstanceOf, nextFailureId, pick, type DemoDefinition, type Fate } from './batch-plan';
 import { commitChunk, hitFault, openStep, reserveRetry, resolvePending, type RunningStep, type StepSetback } from './batch-step';
 

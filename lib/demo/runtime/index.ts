@@ -1,25 +1,10 @@
-import type { Settings } from '../../config/settings';
-import type { DbOrTx } from '../../db/client';
-import type { RunningWorker, WorkerLog } from '../../workers/worker-loop';
-import { batchExecutionsDriver, type BatchDemoOptions } from './batch-executions';
+import type { DemoDriver, DemoRuntimeContext } from './driver';
+import { batchExecutionsDriver } from './batch-executions';
+import type { BatchDemoOptions } from './batch-options';
 import { orchestrationsDriver, type OrchestrationDemoOptions } from './orchestrations';
 import { settlementWorkersDriver, type SettlementDemoOptions } from './settlement-workers';
 
-export interface DemoRuntimeContext {
-  db: DbOrTx;
-  settings: Settings;
-  log: WorkerLog;
-}
-
-/**
- * One simulated part of the systems Keel watches. A driver acts only through Keel's
- * ports, as the real runtime would through its own stores, so the demo exercises the
- * same rules (leases, compare-and-swap, the one-place trigger) the real thing meets.
- */
-export interface DemoDriver {
-  name: string;
-  start(context: DemoRuntimeContext): RunningWorker;
-}
+export type { DemoDriver, DemoRuntimeContext } from './driver';
 
 export interface DemoDriverOptions {
   settlement?: Partial<SettlementDemoOptions>;

@@ -4,7 +4,7 @@ import type { DbOrTx } from '../../db/client';
 import { acquireLease, GOVERNING_SPEC, type DurableCheckpoint } from '../../domain/checkpoint';
 import { err, ok, type Result } from '../../domain/result';
 import { startWorkerLoop, type WorkerLog } from '../../workers/worker-loop';
-import type { DemoDriver } from './index';
+import type { DemoDriver } from './driver';
 
 export interface OrchestrationDemoOptions {
   orchestrators: number;

@@ -10,7 +10,7 @@ import {
 } from '../../domain/settlement';
 import type { SettlementOutcomeStore } from '../../ports/settlement-store';
 import { startWorkerLoop, type RunningWorker, type WorkerLog } from '../../workers/worker-loop';
-import type { DemoDriver } from './index';
+import type { DemoDriver } from './driver';
 
 export interface SettlementDemoOptions {
   workers: number;

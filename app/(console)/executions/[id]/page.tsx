@@ -10,7 +10,7 @@ import { StatusBadge } from '@/components/ui/status-badge';
 import { Cell, DataTable } from '@/components/ui/table';
 import { TimeAgo } from '@/components/ui/time-ago';
 import { readExecutionDetail } from '@/lib/queries/execution-detail';
-import { can } from '@/lib/auth/roles';
+import { can } from '@/lib/domain/roles';
 import { runtime } from '@/lib/server/runtime';
 import { recoveryDeps } from '@/lib/server/services';
 import { idPathSchema } from '@/lib/domain/path-segment';

@@ -10,7 +10,7 @@ import { Fact } from '@/components/ui/fact';
 import { PageHeader } from '@/components/ui/page-header';
 import { StatusBadge } from '@/components/ui/status-badge';
 import { TimeAgo } from '@/components/ui/time-ago';
-import { can, mayCancelProposal } from '@/lib/auth/roles';
+import { can, mayCancelProposal } from '@/lib/domain/roles';
 import { idPathSchema } from '@/lib/domain/path-segment';
 import { readProposal } from '@/lib/queries/recovery';
 import { runtime } from '@/lib/server/runtime';

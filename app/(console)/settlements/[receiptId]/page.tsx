@@ -3,7 +3,7 @@ import Link from 'next/link';
 import { notFound } from 'next/navigation';
 import { ReceiptHistoryView } from '@/components/settlements/receipt-history-view';
 import { PageHeader } from '@/components/ui/page-header';
-import { can } from '@/lib/auth/roles';
+import { can } from '@/lib/domain/roles';
 import { readReceiptHistory } from '@/lib/queries/settlements';
 import { runtime } from '@/lib/server/runtime';
 import { decodePathSegment, receiptPathSchema } from '@/lib/domain/path-segment';

@@ -4,7 +4,7 @@ import { filterParams, filterValuesOf, firstValue } from '@/components/settlemen
 import { SettlementTabs } from '@/components/settlements/settlement-tabs';
 import { PageHeader } from '@/components/ui/page-header';
 import { InvalidFilters } from '@/components/ui/states';
-import { can } from '@/lib/auth/roles';
+import { can } from '@/lib/domain/roles';
 import { deadLetterGroups, listDeadLetterPage, settlementNowMs } from '@/lib/queries/settlements';
 import { deadLetterFiltersSchema } from '@/lib/queries/settlements-types';
 import { runtime } from '@/lib/server/runtime';

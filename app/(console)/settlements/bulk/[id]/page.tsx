@@ -4,7 +4,7 @@ import { notFound } from 'next/navigation';
 import { BulkReplayView } from '@/components/settlements/bulk-replay-view';
 import { filterParams, firstValue } from '@/components/settlements/filter-params';
 import { PageHeader } from '@/components/ui/page-header';
-import { can } from '@/lib/auth/roles';
+import { can } from '@/lib/domain/roles';
 import { readBulkReplayDetail } from '@/lib/queries/settlements';
 import { bulkReplayItemsSchema } from '@/lib/queries/settlements-types';
 import { runtime } from '@/lib/server/runtime';
