@@ -22,7 +22,7 @@ const PARSERS = {
 
 /**
  * The audit log with its filters in the URL. The server prefetched the first view;
- * this refreshes it through the read API, and polls while showing the newest page.
+ * live events of the audit topic refresh it through the read API.
  */
 export function AuditView() {
   const [state, setState] = useQueryStates(PARSERS, { history: 'push' });
@@ -32,7 +32,6 @@ export function AuditView() {
     queryKey: queryKeys.audit.list(search),
     queryFn: ({ signal }) => readJson<AuditPage>('/api/audit', search, signal),
     placeholderData: keepPreviousData,
-    refetchInterval: search.cursor ? false : 15_000,
   });
 
   const apply = (next: AuditSearch) =>

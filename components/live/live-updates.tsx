@@ -1,53 +1,60 @@
 'use client';
 
-import { useQueryClient, type QueryKey } from '@tanstack/react-query';
-import { useRouter } from 'next/navigation';
+import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
-import { queryKeys } from '@/lib/query-keys';
+import { isLiveTopic, LIVE_TOPICS, type LiveTopic } from '@/lib/domain/live-topics';
+import { TOPIC_QUERIES } from './topic-queries';
 
-const TOPIC_KEYS: Record<string, QueryKey[]> = {
-  'oxide_batch.ob_job_execution': [queryKeys.executions.all, queryKeys.retryKeys.all, queryKeys.overview()],
-  'keel.recovery_proposal': [queryKeys.proposals.all, queryKeys.executions.all, queryKeys.overview()],
-  'keel.durable_checkpoint': [queryKeys.orchestrations.all],
-  'keel.audit_event': [queryKeys.audit.all],
-  'keel.user': [queryKeys.users.all],
-  'keel.webhook_delivery': [queryKeys.webhooks.all],
-  'keel.bulk_replay': [queryKeys.settlements.all],
-  'keel.settlement_replay': [queryKeys.settlements.all],
-  'keel.metric_sample': [queryKeys.overview()],
-  'settle.attempts': [queryKeys.settlements.all, queryKeys.overview()],
-  'settle.dead_letters': [queryKeys.settlements.all, queryKeys.overview()],
-};
 const POLL_FALLBACK_MS = 5_000;
+/** At most one refetch round per second per tab, however fast the runtime writes. */
+const COALESCE_MS = 1_000;
+const HOLD_RETRY_MS = 500;
+
+/** Never change what an open confirmation shows: what it says will change must hold still. */
+const dialogOpen = () => Boolean(document.querySelector('dialog[open], [role="alertdialog"], [role="dialog"][data-state="open"]'));
 
 /**
- * Keeps every open page current: server-sent change events invalidate the affected
- * queries and re-render server components; when the stream keeps failing, the page
- * polls instead.
+ * Keeps every open page current through TanStack Query alone: a server-sent change
+ * event invalidates the queries of its topic (coalesced to once a second), and never
+ * re-renders server components. When the stream keeps failing, the page polls instead.
  */
 export function LiveUpdates() {
-  const router = useRouter();
   const queryClient = useQueryClient();
   const [mode, setMode] = useState<'connecting' | 'live' | 'polling'>('connecting');
 
   useEffect(() => {
-    let refreshTimer: ReturnType<typeof setTimeout> | null = null;
+    const pending = new Set<LiveTopic>();
+    let flushTimer: ReturnType<typeof setTimeout> | null = null;
     let pollTimer: ReturnType<typeof setInterval> | null = null;
+    let lastFlush = 0;
     let failures = 0;
-    const refresh = (topic?: string) => {
-      for (const key of (topic && TOPIC_KEYS[topic]) || []) void queryClient.invalidateQueries({ queryKey: key });
-      if (refreshTimer) return;
-      const refreshWhenNoDialog = () => {
-        // Never re-render beneath an open confirmation: what it says will change must hold still.
-        if (document.querySelector('dialog[open], [role="alertdialog"], [role="dialog"][data-state="open"]')) {
-          refreshTimer = setTimeout(refreshWhenNoDialog, 500);
-          return;
+
+    const flush = () => {
+      flushTimer = null;
+      if (dialogOpen()) {
+        flushTimer = setTimeout(flush, HOLD_RETRY_MS);
+        return;
+      }
+      lastFlush = Date.now();
+      const topics = [...pending];
+      pending.clear();
+      const keys = new Set<string>();
+      for (const topic of topics) {
+        for (const queryKey of TOPIC_QUERIES[topic]) {
+          // Topics share keys (the overview): each is invalidated once per round.
+          const id = JSON.stringify(queryKey);
+          if (keys.has(id)) continue;
+          keys.add(id);
+          void queryClient.invalidateQueries({ queryKey });
         }
-        refreshTimer = null;
-        router.refresh();
-      };
-      refreshTimer = setTimeout(refreshWhenNoDialog, 100);
+      }
     };
+    const schedule = (topics: readonly LiveTopic[]) => {
+      for (const topic of topics) pending.add(topic);
+      if (flushTimer) return;
+      flushTimer = setTimeout(flush, Math.max(0, lastFlush + COALESCE_MS - Date.now()));
+    };
+
     const source = new EventSource('/api/events');
     source.addEventListener('open', () => {
       failures = 0;
@@ -56,28 +63,27 @@ export function LiveUpdates() {
       setMode('live');
     });
     source.addEventListener('change', (event) => {
+      let topic: unknown = null;
       try {
-        refresh((JSON.parse((event as MessageEvent<string>).data) as { topic?: string }).topic);
+        topic = (JSON.parse((event as MessageEvent<string>).data) as { topic?: unknown }).topic;
       } catch {
-        refresh();
+        // A garbled event names no topic: it refreshes nothing.
       }
+      if (isLiveTopic(topic)) schedule([topic]);
     });
     source.addEventListener('error', () => {
       failures += 1;
       if (failures >= 3 && !pollTimer) {
         setMode('polling');
-        pollTimer = setInterval(() => {
-          void queryClient.invalidateQueries();
-          router.refresh();
-        }, POLL_FALLBACK_MS);
+        pollTimer = setInterval(() => schedule(LIVE_TOPICS), POLL_FALLBACK_MS);
       }
     });
     return () => {
       source.close();
-      if (refreshTimer) clearTimeout(refreshTimer);
+      if (flushTimer) clearTimeout(flushTimer);
       if (pollTimer) clearInterval(pollTimer);
     };
-  }, [queryClient, router]);
+  }, [queryClient]);
 
   const label = { connecting: 'Connecting…', live: 'Live', polling: 'Polling' }[mode];
   return (

@@ -18,19 +18,18 @@ import { LINK, bulkReplayHref } from './links';
 const FIELD = 'mt-1 block w-44 rounded-md border border-zinc-300 bg-white px-2 py-1.5 text-sm dark:border-zinc-700 dark:bg-zinc-950';
 
 /** Every bulk replay job, newest first, with its status and progress; each links to its items. */
-export function BulkReplayList({ initial, initialKey }: { initial: BulkReplayListPage; initialKey: string }) {
+export function BulkReplayList() {
   const [state, setState] = useQueryStates({ status: parseAsString, cursor: parseAsString }, { history: 'push' });
   const params = filterParams(state);
   const query = useQuery({
     queryKey: queryKeys.settlements.bulkReplays(params),
     queryFn: ({ signal }) => readJson<BulkReplayListPage>('/api/settlements/bulk-replays', params, signal),
-    initialData: new URLSearchParams(params).toString() === initialKey ? initial : undefined,
     placeholderData: keepPreviousData,
     refetchInterval: (q) => (q.state.data?.jobs.some((j) => j.status === 'RUNNING') ? 2_000 : false),
   });
   const page = query.data;
   const failure = query.error instanceof ApiError ? query.error : null;
-  const now = new Date(page?.serverNowMs ?? initial.serverNowMs);
+  const now = new Date(page?.serverNowMs ?? 0);
   return (
     <section aria-label="Bulk replays" className="space-y-4">
       <div>

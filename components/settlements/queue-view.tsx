@@ -33,22 +33,20 @@ const DASH = <span className="text-zinc-500 dark:text-zinc-400">—</span>;
  * The settlement queue in due order, one state at a time, with the filters and the
  * keyset cursor in the URL. The server rendered the first view; this keeps it current.
  */
-export function QueueView({ initial, initialKey, canAct }: { initial: QueuePage; initialKey: string; canAct: boolean }) {
+export function QueueView({ canAct }: { canAct: boolean }) {
   const { values, cursor, apply, setCursor } = useSettlementFilters();
   const [{ state }, setView] = useQueryStates({ state: parseAsString, cursor: parseAsString }, { history: 'push' });
   const params = filterParams(values, { state, cursor });
-  const key = new URLSearchParams(params).toString();
   const query = useQuery({
     queryKey: queryKeys.settlements.queue(params),
     queryFn: ({ signal }) => readJson<QueuePage>('/api/settlements/queue', params, signal),
-    initialData: key === initialKey ? initial : undefined,
     placeholderData: keepPreviousData,
   });
   const [requeue, setRequeue] = useState<RequeueTarget | null>(null);
   const page = query.data;
   const failure = query.error instanceof ApiError ? query.error : null;
   const current = (state ?? 'due') as QueueState | 'all';
-  const now = new Date(page?.serverNowMs ?? initial.serverNowMs);
+  const now = new Date(page?.serverNowMs ?? 0);
   const deadLetterHref = `/settlements/dead-letters${Object.keys(values).length ? `?${new URLSearchParams(filterParams(values))}` : ''}`;
   const head = ['Receipt', 'State', 'Attempts', current === 'retry_scheduled' ? 'Next visible' : 'Due since', 'Lease', 'Reason', ...(canAct ? ['Actions'] : [])];
 

@@ -22,7 +22,7 @@ export function UsersView({ currentUsername }: { currentUsername: string }) {
   const [state, setState] = useQueryStates({ role: parseAsString, status: parseAsString, cursor: parseAsString }, { history: 'push' });
   const search = userSearch(state);
   const query = useQuery({
-    queryKey: [...queryKeys.users.list(), search],
+    queryKey: queryKeys.users.list(search),
     queryFn: ({ signal }) => readJson<UserPage>('/api/users', search, signal),
     placeholderData: keepPreviousData,
   });

@@ -1,4 +1,5 @@
 import type { Metadata } from 'next';
+import { Prefetched } from '@/components/data/prefetched';
 import { filterParams, filterValuesOf, firstValue } from '@/components/settlements/filter-params';
 import { QueueView } from '@/components/settlements/queue-view';
 import { SettlementTabs } from '@/components/settlements/settlement-tabs';
@@ -7,6 +8,7 @@ import { InvalidFilters } from '@/components/ui/states';
 import { can } from '@/lib/auth/roles';
 import { listSettlementQueue } from '@/lib/queries/settlements';
 import { queueFiltersSchema } from '@/lib/queries/settlements-types';
+import { queryKeys } from '@/lib/query-keys';
 import { runtime } from '@/lib/server/runtime';
 import { page } from '@/lib/server/page';
 
@@ -28,11 +30,12 @@ export default page('read', { search: queueFiltersSchema }, async function Settl
       </>
     );
   }
-  const initial = await listSettlementQueue(runtime().db, search.value);
   return (
     <>
       {header}
-      <QueueView initial={initial} initialKey={new URLSearchParams(params).toString()} canAct={can(actor.role, 'replaySettlement')} />
+      <Prefetched queries={[{ queryKey: queryKeys.settlements.queue(params), queryFn: () => listSettlementQueue(runtime().db, search.value) }]}>
+        <QueueView canAct={can(actor.role, 'replaySettlement')} />
+      </Prefetched>
     </>
   );
 });

@@ -1,4 +1,5 @@
 import type { Metadata } from 'next';
+import { Prefetched } from '@/components/data/prefetched';
 import { DeadLettersView } from '@/components/settlements/dead-letters-view';
 import { filterParams, filterValuesOf, firstValue } from '@/components/settlements/filter-params';
 import { SettlementTabs } from '@/components/settlements/settlement-tabs';
@@ -7,6 +8,7 @@ import { InvalidFilters } from '@/components/ui/states';
 import { can } from '@/lib/auth/roles';
 import { deadLetterGroups, listDeadLetterPage, settlementNowMs } from '@/lib/queries/settlements';
 import { deadLetterFiltersSchema } from '@/lib/queries/settlements-types';
+import { queryKeys } from '@/lib/query-keys';
 import { runtime } from '@/lib/server/runtime';
 import { page } from '@/lib/server/page';
 
@@ -32,17 +34,18 @@ export default page('read', { search: deadLetterFiltersSchema }, async function 
   const { db } = runtime();
   // One clock for both reads, so the groups and the list measure ages alike.
   const nowMs = await settlementNowMs(db);
-  const [initial, groups] = await Promise.all([listDeadLetterPage(db, search.value, { nowMs }), deadLetterGroups(db, search.value, { nowMs })]);
   return (
     <>
       {header}
-      <DeadLettersView
-        initial={initial}
-        initialGroups={groups}
-        initialKey={new URLSearchParams(params).toString()}
-        initialGroupKey={new URLSearchParams(filterParams({ ...values, reason: undefined })).toString()}
-        canAct={can(actor.role, 'replaySettlement')}
-      />
+      <Prefetched
+        queries={[
+          { queryKey: queryKeys.settlements.deadLetters(params), queryFn: () => listDeadLetterPage(db, search.value, { nowMs }) },
+          // Groups ignore the reason (they are the reasons) and the page, as the view's query does.
+          { queryKey: queryKeys.settlements.deadLetterGroups(filterParams({ ...values, reason: undefined })), queryFn: () => deadLetterGroups(db, search.value, { nowMs }) },
+        ]}
+      >
+        <DeadLettersView canAct={can(actor.role, 'replaySettlement')} />
+      </Prefetched>
     </>
   );
 });

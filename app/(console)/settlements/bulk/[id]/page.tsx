@@ -1,4 +1,5 @@
 import type { Metadata } from 'next';
+import { Prefetched } from '@/components/data/prefetched';
 import Link from 'next/link';
 import { notFound } from 'next/navigation';
 import { BulkReplayView } from '@/components/settlements/bulk-replay-view';
@@ -7,6 +8,7 @@ import { PageHeader } from '@/components/ui/page-header';
 import { can } from '@/lib/auth/roles';
 import { readBulkReplayDetail } from '@/lib/queries/settlements';
 import { bulkReplayItemsSchema } from '@/lib/queries/settlements-types';
+import { queryKeys } from '@/lib/query-keys';
 import { runtime } from '@/lib/server/runtime';
 import { idPathSchema } from '@/lib/domain/path-segment';
 import { page } from '@/lib/server/page';
@@ -29,7 +31,9 @@ export default page('read', { params: idPathSchema, search: bulkReplayItemsSchem
         </Link>
       </p>
       <PageHeader title={`Bulk replay ${detail.job.id}`} description="A frozen snapshot of dead letters, replayed in batches by the server's worker." />
-      <BulkReplayView initial={detail} initialKey={search.ok ? new URLSearchParams(query).toString() : ''} canAct={can(actor.role, 'replaySettlement')} />
+      <Prefetched queries={search.ok ? [{ queryKey: queryKeys.settlements.bulkReplay(detail.job.id, query), queryFn: async () => detail }] : []}>
+        <BulkReplayView jobId={detail.job.id} canAct={can(actor.role, 'replaySettlement')} />
+      </Prefetched>
     </>
   );
 });
