@@ -2,7 +2,8 @@
 
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
-import { parseAsString, useQueryStates } from 'nuqs';
+import { useQueryStates } from 'nuqs';
+import { bulkReplayItemsSearch } from '@/lib/url-state/settlements';
 import type { ReactNode } from 'react';
 import { ApiError, readJson } from '@/lib/http/read-json';
 import { BULK_ITEM_RESULTS, type BulkReplayDetail } from '@/lib/queries/settlements-types';
@@ -35,7 +36,7 @@ function Fact({ label, children }: { label: string; children: ReactNode }) {
  * result and its items, filtered by result and keyset-paged, viewable for good.
  */
 export function BulkReplayView({ jobId, canAct }: { jobId: number; canAct: boolean }) {
-  const [state, setState] = useQueryStates({ result: parseAsString, after: parseAsString }, { history: 'push' });
+  const [state, setState] = useQueryStates(bulkReplayItemsSearch, { history: 'push' });
   const params = filterParams(state);
   const query = useQuery({
     queryKey: queryKeys.settlements.bulkReplay(jobId, params),

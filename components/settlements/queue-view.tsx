@@ -2,12 +2,13 @@
 
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
-import { parseAsString, useQueryStates } from 'nuqs';
+import { useQueryStates } from 'nuqs';
 import { useState } from 'react';
 import { formatCappedCount } from '@/lib/domain/cursor';
 import { ApiError, readJson } from '@/lib/http/read-json';
 import type { QueuePage, QueueRow, QueueState } from '@/lib/queries/settlements-types';
 import { queryKeys } from '@/lib/query-keys';
+import { deadLettersHref, queueSearch } from '@/lib/url-state/settlements';
 import { Button } from '../ui/button';
 import { KeysetPager } from '../ui/keyset-pager';
 import { ErrorState, LoadingRow } from '../ui/states';
@@ -34,8 +35,8 @@ const DASH = <span className="text-zinc-500 dark:text-zinc-400">—</span>;
  * keyset cursor in the URL. The server rendered the first view; this keeps it current.
  */
 export function QueueView({ canAct }: { canAct: boolean }) {
-  const { values, cursor, apply, setCursor } = useSettlementFilters();
-  const [{ state }, setView] = useQueryStates({ state: parseAsString, cursor: parseAsString }, { history: 'push' });
+  const { values, search, cursor, apply, setCursor } = useSettlementFilters();
+  const [{ state }, setView] = useQueryStates({ state: queueSearch.state, cursor: queueSearch.cursor }, { history: 'push' });
   const params = filterParams(values, { state, cursor });
   const query = useQuery({
     queryKey: queryKeys.settlements.queue(params),
@@ -47,7 +48,7 @@ export function QueueView({ canAct }: { canAct: boolean }) {
   const failure = query.error instanceof ApiError ? query.error : null;
   const current = (state ?? 'due') as QueueState | 'all';
   const now = new Date(page?.serverNowMs ?? 0);
-  const deadLetterHref = `/settlements/dead-letters${Object.keys(values).length ? `?${new URLSearchParams(filterParams(values))}` : ''}`;
+  const deadLetterHref = deadLettersHref({ ...search, cursor: null });
   const head = ['Receipt', 'State', 'Attempts', current === 'retry_scheduled' ? 'Next visible' : 'Due since', 'Lease', 'Reason', ...(canAct ? ['Actions'] : [])];
 
   return (

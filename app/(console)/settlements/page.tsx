@@ -1,6 +1,6 @@
 import type { Metadata } from 'next';
 import { Prefetched } from '@/components/data/prefetched';
-import { filterParams, filterValuesOf, firstValue } from '@/components/settlements/filter-params';
+import { filterParams } from '@/components/settlements/filter-params';
 import { QueueView } from '@/components/settlements/queue-view';
 import { SettlementTabs } from '@/components/settlements/settlement-tabs';
 import { PageHeader } from '@/components/ui/page-header';
@@ -11,11 +11,12 @@ import { queueFiltersSchema } from '@/lib/queries/settlements-types';
 import { queryKeys } from '@/lib/query-keys';
 import { runtime } from '@/lib/server/runtime';
 import { page } from '@/lib/server/page';
+import { loadQueueSearch } from '@/lib/url-state/settlements';
 
 export const metadata: Metadata = { title: 'Settlements' };
 
 export default page('read', { search: queueFiltersSchema }, async function SettlementsPage({ actor, query, search }) {
-  const params = filterParams(filterValuesOf(query), { state: firstValue(query.state), cursor: firstValue(query.cursor) });
+  const params = filterParams(loadQueueSearch(query));
   const header = (
     <>
       <PageHeader title="Settlements" description="The settlement queue in due order: due, leased by a worker, or waiting for a retry. Times are the server's clock." />

@@ -7,12 +7,13 @@ import { listUsers, parseUserCursor } from '@/lib/queries/users';
 import { queryKeys } from '@/lib/query-keys';
 import { page } from '@/lib/server/page';
 import { runtime } from '@/lib/server/runtime';
+import { loadUsersSearch } from '@/lib/url-state/users';
 
 export const metadata: Metadata = { title: 'Users' };
 
 // A non-admin gets a real HTTP 403 from page() (forbidden()), before anything is read.
 export default page('manageUsers', { search: userListQuerySchema }, async function UsersPage({ actor, query, search: parsed }) {
-  const search = userSearch(query);
+  const search = userSearch(loadUsersSearch(query));
   const { cursor, ...filters } = parsed.ok ? parsed.value : {};
   const after = parsed.ok ? parseUserCursor(cursor) : 'invalid';
   // Invalid filters are not prefetched: the client asks the API, which names the field.

@@ -7,12 +7,13 @@ import { listWebhookDeliveries, parseWebhookCursor } from '@/lib/queries/webhook
 import { queryKeys } from '@/lib/query-keys';
 import { page } from '@/lib/server/page';
 import { runtime } from '@/lib/server/runtime';
+import { loadWebhooksSearch } from '@/lib/url-state/webhooks';
 
 export const metadata: Metadata = { title: 'Webhooks' };
 
 // A non-admin gets a real HTTP 403 from page() (forbidden()), before anything is read.
 export default page('manageWebhooks', { search: webhookDeliveryQuerySchema }, async function WebhooksPage({ query, search: parsed }) {
-  const search = webhookDeliverySearch(query);
+  const search = webhookDeliverySearch(loadWebhooksSearch(query));
   const { cursor, ...filters } = parsed.ok ? parsed.value : {};
   const before = parsed.ok ? parseWebhookCursor(cursor) : 'invalid';
   const queries = before === 'invalid' ? [] : [{ queryKey: queryKeys.webhooks.deliveries(search), queryFn: () => listWebhookDeliveries(runtime().db, filters, before) }];

@@ -1,7 +1,7 @@
 import type { Metadata } from 'next';
 import { Prefetched } from '@/components/data/prefetched';
 import { DeadLettersView } from '@/components/settlements/dead-letters-view';
-import { filterParams, filterValuesOf, firstValue } from '@/components/settlements/filter-params';
+import { filterParams } from '@/components/settlements/filter-params';
 import { SettlementTabs } from '@/components/settlements/settlement-tabs';
 import { PageHeader } from '@/components/ui/page-header';
 import { InvalidFilters } from '@/components/ui/states';
@@ -11,12 +11,13 @@ import { deadLetterFiltersSchema } from '@/lib/queries/settlements-types';
 import { queryKeys } from '@/lib/query-keys';
 import { runtime } from '@/lib/server/runtime';
 import { page } from '@/lib/server/page';
+import { loadDeadLettersSearch } from '@/lib/url-state/settlements';
 
 export const metadata: Metadata = { title: 'Dead letters' };
 
 export default page('read', { search: deadLetterFiltersSchema }, async function DeadLettersPage({ actor, query, search }) {
-  const values = filterValuesOf(query);
-  const params = filterParams(values, { cursor: firstValue(query.cursor) });
+  const state = loadDeadLettersSearch(query);
+  const params = filterParams(state);
   const header = (
     <>
       <PageHeader title="Dead letters" description="Settlements that failed for good, newest first. Replay queues one again; bulk replay acts on a frozen preview of the filter." />
@@ -41,7 +42,7 @@ export default page('read', { search: deadLetterFiltersSchema }, async function 
         queries={[
           { queryKey: queryKeys.settlements.deadLetters(params), queryFn: () => listDeadLetterPage(db, search.value, { nowMs }) },
           // Groups ignore the reason (they are the reasons) and the page, as the view's query does.
-          { queryKey: queryKeys.settlements.deadLetterGroups(filterParams({ ...values, reason: undefined })), queryFn: () => deadLetterGroups(db, search.value, { nowMs }) },
+          { queryKey: queryKeys.settlements.deadLetterGroups(filterParams({ ...state, reason: null, cursor: null })), queryFn: () => deadLetterGroups(db, search.value, { nowMs }) },
         ]}
       >
         <DeadLettersView canAct={can(actor.role, 'replaySettlement')} />

@@ -3,7 +3,7 @@ import { Prefetched } from '@/components/data/prefetched';
 import Link from 'next/link';
 import { notFound } from 'next/navigation';
 import { BulkReplayView } from '@/components/settlements/bulk-replay-view';
-import { filterParams, firstValue } from '@/components/settlements/filter-params';
+import { filterParams } from '@/components/settlements/filter-params';
 import { PageHeader } from '@/components/ui/page-header';
 import { can } from '@/lib/auth/roles';
 import { readBulkReplayDetail } from '@/lib/queries/settlements';
@@ -12,6 +12,7 @@ import { queryKeys } from '@/lib/query-keys';
 import { runtime } from '@/lib/server/runtime';
 import { idPathSchema } from '@/lib/domain/path-segment';
 import { page } from '@/lib/server/page';
+import { loadBulkReplayItemsSearch } from '@/lib/url-state/settlements';
 
 type Props = { params: Promise<{ id: string }>; searchParams: Promise<Record<string, string | string[] | undefined>> };
 
@@ -20,7 +21,7 @@ export async function generateMetadata({ params }: Props): Promise<Metadata> {
 }
 
 export default page('read', { params: idPathSchema, search: bulkReplayItemsSchema }, async function BulkReplayPage({ actor, params, query: raw, search }) {
-  const query = filterParams({ result: firstValue(raw.result), after: firstValue(raw.after) });
+  const query = filterParams(loadBulkReplayItemsSearch(raw));
   const detail = await readBulkReplayDetail(runtime().db, params.id, search.ok ? search.value : {});
   if (!detail) notFound();
   return (
