@@ -2,8 +2,8 @@
 
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useQueryStates } from 'nuqs';
-import { AUDIT_OUTCOMES, auditSearch, type AuditSearch } from '@/lib/domain/audit-filters';
-import { auditUrlSearch } from '@/lib/url-state/audit';
+import { auditSearch, type AuditSearch } from '@/lib/domain/audit-filters';
+import { auditSearchOf, auditStateOf, auditUrlSearch } from '@/lib/url-state/audit';
 import { formatCappedCount } from '@/lib/domain/cursor';
 import { ApiError, readJson } from '@/lib/http/read-json';
 import type { AuditPage } from '@/lib/queries/audit';
@@ -19,18 +19,15 @@ import { AuditTable } from './audit-table';
  */
 export function AuditView() {
   const [state, setState] = useQueryStates(auditUrlSearch, { history: 'push' });
-  const search = auditSearch(state);
-  const filters = auditSearch(state, false);
+  const search = auditSearchOf(state);
+  const filters = auditSearchOf(state, false);
   const query = useQuery({
     queryKey: queryKeys.audit.list(search),
     queryFn: ({ signal }) => readJson<AuditPage>('/api/audit', search, signal),
     placeholderData: keepPreviousData,
   });
 
-  const apply = (next: AuditSearch) => {
-    const { outcome, ...text } = auditSearch(next, false);
-    return setState({ actor: null, action: null, targetKind: null, targetId: null, ...text, outcome: AUDIT_OUTCOMES.find((o) => o === outcome) ?? null, cursor: null });
-  };
+  const apply = (next: AuditSearch) => setState({ ...auditStateOf(auditSearch(next, false)), cursor: null });
   const page = query.data;
   const failure = query.error instanceof ApiError ? query.error : null;
   const filtered = Object.keys(filters).length > 0;

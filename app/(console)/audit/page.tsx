@@ -7,12 +7,12 @@ import { listAuditEvents, parseAuditCursor } from '@/lib/queries/audit';
 import { queryKeys } from '@/lib/query-keys';
 import { page } from '@/lib/server/page';
 import { runtime } from '@/lib/server/runtime';
-import { loadAuditSearch } from '@/lib/url-state/audit';
+import { auditSearchOf, loadAuditSearch } from '@/lib/url-state/audit';
 
 export const metadata: Metadata = { title: 'Audit' };
 
 export default page('read', { search: auditListQuerySchema }, async function AuditPage({ query, search: parsed }) {
-  const search = auditSearch(loadAuditSearch(query));
+  const search = auditSearchOf(loadAuditSearch(query));
   const { cursor, ...filters } = parsed.ok ? parsed.value : {};
   const at = parsed.ok ? parseAuditCursor(cursor) : 'invalid';
   // Invalid filters are not prefetched: the client asks the API, which names the field.
