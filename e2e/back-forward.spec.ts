@@ -29,7 +29,7 @@ test('Back and Forward on a filtered list keep the URL, the filter control and t
 
     await signIn(page, 'viewer');
     await page.goto('/executions');
-    const status = page.getByLabel('Status', { exact: true });
+    const status = page.getByRole('combobox', { name: 'Status', exact: true });
     // One history entry per filter.
     for (const s of statuses) {
       await heartbeat();
@@ -64,7 +64,7 @@ test('Back and Forward on a filtered list keep the URL, the filter control and t
 /** The URL, the Status control and every row show `expected` (rows settle once the new filter's data is in). */
 async function expectInStep(page: Page, expected: string) {
   await expect(page).toHaveURL(new RegExp(`[?&]status=${expected}(&|$)`));
-  await expect(page.getByLabel('Status', { exact: true })).toHaveValue(expected);
+  await expect(page.getByRole('combobox', { name: 'Status', exact: true })).toHaveValue(expected);
   const table = page.getByRole('table', { name: 'Executions' });
   await expect(async () => {
     const statuses = await table.locator('tbody tr td:nth-child(3)').allInnerTexts();
