@@ -43,6 +43,8 @@ const database = new EmbeddedPostgres({
   user: 'postgres',
   password,
   persistent: false,
+  createPostgresUser: process.getuid?.() === 0,
+  authMethod: 'scram-sha-256',
   initdbFlags: ['--encoding=UTF8', '--locale=C'],
   postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200', '-c', 'shared_preload_libraries=pg_stat_statements', '-c', 'pg_stat_statements.track=all'],
   onLog: () => {},
@@ -64,11 +66,25 @@ await new Promise((ok, fail) => {
   consoleProcess.once('exit', (code) => fail(new Error(`console exited (${code})`)));
 });
 
-const base = `http://127.0.0.1:${PORT}`;
+const base = `http://localhost:${PORT}`;
+// Whatever happens below, the console and its database stop with the script.
+process.on('exit', () => consoleProcess.kill('SIGTERM'));
+process.on('uncaughtException', async (error) => {
+  console.error(error);
+  consoleProcess.kill('SIGTERM');
+  await database.stop().catch(() => {});
+  process.exit(1);
+});
 const browser = await chromium.launch({ executablePath: process.env.KEEL_CHROMIUM ?? '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu'] });
-const context = await browser.newContext({ baseURL: base });
+// One browser context per tab: each has its own connection pool, as separate people's
+// browsers do (one profile allows 6 HTTP/1.1 connections per host, and each tab holds
+// one for its event stream).
+const login = await browser.newContext({ baseURL: base });
+const signIn = await login.request.post('/api/auth/sign-in/username', { headers: { origin: base }, data: { username: 'viewer', password: process.env.KEEL_DEMO_PASSWORD ?? 'keel-demo' } });
+if (!signIn.ok()) throw new Error(`sign-in failed: ${signIn.status()}`);
+const session = await login.storageState();
 // Counts the live events each tab receives.
-await context.addInitScript(() => {
+const countLiveEvents = () => {
   window.__liveEvents = 0;
   const Native = window.EventSource;
   window.EventSource = class extends Native {
@@ -77,9 +93,7 @@ await context.addInitScript(() => {
       this.addEventListener('change', () => (window.__liveEvents += 1));
     }
   };
-});
-const signIn = await context.request.post('/api/auth/sign-in/username', { data: { username: 'viewer', password: process.env.KEEL_DEMO_PASSWORD ?? 'keel-demo' } });
-if (!signIn.ok()) throw new Error(`sign-in failed: ${signIn.status()}`);
+};
 
 async function window_(label) {
   await stats.query('select pg_stat_statements_reset()');
@@ -97,13 +111,15 @@ async function window_(label) {
 const idle = await window_('runtime only, no tab open');
 const tabs = [];
 for (let i = 0; i < TABS; i += 1) {
+  const context = await browser.newContext({ baseURL: base, storageState: session });
+  await context.addInitScript(countLiveEvents);
   const page = await context.newPage();
   const tab = { page, apiReads: 0 };
   page.on('request', (request) => {
     const path = new URL(request.url()).pathname;
     if (path.startsWith('/api/') && path !== '/api/events') tab.apiReads += 1;
   });
-  await page.goto(PAGES[i % PAGES.length]);
+  await page.goto(PAGES[i % PAGES.length], { waitUntil: 'domcontentloaded', timeout: 180_000 });
   tabs.push(tab);
 }
 for (const tab of tabs) {
