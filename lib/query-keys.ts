@@ -2,10 +2,11 @@
  * Every TanStack Query key comes from this factory (STYLE.md 7), so a mutation
  * invalidates exactly what it changed.
  */
-type Filters = Record<string, string | number | boolean | undefined | null>;
+type Filters = Record<string, string | number | boolean | Date | undefined | null>;
 
 export const queryKeys = {
   overview: () => ['overview'] as const,
+  jobNames: () => ['job-names'] as const,
   executions: {
     all: ['executions'] as const,
     list: (filters: Filters) => ['executions', 'list', filters] as const,
@@ -39,7 +40,7 @@ export const queryKeys = {
   },
   users: {
     all: ['users'] as const,
-    list: () => ['users', 'list'] as const,
+    list: (filters: Filters) => ['users', 'list', filters] as const,
   },
   webhooks: {
     all: ['webhooks'] as const,

@@ -24,7 +24,7 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
           </span>
           <span className="hidden text-xs text-zinc-600 lg:inline dark:text-zinc-400">Press <kbd className="font-mono">?</kbd> for shortcuts</span>
           <KeyboardShortcuts />
-          <LiveUpdates />
+          <LiveUpdates userId={actor.id} />
           <ThemeToggle />
           <SignOutButton />
         </>

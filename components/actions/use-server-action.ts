@@ -1,7 +1,6 @@
 'use client';
 
 import { useQueryClient, type QueryKey } from '@tanstack/react-query';
-import { useRouter } from 'next/navigation';
 import { useState, useTransition } from 'react';
 import { useToast } from '../ui/toast';
 
@@ -9,8 +8,9 @@ type Result<T> = { ok: true; value: T } | { ok: false; code: string; message: st
 
 /**
  * Runs a server action with the console's conventions: a pending flag, a toast with
- * the outcome (a refusal names its code), invalidation of the affected queries and a
- * refresh of server-rendered data.
+ * the outcome (a refusal names its code) and invalidation of the queries the action
+ * changed (keys from lib/query-keys.ts). Pages read through TanStack Query, so no
+ * server re-render is needed.
  */
 export function useServerAction<I, T>(
   run: (input: I) => Promise<Result<T>>,
@@ -19,7 +19,6 @@ export function useServerAction<I, T>(
   const [pending, start] = useTransition();
   const [lastError, setLastError] = useState<{ code: string; message: string; fieldErrors?: Record<string, string[]> } | null>(null);
   const toast = useToast();
-  const router = useRouter();
   const queryClient = useQueryClient();
   const execute = (input: I) =>
     new Promise<Result<T>>((resolve) =>
@@ -33,9 +32,8 @@ export function useServerAction<I, T>(
         if (result.ok) {
           setLastError(null);
           toast({ tone: 'success', title: options.success(result.value) });
-          for (const key of options.invalidate ?? []) void queryClient.invalidateQueries({ queryKey: key });
+          await Promise.all((options.invalidate ?? []).map((queryKey) => queryClient.invalidateQueries({ queryKey })));
           options.onSuccess?.(result.value);
-          router.refresh();
         } else {
           setLastError(result);
           toast({ tone: 'error', title: `Refused: ${result.code}`, detail: result.message });

@@ -7,6 +7,10 @@ import { Button } from '../ui/button';
 const FIELD =
   'mt-1 block w-44 rounded-md border border-zinc-300 bg-white px-2 py-1.5 text-sm dark:border-zinc-700 dark:bg-zinc-950';
 
+/** datetime-local has no zone: the console works in UTC, so the fields are read and shown as UTC. */
+const fromLocalUtc = (local: string) => (local ? new Date(`${local.length === 16 ? `${local}:00` : local}Z`).toISOString() : '');
+const toLocalUtc = (iso: string | undefined) => (iso && !Number.isNaN(Date.parse(iso)) ? new Date(iso).toISOString().slice(0, 16) : '');
+
 const TEXT_FIELDS = [
   { name: 'actor', label: 'Actor', placeholder: 'username' },
   { name: 'action', label: 'Action', placeholder: 'e.g. user.disable' },
@@ -30,8 +34,37 @@ export function AuditFilterForm({
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const form = new FormData(event.currentTarget);
-    onApply(Object.fromEntries(['actor', 'action', 'targetKind', 'targetId', 'outcome'].map((k) => [k, String(form.get(k) ?? '').trim()])));
+    const text = (k: string) => String(form.get(k) ?? '').trim();
+    onApply({
+      ...Object.fromEntries(['actor', 'action', 'targetKind', 'targetId', 'outcome'].map((k) => [k, text(k)])),
+      from: fromLocalUtc(text('from')),
+      to: fromLocalUtc(text('to')),
+    });
   }
+  const timeField = (name: 'from' | 'to', label: string) => {
+    const error = fieldErrors?.[name]?.[0];
+    return (
+      <div>
+        <label htmlFor={`audit-${name}`} className="block text-xs font-medium text-zinc-700 dark:text-zinc-300">
+          {label}
+        </label>
+        <input
+          id={`audit-${name}`}
+          name={name}
+          type="datetime-local"
+          defaultValue={toLocalUtc(filters[name])}
+          aria-invalid={error ? true : undefined}
+          aria-describedby={error ? `audit-${name}-error` : undefined}
+          className={FIELD}
+        />
+        {error ? (
+          <p id={`audit-${name}-error`} className="mt-1 w-44 text-xs text-red-700 dark:text-red-400">
+            {error}
+          </p>
+        ) : null}
+      </div>
+    );
+  };
   return (
     <form key={JSON.stringify(filters)} onSubmit={submit} aria-label="Audit filters" className="mb-4 flex flex-wrap items-end gap-3">
       {TEXT_FIELDS.map((field) => {
@@ -71,6 +104,8 @@ export function AuditFilterForm({
           ))}
         </select>
       </div>
+      {timeField('from', 'From (UTC)')}
+      {timeField('to', 'Before (UTC)')}
       <div className="flex gap-2">
         <Button type="submit" variant="primary">
           Apply filters

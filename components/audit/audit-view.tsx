@@ -1,8 +1,9 @@
 'use client';
 
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { parseAsString, useQueryStates } from 'nuqs';
+import { useQueryStates } from 'nuqs';
 import { auditSearch, type AuditSearch } from '@/lib/domain/audit-filters';
+import { auditSearchOf, auditStateOf, auditUrlSearch } from '@/lib/url-state/audit';
 import { formatCappedCount } from '@/lib/domain/cursor';
 import { ApiError, readJson } from '@/lib/http/read-json';
 import type { AuditPage } from '@/lib/queries/audit';
@@ -11,32 +12,22 @@ import { Button } from '../ui/button';
 import { AuditFilterForm } from './audit-filter-form';
 import { AuditTable } from './audit-table';
 
-const PARSERS = {
-  actor: parseAsString,
-  action: parseAsString,
-  targetKind: parseAsString,
-  targetId: parseAsString,
-  outcome: parseAsString,
-  cursor: parseAsString,
-};
 
 /**
  * The audit log with its filters in the URL. The server prefetched the first view;
- * this refreshes it through the read API, and polls while showing the newest page.
+ * live events of the audit topic refresh it through the read API.
  */
 export function AuditView() {
-  const [state, setState] = useQueryStates(PARSERS, { history: 'push' });
-  const search = auditSearch(state);
-  const filters = auditSearch(state, false);
+  const [state, setState] = useQueryStates(auditUrlSearch, { history: 'push' });
+  const search = auditSearchOf(state);
+  const filters = auditSearchOf(state, false);
   const query = useQuery({
     queryKey: queryKeys.audit.list(search),
     queryFn: ({ signal }) => readJson<AuditPage>('/api/audit', search, signal),
     placeholderData: keepPreviousData,
-    refetchInterval: search.cursor ? false : 15_000,
   });
 
-  const apply = (next: AuditSearch) =>
-    setState({ actor: null, action: null, targetKind: null, targetId: null, outcome: null, ...auditSearch(next, false), cursor: null });
+  const apply = (next: AuditSearch) => setState({ ...auditStateOf(auditSearch(next, false)), cursor: null });
   const page = query.data;
   const failure = query.error instanceof ApiError ? query.error : null;
   const filtered = Object.keys(filters).length > 0;

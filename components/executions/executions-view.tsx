@@ -2,11 +2,13 @@
 
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
-import { parseAsString, useQueryStates } from 'nuqs';
+import { useQueryStates } from 'nuqs';
+import { BATCH_STATUSES } from '@/lib/domain/batch-status';
 import { formatCappedCount } from '@/lib/domain/cursor';
+import { readJson } from '@/lib/http/read-json';
 import type { ExecutionPage } from '@/lib/queries/executions-types';
 import { queryKeys } from '@/lib/query-keys';
-import { fetchJson, toQueryString } from '../data/fetch-json';
+import { executionsSearch, serializeExecutionsSearch, type ExecutionsSearch } from '@/lib/url-state/executions';
 import { Button } from '../ui/button';
 import { KeysetPager } from '../ui/keyset-pager';
 import { ErrorState, LoadingRow } from '../ui/states';
@@ -14,33 +16,28 @@ import { StatusBadge } from '../ui/status-badge';
 import { Cell, DataTable } from '../ui/table';
 import { TimeAgo } from '../ui/time-ago';
 
-const STATUSES = ['STARTING', 'STARTED', 'STOPPING', 'STOPPED', 'FAILED', 'COMPLETED', 'ABANDONED', 'UNKNOWN'];
-const FILTERS = {
-  status: parseAsString,
-  job: parseAsString,
-  stale: parseAsString,
-  updatedFrom: parseAsString,
-  updatedTo: parseAsString,
-  q: parseAsString,
-  cursor: parseAsString,
-};
+/** The list's data for a URL state; the page prefetches the same key. */
+export const executionsQuery = (search: ExecutionsSearch) => ({
+  queryKey: queryKeys.executions.list(search),
+  queryFn: ({ signal }: { signal: AbortSignal }) => readJson<ExecutionPage>(serializeExecutionsSearch('/api/executions', search), {}, signal),
+});
+export const jobNamesQuery = () => ({
+  queryKey: queryKeys.jobNames(),
+  queryFn: ({ signal }: { signal: AbortSignal }) => readJson<string[]>('/api/job-names', {}, signal),
+  staleTime: 60_000,
+});
 const field = 'rounded-md border border-zinc-300 bg-white px-2 py-1.5 text-sm dark:border-zinc-700 dark:bg-zinc-950';
 
 /** datetime-local has no zone: the console works in UTC, so inputs are read as UTC. */
-const toUtcIso = (local: string) => (local ? `${local}:00Z` : null);
-const fromUtcIso = (iso: string | null) => (iso ? iso.slice(0, 16) : '');
+const toUtcDate = (local: string) => (local ? new Date(`${local}:00Z`) : null);
+const fromUtcDate = (at: Date | null) => (at && !Number.isNaN(at.getTime()) ? at.toISOString().slice(0, 16) : '');
 
-export function ExecutionsView({ initial, initialKey, jobNames }: { initial: ExecutionPage; initialKey: string; jobNames: string[] }) {
-  const [filters, setFilters] = useQueryStates(FILTERS, { history: 'push' });
-  const queryString = toQueryString(filters);
-  const { data, error, isFetching } = useQuery({
-    queryKey: queryKeys.executions.list(filters),
-    queryFn: ({ signal }) => fetchJson<ExecutionPage>(`/api/executions${queryString}`, signal),
-    initialData: queryString === initialKey ? initial : undefined,
-    placeholderData: keepPreviousData,
-  });
-  const set = (patch: Partial<Record<keyof typeof FILTERS, string | null>>) => void setFilters({ ...patch, cursor: null });
-  const now = new Date(data?.serverNow ?? initial.serverNow);
+export function ExecutionsView() {
+  const [filters, setFilters] = useQueryStates(executionsSearch, { history: 'push' });
+  const { data, error, isFetching } = useQuery({ ...executionsQuery(filters), placeholderData: keepPreviousData });
+  const jobNames = useQuery(jobNamesQuery()).data ?? [];
+  const set = (patch: Partial<ExecutionsSearch>) => void setFilters({ ...patch, cursor: null });
+  const now = new Date(data?.serverNow ?? Date.now());
 
   return (
     <div className="space-y-4">
@@ -56,13 +53,13 @@ export function ExecutionsView({ initial, initialKey, jobNames }: { initial: Exe
       >
         <label className="flex flex-col text-xs font-medium">
           Search (execution or instance id)
-          <input name="q" defaultValue={filters.q ?? ''} inputMode="numeric" placeholder="Press / to search" className={`${field} mt-1 w-56`} />
+          <input key={filters.q ?? ''} name="q" defaultValue={filters.q ?? ''} inputMode="numeric" placeholder="Press / to search" className={`${field} mt-1 w-56`} />
         </label>
         <label className="flex flex-col text-xs font-medium">
           Status
-          <select value={filters.status ?? ''} onChange={(e) => set({ status: e.target.value || null })} className={`${field} mt-1`}>
+          <select value={filters.status ?? ''} onChange={(e) => set({ status: BATCH_STATUSES.find((s) => s === e.target.value) ?? null })} className={`${field} mt-1`}>
             <option value="">Any status</option>
-            {STATUSES.map((s) => (
+            {BATCH_STATUSES.map((s) => (
               <option key={s} value={s}>
                 {s}
               </option>
@@ -82,11 +79,11 @@ export function ExecutionsView({ initial, initialKey, jobNames }: { initial: Exe
         </label>
         <label className="flex flex-col text-xs font-medium">
           Updated from (UTC)
-          <input type="datetime-local" value={fromUtcIso(filters.updatedFrom)} onChange={(e) => set({ updatedFrom: toUtcIso(e.target.value) })} className={`${field} mt-1`} />
+          <input type="datetime-local" value={fromUtcDate(filters.updatedFrom)} onChange={(e) => set({ updatedFrom: toUtcDate(e.target.value) })} className={`${field} mt-1`} />
         </label>
         <label className="flex flex-col text-xs font-medium">
           Updated before (UTC)
-          <input type="datetime-local" value={fromUtcIso(filters.updatedTo)} onChange={(e) => set({ updatedTo: toUtcIso(e.target.value) })} className={`${field} mt-1`} />
+          <input type="datetime-local" value={fromUtcDate(filters.updatedTo)} onChange={(e) => set({ updatedTo: toUtcDate(e.target.value) })} className={`${field} mt-1`} />
         </label>
         <label className="flex items-center gap-2 pb-2 text-sm">
           <input type="checkbox" checked={filters.stale === '1'} onChange={(e) => set({ stale: e.target.checked ? '1' : null })} />

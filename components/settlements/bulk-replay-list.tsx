@@ -2,7 +2,8 @@
 
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
-import { parseAsString, useQueryStates } from 'nuqs';
+import { useQueryStates } from 'nuqs';
+import { bulkReplaysSearch } from '@/lib/url-state/settlements';
 import { ApiError, readJson } from '@/lib/http/read-json';
 import { BULK_REPLAY_STATUSES, type BulkReplayListPage } from '@/lib/queries/settlements-types';
 import { queryKeys } from '@/lib/query-keys';
@@ -18,26 +19,25 @@ import { LINK, bulkReplayHref } from './links';
 const FIELD = 'mt-1 block w-44 rounded-md border border-zinc-300 bg-white px-2 py-1.5 text-sm dark:border-zinc-700 dark:bg-zinc-950';
 
 /** Every bulk replay job, newest first, with its status and progress; each links to its items. */
-export function BulkReplayList({ initial, initialKey }: { initial: BulkReplayListPage; initialKey: string }) {
-  const [state, setState] = useQueryStates({ status: parseAsString, cursor: parseAsString }, { history: 'push' });
+export function BulkReplayList() {
+  const [state, setState] = useQueryStates(bulkReplaysSearch, { history: 'push' });
   const params = filterParams(state);
   const query = useQuery({
     queryKey: queryKeys.settlements.bulkReplays(params),
     queryFn: ({ signal }) => readJson<BulkReplayListPage>('/api/settlements/bulk-replays', params, signal),
-    initialData: new URLSearchParams(params).toString() === initialKey ? initial : undefined,
     placeholderData: keepPreviousData,
     refetchInterval: (q) => (q.state.data?.jobs.some((j) => j.status === 'RUNNING') ? 2_000 : false),
   });
   const page = query.data;
   const failure = query.error instanceof ApiError ? query.error : null;
-  const now = new Date(page?.serverNowMs ?? initial.serverNowMs);
+  const now = new Date(page?.serverNowMs ?? 0);
   return (
     <section aria-label="Bulk replays" className="space-y-4">
       <div>
         <label htmlFor="bulk-status-filter" className="block text-xs font-medium text-zinc-700 dark:text-zinc-300">
           Status
         </label>
-        <select id="bulk-status-filter" value={state.status ?? ''} onChange={(e) => void setState({ status: e.target.value || null, cursor: null })} className={FIELD}>
+        <select id="bulk-status-filter" value={state.status ?? ''} onChange={(e) => void setState({ status: BULK_REPLAY_STATUSES.find((s) => s === e.target.value) ?? null, cursor: null })} className={FIELD}>
           <option value="">Any status</option>
           {BULK_REPLAY_STATUSES.map((s) => (
             <option key={s} value={s}>

@@ -2,7 +2,8 @@
 
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
-import { parseAsString, useQueryStates } from 'nuqs';
+import { useQueryStates } from 'nuqs';
+import { bulkReplayItemsSearch } from '@/lib/url-state/settlements';
 import type { ReactNode } from 'react';
 import { ApiError, readJson } from '@/lib/http/read-json';
 import { BULK_ITEM_RESULTS, type BulkReplayDetail } from '@/lib/queries/settlements-types';
@@ -34,22 +35,21 @@ function Fact({ label, children }: { label: string; children: ReactNode }) {
  * One bulk replay: its frozen filter, progress (polled while it runs), counts by
  * result and its items, filtered by result and keyset-paged, viewable for good.
  */
-export function BulkReplayView({ initial, initialKey, canAct }: { initial: BulkReplayDetail; initialKey: string; canAct: boolean }) {
-  const jobId = initial.job.id;
-  const [state, setState] = useQueryStates({ result: parseAsString, after: parseAsString }, { history: 'push' });
+export function BulkReplayView({ jobId, canAct }: { jobId: number; canAct: boolean }) {
+  const [state, setState] = useQueryStates(bulkReplayItemsSearch, { history: 'push' });
   const params = filterParams(state);
   const query = useQuery({
     queryKey: queryKeys.settlements.bulkReplay(jobId, params),
     queryFn: ({ signal }) => readJson<BulkReplayDetail>(`/api/settlements/bulk-replays/${jobId}`, params, signal),
-    initialData: new URLSearchParams(params).toString() === initialKey ? initial : undefined,
     placeholderData: keepPreviousData,
     // Live progress: every second while the worker runs it.
     refetchInterval: (q) => (q.state.data?.job.status === 'RUNNING' ? 1_000 : false),
   });
-  const detail = query.data ?? initial;
+  const failure = query.error instanceof ApiError ? query.error : null;
+  const detail = query.data;
+  if (!detail) return query.error ? <ErrorState detail={`${failure?.code ?? 'ERROR'}: ${query.error.message}`} /> : null;
   const { job, counts } = detail;
   const now = new Date(detail.serverNowMs);
-  const failure = query.error instanceof ApiError ? query.error : null;
   const percent = job.itemCount === 0 ? 100 : Math.floor((job.processedCount / job.itemCount) * 100);
   const { asOfMs, ...filter } = job.filter;
 

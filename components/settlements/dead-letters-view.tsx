@@ -23,26 +23,12 @@ import { SettlementFilterForm, useSettlementFilters } from './settlement-filters
  * Dead letters, newest first, grouped by reason code, with the filters and cursor in
  * the URL. Support and admins replay or discard one, or bulk-replay the filter.
  */
-export function DeadLettersView({
-  initial,
-  initialGroups,
-  initialKey,
-  initialGroupKey,
-  canAct,
-}: {
-  initial: DeadLetterPage;
-  initialGroups: DeadLetterGroups;
-  initialKey: string;
-  initialGroupKey: string;
-  canAct: boolean;
-}) {
+export function DeadLettersView({ canAct }: { canAct: boolean }) {
   const { values, cursor, apply, setCursor } = useSettlementFilters();
   const params = filterParams(values, { cursor });
-  const key = new URLSearchParams(params).toString();
   const query = useQuery({
     queryKey: queryKeys.settlements.deadLetters(params),
     queryFn: ({ signal }) => readJson<DeadLetterPage>('/api/settlements/dead-letters', params, signal),
-    initialData: key === initialKey ? initial : undefined,
     placeholderData: keepPreviousData,
   });
   // Groups ignore the reason (they are the reasons) and the page.
@@ -50,14 +36,13 @@ export function DeadLettersView({
   const groups = useQuery({
     queryKey: queryKeys.settlements.deadLetterGroups(groupParams),
     queryFn: ({ signal }) => readJson<DeadLetterGroups>('/api/settlements/dead-letters/groups', groupParams, signal),
-    initialData: new URLSearchParams(groupParams).toString() === initialGroupKey ? initialGroups : undefined,
     placeholderData: keepPreviousData,
   });
   const [target, setTarget] = useState<DeadLetterTarget | null>(null);
   const [bulkOpen, setBulkOpen] = useState(false);
   const page = query.data;
   const failure = query.error instanceof ApiError ? query.error : null;
-  const now = new Date(page?.serverNowMs ?? initial.serverNowMs);
+  const now = new Date(page?.serverNowMs ?? groups.data?.serverNowMs ?? 0);
   const head = ['Receipt', 'Reason', 'Attempts', 'Recorded', ...(canAct ? ['Actions'] : [])];
   const filtered = Object.keys(values).length > 0;
 

@@ -2,12 +2,13 @@
 
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
-import { parseAsString, useQueryStates } from 'nuqs';
+import { useQueryStates } from 'nuqs';
 import { useState } from 'react';
 import { formatCappedCount } from '@/lib/domain/cursor';
 import { ApiError, readJson } from '@/lib/http/read-json';
 import type { QueuePage, QueueRow, QueueState } from '@/lib/queries/settlements-types';
 import { queryKeys } from '@/lib/query-keys';
+import { deadLettersHref, queueSearch } from '@/lib/url-state/settlements';
 import { Button } from '../ui/button';
 import { KeysetPager } from '../ui/keyset-pager';
 import { ErrorState, LoadingRow } from '../ui/states';
@@ -33,23 +34,21 @@ const DASH = <span className="text-zinc-500 dark:text-zinc-400">—</span>;
  * The settlement queue in due order, one state at a time, with the filters and the
  * keyset cursor in the URL. The server rendered the first view; this keeps it current.
  */
-export function QueueView({ initial, initialKey, canAct }: { initial: QueuePage; initialKey: string; canAct: boolean }) {
-  const { values, cursor, apply, setCursor } = useSettlementFilters();
-  const [{ state }, setView] = useQueryStates({ state: parseAsString, cursor: parseAsString }, { history: 'push' });
+export function QueueView({ canAct }: { canAct: boolean }) {
+  const { values, search, cursor, apply, setCursor } = useSettlementFilters();
+  const [{ state }, setView] = useQueryStates({ state: queueSearch.state, cursor: queueSearch.cursor }, { history: 'push' });
   const params = filterParams(values, { state, cursor });
-  const key = new URLSearchParams(params).toString();
   const query = useQuery({
     queryKey: queryKeys.settlements.queue(params),
     queryFn: ({ signal }) => readJson<QueuePage>('/api/settlements/queue', params, signal),
-    initialData: key === initialKey ? initial : undefined,
     placeholderData: keepPreviousData,
   });
   const [requeue, setRequeue] = useState<RequeueTarget | null>(null);
   const page = query.data;
   const failure = query.error instanceof ApiError ? query.error : null;
   const current = (state ?? 'due') as QueueState | 'all';
-  const now = new Date(page?.serverNowMs ?? initial.serverNowMs);
-  const deadLetterHref = `/settlements/dead-letters${Object.keys(values).length ? `?${new URLSearchParams(filterParams(values))}` : ''}`;
+  const now = new Date(page?.serverNowMs ?? 0);
+  const deadLetterHref = deadLettersHref({ ...search, cursor: null });
   const head = ['Receipt', 'State', 'Attempts', current === 'retry_scheduled' ? 'Next visible' : 'Due since', 'Lease', 'Reason', ...(canAct ? ['Actions'] : [])];
 
   return (

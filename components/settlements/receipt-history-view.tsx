@@ -7,6 +7,7 @@ import { readJson } from '@/lib/http/read-json';
 import type { ReceiptHistory } from '@/lib/queries/settlements-types';
 import { queryKeys } from '@/lib/query-keys';
 import { Button } from '../ui/button';
+import { ErrorState } from '../ui/states';
 import { StatusBadge } from '../ui/status-badge';
 import { Cell, DataTable } from '../ui/table';
 import { TimeAgo } from '../ui/time-ago';
@@ -40,16 +41,15 @@ function ReceiptGone({ history, now }: { history: ReceiptHistory; now: Date }) {
 }
 
 /** Where a receipt is now, and its attempts, reasons, claims, replays and audit trail, newest first. */
-export function ReceiptHistoryView({ initial, canAct }: { initial: ReceiptHistory; canAct: boolean }) {
-  const { data } = useQuery({
-    queryKey: queryKeys.settlements.receipt(initial.receiptId),
-    queryFn: ({ signal }) => readJson<ReceiptHistory>(`/api/settlements/receipts/${encodeURIComponent(initial.receiptId)}`, {}, signal),
-    initialData: initial,
+export function ReceiptHistoryView({ receiptId, canAct }: { receiptId: string; canAct: boolean }) {
+  const { data: history, error } = useQuery({
+    queryKey: queryKeys.settlements.receipt(receiptId),
+    queryFn: ({ signal }) => readJson<ReceiptHistory>(`/api/settlements/receipts/${encodeURIComponent(receiptId)}`, {}, signal),
   });
-  const history = data ?? initial;
-  const now = new Date(history.serverNowMs);
   const [deadLetterAction, setDeadLetterAction] = useState<DeadLetterTarget | null>(null);
   const [requeue, setRequeue] = useState<RequeueTarget | null>(null);
+  if (!history) return error ? <ErrorState detail={error.message} /> : null;
+  const now = new Date(history.serverNowMs);
   const { queued, deadLetter } = history;
 
   return (

@@ -1,30 +1,27 @@
 'use client';
 
-import { parseAsString, useQueryStates } from 'nuqs';
+import { useQueryStates } from 'nuqs';
 import type { FormEvent } from 'react';
 import { FAILURE_CODES } from '@/lib/domain/settlement-vocabulary';
 import { FILTER_KEYS } from '@/lib/queries/settlements-types';
+import { settlementFiltersSearch } from '@/lib/url-state/settlements';
 import { Button } from '../ui/button';
 import type { FilterKey, FilterValues } from './filter-params';
 
-const PARSERS = {
-  q: parseAsString,
-  reason: parseAsString,
-  minAttempts: parseAsString,
-  maxAttempts: parseAsString,
-  minAge: parseAsString,
-  maxAge: parseAsString,
-  cursor: parseAsString,
-};
 
 /** The filters shared by the queue and the dead letters, in the URL (so a link reproduces the view). */
 export function useSettlementFilters() {
-  const [state, setState] = useQueryStates(PARSERS, { history: 'push' });
+  const [state, setState] = useQueryStates(settlementFiltersSearch, { history: 'push' });
   const values: FilterValues = {};
   for (const key of FILTER_KEYS) if (state[key]) values[key] = state[key]!;
   /** New filters always start from the first page. */
-  const apply = (next: FilterValues) => void setState({ ...Object.fromEntries(FILTER_KEYS.map((k) => [k, next[k] || null])), cursor: null });
-  return { values, cursor: state.cursor, apply, setCursor: (cursor: string | null) => void setState({ cursor }) };
+  const apply = (next: FilterValues) =>
+    void setState({
+      ...Object.fromEntries(FILTER_KEYS.map((k) => [k, next[k] || null])),
+      reason: FAILURE_CODES.find((code) => code === next.reason) ?? null,
+      cursor: null,
+    });
+  return { values, search: state, cursor: state.cursor, apply, setCursor: (cursor: string | null) => void setState({ cursor }) };
 }
 
 const FIELD = 'mt-1 block rounded-md border border-zinc-300 bg-white px-2 py-1.5 text-sm dark:border-zinc-700 dark:bg-zinc-950';

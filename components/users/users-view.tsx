@@ -1,14 +1,15 @@
 'use client';
 
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { parseAsString, useQueryStates } from 'nuqs';
+import { useQueryStates } from 'nuqs';
 import { useState } from 'react';
 import { isRole, ROLES } from '@/lib/domain/roles';
 import { formatCappedCount } from '@/lib/domain/cursor';
 import { ApiError, readJson } from '@/lib/http/read-json';
-import { userSearch } from '@/lib/domain/users';
+import { USER_STATUSES, userSearch } from '@/lib/domain/users';
 import type { UserPage } from '@/lib/queries/users';
 import { queryKeys } from '@/lib/query-keys';
+import { usersSearch } from '@/lib/url-state/users';
 import { Button } from '../ui/button';
 import { Cell, DataTable } from '../ui/table';
 import { TimeAgo } from '../ui/time-ago';
@@ -19,10 +20,10 @@ import { UserChangeDialog, type UserChange } from './user-change-dialog';
 const SELECT = 'rounded-md border border-zinc-300 bg-white px-2 py-1 text-sm dark:border-zinc-700 dark:bg-zinc-950';
 
 export function UsersView({ currentUsername }: { currentUsername: string }) {
-  const [state, setState] = useQueryStates({ role: parseAsString, status: parseAsString, cursor: parseAsString }, { history: 'push' });
+  const [state, setState] = useQueryStates(usersSearch, { history: 'push' });
   const search = userSearch(state);
   const query = useQuery({
-    queryKey: [...queryKeys.users.list(), search],
+    queryKey: queryKeys.users.list(search),
     queryFn: ({ signal }) => readJson<UserPage>('/api/users', search, signal),
     placeholderData: keepPreviousData,
   });
@@ -39,7 +40,7 @@ export function UsersView({ currentUsername }: { currentUsername: string }) {
         <form aria-label="User filters" className="flex gap-3" onSubmit={(e) => e.preventDefault()}>
           <label className="text-xs font-medium text-zinc-700 dark:text-zinc-300">
             Role
-            <select className={`${SELECT} ml-2`} value={state.role ?? ''} onChange={(e) => setState({ role: e.target.value || null, cursor: null })}>
+            <select className={`${SELECT} ml-2`} value={state.role ?? ''} onChange={(e) => setState({ role: ROLES.find((r) => r === e.target.value) ?? null, cursor: null })}>
               <option value="">Any</option>
               {ROLES.map((r) => (
                 <option key={r}>{r}</option>
@@ -48,7 +49,7 @@ export function UsersView({ currentUsername }: { currentUsername: string }) {
           </label>
           <label className="text-xs font-medium text-zinc-700 dark:text-zinc-300">
             Status
-            <select className={`${SELECT} ml-2`} value={state.status ?? ''} onChange={(e) => setState({ status: e.target.value || null, cursor: null })}>
+            <select className={`${SELECT} ml-2`} value={state.status ?? ''} onChange={(e) => setState({ status: USER_STATUSES.find((s) => s === e.target.value) ?? null, cursor: null })}>
               <option value="">Any</option>
               <option value="active">active</option>
               <option value="disabled">disabled</option>

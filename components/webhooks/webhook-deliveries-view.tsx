@@ -1,12 +1,13 @@
 'use client';
 
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { parseAsString, useQueryStates } from 'nuqs';
+import { useQueryStates } from 'nuqs';
 import { formatCappedCount } from '@/lib/domain/cursor';
 import { WEBHOOK_DELIVERY_STATUSES, webhookDeliverySearch } from '@/lib/domain/webhook-filters';
 import { ApiError, readJson } from '@/lib/http/read-json';
 import type { WebhookPage } from '@/lib/queries/webhooks';
 import { queryKeys } from '@/lib/query-keys';
+import { webhooksSearch } from '@/lib/url-state/webhooks';
 import { Button } from '../ui/button';
 import { KeysetPager } from '../ui/keyset-pager';
 import { ErrorState } from '../ui/states';
@@ -19,7 +20,7 @@ const MUTED = 'text-zinc-600 dark:text-zinc-400';
 
 /** Webhook endpoints and every delivery, newest first, with status, attempts and the last error. */
 export function WebhookDeliveriesView() {
-  const [state, setState] = useQueryStates({ status: parseAsString, cursor: parseAsString }, { history: 'push' });
+  const [state, setState] = useQueryStates(webhooksSearch, { history: 'push' });
   const search = webhookDeliverySearch(state);
   const query = useQuery({
     queryKey: queryKeys.webhooks.deliveries(search),
@@ -60,7 +61,7 @@ export function WebhookDeliveriesView() {
           <form aria-label="Delivery filters" onSubmit={(e) => e.preventDefault()}>
             <label className="text-xs font-medium text-zinc-700 dark:text-zinc-300">
               Status
-              <select className={`${SELECT} ml-2`} value={state.status ?? ''} onChange={(e) => setState({ status: e.target.value || null, cursor: null })}>
+              <select className={`${SELECT} ml-2`} value={state.status ?? ''} onChange={(e) => setState({ status: WEBHOOK_DELIVERY_STATUSES.find((s) => s === e.target.value) ?? null, cursor: null })}>
                 <option value="">Any</option>
                 {WEBHOOK_DELIVERY_STATUSES.map((s) => (
                   <option key={s}>{s}</option>

@@ -10,6 +10,11 @@ export const AUDIT_OUTCOMES = ['APPLIED', 'REFUSED'] as const;
 export type AuditOutcomeFilter = (typeof AUDIT_OUTCOMES)[number];
 
 const term = (label: string) => filterText(200, { tooLong: `${label} is at most 200 characters.` });
+/** An instant with its offset (the URL carries UTC, `2026-01-31T09:00:00.000Z`); empty means unbounded. */
+const instant = z
+  .union([z.literal(''), z.iso.datetime({ offset: true, message: 'A date and time such as 2026-01-31T09:00:00Z.' })])
+  .transform((v) => (v === '' ? undefined : v))
+  .optional();
 
 export const auditFiltersSchema = z
   .object({
@@ -21,9 +26,14 @@ export const auditFiltersSchema = z
       .union([z.literal(''), z.enum(AUDIT_OUTCOMES)])
       .transform((v) => (v === '' ? undefined : v))
       .optional(),
+    /** Events at or after this instant. */
+    from: instant,
+    /** Events before this instant. */
+    to: instant,
   })
   // The target index leads with the kind: an id alone would scan the whole log.
-  .refine((f) => !f.targetId || f.targetKind, { message: 'Choose a target kind to filter by target id.', path: ['targetId'] });
+  .refine((f) => !f.targetId || f.targetKind, { message: 'Choose a target kind to filter by target id.', path: ['targetId'] })
+  .refine((f) => !f.from || !f.to || Date.parse(f.from) < Date.parse(f.to), { message: 'The end of the range is not after its start.', path: ['to'] });
 
 export type AuditFilters = z.output<typeof auditFiltersSchema>;
 
@@ -33,7 +43,7 @@ export const auditListQuerySchema = z.intersection(
   z.object({ cursor: cursorText(400).optional() }),
 );
 
-export const AUDIT_FILTER_KEYS = ['actor', 'action', 'targetKind', 'targetId', 'outcome'] as const;
+export const AUDIT_FILTER_KEYS = ['actor', 'action', 'targetKind', 'targetId', 'outcome', 'from', 'to'] as const;
 
 export type AuditSearchKey = (typeof AUDIT_FILTER_KEYS)[number] | 'cursor';
 export type AuditSearch = Partial<Record<AuditSearchKey, string>>;

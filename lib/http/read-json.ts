@@ -10,10 +10,26 @@ export class ApiError extends Error {
   }
 }
 
-/** GETs JSON from a read route; a non-2xx answer becomes an ApiError carrying its code. */
-export async function readJson<T>(path: string, params: Record<string, string> = {}, signal?: AbortSignal): Promise<T> {
-  const query = new URLSearchParams(params).toString();
-  const response = await fetch(query ? `${path}?${query}` : path, { signal, headers: { accept: 'application/json' } });
+type QueryValue = string | number | boolean | Date | null | undefined;
+
+/** A query string from filters, leaving out empty values, in a stable order. */
+export function toQueryString(params: Record<string, QueryValue>): string {
+  const search = new URLSearchParams();
+  for (const key of Object.keys(params).sort()) {
+    const value = params[key];
+    if (value === undefined || value === null || value === '' || value === false) continue;
+    search.set(key, value instanceof Date ? value.toISOString() : String(value));
+  }
+  const text = search.toString();
+  return text ? `?${text}` : '';
+}
+
+/**
+ * The console's one client fetch helper: GETs JSON from a read route (empty params
+ * left out); a non-2xx answer becomes an ApiError carrying its code.
+ */
+export async function readJson<T>(path: string, params: Record<string, QueryValue> = {}, signal?: AbortSignal): Promise<T> {
+  const response = await fetch(`${path}${toQueryString(params)}`, { signal, headers: { accept: 'application/json' }, cache: 'no-store' });
   const body: unknown = await response.json().catch(() => null);
   if (!response.ok) {
     const failure = (body ?? {}) as { code?: string; message?: string; fieldErrors?: Record<string, string[]> };

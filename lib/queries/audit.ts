@@ -1,5 +1,5 @@
 import 'server-only';
-import { and, asc, desc, eq, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, gte, lt, sql, type SQL } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/node-postgres';
 import type pg from 'pg';
 import type { DbOrTx } from '../db/client';
@@ -90,6 +90,8 @@ export function auditFilterWhere(filters: AuditFilters): SQL | undefined {
     filters.targetKind ? eq(auditEvent.targetKind, filters.targetKind) : undefined,
     filters.targetId ? eq(auditEvent.targetId, filters.targetId) : undefined,
     filters.outcome ? eq(auditEvent.outcome, filters.outcome) : undefined,
+    filters.from ? gte(auditEvent.at, new Date(filters.from)) : undefined,
+    filters.to ? lt(auditEvent.at, new Date(filters.to)) : undefined,
   );
 }
 

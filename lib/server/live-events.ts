@@ -1,6 +1,7 @@
 import 'server-only';
 import { EventEmitter } from 'node:events';
 import pg from 'pg';
+import { topicOfTable, type LiveTopic } from '../domain/live-topics';
 import { logger } from './logger';
 import { recordLiveEventFailure } from './metrics';
 import { loggableError } from './safe-error';
@@ -8,12 +9,13 @@ import { loggableError } from './safe-error';
 /**
  * One listener per server process: LISTEN keel_events for Keel's own tables, and a
  * half-second poll of the runtime's executions (which Keel never adds triggers to) and
- * of the settlement queue (too hot for NOTIFY), fanned out to every open SSE stream.
+ * of the settlement queue (too hot for NOTIFY), fanned out to every open SSE stream as
+ * topics of lib/domain/live-topics.ts.
  */
 export const LIVE_CHANNEL = 'keel_events';
 const POLL_MS = 500;
-const RUNTIME_TOPIC = 'oxide_batch.ob_job_execution';
-const QUEUE_TOPIC = 'settle.attempts';
+const RUNTIME_TOPIC: LiveTopic = 'executions';
+const QUEUE_TOPIC: LiveTopic = 'settlements';
 
 // Each status's newest updated_at, read from the runtime's (status, updated_at, id)
 // index: any status change or heartbeat moves one of them.
@@ -42,7 +44,7 @@ class LiveEvents extends EventEmitter {
     return this.ensureStarted();
   }
 
-  subscribe(listener: (topic: string) => void): () => void {
+  subscribe(listener: (topic: LiveTopic) => void): () => void {
     this.on('change', listener);
     void this.ensureStarted();
     return () => {
@@ -68,7 +70,8 @@ class LiveEvents extends EventEmitter {
       if (this.client === client) this.restart();
     });
     client.on('notification', (message) => {
-      if (message.channel === LIVE_CHANNEL && message.payload) this.emit('change', message.payload);
+      const topic = message.channel === LIVE_CHANNEL && message.payload ? topicOfTable(message.payload) : null;
+      if (topic) this.emit('change', topic);
     });
     await client.connect();
     await client.query(`LISTEN ${LIVE_CHANNEL}`);

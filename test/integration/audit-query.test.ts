@@ -51,6 +51,19 @@ describe('audit read model', () => {
     return { ids: pages.flatMap((p) => p.rows.map((r) => r.id)), pages };
   }
 
+  it('a time range keeps events at or after its start and before its end, in the list, the count and the export stream', async () => {
+    const filters = auditFiltersSchema.parse({ from: '2026-11-01T12:00:02Z', to: '2026-11-01T12:00:05Z' });
+    const expected = await expectedIds(`at >= $1 and at < $2`, ['2026-11-01T12:00:02Z', '2026-11-01T12:00:05Z']);
+    expect(expected.length).toBeGreaterThan(0);
+    expect(expected.length).toBeLessThan(240);
+    const { ids } = await walk(filters, 13);
+    expect(ids).toEqual(expected);
+    expect((await countAuditEvents(database.db, filters)).value).toBe(expected.length);
+    const streamed: number[] = [];
+    for await (const batch of streamAuditEvents(database.pool, filters, 17)) streamed.push(...batch.map((r) => r.id));
+    expect(streamed).toEqual(expected);
+  });
+
   it('pages through every event exactly once, newest first, across ties within a millisecond', async () => {
     const { ids, pages } = await walk({}, 7);
     expect(ids).toEqual(await expectedIds());

@@ -1,5 +1,5 @@
-import { dehydrate, HydrationBoundary, QueryClient } from '@tanstack/react-query';
 import type { Metadata } from 'next';
+import { Prefetched } from '@/components/data/prefetched';
 import { AuditView } from '@/components/audit/audit-view';
 import { PageHeader } from '@/components/ui/page-header';
 import { auditListQuerySchema, auditSearch } from '@/lib/domain/audit-filters';
@@ -7,24 +7,22 @@ import { listAuditEvents, parseAuditCursor } from '@/lib/queries/audit';
 import { queryKeys } from '@/lib/query-keys';
 import { page } from '@/lib/server/page';
 import { runtime } from '@/lib/server/runtime';
+import { auditSearchOf, loadAuditSearch } from '@/lib/url-state/audit';
 
 export const metadata: Metadata = { title: 'Audit' };
 
 export default page('read', { search: auditListQuerySchema }, async function AuditPage({ query, search: parsed }) {
-  const search = auditSearch(query);
-  const queryClient = new QueryClient();
+  const search = auditSearchOf(loadAuditSearch(query));
+  const { cursor, ...filters } = parsed.ok ? parsed.value : {};
+  const at = parsed.ok ? parseAuditCursor(cursor) : 'invalid';
   // Invalid filters are not prefetched: the client asks the API, which names the field.
-  if (parsed.ok) {
-    const { cursor, ...filters } = parsed.value;
-    const at = parseAuditCursor(cursor);
-    if (at !== 'invalid') queryClient.setQueryData(queryKeys.audit.list(search), await listAuditEvents(runtime().db, filters, at));
-  }
+  const queries = at === 'invalid' ? [] : [{ queryKey: queryKeys.audit.list(search), queryFn: () => listAuditEvents(runtime().db, filters, at) }];
   return (
     <>
       <PageHeader title="Audit" description="Every action taken through Keel, applied or refused, newest first. Times are the server's clock." />
-      <HydrationBoundary state={dehydrate(queryClient)}>
+      <Prefetched queries={queries}>
         <AuditView />
-      </HydrationBoundary>
+      </Prefetched>
     </>
   );
 });

@@ -1,11 +1,14 @@
 import type { Metadata } from 'next';
+import { Prefetched } from '@/components/data/prefetched';
 import { ExecutionsView } from '@/components/executions/executions-view';
-import { toQueryString } from '@/components/data/fetch-json';
 import { PageHeader } from '@/components/ui/page-header';
 import { InvalidFilters } from '@/components/ui/states';
-import { executionFiltersSchema, listExecutions, listJobNames } from '@/lib/queries/executions';
+import { executionFiltersSchema, listExecutions } from '@/lib/queries/executions';
+import { queryKeys } from '@/lib/query-keys';
+import { jobNames } from '@/lib/server/console-reads';
 import { page } from '@/lib/server/page';
 import { runtime } from '@/lib/server/runtime';
+import { loadExecutionsSearch } from '@/lib/url-state/executions';
 
 export const metadata: Metadata = { title: 'Executions' };
 
@@ -20,14 +23,20 @@ export default page('read', { search: executionFiltersSchema }, async function E
     );
   }
   const { db, settings, ownerToken } = runtime();
-  const [initial, jobNames] = await Promise.all([
-    listExecutions(db, search.value, { staleThresholdMs: settings.staleThresholdMs, ownerToken }),
-    listJobNames(db),
-  ]);
   return (
     <>
       {header}
-      <ExecutionsView initial={initial} initialKey={toQueryString(query)} jobNames={jobNames} />
+      <Prefetched
+        queries={[
+          {
+            queryKey: queryKeys.executions.list(loadExecutionsSearch(query)),
+            queryFn: () => listExecutions(db, search.value, { staleThresholdMs: settings.staleThresholdMs, ownerToken }),
+          },
+          { queryKey: queryKeys.jobNames(), queryFn: jobNames },
+        ]}
+      >
+        <ExecutionsView />
+      </Prefetched>
     </>
   );
 });

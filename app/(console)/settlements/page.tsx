@@ -1,5 +1,6 @@
 import type { Metadata } from 'next';
-import { filterParams, filterValuesOf, firstValue } from '@/components/settlements/filter-params';
+import { Prefetched } from '@/components/data/prefetched';
+import { filterParams } from '@/components/settlements/filter-params';
 import { QueueView } from '@/components/settlements/queue-view';
 import { SettlementTabs } from '@/components/settlements/settlement-tabs';
 import { PageHeader } from '@/components/ui/page-header';
@@ -7,13 +8,15 @@ import { InvalidFilters } from '@/components/ui/states';
 import { can } from '@/lib/domain/roles';
 import { listSettlementQueue } from '@/lib/queries/settlements';
 import { queueFiltersSchema } from '@/lib/queries/settlements-types';
+import { queryKeys } from '@/lib/query-keys';
 import { runtime } from '@/lib/server/runtime';
 import { page } from '@/lib/server/page';
+import { loadQueueSearch } from '@/lib/url-state/settlements';
 
 export const metadata: Metadata = { title: 'Settlements' };
 
 export default page('read', { search: queueFiltersSchema }, async function SettlementsPage({ actor, query, search }) {
-  const params = filterParams(filterValuesOf(query), { state: firstValue(query.state), cursor: firstValue(query.cursor) });
+  const params = filterParams(loadQueueSearch(query));
   const header = (
     <>
       <PageHeader title="Settlements" description="The settlement queue in due order: due, leased by a worker, or waiting for a retry. Times are the server's clock." />
@@ -28,11 +31,12 @@ export default page('read', { search: queueFiltersSchema }, async function Settl
       </>
     );
   }
-  const initial = await listSettlementQueue(runtime().db, search.value);
   return (
     <>
       {header}
-      <QueueView initial={initial} initialKey={new URLSearchParams(params).toString()} canAct={can(actor.role, 'replaySettlement')} />
+      <Prefetched queries={[{ queryKey: queryKeys.settlements.queue(params), queryFn: () => listSettlementQueue(runtime().db, search.value) }]}>
+        <QueueView canAct={can(actor.role, 'replaySettlement')} />
+      </Prefetched>
     </>
   );
 });

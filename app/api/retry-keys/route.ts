@@ -1,9 +1,8 @@
 import { z } from 'zod';
 import { cursorText, singleLineText } from '@/lib/domain/text';
 import { FAILURE_CATEGORIES, FAULT_PHASES } from '@/lib/domain/batch-status';
-import { decodeRetryKeyCursor, encodeRetryKeyCursor, listRetryKeys } from '@/lib/queries/retry-keys';
 import { apiRoute } from '@/lib/server/api-route';
-import { runtime } from '@/lib/server/runtime';
+import { retryKeysPage } from '@/lib/server/console-reads';
 
 export const dynamic = 'force-dynamic';
 
@@ -18,7 +17,4 @@ const querySchema = z.object({
 });
 
 /** GET /api/retry-keys: unresolved keys across steps (or corrupt envelopes), as the page shows them. */
-export const GET = apiRoute('read', querySchema, async (_actor, query) => {
-  const page = await listRetryKeys(runtime().db, { ...query, after: decodeRetryKeyCursor(query.cursor) });
-  return { rows: page.rows, nextCursor: page.nextCursor ? encodeRetryKeyCursor(page.nextCursor) : null };
-});
+export const GET = apiRoute('read', querySchema, async (_actor, query) => retryKeysPage(query));

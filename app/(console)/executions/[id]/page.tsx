@@ -1,135 +1,22 @@
 import type { Metadata } from 'next';
-import Link from 'next/link';
 import { notFound } from 'next/navigation';
-import { ExecutionActions } from '@/components/executions/execution-actions';
-import { OperatorHistoryTable } from '@/components/executions/operator-history-table';
-import { StepsTable } from '@/components/executions/steps-table';
-import { Fact } from '@/components/ui/fact';
-import { PageHeader } from '@/components/ui/page-header';
-import { StatusBadge } from '@/components/ui/status-badge';
-import { Cell, DataTable } from '@/components/ui/table';
-import { TimeAgo } from '@/components/ui/time-ago';
-import { readExecutionDetail } from '@/lib/queries/execution-detail';
-import { can } from '@/lib/domain/roles';
-import { runtime } from '@/lib/server/runtime';
-import { recoveryDeps } from '@/lib/server/services';
+import { Prefetched } from '@/components/data/prefetched';
+import { ExecutionView } from '@/components/executions/execution-view';
 import { idPathSchema } from '@/lib/domain/path-segment';
+import { queryKeys } from '@/lib/query-keys';
+import { executionDetailPage } from '@/lib/server/console-reads';
 import { page } from '@/lib/server/page';
-import { assessBatchCandidate } from '@/lib/services/propose-recovery';
 
 export async function generateMetadata({ params }: { params: Promise<{ id: string }> }): Promise<Metadata> {
   return { title: `Execution ${(await params).id}` };
 }
 
-
 export default page('read', { params: idPathSchema }, async function ExecutionPage({ actor, params }) {
-  const { db, settings, ownerToken } = runtime();
-  const detail = await readExecutionDetail(db, params.id, { staleThresholdMs: settings.staleThresholdMs, ownerToken });
+  const detail = await executionDetailPage(params.id, actor.role);
   if (!detail) notFound();
-  const canPropose = can(actor.role, 'proposeRecovery');
-  const pendingProposalId = detail.proposals.find((p) => p.status === 'PENDING')?.id ?? null;
-  const candidacy =
-    canPropose && !pendingProposalId ? await assessBatchCandidate(recoveryDeps(), detail.id) : { candidate: false, code: null, message: null };
-  const now = new Date(detail.serverNow);
-  const at = (value: string | null) => (value ? <TimeAgo at={new Date(value)} now={now} /> : '—');
   return (
-    <>
-      <p className="mb-2 text-sm">
-        <Link href="/executions" className="text-sky-800 underline dark:text-sky-300">
-          Executions
-        </Link>
-      </p>
-      <PageHeader title={`Execution ${detail.id}`} description={`${detail.jobName} · attempt ${detail.attempt} · version ${detail.version}`}>
-        <div className="flex items-center gap-2">
-          <StatusBadge status={detail.status} />
-          {detail.stale ? <span className="rounded bg-amber-100 px-1.5 py-0.5 text-xs font-medium text-amber-900 dark:bg-amber-950 dark:text-amber-200">stale</span> : null}
-        </div>
-      </PageHeader>
-      <ExecutionActions
-        executionId={detail.id}
-        status={detail.status}
-        canPropose={canPropose}
-        canStop={can(actor.role, 'requestStop')}
-        canAbandon={can(actor.role, 'abandonExecution')}
-        hasRecoveryDecision={detail.decisions.length > 0}
-        candidacy={candidacy}
-        stopRequested={detail.stopRequest !== null}
-        pendingProposalId={pendingProposalId}
-      />
-      <section aria-label="Summary" className="mb-8 rounded-lg border border-zinc-200 bg-white p-4 dark:border-zinc-800 dark:bg-zinc-900">
-        <dl className="grid grid-cols-2 gap-4 md:grid-cols-4">
-          <Fact label="Job">{detail.jobName} (revision {detail.definitionRevision})</Fact>
-          <Fact label="Delivery mode">{detail.deliveryMode ?? 'not declared (treated as ambiguous)'}</Fact>
-          <Fact label="Job instance">{detail.instanceId}</Fact>
-          <Fact label="Owner">{detail.owner === 'ABSENT' ? 'none' : detail.owner === 'CURRENT_PROCESS' ? 'this process' : 'another process'}</Fact>
-          <Fact label="Created">{at(detail.createdAt)}</Fact>
-          <Fact label="Started">{at(detail.startedAt)}</Fact>
-          <Fact label="Ended">{at(detail.endedAt)}</Fact>
-          <Fact label="Last update">{at(detail.updatedAt)}</Fact>
-          <Fact label="Exit code">{detail.exitCode ?? '—'}</Fact>
-          <Fact label="Failure category">{detail.failureCategory ?? '—'}</Fact>
-          <Fact label="Stop request">{detail.stopRequest ? <>by {detail.stopRequest.by}, {at(detail.stopRequest.at)}</> : 'none'}</Fact>
-        </dl>
-      </section>
-      <section aria-labelledby="steps" className="mb-8">
-        <h2 id="steps" className="mb-2 text-sm font-semibold">Steps</h2>
-        <StepsTable steps={detail.steps} />
-      </section>
-      <section aria-labelledby="operator-history" className="mb-8">
-        <h2 id="operator-history" className="mb-1 text-sm font-semibold">Operator history</h2>
-        <p className="mb-2 text-xs text-zinc-600 dark:text-zinc-400">
-          Requests the runtime recorded for this execution, from Keel and from the runtime’s own CLI.
-        </p>
-        <OperatorHistoryTable requests={detail.operatorRequests} now={now} />
-      </section>
-      <section aria-labelledby="history" className="mb-8">
-        <h2 id="history" className="mb-2 text-sm font-semibold">Recovery history</h2>
-        <DataTable caption="Recovery decisions" head={['Decision', 'Version', 'From', 'To', 'Reason', 'Reference', 'Evidence digest', 'Decided']} empty={detail.decisions.length === 0}>
-          {detail.decisions.map((d) => (
-            <tr key={d.id}>
-              <Cell mono>{d.id}</Cell>
-              <Cell>{d.executionVersion}</Cell>
-              <Cell><StatusBadge status={d.priorStatus} /></Cell>
-              <Cell><StatusBadge status={d.resultingStatus} /></Cell>
-              <Cell mono>{d.reasonCode}</Cell>
-              <Cell mono>{d.operatorReference}</Cell>
-              <Cell mono><span title={d.evidenceDigest}>{d.evidenceDigest.slice(0, 16)}…</span></Cell>
-              <Cell>{at(d.decidedAt)}</Cell>
-            </tr>
-          ))}
-        </DataTable>
-        <div className="mt-4">
-          <DataTable caption="Recovery proposals" head={['Proposal', 'Status', 'Proposed by', 'Decided by', 'Result', 'Created']} empty={detail.proposals.length === 0}>
-            {detail.proposals.map((p) => (
-              <tr key={p.id}>
-                <Cell mono>
-                  <Link href={`/recovery/${p.id}`} className="text-sky-800 underline dark:text-sky-300">{p.id}</Link>
-                </Cell>
-                <Cell><StatusBadge status={p.status} /></Cell>
-                <Cell>{p.proposerLogin}</Cell>
-                <Cell>{p.deciderLogin ?? '—'}</Cell>
-                <Cell>{p.resultingStatus ?? '—'}</Cell>
-                <Cell>{at(p.createdAt)}</Cell>
-              </tr>
-            ))}
-          </DataTable>
-        </div>
-      </section>
-      <section aria-labelledby="audit">
-        <h2 id="audit" className="mb-2 text-sm font-semibold">Audit trail</h2>
-        <DataTable caption="Audit trail" head={['When', 'Actor', 'Role', 'Action', 'Outcome', 'Reason']} empty={detail.audit.length === 0}>
-          {detail.audit.map((a) => (
-            <tr key={a.id}>
-              <Cell>{at(a.at)}</Cell>
-              <Cell>{a.actorLogin}</Cell>
-              <Cell>{a.actorRole}</Cell>
-              <Cell mono>{a.action}</Cell>
-              <Cell><StatusBadge status={a.outcome} />{a.code ? <span className="ml-2 font-mono text-xs">{a.code}</span> : null}</Cell>
-              <Cell>{a.reason ?? '—'}</Cell>
-            </tr>
-          ))}
-        </DataTable>
-      </section>
-    </>
+    <Prefetched queries={[{ queryKey: queryKeys.executions.detail(params.id), queryFn: async () => detail }]}>
+      <ExecutionView id={params.id} role={actor.role} />
+    </Prefetched>
   );
 });

@@ -1,20 +1,12 @@
 import type { Metadata } from 'next';
-import Link from 'next/link';
 import { notFound } from 'next/navigation';
-import { DeadlineCountdown } from '@/components/recovery/deadline-countdown';
-import { EvidenceSummary } from '@/components/recovery/evidence-summary';
-import { EvidenceTable } from '@/components/recovery/evidence-table';
-import { ProposalDecision } from '@/components/recovery/proposal-decision';
-import { CopyButton } from '@/components/ui/copy-button';
-import { Fact } from '@/components/ui/fact';
-import { PageHeader } from '@/components/ui/page-header';
-import { StatusBadge } from '@/components/ui/status-badge';
-import { TimeAgo } from '@/components/ui/time-ago';
-import { can, mayCancelProposal } from '@/lib/domain/roles';
+import { Prefetched } from '@/components/data/prefetched';
+import { ProposalView } from '@/components/recovery/proposal-view';
 import { idPathSchema } from '@/lib/domain/path-segment';
 import { readProposal } from '@/lib/queries/recovery';
-import { runtime } from '@/lib/server/runtime';
+import { queryKeys } from '@/lib/query-keys';
 import { page } from '@/lib/server/page';
+import { runtime } from '@/lib/server/runtime';
 
 export async function generateMetadata({ params }: { params: Promise<{ id: string }> }): Promise<Metadata> {
   return { title: `Proposal ${(await params).id}` };
@@ -24,55 +16,13 @@ export default page('read', { params: idPathSchema }, async function ProposalPag
   const { db, settings } = runtime();
   const proposal = await readProposal(db, params.id);
   if (!proposal) notFound();
-  const now = new Date(proposal.serverNow);
-  const targetHref = proposal.targetKind === 'batch' ? `/executions/${proposal.targetId}` : '/recovery#orchestrations';
   return (
-    <>
-      <p className="mb-2 text-sm">
-        <Link href="/recovery" className="text-sky-800 underline dark:text-sky-300">Recovery</Link>
-      </p>
-      <PageHeader title={`Proposal ${proposal.id}`} description={`Takeover of ${proposal.targetKind === 'batch' ? 'execution' : 'orchestration'} ${proposal.targetId}`}>
-        <StatusBadge status={proposal.status} />
-      </PageHeader>
-      <ProposalDecision
-        proposal={proposal}
-        canDecide={can(actor.role, 'decideRecovery')}
-        canCancel={mayCancelProposal(actor, proposal.proposerId)}
-        ownProposal={proposal.proposerId === actor.id}
+    <Prefetched queries={[{ queryKey: queryKeys.proposals.detail(params.id), queryFn: async () => proposal }]}>
+      <ProposalView
+        id={params.id}
+        actor={{ id: actor.id, role: actor.role }}
+        settings={{ staleThresholdMs: settings.staleThresholdMs, maxClockSkewMs: settings.maxClockSkewMs }}
       />
-      <section aria-label="Proposal" className="mb-6 rounded-lg border border-zinc-200 bg-white p-4 dark:border-zinc-800 dark:bg-zinc-900">
-        <dl className="grid grid-cols-2 gap-4 md:grid-cols-3">
-          <Fact label="Target"><Link href={targetHref} className="text-sky-800 underline dark:text-sky-300">{proposal.targetKind} {proposal.targetId}</Link></Fact>
-          <Fact label="Proposed by">{proposal.proposerLogin}, <TimeAgo at={new Date(proposal.createdAt)} now={now} /></Fact>
-          <Fact label="Approval deadline">{proposal.status === 'PENDING' ? <DeadlineCountdown deadline={proposal.deadline} serverNow={proposal.serverNow} /> : <>No longer running: the proposal is {proposal.status}.</>}</Fact>
-          {proposal.expectedVersion !== null ? <Fact label="Observed version">{proposal.expectedVersion}</Fact> : null}
-          {proposal.expectedFencingToken !== null ? <Fact label="Observed fencing token">{proposal.expectedFencingToken}</Fact> : null}
-          {proposal.successorOwner ? <Fact label="Successor owner">{proposal.successorOwner}</Fact> : null}
-          {proposal.decidedAt ? <Fact label="Decided">{proposal.deciderLogin ?? 'deadline'}, <TimeAgo at={new Date(proposal.decidedAt)} now={now} /></Fact> : null}
-          {proposal.resultingStatus ? <Fact label="Result">{proposal.resultingStatus}{proposal.failureCategory ? ` (${proposal.failureCategory})` : ''}</Fact> : null}
-          {proposal.reason ? <Fact label="Reason">{proposal.reason}</Fact> : null}
-        </dl>
-      </section>
-      <section aria-labelledby="evidence" className="rounded-lg border border-zinc-200 bg-white p-4 dark:border-zinc-800 dark:bg-zinc-900">
-        <h2 id="evidence" className="mb-3 text-sm font-semibold">Evidence</h2>
-        {proposal.evidenceView ? (
-          <EvidenceSummary
-            view={proposal.evidenceView}
-            now={now}
-            stepName={proposal.latestStepName}
-            settings={{ staleThresholdMs: settings.staleThresholdMs, maxClockSkewMs: settings.maxClockSkewMs }}
-            successorOwner={proposal.successorOwner}
-          />
-        ) : null}
-        <div className="mt-5">
-          <div className="text-xs font-medium uppercase tracking-wide text-zinc-600 dark:text-zinc-400">Evidence digest</div>
-          <div className="mt-0.5 flex flex-wrap items-center">
-            <code data-testid="evidence-digest" className="break-all font-mono text-sm">{proposal.evidenceDigest}</code>
-            <CopyButton value={proposal.evidenceDigest} label="Copy evidence digest" />
-          </div>
-        </div>
-        <EvidenceTable evidence={proposal.evidence} view={proposal.evidenceView} digest={proposal.evidenceDigest} />
-      </section>
-    </>
+    </Prefetched>
   );
 });

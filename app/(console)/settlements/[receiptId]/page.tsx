@@ -1,10 +1,12 @@
 import type { Metadata } from 'next';
+import { Prefetched } from '@/components/data/prefetched';
 import Link from 'next/link';
 import { notFound } from 'next/navigation';
 import { ReceiptHistoryView } from '@/components/settlements/receipt-history-view';
 import { PageHeader } from '@/components/ui/page-header';
 import { can } from '@/lib/domain/roles';
 import { readReceiptHistory } from '@/lib/queries/settlements';
+import { queryKeys } from '@/lib/query-keys';
 import { runtime } from '@/lib/server/runtime';
 import { decodePathSegment, receiptPathSchema } from '@/lib/domain/path-segment';
 import { page } from '@/lib/server/page';
@@ -32,7 +34,9 @@ export default page('read', { params: receiptPathSchema }, async function Receip
         </Link>
       </p>
       <PageHeader title={`Receipt ${receiptId}`} description="Its attempts, reasons, claims and replays, and every action taken on it, newest first." />
-      <ReceiptHistoryView initial={history} canAct={can(actor.role, 'replaySettlement')} />
+      <Prefetched queries={[{ queryKey: queryKeys.settlements.receipt(receiptId), queryFn: async () => history }]}>
+        <ReceiptHistoryView receiptId={receiptId} canAct={can(actor.role, 'replaySettlement')} />
+      </Prefetched>
     </>
   );
 });

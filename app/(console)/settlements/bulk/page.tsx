@@ -1,24 +1,29 @@
 import type { Metadata } from 'next';
+import { Prefetched } from '@/components/data/prefetched';
 import { BulkReplayList } from '@/components/settlements/bulk-replay-list';
-import { filterParams, firstValue } from '@/components/settlements/filter-params';
+import { filterParams } from '@/components/settlements/filter-params';
 import { SettlementTabs } from '@/components/settlements/settlement-tabs';
 import { PageHeader } from '@/components/ui/page-header';
 import { InvalidFilters } from '@/components/ui/states';
 import { listBulkReplays } from '@/lib/queries/settlements';
 import { bulkReplayListSchema } from '@/lib/queries/settlements-types';
+import { queryKeys } from '@/lib/query-keys';
 import { runtime } from '@/lib/server/runtime';
 import { page } from '@/lib/server/page';
+import { loadBulkReplaysSearch } from '@/lib/url-state/settlements';
 
 export const metadata: Metadata = { title: 'Bulk replays' };
 
 export default page('read', { search: bulkReplayListSchema }, async function BulkReplaysPage({ query, search }) {
-  const params = filterParams({ status: firstValue(query.status), cursor: firstValue(query.cursor) });
+  const params = filterParams(loadBulkReplaysSearch(query));
   return (
     <>
       <PageHeader title="Bulk replays" description="Every bulk replay of dead letters, newest first. Each keeps its frozen items and their results." />
       <SettlementTabs />
       {search.ok ? (
-        <BulkReplayList initial={await listBulkReplays(runtime().db, search.value)} initialKey={new URLSearchParams(params).toString()} />
+        <Prefetched queries={[{ queryKey: queryKeys.settlements.bulkReplays(params), queryFn: () => listBulkReplays(runtime().db, search.value) }]}>
+          <BulkReplayList />
+        </Prefetched>
       ) : (
         <InvalidFilters issues={search.issues} />
       )}

@@ -1,20 +1,23 @@
 import type { Metadata } from 'next';
+import { Prefetched } from '@/components/data/prefetched';
 import { DeadLettersView } from '@/components/settlements/dead-letters-view';
-import { filterParams, filterValuesOf, firstValue } from '@/components/settlements/filter-params';
+import { filterParams } from '@/components/settlements/filter-params';
 import { SettlementTabs } from '@/components/settlements/settlement-tabs';
 import { PageHeader } from '@/components/ui/page-header';
 import { InvalidFilters } from '@/components/ui/states';
 import { can } from '@/lib/domain/roles';
 import { deadLetterGroups, listDeadLetterPage, settlementNowMs } from '@/lib/queries/settlements';
 import { deadLetterFiltersSchema } from '@/lib/queries/settlements-types';
+import { queryKeys } from '@/lib/query-keys';
 import { runtime } from '@/lib/server/runtime';
 import { page } from '@/lib/server/page';
+import { loadDeadLettersSearch } from '@/lib/url-state/settlements';
 
 export const metadata: Metadata = { title: 'Dead letters' };
 
 export default page('read', { search: deadLetterFiltersSchema }, async function DeadLettersPage({ actor, query, search }) {
-  const values = filterValuesOf(query);
-  const params = filterParams(values, { cursor: firstValue(query.cursor) });
+  const state = loadDeadLettersSearch(query);
+  const params = filterParams(state);
   const header = (
     <>
       <PageHeader title="Dead letters" description="Settlements that failed for good, newest first. Replay queues one again; bulk replay acts on a frozen preview of the filter." />
@@ -32,17 +35,18 @@ export default page('read', { search: deadLetterFiltersSchema }, async function 
   const { db } = runtime();
   // One clock for both reads, so the groups and the list measure ages alike.
   const nowMs = await settlementNowMs(db);
-  const [initial, groups] = await Promise.all([listDeadLetterPage(db, search.value, { nowMs }), deadLetterGroups(db, search.value, { nowMs })]);
   return (
     <>
       {header}
-      <DeadLettersView
-        initial={initial}
-        initialGroups={groups}
-        initialKey={new URLSearchParams(params).toString()}
-        initialGroupKey={new URLSearchParams(filterParams({ ...values, reason: undefined })).toString()}
-        canAct={can(actor.role, 'replaySettlement')}
-      />
+      <Prefetched
+        queries={[
+          { queryKey: queryKeys.settlements.deadLetters(params), queryFn: () => listDeadLetterPage(db, search.value, { nowMs }) },
+          // Groups ignore the reason (they are the reasons) and the page, as the view's query does.
+          { queryKey: queryKeys.settlements.deadLetterGroups(filterParams({ ...state, reason: null, cursor: null })), queryFn: () => deadLetterGroups(db, search.value, { nowMs }) },
+        ]}
+      >
+        <DeadLettersView canAct={can(actor.role, 'replaySettlement')} />
+      </Prefetched>
     </>
   );
 });

@@ -1,18 +1,15 @@
 import { z } from 'zod';
 import { idPathSchema } from '@/lib/domain/path-segment';
-import { readExecutionDetail } from '@/lib/queries/execution-detail';
 import { apiRoute } from '@/lib/server/api-route';
-import { runtime } from '@/lib/server/runtime';
+import { executionDetailPage } from '@/lib/server/console-reads';
 
 export const dynamic = 'force-dynamic';
 
-/** GET /api/executions/:id: the execution detail (steps, owner observation, history, audit). */
+/** GET /api/executions/:id: the execution detail (steps, owner observation, history, audit) and
+ * whether this role may request a takeover now (or the rule it fails). */
 export const GET = apiRoute(
   'read',
   z.object({}),
-  async (_actor, _query, { path }) => {
-    const { db, settings, ownerToken } = runtime();
-    return readExecutionDetail(db, path.id, { staleThresholdMs: settings.staleThresholdMs, ownerToken });
-  },
+  async (actor, _query, { path }) => executionDetailPage(path.id, actor.role),
   { params: idPathSchema },
 );

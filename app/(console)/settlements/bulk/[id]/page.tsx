@@ -1,15 +1,18 @@
 import type { Metadata } from 'next';
+import { Prefetched } from '@/components/data/prefetched';
 import Link from 'next/link';
 import { notFound } from 'next/navigation';
 import { BulkReplayView } from '@/components/settlements/bulk-replay-view';
-import { filterParams, firstValue } from '@/components/settlements/filter-params';
+import { filterParams } from '@/components/settlements/filter-params';
 import { PageHeader } from '@/components/ui/page-header';
 import { can } from '@/lib/domain/roles';
 import { readBulkReplayDetail } from '@/lib/queries/settlements';
 import { bulkReplayItemsSchema } from '@/lib/queries/settlements-types';
+import { queryKeys } from '@/lib/query-keys';
 import { runtime } from '@/lib/server/runtime';
 import { idPathSchema } from '@/lib/domain/path-segment';
 import { page } from '@/lib/server/page';
+import { loadBulkReplayItemsSearch } from '@/lib/url-state/settlements';
 
 type Props = { params: Promise<{ id: string }>; searchParams: Promise<Record<string, string | string[] | undefined>> };
 
@@ -18,7 +21,7 @@ export async function generateMetadata({ params }: Props): Promise<Metadata> {
 }
 
 export default page('read', { params: idPathSchema, search: bulkReplayItemsSchema }, async function BulkReplayPage({ actor, params, query: raw, search }) {
-  const query = filterParams({ result: firstValue(raw.result), after: firstValue(raw.after) });
+  const query = filterParams(loadBulkReplayItemsSearch(raw));
   const detail = await readBulkReplayDetail(runtime().db, params.id, search.ok ? search.value : {});
   if (!detail) notFound();
   return (
@@ -29,7 +32,9 @@ export default page('read', { params: idPathSchema, search: bulkReplayItemsSchem
         </Link>
       </p>
       <PageHeader title={`Bulk replay ${detail.job.id}`} description="A frozen snapshot of dead letters, replayed in batches by the server's worker." />
-      <BulkReplayView initial={detail} initialKey={search.ok ? new URLSearchParams(query).toString() : ''} canAct={can(actor.role, 'replaySettlement')} />
+      <Prefetched queries={search.ok ? [{ queryKey: queryKeys.settlements.bulkReplay(detail.job.id, query), queryFn: async () => detail }] : []}>
+        <BulkReplayView jobId={detail.job.id} canAct={can(actor.role, 'replaySettlement')} />
+      </Prefetched>
     </>
   );
 });

@@ -1,0 +1,91 @@
+'use client';
+
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import Link from 'next/link';
+import { useQueryStates } from 'nuqs';
+import { readJson } from '@/lib/http/read-json';
+import { PROPOSAL_STATUSES } from '@/lib/domain/proposal-status';
+import type { OrchestrationLease, ProposalPage } from '@/lib/queries/recovery-types';
+import { queryKeys } from '@/lib/query-keys';
+import { proposalListParams, recoveryHref, recoverySearch } from '@/lib/url-state/recovery';
+import { ErrorState } from '../ui/states';
+import { StatusBadge } from '../ui/status-badge';
+import { Cell, DataTable } from '../ui/table';
+import { TimeAgo } from '../ui/time-ago';
+import { OrchestrationTakeoverButton } from './orchestration-takeover-button';
+
+const tab = 'rounded-md border border-zinc-300 px-2 py-1 aria-[current=page]:bg-zinc-900 aria-[current=page]:text-white dark:border-zinc-700 dark:aria-[current=page]:bg-zinc-100 dark:aria-[current=page]:text-zinc-900';
+const LINK = 'text-sky-800 underline dark:text-sky-300';
+
+export type LeasePage = { items: OrchestrationLease[]; serverNow: string };
+
+/** Proposals by status and orchestration leases; the status and cursor live in the URL. */
+export function RecoveryView({ canPropose }: { canPropose: boolean }) {
+  const [search] = useQueryStates(recoverySearch, { history: 'push' });
+  const params = proposalListParams(search);
+  const proposals = useQuery({
+    queryKey: queryKeys.proposals.list(params),
+    queryFn: ({ signal }) => readJson<ProposalPage>('/api/proposals', params, signal),
+    placeholderData: keepPreviousData,
+  });
+  const leases = useQuery({
+    queryKey: queryKeys.orchestrations.list({}),
+    queryFn: ({ signal }) => readJson<LeasePage>('/api/orchestrations', {}, signal),
+  });
+  const now = new Date(proposals.data?.serverNow ?? leases.data?.serverNow ?? 0);
+  const status = search.status;
+  return (
+    <>
+      {proposals.error ? <ErrorState detail={proposals.error.message} /> : null}
+      <section aria-labelledby="proposals" className="mb-8">
+        <h2 id="proposals" className="mb-2 text-sm font-semibold">Proposals</h2>
+        <nav aria-label="Filter proposals by status" className="mb-3 flex flex-wrap gap-2 text-sm">
+          <Link href={recoveryHref({})} aria-current={!status ? 'page' : undefined} className={tab}>All</Link>
+          {PROPOSAL_STATUSES.map((s) => (
+            <Link key={s} href={recoveryHref({ status: s })} aria-current={status === s ? 'page' : undefined} className={tab}>{s}</Link>
+          ))}
+        </nav>
+        <DataTable caption="Recovery proposals" head={['Proposal', 'Target', 'Status', 'Proposed by', 'Created', 'Deadline', 'Decided by']} empty={proposals.data?.items.length === 0}>
+          {proposals.data?.items.map((p) => (
+            <tr key={p.id}>
+              <Cell mono><Link href={`/recovery/${p.id}`} className={LINK}>{p.id}</Link></Cell>
+              <Cell>{p.targetKind} {p.targetId}</Cell>
+              <Cell><StatusBadge status={p.status} /></Cell>
+              <Cell>{p.proposerLogin}</Cell>
+              <Cell><TimeAgo at={new Date(p.createdAt)} now={now} /></Cell>
+              <Cell><TimeAgo at={new Date(p.deadline)} now={now} /></Cell>
+              <Cell>{p.deciderLogin ?? '—'}</Cell>
+            </tr>
+          ))}
+        </DataTable>
+        {proposals.data?.nextCursor ? (
+          <Link href={recoveryHref({ status, cursor: proposals.data.nextCursor })} className={`mt-3 inline-block text-sm font-medium ${LINK}`}>
+            Older proposals
+          </Link>
+        ) : null}
+      </section>
+      <section aria-labelledby="orchestrations-heading" id="orchestrations">
+        <h2 id="orchestrations-heading" className="mb-2 text-sm font-semibold">Orchestration leases</h2>
+        {leases.error ? <ErrorState detail={leases.error.message} /> : null}
+        <DataTable caption="Orchestration leases" head={['Orchestration', 'Owner', 'Fencing token', 'Lease expires', 'Authentication', '']} empty={leases.data?.items.length === 0}>
+          {leases.data?.items.map((l) => (
+            <tr key={l.executionId}>
+              <Cell mono>{l.executionId}</Cell>
+              <Cell wrap>{l.leaseOwner}</Cell>
+              <Cell>{l.fencingToken}</Cell>
+              <Cell><TimeAgo at={new Date(l.expiresAt)} now={now} />{l.expired ? <span className="ml-2 text-xs font-medium text-amber-800 dark:text-amber-300">lapsed</span> : null}</Cell>
+              <Cell>{l.authenticated ? 'verified' : <span className="font-medium text-red-800 dark:text-red-300">does not verify</span>}</Cell>
+              <Cell>
+                {l.pendingProposalId ? (
+                  <Link href={`/recovery/${l.pendingProposalId}`} className={LINK}>Proposal {l.pendingProposalId} pending</Link>
+                ) : canPropose && l.expired && l.authenticated ? (
+                  <OrchestrationTakeoverButton executionId={l.executionId} leaseOwner={l.leaseOwner} fencingToken={l.fencingToken} />
+                ) : null}
+              </Cell>
+            </tr>
+          ))}
+        </DataTable>
+      </section>
+    </>
+  );
+}

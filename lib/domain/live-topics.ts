@@ -1,0 +1,32 @@
+/**
+ * The live-update vocabulary, shared by the server's event stream and the pages:
+ * the server turns a changed table into one of these topics, and a page refetches
+ * only the queries of that topic. A table outside this map sends nothing.
+ */
+export const LIVE_TOPICS = ['executions', 'proposals', 'settlements', 'audit', 'users', 'webhooks', 'metrics'] as const;
+export type LiveTopic = (typeof LIVE_TOPICS)[number];
+
+/** The runtime's and Keel's tables (schema.table, as the NOTIFY trigger names them) and their topic. */
+export const TABLE_TOPICS: Readonly<Record<string, LiveTopic>> = {
+  'oxide_batch.ob_job_execution': 'executions',
+  'keel.recovery_proposal': 'proposals',
+  // Orchestration leases are shown beside the proposals that take them over.
+  'keel.durable_checkpoint': 'proposals',
+  'keel.audit_event': 'audit',
+  'keel.user': 'users',
+  'keel.webhook_delivery': 'webhooks',
+  'keel.bulk_replay': 'settlements',
+  'keel.settlement_replay': 'settlements',
+  'keel.settlement_event': 'settlements',
+  'keel.metric_sample': 'metrics',
+  'settle.attempts': 'settlements',
+  'settle.dead_letters': 'settlements',
+};
+
+export function topicOfTable(table: string): LiveTopic | null {
+  return Object.hasOwn(TABLE_TOPICS, table) ? TABLE_TOPICS[table]! : null;
+}
+
+export function isLiveTopic(value: unknown): value is LiveTopic {
+  return typeof value === 'string' && (LIVE_TOPICS as readonly string[]).includes(value);
+}

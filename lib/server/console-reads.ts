@@ -1,0 +1,63 @@
+import 'server-only';
+import { can, type Role } from '../domain/roles';
+import { readExecutionDetail } from '../queries/execution-detail';
+import { listJobNames } from '../queries/executions';
+import { assessBatchCandidate, type CandidateAssessment } from '../services/propose-recovery';
+import { recoveryDeps } from './services';
+import { readLastHour } from '../queries/metric-series';
+import { readOverview } from '../queries/overview';
+import { decodeRetryKeyCursor, encodeRetryKeyCursor, listRetryKeys } from '../queries/retry-keys';
+import type { FailureCategory, FaultPhase } from '../domain/batch-status';
+import { runtime } from './runtime';
+
+/**
+ * Reads whose answer the read API shapes beyond the query itself. A page prefetches
+ * with the same function its API route answers with, so the hydrated data and a
+ * later refetch cannot differ in shape.
+ */
+
+const CHARTS = [
+  { metric: 'settlement_queue_depth', label: 'due', name: 'Due settlements' },
+  { metric: 'settlement_queue_depth', label: 'leased', name: 'Leased settlements' },
+  { metric: 'settlement_queue_depth', label: 'retry_scheduled', name: 'Retries scheduled' },
+  { metric: 'settlement_dead_letters_total', name: 'Dead letters' },
+  { metric: 'batch_stale_executions', name: 'Stale executions' },
+  { metric: 'recovery_pending_proposals', name: 'Pending proposals' },
+];
+
+export async function overviewPage() {
+  const { db, settings } = runtime();
+  const [overview, charts] = await Promise.all([readOverview(db, settings.staleThresholdMs), readLastHour(db, CHARTS)]);
+  return { ...overview, serverNow: overview.serverNow.toISOString(), staleThresholdMs: settings.staleThresholdMs, charts };
+}
+
+export interface RetryKeysQuery {
+  job?: string;
+  phase?: FaultPhase;
+  category?: FailureCategory;
+  executionId?: number;
+  only?: 'keys' | 'corrupt';
+  cursor?: string;
+  limit?: number;
+}
+
+export async function retryKeysPage(query: RetryKeysQuery) {
+  const page = await listRetryKeys(runtime().db, { ...query, after: decodeRetryKeyCursor(query.cursor) });
+  return { rows: page.rows, nextCursor: page.nextCursor ? encodeRetryKeyCursor(page.nextCursor) : null };
+}
+
+export const jobNames = () => listJobNames(runtime().db);
+
+/**
+ * An execution's detail, and for a role that may propose, whether a takeover may be
+ * requested (or the rule it fails), so the page's buttons follow the data.
+ */
+export async function executionDetailPage(id: number, role: Role) {
+  const { db, settings, ownerToken } = runtime();
+  const detail = await readExecutionDetail(db, id, { staleThresholdMs: settings.staleThresholdMs, ownerToken });
+  if (!detail) return null;
+  const pending = detail.proposals.some((p) => p.status === 'PENDING');
+  const candidacy: CandidateAssessment =
+    can(role, 'proposeRecovery') && !pending ? await assessBatchCandidate(recoveryDeps(), detail.id) : { candidate: false, code: null, message: null };
+  return { ...detail, candidacy };
+}

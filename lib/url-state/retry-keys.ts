@@ -1,0 +1,21 @@
+import { createLoader, createSerializer, parseAsString, parseAsStringLiteral, type inferParserType } from 'nuqs/server';
+import { FAILURE_CATEGORIES, FAULT_PHASES } from '../domain/batch-status';
+
+/** The retry keys page's URL state: filters and the cursors of its two lists. */
+export const retryKeysSearch = {
+  job: parseAsString,
+  phase: parseAsStringLiteral(FAULT_PHASES),
+  category: parseAsStringLiteral(FAILURE_CATEGORIES),
+  cursor: parseAsString,
+  corruptCursor: parseAsString,
+};
+export type RetryKeysSearch = inferParserType<typeof retryKeysSearch>;
+
+export const loadRetryKeysSearch = createLoader(retryKeysSearch);
+export const serializeRetryKeysSearch = createSerializer(retryKeysSearch);
+export const retryKeysHref = (search: Partial<RetryKeysSearch>) => serializeRetryKeysSearch('/retry-keys', search);
+
+/** GET /api/retry-keys params of the page's two lists; they are also the lists' query-key filters. */
+export const unresolvedKeysParams = (s: RetryKeysSearch) =>
+  ({ only: 'keys', job: s.job ?? undefined, phase: s.phase ?? undefined, category: s.category ?? undefined, cursor: s.cursor ?? undefined, limit: 100 }) as const;
+export const corruptEnvelopesParams = (s: RetryKeysSearch) => ({ only: 'corrupt', job: s.job ?? undefined, cursor: s.corruptCursor ?? undefined, limit: 50 }) as const;

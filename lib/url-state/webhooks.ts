@@ -1,0 +1,9 @@
+import { createLoader, parseAsString, parseAsStringLiteral } from 'nuqs/server';
+import { WEBHOOK_DELIVERY_STATUSES } from '../domain/webhook-filters';
+
+/** The webhook deliveries' URL state (webhookDeliveryQuerySchema validates the same params). */
+export const webhooksSearch = {
+  status: parseAsStringLiteral(WEBHOOK_DELIVERY_STATUSES),
+  cursor: parseAsString,
+};
+export const loadWebhooksSearch = createLoader(webhooksSearch);

@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import { auditListQuerySchema } from '../../lib/domain/audit-filters';
+import { LIVE_TOPICS, topicOfTable } from '../../lib/domain/live-topics';
+import { auditSearchOf, auditStateOf, loadAuditSearch } from '../../lib/url-state/audit';
+import { executionsHref, loadExecutionsSearch } from '../../lib/url-state/executions';
+import { deadLettersHref, loadQueueSearch } from '../../lib/url-state/settlements';
+
+describe('URL state', () => {
+  it('parses typed filters the same way on every side, and drops values outside a vocabulary', () => {
+    const search = loadExecutionsSearch({ status: 'FAILED', updatedFrom: '2026-01-31T09:00:00.000Z', q: '42' });
+    expect(search.status).toBe('FAILED');
+    expect(search.updatedFrom?.toISOString()).toBe('2026-01-31T09:00:00.000Z');
+    expect(loadExecutionsSearch({ status: 'BOGUS' }).status).toBeNull();
+    expect(loadQueueSearch({ state: 'leased', reason: 'not-a-code' })).toMatchObject({ state: 'leased', reason: null });
+  });
+
+  it('builds links from the same parsers, leaving out empty filters', () => {
+    expect(executionsHref({ status: 'FAILED', cursor: null })).toBe('/executions?status=FAILED');
+    expect(deadLettersHref({ reason: 'rpc', q: null })).toBe('/settlements/dead-letters?reason=rpc');
+  });
+
+  it('carries the audit time range to the API params the schema accepts, and refuses a range that ends before it starts', () => {
+    const state = loadAuditSearch({ from: '2026-01-31T09:00:00.000Z', to: '2026-02-01T09:00:00.000Z', outcome: 'REFUSED' });
+    const search = auditSearchOf(state);
+    expect(search).toEqual({ outcome: 'REFUSED', from: '2026-01-31T09:00:00.000Z', to: '2026-02-01T09:00:00.000Z' });
+    expect(auditListQuerySchema.safeParse(search).success).toBe(true);
+    expect(auditSearchOf({ ...auditStateOf(search), cursor: null })).toEqual(search);
+    const backwards = auditListQuerySchema.safeParse({ from: search.to, to: search.from });
+    expect(backwards.success).toBe(false);
+    expect(auditListQuerySchema.safeParse({ from: 'yesterday' }).success).toBe(false);
+  });
+});
+
+describe('live topics', () => {
+  it('maps every notifying table to one topic, and nothing else', () => {
+    expect(topicOfTable('oxide_batch.ob_job_execution')).toBe('executions');
+    expect(topicOfTable('settle.dead_letters')).toBe('settlements');
+    expect(topicOfTable('keel.audit_event')).toBe('audit');
+    expect(topicOfTable('toString')).toBeNull();
+    expect(LIVE_TOPICS).toEqual(expect.arrayContaining(['executions', 'proposals', 'settlements', 'audit', 'users']));
+  });
+});
