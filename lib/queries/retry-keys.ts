@@ -139,7 +139,11 @@ export interface RetryKeyFilters {
 export function retryKeyStepsQuery(from: { id: number; inclusive: boolean } | null, filters: RetryKeyFilters, batch: number): SQL {
   const bound = from ? (from.inclusive ? sql`and s.id <= ${from.id}` : sql`and s.id < ${from.id}`) : sql``;
   const byExecution = filters.executionId !== undefined ? sql`and s.job_execution_id = ${filters.executionId}` : sql``;
-  const byJob = filters.job ? sql`and i.job_name = ${filters.job}` : sql``;
+  // In the inner select, so the limit applies before the joins (joining first read every matching step).
+  const byJob = filters.job
+    ? sql`and exists (select 1 from oxide_batch.ob_job_execution je join oxide_batch.ob_job_instance ji on ji.id = je.job_instance_id
+                      where je.id = s.job_execution_id and ji.job_name = ${filters.job})`
+    : sql``;
   // Containment narrows the scan to envelopes holding such an entry; rows are still checked one by one below.
   const entry: Record<string, string> = {};
   if (filters.phase) entry.phase = filters.phase;
@@ -153,13 +157,14 @@ export function retryKeyStepsQuery(from: { id: number; inclusive: boolean } | nu
                                            then d.manifest -> 'steps' else '[]'::jsonb end) as policy(step)
             where policy.step ->> 'logical_id' = s.step_logical_id
             limit 1) as fault_policy
-    from oxide_batch.ob_step_execution s
+    from (select s.* from oxide_batch.ob_step_execution s
+          where ${holdsRetainedEnvelope} ${bound} ${byExecution} ${byJob} ${byEntry}
+          order by s.id desc
+          limit ${batch}) s
     join oxide_batch.ob_job_execution e on e.id = s.job_execution_id
     join oxide_batch.ob_job_definition d on d.id = e.definition_id
     join oxide_batch.ob_job_instance i on i.id = e.job_instance_id
-    where ${holdsRetainedEnvelope} ${bound} ${byExecution} ${byJob} ${byEntry}
-    order by s.id desc
-    limit ${batch}`;
+    order by s.id desc`;
 }
 
 /**
