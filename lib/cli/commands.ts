@@ -28,6 +28,9 @@ Commands:
                         roles: ${ROLES.join(', ')}
   demo-runtime          run the demo runtime's workers against the database until Ctrl-C
                         (the console already runs one unless KEEL_DEMO_RUNTIME=0)
+  load-scale [--executions N --retry-keys N --attempts N --dead-letters N] [--append]
+                        load generated executions, retry keys and settlements into DATABASE_URL
+                        (set-based; refuses a database that already holds them unless --append)
   check-runtime-digests --migrations DIR [--database-url URL]
                         build a scratch database from the runtime's own migration files in DIR
                         (on the server of --database-url or DATABASE_URL), write executions
@@ -229,6 +232,8 @@ export async function runCommand(argv: string[]): Promise<number | undefined> {
         return await runtimeIndexesCommand(rest);
       case 'demo-runtime':
         return await demoRuntimeCommand();
+      case 'load-scale':
+        return await (await import('./load-scale')).loadScaleCommand(rest, log);
       case 'check-runtime-digests':
         return await checkRuntimeDigestsCommand(rest);
       case undefined:

@@ -1,4 +1,20 @@
 import type pg from 'pg';
+import { EMPTY_CHECKSUM_HEX, FAULT_STATE_FORMAT_ID } from '../domain/fault-state';
+import { ZERO_DIGEST_HEX } from '../domain/retry-key';
+
+/**
+ * A step whose fault-state envelope is not the runtime's default (empty) one: what the
+ * retry-keys list reads. The partial indexes below use this very text as their
+ * predicate and the list's WHERE repeats it, so the planner can prove the index
+ * applies (a weaker or reworded condition would leave it a sequential scan).
+ * Constants only; `alias` is a constant too.
+ */
+export function retainedEnvelopePredicate(alias?: string): string {
+  const c = (name: string) => (alias ? `${alias}.${name}` : name);
+  const emptyPayload = JSON.stringify({ checkpoint: ZERO_DIGEST_HEX, entries: [] });
+  return `(NOT (${c('fault_state_format')} = 1 AND ${c('fault_state_schema')} = '${FAULT_STATE_FORMAT_ID}' AND ${c('fault_state_schema_version')} = 1`
+    + ` AND ${c('fault_state_checksum')} = '\\x${EMPTY_CHECKSUM_HEX}'::bytea AND ${c('fault_state_payload')} = '${emptyPayload}'::jsonb))`;
+}
 
 /**
  * Indexes Keel's filters want on the runtime's tables. Keel never alters an
@@ -13,10 +29,15 @@ export const RUNTIME_INDEXES: { name: string; purpose: string; definition: strin
     definition: 'oxide_batch.ob_job_execution (updated_at DESC, id DESC)',
   },
   {
-    name: 'keel_ob_step_execution_retained_idx',
-    purpose: 'retry keys: steps whose fault-state envelope is not the empty one',
-    definition:
-      "oxide_batch.ob_step_execution (id DESC) WHERE fault_state_checksum <> '\\xa491114819e0d3bd8b7ca004dc0636f95b45e2fcb1a67ddb5726beaea12f9922'::bytea",
+    // Replaces keel_ob_step_execution_retained_idx (checksum-only predicate, which the list's WHERE never implied); drop that one.
+    name: 'keel_ob_step_execution_envelope_idx',
+    purpose: 'retry keys: steps whose fault-state envelope is not the default one, newest step first',
+    definition: `oxide_batch.ob_step_execution (id DESC) WHERE ${retainedEnvelopePredicate()}`,
+  },
+  {
+    name: 'keel_ob_step_execution_envelope_entries_idx',
+    purpose: 'retry keys filtered by phase or category: envelope containment (@>) on the same steps',
+    definition: `oxide_batch.ob_step_execution USING gin (fault_state_payload jsonb_path_ops) WHERE ${retainedEnvelopePredicate()}`,
   },
 ];
 

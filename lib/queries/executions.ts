@@ -7,7 +7,8 @@ import { ownerObservation } from '../db/sql/owner-observation';
 import { staleExecution } from '../db/sql/stale-execution';
 import { RUNTIME_INDEXES } from '../db/runtime-indexes';
 import { BATCH_STATUSES } from '../domain/batch-status';
-import { COUNT_CAP, decodeCursor, encodeCursor, type CappedCount } from '../domain/cursor';
+import { decodeCursor, encodeCursor } from '../domain/cursor';
+import { countUpToCap, type ListCount } from './count';
 import type { ExecutionListItem, ExecutionPage } from './executions-types';
 
 export type { ExecutionListItem, ExecutionPage };
@@ -119,7 +120,7 @@ async function readPage(
       where ${where} ${after}
       order by e.updated_at desc, e.id desc
       limit ${EXECUTION_PAGE_SIZE + 1}`),
-    countExecutions(db, where),
+    countExecutions(db, filters, where),
     db.execute<{ now: string }>(sql`select clock_timestamp() as now`),
   ]);
   const rows = page.rows.slice(0, EXECUTION_PAGE_SIZE);
@@ -145,14 +146,12 @@ async function readPage(
   };
 }
 
-async function countExecutions(db: DbOrTx, where: SQL): Promise<CappedCount> {
-  const result = await db.execute<{ n: number }>(sql`
-    select count(*)::int as n from (
-      select 1 from oxide_batch.ob_job_execution e
-      join oxide_batch.ob_job_instance i on i.id = e.job_instance_id
-      where ${where} limit ${COUNT_CAP + 1}) t`);
-  const n = result.rows[0]?.n ?? 0;
-  return { value: Math.min(n, COUNT_CAP), capped: n > COUNT_CAP };
+/** Capped, then estimated (lib/queries/count.ts); the instance join only when the job filter needs it. */
+function countExecutions(db: DbOrTx, filters: ExecutionFilters, where: SQL): Promise<ListCount> {
+  const from = filters.job
+    ? sql`oxide_batch.ob_job_execution e join oxide_batch.ob_job_instance i on i.id = e.job_instance_id`
+    : sql`oxide_batch.ob_job_execution e`;
+  return countUpToCap(db, from, where);
 }
 
 /** Job names for the filter menu. */

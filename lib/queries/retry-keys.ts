@@ -1,9 +1,7 @@
 import 'server-only';
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import type { DbOrTx } from '../db/client';
 import {
-  EMPTY_CHECKSUM_HEX,
-  FAULT_STATE_FORMAT_ID,
   fromCanonicalJson,
   isRetryLimit,
   isRetryStateLimit,
@@ -11,11 +9,14 @@ import {
   type FaultPolicyError,
   type FaultStateFormatError,
 } from '../domain/fault-state';
-import { retryKeyShortHex, ZERO_DIGEST_HEX } from '../domain/retry-key';
+import { retryKeyShortHex } from '../domain/retry-key';
+import { retainedEnvelopePredicate } from '../db/runtime-indexes';
 
 export const RETRY_KEY_PAGE_SIZE = 100;
 const MAX_PAGE_SIZE = 500;
-const MAX_BATCHES = 20;
+// The corrupt-only view cannot be narrowed in SQL (a checksum is checked by reading the
+// envelope), so one render reads at most this many steps and links on from the last.
+const CORRUPT_SCAN_STEPS = 1000;
 
 /** Where the next page starts: after `key` in step `stepId`, or after the whole step when `key` is null. */
 export interface RetryKeyCursor {
@@ -122,10 +123,8 @@ function rowsOfStep(step: StepRow): RetryKeyListRow[] {
   return envelope.value.entries.map((entry) => ({ ...base, kind: 'key', keyPrefix: retryKeyShortHex(entry.key), ...entry }));
 }
 
-// The runtime's default envelope: most steps hold it, and it has nothing to list.
-const holdsDefaultEnvelope = sql`(s.fault_state_format = 1 and s.fault_state_schema = ${FAULT_STATE_FORMAT_ID}
-  and s.fault_state_schema_version = 1 and s.fault_state_checksum = decode(${EMPTY_CHECKSUM_HEX}, 'hex')
-  and s.fault_state_payload = ${JSON.stringify({ checkpoint: ZERO_DIGEST_HEX, entries: [] })}::jsonb)`;
+// Not the runtime's default envelope: the text of the partial indexes' predicate, so they serve this list.
+const holdsRetainedEnvelope = sql.raw(retainedEnvelopePredicate('s'));
 
 /** What the retry-keys page filters by; phase and category narrow the keys, `only` picks keys or corrupt envelopes. */
 export interface RetryKeyFilters {
@@ -136,16 +135,21 @@ export interface RetryKeyFilters {
   only?: 'keys' | 'corrupt';
 }
 
-async function fetchSteps(db: DbOrTx, from: { id: number; inclusive: boolean } | null, filters: RetryKeyFilters, batch: number) {
+/** The list's one statement: steps holding a retained envelope under the filters, newest first (exported for plan tests). */
+export function retryKeyStepsQuery(from: { id: number; inclusive: boolean } | null, filters: RetryKeyFilters, batch: number): SQL {
   const bound = from ? (from.inclusive ? sql`and s.id <= ${from.id}` : sql`and s.id < ${from.id}`) : sql``;
   const byExecution = filters.executionId !== undefined ? sql`and s.job_execution_id = ${filters.executionId}` : sql``;
-  const byJob = filters.job ? sql`and i.job_name = ${filters.job}` : sql``;
+  // In the inner select, so the limit applies before the joins (joining first read every matching step).
+  const byJob = filters.job
+    ? sql`and exists (select 1 from oxide_batch.ob_job_execution je join oxide_batch.ob_job_instance ji on ji.id = je.job_instance_id
+                      where je.id = s.job_execution_id and ji.job_name = ${filters.job})`
+    : sql``;
   // Containment narrows the scan to envelopes holding such an entry; rows are still checked one by one below.
   const entry: Record<string, string> = {};
   if (filters.phase) entry.phase = filters.phase;
   if (filters.category) entry.category = filters.category;
   const byEntry = filters.only !== 'corrupt' && Object.keys(entry).length > 0 ? sql`and s.fault_state_payload @> ${JSON.stringify({ entries: [entry] })}::jsonb` : sql``;
-  const { rows } = await db.execute<StepRow>(sql`
+  return sql`
     select s.id, s.job_execution_id, s.step_logical_id, s.status, s.fault_state_format, s.fault_state_schema,
            s.fault_state_schema_version, s.fault_state_payload, s.fault_state_checksum, i.job_name,
            (select policy.step -> 'fault_policy'
@@ -153,14 +157,14 @@ async function fetchSteps(db: DbOrTx, from: { id: number; inclusive: boolean } |
                                            then d.manifest -> 'steps' else '[]'::jsonb end) as policy(step)
             where policy.step ->> 'logical_id' = s.step_logical_id
             limit 1) as fault_policy
-    from oxide_batch.ob_step_execution s
+    from (select s.* from oxide_batch.ob_step_execution s
+          where ${holdsRetainedEnvelope} ${bound} ${byExecution} ${byJob} ${byEntry}
+          order by s.id desc
+          limit ${batch}) s
     join oxide_batch.ob_job_execution e on e.id = s.job_execution_id
     join oxide_batch.ob_job_definition d on d.id = e.definition_id
     join oxide_batch.ob_job_instance i on i.id = e.job_instance_id
-    where not ${holdsDefaultEnvelope} ${bound} ${byExecution} ${byJob} ${byEntry}
-    order by s.id desc
-    limit ${batch}`);
-  return rows;
+    order by s.id desc`;
 }
 
 /**
@@ -174,29 +178,29 @@ export async function listRetryKeys(
 ): Promise<RetryKeyPage> {
   const size = Math.min(Math.max(Math.trunc(options.limit ?? RETRY_KEY_PAGE_SIZE) || 1, 1), MAX_PAGE_SIZE);
   const after = options.after ?? null;
+  // One statement per render: each valid step read yields at least one matching row (the
+  // containment filter is in SQL), so size + 1 steps fill a page unless some are corrupt.
+  const stepLimit = options.only === 'corrupt' ? CORRUPT_SCAN_STEPS : size + 1;
+  const from = after ? { id: after.stepId, inclusive: after.key !== null } : null;
+  const { rows: steps } = await db.execute<StepRow>(retryKeyStepsQuery(from, options, stepLimit));
   const rows: RetryKeyListRow[] = [];
-  let from = after ? { id: after.stepId, inclusive: after.key !== null } : null;
-  for (let batch = 0; batch < MAX_BATCHES; batch += 1) {
-    const steps = await fetchSteps(db, from, options, size);
-    for (const step of steps) {
-      let stepRows = rowsOfStep(step).filter((row) => matches(row, options));
-      if (after?.key != null && Number(step.id) === after.stepId) {
-        stepRows = stepRows.filter((row) => row.kind === 'key' && row.key > (after.key as string));
-      }
-      for (const row of stepRows) {
-        const last = rows[rows.length - 1];
-        if (rows.length === size && last) {
-          return { rows, nextCursor: { stepId: last.stepId, key: last.kind === 'key' ? last.key : null } };
-        }
-        rows.push(row);
-      }
+  for (const step of steps) {
+    let stepRows = rowsOfStep(step).filter((row) => matches(row, options));
+    if (after?.key != null && Number(step.id) === after.stepId) {
+      stepRows = stepRows.filter((row) => row.kind === 'key' && row.key > (after.key as string));
     }
-    const lastStep = steps[steps.length - 1];
-    if (steps.length < size || !lastStep) return { rows, nextCursor: null };
-    from = { id: Number(lastStep.id), inclusive: false };
+    for (const row of stepRows) {
+      const last = rows[rows.length - 1];
+      if (rows.length === size && last) {
+        return { rows, nextCursor: { stepId: last.stepId, key: last.kind === 'key' ? last.key : null } };
+      }
+      rows.push(row);
+    }
   }
-  // Many steps held valid empty envelopes: stop scanning and let the next page go on from here.
-  return { rows, nextCursor: from ? { stepId: from.id, key: null } : null };
+  const lastStep = steps[steps.length - 1];
+  if (steps.length < stepLimit || !lastStep) return { rows, nextCursor: null };
+  // Steps held corrupt or non-matching envelopes: the next page goes on after the last step read.
+  return { rows, nextCursor: { stepId: Number(lastStep.id), key: null } };
 }
 
 function matches(row: RetryKeyListRow, filters: RetryKeyFilters): boolean {

@@ -1,12 +1,13 @@
 import 'server-only';
 import { sql, type SQL } from 'drizzle-orm';
 import type { DbOrTx } from '../db/client';
-import { COUNT_CAP, decodeCursor, encodeCursor, type CappedCount } from '../domain/cursor';
+import { COUNT_CAP, decodeCursor, encodeCursor } from '../domain/cursor';
 import { FAILURE_CODES } from '../domain/settlement-vocabulary';
 import type { BulkReplayItemOutcome, BulkReplayJob } from '../ports/bulk-replay';
 import { allOf, deadLetterFilterConditions, type DeadLetterFilterColumns } from '../db/sql/dead-letter-filter';
 import { toDeadLetterFilter } from '../domain/dead-letter-filter';
 import { queueStateAt } from '../domain/queue-state';
+import { countsUpToCap, countUpToCap } from './count';
 import { countBulkReplayItems, listBulkReplayItems, readBulkReplayJob } from './bulk-replay-jobs';
 import { inQueueState } from '../db/sql/queue-state';
 import {
@@ -37,12 +38,6 @@ export async function settlementNowMs(db: DbOrTx): Promise<number> {
 }
 
 const and = allOf;
-
-async function cappedCount(db: DbOrTx, from: SQL, where: SQL): Promise<CappedCount> {
-  const result = await db.execute<{ n: number }>(sql`select count(*)::int as n from (select 1 from ${from} where ${where} limit ${COUNT_CAP + 1}) t`);
-  const n = result.rows[0]?.n ?? 0;
-  return { value: Math.min(n, COUNT_CAP), capped: n > COUNT_CAP };
-}
 
 /** The queue view filters `settle.attempts` on its reason code, and measures age on the due time. */
 const QUEUE_FILTER_COLUMNS: DeadLetterFilterColumns = {
@@ -76,19 +71,24 @@ export async function listSettlementQueue(db: DbOrTx, filters: QueueFilters, opt
   const after = keyset(filters.cursor);
   const afterCondition = after ? sql`and (next_visible_at_ms, receipt_id) > (${after[0]}::bigint, ${after[1]})` : sql``;
   const attempts = sql`settle.attempts`;
-  const [page, due, leased, retryScheduled, deadLettered] = await Promise.all([
+  // Every tab's count in one statement (one round trip), each capped and then estimated.
+  const [page, counts] = await Promise.all([
     db.execute<Row<Omit<QueueRow, 'state'>>>(sql`
       select ${QUEUE_COLUMNS} from settle.attempts where ${where} ${afterCondition}
       order by next_visible_at_ms, receipt_id limit ${pageSize + 1}`),
-    cappedCount(db, attempts, and([...base, inQueueState('due', nowMs)])),
-    cappedCount(db, attempts, and([...base, inQueueState('leased', nowMs)])),
-    cappedCount(db, attempts, and([...base, inQueueState('retry_scheduled', nowMs)])),
-    cappedCount(db, sql`settle.dead_letters`, and(deadLetterFilterConditions(toDeadLetterFilter(filters), nowMs))),
+    countsUpToCap(db, {
+      due: { from: attempts, where: and([...base, inQueueState('due', nowMs)]) },
+      leased: { from: attempts, where: and([...base, inQueueState('leased', nowMs)]) },
+      retry_scheduled: { from: attempts, where: and([...base, inQueueState('retry_scheduled', nowMs)]) },
+      dead_lettered: { from: sql`settle.dead_letters`, where: and(deadLetterFilterConditions(toDeadLetterFilter(filters), nowMs)) },
+      // Read only for the "all" tab; `false` costs nothing otherwise.
+      all: { from: attempts, where: state === 'all' ? where : sql`false` },
+    }),
   ]);
   const rows = page.rows.slice(0, pageSize).map((r) => ({ ...r, state: queueStateAt(r, nowMs) }));
   const last = rows.at(-1);
-  const stateCounts = { due, leased, retry_scheduled: retryScheduled, dead_lettered: deadLettered };
-  const count = state === 'all' ? await cappedCount(db, attempts, where) : stateCounts[state];
+  const { all, ...stateCounts } = counts;
+  const count = state === 'all' ? all : stateCounts[state];
   return {
     rows,
     nextCursor: page.rows.length > pageSize && last ? encodeCursor([last.nextVisibleAtMs, last.receiptId]) : null,
@@ -115,7 +115,7 @@ export async function listDeadLetterPage(db: DbOrTx, filters: DeadLetterFilters,
     db.execute<Row<DeadLetterRow>>(sql`
       select ${DEAD_LETTER_COLUMNS} from settle.dead_letters where ${where} ${beforeCondition}
       order by recorded_at_ms desc, receipt_id desc limit ${pageSize + 1}`),
-    cappedCount(db, sql`settle.dead_letters`, where),
+    countUpToCap(db, sql`settle.dead_letters`, where),
   ]);
   const rows = page.rows.slice(0, pageSize);
   const last = rows.at(-1);

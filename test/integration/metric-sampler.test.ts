@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createDatabase } from '../../lib/db/client';
 import { METRICS, sampleMetrics, startMetricSampler } from '../../lib/workers/metric-sampler';
+import { BATCH_STATUSES } from '../../lib/domain/batch-status';
 import { freshDatabase } from '../support/database';
 
 const { pool, db, newPool } = await freshDatabase();
@@ -64,9 +65,9 @@ async function givenAQueue(nowMs: number) {
 }
 
 describe('metric sampler', () => {
-  it('samples queue depth by state, retries, dead letters by reason, stale executions and pending proposals', async () => {
+  it('samples queue depth by state, retries, dead letters by reason, stale executions, pending proposals and executions by status', async () => {
     await givenAQueue(await serverNowMs());
-    expect(await sampleMetrics(db, { staleThresholdMs: STALE_MS })).toMatchObject({ written: 10, deleted: 0 });
+    expect(await sampleMetrics(db, { staleThresholdMs: STALE_MS })).toMatchObject({ written: 18, deleted: 0 });
     expect(await latest()).toEqual({
       [`${METRICS.queueDepth}{due}`]: 3,
       [`${METRICS.queueDepth}{leased}`]: 1,
@@ -78,10 +79,12 @@ describe('metric sampler', () => {
       [METRICS.deadLettersTotal]: 3,
       [METRICS.staleExecutions]: 1,
       [METRICS.pendingProposals]: 1,
+      // Every status, zero or not, so the overview and /api/metrics read them without counting.
+      ...Object.fromEntries(BATCH_STATUSES.map((status) => [`${METRICS.executions}{${status}}`, status === 'STARTED' ? 2 : 0])),
     });
     // No label ever holds a receipt id.
     const labels = await pool.query(`select distinct label from keel.metric_sample`);
-    expect(labels.rows.map((r) => r.label).sort()).toEqual(['', 'due', 'leased', 'retry_scheduled', 'rpc', 'signature']);
+    expect(labels.rows.map((r) => r.label).sort()).toEqual(['', ...BATCH_STATUSES, 'due', 'leased', 'retry_scheduled', 'rpc', 'signature'].sort());
   });
 
   it('writes one sample per interval however many processes sample, and forgets samples after two days', async () => {
@@ -90,7 +93,7 @@ describe('metric sampler', () => {
       (clock_timestamp() - interval '2 days 1 minute', 'old', '', 1), (clock_timestamp() - interval '47 hours', 'kept', '', 1)`);
     const samplers = Array.from({ length: 4 }, () => createDatabase(newPool(1)));
     const results = await Promise.all(samplers.map((d) => sampleMetrics(d, { staleThresholdMs: STALE_MS })));
-    expect(results.filter((r) => r !== null)).toEqual([{ written: 10, deleted: 1 }]);
+    expect(results.filter((r) => r !== null)).toEqual([{ written: 18, deleted: 1 }]);
     const { rows } = await pool.query(`select metric, count(*)::int as n from keel.metric_sample where metric in ('old', 'kept', $1) group by 1 order by 1`, [METRICS.pendingProposals]);
     expect(rows).toEqual([{ metric: 'kept', n: 1 }, { metric: METRICS.pendingProposals, n: 1 }]);
   });

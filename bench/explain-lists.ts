@@ -1,0 +1,85 @@
+// EXPLAIN (ANALYZE, BUFFERS) of every statement the list read models send, with the
+// filters the UI offers, and whether any plan scans a large table sequentially.
+//
+//   DATABASE_URL=postgres://postgres@127.0.0.1:5432/keel_scale \
+//     node --import tsx --conditions=react-server bench/explain-lists.ts [--only substring]
+//
+// The read models run against a pool that records each statement and its parameters;
+// each recorded statement is then explained with the same parameters. Figures, not a test.
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+import { createDatabase } from '../lib/db/client';
+import { listExecutions } from '../lib/queries/executions';
+import { readOverview } from '../lib/queries/overview';
+import { listRetryKeys } from '../lib/queries/retry-keys';
+import { deadLetterGroups, listDeadLetterPage, listSettlementQueue } from '../lib/queries/settlements';
+import { deadLetterFiltersSchema, queueFiltersSchema } from '../lib/queries/settlements-types';
+
+const { values } = parseArgs({ options: { only: { type: 'string' } } });
+const LARGE = ['ob_job_execution', 'ob_step_execution', 'ob_job_instance', 'attempts', 'dead_letters', 'receipt_place'];
+const url = process.env.DATABASE_URL;
+if (!url) throw new Error('set DATABASE_URL to the loaded database');
+
+const recorded: { text: string; values: unknown[] }[] = [];
+const pool = new pg.Pool({ connectionString: url, max: 4 });
+const recording = new Proxy(pool, {
+  get(target, name, receiver) {
+    if (name !== 'query') return Reflect.get(target, name, receiver);
+    return (query: string | { text: string; values?: unknown[] }, params?: unknown[]) => {
+      const text = typeof query === 'string' ? query : query.text;
+      // Reads only: a sample the overview takes on demand is written, not explained (EXPLAIN ANALYZE would write it again).
+      if (!/^\s*(begin|commit|rollback|set |select pg_advisory|explain)/i.test(text) && !/insert into|delete from/i.test(text)) {
+        recorded.push({ text, values: params ?? (typeof query === "string" ? [] : query.values) ?? [] });
+      }
+      return (target.query as (...args: unknown[]) => unknown)(query, params);
+    };
+  },
+});
+const db = createDatabase(recording);
+const context = { staleThresholdMs: 900_000, ownerToken: Buffer.alloc(16) };
+const queue = (q: Record<string, string>) => queueFiltersSchema.parse(q);
+const dead = (q: Record<string, string>) => deadLetterFiltersSchema.parse(q);
+
+const CASES: [string, () => Promise<unknown>][] = [
+  ['overview', () => readOverview(db, context.staleThresholdMs)],
+  ['executions', () => listExecutions(db, {}, context)],
+  ['executions status=FAILED', () => listExecutions(db, { status: 'FAILED' }, context)],
+  ['executions stale=1', () => listExecutions(db, { stale: '1' }, context)],
+  ['executions job=settle-invoices', () => listExecutions(db, { job: 'settle-invoices' }, context)],
+  ['executions updated range', () => listExecutions(db, { updatedFrom: new Date(Date.now() - 30 * 86_400_000).toISOString(), updatedTo: new Date(Date.now() - 20 * 86_400_000).toISOString() }, context)],
+  ['executions q=123456', () => listExecutions(db, { q: '123456' }, context)],
+  ['retry keys', () => listRetryKeys(db, { only: 'keys', limit: 100 })],
+  ['retry keys phase=read', () => listRetryKeys(db, { only: 'keys', phase: 'read', limit: 100 })],
+  ['retry keys phase=write category=SERIALIZATION', () => listRetryKeys(db, { only: 'keys', phase: 'write', category: 'SERIALIZATION', limit: 100 })],
+  ['retry keys job=import-ledger', () => listRetryKeys(db, { only: 'keys', job: 'import-ledger', limit: 100 })],
+  ['retry keys corrupt', () => listRetryKeys(db, { only: 'corrupt', limit: 50 })],
+  ['queue due', () => listSettlementQueue(db, queue({}))],
+  ['queue leased', () => listSettlementQueue(db, queue({ state: 'leased' }))],
+  ['queue all reason=rpc', () => listSettlementQueue(db, queue({ state: 'all', reason: 'rpc' }))],
+  ['queue minAttempts=3 minAge=30m', () => listSettlementQueue(db, queue({ minAttempts: '3', minAge: '30m' }))],
+  ['queue q=rcpt_ab', () => listSettlementQueue(db, queue({ q: 'rcpt_ab' }))],
+  ['dead letters', () => listDeadLetterPage(db, dead({}))],
+  ['dead letters reason=rpc maxAge=2d', () => listDeadLetterPage(db, dead({ reason: 'rpc', maxAge: '2d' }))],
+  ['dead letters minAttempts=5', () => listDeadLetterPage(db, dead({ minAttempts: '5' }))],
+  ['dead-letter groups', () => deadLetterGroups(db, dead({}))],
+];
+
+let sequential = 0;
+for (const [name, read] of CASES.filter(([n]) => !values.only || n.includes(values.only))) {
+  recorded.length = 0;
+  await read();
+  const statements = [...recorded];
+  for (const [i, statement] of statements.entries()) {
+    const { rows } = await pool.query(`explain (analyze, buffers) ${statement.text}`, statement.values);
+    const plan = rows.map((r) => r['QUERY PLAN'] as string);
+    // A sequential scan under a LIMIT that stops within the count cap (a capped count) reads at most 10,001 rows: reported, not counted.
+    const seqLines = plan.filter((line) => LARGE.some((t) => new RegExp(`Seq Scan on ${t}\\b`).test(line)));
+    const seq = seqLines.filter((line) => Number(/actual time=\S+ rows=(\d+)/.exec(line)?.[1] ?? Infinity) > 10_001 || /loops=[2-9]/.test(line));
+    sequential += seq.length;
+    const note = seq.length ? '  SEQUENTIAL SCAN OF A LARGE TABLE' : seqLines.length ? '  (sequential scan stopped by the count cap)' : '';
+    process.stdout.write(`\n### ${name} (statement ${i + 1} of ${statements.length})${note}\n`);
+    process.stdout.write(`${statement.text.replace(/\s+/g, ' ').trim()}\n${plan.join('\n')}\n`);
+  }
+}
+process.stdout.write(`\n${sequential} sequential scan(s) of a large table\n`);
+await pool.end();

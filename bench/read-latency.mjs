@@ -1,0 +1,132 @@
+#!/usr/bin/env node
+// Read latency of every list API route and page under 10 concurrent clients, first page
+// and a deep keyset page, with the filters the UI offers. Prints p50/p95 per route.
+//
+//   KEEL_BENCH_URL=http://127.0.0.1:3160 KEEL_BENCH_USER=bench KEEL_BENCH_PASSWORD=... \
+//     node bench/read-latency.mjs [--seconds 5] [--only substring] [--json out.json]
+//
+// A figure-printing script, not a test: it asserts nothing and never runs in `npm test`.
+import autocannon from 'autocannon';
+import { writeFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+
+const { values } = parseArgs({ options: { seconds: { type: 'string', default: '5' }, only: { type: 'string' }, json: { type: 'string' }, connections: { type: 'string', default: '10' } } });
+const base = process.env.KEEL_BENCH_URL ?? 'http://127.0.0.1:3160';
+const username = process.env.KEEL_BENCH_USER ?? 'bench';
+const password = process.env.KEEL_BENCH_PASSWORD;
+if (!password) {
+  process.stderr.write('set KEEL_BENCH_PASSWORD (and KEEL_BENCH_USER) to an admin made with `npm run keel -- create-user`\n');
+  process.exit(2);
+}
+const connections = Number(values.connections);
+const seconds = Number(values.seconds);
+// Deep pages: this many pages in, following each route's own cursor.
+const DEPTH = 10;
+
+async function signIn() {
+  const response = await fetch(`${base}/api/auth/sign-in/username`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', Origin: base },
+    body: JSON.stringify({ username, password }),
+  });
+  if (!response.ok) throw new Error(`sign-in failed: ${response.status} ${await response.text()}`);
+  return response.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+}
+
+const days = (n) => new Date(Date.now() - n * 86_400_000).toISOString();
+
+const API = {
+  '/api/executions': ['', 'status=FAILED', 'status=STARTED', 'stale=1', 'job=settle-invoices', `updatedFrom=${days(30)}&updatedTo=${days(20)}`, 'q=123456'],
+  '/api/retry-keys': ['', 'phase=read', 'category=TIMEOUT', 'phase=write&category=SERIALIZATION', 'only=keys', 'only=corrupt', 'job=import-ledger', 'job=import-ledger&phase=process'],
+  '/api/settlements/queue': ['', 'state=leased', 'state=retry_scheduled', 'state=all', 'reason=rpc', 'minAttempts=3', 'maxAttempts=1', 'minAge=30m', 'maxAge=10m', 'q=rcpt_ab'],
+  '/api/settlements/dead-letters': ['', 'reason=rpc', 'reason=invalid_binding', 'minAttempts=5', 'minAge=30d', 'maxAge=2d', 'q=rcpt_ab'],
+  '/api/settlements/dead-letters/groups': ['', 'minAttempts=5', 'maxAge=2d'],
+  '/api/metrics': [''],
+  '/api/audit': [''],
+  '/api/proposals': [''],
+  '/api/webhooks/deliveries': [''],
+  '/api/users': [''],
+  '/api/settlements/bulk-replays': [''],
+};
+const PAGES = {
+  '/': [''],
+  '/executions': API['/api/executions'],
+  '/retry-keys': ['', 'phase=read', 'category=TIMEOUT', 'phase=write&category=SERIALIZATION', 'job=import-ledger'],
+  '/settlements': API['/api/settlements/queue'],
+  '/settlements/dead-letters': API['/api/settlements/dead-letters'],
+  '/settlements/bulk': [''],
+  '/recovery': [''],
+  '/audit': [''],
+  '/webhooks': [''],
+  '/users': [''],
+};
+// Where each list's next cursor is in its API answer, and which page follows it.
+const CURSORS = {
+  '/api/executions': { field: 'nextCursor', page: '/executions' },
+  '/api/retry-keys': { field: 'nextCursor', page: '/retry-keys' },
+  '/api/settlements/queue': { field: 'nextCursor', page: '/settlements' },
+  '/api/settlements/dead-letters': { field: 'nextCursor', page: '/settlements/dead-letters' },
+};
+
+const withQuery = (path, query) => (query ? `${path}?${query}` : path);
+
+/** The cursor DEPTH pages in, by following the API's own next cursors (null when the list is shorter). */
+async function deepCursor(cookie, path, query) {
+  let cursor = null;
+  for (let i = 0; i < DEPTH; i += 1) {
+    const q = [query, cursor ? `cursor=${encodeURIComponent(cursor)}` : ''].filter(Boolean).join('&');
+    const response = await fetch(`${base}${withQuery(path, q)}`, { headers: { Cookie: cookie } });
+    if (!response.ok) return null;
+    const next = (await response.json())[CURSORS[path].field];
+    if (!next) return cursor;
+    cursor = next;
+  }
+  return cursor;
+}
+
+async function measure(cookie, url) {
+  // One request first: a route slower than a second gets a fixed number of requests, so a run ends.
+  const started = performance.now();
+  const probe = await fetch(`${base}${url}`, { headers: { Cookie: cookie }, redirect: 'manual' });
+  await probe.arrayBuffer();
+  const single = performance.now() - started;
+  const budget = single > 1000 ? { amount: connections * 2 } : { duration: seconds };
+  // autocannon's summary has p90 and p97.5 but no p95: keep every response time and rank them.
+  const times = [];
+  const run = autocannon({ url: `${base}${url}`, connections, headers: { Cookie: cookie }, ...budget });
+  run.on('response', (_client, _status, _bytes, responseTime) => times.push(responseTime));
+  const result = await run;
+  times.sort((a, b) => a - b);
+  const rank = (p) => (times.length ? Math.round(times[Math.min(times.length - 1, Math.ceil(p * times.length) - 1)]) : null);
+  const bad = result.non2xx + result.errors + result.timeouts;
+  return { url, status: probe.status, requests: times.length, p50: rank(0.5), p95: rank(0.95), bad };
+}
+
+const cookie = await signIn();
+const targets = [];
+for (const [path, queries] of Object.entries(API)) for (const q of queries) targets.push({ kind: 'api', path, url: withQuery(path, q), query: q });
+for (const [path, queries] of Object.entries(PAGES)) for (const q of queries) targets.push({ kind: 'page', path, url: withQuery(path, q), query: q });
+for (const [path, { page }] of Object.entries(CURSORS)) {
+  for (const q of API[path]) {
+    process.stderr.write(`following ${path}?${q} ${DEPTH} pages in\n`);
+    const cursor = await deepCursor(cookie, path, q);
+    if (!cursor) continue;
+    const deep = [q, `cursor=${encodeURIComponent(cursor)}`].filter(Boolean).join('&');
+    targets.push({ kind: 'api', path, url: withQuery(path, deep), query: `${q} (page ${DEPTH + 1})`, deep: true });
+    if (PAGES[page]?.includes(q)) targets.push({ kind: 'page', path: page, url: withQuery(page, deep), query: `${q} (page ${DEPTH + 1})`, deep: true });
+  }
+}
+
+const rows = [];
+process.stdout.write(`${connections} clients, ${seconds} s per route (2 requests per client when one takes over 1 s), ${base}\n`);
+process.stdout.write(`${'kind'.padEnd(5)} ${'p50 ms'.padStart(7)} ${'p95 ms'.padStart(7)} ${'reqs'.padStart(6)}  route\n`);
+for (const target of targets.filter((t) => !values.only || t.url.includes(values.only))) {
+  const figure = await measure(cookie, target.url);
+  const row = { ...target, ...figure };
+  rows.push(row);
+  const flag = row.bad ? `  (${row.bad} non-2xx/errors, first status ${row.status})` : '';
+  process.stdout.write(`${target.kind.padEnd(5)} ${String(row.p50).padStart(7)} ${String(row.p95).padStart(7)} ${String(row.requests).padStart(6)}  ${target.path}${target.query ? ` ?${target.query}` : ''}${flag}\n`);
+}
+const worst = (kind) => Math.max(...rows.filter((r) => r.kind === kind).map((r) => r.p95));
+process.stdout.write(`worst p95: api ${worst('api')} ms (goal 100), pages ${worst('page')} ms (goal 150)\n`);
+if (values.json) writeFileSync(values.json, JSON.stringify(rows, null, 2));
