@@ -50,7 +50,8 @@ describe('audit CSV export stream', () => {
 
   it('ends an export whose client stops reading: the snapshot is rolled back, the connection released, the reader told', async () => {
     const pool = database.newPool(1, { application_name: 'keel-export-idle' });
-    const { reader, ended } = exportWithOutcome(pool, { idleMs: 300, batchSize: 100 });
+    // Long enough that a loaded machine still sees the held snapshot before the idle timer ends it.
+    const { reader, ended } = exportWithOutcome(pool, { idleMs: 3_000, batchSize: 100 });
     await reader.read(); // the header
     await reader.read(); // the first batch; then the client reads no more
     await vi.waitFor(async () => expect(await sessions('keel-export-idle', 'idle in transaction')).toBe(1));
