@@ -17,6 +17,7 @@ import {
   type SettlementRoute,
   type SettlementRouteError,
 } from '../domain/settlement';
+import { recordClaimedOutcomesInOneStatement } from './settlement-batch';
 import type { EnqueueSettlement, SettlementClaimError, SettlementOutcomeStore, SettlementStoreBinding } from '../ports/settlement-store';
 
 /** Query rows typed by a port's interface (execute wants an index signature). */
@@ -47,7 +48,7 @@ function describe(error: unknown): string {
 }
 
 /** Database failures become Backend values: the port never throws. */
-async function guarded<T, E>(work: () => Promise<Result<T, E>>): Promise<Result<T, E | SettlementRouteError>> {
+export async function guarded<T, E>(work: () => Promise<Result<T, E>>): Promise<Result<T, E | SettlementRouteError>> {
   try {
     return await work();
   } catch (error) {
@@ -55,7 +56,7 @@ async function guarded<T, E>(work: () => Promise<Result<T, E>>): Promise<Result<
   }
 }
 
-function claimProblem(claim: SettlementAttemptClaim): string | null {
+export function claimProblem(claim: SettlementAttemptClaim): string | null {
   if (typeof claim.receiptId !== 'string' || claim.receiptId === '') return 'claim receipt_id is empty';
   for (const [name, value] of [
     ['finalized_at', claim.finalizedAt],
@@ -267,5 +268,7 @@ export function postgresSettlementStore(db: DbOrTx): SettlementOutcomeStore {
         return err(conflictError('the claim no longer matches the stored attempt, or its lease has expired'));
       });
     },
+
+    recordClaimedOutcomes: (items, policy, observedAtMs) => recordClaimedOutcomesInOneStatement(db, items, policy, observedAtMs),
   };
 }
