@@ -138,12 +138,14 @@ export async function recordClaimedOutcomesInOneStatement(
           lease_token text, lease_until_ms bigint, route text, event_kind text, event_attempt int,
           reason_code text, reason_sha256_hex text, next_visible_at_ms bigint, dead_json text)
       ),
+      -- The lease test reads the claim's side (equal to the row's by the join): on the row's
+      -- side the planner would scan every live lease per batch instead of the primary key.
       gone as (
         delete from settle.attempts a using input i
         where i.route in ('NoAction', 'DeadLettered') and a.receipt_id = i.receipt_id
           and a.finalized_at = i.finalized_at and a.attempts = i.attempts and a.row_version = i.row_version
           and a.lease_owner = i.lease_owner and a.lease_token = i.lease_token and a.lease_until_ms = i.lease_until_ms
-          and a.lease_until_ms > ${observedAtMs}::bigint
+          and i.lease_until_ms > ${observedAtMs}::bigint
         returning i.ord
       ),
       moved as (
@@ -156,7 +158,7 @@ export async function recordClaimedOutcomesInOneStatement(
         where i.route = 'RetryScheduled' and a.receipt_id = i.receipt_id
           and a.finalized_at = i.finalized_at and a.attempts = i.attempts and a.row_version = i.row_version
           and a.lease_owner = i.lease_owner and a.lease_token = i.lease_token and a.lease_until_ms = i.lease_until_ms
-          and a.lease_until_ms > ${observedAtMs}::bigint
+          and i.lease_until_ms > ${observedAtMs}::bigint
         returning i.ord
       ),
       committed as (select ord from gone union all select ord from moved),
