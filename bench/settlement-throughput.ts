@@ -11,6 +11,7 @@ import { Logger, runMigrations } from 'graphile-worker';
 import PgBoss from 'pg-boss';
 import { migrateDatabase } from '../lib/db/migrate';
 import { runRole, type WorkerReport } from './settlement-roles';
+import { walBytesOfDatabase } from './wal-by-database';
 
 const { values: args } = parseArgs({
   options: {
@@ -54,8 +55,23 @@ async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T
 
 const admin = (sql: string) => withClient(args.url!, (c) => c.query(sql));
 const walLsn = (client: pg.Client) => client.query<{ lsn: string }>('select pg_current_wal_lsn()::text as lsn').then((r) => r.rows[0]!.lsn);
-const walBytes = (client: pg.Client, from: string, to: string) =>
-  client.query<{ n: string }>('select pg_wal_lsn_diff($2::pg_lsn, $1::pg_lsn)::text as n', [from, to]).then((r) => Number(r.rows[0]!.n));
+/**
+ * WAL this database wrote between two LSNs (pg_waldump), or the cluster-wide difference
+ * when the WAL cannot be read here; `walSource` says which one a run printed.
+ */
+let walSource: 'database (pg_waldump)' | 'cluster-wide (LSN diff)' = 'database (pg_waldump)';
+async function walBytes(client: pg.Client, from: string, to: string): Promise<number> {
+  const { rows } = await client.query<{ oid: number; dir: string; diff: string }>(
+    `select (select oid::int from pg_database where datname = current_database()) as oid,
+            current_setting('data_directory') || '/pg_wal' as dir, pg_wal_lsn_diff($2::pg_lsn, $1::pg_lsn)::text as diff`,
+    [from, to],
+  );
+  const row = rows[0]!;
+  const own = await walBytesOfDatabase(row.dir, row.oid, from, to);
+  if (own !== null) return own;
+  walSource = 'cluster-wide (LSN diff)';
+  return Number(row.diff);
+}
 
 interface Run {
   system: string;
@@ -134,11 +150,23 @@ async function loadKeelAttempts(client: pg.Client, nowMs: number): Promise<void>
   await client.query('vacuum analyze settle.attempts, settle.receipt_place, keel.settlement_event');
 }
 
+/** Calls of the settle.* trigger functions in this database (track_functions = pl); a worker's count is flushed when it disconnects. */
+async function triggerCalls(client: pg.Client): Promise<number> {
+  await client.query('select pg_stat_clear_snapshot()');
+  const { rows } = await client.query<{ calls: string }>(
+    `select coalesce(sum(calls), 0)::text as calls from pg_stat_user_functions where schemaname = 'settle'`,
+  );
+  return Number(rows[0]!.calls);
+}
+
 async function runKeel(url: string): Promise<Run> {
   return withClient(url, async (client) => {
     await loadKeelAttempts(client, Date.now());
     const children = Array.from({ length: WORKERS }, (_, i) => forkWorker('keel', url, `bench-worker-${i + 1}`, args['keel-path']!));
     await Promise.all(children.map((c) => c.ready));
+    // The load's own trigger calls are flushed and counted here, so only the drain's are reported.
+    await client.query('select pg_stat_force_next_flush()');
+    const callsBefore = await triggerCalls(client);
     const lsn = await walLsn(client);
     const started = performance.now();
     children.forEach((c) => c.send({ type: 'go' }));
@@ -148,17 +176,15 @@ async function runKeel(url: string): Promise<Run> {
     await Promise.all(children.map((c) => c.exited));
     const settled = reports.reduce((sum, r) => sum + (r?.settled ?? 0), 0);
     const statements = reports.reduce((sum, r) => sum + (r?.statements ?? 0), 0);
-    const { rows } = await client.query<{ left: string; calls: string }>(
-      `select (select count(*) from settle.attempts)::text as left,
-              (select coalesce(sum(calls), 0) from pg_stat_user_functions where schemaname = 'settle')::text as calls`,
-    );
+    const { rows } = await client.query<{ left: string }>('select count(*)::text as left from settle.attempts');
     if (Number(rows[0]!.left) !== 0 || settled !== ITEMS) throw new Error(`keel left ${rows[0]!.left} rows, settled ${settled}`);
+    const calls = (await triggerCalls(client)) - callsBefore;
     return {
       system: `keel (${args['keel-path']})`,
       perSecond: settled / elapsed,
       walPerItem: wal / settled,
       statementsPerItem: statements / settled,
-      triggerCallsPerItem: Number(rows[0]!.calls) / settled,
+      triggerCallsPerItem: calls / settled,
       conflicts: reports.reduce((sum, r) => sum + (r?.conflicts ?? 0), 0),
     };
   });
@@ -293,7 +319,7 @@ async function main() {
   } finally {
     if (keelTemplate) await admin(`drop database if exists ${keelTemplate} with (force)`);
   }
-  console.log('\n| system | settlements/s (median) | range | WAL bytes/item |');
+  console.log(`\n| system | settlements/s (median) | range | WAL bytes/item, ${walSource} |`);
   console.log('|---|---:|---:|---:|');
   const bySystem = new Map<string, Run[]>();
   for (const run of runs) bySystem.set(run.system, [...(bySystem.get(run.system) ?? []), run]);
@@ -307,7 +333,7 @@ async function main() {
   if (keel) {
     const k = bySystem.get(keel)!;
     console.log(`\n${keel}: ${fmt(median(k.map((r) => r.statementsPerItem!)), 3)} statements/settlement and as many round trips (counted client-side: pg_stat_statements is not in shared_preload_libraries), ` +
-      `${fmt(median(k.map((r) => r.triggerCallsPerItem!)), 3)} settle.* trigger function calls/settlement (pg_stat_user_functions), ${fmt(median(k.map((r) => r.walPerItem)))} WAL bytes/settlement (cluster-wide LSN diff)`);
+      `${fmt(median(k.map((r) => r.triggerCallsPerItem!)), 3)} settle.* trigger function calls/settlement (pg_stat_user_functions), ${fmt(median(k.map((r) => r.walPerItem)))} WAL bytes/settlement (${walSource})`);
     for (const [label, other] of [['graphile-worker', 'graphile-worker'], ['pg-boss', 'pg-boss'], ['pgbench own shape', 'pgbench Keel own shape'], ['pgbench claim-and-delete', 'pgbench claim-100-and-delete']] as const) {
       const theirs = medians.get(other);
       if (theirs) console.log(`Keel/${label}: ${fmt(medians.get(keel)! / theirs, 2)}x`);
