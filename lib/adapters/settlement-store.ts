@@ -18,6 +18,8 @@ import {
   type SettlementRoute,
   type SettlementRouteError,
 } from '../domain/settlement';
+import { recordClaimedOutcomesInOneStatement } from './settlement-batch';
+import { claimProblem, guarded, isEpochMs, isUniqueViolation } from './settlement-guards';
 import type { EnqueueSettlement, SettlementClaimError, SettlementOutcomeStore, SettlementStoreBinding } from '../ports/settlement-store';
 
 /** Query rows typed by a port's interface (execute wants an index signature). */
@@ -25,49 +27,6 @@ type Row<T> = T & Record<string, unknown>;
 
 const CLAIM_COLUMNS = sql.raw(`receipt_id as "receiptId", finalized_at as "finalizedAt", attempts,
   row_version as "rowVersion", lease_owner as "leaseOwner", lease_token as "leaseToken", lease_until_ms as "leaseUntilMs"`);
-
-const isEpochMs = (value: number): boolean => Number.isSafeInteger(value) && value >= 0;
-
-/** The driver's SQLSTATE under drizzle's wrapper (whose message repeats the query's parameters). */
-function databaseCodeOf(error: unknown): string | undefined {
-  const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
-  const code = typeof cause === 'object' && cause !== null ? (cause as { code?: unknown }).code : undefined;
-  return typeof code === 'string' ? code : undefined;
-}
-
-/** A unique violation: the primary key, or the trigger that keeps a receipt in one table. */
-const isUniqueViolation = (error: unknown): boolean => databaseCodeOf(error) === '23505';
-
-/**
- * A failure as a Backend detail: the error's class, SQLSTATE and constraint only. A
- * driver message can quote the row's values (receipt ids, lease tokens).
- */
-function describe(error: unknown): string {
-  const { name, cause, code, constraint } = loggableError(error);
-  return [cause ?? name, code, constraint].filter(Boolean).join(' ');
-}
-
-/** Database failures become Backend values: the port never throws. */
-async function guarded<T, E>(work: () => Promise<Result<T, E>>): Promise<Result<T, E | SettlementRouteError>> {
-  try {
-    return await work();
-  } catch (error) {
-    return err(backendError(describe(error)));
-  }
-}
-
-function claimProblem(claim: SettlementAttemptClaim): string | null {
-  if (typeof claim.receiptId !== 'string' || claim.receiptId === '') return 'claim receipt_id is empty';
-  for (const [name, value] of [
-    ['finalized_at', claim.finalizedAt],
-    ['row_version', claim.rowVersion],
-    ['lease_until_ms', claim.leaseUntilMs],
-  ] as const) {
-    if (!isEpochMs(value)) return `claim ${name} is not an integer in 0..2^53: ${value}`;
-  }
-  if (!claim.leaseOwner || !claim.leaseToken) return 'claim has no lease owner or token';
-  return null;
-}
 
 /**
  * The claim's compare-and-swap: the stored row must still equal the claim, field by
@@ -264,5 +223,7 @@ export function postgresSettlementStore(db: DbOrTx): SettlementOutcomeStore {
         return err(conflictError('the claim no longer matches the stored attempt, or its lease has expired'));
       });
     },
+
+    recordClaimedOutcomes: (items, policy, observedAtMs) => recordClaimedOutcomesInOneStatement(db, items, policy, observedAtMs),
   };
 }

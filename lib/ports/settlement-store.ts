@@ -67,4 +67,23 @@ export interface SettlementOutcomeStore {
     policy: RetryPolicy,
     observedAtMs: number,
   ): Promise<Result<SettlementRoute, SettlementRouteError>>;
+
+  /**
+   * The batch form of `recordClaimedOutcome`, for a runtime's workers: one statement
+   * for the whole batch, with the same compare-and-set per row and the same routes.
+   * Each item gets its own result, in input order: a stale or foreign claim is refused
+   * alone (Conflict) and the rest commit. The outer error is only a failure of the
+   * whole batch (database down, more than MAX_SETTLEMENT_CLAIM_BATCH items).
+   */
+  recordClaimedOutcomes(
+    items: readonly ClaimedOutcome[],
+    policy: RetryPolicy,
+    observedAtMs: number,
+  ): Promise<Result<Result<SettlementRoute, SettlementRouteError>[], SettlementRouteError>>;
+}
+
+/** One claimed row and the outcome its hook answered, as a batch item. */
+export interface ClaimedOutcome {
+  claim: SettlementAttemptClaim;
+  outcome: SettlementOutcome;
 }

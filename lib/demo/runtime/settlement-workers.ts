@@ -79,22 +79,36 @@ interface Tally {
   conflicts: number;
 }
 
-async function settle(store: SettlementOutcomeStore, claim: SettlementAttemptClaim, options: SettlementDemoOptions, tally: Tally, log: WorkerLog) {
-  if (Math.random() < options.abandonShare) {
-    tally.abandoned += 1;
+/**
+ * Runs the hook for each claim of a batch, then records the batch's outcomes in one
+ * statement (the store's batch form, as a runtime's workers do); abandoned claims are
+ * left to run out their lease.
+ */
+async function settleBatch(store: SettlementOutcomeStore, claims: SettlementAttemptClaim[], options: SettlementDemoOptions, tally: Tally, log: WorkerLog) {
+  const items = [];
+  for (const claim of claims) {
+    if (Math.random() < options.abandonShare) {
+      tally.abandoned += 1;
+      continue;
+    }
+    await sleep(between(options.hookLatencyMs));
+    items.push({ claim, outcome: demoOutcome(claim.attempts) });
+  }
+  if (items.length === 0) return;
+  const recorded = await store.recordClaimedOutcomes(items, options.policy, Date.now());
+  if (!recorded.ok) {
+    log('warn', 'demo settlement batch refused', { error: recorded.error.kind });
     return;
   }
-  await sleep(between(options.hookLatencyMs));
-  const routed = await store.recordClaimedOutcome(claim, demoOutcome(claim.attempts), options.policy, Date.now());
-  if (!routed.ok) {
-    // A Conflict is the design working: the lease ran out and another worker took over.
-    if (routed.error.kind === 'Conflict') tally.conflicts += 1;
-    else log('warn', 'demo settlement outcome refused', { error: routed.error.kind });
-    return;
+  for (const routed of recorded.value) {
+    if (!routed.ok) {
+      // A Conflict is the design working: the lease ran out and another worker took over.
+      if (routed.error.kind === 'Conflict') tally.conflicts += 1;
+      else log('warn', 'demo settlement outcome refused', { error: routed.error.kind });
+    } else if (routed.value.kind === 'NoAction') tally.finished += 1;
+    else if (routed.value.kind === 'RetryScheduled') tally.retried += 1;
+    else tally.deadLettered += 1;
   }
-  if (routed.value.kind === 'NoAction') tally.finished += 1;
-  else if (routed.value.kind === 'RetryScheduled') tally.retried += 1;
-  else tally.deadLettered += 1;
 }
 
 function startWorker(store: SettlementOutcomeStore, workerId: string, options: SettlementDemoOptions, tally: Tally, log: WorkerLog): RunningWorker {
@@ -108,7 +122,7 @@ function startWorker(store: SettlementOutcomeStore, workerId: string, options: S
         log('warn', 'demo settlement claim refused', { error: claimed.error.kind });
         return options.pollMs;
       }
-      for (const claim of claimed.value) await settle(store, claim, options, tally, log);
+      await settleBatch(store, claimed.value, options, tally, log);
       // A full batch means a backlog: go again at once, as a real worker drains its queue.
       return claimed.value.length === options.claimBatch ? 0 : options.pollMs;
     },

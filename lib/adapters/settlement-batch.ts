@@ -1,0 +1,189 @@
+import 'server-only';
+import { sql } from 'drizzle-orm';
+import type { DbOrTx } from '../db/client';
+import { err, ok, type Result } from '../domain/result';
+import {
+  conflictError,
+  deadLetterCanonicalJson,
+  failureReasonOf,
+  invalidRecord,
+  MAX_SETTLEMENT_CLAIM_BATCH,
+  routeOutcome,
+  type RetryPolicy,
+  type SettlementRoute,
+  type SettlementRouteError,
+} from '../domain/settlement';
+import type { ClaimedOutcome } from '../ports/settlement-store';
+import { claimProblem, guarded } from './settlement-guards';
+
+type ItemResult = Result<SettlementRoute, SettlementRouteError>;
+
+/** One batch item as the statement reads it (jsonb_to_recordset): the claim, its route and what that route writes. */
+interface BatchRow {
+  ord: number;
+  receipt_id: string;
+  finalized_at: number;
+  attempts: number;
+  row_version: number;
+  lease_owner: string;
+  lease_token: string;
+  lease_until_ms: number;
+  route: SettlementRoute['kind'];
+  event_kind: 'finished' | 'retry_scheduled' | 'dead_lettered';
+  event_attempt: number;
+  reason_code: string | null;
+  reason_sha256_hex: string | null;
+  next_visible_at_ms: number | null;
+  dead_json: string | null;
+}
+
+const STALE = 'the claim no longer matches the stored attempt, or its lease has expired';
+
+/**
+ * Routes one item with the single form's domain rules (routeOutcome, failureReasonOf,
+ * deadLetterCanonicalJson), so both forms agree on every route by construction; only
+ * the writing differs.
+ */
+function planItem(ord: number, { claim, outcome }: ClaimedOutcome, policy: RetryPolicy, observedAtMs: number): Result<{ row: BatchRow; route: SettlementRoute }, SettlementRouteError> {
+  const problem = claimProblem(claim);
+  if (problem) return err(invalidRecord(problem));
+  const routed = routeOutcome(claim.attempts, outcome, policy, observedAtMs);
+  if (!routed.ok) return routed;
+  const route = routed.value;
+  const base = {
+    ord,
+    receipt_id: claim.receiptId,
+    finalized_at: claim.finalizedAt,
+    attempts: claim.attempts,
+    row_version: claim.rowVersion,
+    lease_owner: claim.leaseOwner,
+    lease_token: claim.leaseToken,
+    lease_until_ms: claim.leaseUntilMs,
+    route: route.kind,
+    next_visible_at_ms: null,
+    dead_json: null,
+    reason_sha256_hex: null,
+  };
+  if (route.kind === 'NoAction') {
+    const skipReason = outcome.kind === 'Skipped' ? outcome.reason : null;
+    return ok({ route, row: { ...base, event_kind: 'finished', event_attempt: claim.attempts + 1, reason_code: skipReason } });
+  }
+  const reason = failureReasonOf(outcome);
+  if (!reason) return err(invalidRecord(`a ${outcome.kind} outcome cannot be ${route.kind === 'DeadLettered' ? 'dead-lettered' : 'retried'}`));
+  if (route.kind === 'RetryScheduled') {
+    return ok({
+      route,
+      row: {
+        ...base,
+        event_kind: 'retry_scheduled',
+        event_attempt: route.attempt,
+        reason_code: reason.code,
+        reason_sha256_hex: reason.detailSha256Hex,
+        next_visible_at_ms: route.nextVisibleAtMs,
+      },
+    });
+  }
+  const json = deadLetterCanonicalJson({
+    receiptId: claim.receiptId,
+    finalizedAt: claim.finalizedAt,
+    attempts: route.attempts,
+    reasonCode: reason.code,
+    detailSha256Hex: reason.detailSha256Hex,
+  });
+  if (!json.ok) return json;
+  return ok({ route, row: { ...base, event_kind: 'dead_lettered', event_attempt: route.attempts, reason_code: reason.code, dead_json: json.value } });
+}
+
+/**
+ * Records a claimed batch's outcomes in one statement: finished and dead-lettered rows
+ * are deleted, retried rows rescheduled, dead letters inserted and every history event
+ * written, each row only where the stored attempt still equals its claim (the single
+ * form's compare-and-set, re-checked by Postgres against a row a concurrent
+ * transaction changed). One statement is one atomic unit, so a batch never half
+ * commits; the one-place rule runs once per statement (drizzle/0014).
+ *
+ * A dead-letter outcome repeated after it committed (the attempt gone, an equal dead
+ * letter standing) reports DeadLettered, as the single form does. A receipt named twice
+ * in one batch is refused after its first item, as the second of two sequential
+ * single calls would be.
+ */
+export async function recordClaimedOutcomesInOneStatement(
+  db: DbOrTx,
+  items: readonly ClaimedOutcome[],
+  policy: RetryPolicy,
+  observedAtMs: number,
+): Promise<Result<ItemResult[], SettlementRouteError>> {
+  if (items.length > MAX_SETTLEMENT_CLAIM_BATCH) return err(invalidRecord(`a batch holds at most ${MAX_SETTLEMENT_CLAIM_BATCH} outcomes`));
+  if (!Number.isSafeInteger(observedAtMs) || observedAtMs < 0) return err(invalidRecord(`observed_at_ms is not an integer in 0..2^53: ${observedAtMs}`));
+  const results: (ItemResult | null)[] = items.map(() => null);
+  const routes: SettlementRoute[] = [];
+  const rows: BatchRow[] = [];
+  const seen = new Set<string>();
+  items.forEach((item, ord) => {
+    const planned = planItem(ord, item, policy, observedAtMs);
+    if (!planned.ok) results[ord] = planned;
+    else if (seen.has(planned.value.row.receipt_id)) results[ord] = err(conflictError('the batch names this receipt more than once'));
+    else {
+      seen.add(planned.value.row.receipt_id);
+      rows.push(planned.value.row);
+      routes[ord] = planned.value.route;
+    }
+  });
+  if (rows.length === 0) return ok(results as ItemResult[]);
+  return guarded(async () => {
+    const written = await db.execute<{ ord: number }>(sql`
+      with input as (
+        select * from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as i(
+          ord int, receipt_id text, finalized_at bigint, attempts int, row_version bigint, lease_owner text,
+          lease_token text, lease_until_ms bigint, route text, event_kind text, event_attempt int,
+          reason_code text, reason_sha256_hex text, next_visible_at_ms bigint, dead_json text)
+      ),
+      -- The lease test reads the claim's side (equal to the row's by the join): on the row's
+      -- side the planner would scan every live lease per batch instead of the primary key.
+      gone as (
+        delete from settle.attempts a using input i
+        where i.route in ('NoAction', 'DeadLettered') and a.receipt_id = i.receipt_id
+          and a.finalized_at = i.finalized_at and a.attempts = i.attempts and a.row_version = i.row_version
+          and a.lease_owner = i.lease_owner and a.lease_token = i.lease_token and a.lease_until_ms = i.lease_until_ms
+          and i.lease_until_ms > ${observedAtMs}::bigint
+        returning i.ord
+      ),
+      moved as (
+        update settle.attempts a
+        set work_kind = 'retry_scheduled', attempts = i.event_attempt, next_visible_at_ms = i.next_visible_at_ms,
+            row_version = a.row_version + 1, lease_owner = null, lease_token = null, lease_until_ms = null,
+            reason_code = i.reason_code, reason_detail_sha256 = decode(i.reason_sha256_hex, 'hex'),
+            updated_at_ms = ${observedAtMs}::bigint
+        from input i
+        where i.route = 'RetryScheduled' and a.receipt_id = i.receipt_id
+          and a.finalized_at = i.finalized_at and a.attempts = i.attempts and a.row_version = i.row_version
+          and a.lease_owner = i.lease_owner and a.lease_token = i.lease_token and a.lease_until_ms = i.lease_until_ms
+          and i.lease_until_ms > ${observedAtMs}::bigint
+        returning i.ord
+      ),
+      committed as (select ord from gone union all select ord from moved),
+      dead as (
+        insert into settle.dead_letters (receipt_id, finalized_at, attempts, reason, canonical_json, recorded_at_ms)
+        select i.receipt_id, i.finalized_at, i.event_attempt, i.reason_code, i.dead_json, ${observedAtMs}::bigint
+        from input i join committed c using (ord) where i.route = 'DeadLettered'
+        order by i.ord
+      ),
+      logged as (
+        insert into keel.settlement_event (receipt_id, kind, attempt, reason_code, at_ms)
+        select i.receipt_id, i.event_kind, i.event_attempt, i.reason_code, ${observedAtMs}::bigint
+        from input i join committed c using (ord)
+        order by i.ord
+      ),
+      repeated as (
+        -- Seen in the statement's snapshot: the dead letter an earlier call committed.
+        select i.ord from input i join settle.dead_letters d on d.receipt_id = i.receipt_id and d.canonical_json = i.dead_json
+        where i.route = 'DeadLettered' and not exists (select 1 from settle.attempts a where a.receipt_id = i.receipt_id)
+      )
+      select ord from committed
+      union all
+      select ord from repeated where ord not in (select ord from committed)`);
+    const landed = new Set(written.rows.map((row) => Number(row.ord)));
+    for (const row of rows) results[row.ord] = landed.has(row.ord) ? ok(routes[row.ord]!) : err(conflictError(STALE));
+    return ok(results as ItemResult[]);
+  });
+}
