@@ -116,7 +116,10 @@ export function ExecutionActions(props: ExecutionActionsProps) {
         onClose={() => setDialog(null)}
         onConfirm={async () => {
           const result = await stop.execute({ executionId: props.executionId, operationId: stopOperationId });
-          if (result.ok) setDialog(null);
+          // A refusal (the execution moved on meanwhile) closes the dialog too: the toast says why over the
+          // page's new state, instead of a dialog asking to stop what can no longer be stopped.
+          setDialog(null);
+          if (!result.ok) router.refresh();
         }}
       >
         <p>
