@@ -61,7 +61,7 @@ test('support replays one dead letter, once however often it is submitted, and i
   await dialog.getByLabel(/Note/).fill('ledger back after the outage');
   state.replay = await captureAction(page, () => confirm.click());
   await expect(toast(page)).toContainText(`Replayed ${receipt}: queued again with 0 attempts`);
-  await expect(page.getByRole('table', { name: 'Dead letters' })).toContainText('Nothing here yet.');
+  await expect(page.getByRole('table', { name: 'Dead letters' })).toContainText('No dead letters match these filters.');
 
   expect(await count(`select count(*)::int as n from settle.dead_letters where receipt_id = $1`, [receipt])).toBe(0);
   const queued = await db.query(`select work_kind, attempts from settle.attempts where receipt_id = $1`, [receipt]);
@@ -73,7 +73,7 @@ test('support replays one dead letter, once however often it is submitted, and i
   for (const response of again) expect(await response.text()).toContain(receipt);
   expect(await replaysOf(receipt)).toBe(1);
 
-  await page.getByRole('navigation', { name: 'Settlement views' }).getByRole('link', { name: 'Queue' }).click();
+  await page.getByRole('navigation', { name: 'Settlement views' }).getByRole('link', { name: 'All queued' }).click();
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('Settlements');
   await page.getByLabel('Receipt id starts with').fill(receipt);
   await page.getByRole('button', { name: 'Apply filters' }).click();

@@ -1,4 +1,5 @@
 import type { Metadata } from 'next';
+import Link from 'next/link';
 import { DataTable, Cell } from '@/components/ui/table';
 import { PageHeader, StatCard } from '@/components/ui/page-header';
 import { StatusBadge } from '@/components/ui/status-badge';
@@ -10,6 +11,10 @@ import { page } from '@/lib/server/page';
 import { runtime } from '@/lib/server/runtime';
 
 export const metadata: Metadata = { title: 'Overview' };
+
+// Each count links to the list it counts; the count's own link repeats the row's, so it stays out of the tab order.
+const COUNT_LINK = 'text-sky-800 underline dark:text-sky-300';
+const queueHref = (state: string) => (state === 'due' ? '/settlements' : `/settlements?state=${state}`);
 
 export default page('read', {}, async function OverviewPage() {
   const { db, settings } = runtime();
@@ -31,11 +36,11 @@ export default page('read', {}, async function OverviewPage() {
     <>
       <PageHeader title="Overview" description={`As of ${formatUtc(overview.serverNow)} (server clock)`} />
       <section aria-label="Totals" className="grid grid-cols-2 gap-4 lg:grid-cols-5">
-        <StatCard label="Executions" value={total.toLocaleString('en-US')} />
-        <StatCard label="Stale executions" value={overview.staleExecutions.toLocaleString('en-US')} hint={`no update for over ${Math.round(settings.staleThresholdMs / 60_000)} min`} />
-        <StatCard label="Pending proposals" value={overview.pendingProposals} />
-        <StatCard label="Settlement queue" value={queueDepth.toLocaleString('en-US')} />
-        <StatCard label="Dead letters" value={deadLetters.toLocaleString('en-US')} />
+        <StatCard label="Executions" value={total.toLocaleString('en-US')} href="/executions" />
+        <StatCard label="Stale executions" value={overview.staleExecutions.toLocaleString('en-US')} hint={`no update for over ${Math.round(settings.staleThresholdMs / 60_000)} min`} href="/executions?stale=1" />
+        <StatCard label="Pending proposals" value={overview.pendingProposals} href="/recovery?status=PENDING" />
+        <StatCard label="Settlement queue" value={queueDepth.toLocaleString('en-US')} href="/settlements?state=all" />
+        <StatCard label="Dead letters" value={deadLetters.toLocaleString('en-US')} href="/settlements/dead-letters" />
       </section>
       <section aria-labelledby="last-hour" className="mt-8">
         <h2 id="last-hour" className="mb-2 text-sm font-semibold">Last hour (sampled every 15 s)</h2>
@@ -51,8 +56,8 @@ export default page('read', {}, async function OverviewPage() {
           <DataTable caption="Executions by status" head={['Status', 'Count']} empty={overview.executionsByStatus.length === 0}>
             {overview.executionsByStatus.map((r) => (
               <tr key={r.status}>
-                <Cell><StatusBadge status={r.status} /></Cell>
-                <Cell>{r.count.toLocaleString('en-US')}</Cell>
+                <Cell><Link href={`/executions?status=${r.status}`} aria-label={`${r.status}: ${r.count.toLocaleString('en-US')} executions`}><StatusBadge status={r.status} /></Link></Cell>
+                <Cell><Link href={`/executions?status=${r.status}`} tabIndex={-1} className={COUNT_LINK}>{r.count.toLocaleString('en-US')}</Link></Cell>
               </tr>
             ))}
           </DataTable>
@@ -62,8 +67,8 @@ export default page('read', {}, async function OverviewPage() {
           <DataTable caption="Settlement queue by state" head={['State', 'Count']} empty={overview.queue.length === 0}>
             {overview.queue.map((r) => (
               <tr key={r.state}>
-                <Cell>{r.state}</Cell>
-                <Cell>{r.count.toLocaleString('en-US')}</Cell>
+                <Cell><Link href={queueHref(r.state)} className={COUNT_LINK}>{r.state}</Link></Cell>
+                <Cell><Link href={queueHref(r.state)} tabIndex={-1} className={COUNT_LINK}>{r.count.toLocaleString('en-US')}</Link></Cell>
               </tr>
             ))}
           </DataTable>
@@ -73,8 +78,8 @@ export default page('read', {}, async function OverviewPage() {
           <DataTable caption="Dead letters by reason" head={['Reason', 'Count']} empty={overview.deadLettersByReason.length === 0}>
             {overview.deadLettersByReason.map((r) => (
               <tr key={r.reason}>
-                <Cell mono>{r.reason}</Cell>
-                <Cell>{r.count}</Cell>
+                <Cell mono><Link href={`/settlements/dead-letters?reason=${encodeURIComponent(r.reason)}`} className={COUNT_LINK}>{r.reason}</Link></Cell>
+                <Cell><Link href={`/settlements/dead-letters?reason=${encodeURIComponent(r.reason)}`} tabIndex={-1} className={COUNT_LINK}>{r.count}</Link></Cell>
               </tr>
             ))}
           </DataTable>

@@ -9,7 +9,7 @@ import type { DeadLetterGroups, DeadLetterPage, DeadLetterRow } from '@/lib/quer
 import { queryKeys } from '@/lib/query-keys';
 import { Button } from '../ui/button';
 import { KeysetPager } from '../ui/keyset-pager';
-import { ErrorState, LoadingRow } from '../ui/states';
+import { ErrorState, LoadingRow, NoMatches } from '../ui/states';
 import { Cell, DataTable } from '../ui/table';
 import { TimeAgo } from '../ui/time-ago';
 import { BulkReplayDialog } from './bulk-replay-dialog';
@@ -18,6 +18,7 @@ import { DeadLetterGroupsPanel } from './dead-letter-groups';
 import { filterParams } from './filter-params';
 import { LINK, receiptHref } from './links';
 import { SettlementFilterForm, useSettlementFilters } from './settlement-filters';
+import { SettlementTabs } from './settlement-tabs';
 
 /**
  * Dead letters, newest first, grouped by reason code, with the filters and cursor in
@@ -63,6 +64,7 @@ export function DeadLettersView({
 
   return (
     <section aria-label="Dead letters" className="space-y-4">
+      <SettlementTabs counts={page ? { dead_lettered: page.count } : undefined} />
       <DeadLetterGroupsPanel groups={groups.data} selected={values.reason} onSelect={(reason) => apply({ ...values, reason: reason ?? undefined })} />
       <SettlementFilterForm
         label="Filter dead letters"
@@ -83,7 +85,7 @@ export function DeadLettersView({
           </Button>
         ) : null}
       </div>
-      <DataTable caption="Dead letters" head={head} empty={page?.rows.length === 0}>
+      <DataTable caption="Dead letters" head={head} empty={page?.rows.length === 0 && (filtered ? <NoMatches noun="dead letters" onClear={() => apply({})} /> : true)}>
         {!page ? <LoadingRow columns={head.length} /> : null}
         {page?.rows.map((row) => (
           <DeadLetterTableRow key={row.receiptId} row={row} now={now} canAct={canAct} onAct={(kind) => setTarget(deadLetterTarget(kind, row))} />

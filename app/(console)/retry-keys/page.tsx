@@ -13,6 +13,7 @@ import { cursorText, singleLineText } from '@/lib/domain/text';
 import { page } from '@/lib/server/page';
 import { runtime } from '@/lib/server/runtime';
 import { InvalidFilters } from '@/components/ui/states';
+import { RetryKeyTabs } from '@/components/retry-keys/retry-key-tabs';
 
 export const metadata: Metadata = { title: 'Retry keys' };
 
@@ -22,6 +23,8 @@ const filtersSchema = z.object({
   category: z.enum(FAILURE_CATEGORIES).optional().catch(undefined),
   cursor: cursorText(200).optional(),
   corruptCursor: cursorText(200).optional(),
+  /** Which list to show: the unresolved keys (default) or the corrupt envelopes, each a tab of its own. */
+  show: z.enum(['keys', 'corrupt']).optional().catch(undefined),
 });
 const field = 'mt-1 rounded-md border border-zinc-300 bg-white px-2 py-1.5 text-sm dark:border-zinc-700 dark:bg-zinc-950';
 
@@ -37,6 +40,7 @@ export default page('read', { search: filtersSchema }, async function RetryKeysP
   const filters = search.value;
   const { db } = runtime();
   const base = { job: filters.job, phase: filters.phase, category: filters.category };
+  const show = filters.show ?? 'keys';
   const [keys, corrupt, jobs] = await Promise.all([
     listRetryKeys(db, { ...base, only: 'keys', after: decodeRetryKeyCursor(filters.cursor), limit: 100 }),
     listRetryKeys(db, { job: filters.job, only: 'corrupt', after: decodeRetryKeyCursor(filters.corruptCursor), limit: 50 }),
@@ -47,6 +51,7 @@ export default page('read', { search: filtersSchema }, async function RetryKeysP
     for (const [k, v] of Object.entries({ ...base, ...extra })) if (v) query.set(k, v);
     return `/retry-keys?${query}`;
   };
+  const tabs = <RetryKeyTabs show={show} keysHref={link({ show: undefined })} corruptHref={link({ show: 'corrupt' })} corruptCount={corrupt.rows.length} more={corrupt.nextCursor !== null} />;
   return (
     <>
       <PageHeader title="Retry keys" description="Unresolved retry keys held in steps' fault-state envelopes, newest step first." />
@@ -72,9 +77,12 @@ export default page('read', { search: filtersSchema }, async function RetryKeysP
             {FAILURE_CATEGORIES.map((c) => <option key={c}>{c}</option>)}
           </select>
         </label>
+        {show === 'corrupt' ? <input type="hidden" name="show" value="corrupt" /> : null}
         <Button type="submit">Apply</Button>
         <Link href="/retry-keys" className="pb-1.5 text-sm text-sky-800 underline dark:text-sky-300">Clear</Link>
       </form>
+      {tabs}
+      {show === 'keys' ? (
       <section aria-labelledby="keys" className="mb-8">
         <h2 id="keys" className="mb-2 text-sm font-semibold">Unresolved keys</h2>
         <DataTable caption="Unresolved retry keys" head={['Key', 'Phase', 'Category', 'Ordinal / limit', 'Classifier', 'Step', 'Execution', 'Job']} empty={keys.rows.length === 0}>
@@ -97,6 +105,7 @@ export default page('read', { search: filtersSchema }, async function RetryKeysP
           <Link href={link({ cursor: encodeRetryKeyCursor(keys.nextCursor) })} className="mt-3 inline-block text-sm font-medium text-sky-800 underline dark:text-sky-300">Next page</Link>
         ) : null}
       </section>
+      ) : (
       <section aria-labelledby="corrupt">
         <h2 id="corrupt" className="mb-2 text-sm font-semibold">Corrupt envelopes</h2>
         <p className="mb-2 text-sm text-zinc-600 dark:text-zinc-400">No action may act on a step whose envelope fails validation.</p>
@@ -114,9 +123,10 @@ export default page('read', { search: filtersSchema }, async function RetryKeysP
           )}
         </DataTable>
         {corrupt.nextCursor ? (
-          <Link href={link({ corruptCursor: encodeRetryKeyCursor(corrupt.nextCursor) })} className="mt-3 inline-block text-sm font-medium text-sky-800 underline dark:text-sky-300">More corrupt envelopes</Link>
+          <Link href={link({ show: 'corrupt', corruptCursor: encodeRetryKeyCursor(corrupt.nextCursor) })} className="mt-3 inline-block text-sm font-medium text-sky-800 underline dark:text-sky-300">More corrupt envelopes</Link>
         ) : null}
       </section>
+      )}
     </>
   );
 });
