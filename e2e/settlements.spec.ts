@@ -249,7 +249,7 @@ test('the audit page lists each settlement action with actor and outcome, and th
     expect(total).toBeLessThanOrEqual(50);
     await expect(rows).toHaveCount(total);
     const shown = await rows.evaluateAll((trs) => trs.map((tr) => Array.from(tr.querySelectorAll('td'), (td) => td.textContent?.trim() ?? '')));
-    for (const [actor, outcome] of pairs) expect(shown.some((c) => c[1] === actor && c[3] === action && c[6] === outcome)).toBe(true);
+    for (const [actor, outcome] of pairs) expect(shown.some((c) => c[1] === actor && c[3] === action && c[7] === outcome)).toBe(true);
 
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Export CSV (filtered)' }).click()]);
     const lines = (await readFile((await download.path())!, 'utf8')).trimEnd().split('\r\n').slice(1);
