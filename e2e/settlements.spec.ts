@@ -186,6 +186,11 @@ test('support cancels a previewed bulk replay and requeues a retry now', async (
   await expect(page.getByTestId('bulk-status')).toHaveText('CANCELLED');
   await expect(page.getByTestId('bulk-counts').locator('[data-result="cancelled"]')).toContainText(String(n));
   expect(await count(`select count(*)::int as n from settle.dead_letters where reason = $1`, [reason])).toBe(n);
+  // A preview cancelled before it started is no job: gone from the list, still under the CANCELLED filter.
+  await page.goto('/settlements/bulk');
+  await expect(page.getByRole('table', { name: 'Bulk replays' }).getByRole('link', { name: String(job), exact: true })).toHaveCount(0);
+  await page.goto('/settlements/bulk?status=CANCELLED');
+  await expect(page.getByRole('table', { name: 'Bulk replays' }).getByRole('link', { name: String(job), exact: true })).toHaveCount(1);
 
   await page.goto('/settlements?state=retry_scheduled');
   const first = page.getByRole('table', { name: 'Settlement queue' }).locator('tbody tr').first();

@@ -16,6 +16,7 @@ type Row<T> = T & Record<string, unknown>;
 
 interface JobRow {
   id: number;
+  action: BulkReplayJob['action'];
   status: BulkReplayJob['status'];
   note: string;
   filter: BulkReplayJob['filter'];
@@ -32,7 +33,7 @@ interface JobRow {
   cancelledAt: string | Date | null;
 }
 
-const JOB_COLUMNS = sql.raw(`id, status, note, filter, item_count as "itemCount", processed_count as "processedCount",
+const JOB_COLUMNS = sql.raw(`id, action, status, note, filter, item_count as "itemCount", processed_count as "processedCount",
   created_by_id as "createdById", created_by_login as "createdByLogin", started_by_id as "startedById",
   started_by_login as "startedByLogin", started_by_role as "startedByRole", created_at as "createdAt",
   started_at as "startedAt", finished_at as "finishedAt", cancelled_at as "cancelledAt"`);
@@ -42,6 +43,7 @@ const dateOrNull = (value: string | Date | null): Date | null => (value === null
 function toJob(row: JobRow): BulkReplayJob {
   return {
     id: row.id,
+    action: row.action,
     status: row.status,
     note: row.note,
     filter: row.filter,
@@ -69,6 +71,7 @@ function filterCondition(filter: DeadLetterFilter, asOfMs: number): SQL {
   if (filter.maxAttempts !== undefined) conditions.push(sql`attempts <= ${filter.maxAttempts}::int`);
   // ^@, not LIKE: a prefix holding % or _ means those characters, and the text_pattern_ops index serves it.
   if (filter.receiptIdPrefix !== undefined) conditions.push(sql`receipt_id ^@ ${filter.receiptIdPrefix}`);
+  if (filter.receiptIds !== undefined) conditions.push(sql`receipt_id = any(${sql.param(filter.receiptIds)}::text[])`);
   return sql.join(conditions, sql` and `);
 }
 
@@ -79,10 +82,10 @@ export function postgresBulkReplayStore(db: DbOrTx): BulkReplayStore {
   }
 
   return {
-    async createPreview({ actor, note, filter, asOfMs, limit }) {
+    async createPreview({ actor, action, note, filter, asOfMs, limit }) {
       const created = await db.execute<{ id: number }>(sql`
-        insert into keel.bulk_replay (created_by_id, created_by_login, note, filter, status, item_count)
-        values (${actor.id}, ${actor.login}, ${note}, ${JSON.stringify({ ...filter, asOfMs })}::jsonb, 'PREVIEWED', 0)
+        insert into keel.bulk_replay (created_by_id, created_by_login, action, note, filter, status, item_count)
+        values (${actor.id}, ${actor.login}, ${action}, ${note}, ${JSON.stringify({ ...filter, asOfMs })}::jsonb, 'PREVIEWED', 0)
         returning id`);
       const jobId = created.rows[0]!.id;
       // The frozen snapshot: one statement, so the items are one consistent view of the table.
@@ -166,7 +169,7 @@ export function postgresBulkReplayStore(db: DbOrTx): BulkReplayStore {
 
     async counts(jobId) {
       const counts: BulkReplayCounts = {
-        pending: 0, replayed: 0, already_replayed: 0, no_longer_dead_lettered: 0, changed_since_preview: 0, cancelled: 0,
+        pending: 0, replayed: 0, discarded: 0, already_replayed: 0, no_longer_dead_lettered: 0, changed_since_preview: 0, cancelled: 0,
       };
       const result = await db.execute<{ result: keyof BulkReplayCounts; count: number }>(sql`
         select coalesce(result, 'pending') as result, count(*)::int as count

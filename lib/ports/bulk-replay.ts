@@ -11,14 +11,19 @@ export interface DeadLetterFilter {
   minAttempts?: number;
   maxAttempts?: number;
   receiptIdPrefix?: string;
+  /** Exactly these receipts (a selection on the dead letters page), still dead-lettered at the preview. */
+  receiptIds?: string[];
 }
 
 export type BulkReplayStatus = 'PREVIEWED' | 'RUNNING' | 'CANCELLED' | 'COMPLETED';
+/** What the job does to each frozen dead letter: queue it again, or delete it for good. */
+export type BulkAction = 'REPLAY' | 'DISCARD';
 /** An item's result; `cancelled` marks items a cancel left unprocessed. */
 export type BulkReplayItemOutcome = BulkReplayItemResult | 'cancelled';
 
 export interface BulkReplayJob {
   id: number;
+  action: BulkAction;
   status: BulkReplayStatus;
   note: string;
   /** The filter as previewed, with `asOfMs`, the server time its ages were measured from. */
@@ -58,6 +63,7 @@ export interface BulkReplayStore {
    */
   createPreview(input: {
     actor: Pick<Actor, 'id' | 'login'>;
+    action: BulkAction;
     note: string;
     filter: DeadLetterFilter;
     asOfMs: number;

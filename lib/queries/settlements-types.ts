@@ -129,6 +129,8 @@ export interface ReceiptHistory {
 
 export interface BulkReplayJobView {
   id: number;
+  /** REPLAY or DISCARD: what the job does to each frozen dead letter. */
+  action: 'REPLAY' | 'DISCARD';
   status: BulkReplayStatus;
   note: string;
   filter: DeadLetterFilter & { asOfMs: number };
@@ -142,7 +144,7 @@ export interface BulkReplayJobView {
 }
 
 export const BULK_REPLAY_STATUSES = ['PREVIEWED', 'RUNNING', 'CANCELLED', 'COMPLETED'] as const satisfies readonly BulkReplayStatus[];
-export const BULK_ITEM_RESULTS = ['pending', 'replayed', 'already_replayed', 'no_longer_dead_lettered', 'changed_since_preview', 'cancelled'] as const satisfies readonly (BulkReplayItemOutcome | 'pending')[];
+export const BULK_ITEM_RESULTS = ['pending', 'replayed', 'discarded', 'already_replayed', 'no_longer_dead_lettered', 'changed_since_preview', 'cancelled'] as const satisfies readonly (BulkReplayItemOutcome | 'pending')[];
 
 export const bulkReplayListSchema = z.object({ status: optional(z.enum(BULK_REPLAY_STATUSES)), cursor: optional(cursorText(100)) });
 // `after` is the last receipt id shown: free text, kept as given.

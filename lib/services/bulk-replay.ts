@@ -1,8 +1,10 @@
 import 'server-only';
 import type { Actor } from '../domain/actor';
 import { err, ok } from '../domain/result';
+import { textProblem } from '../domain/text';
 import { BULK_REPLAY_PREVIEW_CAP, MAX_U32, isFailureCode } from '../domain/settlement';
 import type {
+  BulkAction,
   BulkReplayCounts,
   BulkReplayItemOutcome,
   BulkReplayItemView,
@@ -16,6 +18,9 @@ import { inputProblem, refuse, runSettlementAction, runSettlementRead, type Serv
 export const PREVIEW_SAMPLE_SIZE = 20;
 export const MAX_ITEMS_PAGE = 500;
 const MAX_PREFIX_LENGTH = 256;
+/** A selection is what a person ticked on the dead letters page: bounded well below the filter's cap. */
+export const MAX_SELECTED_RECEIPTS = 1_000;
+const MAX_RECEIPT_ID_LENGTH = 1_000;
 
 export interface BulkReplayPreview {
   jobId: number;
@@ -65,6 +70,16 @@ export function normalizeDeadLetterFilter(filter: DeadLetterFilter): ServiceResu
     }
     out.receiptIdPrefix = filter.receiptIdPrefix;
   }
+  if (filter.receiptIds !== undefined) {
+    const ids = filter.receiptIds;
+    if (!Array.isArray(ids) || ids.length === 0 || ids.length > MAX_SELECTED_RECEIPTS) {
+      return invalid(`Select 1 to ${MAX_SELECTED_RECEIPTS.toLocaleString('en-US')} dead letters.`);
+    }
+    if (!ids.every((id) => typeof id === 'string' && id !== '' && id.length <= MAX_RECEIPT_ID_LENGTH && !textProblem(id))) {
+      return invalid('A selected receipt id is not valid.');
+    }
+    out.receiptIds = [...new Set(ids)].sort();
+  }
   return ok(out);
 }
 
@@ -78,22 +93,26 @@ const jobTarget = (jobId: number | string) => ({ kind: 'bulk_replay', id: String
 export function previewBulkReplay(
   transactions: SettlementTransactions,
   actor: Actor,
-  input: { filter: DeadLetterFilter; note: string },
+  input: { filter: DeadLetterFilter; note: string; action?: BulkAction },
 ): Promise<ServiceResult<BulkReplayPreview>> {
+  const action: BulkAction = input.action ?? 'REPLAY';
   const note = input.note.trim();
   const filter = normalizeDeadLetterFilter(input.filter);
   return runSettlementAction(transactions, {
     actor, action: 'settlement.bulk_replay.preview', target: jobTarget('new'), note,
-    invalid: inputProblem({ note, noteRequired: true }) ?? (filter.ok ? null : filter.error),
+    invalid:
+      inputProblem({ note, noteRequired: true }) ??
+      (action === 'REPLAY' || action === 'DISCARD' ? null : { code: 'INVALID_INPUT', message: 'A bulk action is REPLAY or DISCARD.' }) ??
+      (filter.ok ? null : filter.error),
     async work({ replays, bulk }) {
       if (!filter.ok) throw new Error('unreachable: the filter was checked');
       const asOfMs = await replays.serverNowMs();
-      const { jobId, itemCount } = await bulk.createPreview({ actor, note, filter: filter.value, asOfMs, limit: BULK_REPLAY_PREVIEW_CAP + 1 });
+      const { jobId, itemCount } = await bulk.createPreview({ actor, action, note, filter: filter.value, asOfMs, limit: BULK_REPLAY_PREVIEW_CAP + 1 });
       if (itemCount > BULK_REPLAY_PREVIEW_CAP) {
         refuse('PREVIEW_TOO_LARGE', `More than ${BULK_REPLAY_PREVIEW_CAP.toLocaleString('en-US')} dead letters match; narrow the filter.`);
       }
       const sample = await bulk.sample(jobId, PREVIEW_SAMPLE_SIZE);
-      return { value: { jobId, itemCount, asOfMs, sample }, audit: true, targetId: String(jobId), after: { filter: filter.value, asOfMs, itemCount } };
+      return { value: { jobId, itemCount, asOfMs, sample }, audit: true, targetId: String(jobId), after: { action, filter: filter.value, asOfMs, itemCount } };
     },
   });
 }
