@@ -1,7 +1,7 @@
 'use client';
 
 import { useRouter } from 'next/navigation';
-import { useState, type FormEvent } from 'react';
+import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { sameOriginPath } from '@/lib/http/same-origin-path';
 
 const MESSAGES: Record<number, string> = {
@@ -10,6 +10,7 @@ const MESSAGES: Record<number, string> = {
   429: 'Too many sign-in attempts. Wait a minute and try again.',
 };
 const LOCKED = 'Too many failed sign-ins for this account. Wait and try again.';
+const EMPTY = 'Enter your username and password.';
 
 /**
  * Posts the password sign-in to better-auth's endpoint (rate limited and locked out in
@@ -48,6 +49,17 @@ export function SignInForm({ next, ssoName = null, ssoError = null, passwords = 
   const router = useRouter();
   const [error, setError] = useState<string | null>(ssoError);
   const [pending, setPending] = useState(false);
+  // Bumped on every refusal, so focus moves to the message even when its text is the same as before.
+  const [refusals, setRefusals] = useState(0);
+  const alertRef = useRef<HTMLParagraphElement>(null);
+  useEffect(() => {
+    // The refused form re-enabled its button; without this, focus would be left on the body.
+    if (refusals > 0) alertRef.current?.focus();
+  }, [refusals]);
+  const refuse = (message: string) => {
+    setError(message);
+    setRefusals((n) => n + 1);
+  };
 
   async function onSso() {
     setPending(true);
@@ -62,7 +74,7 @@ export function SignInForm({ next, ssoName = null, ssoError = null, passwords = 
     const body = (await response.json().catch(() => null)) as { url?: string; message?: string } | null;
     if (!response.ok || !body?.url) {
       setPending(false);
-      setError(response.status === 429 ? MESSAGES[429]! : (body?.message ?? 'Single sign-on is unavailable.'));
+      refuse(response.status === 429 ? MESSAGES[429]! : (body?.message ?? 'Single sign-on is unavailable.'));
       return;
     }
     window.location.assign(body.url);
@@ -71,12 +83,19 @@ export function SignInForm({ next, ssoName = null, ssoError = null, passwords = 
   async function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const form = new FormData(event.currentTarget);
+    const username = String(form.get('username') ?? '');
+    const password = String(form.get('password') ?? '');
+    // Nothing to check yet: say what is missing, without a request (and without counting a failed sign-in).
+    if (username.trim() === '' || password === '') {
+      refuse(EMPTY);
+      return;
+    }
     setPending(true);
     setError(null);
-    const failure = await signInWithPassword(String(form.get('username') ?? ''), String(form.get('password') ?? ''));
+    const failure = await signInWithPassword(username, password);
     if (failure) {
       setPending(false);
-      setError(failure.code === 'ACCOUNT_LOCKED' ? LOCKED : (MESSAGES[failure.status] ?? failure.message ?? 'Sign-in failed.'));
+      refuse(failure.code === 'ACCOUNT_LOCKED' ? LOCKED : (MESSAGES[failure.status] ?? failure.message ?? 'Sign-in failed.'));
       return;
     }
     // Checked again here against this page's own origin: the prop came from the URL.
@@ -87,7 +106,7 @@ export function SignInForm({ next, ssoName = null, ssoError = null, passwords = 
   const field =
     'mt-1 block w-full rounded-md border border-zinc-300 bg-white px-3 py-2 text-sm dark:border-zinc-700 dark:bg-zinc-950';
   const alert = error ? (
-    <p role="alert" className="text-sm text-red-700 dark:text-red-400">
+    <p ref={alertRef} role="alert" tabIndex={-1} className="text-sm text-red-700 outline-none dark:text-red-400">
       {error}
     </p>
   ) : null;

@@ -164,13 +164,17 @@ test('the audit page lists those actions with actor and outcome, and its CSV exp
   // Newest first: the refused duplicate, the disable, the role change, the creation.
   const cells = async () => rows.evaluateAll((trs) => trs.map((tr) => Array.from(tr.querySelectorAll('td'), (td) => td.textContent?.trim() ?? '')));
   const shown = await cells();
-  expect(shown.map((c) => [c[1], c[2], c[3], c[6]])).toEqual([
+  expect(shown.map((c) => [c[1], c[2], c[3], c[7]])).toEqual([
     ['admin', 'admin', 'user.create', 'REFUSEDUSER_EXISTS'],
     ['admin', 'admin', 'user.disable', 'APPLIED'],
     ['admin', 'admin', 'user.role', 'APPLIED'],
     ['admin', 'admin', 'user.create', 'APPLIED'],
   ]);
-  expect(shown[1]![5]).toBe('left the team');
+  expect(shown[1]![6]).toBe('left the team');
+  // The change column: what each change changed, old and new.
+  expect(shown.map((c) => c[5])).toEqual(['—', 'disabled: false → true', 'role: viewer → operator', '—']);
+  // The target links to the user's row on the users page.
+  await expect(rows.nth(2).getByRole('link', { name: `user ${NEW_USER}` })).toHaveAttribute('href', `/users#user-${NEW_USER}`);
   expect(shown[0]![0]).toMatch(/ago|just now/);
   expect(shown[0]![0]).toMatch(/\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC/);
 
@@ -182,7 +186,9 @@ test('the audit page lists those actions with actor and outcome, and its CSV exp
   const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Export CSV (filtered)' }).click()]);
   const csv = await readFile((await download.path())!, 'utf8');
   const lines = csv.trimEnd().split('\r\n');
-  expect(lines[0]).toBe('id,at_utc,actor,role,action,target_kind,target_id,reason,outcome,code,digest,operation_id,request_id');
+  expect(lines[0]).toBe('id,at_utc,actor,role,action,target_kind,target_id,reason,outcome,code,digest,operation_id,request_id,change,before,after');
+  // The role change's line ends with the change and the before and after values as JSON.
+  expect(lines[3]).toMatch(/,role: viewer → operator,"\{""role"":""viewer""\}","\{""role"":""operator""\}"$/);
   const exported = lines.slice(1).map((l) => l.split(','));
   const ids = await rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-audit-id')));
   expect(exported.map((f) => f[0])).toEqual(ids);

@@ -20,6 +20,7 @@ async function pagesToCheck(page: Page): Promise<{ name: string; path: string; h
     // A pending proposal to look at: made through the page, as an operator would.
     await page.goto(`/executions/${executionId}`);
     await page.getByRole('button', { name: 'Request takeover' }).click();
+    await page.getByRole('alertdialog').getByLabel('Reason for the request').fill('The worker host stopped answering.');
     await page.getByRole('alertdialog').getByRole('button', { name: 'Create proposal' }).click();
     await expect(page).toHaveURL(/\/recovery\/\d+$/);
     const proposalPath = new URL(page.url()).pathname;

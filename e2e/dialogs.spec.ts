@@ -1,20 +1,27 @@
 import { expect, test, type Page } from '@playwright/test';
 import { e2eDatabase } from './support/database';
-import { signIn } from './support/session';
+import { signedInPages, signIn } from './support/session';
 
 test.use({ viewport: { width: 1440, height: 900 } });
 
-/** A pending proposal's page, made through the execution page when there is none. */
+const pageAs = signedInPages(test);
+
+/**
+ * A pending proposal's page that the admin did not propose (four eyes would keep the
+ * admin from deciding it), made through the execution page by `page`'s user when there is none.
+ */
 async function pendingProposal(page: Page): Promise<string> {
   const db = await e2eDatabase();
   try {
-    const pending = await db.query(`select id from keel.recovery_proposal where status = 'PENDING' and target_kind = 'batch' order by id desc limit 1`);
+    const pending = await db.query(`select id from keel.recovery_proposal
+      where status = 'PENDING' and target_kind = 'batch' and proposer_login <> 'admin' order by id desc limit 1`);
     if (pending.rows.length) return `/recovery/${pending.rows[0].id}`;
     const stale = await db.query(`select e.id from oxide_batch.ob_job_execution e where e.status = 'STARTED'
       and e.updated_at < clock_timestamp() - interval '30 minutes'
       and not exists (select 1 from keel.recovery_proposal p where p.target_id = e.id::text) order by e.id limit 1`);
     await page.goto(`/executions/${stale.rows[0].id}`);
     await page.getByRole('button', { name: 'Request takeover' }).click();
+    await page.getByRole('alertdialog').getByLabel('Reason for the request').fill('The worker host stopped answering.');
     await page.getByRole('alertdialog').getByRole('button', { name: 'Create proposal' }).click();
     await expect(page).toHaveURL(/\/recovery\/\d+$/);
     return new URL(page.url()).pathname;
@@ -23,9 +30,9 @@ async function pendingProposal(page: Page): Promise<string> {
   }
 }
 
-test('each confirmation on the proposal page is an alertdialog named by its own title, and reopens after Escape', async ({ page }) => {
-  await signIn(page, 'admin');
-  const path = await pendingProposal(page);
+test('each confirmation on the proposal page is an alertdialog named by its own title, and reopens after Escape', async ({ browser }) => {
+  const path = await pendingProposal(await pageAs(browser, 'operator'));
+  const page = await pageAs(browser, 'admin');
   await page.goto(path);
   const id = path.split('/').pop();
   for (const [button, name] of [

@@ -17,6 +17,7 @@ async function consolePages(page: Page): Promise<{ name: string; path: string }[
         and e.updated_at < clock_timestamp() - interval '30 minutes' order by e.id desc limit 1`);
       await page.goto(`/executions/${stale.rows[0].id}`);
       await page.getByRole('button', { name: 'Request takeover' }).click();
+      await page.getByRole('alertdialog').getByLabel('Reason for the request').fill('The worker host stopped answering.');
       await page.getByRole('alertdialog').getByRole('button', { name: 'Create proposal' }).click();
       await expect(page).toHaveURL(/\/recovery\/\d+$/);
     }

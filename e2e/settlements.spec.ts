@@ -61,7 +61,7 @@ test('support replays one dead letter, once however often it is submitted, and i
   await dialog.getByLabel(/Note/).fill('ledger back after the outage');
   state.replay = await captureAction(page, () => confirm.click());
   await expect(toast(page)).toContainText(`Replayed ${receipt}: queued again with 0 attempts`);
-  await expect(page.getByRole('table', { name: 'Dead letters' })).toContainText('Nothing here yet.');
+  await expect(page.getByRole('table', { name: 'Dead letters' })).toContainText('No dead letters match these filters.');
 
   expect(await count(`select count(*)::int as n from settle.dead_letters where receipt_id = $1`, [receipt])).toBe(0);
   const queued = await db.query(`select work_kind, attempts from settle.attempts where receipt_id = $1`, [receipt]);
@@ -73,7 +73,7 @@ test('support replays one dead letter, once however often it is submitted, and i
   for (const response of again) expect(await response.text()).toContain(receipt);
   expect(await replaysOf(receipt)).toBe(1);
 
-  await page.getByRole('navigation', { name: 'Settlement views' }).getByRole('link', { name: 'Queue' }).click();
+  await page.getByRole('navigation', { name: 'Settlement views' }).getByRole('link', { name: 'All queued' }).click();
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('Settlements');
   await page.getByLabel('Receipt id starts with').fill(receipt);
   await page.getByRole('button', { name: 'Apply filters' }).click();
@@ -186,6 +186,11 @@ test('support cancels a previewed bulk replay and requeues a retry now', async (
   await expect(page.getByTestId('bulk-status')).toHaveText('CANCELLED');
   await expect(page.getByTestId('bulk-counts').locator('[data-result="cancelled"]')).toContainText(String(n));
   expect(await count(`select count(*)::int as n from settle.dead_letters where reason = $1`, [reason])).toBe(n);
+  // A preview cancelled before it started is no job: gone from the list, still under the CANCELLED filter.
+  await page.goto('/settlements/bulk');
+  await expect(page.getByRole('table', { name: 'Bulk replays' }).getByRole('link', { name: String(job), exact: true })).toHaveCount(0);
+  await page.goto('/settlements/bulk?status=CANCELLED');
+  await expect(page.getByRole('table', { name: 'Bulk replays' }).getByRole('link', { name: String(job), exact: true })).toHaveCount(1);
 
   await page.goto('/settlements?state=retry_scheduled');
   const first = page.getByRole('table', { name: 'Settlement queue' }).locator('tbody tr').first();
@@ -249,7 +254,7 @@ test('the audit page lists each settlement action with actor and outcome, and th
     expect(total).toBeLessThanOrEqual(50);
     await expect(rows).toHaveCount(total);
     const shown = await rows.evaluateAll((trs) => trs.map((tr) => Array.from(tr.querySelectorAll('td'), (td) => td.textContent?.trim() ?? '')));
-    for (const [actor, outcome] of pairs) expect(shown.some((c) => c[1] === actor && c[3] === action && c[6] === outcome)).toBe(true);
+    for (const [actor, outcome] of pairs) expect(shown.some((c) => c[1] === actor && c[3] === action && c[7] === outcome)).toBe(true);
 
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Export CSV (filtered)' }).click()]);
     const lines = (await readFile((await download.path())!, 'utf8')).trimEnd().split('\r\n').slice(1);

@@ -30,6 +30,7 @@ const pageAs = signedInPages(test);
 async function proposeThroughPage(page: Page, executionId: number): Promise<number> {
   await page.goto(`/executions/${executionId}`);
   await page.getByRole('button', { name: 'Request takeover' }).click();
+  await page.getByRole('alertdialog').getByLabel('Reason for the request').fill('The worker host stopped answering.');
   await page.getByRole('alertdialog').getByRole('button', { name: 'Create proposal' }).click();
   await expect(page).toHaveURL(/\/recovery\/\d+$/);
   return Number(new URL(page.url()).pathname.split('/').pop());
@@ -65,6 +66,38 @@ test('an operator proposes, a different approver confirms, and the execution sho
   await expect(approver.getByRole('table', { name: 'Recovery proposals' })).toContainText('APPROVED');
   const row = await db.query(`select status, failure_category, failure_id::int as failure_id from oxide_batch.ob_job_execution where id = $1`, [executionId]);
   expect(row.rows[0]).toEqual({ status: 'FAILED', failure_category: 'STALE_RECOVERED', failure_id: proposalId });
+});
+
+test('a takeover request needs a reason: an empty one is refused and creates nothing, a given one is shown to the approver', async ({ browser }) => {
+  const [executionId] = await staleExecutions(1);
+  const operator = await pageAs(browser, 'operator');
+  await operator.goto(`/executions/${executionId}`);
+  await operator.getByRole('button', { name: 'Request takeover' }).click();
+  const dialog = operator.getByRole('alertdialog');
+  await dialog.getByRole('button', { name: 'Create proposal' }).click();
+  await expect(dialog.getByRole('alert')).toHaveText('Say why the takeover is needed: the approver reads it before deciding.');
+  await expect(dialog.getByLabel('Reason for the request')).toHaveAttribute('aria-invalid', 'true');
+  await expect(operator).toHaveURL(new RegExp(`/executions/${executionId}$`));
+  const none = await db.query(`select count(*)::int as n from keel.recovery_proposal where target_kind = 'batch' and target_id = $1`, [String(executionId)]);
+  expect(none.rows[0].n).toBe(0);
+
+  await dialog.getByLabel('Reason for the request').fill('Worker host batch-7 lost power at 06:10; nobody is running it.');
+  await dialog.getByRole('button', { name: 'Create proposal' }).click();
+  await expect(operator).toHaveURL(/\/recovery\/\d+$/);
+  const proposalId = Number(new URL(operator.url()).pathname.split('/').pop());
+
+  const approver = await pageAs(browser, 'approver');
+  await approver.goto(`/recovery/${proposalId}`);
+  const summary = approver.getByRole('region', { name: 'Proposal' });
+  await expect(summary).toContainText('Reason for the request');
+  await expect(summary).toContainText('Worker host batch-7 lost power at 06:10; nobody is running it.');
+  const audit = await db.query(`select reason from keel.audit_event where action = 'recovery.propose' and operation_id = $1`, [`keel-proposal-${proposalId}`]);
+  expect(audit.rows).toEqual([{ reason: 'Worker host batch-7 lost power at 06:10; nobody is running it.' }]);
+
+  // A proposal made before reasons were asked for has none: the page says so.
+  await db.query(`update keel.recovery_proposal set proposer_note = null where id = $1`, [proposalId]);
+  await approver.reload();
+  await expect(summary).toContainText('no reason given');
 });
 
 test('an admin who proposed sees why they cannot decide it, before submitting anything', async ({ browser }) => {
@@ -117,6 +150,7 @@ test('a viewer sees no mutation buttons, and a forged action from the viewer ses
   const operator = await pageAs(browser, 'operator');
   await operator.goto(`/executions/${executionId}`);
   await operator.getByRole('button', { name: 'Request takeover' }).click();
+  await operator.getByRole('alertdialog').getByLabel('Reason for the request').fill('The worker host stopped answering.');
   const [request] = await Promise.all([
     operator.waitForRequest((r: Request) => r.method() === 'POST' && Boolean(r.headers()['next-action'])),
     operator.getByRole('alertdialog').getByRole('button', { name: 'Create proposal' }).click(),

@@ -9,13 +9,16 @@ const id = z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER);
 
 export const proposalIdSchema = z.object({ proposalId: id });
 
+/** Why the takeover is asked for: required, shown to the approver on the proposal. */
+const requestReason = multiLineText(500, { min: 1, required: 'Say why the takeover is needed: the approver reads it before deciding.' });
+
 export const proposeTakeoverSchema = z.discriminatedUnion('target', [
-  z.object({ target: z.literal('batch'), executionId: id, note: multiLineText(500).optional() }),
+  z.object({ target: z.literal('batch'), executionId: id, reason: requestReason }),
   z.object({
     target: z.literal('orchestration'),
     executionId: singleLineText(256, { min: 1 }),
     successorOwner: actorRefSchema,
-    note: multiLineText(500).optional(),
+    reason: requestReason,
   }),
 ]);
 

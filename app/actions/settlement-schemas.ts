@@ -25,9 +25,16 @@ export const requeueSchema = z.object({
   note: optionalNote,
 });
 
-/** Freeze the dead letters of the current filter (the URL's fields) into a previewed job. */
+/**
+ * Freeze the dead letters of the current filter (the URL's fields) into a previewed job,
+ * or, with `receiptIds`, exactly the rows ticked on the page (the filter is then only
+ * where they were picked from).
+ */
 export const bulkPreviewSchema = z.object({
   filters: deadLetterFiltersSchema,
+  receiptIds: z.array(receiptId).min(1).max(1_000, 'Select at most 1,000 dead letters.').optional(),
+  /** REPLAY (the default) queues each frozen dead letter again; DISCARD deletes each. */
+  action: z.enum(['REPLAY', 'DISCARD']).optional(),
   note: requiredNote,
 });
 

@@ -50,7 +50,8 @@ export const previewBulkReplayAction = action(
   bulkPreviewSchema,
   'settlement.bulk_replay.preview',
   async (actor, input) => {
-    const result = await previewBulkReplay(settlementTransactions(), actor, { filter: toDeadLetterFilter(input.filters), note: input.note });
+    const filter = input.receiptIds ? { receiptIds: input.receiptIds } : toDeadLetterFilter(input.filters);
+    const result = await previewBulkReplay(settlementTransactions(), actor, { filter, note: input.note, action: input.action });
     return result.ok ? { ok: true, value: result.value } : result;
   },
 );

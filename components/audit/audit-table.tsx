@@ -1,10 +1,30 @@
+import Link from 'next/link';
+import { auditChanges } from '@/lib/domain/audit-change';
 import type { AuditEventView } from '@/lib/queries/audit';
 import { StatusBadge } from '../ui/status-badge';
 import { Cell, DataTable } from '../ui/table';
 import { TimeAgo } from '../ui/time-ago';
 import { DigestButton } from './digest-button';
 
-const HEAD = ['Time', 'Actor', 'Role', 'Action', 'Target', 'Reason', 'Outcome', 'Digest'];
+const HEAD = ['Time', 'Actor', 'Role', 'Action', 'Target', 'Change', 'Reason', 'Outcome', 'Digest'];
+
+/** The page of an audit event's target, for the kinds that have one. */
+export function auditTargetHref(kind: string, id: string): string | null {
+  switch (kind) {
+    case 'batch_execution':
+      return `/executions/${encodeURIComponent(id)}`;
+    case 'settlement':
+      return `/settlements/${encodeURIComponent(id)}`;
+    case 'recovery_proposal':
+      return `/recovery/${encodeURIComponent(id)}`;
+    case 'bulk_replay':
+      return `/settlements/bulk/${encodeURIComponent(id)}`;
+    case 'user':
+      return `/users#user-${encodeURIComponent(id)}`;
+    default:
+      return null;
+  }
+}
 
 /** One page of audit events; a click on an actor or target narrows the filters to it. */
 export function AuditTable({
@@ -40,15 +60,21 @@ export function AuditTable({
             </Cell>
             <Cell>{e.actorRole}</Cell>
             <td className="max-w-48 px-3 py-2 font-mono text-xs [overflow-wrap:anywhere]">{e.action}</td>
-            <td className="max-w-48 truncate px-3 py-2" title={`${e.targetKind} ${e.targetId}`}>
-              <button
-                type="button"
-                className={link}
-                title={`Only events on ${e.targetKind} ${e.targetId}`}
-                onClick={() => onFilter({ targetKind: e.targetKind, targetId: e.targetId })}
-              >
-                <span className="text-zinc-600 dark:text-zinc-400">{e.targetKind}</span> <span className="font-mono text-xs">{e.targetId}</span>
-              </button>
+            <td className="max-w-56 px-3 py-2" title={`${e.targetKind} ${e.targetId}`}>
+              <span className="flex items-baseline gap-1.5">
+                <AuditTarget kind={e.targetKind} id={e.targetId} />
+                <button
+                  type="button"
+                  className={`${link} shrink-0 text-xs`}
+                  aria-label={`Only events on ${e.targetKind} ${e.targetId}`}
+                  onClick={() => onFilter({ targetKind: e.targetKind, targetId: e.targetId })}
+                >
+                  filter
+                </button>
+              </span>
+            </td>
+            <td className="max-w-48 px-3 py-2 text-xs [overflow-wrap:anywhere]">
+              <AuditChange before={e.before} after={e.after} />
             </td>
             <td className="max-w-40 truncate px-3 py-2" title={e.reason ?? undefined}>
               {e.reason ?? <span className="text-zinc-500 dark:text-zinc-400">—</span>}
@@ -62,5 +88,36 @@ export function AuditTable({
         ))
       )}
     </DataTable>
+  );
+}
+
+function AuditTarget({ kind, id }: { kind: string; id: string }) {
+  const href = auditTargetHref(kind, id);
+  const text = (
+    <>
+      <span className="text-zinc-600 dark:text-zinc-400">{kind}</span> <span className="font-mono text-xs">{id}</span>
+    </>
+  );
+  return href ? (
+    <Link href={href} prefetch={false} className="truncate text-sky-800 underline dark:text-sky-300">
+      {text}
+    </Link>
+  ) : (
+    <span className="truncate">{text}</span>
+  );
+}
+
+/** The fields the event changed, each old value beside the new one. */
+function AuditChange({ before, after }: { before: unknown; after: unknown }) {
+  const changes = auditChanges(before, after);
+  if (changes.length === 0) return <span className="text-zinc-500 dark:text-zinc-400">—</span>;
+  return (
+    <ul className="space-y-0.5">
+      {changes.map((c) => (
+        <li key={c.field}>
+          <span className="font-medium">{c.field}</span>: <span className="font-mono">{c.before}</span> → <span className="font-mono">{c.after}</span>
+        </li>
+      ))}
+    </ul>
   );
 }

@@ -7,6 +7,7 @@ import { queryKeys } from '@/lib/query-keys';
 import { useServerAction } from '../actions/use-server-action';
 import { Button } from '../ui/button';
 import { ConfirmDialog } from '../ui/confirm-dialog';
+import { reasonError, RequestReasonField } from '../recovery/request-reason-field';
 import { newOperationId } from '../users/operation-id';
 
 export interface ExecutionActionsProps {
@@ -31,6 +32,7 @@ export function ExecutionActions(props: ExecutionActionsProps) {
   const [dialog, setDialog] = useState<'takeover' | 'stop' | 'abandon' | null>(null);
   // The stop request's idempotency key, made when its dialog opens: a double submit is one request.
   const [stopOperationId, setStopOperationId] = useState('');
+  const [takeoverReason, setTakeoverReason] = useState('');
   const propose = useServerAction(proposeTakeover, {
     success: (v) => (v.created ? `Proposal ${v.proposalId} created` : `Proposal ${v.proposalId} was already pending`),
     invalidate: [queryKeys.proposals.all, queryKeys.executions.all],
@@ -58,7 +60,13 @@ export function ExecutionActions(props: ExecutionActionsProps) {
       ) : null}
       {props.canPropose && !props.pendingProposalId ? (
         props.candidacy.candidate ? (
-          <Button variant="primary" onClick={() => setDialog('takeover')}>
+          <Button
+            variant="primary"
+            onClick={() => {
+              setTakeoverReason('');
+              setDialog('takeover');
+            }}
+          >
             Request takeover
           </Button>
         ) : (
@@ -89,7 +97,7 @@ export function ExecutionActions(props: ExecutionActionsProps) {
         pending={propose.pending}
         onClose={() => setDialog(null)}
         onConfirm={async () => {
-          const result = await propose.execute({ target: 'batch', executionId: props.executionId });
+          const result = await propose.execute({ target: 'batch', executionId: props.executionId, reason: takeoverReason });
           if (result.ok) setDialog(null);
         }}
       >
@@ -97,6 +105,7 @@ export function ExecutionActions(props: ExecutionActionsProps) {
           This records a recovery proposal bound to the execution&apos;s current evidence. Nothing changes on the execution until a
           different approver confirms it; if the execution changes first, the proposal is superseded.
         </p>
+        <RequestReasonField id="takeover-reason" value={takeoverReason} onChange={setTakeoverReason} error={reasonError(propose.lastError)} />
       </ConfirmDialog>
       <ConfirmDialog
         open={dialog === 'stop'}
@@ -107,7 +116,10 @@ export function ExecutionActions(props: ExecutionActionsProps) {
         onClose={() => setDialog(null)}
         onConfirm={async () => {
           const result = await stop.execute({ executionId: props.executionId, operationId: stopOperationId });
-          if (result.ok) setDialog(null);
+          // A refusal (the execution moved on meanwhile) closes the dialog too: the toast says why over the
+          // page's new state, instead of a dialog asking to stop what can no longer be stopped.
+          setDialog(null);
+          if (!result.ok) router.refresh();
         }}
       >
         <p>

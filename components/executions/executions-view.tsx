@@ -11,7 +11,7 @@ import { queryKeys } from '@/lib/query-keys';
 import { executionsSearch, serializeExecutionsSearch, type ExecutionsSearch } from '@/lib/url-state/executions';
 import { Button } from '../ui/button';
 import { KeysetPager } from '../ui/keyset-pager';
-import { ErrorState, LoadingRow } from '../ui/states';
+import { ErrorState, hasFilters, LoadingRow, NoMatches } from '../ui/states';
 import { StatusBadge } from '../ui/status-badge';
 import { Cell, DataTable } from '../ui/table';
 import { TimeAgo } from '../ui/time-ago';
@@ -103,7 +103,7 @@ export function ExecutionsView() {
         {data ? `${formatCappedCount(data.total)} executions match` : ' '}
         {isFetching ? ' · refreshing…' : ''}
       </p>
-      <DataTable caption="Executions" head={['Execution', 'Job', 'Status', 'Attempt', 'Version', 'Owner', 'Updated']} empty={data?.items.length === 0}>
+      <DataTable caption="Executions" head={['Execution', 'Job', 'Status', 'Attempt', 'Version', 'Owner', 'Updated']} empty={data?.items.length === 0 && (hasFilters(filters) ? <NoMatches noun="executions" onClear={() => void setFilters(null)} /> : true)}>
         {!data ? <LoadingRow columns={7} /> : null}
         {data?.items.map((row) => (
           <tr key={row.id}>

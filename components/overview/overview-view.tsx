@@ -1,6 +1,7 @@
 'use client';
 
 import { useQuery } from '@tanstack/react-query';
+import Link from 'next/link';
 import { readJson } from '@/lib/http/read-json';
 import { queryKeys } from '@/lib/query-keys';
 import type { OverviewPage } from '@/lib/queries/console-reads-types';
@@ -10,6 +11,15 @@ import { ErrorState } from '../ui/states';
 import { StatusBadge } from '../ui/status-badge';
 import { Cell, DataTable } from '../ui/table';
 import { formatUtc } from '../ui/time-ago';
+import type { BatchStatus } from '@/lib/domain/batch-status';
+import type { QueueState } from '@/lib/domain/queue-state';
+import type { FailureCode } from '@/lib/domain/settlement-vocabulary';
+import { executionsHref } from '@/lib/url-state/executions';
+import { recoveryHref } from '@/lib/url-state/recovery';
+import { deadLettersHref, queueHref } from '@/lib/url-state/settlements';
+
+// Each count links to the list it counts; the count's own link repeats the row's, so it stays out of the tab order.
+const COUNT_LINK = 'text-sky-800 underline dark:text-sky-300';
 
 export const overviewQuery = () => ({
   queryKey: queryKeys.overview(),
@@ -27,11 +37,11 @@ export function OverviewView() {
     <>
       <PageHeader title="Overview" description={`As of ${formatUtc(new Date(overview.serverNow))} (server clock)`} />
       <section aria-label="Totals" className="grid grid-cols-2 gap-4 lg:grid-cols-5">
-        <StatCard label="Executions" value={total.toLocaleString('en-US')} />
-        <StatCard label="Stale executions" value={overview.staleExecutions.toLocaleString('en-US')} hint={`no update for over ${Math.round(overview.staleThresholdMs / 60_000)} min`} />
-        <StatCard label="Pending proposals" value={overview.pendingProposals} />
-        <StatCard label="Settlement queue" value={queueDepth.toLocaleString('en-US')} />
-        <StatCard label="Dead letters" value={deadLetters.toLocaleString('en-US')} />
+        <StatCard label="Executions" value={total.toLocaleString('en-US')} href="/executions" />
+        <StatCard label="Stale executions" value={overview.staleExecutions.toLocaleString('en-US')} hint={`no update for over ${Math.round(overview.staleThresholdMs / 60_000)} min`} href={executionsHref({ stale: '1' })} />
+        <StatCard label="Pending proposals" value={overview.pendingProposals} href={recoveryHref({ status: 'PENDING' })} />
+        <StatCard label="Settlement queue" value={queueDepth.toLocaleString('en-US')} href={queueHref({ state: 'all' })} />
+        <StatCard label="Dead letters" value={deadLetters.toLocaleString('en-US')} href="/settlements/dead-letters" />
       </section>
       <section aria-labelledby="last-hour" className="mt-8">
         <h2 id="last-hour" className="mb-2 text-sm font-semibold">Last hour (sampled every 15 s)</h2>
@@ -47,8 +57,8 @@ export function OverviewView() {
           <DataTable caption="Executions by status" head={['Status', 'Count']} empty={overview.executionsByStatus.length === 0}>
             {overview.executionsByStatus.map((r) => (
               <tr key={r.status}>
-                <Cell><StatusBadge status={r.status} /></Cell>
-                <Cell>{r.count.toLocaleString('en-US')}</Cell>
+                <Cell><Link href={executionsHref({ status: r.status as BatchStatus })} aria-label={`${r.status}: ${r.count.toLocaleString('en-US')} executions`}><StatusBadge status={r.status} /></Link></Cell>
+                <Cell><Link href={executionsHref({ status: r.status as BatchStatus })} tabIndex={-1} className={COUNT_LINK}>{r.count.toLocaleString('en-US')}</Link></Cell>
               </tr>
             ))}
           </DataTable>
@@ -58,8 +68,8 @@ export function OverviewView() {
           <DataTable caption="Settlement queue by state" head={['State', 'Count']} empty={overview.queue.length === 0}>
             {overview.queue.map((r) => (
               <tr key={r.state}>
-                <Cell>{r.state}</Cell>
-                <Cell>{r.count.toLocaleString('en-US')}</Cell>
+                <Cell><Link href={queueHref({ state: r.state as QueueState })} className={COUNT_LINK}>{r.state}</Link></Cell>
+                <Cell><Link href={queueHref({ state: r.state as QueueState })} tabIndex={-1} className={COUNT_LINK}>{r.count.toLocaleString('en-US')}</Link></Cell>
               </tr>
             ))}
           </DataTable>
@@ -69,8 +79,8 @@ export function OverviewView() {
           <DataTable caption="Dead letters by reason" head={['Reason', 'Count']} empty={overview.deadLettersByReason.length === 0}>
             {overview.deadLettersByReason.map((r) => (
               <tr key={r.reason}>
-                <Cell mono>{r.reason}</Cell>
-                <Cell>{r.count}</Cell>
+                <Cell mono><Link href={deadLettersHref({ reason: r.reason as FailureCode })} className={COUNT_LINK}>{r.reason}</Link></Cell>
+                <Cell><Link href={deadLettersHref({ reason: r.reason as FailureCode })} tabIndex={-1} className={COUNT_LINK}>{r.count}</Link></Cell>
               </tr>
             ))}
           </DataTable>

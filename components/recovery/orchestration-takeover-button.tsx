@@ -7,11 +7,13 @@ import { queryKeys } from '@/lib/query-keys';
 import { useServerAction } from '../actions/use-server-action';
 import { Button } from '../ui/button';
 import { ConfirmDialog } from '../ui/confirm-dialog';
+import { reasonError, RequestReasonField } from './request-reason-field';
 
 export function OrchestrationTakeoverButton({ executionId, leaseOwner, fencingToken }: { executionId: string; leaseOwner: string; fencingToken: number }) {
   const router = useRouter();
   const [open, setOpen] = useState(false);
   const [successor, setSuccessor] = useState('');
+  const [reason, setReason] = useState('');
   const propose = useServerAction(proposeTakeover, {
     success: (v) => (v.created ? `Proposal ${v.proposalId} created` : `Proposal ${v.proposalId} was already pending`),
     invalidate: [queryKeys.proposals.all, queryKeys.orchestrations.all],
@@ -19,7 +21,14 @@ export function OrchestrationTakeoverButton({ executionId, leaseOwner, fencingTo
   });
   return (
     <>
-      <Button onClick={() => setOpen(true)}>Request takeover</Button>
+      <Button
+        onClick={() => {
+          setReason('');
+          setOpen(true);
+        }}
+      >
+        Request takeover
+      </Button>
       <ConfirmDialog
         open={open}
         title={`Request takeover of ${executionId}`}
@@ -28,7 +37,7 @@ export function OrchestrationTakeoverButton({ executionId, leaseOwner, fencingTo
         canConfirm={/^[A-Za-z0-9._:@-]{1,128}$/.test(successor)}
         onClose={() => setOpen(false)}
         onConfirm={async () => {
-          const result = await propose.execute({ target: 'orchestration', executionId, successorOwner: successor });
+          const result = await propose.execute({ target: 'orchestration', executionId, successorOwner: successor, reason });
           if (result.ok) setOpen(false);
         }}
       >
@@ -45,6 +54,7 @@ export function OrchestrationTakeoverButton({ executionId, leaseOwner, fencingTo
             className="mt-1 block w-full rounded-md border border-zinc-300 bg-white px-2 py-1.5 text-sm dark:border-zinc-700 dark:bg-zinc-950"
           />
         </label>
+        <RequestReasonField id={`takeover-reason-${executionId}`} value={reason} onChange={setReason} error={reasonError(propose.lastError)} />
       </ConfirmDialog>
     </>
   );

@@ -53,6 +53,7 @@ export function ProposalView({
       <section aria-label="Proposal" className="mb-6 rounded-lg border border-zinc-200 bg-white p-4 dark:border-zinc-800 dark:bg-zinc-900">
         <dl className="grid grid-cols-2 gap-4 md:grid-cols-3">
           <Fact label="Target"><Link href={targetHref} className={LINK}>{proposal.targetKind} {proposal.targetId}</Link></Fact>
+          <Fact label="Reason for the request">{proposal.note ?? <span className="text-zinc-600 dark:text-zinc-400">no reason given</span>}</Fact>
           <Fact label="Proposed by">{proposal.proposerLogin}, <TimeAgo at={new Date(proposal.createdAt)} now={now} /></Fact>
           <Fact label="Approval deadline">{proposal.status === 'PENDING' ? <DeadlineCountdown deadline={proposal.deadline} serverNow={proposal.serverNow} /> : <>No longer running: the proposal is {proposal.status}.</>}</Fact>
           {proposal.expectedVersion !== null ? <Fact label="Observed version">{proposal.expectedVersion}</Fact> : null}

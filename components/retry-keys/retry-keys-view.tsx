@@ -7,6 +7,7 @@ import { FAILURE_CATEGORIES, FAULT_PHASES } from '@/lib/domain/batch-status';
 import { readJson } from '@/lib/http/read-json';
 import { queryKeys } from '@/lib/query-keys';
 import type { RetryKeysPage } from '@/lib/queries/console-reads-types';
+import { RetryKeyTabs } from './retry-key-tabs';
 import { corruptEnvelopesParams, retryKeysHref, retryKeysSearch, unresolvedKeysParams } from '@/lib/url-state/retry-keys';
 import { Button } from '../ui/button';
 import { CopyButton } from '../ui/copy-button';
@@ -30,6 +31,7 @@ export function RetryKeysView() {
   const [search, setSearch] = useQueryStates(retryKeysSearch, { history: 'push' });
   const keys = useRetryKeyList(unresolvedKeysParams(search));
   const corrupt = useRetryKeyList(corruptEnvelopesParams(search));
+  const show = search.show ?? 'keys';
   const jobs = useQuery({ queryKey: queryKeys.jobNames(), queryFn: ({ signal }) => readJson<string[]>('/api/job-names', {}, signal), staleTime: 60_000 }).data ?? [];
   return (
     <>
@@ -75,7 +77,15 @@ export function RetryKeysView() {
         <Button type="submit">Apply</Button>
         <Link href="/retry-keys" className="pb-1.5 text-sm text-sky-800 underline dark:text-sky-300">Clear</Link>
       </form>
+      <RetryKeyTabs
+        show={show}
+        keysHref={retryKeysHref({ ...search, show: null, corruptCursor: null })}
+        corruptHref={retryKeysHref({ ...search, show: 'corrupt', cursor: null })}
+        corruptCount={corrupt.data?.rows.length ?? 0}
+        more={Boolean(corrupt.data?.nextCursor)}
+      />
       {keys.error ? <ErrorState detail={keys.error.message} /> : null}
+      {show === 'keys' ? (
       <section aria-labelledby="keys" className="mb-8">
         <h2 id="keys" className="mb-2 text-sm font-semibold">Unresolved keys</h2>
         <DataTable caption="Unresolved retry keys" head={['Key', 'Phase', 'Category', 'Ordinal / limit', 'Classifier', 'Step', 'Execution', 'Job']} empty={keys.data?.rows.length === 0}>
@@ -98,6 +108,7 @@ export function RetryKeysView() {
           <Link href={retryKeysHref({ ...search, cursor: keys.data.nextCursor })} className={LINK}>Next page</Link>
         ) : null}
       </section>
+      ) : (
       <section aria-labelledby="corrupt">
         <h2 id="corrupt" className="mb-2 text-sm font-semibold">Corrupt envelopes</h2>
         <p className="mb-2 text-sm text-zinc-600 dark:text-zinc-400">No action may act on a step whose envelope fails validation.</p>
@@ -118,6 +129,7 @@ export function RetryKeysView() {
           <Link href={retryKeysHref({ ...search, corruptCursor: corrupt.data.nextCursor })} className={LINK}>More corrupt envelopes</Link>
         ) : null}
       </section>
+      )}
     </>
   );
 }

@@ -23,21 +23,46 @@ const INVALIDATE = [queryKeys.settlements.all, queryKeys.audit.all];
  * matching dead letters (the exact count and a sample), then start replays exactly
  * those. Mounted only while open.
  */
-export function BulkReplayDialog({ filters, matching, onClose }: { filters: FilterValues; matching: CappedCount | undefined; onClose: () => void }) {
+export function BulkReplayDialog({
+  filters,
+  receiptIds,
+  action = 'REPLAY',
+  matching,
+  onClose,
+  onPreviewed,
+}: {
+  filters: FilterValues;
+  /** The rows ticked on the page; without them the whole filter is previewed. */
+  receiptIds?: string[];
+  /** REPLAY (the default) or DISCARD, through the same frozen preview. */
+  action?: 'REPLAY' | 'DISCARD';
+  matching: CappedCount | undefined;
+  onClose: () => void;
+  onPreviewed?: () => void;
+}) {
   const router = useRouter();
+  const discard = action === 'DISCARD';
+  const verb = discard ? 'discard' : 'replay';
   const [note, setNote] = useState('');
   const [preview, setPreview] = useState<Preview | null>(null);
   // One preview per dialog: a preview is a job of its own, so a second click must not make another.
   const previewing = useRef(false);
   const parsed = deadLetterFiltersSchema.safeParse(filters);
-  const filterText = parsed.success ? describeDeadLetterFilter(toDeadLetterFilter(parsed.data)) : 'an invalid filter';
+  const filterText = receiptIds
+    ? describeDeadLetterFilter({ receiptIds })
+    : parsed.success
+      ? describeDeadLetterFilter(toDeadLetterFilter(parsed.data))
+      : 'an invalid filter';
   const previewAction = useServerAction(previewBulkReplayAction, {
-    success: (v) => `Bulk replay ${v.jobId} previewed: ${v.itemCount.toLocaleString('en-US')} dead letters frozen`,
+    success: (v) => `Bulk ${verb} ${v.jobId} previewed: ${v.itemCount.toLocaleString('en-US')} dead letters frozen`,
     invalidate: INVALIDATE,
-    onSuccess: setPreview,
+    onSuccess: (v) => {
+      setPreview(v);
+      onPreviewed?.();
+    },
   });
   const start = useServerAction(startBulkReplayAction, {
-    success: (v) => `Bulk replay ${v.jobId} started: ${v.itemCount.toLocaleString('en-US')} dead letters`,
+    success: (v) => `Bulk ${verb} ${v.jobId} started: ${v.itemCount.toLocaleString('en-US')} dead letters`,
     invalidate: INVALIDATE,
     onSuccess: (v) => router.push(bulkReplayHref(v.jobId)),
   });
@@ -46,7 +71,7 @@ export function BulkReplayDialog({ filters, matching, onClose }: { filters: Filt
     return (
       <ConfirmDialog
         open
-        title="Bulk replay: preview"
+        title={`Bulk ${verb}: preview`}
         confirmLabel="Preview"
         pending={previewAction.pending}
         canConfirm={note.trim() !== '' && parsed.success}
@@ -54,14 +79,14 @@ export function BulkReplayDialog({ filters, matching, onClose }: { filters: Filt
         onConfirm={async () => {
           if (previewing.current) return;
           previewing.current = true;
-          const result = await previewAction.execute({ filters, note });
+          const result = await previewAction.execute({ filters, receiptIds, action, note });
           if (!result.ok) previewing.current = false;
         }}
       >
         <p>
           The preview freezes {filterText} as they are now
-          {matching ? ` (${formatCappedCount(matching)} match at the moment)` : ''} and shows the exact count and a sample. Nothing is
-          replayed until you start it; dead letters recorded after the preview are never part of it.
+          {matching && !receiptIds ? ` (${formatCappedCount(matching)} match at the moment)` : ''} and shows the exact count and a sample. Nothing is
+          {discard ? 'discarded' : 'replayed'} until you start it; dead letters recorded after the preview are never part of it.
         </p>
         <NoteField id="bulk-note" value={note} onChange={setNote} required error={previewAction.lastError?.fieldErrors?.note?.[0]} />
       </ConfirmDialog>
@@ -70,8 +95,9 @@ export function BulkReplayDialog({ filters, matching, onClose }: { filters: Filt
   return (
     <ConfirmDialog
       open
-      title={`Start bulk replay ${preview.jobId}?`}
-      confirmLabel={`Replay ${preview.itemCount.toLocaleString('en-US')} dead letters`}
+      title={`Start bulk ${verb} ${preview.jobId}?`}
+      confirmLabel={`${discard ? 'Discard' : 'Replay'} ${preview.itemCount.toLocaleString('en-US')} dead letters`}
+      tone={discard ? 'danger' : 'primary'}
       pending={start.pending}
       canConfirm={preview.itemCount > 0}
       onClose={onClose}
@@ -81,8 +107,9 @@ export function BulkReplayDialog({ filters, matching, onClose }: { filters: Filt
         Exactly {preview.itemCount.toLocaleString('en-US')} dead letters were frozen at {formatUtc(new Date(preview.asOfMs))}: {filterText}.
       </p>
       <p>
-        Each is deleted from the dead letters and queued again (pending observation, 0 attempts, due now), and each replay is audited
-        under your name with the note. A dead letter that is gone or was recorded again since the preview is skipped and reported.
+        {discard
+          ? 'Each is deleted for good (its JSON is kept in its audit event), and each discard is audited under your name with the note.'
+          : 'Each is deleted from the dead letters and queued again (pending observation, 0 attempts, due now), and each replay is audited under your name with the note.'} A dead letter that is gone or was recorded again since the preview is skipped and reported.
         {preview.itemCount === 0 ? ' Nothing matched, so there is nothing to start.' : ' Closing this dialog leaves the job unstarted, listed under Bulk replays.'}
       </p>
       {preview.sample.length > 0 ? (

@@ -38,7 +38,7 @@ export function BulkReplayList() {
           Status
         </label>
         <select id="bulk-status-filter" value={state.status ?? ''} onChange={(e) => void setState({ status: BULK_REPLAY_STATUSES.find((s) => s === e.target.value) ?? null, cursor: null })} className={FIELD}>
-          <option value="">Any status</option>
+          <option value="">Any status (cancelled previews hidden)</option>
           {BULK_REPLAY_STATUSES.map((s) => (
             <option key={s} value={s}>
               {s}
@@ -58,7 +58,10 @@ export function BulkReplayList() {
             <Cell>
               <StatusBadge status={job.status} />
             </Cell>
-            <td className="max-w-72 px-3 py-2">{describeDeadLetterFilter(job.filter)}</td>
+            <td className="max-w-72 px-3 py-2">
+              {job.action === 'DISCARD' ? <span className="font-medium">Discard: </span> : null}
+              {describeDeadLetterFilter(job.filter)}
+            </td>
             <Cell>
               {job.processedCount.toLocaleString('en-US')} / {job.itemCount.toLocaleString('en-US')}
             </Cell>

@@ -63,6 +63,7 @@ export function BulkReplayView({ jobId, canAct }: { jobId: number; canAct: boole
           {canAct ? <BulkReplayActions detail={detail} /> : null}
         </div>
         <dl className="grid grid-cols-2 gap-4 md:grid-cols-3">
+          <Fact label="Action">{job.action === 'DISCARD' ? 'Discard each (deleted for good; its JSON kept in the audit log)' : 'Replay each'}</Fact>
           <Fact label="Selects">{describeDeadLetterFilter(filter)}, as of {formatUtc(new Date(asOfMs))}</Fact>
           <Fact label="Note">{job.note}</Fact>
           <Fact label="Previewed by">

@@ -9,15 +9,17 @@ import type { DeadLetterGroups, DeadLetterPage, DeadLetterRow } from '@/lib/quer
 import { queryKeys } from '@/lib/query-keys';
 import { Button } from '../ui/button';
 import { KeysetPager } from '../ui/keyset-pager';
-import { ErrorState, LoadingRow } from '../ui/states';
+import { ErrorState, LoadingRow, NoMatches } from '../ui/states';
 import { Cell, DataTable } from '../ui/table';
 import { TimeAgo } from '../ui/time-ago';
 import { BulkReplayDialog } from './bulk-replay-dialog';
 import { DeadLetterDialog, deadLetterTarget, type DeadLetterTarget } from './dead-letter-dialog';
 import { DeadLetterGroupsPanel } from './dead-letter-groups';
+import { DeadLetterSelectionBar, useDeadLetterSelection } from './dead-letter-selection';
 import { filterParams } from './filter-params';
 import { LINK, receiptHref } from './links';
 import { SettlementFilterForm, useSettlementFilters } from './settlement-filters';
+import { SettlementTabs } from './settlement-tabs';
 
 /**
  * Dead letters, newest first, grouped by reason code, with the filters and cursor in
@@ -39,15 +41,20 @@ export function DeadLettersView({ canAct }: { canAct: boolean }) {
     placeholderData: keepPreviousData,
   });
   const [target, setTarget] = useState<DeadLetterTarget | null>(null);
-  const [bulkOpen, setBulkOpen] = useState(false);
+  // What the bulk dialog was opened for: the ticked receipts, or the whole filter.
+  const [bulk, setBulk] = useState<{ receiptIds?: string[]; action: 'REPLAY' | 'DISCARD' } | null>(null);
   const page = query.data;
   const failure = query.error instanceof ApiError ? query.error : null;
   const now = new Date(page?.serverNowMs ?? groups.data?.serverNowMs ?? 0);
   const head = ['Receipt', 'Reason', 'Attempts', 'Recorded', ...(canAct ? ['Actions'] : [])];
   const filtered = Object.keys(values).length > 0;
+  const selection = useDeadLetterSelection(new URLSearchParams(filterParams(values)).toString());
+  const selected = () => (selection.all ? {} : { receiptIds: [...selection.ids] });
+  const pageIds = page?.rows.map((r) => r.receiptId) ?? [];
 
   return (
     <section aria-label="Dead letters" className="space-y-4">
+      <SettlementTabs counts={page ? { dead_lettered: page.count } : undefined} />
       <DeadLetterGroupsPanel groups={groups.data} selected={values.reason} onSelect={(reason) => apply({ ...values, reason: reason ?? undefined })} />
       <SettlementFilterForm
         label="Filter dead letters"
@@ -63,28 +70,82 @@ export function DeadLettersView({ canAct }: { canAct: boolean }) {
           {query.isFetching && page ? <span className="ml-2 text-zinc-600 dark:text-zinc-400">Refreshing…</span> : null}
         </p>
         {canAct ? (
-          <Button variant="primary" disabled={!page || page.count.value === 0} onClick={() => setBulkOpen(true)}>
+          <Button disabled={!page || page.count.value === 0} onClick={() => setBulk({ action: 'REPLAY' })}>
             Bulk replay {filtered ? 'these' : 'all'}…
           </Button>
         ) : null}
       </div>
-      <DataTable caption="Dead letters" head={head} empty={page?.rows.length === 0}>
+      {canAct ? (
+        <DeadLetterSelectionBar
+          selection={selection}
+          pageIds={pageIds}
+          matching={page?.count}
+          filtered={filtered}
+          onReplay={() => setBulk({ ...selected(), action: 'REPLAY' })}
+          onDiscard={() => setBulk({ ...selected(), action: 'DISCARD' })}
+        />
+      ) : null}
+      <DataTable caption="Dead letters" head={head} empty={page?.rows.length === 0 && (filtered ? <NoMatches noun="dead letters" onClear={() => apply({})} /> : true)}>
         {!page ? <LoadingRow columns={head.length} /> : null}
         {page?.rows.map((row) => (
-          <DeadLetterTableRow key={row.receiptId} row={row} now={now} canAct={canAct} onAct={(kind) => setTarget(deadLetterTarget(kind, row))} />
+          <DeadLetterTableRow
+            key={row.receiptId}
+            row={row}
+            now={now}
+            canAct={canAct}
+            selected={selection.all || selection.ids.has(row.receiptId)}
+            selectionLocked={selection.all}
+            onSelect={(on) => selection.toggle(row.receiptId, on)}
+            onAct={(kind) => setTarget(deadLetterTarget(kind, row))}
+          />
         ))}
       </DataTable>
       <KeysetPager label="Dead letter pages" cursor={cursor} nextCursor={page?.nextCursor} onChange={setCursor} />
       {target ? <DeadLetterDialog target={target} onClose={() => setTarget(null)} /> : null}
-      {bulkOpen ? <BulkReplayDialog filters={values} matching={page?.count} onClose={() => setBulkOpen(false)} /> : null}
+      {bulk ? (
+        <BulkReplayDialog
+          filters={values}
+          receiptIds={bulk.receiptIds}
+          action={bulk.action}
+          matching={page?.count}
+          onClose={() => setBulk(null)}
+          onPreviewed={selection.clear}
+        />
+      ) : null}
     </section>
   );
 }
 
-function DeadLetterTableRow({ row, now, canAct, onAct }: { row: DeadLetterRow; now: Date; canAct: boolean; onAct: (kind: 'replay' | 'discard') => void }) {
+function DeadLetterTableRow({
+  row,
+  now,
+  canAct,
+  selected,
+  selectionLocked,
+  onSelect,
+  onAct,
+}: {
+  row: DeadLetterRow;
+  now: Date;
+  canAct: boolean;
+  selected: boolean;
+  selectionLocked: boolean;
+  onSelect: (on: boolean) => void;
+  onAct: (kind: 'replay' | 'discard') => void;
+}) {
   return (
     <tr data-receipt={row.receiptId}>
       <Cell mono>
+        {canAct ? (
+          <input
+            type="checkbox"
+            aria-label={`Select ${row.receiptId}`}
+            checked={selected}
+            disabled={selectionLocked}
+            onChange={(e) => onSelect(e.target.checked)}
+            className="mr-2 align-middle"
+          />
+        ) : null}
         <Link href={receiptHref(row.receiptId)} prefetch={false} className={LINK}>
           {row.receiptId}
         </Link>

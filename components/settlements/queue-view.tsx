@@ -8,26 +8,20 @@ import { formatCappedCount } from '@/lib/domain/cursor';
 import { ApiError, readJson } from '@/lib/http/read-json';
 import type { QueuePage, QueueRow, QueueState } from '@/lib/queries/settlements-types';
 import { queryKeys } from '@/lib/query-keys';
-import { deadLettersHref, queueSearch } from '@/lib/url-state/settlements';
+import { queueSearch } from '@/lib/url-state/settlements';
 import { Button } from '../ui/button';
 import { KeysetPager } from '../ui/keyset-pager';
-import { ErrorState, LoadingRow } from '../ui/states';
+import { ErrorState, hasFilters, LoadingRow, NoMatches } from '../ui/states';
 import { Cell, DataTable } from '../ui/table';
 import { TimeAgo } from '../ui/time-ago';
 import { RequeueDialog, requeueTarget, type RequeueTarget } from './requeue-dialog';
 import { filterParams } from './filter-params';
 import { LINK, receiptHref } from './links';
 import { SettlementFilterForm, useSettlementFilters } from './settlement-filters';
+import { SettlementTabs } from './settlement-tabs';
+import { useOpenOnStateWithRows } from './open-on-rows';
 
-const STATE_TABS: { state: QueueState | 'all'; label: string }[] = [
-  { state: 'due', label: 'Due' },
-  { state: 'leased', label: 'Leased' },
-  { state: 'retry_scheduled', label: 'Retry scheduled' },
-  { state: 'all', label: 'All queued' },
-];
 const STATE_LABEL: Record<QueueState, string> = { due: 'due', leased: 'leased', retry_scheduled: 'retry scheduled' };
-const TAB =
-  'rounded-md border border-zinc-300 px-2.5 py-1 text-sm aria-[current=true]:border-sky-800 aria-[current=true]:bg-sky-100 aria-[current=true]:font-medium aria-[current=true]:text-sky-950 dark:border-zinc-700 dark:aria-[current=true]:border-sky-300 dark:aria-[current=true]:bg-sky-950 dark:aria-[current=true]:text-sky-100';
 const DASH = <span className="text-zinc-500 dark:text-zinc-400">—</span>;
 
 /**
@@ -47,29 +41,13 @@ export function QueueView({ canAct }: { canAct: boolean }) {
   const page = query.data;
   const failure = query.error instanceof ApiError ? query.error : null;
   const current = (state ?? 'due') as QueueState | 'all';
+  useOpenOnStateWithRows(state, page?.stateCounts, (next) => void setView({ state: next, cursor: null }, { history: 'replace' }));
   const now = new Date(page?.serverNowMs ?? 0);
-  const deadLetterHref = deadLettersHref({ ...search, cursor: null });
   const head = ['Receipt', 'State', 'Attempts', current === 'retry_scheduled' ? 'Next visible' : 'Due since', 'Lease', 'Reason', ...(canAct ? ['Actions'] : [])];
 
   return (
     <section aria-label="Settlement queue" className="space-y-4">
-      <nav aria-label="Queue states" className="flex flex-wrap gap-2">
-        {STATE_TABS.map((tab) => (
-          <button
-            key={tab.state}
-            type="button"
-            aria-current={current === tab.state ? 'true' : undefined}
-            className={TAB}
-            onClick={() => void setView({ state: tab.state === 'due' ? null : tab.state, cursor: null })}
-          >
-            {tab.label}
-            {tab.state !== 'all' && page ? <span className="ml-1.5 tabular-nums">({formatCappedCount(page.stateCounts[tab.state])})</span> : null}
-          </button>
-        ))}
-        <Link href={deadLetterHref} className={`${TAB} ${LINK}`}>
-          Dead-lettered{page ? ` (${formatCappedCount(page.stateCounts.dead_lettered)})` : ''}
-        </Link>
-      </nav>
+      <SettlementTabs counts={page?.stateCounts} queueState={current} />
       <SettlementFilterForm
         label="Filter the queue"
         values={values}
@@ -82,7 +60,7 @@ export function QueueView({ canAct }: { canAct: boolean }) {
         {page ? `${formatCappedCount(page.count)} ${current === 'all' ? 'queued' : STATE_LABEL[current]} settlement${page.count.value === 1 && !page.count.capped ? '' : 's'} match` : '\u00a0'}
         {query.isFetching && page ? <span className="ml-2 text-zinc-600 dark:text-zinc-400">Refreshing…</span> : null}
       </p>
-      <DataTable caption="Settlement queue" head={head} empty={page?.rows.length === 0}>
+      <DataTable caption="Settlement queue" head={head} empty={page?.rows.length === 0 && (hasFilters(values) ? <NoMatches noun="settlements" onClear={() => apply({})} /> : true)}>
         {!page ? <LoadingRow columns={head.length} /> : null}
         {page?.rows.map((row) => (
           <QueueTableRow key={row.receiptId} row={row} now={now} canAct={canAct} onRequeue={() => setRequeue(requeueTarget(row))} />

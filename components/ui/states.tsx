@@ -23,3 +23,22 @@ export function LoadingRow({ columns }: { columns: number }) {
 export function InvalidFilters({ issues }: { issues: { path: PropertyKey[]; message: string }[] }) {
   return <ErrorState title="These filters are not valid" detail={issues.map((i) => `${i.path.map(String).join('.')}: ${i.message}`).join('; ')} />;
 }
+
+/**
+ * What an empty list says when filters are applied: the filters match nothing (not
+ * "Nothing here yet", which is for a table with no rows at all), with a way back.
+ */
+export function NoMatches({ noun, onClear }: { noun: string; onClear: () => void }) {
+  return (
+    <span className="inline-flex flex-wrap items-center justify-center gap-2">
+      <span>No {noun} match these filters.</span>
+      <button type="button" onClick={onClear} className="rounded-md border border-zinc-300 px-2 py-1 text-sm font-medium text-zinc-900 hover:bg-zinc-100 dark:border-zinc-700 dark:text-zinc-100 dark:hover:bg-zinc-800">
+        Clear filters
+      </button>
+    </span>
+  );
+}
+
+/** Whether any filter is set; the keyset cursor is a position, not a filter. */
+export const hasFilters = (values: Record<string, unknown>) =>
+  Object.entries(values).some(([key, value]) => key !== 'cursor' && value !== null && value !== undefined && value !== '');

@@ -1,6 +1,7 @@
 import type { ReactNode } from 'react';
 
-export function DataTable({ caption, head, children, empty }: { caption: string; head: string[]; children: ReactNode; empty?: boolean }) {
+/** `empty`: true for a table with no rows at all ("Nothing here yet."), or what to say instead (a filter that matches nothing). */
+export function DataTable({ caption, head, children, empty }: { caption: string; head: string[]; children: ReactNode; empty?: boolean | ReactNode }) {
   return (
     // Focusable, so a keyboard user can scroll a table wider than the screen; the table
     // scrolls inside this box (never the page) and its first, key column stays pinned.
@@ -20,7 +21,7 @@ export function DataTable({ caption, head, children, empty }: { caption: string;
           {empty ? (
             <tr>
               <td colSpan={head.length} className="px-3 py-8 text-center text-zinc-600 dark:text-zinc-400">
-                Nothing here yet.
+                {empty === true ? 'Nothing here yet.' : empty}
               </td>
             </tr>
           ) : (

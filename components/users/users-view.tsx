@@ -85,7 +85,7 @@ export function UsersView({ currentUsername }: { currentUsername: string }) {
               page.rows.map((user) => {
                 const self = user.username === currentUsername;
                 return (
-                  <tr key={user.id} data-username={user.username}>
+                  <tr key={user.id} id={`user-${user.username}`} data-username={user.username}>
                     <Cell mono>
                       {user.username}
                       {self ? <span className="ml-2 font-sans text-xs text-zinc-600 dark:text-zinc-400">(you)</span> : null}

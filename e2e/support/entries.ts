@@ -21,7 +21,7 @@ export const actionPermission = (spec: { name: ActionName }): Permission => ACTI
  * that is not listed here fails the inventory test.
  */
 export const ACTIONS: Record<string, { name: ActionName; input: unknown }> = {
-  'app/actions/recovery.ts#proposeTakeover': { name: 'recovery.propose', input: { target: 'batch', executionId: NO_ID } },
+  'app/actions/recovery.ts#proposeTakeover': { name: 'recovery.propose', input: { target: 'batch', executionId: NO_ID, reason: 'access matrix' } },
   'app/actions/recovery.ts#confirmProposal': { name: 'recovery.confirm', input: { proposalId: NO_ID, evidenceDigest: '0'.repeat(64) } },
   'app/actions/recovery.ts#rejectRecoveryProposal': { name: 'recovery.reject', input: { proposalId: NO_ID, reason: 'access matrix' } },
   'app/actions/recovery.ts#proposeExecutionAbandon': { name: 'execution.abandon.propose', input: { executionId: NO_ID } },

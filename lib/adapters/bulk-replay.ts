@@ -22,10 +22,10 @@ export function postgresBulkReplayStore(db: DbOrTx): BulkReplayStore {
   }
 
   return {
-    async createPreview({ actor, note, filter, asOfMs, limit }) {
+    async createPreview({ actor, action, note, filter, asOfMs, limit }) {
       const created = await db.execute<{ id: number }>(sql`
-        insert into keel.bulk_replay (created_by_id, created_by_login, note, filter, status, item_count)
-        values (${actor.id}, ${actor.login}, ${note}, ${JSON.stringify({ ...filter, asOfMs })}::jsonb, 'PREVIEWED', 0)
+        insert into keel.bulk_replay (created_by_id, created_by_login, action, note, filter, status, item_count)
+        values (${actor.id}, ${actor.login}, ${action}, ${note}, ${JSON.stringify({ ...filter, asOfMs })}::jsonb, 'PREVIEWED', 0)
         returning id`);
       const jobId = created.rows[0]!.id;
       // The frozen snapshot: one statement, so the items are one consistent view of the table.

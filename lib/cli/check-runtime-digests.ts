@@ -155,7 +155,7 @@ export async function checkRuntimeDigests(adminUrl: string, migrationsDir: strin
       if (!snapshot.ok) throw new Error(`snapshot of ${executionId}: ${snapshot.error.kind}`);
       const keelSnapshotDigest = snapshotEvidenceDigestHex(snapshot.value);
       if (!runtimeDigest.ok || !truncatedDigest.ok || !keelSnapshotDigest.ok) throw new Error(`digest of ${executionId} is malformed`);
-      const proposed = await proposeRecovery(deps, actorOf('digest-check-operator', 'operator'), { target: 'batch', executionId });
+      const proposed = await proposeRecovery(deps, actorOf('digest-check-operator', 'operator'), { target: 'batch', executionId, reason: 'digest check' });
       if (!proposed.ok) throw new Error(`propose ${executionId}: ${proposed.error.code}`);
       const proposal = proposed.value.proposal;
       const confirmed = await confirmTakeover(deps, actorOf('digest-check-approver', 'approver'), {

@@ -184,7 +184,8 @@ export async function seedBatch(db: DbOrTx, random: SeededRandom, nowMs: number,
         version: random.int(2, 40),
         ownerToken: unresolved && !(isStale && random.chance(0.25)) ? random.bytes(16) : null,
         stopRequestedAt: status === 'STOPPING' ? new Date(updatedMs - 1_000) : null,
-        stopRequestedBy: status === 'STOPPING' ? 'cli:ops' : null,
+        // Half the stops were asked through Keel by the demo operator (audited), half with the runtime's CLI.
+        stopRequestedBy: status === 'STOPPING' ? (id % 2 === 0 ? 'operator' : 'cli:ops') : null,
       });
       previousId = id;
 

@@ -1,6 +1,8 @@
 import type { DbOrTx } from '../db/client';
+import { auditEvent } from '../db/schema/keel';
 import { obOperatorRequest, type NewObJobExecution, type NewObJobInstance, type NewObOperatorRequest } from '../db/schema/oxide-batch';
 import { CanonicalWriter } from '../domain/canonical-writer';
+import { KEEL_OPERATION_ID_PREFIX } from '../domain/operator-request';
 import { chunks } from './random';
 
 const MINUTE = 60_000;
@@ -63,8 +65,11 @@ export function operatorRequestRows({ definitions, instances, executions, nowMs 
     }
     if (e.status === 'STOPPING' && e.stopRequestedAt) {
       // The runtime's STOP records the request and leaves the status; the worker moved it to STOPPING afterwards.
+      // A stop asked through Keel (a demo user, not the runtime's `cli:` actors) carries Keel's operation id prefix.
+      const throughKeel = !e.stopRequestedBy!.startsWith('cli:');
       rows.push({
-        ...common, actorRef: e.stopRequestedBy!, action: 'STOP', authorizationClass: 'LIFECYCLE', operationId: `stop-${id}-1`,
+        ...common, actorRef: e.stopRequestedBy!, action: 'STOP', authorizationClass: 'LIFECYCLE',
+        operationId: throughKeel ? `${KEEL_OPERATION_ID_PREFIX}stop-${demoStopOperationId(id)}` : `stop-${id}-1`,
         requestDigest: requestDigest('STOP', `execution:${id}`, version - 1, null, { kind: 'NONE' }),
         observedVersion: version - 1, priorStatus: 'STARTED', resultStatus: 'STARTED', outcomeClass: 'APPLIED', requestedAt: e.stopRequestedAt as Date,
       });
@@ -96,8 +101,42 @@ export function operatorRequestRows({ definitions, instances, executions, nowMs 
   return rows;
 }
 
+/** The operation id the stop dialog would have made for a demo stop asked through Keel. */
+const demoStopOperationId = (executionId: number) => `demo-${executionId}`;
+
+/** The seeded demo users' roles, by login: a stop asked through Keel is audited under its asker's role. */
+const DEMO_ROLES: Record<string, string> = { operator: 'operator', approver: 'approver', approver2: 'approver', admin: 'admin' };
+
+/**
+ * The audit event a stop asked through Keel leaves (lib/services/request-stop.ts):
+ * same action, target, operation id, digest and before/after shape, at the time of
+ * the request. The actor id stays empty: the demo users are made after this seed.
+ */
+export function stopAuditEvents(requests: (NewObOperatorRequest & { id: number })[]): (typeof auditEvent.$inferInsert)[] {
+  return requests
+    .filter((r) => r.action === 'STOP' && r.outcomeClass === 'APPLIED' && r.operationId.startsWith(`${KEEL_OPERATION_ID_PREFIX}stop-`))
+    .map((r) => ({
+      at: r.requestedAt as Date,
+      actorId: null,
+      actorLogin: r.actorRef,
+      actorRole: DEMO_ROLES[r.actorRef] ?? 'operator',
+      action: 'execution.request_stop',
+      targetKind: 'batch_execution',
+      targetId: String(r.jobExecutionId),
+      before: { status: r.priorStatus, version: r.observedVersion, stopRequested: false },
+      after: { stopRequestedBy: r.actorRef, version: r.observedVersion, changed: true, operatorRequestId: r.id },
+      digest: (r.requestDigest as Buffer).toString('hex'),
+      operationId: r.operationId.slice(`${KEEL_OPERATION_ID_PREFIX}stop-`.length),
+      outcome: 'APPLIED',
+    }));
+}
+
 export async function seedOperatorRequests(db: DbOrTx, input: OperatorRequestSeedInput): Promise<number> {
   const rows = operatorRequestRows(input);
-  for (const batch of chunks(rows, 500)) await db.insert(obOperatorRequest).values(batch);
+  for (const batch of chunks(rows, 500)) {
+    const ids = await db.insert(obOperatorRequest).values(batch).returning({ id: obOperatorRequest.id });
+    const audits = stopAuditEvents(batch.map((row, i) => ({ ...row, id: ids[i]!.id })));
+    if (audits.length > 0) await db.insert(auditEvent).values(audits);
+  }
   return rows.length;
 }

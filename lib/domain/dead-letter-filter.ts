@@ -18,12 +18,17 @@ export interface DeadLetterFilter {
   maxAttempts?: number;
   /** Matched literally: `%` and `_` mean themselves. */
   receiptIdPrefix?: string;
+  /** Exactly these receipts (a selection on the dead letters page), still dead-lettered when applied. */
+  receiptIds?: string[];
 }
 
 /** A filter as it arrives at a service boundary, before the validator below has seen it. */
 export type UncheckedDeadLetterFilter = { [K in keyof DeadLetterFilter]?: unknown };
 
 export const RECEIPT_PREFIX_MAX_LENGTH = 256;
+/** A selection is what a person ticked on the dead letters page: bounded well below the preview's cap. */
+export const MAX_SELECTED_RECEIPTS = 1_000;
+const RECEIPT_ID_MAX_LENGTH = 1_000;
 
 const AGE_PATTERN = /^(\d{1,6})(s|m|h|d)$/;
 const AGE_UNIT_MS = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
@@ -61,6 +66,12 @@ export const deadLetterFilterSchema = z
     maxAttempts: deadLetterFilterFields.attempts.optional(),
     // An empty prefix selects everything, so it is the same as none.
     receiptIdPrefix: deadLetterFilterFields.receiptIdPrefix.optional().transform((prefix) => (prefix === '' ? undefined : prefix)),
+    receiptIds: z
+      .array(singleLineText(RECEIPT_ID_MAX_LENGTH, { min: 1, trim: false }), { error: 'A selection is a list of receipt ids.' })
+      .min(1, `Select 1 to ${MAX_SELECTED_RECEIPTS.toLocaleString('en-US')} dead letters.`)
+      .max(MAX_SELECTED_RECEIPTS, `Select 1 to ${MAX_SELECTED_RECEIPTS.toLocaleString('en-US')} dead letters.`)
+      .transform((ids) => [...new Set(ids)].sort())
+      .optional(),
   })
   .superRefine((f, ctx) => {
     if (f.minAgeMs !== undefined && f.maxAgeMs !== undefined && f.minAgeMs > f.maxAgeMs) {
@@ -90,6 +101,8 @@ export const FILTER_FIELD_WORD: Record<keyof DeadLetterFilter, keyof DeadLetterF
   maxAttempts: 'maxAttempts',
   minAgeMs: 'minAge',
   maxAgeMs: 'maxAge',
+  // A selection is never written in the URL; a problem with it is shown beside the filter.
+  receiptIds: 'q',
 };
 
 /** The filter the URL's words say: a bulk replay freezes exactly what the list shows for them. */
@@ -101,6 +114,7 @@ export function toDeadLetterFilter(words: DeadLetterFilterWords): DeadLetterFilt
     maxAttempts: words.maxAttempts,
     minAgeMs: ageToMs(words.minAge),
     maxAgeMs: ageToMs(words.maxAge),
+    receiptIds: undefined, // a selection is never in the URL
   };
   return Object.fromEntries(Object.entries(candidate).filter(([, value]) => value !== undefined)) as DeadLetterFilter;
 }

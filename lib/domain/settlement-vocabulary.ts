@@ -76,6 +76,8 @@ export type SettlementEventKind = (typeof SETTLEMENT_EVENT_KINDS)[number];
 /** The per-item results a bulk replay job ends with (DESIGN.md 5.2). */
 export const BULK_REPLAY_ITEM_RESULTS = [
   'replayed',
+  // A bulk discard's counterpart of replayed: the dead letter was deleted, its JSON kept in the audit log.
+  'discarded',
   'already_replayed',
   'no_longer_dead_lettered',
   'changed_since_preview',

@@ -2,11 +2,14 @@ import type { Actor } from '../domain/actor';
 import type { DeadLetterFilter } from '../domain/dead-letter-filter';
 import type { BulkReplayItemResult, BulkReplayStatus } from '../domain/settlement-vocabulary';
 
+/** What the job does to each frozen dead letter: queue it again, or delete it for good. */
+export type BulkAction = 'REPLAY' | 'DISCARD';
 /** An item's result; `cancelled` marks items a cancel left unprocessed. */
 export type BulkReplayItemOutcome = BulkReplayItemResult | 'cancelled';
 
 export interface BulkReplayJob {
   id: number;
+  action: BulkAction;
   status: BulkReplayStatus;
   note: string;
   /** The filter as previewed, with `asOfMs`, the server time its ages were measured from. */
@@ -46,6 +49,7 @@ export interface BulkReplayStore {
    */
   createPreview(input: {
     actor: Pick<Actor, 'id' | 'login'>;
+    action: BulkAction;
     note: string;
     filter: DeadLetterFilter;
     asOfMs: number;

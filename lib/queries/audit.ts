@@ -30,6 +30,9 @@ export interface AuditEventView {
   digest: string | null;
   operationId: string | null;
   requestId: string | null;
+  /** What the event recorded before and after the change (jsonb), for the change column and the CSV. */
+  before: unknown;
+  after: unknown;
 }
 
 export interface AuditPage {
@@ -81,6 +84,8 @@ const VIEW_COLUMNS = {
   digest: auditEvent.digest,
   operationId: auditEvent.operationId,
   requestId: auditEvent.requestId,
+  before: auditEvent.before,
+  after: auditEvent.after,
 };
 
 export function auditFilterWhere(filters: AuditFilters): SQL | undefined {

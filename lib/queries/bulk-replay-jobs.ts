@@ -14,6 +14,7 @@ type Row<T> = T & Record<string, unknown>;
 
 export interface BulkReplayJobRow {
   id: number;
+  action: BulkReplayJob['action'];
   status: BulkReplayJob['status'];
   note: string;
   filter: BulkReplayJob['filter'];
@@ -30,7 +31,7 @@ export interface BulkReplayJobRow {
   cancelledAt: string | Date | null;
 }
 
-export const BULK_REPLAY_JOB_COLUMNS = sql.raw(`id, status, note, filter, item_count as "itemCount", processed_count as "processedCount",
+export const BULK_REPLAY_JOB_COLUMNS = sql.raw(`id, action, status, note, filter, item_count as "itemCount", processed_count as "processedCount",
   created_by_id as "createdById", created_by_login as "createdByLogin", started_by_id as "startedById",
   started_by_login as "startedByLogin", started_by_role as "startedByRole", created_at as "createdAt",
   started_at as "startedAt", finished_at as "finishedAt", cancelled_at as "cancelledAt"`);
@@ -40,6 +41,7 @@ const dateOrNull = (value: string | Date | null): Date | null => (value === null
 export function toBulkReplayJob(row: BulkReplayJobRow): BulkReplayJob {
   return {
     id: row.id,
+    action: row.action,
     status: row.status,
     note: row.note,
     filter: row.filter,
@@ -64,7 +66,7 @@ export async function readBulkReplayJob(db: DbOrTx, jobId: number): Promise<Bulk
 
 export async function countBulkReplayItems(db: DbOrTx, jobId: number): Promise<BulkReplayCounts> {
   const counts: BulkReplayCounts = {
-    pending: 0, replayed: 0, already_replayed: 0, no_longer_dead_lettered: 0, changed_since_preview: 0, cancelled: 0,
+    pending: 0, replayed: 0, discarded: 0, already_replayed: 0, no_longer_dead_lettered: 0, changed_since_preview: 0, cancelled: 0,
   };
   const result = await db.execute<{ result: keyof BulkReplayCounts; count: number }>(sql`
     select coalesce(result, 'pending') as result, count(*)::int as count

@@ -120,6 +120,8 @@ export interface ReceiptHistory {
 
 export interface BulkReplayJobView {
   id: number;
+  /** REPLAY or DISCARD: what the job does to each frozen dead letter. */
+  action: 'REPLAY' | 'DISCARD';
   status: BulkReplayStatus;
   note: string;
   filter: DeadLetterFilter & { asOfMs: number };

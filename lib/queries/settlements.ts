@@ -187,6 +187,7 @@ const isoOrNull = (at: Date | string | null) => (at === null ? null : new Date(a
 export function toBulkJobView(job: BulkReplayJob): BulkReplayJobView {
   return {
     id: job.id,
+    action: job.action,
     status: job.status,
     note: job.note,
     filter: job.filter,
@@ -205,11 +206,14 @@ export async function listBulkReplays(db: DbOrTx, filters: { status?: BulkReplay
   const before = decodeCursor(filters.cursor, 1);
   const parts: SQL[] = [];
   if (filters.status) parts.push(sql`status = ${filters.status}`);
+  // A preview cancelled before it ever started replayed nothing: it leaves the default list (its page, its audit
+  // events and the CANCELLED filter still show it), so abandoned previews do not pile up as jobs.
+  else parts.push(sql`not (status = 'CANCELLED' and started_at is null)`);
   if (before && typeof before[0] === 'number') parts.push(sql`id < ${before[0]}::bigint`);
   const [nowMs, page] = await Promise.all([
     settlementNowMs(db),
     db.execute<Row<BulkReplayJobView & { createdAt: string | Date; startedAt: string | Date | null; finishedAt: string | Date | null }>>(sql`
-      select id, status, note, filter, item_count as "itemCount", processed_count as "processedCount",
+      select id, action, status, note, filter, item_count as "itemCount", processed_count as "processedCount",
              created_by_login as "createdBy", started_by_login as "startedBy", created_at as "createdAt",
              started_at as "startedAt", finished_at as "finishedAt"
       from keel.bulk_replay where ${and(parts)} order by id desc limit ${BULK_REPLAY_PAGE_SIZE + 1}`),

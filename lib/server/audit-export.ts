@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import type { AuditFilters } from '../domain/audit-filters';
+import { auditChanges, formatAuditChanges } from '../domain/audit-change';
 import { csvRow } from '../domain/csv';
 import { streamAuditEvents, type AuditEventView } from '../queries/audit';
 import { createSlotLimiter } from './export-slots';
@@ -34,10 +35,16 @@ export class ExportIdleError extends Error {
   }
 }
 
-const HEADER = ['id', 'at_utc', 'actor', 'role', 'action', 'target_kind', 'target_id', 'reason', 'outcome', 'code', 'digest', 'operation_id', 'request_id'];
+// change, before and after come last, so a reader of the older columns finds them where they were.
+const HEADER = ['id', 'at_utc', 'actor', 'role', 'action', 'target_kind', 'target_id', 'reason', 'outcome', 'code', 'digest', 'operation_id', 'request_id', 'change', 'before', 'after'];
+
+const json = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value));
 
 const line = (e: AuditEventView) =>
-  csvRow([e.id, e.at, e.actorLogin, e.actorRole, e.action, e.targetKind, e.targetId, e.reason, e.outcome, e.code, e.digest, e.operationId, e.requestId]);
+  csvRow([
+    e.id, e.at, e.actorLogin, e.actorRole, e.action, e.targetKind, e.targetId, e.reason, e.outcome, e.code, e.digest, e.operationId, e.requestId,
+    formatAuditChanges(auditChanges(e.before, e.after)) || null, json(e.before), json(e.after),
+  ]);
 
 /**
  * The filtered audit log as a CSV byte stream, read batch by batch from one snapshot.

@@ -2,7 +2,7 @@ import 'server-only';
 import { BULK_REPLAY_BATCH_SIZE, classifyBulkReplayItem, type BulkReplayItemResult } from '../domain/settlement';
 import type { SettlementReplayPorts } from '../ports/settlement-replay';
 import type { UnitOfWork } from '../ports/unit-of-work';
-import { REPLAY_ACTION, deadLetterSummary } from './dead-letter-actions';
+import { DISCARD_ACTION, REPLAY_ACTION, deadLetterSummary } from './dead-letter-actions';
 import { bulkReplayOperationId } from './settlement-operation-id';
 
 export interface BulkReplayBatchReport {
@@ -10,6 +10,7 @@ export interface BulkReplayBatchReport {
   /** Items this batch gave a result. */
   processed: number;
   replayed: number;
+  discarded: number;
   /** The job has no unprocessed items left and is COMPLETED. */
   finished: boolean;
 }
@@ -36,7 +37,10 @@ export function processBulkReplayBatch(
     if (!actor) throw new Error(`bulk replay ${job.id} is running without a starter`);
     const items = await bulk.pendingItems(job.id, batchSize);
     const operationIds = new Map(items.map((item) => [item.receiptId, bulkReplayOperationId(job.id, item.receiptId)]));
-    const replayedBefore = new Set((await replays.findReplays([...operationIds.values()])).map((r) => r.operationId));
+    const discarding = job.action === 'DISCARD';
+    // A discard leaves no replay row: a batch redone after a crash finds its dead letters gone (its results
+    // commit with the deletes, so a committed batch is never redone).
+    const replayedBefore = discarding ? new Set<string>() : new Set((await replays.findReplays([...operationIds.values()])).map((r) => r.operationId));
     const open = items.filter((item) => !replayedBefore.has(operationIds.get(item.receiptId)!));
     const deadLetters = new Map((await replays.lockDeadLetters(open.map((item) => item.receiptId))).map((d) => [d.receiptId, d]));
 
@@ -47,13 +51,29 @@ export function processBulkReplayBatch(
         deadLetter: deadLetter ? { recordedAtMs: deadLetter.recordedAtMs } : null,
         previewRecordedAtMs: item.recordedAtMs,
       });
-      return { receiptId: item.receiptId, result };
+      return { receiptId: item.receiptId, result: discarding && result === 'replayed' ? ('discarded' as const) : result };
     });
     const toReplay = results
       .filter((r) => r.result === 'replayed')
       .map((r) => ({ deadLetter: deadLetters.get(r.receiptId)!, operationId: operationIds.get(r.receiptId)! }));
 
     const nowMs = await replays.serverNowMs();
+    for (const r of results.filter((x) => x.result === 'discarded')) {
+      const deadLetter = deadLetters.get(r.receiptId)!;
+      await replays.discard(deadLetter, nowMs);
+      // As a single discard is audited: the dead letter's JSON lives on in the event.
+      await audit.record({
+        actor,
+        action: DISCARD_ACTION,
+        target: { kind: 'settlement', id: deadLetter.receiptId },
+        reason: job.note,
+        operationId: operationIds.get(r.receiptId)!,
+        requestId: `bulk-replay-job-${job.id}`,
+        before: deadLetterSummary(deadLetter),
+        after: { discardedAtMs: nowMs, bulkJob: job.id },
+        outcome: 'APPLIED',
+      });
+    }
     await replays.replay(toReplay, { actor, note: job.note, nowMs, bulkJob: job.id });
     // Every replay lands in the audit log on its own, as a single replay would.
     for (const { deadLetter, operationId } of toReplay) {
@@ -73,6 +93,6 @@ export function processBulkReplayBatch(
     await bulk.recordResults(job.id, results);
     const finished = !(await bulk.hasPendingItems(job.id));
     if (finished) await bulk.markCompleted(job.id);
-    return { jobId: job.id, processed: results.length, replayed: toReplay.length, finished };
+    return { jobId: job.id, processed: results.length, replayed: toReplay.length, discarded: results.filter((r) => r.result === 'discarded').length, finished };
   });
 }

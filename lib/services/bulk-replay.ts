@@ -4,6 +4,7 @@ import { err, ok } from '../domain/result';
 import { deadLetterFilterSchema, type DeadLetterFilter, type UncheckedDeadLetterFilter } from '../domain/dead-letter-filter';
 import { BULK_REPLAY_PREVIEW_CAP } from '../domain/settlement';
 import type {
+  BulkAction,
   BulkReplayCounts,
   BulkReplayItemOutcome,
   BulkReplayItemView,
@@ -16,6 +17,7 @@ import { inputProblem, refuse, runSettlementAction, runSettlementRead, type Serv
 
 export const PREVIEW_SAMPLE_SIZE = 20;
 export const MAX_ITEMS_PAGE = 500;
+export { MAX_SELECTED_RECEIPTS } from '../domain/dead-letter-filter';
 
 export interface BulkReplayPreview {
   jobId: number;
@@ -54,22 +56,26 @@ const jobTarget = (jobId: number | string) => ({ kind: 'bulk_replay', id: String
 export function previewBulkReplay(
   transactions: UnitOfWork<SettlementReplayPorts>,
   actor: Actor,
-  input: { filter: UncheckedDeadLetterFilter; note: string },
+  input: { filter: UncheckedDeadLetterFilter; note: string; action?: BulkAction },
 ): Promise<ServiceResult<BulkReplayPreview>> {
+  const action: BulkAction = input.action ?? 'REPLAY';
   const note = input.note.trim();
   const filter = normalizeDeadLetterFilter(input.filter);
   return runSettlementAction(transactions, {
     actor, action: 'settlement.bulk_replay.preview', target: jobTarget('new'), note,
-    invalid: inputProblem({ note, noteRequired: true }) ?? (filter.ok ? null : filter.error),
+    invalid:
+      inputProblem({ note, noteRequired: true }) ??
+      (action === 'REPLAY' || action === 'DISCARD' ? null : { code: 'INVALID_INPUT', message: 'A bulk action is REPLAY or DISCARD.' }) ??
+      (filter.ok ? null : filter.error),
     async work({ replays, bulk }) {
       if (!filter.ok) throw new Error('unreachable: the filter was checked');
       const asOfMs = await replays.serverNowMs();
-      const { jobId, itemCount } = await bulk.createPreview({ actor, note, filter: filter.value, asOfMs, limit: BULK_REPLAY_PREVIEW_CAP + 1 });
+      const { jobId, itemCount } = await bulk.createPreview({ actor, action, note, filter: filter.value, asOfMs, limit: BULK_REPLAY_PREVIEW_CAP + 1 });
       if (itemCount > BULK_REPLAY_PREVIEW_CAP) {
         refuse('PREVIEW_TOO_LARGE', `More than ${BULK_REPLAY_PREVIEW_CAP.toLocaleString('en-US')} dead letters match; narrow the filter.`);
       }
       const sample = await bulk.sample(jobId, PREVIEW_SAMPLE_SIZE);
-      return { value: { jobId, itemCount, asOfMs, sample }, audit: true, targetId: String(jobId), after: { filter: filter.value, asOfMs, itemCount } };
+      return { value: { jobId, itemCount, asOfMs, sample }, audit: true, targetId: String(jobId), after: { action, filter: filter.value, asOfMs, itemCount } };
     },
   });
 }

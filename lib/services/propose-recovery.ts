@@ -14,19 +14,22 @@ import {
   auditActor,
   auditTarget,
   failure,
-  isOptionalText,
   isPositiveId,
   proposalOperationId,
   refuse,
+  REQUEST_REASON_MAX,
+  REQUEST_REASON_MESSAGE,
+  requestReason,
   type RecoveryErrorCode,
   type RecoveryFailure,
   type RecoveryServiceDeps,
   type ServiceResult,
 } from './recovery-common';
 
+/** `reason`: why the takeover is asked for; required, so the approver decides knowing it. */
 export type ProposeRecoveryInput =
-  | { target: 'batch'; executionId: number; note?: string | null }
-  | { target: 'orchestration'; executionId: string; successorOwner: string; note?: string | null };
+  | { target: 'batch'; executionId: number; reason: string }
+  | { target: 'orchestration'; executionId: string; successorOwner: string; reason: string };
 
 export interface ProposeRecoveryValue {
   proposal: RecoveryProposal;
@@ -44,7 +47,6 @@ interface Candidate {
 }
 
 function parseTarget(input: ProposeRecoveryInput): ProposalTarget | null {
-  if (!isOptionalText(input.note)) return null;
   if (input.target === 'batch') return isPositiveId(input.executionId) ? { kind: 'batch', executionId: input.executionId } : null;
   if (input.target !== 'orchestration') return null;
   const validId = typeof input.executionId === 'string' && input.executionId.trim() !== '' && input.executionId.length <= 256;
@@ -149,16 +151,18 @@ export async function proposeRecovery(
   input: ProposeRecoveryInput,
 ): Promise<ServiceResult<ProposeRecoveryValue>> {
   const target = parseTarget(input);
+  const reason = requestReason(input.reason);
   const context = {
     action: 'recovery.propose',
     target: target ? auditTarget(target) : { kind: String(input.target), id: String(input.executionId) },
-    reason: typeof input.note === 'string' ? input.note : null,
+    reason: reason ?? (typeof input.reason === 'string' ? input.reason.slice(0, REQUEST_REASON_MAX) : null),
   };
   return deps.uow.transaction(async (ports) => {
     if (!mayTake(actor.role, 'recovery.propose')) {
       return refuse(ports.audit, actor, context, failure('FORBIDDEN', `The ${actor.role} role may not propose a recovery.`));
     }
     if (!target) return refuse(ports.audit, actor, context, failure('INVALID_INPUT', 'The proposal request is not valid.'));
+    if (reason === null) return refuse(ports.audit, actor, context, failure('REASON_REQUIRED', REQUEST_REASON_MESSAGE));
     const record = async (proposal: RecoveryProposal, created: boolean) => {
       await ports.audit.record({
         ...context,
@@ -184,7 +188,7 @@ export async function proposeRecovery(
       ...candidate.value,
       target,
       proposer: { id: actor.id, login: actor.login },
-      note: typeof input.note === 'string' ? input.note : null,
+      note: reason,
       ttlMs: deps.settings.proposalTtlMs,
       cancellationId: randomUUID(),
     });

@@ -1,6 +1,7 @@
 import 'server-only';
 import type { Actor } from '../domain/actor';
 import { err, type Result } from '../domain/result';
+import { textProblem } from '../domain/text';
 import type { AuditLog } from '../ports/audit-log';
 import type { ProposalStatus } from '../domain/proposal-status';
 import type { ProposalTarget, RecoveryProposal } from '../ports/proposal-repository';
@@ -56,7 +57,8 @@ export type RecoveryErrorCode =
   | 'INVALID_STATE'
   | 'OPTIMISTIC_CONFLICT'
   | 'OPERATION_ID_CONFLICT'
-  | 'PROPOSAL_PENDING';
+  | 'PROPOSAL_PENDING'
+  | 'REASON_REQUIRED';
 
 export interface RecoveryFailure {
   code: RecoveryErrorCode;
@@ -133,3 +135,15 @@ const MAX_TEXT = 2_000;
 /** Free text (notes, reasons): optional, bounded, stored as given. */
 export const isOptionalText = (value: unknown): value is string | null | undefined =>
   value === undefined || value === null || (typeof value === 'string' && value.length <= MAX_TEXT);
+
+/** The same bounds as the other reasons typed in a dialog (multiLineText(500) in the action schemas). */
+export const REQUEST_REASON_MAX = 500;
+export const REQUEST_REASON_MESSAGE = 'Say why the takeover is needed: the approver reads it before deciding.';
+
+/** The trimmed reason for a request, or null when it is missing, empty, too long or not valid text. */
+export function requestReason(value: unknown): string | null {
+  if (typeof value !== 'string') return null;
+  const trimmed = value.trim();
+  if (trimmed === '' || trimmed.length > REQUEST_REASON_MAX || textProblem(trimmed, { multiline: true })) return null;
+  return trimmed;
+}

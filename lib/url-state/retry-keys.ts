@@ -8,6 +8,8 @@ export const retryKeysSearch = {
   category: parseAsStringLiteral(FAILURE_CATEGORIES),
   cursor: parseAsString,
   corruptCursor: parseAsString,
+  /** Which list is shown: the unresolved keys (default) or the corrupt envelopes, a tab each. */
+  show: parseAsStringLiteral(['keys', 'corrupt'] as const),
 };
 export type RetryKeysSearch = inferParserType<typeof retryKeysSearch>;
 

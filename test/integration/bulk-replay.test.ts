@@ -74,6 +74,47 @@ describe('bulk replay preview', () => {
     expect(audit.rows).toEqual([{ outcome: 'APPLIED', reason: 'ledger outage of the 3rd' }]);
   });
 
+  it('a selection freezes exactly the ticked dead letters still dead-lettered, and replays each with its own result', async () => {
+    await deadLetters('sel-', 6);
+    const picked = ['sel-000004', 'sel-000001', 'sel-000001', 'sel-gone'];
+    const preview = await previewed({ receiptIds: picked });
+    expect(preview.itemCount).toBe(2);
+    expect(preview.sample.map((i) => i.receiptId)).toEqual(['sel-000001', 'sel-000004']);
+    const { rows } = await pool.query(`select filter from keel.bulk_replay where id = $1`, [preview.jobId]);
+    expect(rows[0].filter).toMatchObject({ receiptIds: ['sel-000001', 'sel-000004', 'sel-gone'] });
+    await startBulkReplay(transactions, admin, { jobId: preview.jobId });
+    await runBulkReplayBatches(transactions);
+    expect((await progress(preview.jobId)).counts).toMatchObject({ replayed: 2, pending: 0 });
+    const left = await pool.query(`select receipt_id from settle.dead_letters where starts_with(receipt_id, 'sel-') order by 1`);
+    expect(left.rows.map((r) => r.receipt_id)).toEqual(['sel-000000', 'sel-000002', 'sel-000003', 'sel-000005']);
+  });
+
+  it('a bulk discard deletes exactly the frozen dead letters, audits each with its JSON, and replays none', async () => {
+    await deadLetters('dis-', 4);
+    const preview = await previewBulkReplay(transactions, support, { filter: { receiptIds: ['dis-000000', 'dis-000002'] }, note: 'test data', action: 'DISCARD' });
+    if (!preview.ok) throw new Error(preview.error.code);
+    expect(preview.value.itemCount).toBe(2);
+    expect(await startBulkReplay(transactions, admin, { jobId: preview.value.jobId })).toMatchObject({ ok: true, value: { action: 'DISCARD', status: 'RUNNING' } });
+    await pool.query(`delete from settle.dead_letters where receipt_id = 'dis-000002'`); // gone before the worker came
+    await runBulkReplayBatches(transactions);
+    expect((await progress(preview.value.jobId)).counts).toMatchObject({ discarded: 1, no_longer_dead_lettered: 1, replayed: 0, pending: 0 });
+    const left = await pool.query(`select receipt_id from settle.dead_letters where starts_with(receipt_id, 'dis-') order by 1`);
+    expect(left.rows.map((r) => r.receipt_id)).toEqual(['dis-000001', 'dis-000003']);
+    expect((await replayCounts('dis-')).size).toBe(0);
+    const audit = await pool.query(`select action, reason, before->>'reason' as reason_code, after->>'bulkJob' as job from keel.audit_event where target_id = 'dis-000000'`);
+    expect(audit.rows).toEqual([{ action: 'settlement.discard', reason: 'test data', reason_code: 'rpc', job: String(preview.value.jobId) }]);
+    const job = await pool.query(`select action, status from keel.bulk_replay where id = $1`, [preview.value.jobId]);
+    expect(job.rows[0]).toEqual({ action: 'DISCARD', status: 'COMPLETED' });
+  });
+
+  it('refuses an empty, oversized or malformed selection, and creates no job', async () => {
+    const jobsBefore = (await pool.query(`select count(*)::int as n from keel.bulk_replay`)).rows[0].n;
+    for (const receiptIds of [[], Array.from({ length: 1_001 }, (_, i) => `r-${i}`), ['ok', ''], ['bad\u0000id']]) {
+      expect(await previewBulkReplay(transactions, support, { filter: { receiptIds }, note: 'n' })).toMatchObject({ ok: false, error: { code: 'INVALID_FILTER' } });
+    }
+    expect((await pool.query(`select count(*)::int as n from keel.bulk_replay`)).rows[0].n).toBe(jobsBefore);
+  });
+
   it('never replays a dead letter recorded after the preview', async () => {
     await deadLetters('late-', 5);
     const preview = await started({ receiptIdPrefix: 'late-' });
@@ -125,7 +166,7 @@ describe('running a bulk replay', () => {
     expect(await runBulkReplayBatches(transactions, { batchSize: 16 })).toBe(3);
     const { job, counts } = await progress(preview.jobId);
     expect(job).toMatchObject({ status: 'COMPLETED', itemCount: 40, processedCount: 40 });
-    expect(counts).toEqual({ pending: 0, replayed: 36, already_replayed: 1, no_longer_dead_lettered: 2, changed_since_preview: 1, cancelled: 0 });
+    expect(counts).toEqual({ pending: 0, replayed: 36, discarded: 0, already_replayed: 1, no_longer_dead_lettered: 2, changed_since_preview: 1, cancelled: 0 });
     const results = await bulkReplayItems(transactions, viewer, { jobId: preview.jobId, result: 'no_longer_dead_lettered' });
     expect(results.ok && results.value.items.map((i) => i.receiptId)).toEqual(['run-000001', 'run-000002']);
     expect([...(await replayCounts('run-')).values()].every((n) => n === 1)).toBe(true);

@@ -47,7 +47,7 @@ async function listed(words: Record<string, string>): Promise<string[]> {
 async function frozen(words: Record<string, string>): Promise<string[]> {
   const filter = toDeadLetterFilter(deadLetterFiltersSchema.parse(words));
   return db.transaction(async (tx) => {
-    const { jobId } = await postgresBulkReplayStore(tx).createPreview({ actor: support, note: 'parity', filter, asOfMs: NOW, limit: 100_000 });
+    const { jobId } = await postgresBulkReplayStore(tx).createPreview({ actor: support, action: 'REPLAY', note: 'parity', filter, asOfMs: NOW, limit: 100_000 });
     const { rows } = await tx.execute<{ receipt_id: string }>(
       sql`select receipt_id from keel.bulk_replay_item where job = ${jobId}::bigint order by receipt_id`,
     );

@@ -127,11 +127,13 @@ describe('demo seed', () => {
     expect((await receipts(database)).rows).toEqual((await receipts(other)).rows);
   });
 
-  it('records the operator requests of the runtime CLI: every action the demo shows, applied and refused, none from Keel', async () => {
+  it('records the operator requests of the runtime CLI and of Keel: every action the demo shows, applied and refused', async () => {
     const { rows } = await database.pool.query(`select action, outcome_class, count(*)::int as n from oxide_batch.ob_operator_request group by 1, 2 order by 1, 2`);
     const kinds = rows.map((r) => `${r.action} ${r.outcome_class}`);
     expect(kinds).toEqual(expect.arrayContaining(['LAUNCH APPLIED', 'RESTART APPLIED', 'STOP APPLIED', 'STOP REJECTED', 'ABANDON APPLIED', 'ABANDON REJECTED']));
-    expect(await count(`select count(*) as n from oxide_batch.ob_operator_request where operation_id like 'keel-%' or actor_ref not like 'cli:%'`)).toBe(0);
+    // Only stops were asked through Keel (by the demo operator); everything else came from the runtime's CLI.
+    expect(await count(`select count(*) as n from oxide_batch.ob_operator_request where (operation_id like 'keel-%') <> (actor_ref not like 'cli:%')`)).toBe(0);
+    expect(await count(`select count(*) as n from oxide_batch.ob_operator_request where operation_id like 'keel-%' and not (action = 'STOP' and actor_ref = 'operator')`)).toBe(0);
     // Every execution the seed made was launched or restarted by one of them.
     expect(await count(`select count(*) as n from oxide_batch.ob_job_execution e where not exists (
       select 1 from oxide_batch.ob_operator_request r where r.job_execution_id = e.id and r.action in ('LAUNCH', 'RESTART'))`)).toBe(0);
@@ -139,5 +141,24 @@ describe('demo seed', () => {
     expect(await count(`select count(*) as n from oxide_batch.ob_job_execution e where e.status = 'STOPPING' and not exists (
       select 1 from oxide_batch.ob_operator_request r where r.job_execution_id = e.id and r.action = 'STOP' and r.actor_ref = e.stop_requested_by
         and r.requested_at = e.stop_requested_at)`)).toBe(0);
+  });
+
+  it('audits each stop asked through Keel as a real stop request is audited, and nothing for the runtime CLI', async () => {
+    const keelStops = await count(`select count(*) as n from oxide_batch.ob_operator_request where action = 'STOP' and operation_id like 'keel-stop-%'`);
+    expect(keelStops).toBeGreaterThan(0);
+    const { rows } = await database.pool.query(`
+      select a.action, a.target_kind, a.actor_login, a.actor_role, a.outcome, a.before, a.after, a.at = r.requested_at as same_time,
+             a.digest = encode(r.request_digest, 'hex') as same_digest, 'keel-stop-' || a.operation_id = r.operation_id as same_operation
+      from keel.audit_event a join oxide_batch.ob_operator_request r on r.id = (a.after->>'operatorRequestId')::bigint
+      where a.action = 'execution.request_stop' and r.job_execution_id::text = a.target_id`);
+    expect(rows).toHaveLength(keelStops);
+    for (const row of rows) {
+      expect(row).toMatchObject({
+        action: 'execution.request_stop', target_kind: 'batch_execution', actor_login: 'operator', actor_role: 'operator', outcome: 'APPLIED',
+        before: { status: 'STARTED', stopRequested: false }, after: { stopRequestedBy: 'operator', changed: true },
+        same_time: true, same_digest: true, same_operation: true,
+      });
+    }
+    expect(await count(`select count(*) as n from keel.audit_event where action = 'execution.request_stop'`)).toBe(keelStops);
   });
 });

@@ -55,7 +55,7 @@ describe('operator history of an execution', () => {
     await cliRequest({ instanceId: other.jobInstanceId, executionId: other.id, action: 'LAUNCH', operationId: `launch-${other.id}`, result: 'STARTING', minutesAgo: 50 });
 
     // A takeover through Keel writes the RECOVER request, the newest of all.
-    const proposed = await proposeRecovery(deps, actor('operator'), { target: 'batch', executionId: execution.id });
+    const proposed = await proposeRecovery(deps, actor('operator'), { target: 'batch', reason: 'owner silent', executionId: execution.id });
     if (!proposed.ok) throw new Error(proposed.error.code);
     const { proposal } = proposed.value;
     const approver = actor('approver', 'ada.approver');

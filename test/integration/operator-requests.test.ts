@@ -156,7 +156,7 @@ describe('abandon through four eyes (the runtime ABANDON)', () => {
     const proposal = proposed.value.proposal;
     expect(proposal).toMatchObject({ kind: 'ABANDON', status: 'PENDING', expectedVersion: 9 });
     // A takeover request for the same execution meets the pending abandon.
-    expect(codeOf(await proposeRecovery(deps, operator, { target: 'batch', executionId: execution.id }))).toBe('PROPOSAL_PENDING');
+    expect(codeOf(await proposeRecovery(deps, operator, { target: 'batch', reason: 'owner silent', executionId: execution.id }))).toBe('PROPOSAL_PENDING');
 
     const input = { proposalId: proposal.id, evidenceDigest: proposal.evidenceDigestHex, expectedVersion: 9 };
     expect(codeOf(await confirmTakeover(deps, approver, input))).toBe('FOUR_EYES_REQUIRED');

@@ -171,7 +171,7 @@ describe('RecoveryRepository over Postgres', () => {
       const independent = independentEvidenceDigest({ id: execution.id, status: 'STARTED', attempt: 1, version: 7, owner: 'OTHER_PROCESS', updatedAtMs: Number(rows[0].runtime_ms) });
       const truncated = independentEvidenceDigest({ id: execution.id, status: 'STARTED', attempt: 1, version: 7, owner: 'OTHER_PROCESS', updatedAtMs: Number(rows[0].truncated_ms) });
       // Every digest Keel shows or stores: the snapshot's, the proposal's, and the one written into ob_recovery_decision.
-      const proposed = await proposeRecovery(deps, actor('operator'), { target: 'batch', executionId: execution.id });
+      const proposed = await proposeRecovery(deps, actor('operator'), { target: 'batch', reason: 'owner silent', executionId: execution.id });
       if (!proposed.ok) throw new Error(proposed.error.code);
       const { proposal } = proposed.value;
       const confirmed = await confirmTakeover(deps, actor('approver'), {

@@ -80,9 +80,9 @@ describe('secrets never leave through a result or a stored summary', () => {
     const stale = await seedStaleExecution(db, { ownerToken: RUNTIME_TOKEN, deliveryMode: 'at_least_once' });
     await seedStep(db, { executionId: stale.id, checkpointPayload: { offset: 1 } });
     const owned = await seedStaleExecution(db, { ownerToken: KEEL_TOKEN });
-    const proposed = keep(await proposeRecovery(deps, operator, { target: 'batch', executionId: stale.id }));
-    keep(await proposeRecovery(deps, actor('admin'), { target: 'batch', executionId: stale.id }));
-    keep(await proposeRecovery(deps, operator, { target: 'batch', executionId: owned.id }));
+    const proposed = keep(await proposeRecovery(deps, operator, { target: 'batch', reason: 'owner silent', executionId: stale.id }));
+    keep(await proposeRecovery(deps, actor('admin'), { target: 'batch', reason: 'owner silent', executionId: stale.id }));
+    keep(await proposeRecovery(deps, operator, { target: 'batch', reason: 'owner silent', executionId: owned.id }));
     if (!proposed.ok) throw new Error(proposed.error.code);
     const proposal = proposed.value.proposal;
     const input = { proposalId: proposal.id, evidenceDigest: proposal.evidenceDigestHex, expectedVersion: proposal.expectedVersion, resultingStatus: 'FAILED' as const };
@@ -91,7 +91,7 @@ describe('secrets never leave through a result or a stored summary', () => {
     keep(await confirmTakeover(deps, actor('approver'), { ...input, acknowledged: true }));
 
     const other = await seedStaleExecution(db, { ownerToken: RUNTIME_TOKEN });
-    const second = keep(await proposeRecovery(deps, operator, { target: 'batch', executionId: other.id }));
+    const second = keep(await proposeRecovery(deps, operator, { target: 'batch', reason: 'owner silent', executionId: other.id }));
     if (!second.ok) throw new Error(second.error.code);
     keep(await rejectProposal(deps, operator, { proposalId: second.value.proposal.id }));
     keep(await cancelProposal(deps, operator, { proposalId: second.value.proposal.id }));
@@ -102,7 +102,7 @@ describe('secrets never leave through a result or a stored summary', () => {
 
     // Orchestration: propose and confirm, then the store's reads.
     const checkpoint = await seedCheckpoint(db, KEY, testCheckpoint('orch-scan', { ownerId: 'worker-a', fencingToken: 2, expiresAt: Date.now() - MINUTE }));
-    const orchestration = keep(await proposeRecovery(deps, operator, { target: 'orchestration', executionId: checkpoint.executionId, successorOwner: 'worker-b' }));
+    const orchestration = keep(await proposeRecovery(deps, operator, { target: 'orchestration', reason: 'owner silent', executionId: checkpoint.executionId, successorOwner: 'worker-b' }));
     if (!orchestration.ok) throw new Error(orchestration.error.code);
     keep(await confirmTakeover(deps, approver, { proposalId: orchestration.value.proposal.id, evidenceDigest: orchestration.value.proposal.evidenceDigestHex, expectedFencingToken: 2 }));
     const store = postgresCheckpointStore(db, KEY);

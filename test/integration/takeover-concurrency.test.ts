@@ -20,7 +20,7 @@ const operator = actor('operator');
 
 async function pendingProposal(): Promise<{ executionId: number; proposal: RecoveryProposal }> {
   const execution = await seedStaleExecution(db);
-  const result = await proposeRecovery(base, operator, { target: 'batch', executionId: execution.id });
+  const result = await proposeRecovery(base, operator, { target: 'batch', reason: 'owner silent', executionId: execution.id });
   if (!result.ok) throw new Error(result.error.code);
   return { executionId: execution.id, proposal: result.value.proposal };
 }
@@ -117,7 +117,7 @@ describe('takeover under concurrency', () => {
     const execution = await seedStaleExecution(db);
     const operators = Array.from({ length: 10 }, (_, i) => actor('operator', `proposer-${i}`));
     const results = await Promise.all(
-      operators.map((by, i) => proposeRecovery(connection(i), by, { target: 'batch', executionId: execution.id })),
+      operators.map((by, i) => proposeRecovery(connection(i), by, { target: 'batch', reason: 'owner silent', executionId: execution.id })),
     );
     expect(results.every((result) => result.ok)).toBe(true);
     const ids = new Set(results.map((result) => (result.ok ? result.value.proposal.id : null)));

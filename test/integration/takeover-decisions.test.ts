@@ -14,7 +14,7 @@ const approver = actor('approver');
 
 async function pendingProposal(by = operator) {
   const execution = await seedStaleExecution(db);
-  const result = await proposeRecovery(deps, by, { target: 'batch', executionId: execution.id });
+  const result = await proposeRecovery(deps, by, { target: 'batch', reason: 'owner silent', executionId: execution.id });
   if (!result.ok) throw new Error(`propose: ${result.error.code}`);
   return { execution, proposal: result.value.proposal };
 }
@@ -65,7 +65,7 @@ describe('cancelProposal', () => {
   it('frees the target for a new proposal once cancelled', async () => {
     const { execution, proposal } = await pendingProposal();
     await cancelProposal(deps, operator, { proposalId: proposal.id });
-    const next = await proposeRecovery(deps, operator, { target: 'batch', executionId: execution.id });
+    const next = await proposeRecovery(deps, operator, { target: 'batch', reason: 'owner silent', executionId: execution.id });
     expect(next).toMatchObject({ ok: true, value: { created: true } });
     expect(next.ok && next.value.proposal.id).not.toBe(proposal.id);
   });

@@ -26,7 +26,7 @@ async function expiredOrchestration(options: { expiredForMs?: number; token?: nu
 }
 
 const propose = (executionId: string, successorOwner = 'worker-b') =>
-  proposeRecovery(deps, operator, { target: 'orchestration', executionId, successorOwner });
+  proposeRecovery(deps, operator, { target: 'orchestration', reason: 'owner silent', executionId, successorOwner });
 
 describe('orchestration takeover', () => {
   it('proposes an expired, authenticated lease with its evidence digest, token and successor', async () => {

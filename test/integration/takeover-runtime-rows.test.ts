@@ -16,7 +16,7 @@ const approver = actor('approver', 'approver.two@example.com');
 async function takeOver(seed: Partial<ExecutionOptions> & DefinitionOptions, confirm: Partial<ConfirmTakeoverInput>) {
   const execution = await seedStaleExecution(db, seed);
   const before = (await pool.query('select * from oxide_batch.ob_job_execution where id = $1', [execution.id])).rows[0];
-  const proposed = await proposeRecovery(deps, operator, { target: 'batch', executionId: execution.id });
+  const proposed = await proposeRecovery(deps, operator, { target: 'batch', reason: 'owner silent', executionId: execution.id });
   if (!proposed.ok) throw new Error(proposed.error.code);
   const proposal = proposed.value.proposal;
   const result = await confirmTakeover(deps, approver, {
@@ -117,7 +117,7 @@ describe('rows a batch takeover writes, read back as the runtime reads them', ()
       [execution.id],
     );
     const before = (await pool.query('select * from oxide_batch.ob_job_execution where id = $1', [execution.id])).rows[0];
-    const proposed = await proposeRecovery(deps, operator, { target: 'batch', executionId: execution.id });
+    const proposed = await proposeRecovery(deps, operator, { target: 'batch', reason: 'owner silent', executionId: execution.id });
     if (!proposed.ok) throw new Error(proposed.error.code);
     const proposal = proposed.value.proposal;
     const result = await confirmTakeover(deps, approver, {
@@ -153,7 +153,7 @@ describe('rows a batch takeover writes, read back as the runtime reads them', ()
        values ($1, $2, $3, 2, 'STARTING')`,
       [instanceId, definitionId, executionId],
     );
-    const again = await proposeRecovery(deps, operator, { target: 'batch', executionId });
+    const again = await proposeRecovery(deps, operator, { target: 'batch', reason: 'owner silent', executionId });
     expect(again).toMatchObject({ ok: false, error: { code: 'NOT_RECOVERABLE' } });
   });
 });

@@ -3,6 +3,7 @@ import { snapshotEvidenceDigestHex } from '../../lib/domain/recovery';
 import { postgresRecoveryRepository } from '../../lib/adapters/recovery-repository';
 import { confirmTakeover } from '../../lib/services/confirm-takeover';
 import { proposeRecovery } from '../../lib/services/propose-recovery';
+import { readProposal } from '../../lib/queries/recovery';
 import { freshDatabase } from '../support/database';
 import { actor, expireDeadline, fixedClock, MINUTE, recoveryDeps, seedStaleExecution, seedStep, SETTINGS } from '../support/recovery-fixtures';
 
@@ -12,14 +13,14 @@ const operator = actor('operator');
 const approver = actor('approver');
 
 async function proposeFor(executionId: number, by = operator) {
-  const result = await proposeRecovery(deps, by, { target: 'batch', executionId });
+  const result = await proposeRecovery(deps, by, { target: 'batch', reason: 'owner silent', executionId });
   if (!result.ok) throw new Error(`propose: ${result.error.code}`);
   return result.value.proposal;
 }
 
 async function auditOf(targetId: string | number, action?: string) {
   const { rows } = await pool.query(
-    `select action, outcome, code, actor_login, operation_id, digest from keel.audit_event
+    `select action, outcome, code, actor_login, operation_id, digest, reason from keel.audit_event
      where target_id = $1 and ($2::text is null or action = $2) order by id`,
     [String(targetId), action ?? null],
   );
@@ -33,7 +34,7 @@ describe('proposeRecovery (batch)', () => {
   it('stores a PENDING proposal bound to the snapshot, with its approval wait, and returns it again while pending', async () => {
     const execution = await seedStaleExecution(db, { version: 11 });
     await seedStep(db, { executionId: execution.id, checkpointPayload: { offset: 5 } });
-    const first = await proposeRecovery(deps, operator, { target: 'batch', executionId: execution.id, note: 'owner silent' });
+    const first = await proposeRecovery(deps, operator, { target: 'batch', reason: 'owner silent', executionId: execution.id });
     if (!first.ok) throw new Error(first.error.code);
     const { proposal, created } = first.value;
     const snapshot = await postgresRecoveryRepository(db).recoverySnapshot(execution.id, deps.ownerToken);
@@ -52,7 +53,7 @@ describe('proposeRecovery (batch)', () => {
     expect(proposal.wait.cancellationId).toMatch(/^[0-9a-f-]{36}$/);
     expect(proposal.evidence).toMatchObject({ executionId: execution.id, status: 'STARTED', owner: 'OTHER_PROCESS', digestHex: proposal.evidenceDigestHex });
 
-    const again = await proposeRecovery(deps, actor('admin'), { target: 'batch', executionId: execution.id });
+    const again = await proposeRecovery(deps, actor('admin'), { target: 'batch', reason: 'owner silent', executionId: execution.id });
     expect(again).toMatchObject({ ok: true, value: { created: false, proposal: { id: proposal.id } } });
     expect((await auditOf(execution.id, 'recovery.propose')).map((e) => e.outcome)).toEqual(['APPLIED', 'APPLIED']);
   });
@@ -63,7 +64,7 @@ describe('proposeRecovery (batch)', () => {
     const mine = await seedStaleExecution(db, { ownerToken: Buffer.from(deps.ownerToken) });
     const skewed = await seedStaleExecution(db);
     const codeOf = async (executionId: number, by = operator, d = deps) => {
-      const result = await proposeRecovery(d, by, { target: 'batch', executionId });
+      const result = await proposeRecovery(d, by, { target: 'batch', reason: 'owner silent', executionId });
       return result.ok ? 'OK' : result.error.code;
     };
     expect(await codeOf(fresh.id)).toBe('NOT_STALE');
@@ -205,5 +206,33 @@ describe('confirmTakeover (batch)', () => {
     await pool.query(`update keel.recovery_proposal set status = 'CANCELLED' where id = $1`, [proposal.id]);
     const cancelled = await confirmTakeover(deps, approver, confirmInput(proposal));
     expect(cancelled).toMatchObject({ ok: false, error: { code: 'PROPOSAL_CANCELLED' } });
+  });
+});
+
+describe('proposeRecovery: the reason for the request', () => {
+  it('is required: an empty or blank reason is refused REASON_REQUIRED, audited, and creates no proposal', async () => {
+    const execution = await seedStaleExecution(db);
+    for (const reason of ['', '   ', 'x'.repeat(501)]) {
+      const result = await proposeRecovery(deps, operator, { target: 'batch', executionId: execution.id, reason });
+      expect(result.ok ? 'OK' : result.error.code).toBe('REASON_REQUIRED');
+    }
+    const count = await pool.query('select count(*)::int as n from keel.recovery_proposal where target_id = $1', [String(execution.id)]);
+    expect(count.rows[0].n).toBe(0);
+    expect((await auditOf(execution.id, 'recovery.propose')).map((e) => [e.outcome, e.code])).toEqual([
+      ['REFUSED', 'REASON_REQUIRED'],
+      ['REFUSED', 'REASON_REQUIRED'],
+      ['REFUSED', 'REASON_REQUIRED'],
+    ]);
+  });
+
+  it('is stored trimmed on the proposal, read back for the approver, and audited with the request', async () => {
+    const execution = await seedStaleExecution(db);
+    const result = await proposeRecovery(deps, operator, { target: 'batch', executionId: execution.id, reason: '  worker host lost power\n ' });
+    if (!result.ok) throw new Error(result.error.code);
+    expect(result.value.proposal.note).toBe('worker host lost power');
+    expect((await readProposal(db, result.value.proposal.id))?.note).toBe('worker host lost power');
+    expect(await auditOf(execution.id, 'recovery.propose')).toEqual([
+      expect.objectContaining({ outcome: 'APPLIED', reason: 'worker host lost power' }),
+    ]);
   });
 });

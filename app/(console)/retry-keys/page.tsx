@@ -19,6 +19,8 @@ const filtersSchema = z.object({
   category: z.enum(FAILURE_CATEGORIES).optional().catch(undefined),
   cursor: cursorText(200).optional(),
   corruptCursor: cursorText(200).optional(),
+  /** Which list to show: the unresolved keys (default) or the corrupt envelopes, each a tab of its own. */
+  show: z.enum(['keys', 'corrupt']).optional().catch(undefined),
 });
 
 export default page('read', { search: filtersSchema }, async function RetryKeysPage({ query, search }) {

@@ -2,7 +2,6 @@ import type { Metadata } from 'next';
 import { Prefetched } from '@/components/data/prefetched';
 import { filterParams } from '@/components/settlements/filter-params';
 import { QueueView } from '@/components/settlements/queue-view';
-import { SettlementTabs } from '@/components/settlements/settlement-tabs';
 import { PageHeader } from '@/components/ui/page-header';
 import { InvalidFilters } from '@/components/ui/states';
 import { can } from '@/lib/domain/roles';
@@ -20,7 +19,6 @@ export default page('read', { search: queueFiltersSchema }, async function Settl
   const header = (
     <>
       <PageHeader title="Settlements" description="The settlement queue in due order: due, leased by a worker, or waiting for a retry. Times are the server's clock." />
-      <SettlementTabs />
     </>
   );
   if (!search.ok) {

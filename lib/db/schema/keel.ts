@@ -173,6 +173,8 @@ export const bulkReplay = keel.table(
     startedByRole: text('started_by_role'),
     note: text('note').notNull(),
     filter: jsonb('filter').notNull(),
+    /** REPLAY queues each frozen dead letter again; DISCARD deletes each (its JSON kept in the audit log). */
+    action: text('action').notNull().default('REPLAY'),
     status: text('status').notNull().default('PREVIEWED'),
     itemCount: integer('item_count').notNull(),
     processedCount: integer('processed_count').notNull().default(0),
@@ -183,6 +185,7 @@ export const bulkReplay = keel.table(
   },
   (t) => [
     check('bulk_replay_status', sql`${t.status} in (${textList(BULK_REPLAY_STATUSES)})`),
+    check('bulk_replay_action', sql`${t.action} in ('REPLAY', 'DISCARD')`),
     check('bulk_replay_counts', sql`${t.processedCount} >= 0 and ${t.processedCount} <= ${t.itemCount}`),
     check(
       'bulk_replay_started_shape',
@@ -210,7 +213,7 @@ export const bulkReplayItem = keel.table(
     primaryKey({ columns: [t.job, t.receiptId] }),
     check(
       'bulk_replay_item_result',
-      sql`${t.result} is null or ${t.result} in ('replayed', 'already_replayed', 'no_longer_dead_lettered', 'changed_since_preview', 'cancelled')`,
+      sql`${t.result} is null or ${t.result} in ('replayed', 'discarded', 'already_replayed', 'no_longer_dead_lettered', 'changed_since_preview', 'cancelled')`,
     ),
     index('bulk_replay_item_pending_idx').on(t.job, t.receiptId).where(sql`${t.result} is null`),
     // Per-item results stay viewable, filtered by result and paged by receipt id.

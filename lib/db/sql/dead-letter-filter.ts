@@ -35,6 +35,7 @@ export function deadLetterFilterConditions(
   if (filter.maxAttempts !== undefined) parts.push(sql`${columns.attempts} <= ${filter.maxAttempts}::int`);
   if (filter.minAgeMs !== undefined) parts.push(sql`${columns.ageMs} <= ${asOfMs - filter.minAgeMs}::bigint`);
   if (filter.maxAgeMs !== undefined) parts.push(sql`${columns.ageMs} >= ${asOfMs - filter.maxAgeMs}::bigint`);
+  if (filter.receiptIds !== undefined) parts.push(sql`${columns.receiptId} = any(${sql.param(filter.receiptIds)}::text[])`);
   return parts;
 }
 

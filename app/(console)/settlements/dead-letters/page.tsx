@@ -2,7 +2,6 @@ import type { Metadata } from 'next';
 import { Prefetched } from '@/components/data/prefetched';
 import { DeadLettersView } from '@/components/settlements/dead-letters-view';
 import { filterParams } from '@/components/settlements/filter-params';
-import { SettlementTabs } from '@/components/settlements/settlement-tabs';
 import { PageHeader } from '@/components/ui/page-header';
 import { InvalidFilters } from '@/components/ui/states';
 import { can } from '@/lib/domain/roles';
@@ -21,7 +20,6 @@ export default page('read', { search: deadLetterFiltersSchema }, async function 
   const header = (
     <>
       <PageHeader title="Dead letters" description="Settlements that failed for good, newest first. Replay queues one again; bulk replay acts on a frozen preview of the filter." />
-      <SettlementTabs />
     </>
   );
   if (!search.ok) {

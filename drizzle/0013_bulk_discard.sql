@@ -1,0 +1,4 @@
+ALTER TABLE "keel"."bulk_replay_item" DROP CONSTRAINT "bulk_replay_item_result";--> statement-breakpoint
+ALTER TABLE "keel"."bulk_replay" ADD COLUMN "action" text DEFAULT 'REPLAY' NOT NULL;--> statement-breakpoint
+ALTER TABLE "keel"."bulk_replay" ADD CONSTRAINT "bulk_replay_action" CHECK ("keel"."bulk_replay"."action" in ('REPLAY', 'DISCARD'));--> statement-breakpoint
+ALTER TABLE "keel"."bulk_replay_item" ADD CONSTRAINT "bulk_replay_item_result" CHECK ("keel"."bulk_replay_item"."result" is null or "keel"."bulk_replay_item"."result" in ('replayed', 'discarded', 'already_replayed', 'no_longer_dead_lettered', 'changed_since_preview', 'cancelled'));
