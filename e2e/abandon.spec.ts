@@ -1,17 +1,10 @@
 import { expect, test } from '@playwright/test';
-import type pg from 'pg';
-import { e2eDatabase } from './support/database';
+import { specDatabase } from './support/database';
 import { signedInPages, toast } from './support/session';
 
 test.describe.configure({ mode: 'serial' });
 
-let db: pg.Client;
-test.beforeAll(async () => {
-  db = await e2eDatabase();
-});
-test.afterAll(async () => {
-  await db.end();
-});
+const db = specDatabase(test);
 
 const pageAs = signedInPages(test);
 

@@ -1,18 +1,11 @@
 import { expect, test } from '@playwright/test';
-import type pg from 'pg';
-import { e2eDatabase } from './support/database';
+import { specDatabase } from './support/database';
 import { signIn } from './support/session';
 
 /** Bulk actions on a selection of dead letters, through the same frozen-preview job as a filter. */
 test.use({ viewport: { width: 1440, height: 900 } });
 
-let db: pg.Client;
-test.beforeAll(async () => {
-  db = await e2eDatabase();
-});
-test.afterAll(async () => {
-  await db.end();
-});
+const db = specDatabase(test);
 
 test('support ticks two dead letters and replays exactly those, with a result for each', async ({ page }) => {
   const pick = await db.query<{ reason: string }>(

@@ -1,16 +1,9 @@
 import { expect, test } from '@playwright/test';
-import type pg from 'pg';
-import { e2eDatabase } from './support/database';
+import { specDatabase } from './support/database';
 import { DEMO_PASSWORD, signedInPages, toast } from './support/session';
 
 /** What a person meets on the first day: the sign-in form, the demo's stop requests in the audit log, a refused stop. */
-let db: pg.Client;
-test.beforeAll(async () => {
-  db = await e2eDatabase();
-});
-test.afterAll(async () => {
-  await db.end();
-});
+const db = specDatabase(test);
 
 const pageAs = signedInPages(test);
 

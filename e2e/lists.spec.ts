@@ -1,18 +1,11 @@
 import { expect, test } from '@playwright/test';
-import type pg from 'pg';
-import { e2eDatabase } from './support/database';
+import { specDatabase } from './support/database';
 import { signIn } from './support/session';
 
 /** The lists as a person moves between them: overview links, empty filters, pagers, the settlement tabs. */
 test.use({ viewport: { width: 1440, height: 900 } });
 
-let db: pg.Client;
-test.beforeAll(async () => {
-  db = await e2eDatabase();
-});
-test.afterAll(async () => {
-  await db.end();
-});
+const db = specDatabase(test);
 
 test('overview cards and count tables link to the filtered lists', async ({ page }) => {
   await signIn(page, 'viewer');

@@ -1,20 +1,13 @@
 import { readFile } from 'node:fs/promises';
 import { expect, test, type Browser, type Page, type Request } from '@playwright/test';
-import type pg from 'pg';
 import { expectNoSeriousViolations, useTheme } from './support/axe';
-import { e2eDatabase } from './support/database';
+import { specDatabase } from './support/database';
 import { signIn } from './support/session';
 
 test.use({ viewport: { width: 1440, height: 900 } });
 test.describe.configure({ mode: 'serial' });
 
-let db: pg.Client;
-test.beforeAll(async () => {
-  db = await e2eDatabase();
-});
-test.afterAll(async () => {
-  await db.end();
-});
+const db = specDatabase(test);
 
 /** What the journeys leave for the later tests: the captured replay, the receipts and the jobs. */
 const state: { replay?: { url: string; id: string; contentType: string; body: string }; receipt?: string; bulkReason?: string; bulkJob?: number } = {};

@@ -1,17 +1,10 @@
 import { expect, test, type Page, type Request } from '@playwright/test';
-import type pg from 'pg';
-import { e2eDatabase } from './support/database';
+import { specDatabase } from './support/database';
 import { signedInPages, signIn, toast } from './support/session';
 
 test.describe.configure({ mode: 'serial' });
 
-let db: pg.Client;
-test.beforeAll(async () => {
-  db = await e2eDatabase();
-});
-test.afterAll(async () => {
-  await db.end();
-});
+const db = specDatabase(test);
 
 /** Stale STARTED executions nobody has proposed yet, by the server's clock. */
 async function staleExecutions(count: number): Promise<number[]> {

@@ -15,3 +15,25 @@ export async function e2eDatabase(): Promise<pg.Client> {
   await client.connect();
   return client;
 }
+
+/** The part of a client a spec uses: its queries. */
+export type SpecDatabase = Pick<pg.Client, 'query'>;
+
+/**
+ * One client for a spec file, connected before its first test and closed after its
+ * last; the queries go to whichever client is open when they run.
+ */
+export function specDatabase(test: { beforeAll: (fn: () => Promise<void>) => void; afterAll: (fn: () => Promise<void>) => void }): SpecDatabase {
+  let client: pg.Client | undefined;
+  test.beforeAll(async () => {
+    client = await e2eDatabase();
+  });
+  test.afterAll(async () => {
+    await client?.end();
+  });
+  const query = ((...args: Parameters<pg.Client['query']>) => {
+    if (!client) throw new Error('the spec database is used before its beforeAll ran');
+    return (client.query as (...a: unknown[]) => unknown)(...args);
+  }) as pg.Client['query'];
+  return { query };
+}
