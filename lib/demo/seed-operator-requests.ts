@@ -128,6 +128,8 @@ export function stopAuditEvents(requests: (NewObOperatorRequest & { id: number }
       digest: (r.requestDigest as Buffer).toString('hex'),
       operationId: r.operationId.slice(`${KEEL_OPERATION_ID_PREFIX}stop-`.length),
       outcome: 'APPLIED',
+      // Every audit row names the request that wrote it; the seed's is named after the stop it records.
+      requestId: `demo-seed-${r.operationId}`,
     }));
 }
 
