@@ -33,6 +33,27 @@ export async function countsFromDatabase(pool: pg.Pool | pg.Client, staleThresho
   };
 }
 
+/**
+ * The metric sampler's last sample (keel.metric_sample) as the same counts: what the
+ * overview and /api/metrics report, since neither counts the tables per view or scrape.
+ * Zero counts are left out, as the database counts leave them out.
+ */
+export async function countsFromLastSample(pool: pg.Pool | pg.Client) {
+  const { rows } = await pool.query<{ metric: string; label: string; value: number }>(`
+    select metric, label, value from keel.metric_sample
+    where sampled_at = (select max(sampled_at) from keel.metric_sample)`);
+  const of = (metric: string) =>
+    Object.fromEntries(rows.filter((r) => r.metric === metric && Number(r.value) > 0).map((r) => [r.label, Number(r.value)]));
+  const one = (metric: string) => Number(rows.find((r) => r.metric === metric)?.value ?? 0);
+  return {
+    queue: of('settlement_queue_depth'),
+    deadLetters: of('settlement_dead_letters'),
+    executions: of('batch_executions'),
+    stale: one('batch_stale_executions'),
+    pendingProposals: one('recovery_pending_proposals'),
+  };
+}
+
 /** Values that must never be a metric label: receipt ids, owner and lease tokens, retry keys. */
 export async function forbiddenLabelValues(pool: pg.Pool | pg.Client): Promise<string[]> {
   const { rows } = await pool.query<{ v: string }>(`
