@@ -114,11 +114,13 @@ for (let i = 0; i < TABS; i += 1) {
   const context = await browser.newContext({ baseURL: base, storageState: session });
   await context.addInitScript(countLiveEvents);
   const page = await context.newPage();
-  const tab = { page, apiReads: 0, renders: 0 };
+  const tab = { page, apiReads: 0, renders: 0, prefetches: 0 };
   page.on('request', (request) => {
     const url = new URL(request.url());
     if (url.pathname.startsWith('/api/') && url.pathname !== '/api/events') tab.apiReads += 1;
     // A server re-render (router.refresh, or a navigation's RSC payload) is a request Next marks with `RSC: 1`.
+    // Next's prefetch of a link that came into view carries `Next-Router-Prefetch: 1`: counted apart.
+    else if (request.headers()['next-router-prefetch'] === '1') tab.prefetches += 1;
     else if (request.headers()['rsc'] === '1' || url.searchParams.has('_rsc')) tab.renders += 1;
   });
   await page.goto(PAGES[i % PAGES.length], { waitUntil: 'domcontentloaded', timeout: 180_000 });
@@ -127,20 +129,23 @@ for (let i = 0; i < TABS; i += 1) {
 for (const tab of tabs) {
   tab.apiReads = 0;
   tab.renders = 0;
+  tab.prefetches = 0;
   await tab.page.evaluate(() => (window.__liveEvents = 0));
 }
 const open = await window_(`${TABS} tabs open`);
 let events = 0;
 let reads = 0;
 let renders = 0;
+let prefetches = 0;
 for (const tab of tabs) {
   events += await tab.page.evaluate(() => window.__liveEvents);
   reads += tab.apiReads;
   renders += tab.renders;
+  prefetches += tab.prefetches;
 }
 console.log(`console: ${(open.perSecond - idle.perSecond).toFixed(1)} statements/s, ${Math.round(open.rowsPerSecond - idle.rowsPerSecond)} rows/s more with ${TABS} tabs`);
 console.log(`live events received: ${events} (${(events / TABS).toFixed(1)} per tab); API reads: ${reads}; API reads per live event per tab: ${events ? (reads / events).toFixed(2) : 'n/a'}`);
-console.log(`server re-renders: ${renders} (${events ? (renders / events).toFixed(2) : 'n/a'} per live event per tab)`);
+console.log(`server re-renders: ${renders} (${events ? (renders / events).toFixed(2) : 'n/a'} per live event per tab); link prefetches: ${prefetches}`);
 
 await browser.close();
 await stats.end();
