@@ -5,25 +5,8 @@ import { discardDeadLetterAction, replayDeadLetterAction } from '@/app/actions/s
 import { queryKeys } from '@/lib/query-keys';
 import { useServerAction } from '../actions/use-server-action';
 import { ConfirmDialog } from '../ui/confirm-dialog';
-import { newOperationId } from '../users/operation-id';
+import type { DeadLetterTarget } from './dead-letter-target';
 import { NoteField } from './note-field';
-
-export interface DeadLetterTarget {
-  kind: 'replay' | 'discard';
-  receiptId: string;
-  reason: string;
-  attempts: number;
-  /** Made when the dialog opens: a double click or a resubmit of this dialog acts once. */
-  operationId: string;
-}
-
-export const deadLetterTarget = (kind: DeadLetterTarget['kind'], row: { receiptId: string; reason: string; attempts: number }): DeadLetterTarget => ({
-  kind,
-  receiptId: row.receiptId,
-  reason: row.reason,
-  attempts: row.attempts,
-  operationId: newOperationId(),
-});
 
 const INVALIDATE = [queryKeys.settlements.all, queryKeys.audit.all];
 

@@ -1,6 +1,7 @@
 'use client';
 
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import dynamic from 'next/dynamic';
 import Link from 'next/link';
 import { useState } from 'react';
 import { formatCappedCount } from '@/lib/domain/cursor';
@@ -12,14 +13,17 @@ import { KeysetPager } from '../ui/keyset-pager';
 import { ErrorState, LoadingRow, NoMatches } from '../ui/states';
 import { Cell, DataTable } from '../ui/table';
 import { TimeAgo } from '../ui/time-ago';
-import { BulkReplayDialog } from './bulk-replay-dialog';
-import { DeadLetterDialog, deadLetterTarget, type DeadLetterTarget } from './dead-letter-dialog';
+import { deadLetterTarget, type DeadLetterTarget } from './dead-letter-target';
 import { DeadLetterGroupsPanel } from './dead-letter-groups';
 import { DeadLetterSelectionBar, useDeadLetterSelection } from './dead-letter-selection';
 import { filterParams } from './filter-params';
 import { LINK, receiptHref } from './links';
 import { SettlementFilterForm, useSettlementFilters } from './settlement-filters';
 import { SettlementTabs } from './settlement-tabs';
+
+// The dialogs (and the dialog library) load when one first opens, not with the list.
+const DeadLetterDialog = dynamic(() => import('./dead-letter-dialog').then((m) => m.DeadLetterDialog), { ssr: false });
+const BulkReplayDialog = dynamic(() => import('./bulk-replay-dialog').then((m) => m.BulkReplayDialog), { ssr: false });
 
 /**
  * Dead letters, newest first, grouped by reason code, with the filters and cursor in
