@@ -1,5 +1,6 @@
 'use client';
 
+import { STOP_REQUESTABLE_STATUSES } from '@/lib/domain/batch-status';
 import { useRouter } from 'next/navigation';
 import { useState } from 'react';
 import { proposeExecutionAbandon, proposeTakeover, requestExecutionStop } from '@/app/actions/recovery';
@@ -25,7 +26,6 @@ export interface ExecutionActionsProps {
 }
 
 /** The runtime's STOP takes effect on these; on STOPPING or a finished execution it changes nothing. */
-const STOPPABLE = ['STARTING', 'STARTED'];
 
 export function ExecutionActions(props: ExecutionActionsProps) {
   const router = useRouter();
@@ -47,7 +47,7 @@ export function ExecutionActions(props: ExecutionActionsProps) {
     invalidate: [queryKeys.proposals.all, queryKeys.executions.all],
     onSuccess: (v) => router.push(`/recovery/${v.proposalId}`),
   });
-  const stoppable = STOPPABLE.includes(props.status) && !props.stopRequested;
+  const stoppable = (STOP_REQUESTABLE_STATUSES as readonly string[]).includes(props.status) && !props.stopRequested;
   const abandonable =
     props.status === 'STOPPED' || props.status === 'FAILED' || (props.status === 'UNKNOWN' && props.hasRecoveryDecision);
 

@@ -1,5 +1,6 @@
 'use client';
 
+import { isActorRef } from '@/lib/domain/actor-ref';
 import { useRouter } from 'next/navigation';
 import { useState } from 'react';
 import { proposeTakeover } from '@/app/actions/recovery';
@@ -34,7 +35,7 @@ export function OrchestrationTakeoverButton({ executionId, leaseOwner, fencingTo
         title={`Request takeover of ${executionId}`}
         confirmLabel="Create proposal"
         pending={propose.pending}
-        canConfirm={/^[A-Za-z0-9._:@-]{1,128}$/.test(successor)}
+        canConfirm={isActorRef(successor)}
         onClose={() => setOpen(false)}
         onConfirm={async () => {
           const result = await propose.execute({ target: 'orchestration', executionId, successorOwner: successor, reason });

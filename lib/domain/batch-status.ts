@@ -12,6 +12,9 @@ export const BATCH_STATUSES = [
 ] as const;
 export type BatchStatus = (typeof BATCH_STATUSES)[number];
 
+/** The statuses the runtime's STOP takes a request in (its `stop` guard). */
+export const STOP_REQUESTABLE_STATUSES = ['STARTING', 'STARTED'] as const satisfies readonly BatchStatus[];
+
 export const ACTIVE_STATUSES = ['STARTING', 'STARTED', 'STOPPING'] as const satisfies readonly BatchStatus[];
 export const FINISHED_STATUSES = ['STOPPED', 'FAILED', 'COMPLETED', 'ABANDONED'] as const satisfies readonly BatchStatus[];
 export const TERMINAL_STATUSES = ['COMPLETED', 'ABANDONED'] as const satisfies readonly BatchStatus[];

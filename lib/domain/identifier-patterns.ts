@@ -1,24 +1,23 @@
 import { z } from 'zod';
+import { ACTOR_REF_MESSAGE, ACTOR_REF_PATTERN, isActorRef } from './actor-ref';
 import { err, ok, type Result } from './result';
+
+export { ACTOR_REF_MESSAGE, ACTOR_REF_PATTERN, isActorRef };
 
 /**
  * The runtime's bounds on the identifiers Keel writes into its tables (DESIGN.md 3.1,
  * 5.1): the one home of these patterns, for services, form schemas and actions alike.
  */
 export const REASON_CODE_PATTERN = /^[A-Z0-9_]{1,64}$/;
-export const ACTOR_REF_PATTERN = /^[A-Za-z0-9._:@-]{1,128}$/;
 export const OPERATION_ID_MAX_LENGTH = 64;
 export const OPERATION_ID_PATTERN = /^[A-Za-z0-9._:-]{1,64}$/;
 
 export const REASON_CODE_MESSAGE = 'Upper-case letters, digits and _ (1 to 64).';
-export const ACTOR_REF_MESSAGE = 'Letters, digits and . _ : @ - (1 to 128).';
 /** The operation id rule in words, for a bound shorter than the runtime's 64 where a prefix is added. */
 export const operationIdMessage = (max: number = OPERATION_ID_MAX_LENGTH) => `The operation id must be 1 to ${max} of A-Z a-z 0-9 . _ : -`;
 
 export const isReasonCode = (value: unknown): value is string =>
   typeof value === 'string' && REASON_CODE_PATTERN.test(value);
-export const isActorRef = (value: unknown): value is string =>
-  typeof value === 'string' && ACTOR_REF_PATTERN.test(value);
 export const isOperationId = (value: unknown): value is string =>
   typeof value === 'string' && OPERATION_ID_PATTERN.test(value);
 

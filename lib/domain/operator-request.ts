@@ -1,4 +1,4 @@
-import { isBatchStatus, isFinished, type BatchStatus } from './batch-status';
+import { isBatchStatus, isFinished, STOP_REQUESTABLE_STATUSES, type BatchStatus } from './batch-status';
 import { isReasonCode, OPERATION_ID_MAX_LENGTH } from './identifier-patterns';
 import { CanonicalWriter } from './canonical-writer';
 import { err, ok, type Result } from './result';
@@ -70,7 +70,7 @@ export type StopDisposition = 'REQUEST' | 'UNCHANGED' | 'INVALID_STATE';
  */
 export function stopDisposition(status: BatchStatus, stopAlreadyRequested: boolean): StopDisposition {
   if (!isBatchStatus(status)) return 'INVALID_STATE';
-  if (status === 'STARTING' || status === 'STARTED') return stopAlreadyRequested ? 'UNCHANGED' : 'REQUEST';
+  if ((STOP_REQUESTABLE_STATUSES as readonly string[]).includes(status)) return stopAlreadyRequested ? 'UNCHANGED' : 'REQUEST';
   if (status === 'STOPPING' || isFinished(status)) return 'UNCHANGED';
   return 'INVALID_STATE';
 }

@@ -1,4 +1,5 @@
 import 'server-only';
+import { singleton } from './singletons';
 import { EventEmitter } from 'node:events';
 import pg from 'pg';
 import { topicOfTable, type LiveTopic } from '../domain/live-topics';
@@ -121,9 +122,6 @@ class LiveEvents extends EventEmitter {
   }
 }
 
-const holder = globalThis as typeof globalThis & { __keelLiveEvents?: LiveEvents };
-
 export function liveEvents(databaseUrl: string): LiveEvents {
-  holder.__keelLiveEvents ??= new LiveEvents(databaseUrl);
-  return holder.__keelLiveEvents;
+  return singleton('live-events', () => new LiveEvents(databaseUrl));
 }
