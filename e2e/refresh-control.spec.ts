@@ -97,3 +97,32 @@ test('no row moves under a focused filter field or an open dialog while rows are
     await db.end();
   }
 });
+
+test('no row moves under the pointer while rows are written; they move once the pointer leaves the table', async ({ page }) => {
+  const db = await e2eDatabase();
+  try {
+    await signIn(page, 'viewer');
+    await page.goto('/executions');
+    await expect(page.getByTestId('live-status')).toHaveAttribute('data-mode', 'live');
+    const waiting = page.getByRole('button', { name: 'Updates waiting', includeHidden: true });
+    const row = page.getByRole('table', { name: 'Executions' }).locator('tbody tr').nth(2);
+    const box = (await row.boundingBox())!;
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    const before = await executionIds(page);
+    const moved = await heartbeat(db);
+    // A person reading a row moves the pointer now and then; so does the test while the change arrives.
+    let nudge = 0;
+    await expect
+      .poll(async () => {
+        nudge = (nudge + 1) % 4;
+        await page.mouse.move(box.x + box.width / 2 + nudge, box.y + box.height / 2);
+        return waiting.count();
+      })
+      .toBe(1);
+    expect(await executionIds(page)).toEqual(before);
+    await page.mouse.move(5, 5);
+    await expect.poll(async () => (await executionIds(page)).slice(0, 3).sort()).toEqual([...moved].sort());
+  } finally {
+    await db.end();
+  }
+});
