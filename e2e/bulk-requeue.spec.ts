@@ -30,8 +30,14 @@ test('support ticks three retries, previews, one changes before the start, and e
   const table = page.getByRole('table', { name: 'Settlement queue' });
   const boxes = table.getByRole('checkbox', { name: /^Select / });
   await expect(boxes.first()).toBeVisible();
-  const names = await boxes.evaluateAll((inputs) => inputs.slice(0, 3).map((i) => i.getAttribute('aria-label')!));
-  const receipts = names.map((name) => name.replace(/^Select /, ''));
+  const names = await boxes.evaluateAll((inputs) => inputs.map((i) => i.getAttribute('aria-label')!.replace(/^Select /, '')));
+  // The first rows are the soonest due: take three still waiting ten minutes from now, so none turns due mid-test.
+  const waiting = await db.query<{ receipt_id: string }>(
+    `select receipt_id from settle.attempts where receipt_id = any($1::text[])
+       and next_visible_at_ms > (extract(epoch from clock_timestamp()) * 1000)::bigint + 600000 order by receipt_id limit 3`,
+    [names],
+  );
+  const receipts = waiting.rows.map((r) => r.receipt_id);
   expect(receipts).toHaveLength(3);
   const before = await Promise.all(receipts.map(attempt));
   for (const receipt of receipts) await table.getByRole('checkbox', { name: `Select ${receipt}`, exact: true }).check();

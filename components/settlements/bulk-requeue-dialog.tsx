@@ -77,7 +77,7 @@ export function BulkRequeueDialog({ receiptIds, onClose, onPreviewed }: { receip
     >
       <p data-testid="bulk-preview-count">
         Exactly {plural(preview.itemCount)} were frozen at {formatUtc(new Date(preview.asOfMs))}
-        {left > 0 ? `; ${plural(left)} of the selection had left the retries and are not part of it` : ''}.
+        {left > 0 ? `; ${plural(left)} of the selection had already left the retries, so ${left === 1 ? 'it is' : 'they are'} not part of it` : ''}.
       </p>
       <p>
         Each is made due now (its attempts and reason stay as they are), and each requeue is audited under the name of whoever starts it,
