@@ -5,7 +5,8 @@ import { action } from '@/lib/server/action';
 import { settlementTransactions } from '@/lib/server/services';
 import { cancelBulkReplay, previewBulkReplay, startBulkReplay } from '@/lib/services/bulk-replay';
 import { discardDeadLetter, replayDeadLetter, requeueSettlement } from '@/lib/services/dead-letter-actions';
-import { bulkCancelSchema, bulkJobSchema, bulkPreviewSchema, deadLetterActionSchema, requeueSchema } from './settlement-schemas';
+import { previewBulkRequeue } from '@/lib/services/bulk-requeue';
+import { bulkCancelSchema, bulkJobSchema, bulkPreviewSchema, bulkRequeuePreviewSchema, deadLetterActionSchema, requeueSchema } from './settlement-schemas';
 
 /**
  * Settlement mutations (DESIGN.md 4.4, 5.2, 5.3). Each is one service call; the
@@ -52,6 +53,19 @@ export const previewBulkReplayAction = action(
   async (actor, input) => {
     const filter = input.receiptIds ? { receiptIds: input.receiptIds } : toDeadLetterFilter(input.filters);
     const result = await previewBulkReplay(settlementTransactions(), actor, { filter, note: input.note, action: input.action });
+    return result.ok ? { ok: true, value: result.value } : result;
+  },
+);
+
+/**
+ * Freezes the ticked settlements that are still retry-scheduled into a PREVIEWED REQUEUE
+ * job; started and cancelled like a bulk replay, under the same permission as one requeue.
+ */
+export const previewBulkRequeueAction = action(
+  bulkRequeuePreviewSchema,
+  'settlement.bulk_replay.preview',
+  async (actor, input) => {
+    const result = await previewBulkRequeue(settlementTransactions(), actor, input);
     return result.ok ? { ok: true, value: result.value } : result;
   },
 );

@@ -60,7 +60,14 @@ export function BulkReplayList() {
             </Cell>
             <td className="max-w-72 px-3 py-2">
               {job.action === 'DISCARD' ? <span className="font-medium">Discard: </span> : null}
-              {describeDeadLetterFilter(job.filter)}
+              {job.action === 'REQUEUE' ? (
+                <>
+                  <span className="font-medium">Requeue: </span>
+                  {`${job.filter.receiptIds?.length ?? 0} selected retry-scheduled settlements`}
+                </>
+              ) : (
+                describeDeadLetterFilter(job.filter)
+              )}
             </td>
             <Cell>
               {job.processedCount.toLocaleString('en-US')} / {job.itemCount.toLocaleString('en-US')}

@@ -31,6 +31,12 @@ function Fact({ label, children }: { label: string; children: ReactNode }) {
   );
 }
 
+const ACTION_TEXT = {
+  REPLAY: 'Replay each',
+  DISCARD: 'Discard each (deleted for good; its JSON kept in the audit log)',
+  REQUEUE: 'Requeue each retry-scheduled settlement (due now; attempts unchanged)',
+} as const;
+
 /**
  * One bulk replay: its frozen filter, progress (polled while it runs), counts by
  * result and its items, filtered by result and keyset-paged, viewable for good.
@@ -52,6 +58,7 @@ export function BulkReplayView({ jobId, canAct }: { jobId: number; canAct: boole
   const now = new Date(detail.serverNowMs);
   const percent = job.itemCount === 0 ? 100 : Math.floor((job.processedCount / job.itemCount) * 100);
   const { asOfMs, ...filter } = job.filter;
+  const requeue = job.action === 'REQUEUE';
 
   return (
     <div className="space-y-6">
@@ -63,8 +70,11 @@ export function BulkReplayView({ jobId, canAct }: { jobId: number; canAct: boole
           {canAct ? <BulkReplayActions detail={detail} /> : null}
         </div>
         <dl className="grid grid-cols-2 gap-4 md:grid-cols-3">
-          <Fact label="Action">{job.action === 'DISCARD' ? 'Discard each (deleted for good; its JSON kept in the audit log)' : 'Replay each'}</Fact>
-          <Fact label="Selects">{describeDeadLetterFilter(filter)}, as of {formatUtc(new Date(asOfMs))}</Fact>
+          <Fact label="Action">{ACTION_TEXT[job.action]}</Fact>
+          <Fact label="Selects">
+            {requeue ? `the ${filter.receiptIds?.length ?? 0} selected settlements still retry-scheduled` : describeDeadLetterFilter(filter)}, as of{' '}
+            {formatUtc(new Date(asOfMs))}
+          </Fact>
           <Fact label="Note">{job.note}</Fact>
           <Fact label="Previewed by">
             {job.createdBy}, <TimeAgo at={new Date(job.createdAt)} now={now} />
@@ -111,7 +121,7 @@ export function BulkReplayView({ jobId, canAct }: { jobId: number; canAct: boole
           ))}
         </ul>
         {query.isError ? <ErrorState detail={`${failure?.code ?? 'ERROR'}: ${query.error.message}`} /> : null}
-        <DataTable caption={`Items of bulk replay ${jobId}`} head={['Receipt', 'Recorded (at preview)', 'Result', 'Processed']} empty={detail.items.length === 0}>
+        <DataTable caption={`Items of bulk replay ${jobId}`} head={['Receipt', requeue ? 'Next visible (at preview)' : 'Recorded (at preview)', 'Result', 'Processed']} empty={detail.items.length === 0}>
           {detail.items.map((item) => (
             <tr key={item.receiptId} data-receipt={item.receiptId}>
               <Cell mono>

@@ -14,7 +14,10 @@ import { KeysetPager } from '../ui/keyset-pager';
 import { ErrorState, hasFilters, LoadingRow, NoMatches } from '../ui/states';
 import { Cell, DataTable } from '../ui/table';
 import { TimeAgo } from '../ui/time-ago';
+import { BulkRequeueDialog } from './bulk-requeue-dialog';
+import { useDeadLetterSelection } from './dead-letter-selection';
 import { RequeueDialog, requeueTarget, type RequeueTarget } from './requeue-dialog';
+import { RequeueSelectionBar } from './requeue-selection';
 import { filterParams } from './filter-params';
 import { LINK, receiptHref } from './links';
 import { SettlementFilterForm, useSettlementFilters } from './settlement-filters';
@@ -38,11 +41,16 @@ export function QueueView({ canAct }: { canAct: boolean }) {
     placeholderData: keepPreviousData,
   });
   const [requeue, setRequeue] = useState<RequeueTarget | null>(null);
+  const [bulkRequeue, setBulkRequeue] = useState<string[] | null>(null);
   const page = query.data;
   const failure = query.error instanceof ApiError ? query.error : null;
   const current = (state ?? 'due') as QueueState | 'all';
   useOpenOnStateWithRows(state, page?.stateCounts, (next) => void setView({ state: next, cursor: null }, { history: 'replace' }));
   const now = new Date(page?.serverNowMs ?? 0);
+  // Selection is for bulk requeue, so only the Retry scheduled tab offers it, and only on rows a requeue applies to.
+  const selecting = canAct && current === 'retry_scheduled';
+  const selection = useDeadLetterSelection(`${current}?${new URLSearchParams(filterParams(values)).toString()}`);
+  const pageIds = page?.rows.filter(isRequeueable).map((r) => r.receiptId) ?? [];
   const head = ['Receipt', 'State', 'Attempts', current === 'retry_scheduled' ? 'Next visible' : 'Due since', 'Lease', 'Reason', ...(canAct ? ['Actions'] : [])];
 
   return (
@@ -60,24 +68,60 @@ export function QueueView({ canAct }: { canAct: boolean }) {
         {page ? `${formatCappedCount(page.count)} ${current === 'all' ? 'queued' : STATE_LABEL[current]} settlement${page.count.value === 1 && !page.count.capped ? '' : 's'} match` : '\u00a0'}
         {query.isFetching && page ? <span className="ml-2 text-zinc-600 dark:text-zinc-400">Refreshing…</span> : null}
       </p>
+      {selecting ? <RequeueSelectionBar selection={selection} pageIds={pageIds} onRequeue={() => setBulkRequeue([...selection.ids])} /> : null}
       <DataTable caption="Settlement queue" head={head} empty={page?.rows.length === 0 && (hasFilters(values) ? <NoMatches noun="settlements" onClear={() => apply({})} /> : true)}>
         {!page ? <LoadingRow columns={head.length} /> : null}
         {page?.rows.map((row) => (
-          <QueueTableRow key={row.receiptId} row={row} now={now} canAct={canAct} onRequeue={() => setRequeue(requeueTarget(row))} />
+          <QueueTableRow
+            key={row.receiptId}
+            row={row}
+            now={now}
+            canAct={canAct}
+            onRequeue={() => setRequeue(requeueTarget(row))}
+            selected={selecting && isRequeueable(row) ? selection.ids.has(row.receiptId) : null}
+            onSelect={(on) => selection.toggle(row.receiptId, on)}
+          />
         ))}
       </DataTable>
       <KeysetPager label="Queue pages" cursor={cursor} nextCursor={page?.nextCursor} onChange={setCursor} />
       {requeue ? <RequeueDialog target={requeue} onClose={() => setRequeue(null)} /> : null}
+      {bulkRequeue ? <BulkRequeueDialog receiptIds={bulkRequeue} onClose={() => setBulkRequeue(null)} onPreviewed={selection.clear} /> : null}
     </section>
   );
 }
 
-function QueueTableRow({ row, now, canAct, onRequeue }: { row: QueueRow; now: Date; canAct: boolean; onRequeue: () => void }) {
-  // Only a retry waiting for its time can be requeued; a due row is already due, a leased one is a worker's.
-  const requeueable = row.state === 'retry_scheduled' && row.workKind === 'retry_scheduled';
+// Only a retry waiting for its time can be requeued; a due row is already due, a leased one is a worker's.
+const isRequeueable = (row: QueueRow) => row.state === 'retry_scheduled' && row.workKind === 'retry_scheduled';
+
+function QueueTableRow({
+  row,
+  now,
+  canAct,
+  onRequeue,
+  selected,
+  onSelect,
+}: {
+  row: QueueRow;
+  now: Date;
+  canAct: boolean;
+  onRequeue: () => void;
+  /** Null when the row offers no checkbox. */
+  selected: boolean | null;
+  onSelect: (on: boolean) => void;
+}) {
+  const requeueable = isRequeueable(row);
   return (
-    <tr>
+    <tr data-receipt={row.receiptId}>
       <Cell mono>
+        {selected !== null ? (
+          <input
+            type="checkbox"
+            aria-label={`Select ${row.receiptId}`}
+            checked={selected}
+            onChange={(e) => onSelect(e.target.checked)}
+            className="mr-2 align-middle"
+          />
+        ) : null}
         <Link href={receiptHref(row.receiptId)} prefetch={false} className={LINK}>
           {row.receiptId}
         </Link>

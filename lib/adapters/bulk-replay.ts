@@ -1,7 +1,8 @@
 import 'server-only';
 import { sql, type SQL } from 'drizzle-orm';
 import type { DbOrTx } from '../db/client';
-import type { BulkReplayJob, BulkReplaySampleItem, BulkReplayStore } from '../ports/bulk-replay';
+import type { BulkReplayJob, BulkReplaySampleItem, BulkReplayStore, BulkRequeueSampleItem } from '../ports/bulk-replay';
+import { inQueueState } from '../db/sql/queue-state';
 import { allOf, deadLetterFilterConditions } from '../db/sql/dead-letter-filter';
 import {
   BULK_REPLAY_JOB_COLUMNS,
@@ -37,6 +38,32 @@ export function postgresBulkReplayStore(db: DbOrTx): BulkReplayStore {
       const itemCount = frozen.rowCount ?? 0;
       await db.execute(sql`update keel.bulk_replay set item_count = ${itemCount}::int where id = ${jobId}::bigint`);
       return { jobId, itemCount };
+    },
+
+    async createRequeuePreview({ actor, note, receiptIds, asOfMs }) {
+      const created = await db.execute<{ id: number }>(sql`
+        insert into keel.bulk_replay (created_by_id, created_by_login, action, note, filter, status, item_count)
+        values (${actor.id}, ${actor.login}, 'REQUEUE', ${note}, ${JSON.stringify({ receiptIds, asOfMs })}::jsonb, 'PREVIEWED', 0)
+        returning id`);
+      const jobId = created.rows[0]!.id;
+      // Frozen with its row_version: the worker requeues an item only if the row is still that version.
+      const frozen = await db.execute(sql`
+        insert into keel.bulk_replay_item (job, receipt_id, recorded_at_ms, row_version)
+        select ${jobId}::bigint, receipt_id, next_visible_at_ms, row_version from settle.attempts
+        where receipt_id = any(${sql.param([...receiptIds])}::text[]) and work_kind = 'retry_scheduled'
+          and ${inQueueState('retry_scheduled', asOfMs)}`);
+      const itemCount = frozen.rowCount ?? 0;
+      await db.execute(sql`update keel.bulk_replay set item_count = ${itemCount}::int where id = ${jobId}::bigint`);
+      return { jobId, itemCount };
+    },
+
+    async requeueSample(jobId, limit) {
+      const result = await db.execute<Row<BulkRequeueSampleItem>>(sql`
+        select i.receipt_id as "receiptId", a.attempts, a.reason_code as "reasonCode", a.next_visible_at_ms as "nextVisibleAtMs"
+        from keel.bulk_replay_item i join settle.attempts a using (receipt_id)
+        where i.job = ${jobId}::bigint
+        order by i.receipt_id limit ${limit}::int`);
+      return result.rows;
     },
 
     async sample(jobId, limit) {
@@ -83,8 +110,8 @@ export function postgresBulkReplayStore(db: DbOrTx): BulkReplayStore {
     },
 
     async pendingItems(jobId, limit) {
-      const result = await db.execute<{ receiptId: string; recordedAtMs: number }>(sql`
-        select receipt_id as "receiptId", recorded_at_ms as "recordedAtMs" from keel.bulk_replay_item
+      const result = await db.execute<{ receiptId: string; recordedAtMs: number; rowVersion: number | null }>(sql`
+        select receipt_id as "receiptId", recorded_at_ms as "recordedAtMs", row_version as "rowVersion" from keel.bulk_replay_item
         where job = ${jobId}::bigint and result is null
         order by receipt_id limit ${limit}::int`);
       return result.rows;

@@ -78,8 +78,12 @@ export const BULK_REPLAY_ITEM_RESULTS = [
   'replayed',
   // A bulk discard's counterpart of replayed: the dead letter was deleted, its JSON kept in the audit log.
   'discarded',
+  // A bulk requeue's counterpart: the retry-scheduled settlement was made due now.
+  'requeued',
   'already_replayed',
   'no_longer_dead_lettered',
+  // A bulk requeue item whose settlement left the queue or is no longer waiting on a retry.
+  'no_longer_retry_scheduled',
   'changed_since_preview',
 ] as const;
 export type BulkReplayItemResult = (typeof BULK_REPLAY_ITEM_RESULTS)[number];

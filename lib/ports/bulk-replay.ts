@@ -2,8 +2,11 @@ import type { Actor } from '../domain/actor';
 import type { DeadLetterFilter } from '../domain/dead-letter-filter';
 import type { BulkReplayItemResult, BulkReplayStatus } from '../domain/settlement-vocabulary';
 
-/** What the job does to each frozen dead letter: queue it again, or delete it for good. */
-export type BulkAction = 'REPLAY' | 'DISCARD';
+/**
+ * What the job does to each frozen item: queue a dead letter again, delete it for good,
+ * or make a retry-scheduled settlement due now.
+ */
+export type BulkAction = 'REPLAY' | 'DISCARD' | 'REQUEUE';
 /** An item's result; `cancelled` marks items a cancel left unprocessed. */
 export type BulkReplayItemOutcome = BulkReplayItemResult | 'cancelled';
 
@@ -39,6 +42,13 @@ export interface BulkReplaySampleItem {
   recordedAtMs: number;
 }
 
+export interface BulkRequeueSampleItem {
+  receiptId: string;
+  attempts: number;
+  reasonCode: string | null;
+  nextVisibleAtMs: number;
+}
+
 export type BulkReplayCounts = Record<BulkReplayItemOutcome | 'pending', number>;
 
 /** Bulk replay jobs and their frozen items. Bound to one transaction, like the replay store. */
@@ -55,7 +65,19 @@ export interface BulkReplayStore {
     asOfMs: number;
     limit: number;
   }): Promise<{ jobId: number; itemCount: number }>;
+  /**
+   * Creates a PREVIEWED REQUEUE job and freezes, with one INSERT ... SELECT, those of the
+   * receipts that are retry-scheduled and unleased at `asOfMs`, each with its row_version.
+   */
+  createRequeuePreview(input: {
+    actor: Pick<Actor, 'id' | 'login'>;
+    note: string;
+    receiptIds: readonly string[];
+    asOfMs: number;
+  }): Promise<{ jobId: number; itemCount: number }>;
   sample(jobId: number, limit: number): Promise<BulkReplaySampleItem[]>;
+  /** The first frozen items of a REQUEUE job as they stand now, in receipt order. */
+  requeueSample(jobId: number, limit: number): Promise<BulkRequeueSampleItem[]>;
   job(jobId: number): Promise<BulkReplayJob | null>;
   /** The job, locked (FOR UPDATE) so no batch of it runs until this transaction ends. */
   lockJob(jobId: number): Promise<BulkReplayJob | null>;
@@ -65,7 +87,8 @@ export interface BulkReplayStore {
   /** CANCELLED, and every unprocessed item marked `cancelled`; returns how many. */
   markCancelled(jobId: number): Promise<number>;
   markCompleted(jobId: number): Promise<void>;
-  pendingItems(jobId: number, limit: number): Promise<{ receiptId: string; recordedAtMs: number }[]>;
+  /** `rowVersion` is the frozen row_version of a REQUEUE item, null for dead letters. */
+  pendingItems(jobId: number, limit: number): Promise<{ receiptId: string; recordedAtMs: number; rowVersion: number | null }[]>;
   hasPendingItems(jobId: number): Promise<boolean>;
   /** Writes each item's result and advances the job's processed count by as many. */
   recordResults(jobId: number, results: readonly { receiptId: string; result: BulkReplayItemResult }[]): Promise<void>;

@@ -66,7 +66,8 @@ export async function readBulkReplayJob(db: DbOrTx, jobId: number): Promise<Bulk
 
 export async function countBulkReplayItems(db: DbOrTx, jobId: number): Promise<BulkReplayCounts> {
   const counts: BulkReplayCounts = {
-    pending: 0, replayed: 0, discarded: 0, already_replayed: 0, no_longer_dead_lettered: 0, changed_since_preview: 0, cancelled: 0,
+    pending: 0, replayed: 0, discarded: 0, requeued: 0, already_replayed: 0, no_longer_dead_lettered: 0, no_longer_retry_scheduled: 0,
+    changed_since_preview: 0, cancelled: 0,
   };
   const result = await db.execute<{ result: keyof BulkReplayCounts; count: number }>(sql`
     select coalesce(result, 'pending') as result, count(*)::int as count

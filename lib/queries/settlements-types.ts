@@ -121,7 +121,7 @@ export interface ReceiptHistory {
 export interface BulkReplayJobView {
   id: number;
   /** REPLAY or DISCARD: what the job does to each frozen dead letter. */
-  action: 'REPLAY' | 'DISCARD';
+  action: 'REPLAY' | 'DISCARD' | 'REQUEUE';
   status: BulkReplayStatus;
   note: string;
   filter: DeadLetterFilter & { asOfMs: number };

@@ -1,8 +1,10 @@
 import 'server-only';
 import { BULK_REPLAY_BATCH_SIZE, classifyBulkReplayItem, type BulkReplayItemResult } from '../domain/settlement';
+import type { BulkReplayStore } from '../ports/bulk-replay';
 import type { SettlementReplayPorts } from '../ports/settlement-replay';
 import type { UnitOfWork } from '../ports/unit-of-work';
 import { DISCARD_ACTION, REPLAY_ACTION, deadLetterSummary } from './dead-letter-actions';
+import { requeueBatchItems } from './bulk-requeue-batch';
 import { bulkReplayOperationId } from './settlement-operation-id';
 
 export interface BulkReplayBatchReport {
@@ -11,6 +13,7 @@ export interface BulkReplayBatchReport {
   processed: number;
   replayed: number;
   discarded: number;
+  requeued: number;
   /** The job has no unprocessed items left and is COMPLETED. */
   finished: boolean;
 }
@@ -18,7 +21,8 @@ export interface BulkReplayBatchReport {
 /**
  * Runs one batch of the oldest RUNNING job no other worker holds, in one transaction:
  * each frozen item is replayed, or classified as already replayed, no longer
- * dead-lettered, or changed since the preview (DESIGN.md 5.2). Item results commit with
+ * dead-lettered, or changed since the preview (DESIGN.md 5.2); a REQUEUE job's items go
+ * to requeueBatchItems. Item results commit with
  * the replays, so a worker killed mid-batch leaves that batch wholly undone, and the
  * next run redoes it; the replay's unique operation id guards the rest. Null when no
  * job needs a worker.
@@ -36,6 +40,10 @@ export function processBulkReplayBatch(
     const actor = job.startedBy;
     if (!actor) throw new Error(`bulk replay ${job.id} is running without a starter`);
     const items = await bulk.pendingItems(job.id, batchSize);
+    if (job.action === 'REQUEUE') {
+      const requeueResults = await requeueBatchItems({ replays, audit }, job, actor, items);
+      return finishBatch(bulk, job.id, requeueResults, { replayed: 0, discarded: 0 });
+    }
     const operationIds = new Map(items.map((item) => [item.receiptId, bulkReplayOperationId(job.id, item.receiptId)]));
     const discarding = job.action === 'DISCARD';
     // A discard leaves no replay row: a batch redone after a crash finds its dead letters gone (its results
@@ -90,9 +98,20 @@ export function processBulkReplayBatch(
         outcome: 'APPLIED',
       });
     }
-    await bulk.recordResults(job.id, results);
-    const finished = !(await bulk.hasPendingItems(job.id));
-    if (finished) await bulk.markCompleted(job.id);
-    return { jobId: job.id, processed: results.length, replayed: toReplay.length, discarded: results.filter((r) => r.result === 'discarded').length, finished };
+    return finishBatch(bulk, job.id, results, { replayed: toReplay.length, discarded: results.filter((r) => r.result === 'discarded').length });
   });
+}
+
+/** Records a batch's results and completes the job when none is left. */
+async function finishBatch(
+  bulk: BulkReplayStore,
+  jobId: number,
+  results: { receiptId: string; result: BulkReplayItemResult }[],
+  done: { replayed: number; discarded: number },
+): Promise<BulkReplayBatchReport> {
+  await bulk.recordResults(jobId, results);
+  const finished = !(await bulk.hasPendingItems(jobId));
+  if (finished) await bulk.markCompleted(jobId);
+  const requeued = results.filter((r) => r.result === 'requeued').length;
+  return { jobId, processed: results.length, ...done, requeued, finished };
 }

@@ -1,8 +1,9 @@
 import 'server-only';
 import type { ActionName } from '../domain/roles';
 import type { Actor } from '../domain/actor';
-import type { DeadLetter, DeadLetterReplayStore, ReplayRecord, SettlementReplayPorts } from '../ports/settlement-replay';
+import type { DeadLetter, DeadLetterReplayStore, QueuedAttempt, ReplayRecord, SettlementReplayPorts } from '../ports/settlement-replay';
 import type { UnitOfWork } from '../ports/unit-of-work';
+import { requeueRefusal, type RequeueRefusal } from '../domain/requeue-rule';
 import { DISCARD_ACTION, REPLAY_ACTION, REQUEUE_ACTION } from '../domain/settlement-vocabulary';
 import { inputProblem, refuse, runSettlementAction, type ServiceResult } from './settlement-action';
 
@@ -41,6 +42,22 @@ export interface RequeueResult {
   nextVisibleAtMs: number;
   rowVersion: number;
 }
+
+function requeueRefusalMessage(refusal: RequeueRefusal, expectedRowVersion: number): string {
+  switch (refusal.kind) {
+    case 'not_queued': return 'The receipt is not queued.';
+    case 'not_retry_scheduled': return 'Only a retry-scheduled settlement can be requeued.';
+    case 'changed': return `The settlement changed since it was shown (row version ${refusal.rowVersion}, expected ${expectedRowVersion}); reload it.`;
+    case 'leased': return 'A worker holds this settlement right now.';
+  }
+}
+
+/** The attempt as a requeue's audit event keeps it (single and bulk alike); attempts are never touched. */
+export const requeueAuditBefore = (attempt: QueuedAttempt) => ({
+  nextVisibleAtMs: attempt.nextVisibleAtMs,
+  rowVersion: attempt.rowVersion,
+  attempts: attempt.attempts,
+});
 
 const target = (receiptId: string) => ({ kind: 'settlement', id: receiptId });
 
@@ -134,19 +151,16 @@ export function requeueSettlement(transactions: UnitOfWork<SettlementReplayPorts
       const previous = await priorResult<RequeueResult>(replays, operationId, REQUEUE_ACTION, receiptId);
       if (previous) return { value: previous, audit: false };
       const attempt = await replays.lockAttempt(receiptId);
-      if (!attempt) refuse('CONFLICT', 'The receipt is not queued.');
-      if (attempt.workKind !== 'retry_scheduled') refuse('CONFLICT', 'Only a retry-scheduled settlement can be requeued.');
-      if (attempt.rowVersion !== expectedRowVersion) {
-        refuse('CONFLICT', `The settlement changed since it was shown (row version ${attempt.rowVersion}, expected ${expectedRowVersion}); reload it.`);
-      }
       const nowMs = await replays.serverNowMs();
-      if (attempt.leaseUntilMs !== null && attempt.leaseUntilMs > nowMs) refuse('CONFLICT', 'A worker holds this settlement right now.');
+      const refusal = requeueRefusal(attempt, expectedRowVersion, nowMs);
+      if (refusal) refuse('CONFLICT', requeueRefusalMessage(refusal, expectedRowVersion));
+      if (!attempt) throw new Error('unreachable: a missing attempt is refused');
       const moved = await replays.requeue(receiptId, expectedRowVersion, nowMs);
       if (!moved) refuse('CONFLICT', 'The settlement changed while it was being requeued; reload it.');
       const value: RequeueResult = { receiptId, nextVisibleAtMs: moved.nextVisibleAtMs, rowVersion: moved.rowVersion };
       return {
         value, audit: true,
-        before: { nextVisibleAtMs: attempt.nextVisibleAtMs, rowVersion: attempt.rowVersion, attempts: attempt.attempts },
+        before: requeueAuditBefore(attempt),
         after: value,
       };
     },

@@ -166,7 +166,7 @@ describe('running a bulk replay', () => {
     expect(await runBulkReplayBatches(transactions, { batchSize: 16 })).toBe(3);
     const { job, counts } = await progress(preview.jobId);
     expect(job).toMatchObject({ status: 'COMPLETED', itemCount: 40, processedCount: 40 });
-    expect(counts).toEqual({ pending: 0, replayed: 36, discarded: 0, already_replayed: 1, no_longer_dead_lettered: 2, changed_since_preview: 1, cancelled: 0 });
+    expect(counts).toEqual({ pending: 0, replayed: 36, discarded: 0, requeued: 0, already_replayed: 1, no_longer_dead_lettered: 2, no_longer_retry_scheduled: 0, changed_since_preview: 1, cancelled: 0 });
     const results = await bulkReplayItems(transactions, viewer, { jobId: preview.jobId, result: 'no_longer_dead_lettered' });
     expect(results.ok && results.value.items.map((i) => i.receiptId)).toEqual(['run-000001', 'run-000002']);
     expect([...(await replayCounts('run-')).values()].every((n) => n === 1)).toBe(true);

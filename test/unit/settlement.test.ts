@@ -138,7 +138,7 @@ describe('vocabularies', () => {
   it('name the settlement event kinds and bulk replay results', () => {
     expect(SETTLEMENT_EVENT_KINDS).toEqual(['claimed', 'retry_scheduled', 'dead_lettered', 'replayed', 'finished']);
     expect(BULK_REPLAY_ITEM_RESULTS).toEqual([
-      'replayed', 'discarded', 'already_replayed', 'no_longer_dead_lettered', 'changed_since_preview',
+      'replayed', 'discarded', 'requeued', 'already_replayed', 'no_longer_dead_lettered', 'no_longer_retry_scheduled', 'changed_since_preview',
     ]);
     expect(BULK_REPLAY_PREVIEW_CAP).toBe(100_000);
   });

@@ -173,7 +173,10 @@ export const bulkReplay = keel.table(
     startedByRole: text('started_by_role'),
     note: text('note').notNull(),
     filter: jsonb('filter').notNull(),
-    /** REPLAY queues each frozen dead letter again; DISCARD deletes each (its JSON kept in the audit log). */
+    /**
+     * REPLAY queues each frozen dead letter again; DISCARD deletes each (its JSON kept in the audit log);
+     * REQUEUE makes each frozen retry-scheduled settlement due now.
+     */
     action: text('action').notNull().default('REPLAY'),
     status: text('status').notNull().default('PREVIEWED'),
     itemCount: integer('item_count').notNull(),
@@ -185,7 +188,7 @@ export const bulkReplay = keel.table(
   },
   (t) => [
     check('bulk_replay_status', sql`${t.status} in (${textList(BULK_REPLAY_STATUSES)})`),
-    check('bulk_replay_action', sql`${t.action} in ('REPLAY', 'DISCARD')`),
+    check('bulk_replay_action', sql`${t.action} in ('REPLAY', 'DISCARD', 'REQUEUE')`),
     check('bulk_replay_counts', sql`${t.processedCount} >= 0 and ${t.processedCount} <= ${t.itemCount}`),
     check(
       'bulk_replay_started_shape',
@@ -205,7 +208,10 @@ export const bulkReplayItem = keel.table(
       .notNull()
       .references(() => bulkReplay.id, { onDelete: 'cascade' }),
     receiptId: text('receipt_id').notNull(),
+    /** A dead letter's recorded_at_ms; for REQUEUE, the retry's next_visible_at_ms at preview. */
     recordedAtMs: bigint('recorded_at_ms', { mode: 'number' }).notNull(),
+    /** REQUEUE only: the settlement's row_version at preview; a requeue applies only to that version. */
+    rowVersion: bigint('row_version', { mode: 'number' }),
     result: text('result'),
     processedAt: timestamp('processed_at', { withTimezone: true, mode: 'date' }),
   },
@@ -213,7 +219,7 @@ export const bulkReplayItem = keel.table(
     primaryKey({ columns: [t.job, t.receiptId] }),
     check(
       'bulk_replay_item_result',
-      sql`${t.result} is null or ${t.result} in ('replayed', 'discarded', 'already_replayed', 'no_longer_dead_lettered', 'changed_since_preview', 'cancelled')`,
+      sql`${t.result} is null or ${t.result} in ('replayed', 'discarded', 'requeued', 'already_replayed', 'no_longer_dead_lettered', 'no_longer_retry_scheduled', 'changed_since_preview', 'cancelled')`,
     ),
     index('bulk_replay_item_pending_idx').on(t.job, t.receiptId).where(sql`${t.result} is null`),
     // Per-item results stay viewable, filtered by result and paged by receipt id.

@@ -1,0 +1,103 @@
+'use client';
+
+import { useRouter } from 'next/navigation';
+import { useRef, useState } from 'react';
+import { previewBulkRequeueAction, startBulkReplayAction } from '@/app/actions/settlements';
+import { queryKeys } from '@/lib/query-keys';
+import { useServerAction } from '../actions/use-server-action';
+import { ConfirmDialog } from '../ui/confirm-dialog';
+import { Cell, DataTable } from '../ui/table';
+import { formatUtc } from '../ui/time-ago';
+import { bulkReplayHref } from './links';
+import { NoteField } from './note-field';
+
+type Preview = Extract<Awaited<ReturnType<typeof previewBulkRequeueAction>>, { ok: true }>['value'];
+const INVALIDATE = [queryKeys.settlements.all, queryKeys.audit.all];
+const plural = (n: number) => `${n.toLocaleString('en-US')} settlement${n === 1 ? '' : 's'}`;
+
+/**
+ * Bulk requeue of the ticked retry-scheduled settlements, in the bulk replay's two steps:
+ * the preview freezes those still retry-scheduled (each at its row version), then start
+ * hands exactly those to the bulk worker. Mounted only while open.
+ */
+export function BulkRequeueDialog({ receiptIds, onClose, onPreviewed }: { receiptIds: string[]; onClose: () => void; onPreviewed?: () => void }) {
+  const router = useRouter();
+  const [note, setNote] = useState('');
+  const [preview, setPreview] = useState<Preview | null>(null);
+  // One preview per dialog: a preview is a job of its own, so a second click must not make another.
+  const previewing = useRef(false);
+  const previewAction = useServerAction(previewBulkRequeueAction, {
+    success: (v) => `Bulk requeue ${v.jobId} previewed: ${plural(v.itemCount)} frozen`,
+    invalidate: INVALIDATE,
+    onSuccess: (v) => {
+      setPreview(v);
+      onPreviewed?.();
+    },
+  });
+  const start = useServerAction(startBulkReplayAction, {
+    success: (v) => `Bulk requeue ${v.jobId} started: ${plural(v.itemCount)}`,
+    invalidate: INVALIDATE,
+    onSuccess: (v) => router.push(bulkReplayHref(v.jobId)),
+  });
+
+  if (!preview) {
+    return (
+      <ConfirmDialog
+        open
+        title="Bulk requeue: preview"
+        confirmLabel="Preview"
+        pending={previewAction.pending}
+        canConfirm={note.trim() !== ''}
+        onClose={onClose}
+        onConfirm={async () => {
+          if (previewing.current) return;
+          previewing.current = true;
+          const result = await previewAction.execute({ receiptIds, note });
+          if (!result.ok) previewing.current = false;
+        }}
+      >
+        <p>
+          The preview freezes those of the {plural(receiptIds.length)} selected that are still retry-scheduled, each at its current row
+          version, and shows the exact count and a sample. Nothing is requeued until you start it.
+        </p>
+        <NoteField id="bulk-requeue-note" value={note} onChange={setNote} required error={previewAction.lastError?.fieldErrors?.note?.[0]} />
+      </ConfirmDialog>
+    );
+  }
+  const left = preview.selectedCount - preview.itemCount;
+  return (
+    <ConfirmDialog
+      open
+      title={`Start bulk requeue ${preview.jobId}?`}
+      confirmLabel={`Requeue ${plural(preview.itemCount)}`}
+      pending={start.pending}
+      canConfirm={preview.itemCount > 0}
+      onClose={onClose}
+      onConfirm={() => void start.execute({ jobId: preview.jobId })}
+    >
+      <p data-testid="bulk-preview-count">
+        Exactly {plural(preview.itemCount)} were frozen at {formatUtc(new Date(preview.asOfMs))}
+        {left > 0 ? `; ${plural(left)} of the selection had already left the retries, so ${left === 1 ? 'it is' : 'they are'} not part of it` : ''}.
+      </p>
+      <p>
+        Each is made due now (its attempts and reason stay as they are), and each requeue is audited under the name of whoever starts it,
+        with the note. One that a worker claimed, retried or finished since the preview is left alone and reported.
+        {preview.itemCount === 0 ? ' Nothing is left to start.' : ' Closing this dialog leaves the job unstarted, listed under Bulk replays.'}
+      </p>
+      {preview.sample.length > 0 ? (
+        <div className="max-h-56 overflow-y-auto">
+          <DataTable caption={`Sample of bulk requeue ${preview.jobId}`} head={['Receipt', 'Attempts', 'Reason', 'Next visible']}>
+            {preview.sample.map((item) => (
+              <tr key={item.receiptId}>
+                <Cell mono>{item.receiptId}</Cell>
+                <Cell>{item.attempts}</Cell>
+                <Cell mono>{item.reasonCode ?? '—'}</Cell>
+                <Cell>{formatUtc(new Date(item.nextVisibleAtMs))}</Cell>
+              </tr>
+            ))}
+          </DataTable>
+        </div>
+      ) : null}
+    </ConfirmDialog>
+  );
+}
