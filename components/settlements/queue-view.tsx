@@ -1,6 +1,7 @@
 'use client';
 
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import dynamic from 'next/dynamic';
 import Link from 'next/link';
 import { useQueryStates } from 'nuqs';
 import { useState } from 'react';
@@ -14,15 +15,18 @@ import { KeysetPager } from '../ui/keyset-pager';
 import { ErrorState, hasFilters, LoadingRow, NoMatches } from '../ui/states';
 import { Cell, DataTable } from '../ui/table';
 import { TimeAgo } from '../ui/time-ago';
-import { BulkRequeueDialog } from './bulk-requeue-dialog';
 import { useDeadLetterSelection } from './dead-letter-selection';
-import { RequeueDialog, requeueTarget, type RequeueTarget } from './requeue-dialog';
+import { requeueTarget, type RequeueTarget } from './requeue-target';
 import { RequeueSelectionBar } from './requeue-selection';
 import { filterParams } from './filter-params';
 import { LINK, receiptHref } from './links';
 import { SettlementFilterForm, useSettlementFilters } from './settlement-filters';
 import { SettlementTabs } from './settlement-tabs';
 import { useOpenOnStateWithRows } from './open-on-rows';
+
+// The dialogs (and the dialog library) load when one first opens, not with the list.
+const RequeueDialog = dynamic(() => import('./requeue-dialog').then((m) => m.RequeueDialog), { ssr: false });
+const BulkRequeueDialog = dynamic(() => import('./bulk-requeue-dialog').then((m) => m.BulkRequeueDialog), { ssr: false });
 
 const STATE_LABEL: Record<QueueState, string> = { due: 'due', leased: 'leased', retry_scheduled: 'retry scheduled' };
 const DASH = <span className="text-zinc-500 dark:text-zinc-400">—</span>;

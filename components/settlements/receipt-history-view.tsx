@@ -15,7 +15,8 @@ import { DeadLetterDialog } from './dead-letter-dialog';
 import { deadLetterTarget, type DeadLetterTarget } from './dead-letter-target';
 import { DISCARD_ACTION } from '@/lib/domain/settlement-vocabulary';
 import { bulkReplayHref, LINK } from './links';
-import { RequeueDialog, requeueTarget, type RequeueTarget } from './requeue-dialog';
+import { RequeueDialog } from './requeue-dialog';
+import { requeueTarget, type RequeueTarget } from './requeue-target';
 
 const DASH = <span className="text-zinc-500 dark:text-zinc-400">—</span>;
 const STATE_TEXT = { due: 'queued, due', leased: 'queued, leased by a worker', retry_scheduled: 'queued, waiting for a retry' } as const;

@@ -6,19 +6,8 @@ import { queryKeys } from '@/lib/query-keys';
 import { useServerAction } from '../actions/use-server-action';
 import { ConfirmDialog } from '../ui/confirm-dialog';
 import { formatUtc } from '../ui/time-ago';
-import { newOperationId } from '../users/operation-id';
 import { NoteField } from './note-field';
-
-export interface RequeueTarget {
-  receiptId: string;
-  attempts: number;
-  nextVisibleAtMs: number;
-  /** The row version shown: a row that changed since is refused with CONFLICT, not requeued. */
-  rowVersion: number;
-  operationId: string;
-}
-
-export const requeueTarget = (row: Omit<RequeueTarget, 'operationId'>): RequeueTarget => ({ ...row, operationId: newOperationId() });
+import type { RequeueTarget } from './requeue-target';
 
 /** Makes one retry-scheduled settlement due now; mounted only while open. */
 export function RequeueDialog({ target, onClose }: { target: RequeueTarget; onClose: () => void }) {
