@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import type pg from 'pg';
 import type { z } from 'zod';
 import { cancelProposalSchema, confirmTakeoverSchema, proposeAbandonSchema, rejectProposalSchema, proposeTakeoverSchema, requestStopSchema } from '../app/actions/recovery-schemas';
-import { bulkCancelSchema, bulkJobSchema, bulkPreviewSchema, deadLetterActionSchema, requeueSchema } from '../app/actions/settlement-schemas';
+import { bulkCancelSchema, bulkJobSchema, bulkPreviewSchema, bulkRequeuePreviewSchema, deadLetterActionSchema, requeueSchema } from '../app/actions/settlement-schemas';
 import { changeUserRoleSchema, createUserSchema, disableUserSchema, enableUserSchema } from '../lib/domain/users';
 import {
   appEntries,
@@ -48,6 +48,7 @@ const SCHEMAS: Record<string, z.ZodType | 'empty'> = {
   'app/actions/settlements.ts#discardDeadLetterAction': deadLetterActionSchema,
   'app/actions/settlements.ts#requeueSettlementAction': requeueSchema,
   'app/actions/settlements.ts#previewBulkReplayAction': bulkPreviewSchema,
+  'app/actions/settlements.ts#previewBulkRequeueAction': bulkRequeuePreviewSchema,
   'app/actions/settlements.ts#startBulkReplayAction': bulkJobSchema,
   'app/actions/settlements.ts#cancelBulkReplayAction': bulkCancelSchema,
   'app/actions/users.ts#createUserAction': createUserSchema,
@@ -119,6 +120,7 @@ const refusedText = fc.oneof(
  */
 const FIELD_VALUES: Record<string, Record<string, fc.Arbitrary<unknown>>> = {
   'app/actions/settlements.ts#previewBulkReplayAction': { note: refusedText },
+  'app/actions/settlements.ts#previewBulkRequeueAction': { note: refusedText },
 };
 
 /** The harmless input with at least one field (or the whole argument list) made hostile. */

@@ -56,10 +56,12 @@ test('a scrape reports the database counts, action outcomes and API latency, and
     const nonzero = (m: Record<string, number>) => Object.fromEntries(Object.entries(m).filter(([, n]) => n > 0).sort());
     expect(nonzero(reported.deadLetters)).toEqual(nonzero(database.deadLetters));
     expect(nonzero(reported.executions)).toEqual(nonzero(database.executions));
-    // Fresh demo data: 2,000 executions, 5,000 queued settlements and 300 dead letters.
-    expect(Object.values(reported.executions).reduce((a, b) => a + b, 0)).toBe(2000);
-    expect(Object.values(reported.queue).reduce((a, b) => a + b, 0)).toBe(5000);
-    expect(Object.values(reported.deadLetters).reduce((a, b) => a + b, 0)).toBe(300);
+    // The whole queue does not move with the clock: it equals the database's (earlier specs replay
+    // dead letters into it, so it is not the seed's 5,000), and the demo data is there at all.
+    const total = (m: Record<string, number>) => Object.values(m).reduce((x, y) => x + y, 0);
+    expect(total(reported.queue)).toBe(total(database.queue));
+    expect(total(reported.executions)).toBeGreaterThan(0);
+    expect(total(reported.deadLetters)).toBeGreaterThan(0);
 
     const refused = samples.find(
       (s) => s.name === 'keel_action_outcomes_total' && s.labels.action === 'user.create' && s.labels.outcome === 'REFUSED' && s.labels.code === 'USER_EXISTS',

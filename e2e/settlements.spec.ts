@@ -244,15 +244,16 @@ test('the audit page lists each settlement action with actor and outcome, and th
     await expect(page.getByLabel('Action', { exact: true })).toHaveValue(action);
     const rows = page.getByRole('table', { name: 'Audit events' }).locator('tbody tr[data-audit-id]');
     const total = await count(`select count(*)::int as n from keel.audit_event where action = $1`, [action]);
-    expect(total).toBeLessThanOrEqual(50);
-    await expect(rows).toHaveCount(total);
+    // One page holds 50; a bulk requeue earlier in the run can write more requeues than that.
+    await expect(rows).toHaveCount(Math.min(total, 50));
     const shown = await rows.evaluateAll((trs) => trs.map((tr) => Array.from(tr.querySelectorAll('td'), (td) => td.textContent?.trim() ?? '')));
     for (const [actor, outcome] of pairs) expect(shown.some((c) => c[1] === actor && c[3] === action && c[7] === outcome)).toBe(true);
 
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Export CSV (filtered)' }).click()]);
     const lines = (await readFile((await download.path())!, 'utf8')).trimEnd().split('\r\n').slice(1);
     const ids = await rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-audit-id')));
-    expect(lines.map((l) => l.split(',')[0])).toEqual(ids);
+    expect(lines).toHaveLength(total);
+    expect(lines.map((l) => l.split(',')[0]).slice(0, ids.length)).toEqual(ids);
     expect(lines.every((l) => l.split(',')[4] === action)).toBe(true);
   }
 });

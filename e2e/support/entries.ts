@@ -32,6 +32,7 @@ export const ACTIONS: Record<string, { name: ActionName; input: unknown }> = {
   'app/actions/settlements.ts#requeueSettlementAction': { name: 'settlement.requeue', input: { receiptId: NO_RECEIPT, expectedRowVersion: 0, operationId: 'access-matrix-requeue' } },
   // An empty note is refused after the guard; a valid preview would freeze a real job.
   'app/actions/settlements.ts#previewBulkReplayAction': { name: 'settlement.bulk_replay.preview', input: { filters: { q: NO_RECEIPT }, note: '' } },
+  'app/actions/settlements.ts#previewBulkRequeueAction': { name: 'settlement.bulk_replay.preview', input: { receiptIds: [NO_RECEIPT], note: '' } },
   'app/actions/settlements.ts#startBulkReplayAction': { name: 'settlement.bulk_replay.start', input: { jobId: NO_ID } },
   'app/actions/settlements.ts#cancelBulkReplayAction': { name: 'settlement.bulk_replay.cancel', input: { jobId: NO_ID } },
   'app/actions/users.ts#createUserAction': { name: 'user.create', input: { username: 'viewer', name: 'Access Matrix', role: 'viewer', password: 'access-matrix-1' } },
