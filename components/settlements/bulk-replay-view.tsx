@@ -81,6 +81,9 @@ export function BulkReplayView({ jobId, canAct }: { jobId: number; canAct: boole
           </Fact>
           <Fact label="Started by">{job.startedBy && job.startedAt ? <>{job.startedBy}, <TimeAgo at={new Date(job.startedAt)} now={now} /></> : 'not started'}</Fact>
           <Fact label="Finished">{job.finishedAt ? <TimeAgo at={new Date(job.finishedAt)} now={now} /> : 'not yet'}</Fact>
+          <Fact label="Worked by">
+            <span data-testid="bulk-worker">{job.workerInstance ?? 'no instance yet'}</span>
+          </Fact>
         </dl>
         <div className="mt-4">
           <div className="mb-1 flex justify-between text-sm">

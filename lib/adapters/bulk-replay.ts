@@ -80,11 +80,25 @@ export function postgresBulkReplayStore(db: DbOrTx): BulkReplayStore {
     lockJob: (jobId) => oneJob(sql`select ${BULK_REPLAY_JOB_COLUMNS} from keel.bulk_replay where id = ${jobId}::bigint for update`),
 
     // SKIP LOCKED: a job another worker is running a batch of is passed over, so two
-    // workers never take the same batch and never wait on each other.
-    lockNextRunningJob: () =>
-      oneJob(sql`
-        select ${BULK_REPLAY_JOB_COLUMNS} from keel.bulk_replay where status = 'RUNNING'
-        order by id limit 1 for update skip locked`),
+    // workers never take the same batch and never wait on each other. The lease keeps a
+    // job with one instance between its batches; a lease that ran out is taken over.
+    async lockNextRunningJob(worker) {
+      const result = await db.execute<Row<BulkReplayJobRow & { previousInstance: string | null }>>(sql`
+        with next as (
+          select id as next_id, worker_instance as previous_instance from keel.bulk_replay
+          where status = 'RUNNING'
+            and (worker_instance is null or worker_instance = ${worker.instance}
+                 or worker_lease_until is null or worker_lease_until < clock_timestamp())
+          order by id limit 1 for update skip locked)
+        update keel.bulk_replay set worker_instance = ${worker.instance},
+          worker_lease_until = clock_timestamp() + make_interval(secs => ${worker.leaseMs / 1000}::float8)
+        from next where id = next.next_id
+        returning ${BULK_REPLAY_JOB_COLUMNS}, next.previous_instance as "previousInstance"`);
+      const row = result.rows[0];
+      if (!row) return null;
+      const previous = row.previousInstance;
+      return { ...toBulkReplayJob(row), previousInstance: previous !== null && previous !== worker.instance ? previous : null };
+    },
 
     async markStarted(jobId, actor) {
       await db.execute(sql`

@@ -1,4 +1,5 @@
 import { createHmac } from 'node:crypto';
+import { hostname } from 'node:os';
 import { err, ok, type Result } from '../domain/result';
 import { parseTrustedProxies } from '../http/client-address';
 import { parseSignInSettings, type SignInSettings } from './oidc';
@@ -10,6 +11,18 @@ export type { SettingError } from './setting-error';
 /** Keel's settings (DESIGN.md 3), read once from the environment at start. */
 export interface Settings {
   databaseUrl: string | undefined;
+  /**
+   * A streaming replica that list pages may read from (DATABASE_READ_URL). Never used
+   * for a decision: takeovers, replays and anything that must read its own write go
+   * to DATABASE_URL.
+   */
+  databaseReadUrl: string | undefined;
+  /** Lists read from the replica only while it is at most this far behind (KEEL_READ_MAX_LAG_MS). */
+  readMaxLagMs: number;
+  /** This process among several Keel instances: shown on the jobs it works (KEEL_INSTANCE_ID). */
+  instanceId: string;
+  /** How long a bulk job stays with the instance working it after its last batch (KEEL_WORKER_LEASE_MS). */
+  workerLeaseMs: number;
   port: number;
   demo: boolean;
   demoRuntime: boolean;
@@ -30,6 +43,16 @@ export interface Settings {
 }
 
 type Env = Record<string, string | undefined>;
+
+const INSTANCE_ID = /^[A-Za-z0-9._-]{1,64}$/;
+
+/** This process's name among Keel instances when KEEL_INSTANCE_ID is unset: host and process id. */
+export function defaultInstanceId(): string {
+  return `${hostname().replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 50)}-${process.pid}`;
+}
+
+/** The default of KEEL_WORKER_LEASE_MS. */
+export const DEFAULT_WORKER_LEASE_MS = 30_000;
 
 interface IntegerBound {
   name: string;
@@ -68,6 +91,20 @@ const INTEGER_SETTINGS = {
     min: 1_000,
     max: 86_400_000,
     describe: '1 second to 24 hours',
+  },
+  readMaxLagMs: {
+    name: 'KEEL_READ_MAX_LAG_MS',
+    fallback: 5_000,
+    min: 0,
+    max: 600_000,
+    describe: 'how far behind the read replica may be, 0 to 600000 ms',
+  },
+  workerLeaseMs: {
+    name: 'KEEL_WORKER_LEASE_MS',
+    fallback: DEFAULT_WORKER_LEASE_MS,
+    min: 1_000,
+    max: 600_000,
+    describe: 'a bulk job lease, 1 second to 10 minutes',
   },
   signInPerMinute: {
     name: 'KEEL_SIGNIN_RATE_LIMIT',
@@ -153,8 +190,22 @@ export function parseSettings(env: Env): Result<Settings, SettingError[]> {
   if (baseUrl !== undefined && !URL.canParse(baseUrl)) {
     errors.push({ name: 'KEEL_BASE_URL', message: `KEEL_BASE_URL=${baseUrl} is not a URL` });
   }
+  const databaseReadUrl = env.DATABASE_READ_URL?.trim() || undefined;
+  if (databaseReadUrl !== undefined && !/^postgres(?:ql)?:\/\//.test(databaseReadUrl)) {
+    errors.push({ name: 'DATABASE_READ_URL', message: 'DATABASE_READ_URL must be a postgres:// URL of a streaming replica' });
+  } else if (databaseReadUrl !== undefined && !databaseUrl) {
+    errors.push({ name: 'DATABASE_READ_URL', message: 'DATABASE_READ_URL is set but DATABASE_URL is not: a replica needs its primary' });
+  }
+  const instanceId = env.KEEL_INSTANCE_ID?.trim() || defaultInstanceId();
+  if (!INSTANCE_ID.test(instanceId)) {
+    errors.push({ name: 'KEEL_INSTANCE_ID', message: 'KEEL_INSTANCE_ID must be 1 to 64 letters, digits, dots, dashes or underscores' });
+  }
   const settings: Settings = {
     databaseUrl,
+    databaseReadUrl,
+    readMaxLagMs: readInteger(env, INTEGER_SETTINGS.readMaxLagMs, errors),
+    instanceId,
+    workerLeaseMs: readInteger(env, INTEGER_SETTINGS.workerLeaseMs, errors),
     port: readInteger(env, INTEGER_SETTINGS.port, errors),
     demo: readFlag(env, 'KEEL_DEMO', databaseUrl === undefined, errors),
     demoRuntime: readFlag(env, 'KEEL_DEMO_RUNTIME', true, errors),

@@ -25,6 +25,13 @@ export interface BulkReplayJob {
   startedAt: Date | null;
   finishedAt: Date | null;
   cancelledAt: Date | null;
+  /** The Keel instance that works (or last worked) the job. */
+  workerInstance: string | null;
+}
+
+export interface BulkWorkerLease {
+  instance: string;
+  leaseMs: number;
 }
 
 export interface BulkReplayItemView {
@@ -81,8 +88,13 @@ export interface BulkReplayStore {
   job(jobId: number): Promise<BulkReplayJob | null>;
   /** The job, locked (FOR UPDATE) so no batch of it runs until this transaction ends. */
   lockJob(jobId: number): Promise<BulkReplayJob | null>;
-  /** The oldest RUNNING job no other worker holds (FOR UPDATE SKIP LOCKED), locked. */
-  lockNextRunningJob(): Promise<BulkReplayJob | null>;
+  /**
+   * The oldest RUNNING job that no other instance holds a lease on and no other worker
+   * is running a batch of (FOR UPDATE SKIP LOCKED), locked, and leased to `worker` for
+   * `leaseMs` from now. `previousInstance` is the instance whose lease ran out when this
+   * call took the job over from it, else null.
+   */
+  lockNextRunningJob(worker: BulkWorkerLease): Promise<(BulkReplayJob & { previousInstance: string | null }) | null>;
   markStarted(jobId: number, actor: Pick<Actor, 'id' | 'login' | 'role'>): Promise<void>;
   /** CANCELLED, and every unprocessed item marked `cancelled`; returns how many. */
   markCancelled(jobId: number): Promise<number>;

@@ -132,6 +132,8 @@ export interface BulkReplayJobView {
   createdAt: string;
   startedAt: string | null;
   finishedAt: string | null;
+  /** The Keel instance working the job (or that last worked it). */
+  workerInstance: string | null;
 }
 
 export { BULK_REPLAY_STATUSES };

@@ -198,6 +198,7 @@ export function toBulkJobView(job: BulkReplayJob): BulkReplayJobView {
     createdAt: job.createdAt.toISOString(),
     startedAt: isoOrNull(job.startedAt),
     finishedAt: isoOrNull(job.finishedAt),
+    workerInstance: job.workerInstance,
   };
 }
 
@@ -215,7 +216,7 @@ export async function listBulkReplays(db: DbOrTx, filters: { status?: BulkReplay
     db.execute<Row<BulkReplayJobView & { createdAt: string | Date; startedAt: string | Date | null; finishedAt: string | Date | null }>>(sql`
       select id, action, status, note, filter, item_count as "itemCount", processed_count as "processedCount",
              created_by_login as "createdBy", started_by_login as "startedBy", created_at as "createdAt",
-             started_at as "startedAt", finished_at as "finishedAt"
+             started_at as "startedAt", finished_at as "finishedAt", worker_instance as "workerInstance"
       from keel.bulk_replay where ${and(parts)} order by id desc limit ${BULK_REPLAY_PAGE_SIZE + 1}`),
   ]);
   const jobs = page.rows.slice(0, BULK_REPLAY_PAGE_SIZE).map((j) => ({

@@ -25,7 +25,7 @@ export async function startBackground(): Promise<void> {
     ]);
     const { db, settings } = runtime();
     const log = (level: 'info' | 'warn' | 'error', message: string, fields?: Record<string, unknown>) => logger[level](fields ?? {}, message);
-    startBulkReplayWorker({ transactions: settlementTransactions(), log });
+    startBulkReplayWorker({ transactions: settlementTransactions(), log, worker: { instance: settings.instanceId, leaseMs: settings.workerLeaseMs } });
     startMetricSampler({ db, log, staleThresholdMs: settings.staleThresholdMs });
     await syncWebhookEndpoints(db, settings.webhooks.endpoints);
     if (settings.webhooks.endpoints.length > 0) {

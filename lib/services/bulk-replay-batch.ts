@@ -1,6 +1,6 @@
 import 'server-only';
 import { BULK_REPLAY_BATCH_SIZE, classifyBulkReplayItem, type BulkReplayItemResult } from '../domain/settlement';
-import type { BulkReplayStore } from '../ports/bulk-replay';
+import type { BulkReplayStore, BulkWorkerLease } from '../ports/bulk-replay';
 import type { SettlementReplayPorts } from '../ports/settlement-replay';
 import type { UnitOfWork } from '../ports/unit-of-work';
 import { DISCARD_ACTION, REPLAY_ACTION, deadLetterSummary } from './dead-letter-actions';
@@ -16,10 +16,13 @@ export interface BulkReplayBatchReport {
   requeued: number;
   /** The job has no unprocessed items left and is COMPLETED. */
   finished: boolean;
+  /** The instance whose lease on the job ran out, when this batch took the job over from it. */
+  takenOverFrom: string | null;
 }
 
 /**
- * Runs one batch of the oldest RUNNING job no other worker holds, in one transaction:
+ * Runs one batch of the oldest RUNNING job no other instance holds, in one transaction,
+ * and renews `worker`'s lease on it:
  * each frozen item is replayed, or classified as already replayed, no longer
  * dead-lettered, or changed since the preview (DESIGN.md 5.2); a REQUEUE job's items go
  * to requeueBatchItems. Item results commit with
@@ -29,20 +32,21 @@ export interface BulkReplayBatchReport {
  */
 export function processBulkReplayBatch(
   transactions: UnitOfWork<SettlementReplayPorts>,
+  worker: BulkWorkerLease,
   batchSize: number = BULK_REPLAY_BATCH_SIZE,
 ): Promise<BulkReplayBatchReport | null> {
   if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > BULK_REPLAY_BATCH_SIZE) {
     throw new RangeError(`bulk replay batch size must be 1..${BULK_REPLAY_BATCH_SIZE}`);
   }
   return transactions.transaction(async ({ replays, bulk, audit }) => {
-    const job = await bulk.lockNextRunningJob();
+    const job = await bulk.lockNextRunningJob(worker);
     if (!job) return null;
     const actor = job.startedBy;
     if (!actor) throw new Error(`bulk replay ${job.id} is running without a starter`);
     const items = await bulk.pendingItems(job.id, batchSize);
     if (job.action === 'REQUEUE') {
       const requeueResults = await requeueBatchItems({ replays, audit }, job, actor, items);
-      return finishBatch(bulk, job.id, requeueResults, { replayed: 0, discarded: 0 });
+      return finishBatch(bulk, job, requeueResults, { replayed: 0, discarded: 0 });
     }
     const operationIds = new Map(items.map((item) => [item.receiptId, bulkReplayOperationId(job.id, item.receiptId)]));
     const discarding = job.action === 'DISCARD';
@@ -98,20 +102,20 @@ export function processBulkReplayBatch(
         outcome: 'APPLIED',
       });
     }
-    return finishBatch(bulk, job.id, results, { replayed: toReplay.length, discarded: results.filter((r) => r.result === 'discarded').length });
+    return finishBatch(bulk, job, results, { replayed: toReplay.length, discarded: results.filter((r) => r.result === 'discarded').length });
   });
 }
 
 /** Records a batch's results and completes the job when none is left. */
 async function finishBatch(
   bulk: BulkReplayStore,
-  jobId: number,
+  job: { id: number; previousInstance: string | null },
   results: { receiptId: string; result: BulkReplayItemResult }[],
   done: { replayed: number; discarded: number },
 ): Promise<BulkReplayBatchReport> {
-  await bulk.recordResults(jobId, results);
-  const finished = !(await bulk.hasPendingItems(jobId));
-  if (finished) await bulk.markCompleted(jobId);
+  await bulk.recordResults(job.id, results);
+  const finished = !(await bulk.hasPendingItems(job.id));
+  if (finished) await bulk.markCompleted(job.id);
   const requeued = results.filter((r) => r.result === 'requeued').length;
-  return { jobId, processed: results.length, ...done, requeued, finished };
+  return { jobId: job.id, processed: results.length, ...done, requeued, finished, takenOverFrom: job.previousInstance };
 }

@@ -1,5 +1,7 @@
 import 'server-only';
 import { BULK_REPLAY_BATCH_SIZE } from '../domain/settlement';
+import { DEFAULT_WORKER_LEASE_MS, defaultInstanceId } from '../config/settings';
+import type { BulkWorkerLease } from '../ports/bulk-replay';
 import type { SettlementReplayPorts } from '../ports/settlement-replay';
 import type { UnitOfWork } from '../ports/unit-of-work';
 import { processBulkReplayBatch, type BulkReplayBatchReport } from '../services/bulk-replay-batch';
@@ -13,26 +15,39 @@ export interface BulkReplayWorkerOptions {
   batchSize?: number;
   /** How long to wait before looking again when no job is running. */
   idleMs?: number;
+  /** This instance and how long a job stays with it after a batch (KEEL_INSTANCE_ID, KEEL_WORKER_LEASE_MS). */
+  worker?: BulkWorkerLease;
 }
 
-function reportFinished(log: WorkerLog, report: BulkReplayBatchReport | null): void {
+/** A worker of this process when none is named: the default instance id and lease. */
+const processWorker = (): BulkWorkerLease => ({ instance: defaultInstanceId(), leaseMs: DEFAULT_WORKER_LEASE_MS });
+
+function reportBatch(log: WorkerLog, report: BulkReplayBatchReport | null): void {
+  if (report?.takenOverFrom) log('warn', 'bulk replay job taken over: the lease of the instance working it ran out', { job: report.jobId, from: report.takenOverFrom });
   if (report?.finished) log('info', 'bulk replay completed', { job: report.jobId });
 }
 
 /**
  * The server-side bulk replay worker (DESIGN.md 5.2). Its state is all in the
  * database, so a restarted worker resumes every unfinished RUNNING job where the last
- * committed batch left it; several workers share the jobs without taking one batch twice.
+ * committed batch left it. A job stays with one instance while that instance's lease on
+ * it holds (each batch renews it); once the lease runs out, another instance takes it over.
  */
-export function startBulkReplayWorker({ transactions, log, batchSize = BULK_REPLAY_BATCH_SIZE, idleMs = 1_000 }: BulkReplayWorkerOptions): RunningWorker {
-  log('info', 'bulk replay worker started', { batchSize });
+export function startBulkReplayWorker({
+  transactions,
+  log,
+  batchSize = BULK_REPLAY_BATCH_SIZE,
+  idleMs = 1_000,
+  worker: lease = processWorker(),
+}: BulkReplayWorkerOptions): RunningWorker {
+  log('info', 'bulk replay worker started', { batchSize, instance: lease.instance });
   const worker = startWorkerLoop({
     name: 'bulk replay worker',
     log,
     errorDelayMs: 5_000,
     async step() {
-      const report = await processBulkReplayBatch(transactions, batchSize);
-      reportFinished(log, report);
+      const report = await processBulkReplayBatch(transactions, lease, batchSize);
+      reportBatch(log, report);
       return report ? 0 : idleMs;
     },
   });
@@ -50,15 +65,15 @@ export function startBulkReplayWorker({ transactions, log, batchSize = BULK_REPL
  */
 export async function runBulkReplayBatches(
   transactions: UnitOfWork<SettlementReplayPorts>,
-  options: { batchSize?: number; maxBatches?: number; log?: WorkerLog } = {},
+  options: { batchSize?: number; maxBatches?: number; log?: WorkerLog; worker?: BulkWorkerLease } = {},
 ): Promise<number> {
   const maxBatches = options.maxBatches ?? Number.POSITIVE_INFINITY;
   let batches = 0;
   while (batches < maxBatches) {
-    const report = await processBulkReplayBatch(transactions, options.batchSize ?? BULK_REPLAY_BATCH_SIZE);
+    const report = await processBulkReplayBatch(transactions, options.worker ?? processWorker(), options.batchSize ?? BULK_REPLAY_BATCH_SIZE);
     if (!report) break;
     batches += 1;
-    if (options.log) reportFinished(options.log, report);
+    if (options.log) reportBatch(options.log, report);
   }
   return batches;
 }

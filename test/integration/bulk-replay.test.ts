@@ -226,9 +226,28 @@ describe('running a bulk replay', () => {
     expect(atKill.processedCount).toBeLessThan(atKill.itemCount);
     console.info(`[measure] worker killed after ${atKill.processedCount} of ${atKill.itemCount} items`);
 
-    // Three workers resume together; row locks keep each batch to one of them.
+    // The killed worker's lease still holds the job: no other instance takes it yet.
+    const held = await pool.query(`select worker_instance from keel.bulk_replay where id = $1`, [preview.jobId]);
+    expect(held.rows[0].worker_instance).toBe(`child-${child.pid}`);
+    expect(await runBulkReplayBatches(transactions, { batchSize: 100 })).toBe(0);
+    // Its lease runs out (set in the past rather than waited for); three workers of one
+    // instance resume together, row locks keeping each batch to one of them.
+    await pool.query(`update keel.bulk_replay set worker_lease_until = clock_timestamp() - interval '1 ms' where id = $1`, [preview.jobId]);
+    const logged: { message: string; fields?: Record<string, unknown> }[] = [];
     const resumedAt = performance.now();
-    await Promise.all([0, 1, 2].map(() => runBulkReplayBatches(postgresSettlementUnitOfWork(createDatabase(newPool(2))), { batchSize: 100 })));
+    await Promise.all(
+      [0, 1, 2].map(() =>
+        runBulkReplayBatches(postgresSettlementUnitOfWork(createDatabase(newPool(2))), {
+          batchSize: 100,
+          worker: { instance: 'survivor', leaseMs: 30_000 },
+          log: (_level, message, fields) => logged.push({ message, fields }),
+        }),
+      ),
+    );
+    expect(logged.filter((l) => l.message.startsWith('bulk replay job taken over'))).toEqual([
+      { message: expect.stringContaining('taken over'), fields: { job: preview.jobId, from: `child-${child.pid}` } },
+    ]);
+    expect((await pool.query(`select worker_instance from keel.bulk_replay where id = $1`, [preview.jobId])).rows[0].worker_instance).toBe('survivor');
     console.info(`[measure] resumed bulk replay of ${atKill.itemCount - atKill.processedCount} items: ${(performance.now() - resumedAt).toFixed(0)} ms`);
     const { job, counts } = await progress(preview.jobId);
     expect(job).toMatchObject({ status: 'COMPLETED', processedCount: 4_000 });
@@ -252,13 +271,38 @@ function spawnWorker(databaseUrl: string, batchSize: number) {
     const { postgresSettlementUnitOfWork } = await import(${JSON.stringify(adapter)});
     const { startBulkReplayWorker } = await import(${JSON.stringify(worker)});
     const transactions = postgresSettlementUnitOfWork(createDatabase(createPool(process.env.KEEL_WORKER_DB, 2)));
-    startBulkReplayWorker({ transactions, log: () => {}, batchSize: ${batchSize}, idleMs: 20 });
+    startBulkReplayWorker({ transactions, log: () => {}, batchSize: ${batchSize}, idleMs: 20, worker: { instance: 'child-' + process.pid, leaseMs: 60_000 } });
     setInterval(() => {}, 60_000);`;
   return spawn(process.execPath, ['--import', 'tsx', '--conditions=react-server', '--input-type=module', '-e', code], {
     env: { ...process.env, KEEL_WORKER_DB: databaseUrl },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
 }
+
+describe('a bulk job across instances', () => {
+  it('stays with the instance working it while its lease holds, then passes to another', async () => {
+    await deadLetters('lease-', 30);
+    const preview = await started({ receiptIdPrefix: 'lease-' });
+    const a = { instance: 'keel-a', leaseMs: 60_000 };
+    const b = { instance: 'keel-b', leaseMs: 60_000 };
+    const onA = postgresSettlementUnitOfWork(createDatabase(newPool(2)));
+    const onB = postgresSettlementUnitOfWork(createDatabase(newPool(2)));
+    expect(await runBulkReplayBatches(onA, { batchSize: 10, maxBatches: 1, worker: a })).toBe(1);
+    // B finds no job it may take while A's lease holds, however often it looks.
+    for (let i = 0; i < 5; i += 1) expect(await runBulkReplayBatches(onB, { batchSize: 10, worker: b })).toBe(0);
+    expect((await progress(preview.jobId)).job).toMatchObject({ processedCount: 10, workerInstance: 'keel-a' });
+    // A keeps working it: each batch renews its lease.
+    expect(await runBulkReplayBatches(onA, { batchSize: 10, maxBatches: 1, worker: a })).toBe(1);
+    await pool.query(`update keel.bulk_replay set worker_lease_until = clock_timestamp() - interval '1 ms' where id = $1`, [preview.jobId]);
+    const logged: unknown[] = [];
+    expect(await runBulkReplayBatches(onB, { batchSize: 10, worker: b, log: (_level, message, fields) => logged.push({ message, fields }) })).toBe(1);
+    expect(logged).toContainEqual({ message: expect.stringContaining('taken over'), fields: { job: preview.jobId, from: 'keel-a' } });
+    expect((await progress(preview.jobId)).job).toMatchObject({ status: 'COMPLETED', processedCount: 30, workerInstance: 'keel-b' });
+    expect([...(await replayCounts('lease-')).values()].every((n) => n === 1)).toBe(true);
+    // A, back, finds nothing left to do.
+    expect(await runBulkReplayBatches(onA, { batchSize: 10, worker: a })).toBe(0);
+  });
+});
 
 describe('cancelling a bulk replay', () => {
   it('stops between batches; results so far stay and the rest end as cancelled', async () => {

@@ -185,6 +185,13 @@ export const bulkReplay = keel.table(
     startedAt: timestamp('started_at', { withTimezone: true, mode: 'date' }),
     finishedAt: timestamp('finished_at', { withTimezone: true, mode: 'date' }),
     cancelledAt: timestamp('cancelled_at', { withTimezone: true, mode: 'date' }),
+    /**
+     * The Keel instance (KEEL_INSTANCE_ID) working a RUNNING job, and until when it holds
+     * it: each batch renews the lease, and another instance takes the job only once the
+     * lease has run out (its worker was killed or lost the database).
+     */
+    workerInstance: text('worker_instance'),
+    workerLeaseUntil: timestamp('worker_lease_until', { withTimezone: true, mode: 'date' }),
   },
   (t) => [
     check('bulk_replay_status', sql`${t.status} in (${textList(BULK_REPLAY_STATUSES)})`),
