@@ -53,6 +53,15 @@ module.exports = {
       },
     },
     {
+      name: 'decisions-never-read-the-replica',
+      severity: 'error',
+      comment:
+        'The read replica (lib/server/read-source.ts) is for list pages and list APIs only: actions, use cases, ' +
+        'adapters and workers decide from the primary, so a takeover, a replay or a requeue never acts on a lagging row.',
+      from: { path: '^(app/actions/|lib/(services|adapters|workers|cli|demo|ports|domain)/)' },
+      to: { path: '^lib/server/read-source\\.ts$' },
+    },
+    {
       name: 'components-never-reach-the-server',
       severity: 'error',
       comment:

@@ -9,6 +9,7 @@ import { logger } from './logger';
 import { loggableError } from './safe-error';
 import { recordActionOutcome } from './metrics';
 import { withRequestId } from './request-context';
+import { fenceWrite } from './read-source';
 import { actionAuditLog } from './services';
 import { currentActor, type Actor } from './session';
 
@@ -82,7 +83,9 @@ export function action<S extends z.ZodType, T>(
         return { ok: false, code: 'INVALID_INPUT', message: 'Some fields are not valid.', fieldErrors: input.error.fieldErrors };
       }
       const result = await handler(actor, input.value, { requestId });
-      return result.ok ? result : { ok: false, code: result.error.code, message: result.error.message };
+      if (!result.ok) return { ok: false, code: result.error.code, message: result.error.message };
+      await deps.fenceWrite();
+      return result;
     } catch (error) {
       if (isDatabaseBusy(error)) return { ok: false, code: 'DATABASE_BUSY', message: 'The database is busy; try again shortly.' };
       logger.error({ requestId, error: loggableError(error) }, 'server action failed');
@@ -95,6 +98,8 @@ export function action<S extends z.ZodType, T>(
 export interface ActionDeps {
   currentActor: () => Promise<Actor | null>;
   auditLog: () => AuditLog;
+  /** After an applied action: the user's later list reads must see its write (lib/server/read-source.ts). */
+  fenceWrite: () => Promise<void>;
 }
 
-const serverDeps: ActionDeps = { currentActor, auditLog: actionAuditLog };
+const serverDeps: ActionDeps = { currentActor, auditLog: actionAuditLog, fenceWrite };

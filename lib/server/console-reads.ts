@@ -8,6 +8,7 @@ import { readLastHour } from '../queries/metric-series';
 import { readOverview } from '../queries/overview';
 import { decodeRetryKeyCursor, encodeRetryKeyCursor, listRetryKeys } from '../queries/retry-keys';
 import type { FailureCategory, FaultPhase } from '../domain/batch-status';
+import { listDb } from './read-source';
 import { runtime } from './runtime';
 
 /**
@@ -26,7 +27,8 @@ const CHARTS = [
 ];
 
 export async function overviewPage() {
-  const { db, settings } = runtime();
+  const { settings } = runtime();
+  const db = await listDb();
   const [overview, charts] = await Promise.all([readOverview(db, settings.staleThresholdMs), readLastHour(db, CHARTS)]);
   return { ...overview, serverNow: overview.serverNow.toISOString(), staleThresholdMs: settings.staleThresholdMs, charts };
 }
@@ -42,11 +44,11 @@ export interface RetryKeysQuery {
 }
 
 export async function retryKeysPage(query: RetryKeysQuery) {
-  const page = await listRetryKeys(runtime().db, { ...query, after: decodeRetryKeyCursor(query.cursor) });
+  const page = await listRetryKeys(await listDb(), { ...query, after: decodeRetryKeyCursor(query.cursor) });
   return { rows: page.rows, nextCursor: page.nextCursor ? encodeRetryKeyCursor(page.nextCursor) : null };
 }
 
-export const jobNames = () => listJobNames(runtime().db);
+export const jobNames = async () => listJobNames(await listDb());
 
 /**
  * An execution's detail, and for a role that may propose, whether a takeover may be

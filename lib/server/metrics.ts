@@ -4,6 +4,7 @@ import { BATCH_STATUSES } from '../domain/batch-status';
 import { QUEUE_STATES } from '../domain/queue-state';
 import { FAILURE_CODES } from '../domain/settlement-vocabulary';
 import type { DbOrTx } from '../db/client';
+import type { ReplicaState } from './read-replica';
 import { singleton } from './singletons';
 import { readAlertGauges } from '../queries/alert-gauges';
 import { readOverview } from '../queries/overview';
@@ -23,6 +24,7 @@ interface ProcessMetrics {
   actionDuration: Histogram<'action' | 'outcome'>;
   requestDuration: Histogram<'route' | 'method' | 'status'>;
   liveEventFailures: Counter<string>;
+  listReads: Counter<'source'>;
 }
 
 const ACTION_NAME = /^[a-z][A-Za-z0-9_.-]{0,63}$/;
@@ -54,6 +56,12 @@ function createProcessMetrics(): ProcessMetrics {
       help: 'Latency of read API requests by route pattern, method and status (streamed bodies: until the first byte).',
       labelNames: ['route', 'method', 'status'],
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+      registers: [registry],
+    }),
+    listReads: new Counter({
+      name: 'keel_list_reads_total',
+      help: 'List page and list API reads by where they read from (replica or primary).',
+      labelNames: ['source'],
       registers: [registry],
     }),
     liveEventFailures: new Counter({
@@ -101,6 +109,10 @@ export function recordLiveEventFailure(): void {
   processMetrics().liveEventFailures.inc();
 }
 
+export function recordListRead(source: 'replica' | 'primary'): void {
+  processMetrics().listReads.inc({ source });
+}
+
 export function recordApiRequest(route: string, method: string, status: number, seconds: number): void {
   processMetrics().requestDuration.observe({ route, method, status: String(status) }, seconds);
 }
@@ -113,7 +125,11 @@ export const deadLetterReasonLabel = (reason: string): string =>
  * The exposition text: gauges computed now from the database (the same queries as
  * the overview page, so the two always agree), then this process's counters.
  */
-export async function renderMetrics(db: DbOrTx, staleThresholdMs: number): Promise<{ contentType: string; body: string }> {
+export async function renderMetrics(
+  db: DbOrTx,
+  staleThresholdMs: number,
+  replica: ReplicaState | null = null,
+): Promise<{ contentType: string; body: string }> {
   const [overview, alerting] = await Promise.all([readOverview(db, staleThresholdMs), readAlertGauges(db)]);
   const scrape = new Registry();
   const queueDepth = new Gauge({
@@ -161,6 +177,20 @@ export async function renderMetrics(db: DbOrTx, staleThresholdMs: number): Promi
     help: 'How long the oldest claimable settlement attempt has been due, in seconds (0 when none is due).',
     registers: [scrape],
   }).set(alerting.oldestDueSettlementSeconds);
+
+  if (replica) {
+    new Gauge({
+      name: 'keel_read_replica_usable',
+      help: 'Whether list reads go to the read replica (1) or, it being unreachable, not streaming or too far behind, to the primary (0).',
+      registers: [scrape],
+    }).set(replica.usable ? 1 : 0);
+    const lag = new Gauge({
+      name: 'keel_read_replica_lag_seconds',
+      help: 'How far the read replica is behind the primary, in seconds (absent when unknown).',
+      registers: [scrape],
+    });
+    if (replica.lagMs !== null) lag.set(replica.lagMs / 1000);
+  }
 
   const merged = Registry.merge([scrape, processMetrics().registry]);
   return { contentType: merged.contentType, body: await merged.metrics() };

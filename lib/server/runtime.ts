@@ -5,6 +5,7 @@ import { createAuth, type KeelAuth } from '../auth/auth';
 import { formatSettingErrors, parseSettings, type Settings } from '../config/settings';
 import { createDatabase, createPool, type Database } from '../db/client';
 import { EXPORT_LIMITS } from './audit-export';
+import { ReplicaMonitor } from './read-replica';
 import { singleton } from './singletons';
 
 interface Runtime {
@@ -16,6 +17,11 @@ interface Runtime {
   /** /api/health only, with short timeouts, so it never waits behind user work. */
   healthPool: pg.Pool;
   db: Database;
+  /**
+   * The streaming replica list pages read from (DATABASE_READ_URL) and its monitor;
+   * null without one. Only lib/server/read-source.ts hands it out.
+   */
+  replica: { db: Database; pool: pg.Pool; monitor: ReplicaMonitor } | null;
   auth: KeelAuth;
   /**
    * This process's owner token (DESIGN.md 4.2): random, never written anywhere, so
@@ -61,5 +67,18 @@ function createRuntime(): Runtime {
     signInPerMinute: settings.signInPerMinute,
     oidc: settings.signIn.oidc,
   });
-  return { settings, pool, exportPool, healthPool, db, auth, ownerToken: randomBytes(16), startedAt: new Date() };
+  return { settings, pool, exportPool, healthPool, db, replica: createReplica(settings), auth, ownerToken: randomBytes(16), startedAt: new Date() };
+}
+
+function createReplica(settings: Settings): Runtime['replica'] {
+  if (!settings.databaseReadUrl) return null;
+  // Lists only, read-only: a statement that tried to write would fail on the standby anyway.
+  const pool = createPool(settings.databaseReadUrl, 10, {
+    application_name: 'keel-read',
+    connectionTimeoutMillis: 5_000,
+    options: '-c default_transaction_read_only=on',
+  });
+  const monitor = new ReplicaMonitor(pool, settings.readMaxLagMs);
+  void monitor.start();
+  return { db: createDatabase(pool), pool, monitor };
 }

@@ -17,7 +17,7 @@ import { freshDatabase } from '../support/database';
 const { pool, db } = await freshDatabase();
 const transactions = postgresSettlementUnitOfWork(db);
 const support: Actor = { id: 'u-support', login: 'support', name: 'Sam Support', role: 'support' };
-const deps = (actor: Actor | null): ActionDeps => ({ currentActor: async () => actor, auditLog: () => postgresAuditLog(db) });
+const deps = (actor: Actor | null): ActionDeps => ({ currentActor: async () => actor, auditLog: () => postgresAuditLog(db), fenceWrite: async () => {} });
 
 const replay = (actor: Actor | null) =>
   action(

@@ -79,3 +79,40 @@ describe('KEEL_TRUSTED_PROXIES', () => {
     expect(!bad.ok && bad.error.map((e) => e.message).join('\n')).toContain('proxy.internal');
   });
 });
+
+describe('several instances and a read replica', () => {
+  const base = { DATABASE_URL: 'postgres://p@127.0.0.1/keel', KEEL_CHECKPOINT_KEY: 'ab'.repeat(32) };
+
+  it('takes a replica URL, the lag it tolerates, an instance id and a worker lease', () => {
+    const parsed = parseSettings({
+      ...base,
+      DATABASE_READ_URL: 'postgresql://p@replica:5432/keel',
+      KEEL_READ_MAX_LAG_MS: '2000',
+      KEEL_INSTANCE_ID: 'keel-b.eu-1',
+      KEEL_WORKER_LEASE_MS: '5000',
+    });
+    expect(parsed).toMatchObject({
+      ok: true,
+      value: { databaseReadUrl: 'postgresql://p@replica:5432/keel', readMaxLagMs: 2000, instanceId: 'keel-b.eu-1', workerLeaseMs: 5000 },
+    });
+  });
+
+  it('defaults to no replica, 5 s of tolerated lag, host-and-pid as the instance and a 30 s lease', () => {
+    const parsed = parseSettings(base);
+    expect(parsed).toMatchObject({ ok: true, value: { databaseReadUrl: undefined, readMaxLagMs: 5000, workerLeaseMs: 30_000 } });
+    expect(parsed.ok && parsed.value.instanceId).toMatch(new RegExp(`-${process.pid}$`));
+  });
+
+  it('refuses a replica that is not a postgres URL or has no primary, and a malformed instance id', () => {
+    const names = (env: Record<string, string>) => {
+      const parsed = parseSettings(env);
+      return parsed.ok ? [] : parsed.error.map((e) => e.name);
+    };
+    expect(names({ ...base, DATABASE_READ_URL: 'mysql://x/y' })).toEqual(['DATABASE_READ_URL']);
+    expect(names({ DATABASE_READ_URL: 'postgres://x/y' })).toEqual(['DATABASE_READ_URL']);
+    expect(names({ ...base, KEEL_INSTANCE_ID: 'a b' })).toEqual(['KEEL_INSTANCE_ID']);
+    expect(names({ ...base, KEEL_INSTANCE_ID: 'x'.repeat(65) })).toEqual(['KEEL_INSTANCE_ID']);
+    expect(names({ ...base, KEEL_WORKER_LEASE_MS: '999' })).toEqual(['KEEL_WORKER_LEASE_MS']);
+    expect(names({ ...base, KEEL_READ_MAX_LAG_MS: '-1' })).toEqual(['KEEL_READ_MAX_LAG_MS']);
+  });
+});

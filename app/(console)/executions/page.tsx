@@ -9,6 +9,7 @@ import { jobNames } from '@/lib/server/console-reads';
 import { page } from '@/lib/server/page';
 import { runtime } from '@/lib/server/runtime';
 import { loadExecutionsSearch } from '@/lib/url-state/executions';
+import { listDb } from '@/lib/server/read-source';
 
 export const metadata: Metadata = { title: 'Executions' };
 
@@ -22,7 +23,8 @@ export default page('read', { search: executionFiltersSchema }, async function E
       </>
     );
   }
-  const { db, settings, ownerToken } = runtime();
+  const { settings, ownerToken } = runtime();
+  const db = await listDb();
   return (
     <>
       {header}

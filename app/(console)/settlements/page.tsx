@@ -8,9 +8,9 @@ import { can } from '@/lib/domain/roles';
 import { listSettlementQueue } from '@/lib/queries/settlements';
 import { queueFiltersSchema } from '@/lib/queries/settlements-types';
 import { queryKeys } from '@/lib/query-keys';
-import { runtime } from '@/lib/server/runtime';
 import { page } from '@/lib/server/page';
 import { loadQueueSearch } from '@/lib/url-state/settlements';
+import { listDb } from '@/lib/server/read-source';
 
 export const metadata: Metadata = { title: 'Settlements' };
 
@@ -32,7 +32,7 @@ export default page('read', { search: queueFiltersSchema }, async function Settl
   return (
     <>
       {header}
-      <Prefetched queries={[{ queryKey: queryKeys.settlements.queue(params), queryFn: () => listSettlementQueue(runtime().db, search.value) }]}>
+      <Prefetched queries={[{ queryKey: queryKeys.settlements.queue(params), queryFn: async () => listSettlementQueue(await listDb(), search.value) }]}>
         <QueueView canAct={can(actor.role, 'replaySettlement')} />
       </Prefetched>
     </>

@@ -10,7 +10,14 @@ export const dynamic = 'force-dynamic';
  */
 export async function GET() {
   const started = performance.now();
-  const { healthPool: pool, startedAt } = runtime();
+  const { healthPool: pool, startedAt, replica } = runtime();
+  const replicaState = replica?.monitor.state();
+  // Where list pages read from: the primary, or the replica while it is usable.
+  const reads = !replicaState
+    ? { source: 'primary', replica: 'none' }
+    : replicaState.usable
+      ? { source: 'replica', lagMs: replicaState.lagMs }
+      : { source: 'primary', replica: replicaState.reason, lagMs: replicaState.lagMs };
   const process = { status: 'ok', uptimeSeconds: Math.round((Date.now() - startedAt.getTime()) / 1000) };
   try {
     const state = await readRuntimeSchemaState(pool);
@@ -21,6 +28,7 @@ export async function GET() {
       status: schemaOk ? 'ok' : 'degraded',
       process,
       database: { status: 'ok', latencyMs: Math.round(performance.now() - started) },
+      reads,
       schema: {
         oxideBatch: { state: state.kind, version: runtimeVersion, required: REQUIRED_RUNTIME_SCHEMA_VERSION },
         keel: { migrationsApplied: migrations.rows[0]?.count ?? 0 },

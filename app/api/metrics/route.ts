@@ -7,8 +7,8 @@ import { runtime } from '@/lib/server/runtime';
 export const dynamic = 'force-dynamic';
 
 async function metricsResponse(): Promise<Response> {
-  const { db, settings } = runtime();
-  const { contentType, body } = await renderMetrics(db, settings.staleThresholdMs);
+  const { db, settings, replica } = runtime();
+  const { contentType, body } = await renderMetrics(db, settings.staleThresholdMs, replica?.monitor.state() ?? null);
   return new Response(body, { headers: { 'Content-Type': contentType, 'Cache-Control': 'no-store' } });
 }
 

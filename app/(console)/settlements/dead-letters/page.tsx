@@ -8,9 +8,9 @@ import { can } from '@/lib/domain/roles';
 import { deadLetterGroups, listDeadLetterPage, settlementNowMs } from '@/lib/queries/settlements';
 import { deadLetterFiltersSchema } from '@/lib/queries/settlements-types';
 import { queryKeys } from '@/lib/query-keys';
-import { runtime } from '@/lib/server/runtime';
 import { page } from '@/lib/server/page';
 import { loadDeadLettersSearch } from '@/lib/url-state/settlements';
+import { listDb } from '@/lib/server/read-source';
 
 export const metadata: Metadata = { title: 'Dead letters' };
 
@@ -30,7 +30,7 @@ export default page('read', { search: deadLetterFiltersSchema }, async function 
       </>
     );
   }
-  const { db } = runtime();
+  const db = await listDb();
   // One clock for both reads, so the groups and the list measure ages alike.
   const nowMs = await settlementNowMs(db);
   return (
