@@ -5,6 +5,8 @@ import pg from 'pg';
 import { topicOfTable, type LiveTopic } from '../domain/live-topics';
 import { logger } from './logger';
 import { recordLiveEventFailure } from './metrics';
+import { parseLsn } from '../domain/lsn';
+import type { ReplicaMonitor } from './read-replica';
 import { loggableError } from './safe-error';
 
 /**
@@ -15,6 +17,7 @@ import { loggableError } from './safe-error';
  */
 export const LIVE_CHANNEL = 'keel_events';
 const POLL_MS = 500;
+const REPLAY_POLL_MS = 25;
 const RUNTIME_TOPIC: LiveTopic = 'executions';
 const QUEUE_TOPIC: LiveTopic = 'settlements';
 
@@ -35,9 +38,60 @@ class LiveEvents extends EventEmitter {
   // Bumped by stop(), so a start that finishes after a stop closes its connection instead of running unseen.
   private generation = 0;
 
-  constructor(private readonly databaseUrl: string) {
+  private pending = new Set<LiveTopic>();
+  private publishing = false;
+
+  /**
+   * `replica`, when lists read from one: a change is announced only once the replica
+   * has replayed it (or stopped being used), so a page that refetches on the event
+   * never reads an older list than the change it was told about.
+   */
+  constructor(
+    private readonly databaseUrl: string,
+    private readonly replica: ReplicaGate | null = null,
+  ) {
     super();
     this.setMaxListeners(0);
+  }
+
+  private publish(topic: LiveTopic): void {
+    if (!this.replica) {
+      this.emit('change', topic);
+      return;
+    }
+    this.pending.add(topic);
+    if (!this.publishing) void this.publishWhenReplayed();
+  }
+
+  private async publishWhenReplayed(): Promise<void> {
+    this.publishing = true;
+    try {
+      while (this.pending.size > 0) {
+        const topics = [...this.pending];
+        this.pending.clear();
+        await this.replayed();
+        for (const topic of topics) this.emit('change', topic);
+      }
+    } finally {
+      this.publishing = false;
+    }
+  }
+
+  /** Waits until the replica has the primary's current position, for at most its tolerated lag. */
+  private async replayed(): Promise<void> {
+    const gate = this.replica;
+    const client = this.client;
+    if (!gate || !client || !gate.monitor.state().usable) return;
+    let lsn: bigint;
+    try {
+      lsn = parseLsn((await client.query<{ lsn: string }>('select pg_current_wal_lsn()::text as lsn')).rows[0]!.lsn);
+    } catch {
+      return;
+    }
+    const deadline = performance.now() + gate.maxWaitMs;
+    while (gate.monitor.state().usable && !(await gate.monitor.caughtUpTo(lsn)) && performance.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, REPLAY_POLL_MS));
+    }
   }
 
   /** Resolves once the listener is connected and the polled baselines are taken. */
@@ -72,7 +126,7 @@ class LiveEvents extends EventEmitter {
     });
     client.on('notification', (message) => {
       const topic = message.channel === LIVE_CHANNEL && message.payload ? topicOfTable(message.payload) : null;
-      if (topic) this.emit('change', topic);
+      if (topic) this.publish(topic);
     });
     await client.connect();
     await client.query(`LISTEN ${LIVE_CHANNEL}`);
@@ -94,8 +148,8 @@ class LiveEvents extends EventEmitter {
       if (this.client !== client) return; // stopped meanwhile: this reading belongs to no one
       const next = rows[0]?.fp ?? '';
       const queue = rows[0]?.queue ?? '';
-      if (this.fingerprint !== null && next !== this.fingerprint) this.emit('change', RUNTIME_TOPIC);
-      if (this.queueMark !== null && queue !== this.queueMark) this.emit('change', QUEUE_TOPIC);
+      if (this.fingerprint !== null && next !== this.fingerprint) this.publish(RUNTIME_TOPIC);
+      if (this.queueMark !== null && queue !== this.queueMark) this.publish(QUEUE_TOPIC);
       this.fingerprint = next;
       this.queueMark = queue;
     } catch {
@@ -122,6 +176,12 @@ class LiveEvents extends EventEmitter {
   }
 }
 
-export function liveEvents(databaseUrl: string): LiveEvents {
-  return singleton('live-events', () => new LiveEvents(databaseUrl));
+/** The replica lists read from, and how long an event may wait for it to replay a change. */
+export interface ReplicaGate {
+  monitor: Pick<ReplicaMonitor, 'state' | 'caughtUpTo'>;
+  maxWaitMs: number;
+}
+
+export function liveEvents(databaseUrl: string, replica: ReplicaGate | null = null): LiveEvents {
+  return singleton('live-events', () => new LiveEvents(databaseUrl, replica));
 }

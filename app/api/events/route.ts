@@ -10,7 +10,8 @@ export async function GET(request: Request) {
     return Response.json({ code: 'UNAUTHENTICATED', message: 'Sign in first.' }, { status: 401 });
   }
   const encoder = new TextEncoder();
-  const events = liveEvents(runtime().settings.databaseUrl!);
+  const { settings, replica } = runtime();
+  const events = liveEvents(settings.databaseUrl!, replica ? { monitor: replica.monitor, maxWaitMs: settings.readMaxLagMs } : null);
   // Answer once the listener runs: a page that sees the stream open may rely on it.
   await events.ready();
   let cleanup = () => {};
