@@ -12,6 +12,17 @@ if [ ! -x "${KEEL_CHROMIUM:-/usr/bin/chromium}" ]; then
   fi
 fi
 
+# The two-instance e2e makes a streaming replica with pg_basebackup, which the embedded
+# PostgreSQL does not ship: it uses the machine's PostgreSQL server binaries.
+if [ -z "${KEEL_PG_BIN:-}" ] && ! ls /usr/lib/postgresql/*/bin/pg_basebackup > /dev/null 2>&1; then
+  echo "[test] PostgreSQL server binaries (pg_basebackup) are missing: installing Debian's postgresql package"
+  if [ "$(id -u)" -eq 0 ]; then
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql
+  else
+    sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql
+  fi
+fi
+
 mkdir -p .keel/reports
 rm -f .keel/reports/*.json
 started=$(date +%s)

@@ -1,0 +1,162 @@
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+
+/**
+ * A PostgreSQL primary and a streaming standby made from it with pg_basebackup, both on
+ * loopback ports of their own, for the two-instance spec. The server binaries are the
+ * machine's (Debian's postgresql package; `npm test` installs it when missing), since
+ * the embedded PostgreSQL ships no pg_basebackup. As root, the clusters run as the
+ * `postgres` user, which PostgreSQL requires.
+ */
+export interface ReplicatedPostgres {
+  primaryUrl: string;
+  replicaUrl: string;
+  /** A client on the primary, or on the standby. */
+  connect(which: 'primary' | 'replica'): Promise<pg.Client>;
+  stopReplica(): void;
+  startReplica(): void;
+  stop(): void;
+}
+
+function serverBinaries(): string {
+  const given = process.env.KEEL_PG_BIN;
+  if (given) return given;
+  const root = '/usr/lib/postgresql';
+  const versions = existsSync(root)
+    ? readdirSync(root)
+        .filter((v) => existsSync(join(root, v, 'bin', 'pg_basebackup')) && existsSync(join(root, v, 'bin', 'postgres')))
+        .sort((a, b) => Number(b) - Number(a))
+    : [];
+  if (versions.length === 0) {
+    throw new Error('No PostgreSQL server binaries with pg_basebackup under /usr/lib/postgresql: install the postgresql package, or set KEEL_PG_BIN');
+  }
+  return join(root, versions[0]!, 'bin');
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen({ port: 0, host: '127.0.0.1' }, () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+export async function startReplicatedPostgres(): Promise<ReplicatedPostgres> {
+  const bin = serverBinaries();
+  const asRoot = process.getuid?.() === 0;
+  const base = mkdtempSync(join(tmpdir(), 'keel-replica-'));
+  if (asRoot) {
+    const uid = Number(execFileSync('id', ['-u', 'postgres']).toString().trim());
+    const gid = Number(execFileSync('id', ['-g', 'postgres']).toString().trim());
+    chownSync(base, uid, gid);
+  }
+  chmodSync(base, 0o700);
+  const run = (tool: string, args: string[]) => {
+    const command = asRoot ? 'runuser' : join(bin, tool);
+    const argv = asRoot ? ['-u', 'postgres', '--', join(bin, tool), ...args] : args;
+    execFileSync(command, argv, { stdio: ['ignore', 'ignore', 'pipe'], cwd: base });
+  };
+  const [primaryPort, replicaPort] = [await freePort(), await freePort()];
+  const primary = join(base, 'primary');
+  const replica = join(base, 'replica');
+  // Loopback only; trust, as initdb writes it, is for this throwaway test cluster alone.
+  run('initdb', ['-D', primary, '-U', 'postgres', '--auth=trust', '--encoding=UTF8', '--locale=C']);
+  const serverOptions = (port: number) => `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories=${base} -c max_connections=100 -c fsync=off`;
+  const startCluster = (dir: string, port: number) =>
+    run('pg_ctl', ['-D', dir, '-o', serverOptions(port), '-l', `${dir}.log`, '-w', '-t', '60', 'start']);
+  const stopCluster = (dir: string) => {
+    if (existsSync(join(dir, 'postmaster.pid'))) run('pg_ctl', ['-D', dir, '-m', 'fast', '-w', 'stop']);
+  };
+  startCluster(primary, primaryPort);
+  try {
+    const admin = new pg.Client({ host: '127.0.0.1', port: primaryPort, user: 'postgres', database: 'postgres' });
+    await admin.connect();
+    await admin.query('create database keel');
+    await admin.end();
+    // -R writes standby.signal and primary_conninfo: the copy starts as a streaming standby.
+    run('pg_basebackup', ['-h', '127.0.0.1', '-p', String(primaryPort), '-U', 'postgres', '-D', replica, '-R', '-X', 'stream', '-c', 'fast']);
+    startCluster(replica, replicaPort);
+  } catch (error) {
+    stopCluster(primary);
+    rmSync(base, { recursive: true, force: true });
+    throw error;
+  }
+  const url = (port: number) => `postgres://postgres@127.0.0.1:${port}/keel`;
+  return {
+    primaryUrl: url(primaryPort),
+    replicaUrl: url(replicaPort),
+    async connect(which) {
+      const client = new pg.Client({ connectionString: url(which === 'primary' ? primaryPort : replicaPort) });
+      await client.connect();
+      return client;
+    },
+    stopReplica: () => stopCluster(replica),
+    startReplica: () => startCluster(replica, replicaPort),
+    stop() {
+      for (const dir of [replica, primary]) {
+        try {
+          stopCluster(dir);
+        } catch {
+          // stopped already
+        }
+      }
+      rmSync(base, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A Keel instance started as a user starts one (`keel start`), on an existing database. */
+export interface KeelInstance {
+  name: string;
+  port: number;
+  url: string;
+  launcher: ChildProcess;
+  /** The Next.js server process under the launcher, killed with SIGKILL: no goodbye, no cleanup. */
+  kill(): void;
+  stop(): Promise<void>;
+}
+
+export async function startKeelInstance(name: string, env: Record<string, string>): Promise<KeelInstance> {
+  const port = await freePort();
+  const output: string[] = [];
+  const launcher = spawn(process.execPath, ['--import', 'tsx', '--conditions=react-server', 'bin/keel.ts', 'start'], {
+    env: { ...process.env, ...env, PORT: String(port), KEEL_INSTANCE_ID: name, NODE_ENV: 'production' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  launcher.stdout?.on('data', (chunk: Buffer) => output.push(chunk.toString()));
+  launcher.stderr?.on('data', (chunk: Buffer) => output.push(chunk.toString()));
+  const url = `http://localhost:${port}`;
+  for (;;) {
+    if (launcher.exitCode !== null) throw new Error(`keel instance ${name} exited (${launcher.exitCode}):\n${output.join('').slice(-4000)}`);
+    try {
+      if ((await fetch(`http://127.0.0.1:${port}/api/health`)).ok) break;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  const exited = new Promise<void>((resolve) => launcher.once('exit', () => resolve()));
+  return {
+    name,
+    port,
+    url,
+    launcher,
+    kill() {
+      const pids = execFileSync('pgrep', ['-P', String(launcher.pid)]).toString().trim().split('\n').filter(Boolean);
+      for (const pid of pids) process.kill(Number(pid), 'SIGKILL');
+    },
+    async stop() {
+      if (launcher.exitCode === null && launcher.signalCode === null) {
+        launcher.kill('SIGTERM');
+        await exited;
+      }
+    },
+  };
+}
