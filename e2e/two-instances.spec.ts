@@ -91,6 +91,7 @@ test('a session begun on one instance is honoured by the other', async ({ browse
   // Signing out on B ends the session on A too: it lives in the shared database.
   await page.goto(`${b.url}/`);
   await page.getByRole('button', { name: /Sign out/ }).click();
+  await expect(page).toHaveURL(`${b.url}/sign-in`);
   await page.goto(`${a.url}/executions`);
   await expect(page).toHaveURL(/\/sign-in/);
   await page.context().close();
@@ -141,6 +142,7 @@ test('a replica that goes away sends lists to the primary until it is back', asy
   const viewer = await newPage(browser);
   await signInAt(viewer, a, 'viewer');
   const gone = `mi-gone-${run}`;
+  await standby.end();
   cluster.stopReplica();
   try {
     await expect.poll(async () => (await health(a)).reads).toEqual({ source: 'primary', replica: 'unreachable', lagMs: null });
@@ -150,6 +152,7 @@ test('a replica that goes away sends lists to the primary until it is back', asy
     expect(metrics).toMatch(/^keel_read_replica_usable 0$/m);
   } finally {
     cluster.startReplica();
+    standby = await cluster.connect('replica');
   }
   await expect.poll(async () => (await health(a)).reads.source, { timeout: 30_000 }).toBe('replica');
   await replicaCaughtUp();
