@@ -1,5 +1,5 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chmodSync, chownSync, createWriteStream, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -128,12 +128,19 @@ export interface KeelInstance {
 export async function startKeelInstance(name: string, env: Record<string, string>): Promise<KeelInstance> {
   const port = await freePort();
   const output: string[] = [];
+  // Each instance's own log, beside Playwright's results, for a failure's post-mortem.
+  mkdirSync('.keel/e2e-results', { recursive: true });
+  const log = createWriteStream(`.keel/e2e-results/instance-${name}.log`, { flags: 'a' });
   const launcher = spawn(process.execPath, ['--import', 'tsx', '--conditions=react-server', 'bin/keel.ts', 'start'], {
     env: { ...process.env, ...env, PORT: String(port), KEEL_INSTANCE_ID: name, NODE_ENV: 'production' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  launcher.stdout?.on('data', (chunk: Buffer) => output.push(chunk.toString()));
-  launcher.stderr?.on('data', (chunk: Buffer) => output.push(chunk.toString()));
+  for (const stream of [launcher.stdout, launcher.stderr]) {
+    stream?.on('data', (chunk: Buffer) => {
+      output.push(chunk.toString());
+      log.write(chunk);
+    });
+  }
   const url = `http://localhost:${port}`;
   for (;;) {
     if (launcher.exitCode !== null) throw new Error(`keel instance ${name} exited (${launcher.exitCode}):\n${output.join('').slice(-4000)}`);

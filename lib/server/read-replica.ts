@@ -60,6 +60,17 @@ export class ReplicaMonitor {
     return this.current;
   }
 
+  /**
+   * A list read could not connect to the replica: lists go to the primary from now on,
+   * until the next check finds the replica usable again.
+   */
+  reportUnreachable(error: unknown): void {
+    if (this.current.usable || this.current.reason !== 'unreachable') {
+      logger.warn({ error: loggableError(error) }, 'read replica unreachable; lists read from the primary');
+    }
+    this.current = { usable: false, reason: 'unreachable', lagMs: null, replayLsn: null };
+  }
+
   /** Asks the replica now (one query shared by concurrent callers). */
   check(): Promise<ReplicaState> {
     this.checking ??= this.query().finally(() => {

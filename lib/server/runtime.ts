@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
 import { createAuth, type KeelAuth } from '../auth/auth';
 import { formatSettingErrors, parseSettings, type Settings } from '../config/settings';
-import { createDatabase, createPool, type Database } from '../db/client';
+import { createDatabase, createPool, isDatabaseBusy, type Database } from '../db/client';
 import { EXPORT_LIMITS } from './audit-export';
 import { ReplicaMonitor } from './read-replica';
 import { singleton } from './singletons';
@@ -67,10 +67,10 @@ function createRuntime(): Runtime {
     signInPerMinute: settings.signInPerMinute,
     oidc: settings.signIn.oidc,
   });
-  return { settings, pool, exportPool, healthPool, db, replica: createReplica(settings), auth, ownerToken: randomBytes(16), startedAt: new Date() };
+  return { settings, pool, exportPool, healthPool, db, replica: createReplica(settings, pool), auth, ownerToken: randomBytes(16), startedAt: new Date() };
 }
 
-function createReplica(settings: Settings): Runtime['replica'] {
+function createReplica(settings: Settings, primary: pg.Pool): Runtime['replica'] {
   if (!settings.databaseReadUrl) return null;
   // Lists only, read-only: a statement that tried to write would fail on the standby anyway.
   const pool = createPool(settings.databaseReadUrl, 10, {
@@ -80,5 +80,32 @@ function createReplica(settings: Settings): Runtime['replica'] {
   });
   const monitor = new ReplicaMonitor(pool, settings.readMaxLagMs);
   void monitor.start();
+  failOverToPrimary(pool, primary, (error) => monitor.reportUnreachable(error));
   return { db: createDatabase(pool), pool, monitor };
+}
+
+type ConnectCallback = (error: Error | undefined, client?: pg.PoolClient, done?: (release?: unknown) => void) => void;
+
+/**
+ * A list read that cannot connect to the replica (it went away between two checks of
+ * the monitor) runs on a primary connection instead of failing; the monitor then
+ * sends later lists to the primary until the replica is back.
+ */
+function failOverToPrimary(replica: pg.Pool, primary: pg.Pool, onFailure: (error: unknown) => void): void {
+  const connect = replica.connect.bind(replica) as () => Promise<pg.PoolClient>;
+  const fallback = (): Promise<pg.PoolClient> =>
+    connect().catch((error: unknown) => {
+      if (isDatabaseBusy(error)) throw error; // the replica is there, only busy: say so rather than load the primary
+      onFailure(error);
+      return primary.connect();
+    });
+  // pg-pool's own query() checks out through this.connect with a callback; drizzle's transactions use the promise.
+  replica.connect = ((callback?: ConnectCallback) => {
+    if (!callback) return fallback();
+    fallback().then(
+      (client) => callback(undefined, client, (release) => client.release(release as Error | boolean | undefined)),
+      (error: Error) => callback(error),
+    );
+    return undefined;
+  }) as typeof replica.connect;
 }
