@@ -78,7 +78,15 @@ function createReplica(settings: Settings, primary: pg.Pool): Runtime['replica']
     connectionTimeoutMillis: 5_000,
     options: '-c default_transaction_read_only=on',
   });
-  const monitor = new ReplicaMonitor(pool, settings.readMaxLagMs);
+  // The monitor has a connection of its own: its checks never wait behind list reads, and
+  // never fall over to the primary, which would answer for a replica it is not.
+  const monitorPool = createPool(settings.databaseReadUrl, 1, {
+    application_name: 'keel-read-monitor',
+    connectionTimeoutMillis: 2_000,
+    statement_timeout: 2_000,
+    query_timeout: 3_000,
+  });
+  const monitor = new ReplicaMonitor(monitorPool, settings.readMaxLagMs);
   void monitor.start();
   failOverToPrimary(pool, primary, (error) => monitor.reportUnreachable(error));
   return { db: createDatabase(pool), pool, monitor };
