@@ -4,7 +4,7 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import dynamic from 'next/dynamic';
 import Link from 'next/link';
 import { useState } from 'react';
-import { formatCappedCount } from '@/lib/domain/cursor';
+import { formatCappedCount } from '@/lib/domain/capped-count';
 import { ApiError, readJson } from '@/lib/http/read-json';
 import type { DeadLetterGroups, DeadLetterPage, DeadLetterRow } from '@/lib/queries/settlements-types';
 import { queryKeys } from '@/lib/query-keys';
