@@ -62,8 +62,14 @@ test('a toast closes after 6 s, but not while focus is inside it', async ({ page
   // The page's clock stands still from here; only runFor moves it.
   await page.clock.pauseAt((await page.evaluate(() => Date.now())) + 5_000);
   await page.getByRole('button', { name: /^Copy digest / }).first().click();
-  await page.clock.runFor(50);
+  // The toast list loads with a page's first toast; the stopped clock moves in small steps until it shows.
   const toast = page.getByTestId('toast').first();
+  await expect
+    .poll(async () => {
+      await page.clock.runFor(50);
+      return toast.isVisible();
+    })
+    .toBe(true);
   await expect(toast).toContainText('Digest copied');
 
   await toast.getByRole('button', { name: 'Close toast' }).focus();

@@ -33,6 +33,8 @@ async function confirmThroughPage(page: Page, proposalId: number): Promise<void>
   await page.goto(`/recovery/${proposalId}`);
   await page.getByRole('button', { name: 'Confirm takeover' }).click();
   const dialog = page.getByRole('alertdialog');
+  // The dialog loads when it first opens: wait for it before asking whether it holds a checkbox.
+  await expect(dialog).toBeVisible();
   const ack = dialog.getByRole('checkbox');
   if (await ack.isVisible()) await ack.check();
   await dialog.getByRole('button', { name: 'Confirm takeover' }).click();
@@ -117,6 +119,7 @@ test('a confirm after the evidence changed is refused with RECOVERY_EVIDENCE_STA
   await db.query(`update oxide_batch.ob_job_execution set version = version + 1, updated_at = updated_at + interval '1 second' where id = $1`, [executionId]);
   await approver.getByRole('button', { name: 'Confirm takeover' }).click();
   const dialog = approver.getByRole('alertdialog');
+  await expect(dialog).toBeVisible();
   const ack = dialog.getByRole('checkbox');
   if (await ack.isVisible()) await ack.check();
   await dialog.getByRole('button', { name: 'Confirm takeover' }).click();

@@ -3,6 +3,7 @@ import { LiveUpdates } from '@/components/live/live-updates';
 import { ConsoleShell } from '@/components/shell/console-shell';
 import { KeyboardShortcuts } from '@/components/shell/keyboard-shortcuts';
 import { NavLinks } from '@/components/shell/nav-links';
+import { ShortcutList } from '@/components/shell/shortcut-list';
 import { SignOutButton } from '@/components/shell/sign-out-button';
 import { ThemeToggle } from '@/components/theme-toggle';
 import { requireActor } from '@/lib/server/session';
@@ -23,7 +24,9 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
             </span>
           </span>
           <span className="hidden text-xs text-zinc-600 lg:inline dark:text-zinc-400">Press <kbd className="font-mono">?</kbd> for shortcuts</span>
-          <KeyboardShortcuts />
+          <KeyboardShortcuts>
+            <ShortcutList />
+          </KeyboardShortcuts>
           <LiveUpdates userId={actor.id} />
           <ThemeToggle />
           <SignOutButton />

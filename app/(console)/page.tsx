@@ -4,13 +4,14 @@ import { OverviewView } from '@/components/overview/overview-view';
 import { queryKeys } from '@/lib/query-keys';
 import { overviewPage } from '@/lib/server/console-reads';
 import { page } from '@/lib/server/page';
+import { overviewLinks } from '@/lib/url-state/overview';
 
 export const metadata: Metadata = { title: 'Overview' };
 
 export default page('read', {}, async function OverviewPage() {
   return (
     <Prefetched queries={[{ queryKey: queryKeys.overview(), queryFn: overviewPage }]}>
-      <OverviewView />
+      <OverviewView links={overviewLinks()} />
     </Prefetched>
   );
 });

@@ -1,7 +1,7 @@
 'use client';
 
 import type { FormEvent } from 'react';
-import { AUDIT_OUTCOMES, type AuditSearch } from '@/lib/domain/audit-filters';
+import { AUDIT_OUTCOMES, type AuditSearch } from '@/lib/domain/audit-search';
 import { Button } from '../ui/button';
 
 const FIELD =

@@ -2,9 +2,9 @@
 
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useQueryStates } from 'nuqs';
-import { auditSearch, type AuditSearch } from '@/lib/domain/audit-filters';
+import { auditSearch, type AuditSearch } from '@/lib/domain/audit-search';
 import { auditSearchOf, auditStateOf, auditUrlSearch } from '@/lib/url-state/audit';
-import { formatCappedCount } from '@/lib/domain/cursor';
+import { formatCappedCount } from '@/lib/domain/capped-count';
 import { ApiError, readJson } from '@/lib/http/read-json';
 import type { AuditPage } from '@/lib/queries/audit';
 import { queryKeys } from '@/lib/query-keys';

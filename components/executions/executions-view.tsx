@@ -4,7 +4,7 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useQueryStates } from 'nuqs';
 import { BATCH_STATUSES } from '@/lib/domain/batch-status';
-import { formatCappedCount } from '@/lib/domain/cursor';
+import { formatCappedCount } from '@/lib/domain/capped-count';
 import { readJson } from '@/lib/http/read-json';
 import type { ExecutionPage } from '@/lib/queries/executions-types';
 import { queryKeys } from '@/lib/query-keys';

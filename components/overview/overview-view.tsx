@@ -5,18 +5,13 @@ import Link from 'next/link';
 import { readJson } from '@/lib/http/read-json';
 import { queryKeys } from '@/lib/query-keys';
 import type { OverviewPage } from '@/lib/queries/console-reads-types';
+import type { OverviewLinks } from '@/lib/url-state/overview';
 import { PageHeader, StatCard } from '../ui/page-header';
 import { Sparkline } from '../ui/sparkline';
 import { ErrorState } from '../ui/states';
 import { StatusBadge } from '../ui/status-badge';
 import { Cell, DataTable } from '../ui/table';
 import { formatUtc } from '../ui/time-ago';
-import type { BatchStatus } from '@/lib/domain/batch-status';
-import type { QueueState } from '@/lib/domain/queue-state';
-import type { FailureCode } from '@/lib/domain/settlement-vocabulary';
-import { executionsHref } from '@/lib/url-state/executions';
-import { recoveryHref } from '@/lib/url-state/recovery';
-import { deadLettersHref, queueHref } from '@/lib/url-state/settlements';
 
 // Each count links to the list it counts; the count's own link repeats the row's, so it stays out of the tab order.
 const COUNT_LINK = 'text-sky-800 underline dark:text-sky-300';
@@ -26,8 +21,8 @@ export const overviewQuery = () => ({
   queryFn: ({ signal }: { signal: AbortSignal }) => readJson<OverviewPage>('/api/overview', {}, signal),
 });
 
-/** The overview's counts and charts, prefetched by the page and kept current by live events. */
-export function OverviewView() {
+/** The overview's counts and charts, prefetched by the page and kept current by live events; `links` come from the server. */
+export function OverviewView({ links }: { links: OverviewLinks }) {
   const { data: overview, error } = useQuery(overviewQuery());
   if (!overview) return <>{error ? <ErrorState detail={error.message} /> : null}</>;
   const total = overview.executionsByStatus.reduce((sum, r) => sum + r.count, 0);
@@ -38,9 +33,9 @@ export function OverviewView() {
       <PageHeader title="Overview" description={`As of ${formatUtc(new Date(overview.serverNow))} (server clock)`} />
       <section aria-label="Totals" className="grid grid-cols-2 gap-4 lg:grid-cols-5">
         <StatCard label="Executions" value={total.toLocaleString('en-US')} href="/executions" />
-        <StatCard label="Stale executions" value={overview.staleExecutions.toLocaleString('en-US')} hint={`no update for over ${Math.round(overview.staleThresholdMs / 60_000)} min`} href={executionsHref({ stale: '1' })} />
-        <StatCard label="Pending proposals" value={overview.pendingProposals} href={recoveryHref({ status: 'PENDING' })} />
-        <StatCard label="Settlement queue" value={queueDepth.toLocaleString('en-US')} href={queueHref({ state: 'all' })} />
+        <StatCard label="Stale executions" value={overview.staleExecutions.toLocaleString('en-US')} hint={`no update for over ${Math.round(overview.staleThresholdMs / 60_000)} min`} href={links.stale} />
+        <StatCard label="Pending proposals" value={overview.pendingProposals} href={links.pending} />
+        <StatCard label="Settlement queue" value={queueDepth.toLocaleString('en-US')} href={links.queue} />
         <StatCard label="Dead letters" value={deadLetters.toLocaleString('en-US')} href="/settlements/dead-letters" />
       </section>
       <section aria-labelledby="last-hour" className="mt-8">
@@ -57,8 +52,8 @@ export function OverviewView() {
           <DataTable caption="Executions by status" head={['Status', 'Count']} empty={overview.executionsByStatus.length === 0}>
             {overview.executionsByStatus.map((r) => (
               <tr key={r.status}>
-                <Cell><Link href={executionsHref({ status: r.status as BatchStatus })} aria-label={`${r.status}: ${r.count.toLocaleString('en-US')} executions`}><StatusBadge status={r.status} /></Link></Cell>
-                <Cell><Link href={executionsHref({ status: r.status as BatchStatus })} tabIndex={-1} className={COUNT_LINK}>{r.count.toLocaleString('en-US')}</Link></Cell>
+                <Cell><Link href={links.executionsByStatus[r.status as keyof OverviewLinks['executionsByStatus']] ?? '/executions'} aria-label={`${r.status}: ${r.count.toLocaleString('en-US')} executions`}><StatusBadge status={r.status} /></Link></Cell>
+                <Cell><Link href={links.executionsByStatus[r.status as keyof OverviewLinks['executionsByStatus']] ?? '/executions'} tabIndex={-1} className={COUNT_LINK}>{r.count.toLocaleString('en-US')}</Link></Cell>
               </tr>
             ))}
           </DataTable>
@@ -68,8 +63,8 @@ export function OverviewView() {
           <DataTable caption="Settlement queue by state" head={['State', 'Count']} empty={overview.queue.length === 0}>
             {overview.queue.map((r) => (
               <tr key={r.state}>
-                <Cell><Link href={queueHref({ state: r.state as QueueState })} className={COUNT_LINK}>{r.state}</Link></Cell>
-                <Cell><Link href={queueHref({ state: r.state as QueueState })} tabIndex={-1} className={COUNT_LINK}>{r.count.toLocaleString('en-US')}</Link></Cell>
+                <Cell><Link href={links.queueByState[r.state as keyof OverviewLinks['queueByState']] ?? '/settlements'} className={COUNT_LINK}>{r.state}</Link></Cell>
+                <Cell><Link href={links.queueByState[r.state as keyof OverviewLinks['queueByState']] ?? '/settlements'} tabIndex={-1} className={COUNT_LINK}>{r.count.toLocaleString('en-US')}</Link></Cell>
               </tr>
             ))}
           </DataTable>
@@ -79,8 +74,8 @@ export function OverviewView() {
           <DataTable caption="Dead letters by reason" head={['Reason', 'Count']} empty={overview.deadLettersByReason.length === 0}>
             {overview.deadLettersByReason.map((r) => (
               <tr key={r.reason}>
-                <Cell mono><Link href={deadLettersHref({ reason: r.reason as FailureCode })} className={COUNT_LINK}>{r.reason}</Link></Cell>
-                <Cell><Link href={deadLettersHref({ reason: r.reason as FailureCode })} tabIndex={-1} className={COUNT_LINK}>{r.count}</Link></Cell>
+                <Cell mono><Link href={links.deadLettersByReason[r.reason as keyof OverviewLinks['deadLettersByReason']] ?? '/settlements/dead-letters'} className={COUNT_LINK}>{r.reason}</Link></Cell>
+                <Cell><Link href={links.deadLettersByReason[r.reason as keyof OverviewLinks['deadLettersByReason']] ?? '/settlements/dead-letters'} tabIndex={-1} className={COUNT_LINK}>{r.count}</Link></Cell>
               </tr>
             ))}
           </DataTable>

@@ -3,8 +3,8 @@
 import { useRouter } from 'next/navigation';
 import { useRef, useState } from 'react';
 import { previewBulkReplayAction, startBulkReplayAction } from '@/app/actions/settlements';
-import { formatCappedCount, type CappedCount } from '@/lib/domain/cursor';
-import { deadLetterFiltersSchema, toDeadLetterFilter } from '@/lib/queries/settlements-types';
+import { formatCappedCount, type CappedCount } from '@/lib/domain/capped-count';
+import { deadLetterFilterOfWords } from '@/lib/domain/dead-letter-filter-words';
 import { queryKeys } from '@/lib/query-keys';
 import { useServerAction } from '../actions/use-server-action';
 import { ConfirmDialog } from '../ui/confirm-dialog';
@@ -47,12 +47,8 @@ export function BulkReplayDialog({
   const [preview, setPreview] = useState<Preview | null>(null);
   // One preview per dialog: a preview is a job of its own, so a second click must not make another.
   const previewing = useRef(false);
-  const parsed = deadLetterFiltersSchema.safeParse(filters);
-  const filterText = receiptIds
-    ? describeDeadLetterFilter({ receiptIds })
-    : parsed.success
-      ? describeDeadLetterFilter(toDeadLetterFilter(parsed.data))
-      : 'an invalid filter';
+  const filter = deadLetterFilterOfWords(filters);
+  const filterText = receiptIds ? describeDeadLetterFilter({ receiptIds }) : filter ? describeDeadLetterFilter(filter) : 'an invalid filter';
   const previewAction = useServerAction(previewBulkReplayAction, {
     success: (v) => `Bulk ${verb} ${v.jobId} previewed: ${v.itemCount.toLocaleString('en-US')} dead letters frozen`,
     invalidate: INVALIDATE,
@@ -74,7 +70,7 @@ export function BulkReplayDialog({
         title={`Bulk ${verb}: preview`}
         confirmLabel="Preview"
         pending={previewAction.pending}
-        canConfirm={note.trim() !== '' && parsed.success}
+        canConfirm={note.trim() !== '' && filter !== null}
         onClose={onClose}
         onConfirm={async () => {
           if (previewing.current) return;

@@ -1,6 +1,6 @@
 'use client';
 
-import { formatCappedCount } from '@/lib/domain/cursor';
+import { formatCappedCount } from '@/lib/domain/capped-count';
 import type { DeadLetterGroups } from '@/lib/queries/settlements-types';
 
 const CHIP =

@@ -1,7 +1,7 @@
 'use client';
 
 import { useState } from 'react';
-import { formatCappedCount, type CappedCount } from '@/lib/domain/cursor';
+import { formatCappedCount, type CappedCount } from '@/lib/domain/capped-count';
 import { Button } from '../ui/button';
 
 /**

@@ -1,10 +1,9 @@
 'use client';
 
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import dynamic from 'next/dynamic';
 import Link from 'next/link';
-import { useState } from 'react';
-import { formatCappedCount } from '@/lib/domain/cursor';
+import { lazy, Suspense, useState } from 'react';
+import { formatCappedCount } from '@/lib/domain/capped-count';
 import { ApiError, readJson } from '@/lib/http/read-json';
 import type { DeadLetterGroups, DeadLetterPage, DeadLetterRow } from '@/lib/queries/settlements-types';
 import { queryKeys } from '@/lib/query-keys';
@@ -21,9 +20,9 @@ import { LINK, receiptHref } from './links';
 import { SettlementFilterForm, useSettlementFilters } from './settlement-filters';
 import { SettlementTabs } from './settlement-tabs';
 
-// The dialogs (and the dialog library) load when one first opens, not with the list.
-const DeadLetterDialog = dynamic(() => import('./dead-letter-dialog').then((m) => m.DeadLetterDialog), { ssr: false });
-const BulkReplayDialog = dynamic(() => import('./bulk-replay-dialog').then((m) => m.BulkReplayDialog), { ssr: false });
+// The dialogs load when one first opens, not with the list (React.lazy: no next/dynamic runtime on the page either).
+const DeadLetterDialog = lazy(() => import('./dead-letter-dialog').then((m) => ({ default: m.DeadLetterDialog })));
+const BulkReplayDialog = lazy(() => import('./bulk-replay-dialog').then((m) => ({ default: m.BulkReplayDialog })));
 
 /**
  * Dead letters, newest first, grouped by reason code, with the filters and cursor in
@@ -105,17 +104,19 @@ export function DeadLettersView({ canAct }: { canAct: boolean }) {
         ))}
       </DataTable>
       <KeysetPager label="Dead letter pages" cursor={cursor} nextCursor={page?.nextCursor} onChange={setCursor} />
-      {target ? <DeadLetterDialog target={target} onClose={() => setTarget(null)} /> : null}
-      {bulk ? (
-        <BulkReplayDialog
-          filters={values}
-          receiptIds={bulk.receiptIds}
-          action={bulk.action}
-          matching={page?.count}
-          onClose={() => setBulk(null)}
-          onPreviewed={selection.clear}
-        />
-      ) : null}
+      <Suspense fallback={null}>
+        {target ? <DeadLetterDialog target={target} onClose={() => setTarget(null)} /> : null}
+        {bulk ? (
+          <BulkReplayDialog
+            filters={values}
+            receiptIds={bulk.receiptIds}
+            action={bulk.action}
+            matching={page?.count}
+            onClose={() => setBulk(null)}
+            onPreviewed={selection.clear}
+          />
+        ) : null}
+      </Suspense>
     </section>
   );
 }

@@ -1,4 +1,4 @@
-import { FILTER_KEYS } from '@/lib/queries/settlements-types';
+import { FILTER_KEYS } from '@/lib/queries/settlements-filter-types';
 
 export type FilterKey = (typeof FILTER_KEYS)[number];
 export type FilterValues = Partial<Record<FilterKey, string>>;

@@ -1,4 +1,4 @@
-import type { DeadLetterFilter } from '@/lib/domain/dead-letter-filter';
+import type { DeadLetterFilter } from '@/lib/domain/dead-letter-filter-words';
 
 const UNITS: [number, string][] = [
   [86_400_000, 'd'],

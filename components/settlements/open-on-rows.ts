@@ -2,7 +2,7 @@
 
 import { useRouter } from 'next/navigation';
 import { useEffect, useRef } from 'react';
-import type { CappedCount } from '@/lib/domain/cursor';
+import type { CappedCount } from '@/lib/domain/capped-count';
 import type { QueueState } from '@/lib/queries/settlements-types';
 
 /** The order the queue is opened in when no state is asked for: the first with rows wins. */

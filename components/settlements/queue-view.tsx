@@ -1,11 +1,10 @@
 'use client';
 
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import dynamic from 'next/dynamic';
 import Link from 'next/link';
 import { useQueryStates } from 'nuqs';
-import { useState } from 'react';
-import { formatCappedCount } from '@/lib/domain/cursor';
+import { lazy, Suspense, useState } from 'react';
+import { formatCappedCount } from '@/lib/domain/capped-count';
 import { ApiError, readJson } from '@/lib/http/read-json';
 import type { QueuePage, QueueRow, QueueState } from '@/lib/queries/settlements-types';
 import { queryKeys } from '@/lib/query-keys';
@@ -24,9 +23,9 @@ import { SettlementFilterForm, useSettlementFilters } from './settlement-filters
 import { SettlementTabs } from './settlement-tabs';
 import { useOpenOnStateWithRows } from './open-on-rows';
 
-// The dialogs (and the dialog library) load when one first opens, not with the list.
-const RequeueDialog = dynamic(() => import('./requeue-dialog').then((m) => m.RequeueDialog), { ssr: false });
-const BulkRequeueDialog = dynamic(() => import('./bulk-requeue-dialog').then((m) => m.BulkRequeueDialog), { ssr: false });
+// The dialogs load when one first opens, not with the list (React.lazy: no next/dynamic runtime on the page either).
+const RequeueDialog = lazy(() => import('./requeue-dialog').then((m) => ({ default: m.RequeueDialog })));
+const BulkRequeueDialog = lazy(() => import('./bulk-requeue-dialog').then((m) => ({ default: m.BulkRequeueDialog })));
 
 const STATE_LABEL: Record<QueueState, string> = { due: 'due', leased: 'leased', retry_scheduled: 'retry scheduled' };
 const DASH = <span className="text-zinc-500 dark:text-zinc-400">—</span>;
@@ -88,8 +87,10 @@ export function QueueView({ canAct }: { canAct: boolean }) {
         ))}
       </DataTable>
       <KeysetPager label="Queue pages" cursor={cursor} nextCursor={page?.nextCursor} onChange={setCursor} />
-      {requeue ? <RequeueDialog target={requeue} onClose={() => setRequeue(null)} /> : null}
-      {bulkRequeue ? <BulkRequeueDialog receiptIds={bulkRequeue} onClose={() => setBulkRequeue(null)} onPreviewed={selection.clear} /> : null}
+      <Suspense fallback={null}>
+        {requeue ? <RequeueDialog target={requeue} onClose={() => setRequeue(null)} /> : null}
+        {bulkRequeue ? <BulkRequeueDialog receiptIds={bulkRequeue} onClose={() => setBulkRequeue(null)} onPreviewed={selection.clear} /> : null}
+      </Suspense>
     </section>
   );
 }

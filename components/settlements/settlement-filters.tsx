@@ -3,7 +3,7 @@
 import { useQueryStates } from 'nuqs';
 import type { FormEvent } from 'react';
 import { FAILURE_CODES } from '@/lib/domain/settlement-vocabulary';
-import { FILTER_KEYS } from '@/lib/queries/settlements-types';
+import { FILTER_KEYS } from '@/lib/queries/settlements-filter-types';
 import { settlementFiltersSearch } from '@/lib/url-state/settlements';
 import { Button } from '../ui/button';
 import type { FilterKey, FilterValues } from './filter-params';

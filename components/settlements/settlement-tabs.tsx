@@ -2,9 +2,9 @@
 
 import Link from 'next/link';
 import { usePathname, useSearchParams } from 'next/navigation';
-import { formatCappedCount, type CappedCount } from '@/lib/domain/cursor';
+import { formatCappedCount, type CappedCount } from '@/lib/domain/capped-count';
 import type { QueueState } from '@/lib/queries/settlements-types';
-import { FILTER_KEYS } from '@/lib/queries/settlements-types';
+import { FILTER_KEYS } from '@/lib/queries/settlements-filter-types';
 
 type Tab = { key: QueueState | 'all' | 'dead_lettered' | 'bulk'; label: string; path: string; state?: string };
 

@@ -1,8 +1,10 @@
 'use client';
 
-import * as AlertDialog from '@radix-ui/react-alert-dialog';
-import { useLayoutEffect, useRef, type ReactNode } from 'react';
-import { Button } from './button';
+import { lazy, Suspense, useLayoutEffect, useRef, useState } from 'react';
+import type { ConfirmDialogProps } from './confirm-dialog-radix';
+
+// Radix's AlertDialog (about 14 kB gzip) loads when a page's first dialog opens, not with the page.
+const RadixConfirmDialog = lazy(() => import('./confirm-dialog-radix').then((m) => ({ default: m.RadixConfirmDialog })));
 
 /**
  * A modal that says exactly what will change before an action runs. Radix's
@@ -11,75 +13,21 @@ import { Button } from './button';
  * and Cancel close it; while the action is pending it cannot be closed, so the
  * page's state and what is on screen never disagree.
  */
-export function ConfirmDialog({
-  open,
-  title,
-  children,
-  confirmLabel,
-  tone = 'primary',
-  pending,
-  canConfirm = true,
-  onConfirm,
-  onClose,
-}: {
-  open: boolean;
-  title: string;
-  children: ReactNode;
-  confirmLabel: string;
-  tone?: 'primary' | 'danger';
-  pending?: boolean;
-  canConfirm?: boolean;
-  onConfirm: () => void;
-  onClose: () => void;
-}) {
+export function ConfirmDialog(props: ConfirmDialogProps) {
   // The dialogs are opened by page state, not by a Radix trigger, so the element that
-  // had focus when one opened is remembered here and gets focus back when it closes.
+  // had focus when one opened is remembered here (before the modal has loaded) and
+  // gets focus back when it closes.
   const opener = useRef<HTMLElement | null>(null);
+  // Once opened the modal stays mounted, so Radix sees it close and returns focus.
+  const [opened, setOpened] = useState(props.open);
+  if (props.open && !opened) setOpened(true);
   useLayoutEffect(() => {
-    if (open && document.activeElement instanceof HTMLElement) opener.current = document.activeElement;
-  }, [open]);
+    if (props.open && document.activeElement instanceof HTMLElement) opener.current = document.activeElement;
+  }, [props.open]);
+  if (!opened) return null;
   return (
-    <AlertDialog.Root
-      open={open}
-      onOpenChange={(next) => {
-        if (!next && !pending) onClose();
-      }}
-    >
-      <AlertDialog.Portal>
-        <AlertDialog.Overlay className="fixed inset-0 z-40 bg-black/40" />
-        <AlertDialog.Content
-          onCloseAutoFocus={(event) => {
-            event.preventDefault();
-            if (opener.current?.isConnected) opener.current.focus();
-            opener.current = null;
-          }}
-          onEscapeKeyDown={(event) => {
-            if (pending) event.preventDefault();
-          }}
-          className="fixed top-1/2 left-1/2 z-50 flex max-h-[calc(100dvh-2rem)] w-[calc(100vw-2rem)] max-w-lg -translate-x-1/2 -translate-y-1/2 flex-col overflow-y-auto rounded-lg border border-zinc-200 bg-white text-zinc-900 shadow-xl dark:border-zinc-700 dark:bg-zinc-900 dark:text-zinc-100"
-        >
-          <form
-            onSubmit={(event) => {
-              event.preventDefault();
-              if (canConfirm && !pending) onConfirm();
-            }}
-            className="min-w-0 p-5"
-          >
-            <AlertDialog.Title className="text-lg font-semibold break-words">{title}</AlertDialog.Title>
-            <AlertDialog.Description asChild>
-              <div className="mt-3 min-w-0 space-y-3 text-sm break-words">{children}</div>
-            </AlertDialog.Description>
-            <div className="mt-5 flex flex-wrap justify-end gap-2">
-              <AlertDialog.Cancel asChild>
-                <Button disabled={pending}>Cancel</Button>
-              </AlertDialog.Cancel>
-              <Button type="submit" variant={tone} disabled={!canConfirm || pending}>
-                {pending ? 'Working…' : confirmLabel}
-              </Button>
-            </div>
-          </form>
-        </AlertDialog.Content>
-      </AlertDialog.Portal>
-    </AlertDialog.Root>
+    <Suspense fallback={null}>
+      <RadixConfirmDialog {...props} opener={opener} />
+    </Suspense>
   );
 }

@@ -1,81 +1,48 @@
 'use client';
 
-import { useCallback, useRef, type ReactNode } from 'react';
-import { Toaster, toast as sonner, type ExternalToast } from 'sonner';
+import { useCallback, useEffect, useState, type ReactNode } from 'react';
+import type { Toast } from './toaster';
 
-type Tone = 'success' | 'error' | 'info';
-interface Toast {
-  tone: Tone;
-  title: string;
-  detail?: string;
-}
+type ToasterModule = typeof import('./toaster');
 
-const LIFETIME_MS = 6_000;
-const tones: Record<Tone, string> = {
-  success: 'border-emerald-600 bg-emerald-50 text-emerald-950 dark:bg-emerald-950 dark:text-emerald-50',
-  error: 'border-red-600 bg-red-50 text-red-950 dark:bg-red-950 dark:text-red-50',
-  info: 'border-sky-600 bg-sky-50 text-sky-950 dark:bg-sky-950 dark:text-sky-50',
-};
+// sonner (about 10 kB gzip) is not part of any page's first load: toaster.tsx loads with
+// the first toast. Toasts wait here until its list is on the page and listening.
+let toaster: Promise<ToasterModule> | null = null;
+let listening: ToasterModule | null = null;
+let waiting: Toast[] = [];
+let mountToaster: ((module: ToasterModule) => void) | null = null;
 
-/** The toasts that close by themselves, by id; focus inside the list holds them open. */
-const timed = new Map<string | number, Toast>();
-
-function show(toast: Toast, duration: number, id?: string | number) {
-  const { tone, title, detail } = toast;
-  const options: ExternalToast = {
-    id,
-    description: detail,
-    testId: 'toast',
-    duration,
-    className: tones[tone],
-    onDismiss: (t) => timed.delete(t.id),
-    onAutoClose: (t) => timed.delete(t.id),
-  };
-  return tone === 'error' ? sonner.error(title, options) : tone === 'success' ? sonner.success(title, options) : sonner.info(title, options);
-}
-
-/** Errors stay until dismissed; the others close after 6 s, paused while hovered or focused. */
 function push(toast: Toast) {
-  const id = show(toast, toast.tone === 'error' ? Infinity : LIFETIME_MS);
-  if (toast.tone !== 'error') timed.set(id, toast);
+  if (listening) return listening.push(toast);
+  waiting.push(toast);
+  toaster ??= import('./toaster');
+  void toaster.then((module) => mountToaster?.(module));
 }
 
-/** Outcome messages for actions, through sonner: one live region, newest first, Alt+T focuses it. */
+/** Where the console's toasts appear (components/ui/toaster.tsx), mounted with the first one. */
 export function ToastProvider({ children }: { children: ReactNode }) {
-  const focused = useRef(false);
-  // sonner pauses on hover by itself; on focus (keyboard users) it does not, so the
-  // timed toasts are held open while focus is inside the list and get a fresh 6 s after.
-  const hold = useCallback((on: boolean) => {
-    if (focused.current === on) return;
-    focused.current = on;
-    for (const [id, toast] of timed) show(toast, on ? Infinity : LIFETIME_MS, id);
+  const [module, setModule] = useState<ToasterModule | null>(null);
+  useEffect(() => {
+    mountToaster = setModule;
+    if (toaster) void toaster.then(setModule);
+    return () => {
+      mountToaster = null;
+    };
   }, []);
+  const onReady = useCallback(() => {
+    if (!module) return;
+    listening = module;
+    const queued = waiting;
+    waiting = [];
+    for (const toast of queued) module.push(toast);
+    return () => {
+      listening = null;
+    };
+  }, [module]);
   return (
     <>
       {children}
-      <div
-        onFocus={() => hold(true)}
-        onBlur={(event) => {
-          if (!event.currentTarget.contains(event.relatedTarget as Node | null)) hold(false);
-        }}
-      >
-        <Toaster
-          position="bottom-right"
-          closeButton
-          visibleToasts={4}
-          toastOptions={{
-            unstyled: true,
-            classNames: {
-              toast: 'flex w-[var(--width)] max-w-[calc(100vw-2rem)] items-start gap-3 rounded-md border-l-4 p-3 pr-8 shadow',
-              title: 'text-sm font-medium',
-              description: 'mt-0.5 text-sm break-words',
-              icon: 'hidden',
-              closeButton:
-                'absolute top-2 right-2 rounded px-1 text-sm leading-none hover:bg-black/10 dark:hover:bg-white/10',
-            },
-          }}
-        />
-      </div>
+      {module ? <module.Toasts onReady={onReady} /> : null}
     </>
   );
 }

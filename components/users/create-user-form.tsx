@@ -2,7 +2,7 @@
 
 import { useState, type FormEvent } from 'react';
 import { ROLES, type Role } from '@/lib/domain/roles';
-import { createUserSchema } from '@/lib/domain/users';
+import { checkNewUser } from '@/lib/domain/new-user-check';
 import { Button } from '../ui/button';
 
 export interface NewUserDraft {
@@ -15,8 +15,8 @@ export interface NewUserDraft {
 const FIELD = 'mt-1 block w-full rounded-md border border-zinc-300 bg-white px-2 py-1.5 text-sm dark:border-zinc-700 dark:bg-zinc-950';
 
 /**
- * The create-user form. It checks the fields with the action's own schema before
- * asking for confirmation; the server checks them again. `operationId` is fixed
+ * The create-user form. It checks the fields with the action's own rules and messages
+ * (checkNewUser) before asking for confirmation; the server parses them again. `operationId` is fixed
  * for this form until it is reset, so a repeated submit creates the user once.
  */
 export function CreateUserForm({
@@ -34,15 +34,13 @@ export function CreateUserForm({
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const form = new FormData(event.currentTarget);
-    const parsed = createUserSchema.safeParse(Object.fromEntries(form.entries()));
-    if (!parsed.success) {
-      const next: Record<string, string[]> = {};
-      for (const issue of parsed.error.issues) (next[issue.path.join('.')] ??= []).push(issue.message);
-      setErrors(next);
+    const checked = checkNewUser(Object.fromEntries(form.entries()));
+    if (!checked.ok) {
+      setErrors(checked.errors);
       return;
     }
     setErrors({});
-    onReview({ username: parsed.data.username, name: parsed.data.name, role: parsed.data.role, form });
+    onReview({ ...checked.value, form });
   }
 
   const field = (name: 'username' | 'name' | 'password', label: string, props: Record<string, string> = {}) => {

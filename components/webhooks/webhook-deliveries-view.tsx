@@ -2,8 +2,8 @@
 
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useQueryStates } from 'nuqs';
-import { formatCappedCount } from '@/lib/domain/cursor';
-import { WEBHOOK_DELIVERY_STATUSES, webhookDeliverySearch } from '@/lib/domain/webhook-filters';
+import { formatCappedCount } from '@/lib/domain/capped-count';
+import { WEBHOOK_DELIVERY_STATUSES, webhookDeliverySearch } from '@/lib/domain/webhook-search';
 import { ApiError, readJson } from '@/lib/http/read-json';
 import type { WebhookPage } from '@/lib/queries/webhooks';
 import { queryKeys } from '@/lib/query-keys';

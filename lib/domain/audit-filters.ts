@@ -1,13 +1,8 @@
 import { z } from 'zod';
+import { AUDIT_OUTCOMES } from './audit-search';
 import { cursorText, filterText } from './text';
 
-/**
- * The audit view's filters, one schema for the page, the read API and the CSV
- * export, so a link, a script and a download all select the same rows. Empty
- * strings mean "any" (what an emptied form field sends).
- */
-export const AUDIT_OUTCOMES = ['APPLIED', 'REFUSED'] as const;
-export type AuditOutcomeFilter = (typeof AUDIT_OUTCOMES)[number];
+export { AUDIT_FILTER_KEYS, AUDIT_OUTCOMES, auditSearch, type AuditOutcomeFilter, type AuditSearch, type AuditSearchKey } from './audit-search';
 
 const term = (label: string) => filterText(200, { tooLong: `${label} is at most 200 characters.` });
 /** An instant with its offset (the URL carries UTC, `2026-01-31T09:00:00.000Z`); empty means unbounded. */
@@ -16,6 +11,11 @@ const instant = z
   .transform((v) => (v === '' ? undefined : v))
   .optional();
 
+/**
+ * The audit view's filters, one schema for the page, the read API and the CSV
+ * export, so a link, a script and a download all select the same rows. Empty
+ * strings mean "any" (what an emptied form field sends).
+ */
 export const auditFiltersSchema = z
   .object({
     actor: term('Actor'),
@@ -42,21 +42,3 @@ export const auditListQuerySchema = z.intersection(
   auditFiltersSchema,
   z.object({ cursor: cursorText(400).optional() }),
 );
-
-export const AUDIT_FILTER_KEYS = ['actor', 'action', 'targetKind', 'targetId', 'outcome', 'from', 'to'] as const;
-
-export type AuditSearchKey = (typeof AUDIT_FILTER_KEYS)[number] | 'cursor';
-export type AuditSearch = Partial<Record<AuditSearchKey, string>>;
-
-/**
- * The non-empty filters (and cursor) in a fixed order: the query key, the read API
- * URL and the export URL are all made from this, so they cannot drift apart.
- */
-export function auditSearch(state: Partial<Record<AuditSearchKey, string | null | undefined>>, withCursor = true): AuditSearch {
-  const search: AuditSearch = {};
-  for (const key of [...AUDIT_FILTER_KEYS, ...(withCursor ? (['cursor'] as const) : [])]) {
-    const value = state[key]?.trim();
-    if (value) search[key] = value;
-  }
-  return search;
-}

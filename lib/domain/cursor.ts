@@ -1,4 +1,4 @@
-import { textProblem } from './text';
+import { textProblem } from './text-problem';
 
 /**
  * Keyset cursors: the sort key of the last row of a page, opaque to clients
@@ -21,13 +21,4 @@ export function decodeCursor(cursor: string | undefined | null, arity: number): 
   }
 }
 
-/** Counts stay fast on large tables: exact up to the cap, then "10,000+". */
-export const COUNT_CAP = 10_000;
-
-export interface CappedCount {
-  value: number;
-  capped: boolean;
-}
-
-export const formatCappedCount = (count: CappedCount): string =>
-  count.capped ? `${COUNT_CAP.toLocaleString('en-US')}+` : count.value.toLocaleString('en-US');
+export { COUNT_CAP, formatCappedCount, type CappedCount } from './capped-count';

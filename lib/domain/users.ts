@@ -1,28 +1,32 @@
 import { z } from 'zod';
+import { NAME_MAX_LENGTH, NEW_USER_MESSAGES, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, USERNAME_PATTERN } from './new-user-check';
 import { ROLES } from './roles';
 import { cursorText, multiLineText, singleLineText } from './text';
+import { USER_STATUSES } from './user-search';
+
+export { USER_STATUSES, userSearch } from './user-search';
 
 /**
- * User management input (DESIGN.md 5.3), one schema per action shared by the form
- * and the server action. Users are named by username: it is unique, never changes,
- * and is what the audit log shows as the target.
+ * User management input (DESIGN.md 5.3), one schema per server action. The create
+ * form checks its fields first with checkNewUser (new-user-check.ts: the same rules
+ * and messages without zod, held equal to createUserSchema by a unit test). Users are
+ * named by username: it is unique, never changes, and is what the audit log shows as
+ * the target.
  */
-export const USERNAME_PATTERN = /^[a-z0-9_.]{2,64}$/;
-
 const username = z
   .string()
   .trim()
   .toLowerCase()
-  .regex(USERNAME_PATTERN, 'Usernames are 2 to 64 of a-z, 0-9, "_" and ".".');
+  .regex(USERNAME_PATTERN, NEW_USER_MESSAGES.username);
 
 /** A fresh id per form: a repeated submit of the same form returns the first result. */
 const operationId = z.string().uuid('A form operation id is a UUID.').optional();
 
 export const createUserSchema = z.object({
   username,
-  name: singleLineText(200, { min: 1, required: 'Give a name.', tooLong: 'Names are at most 200 characters.' }),
-  role: z.enum(ROLES, { message: 'Choose a role.' }),
-  password: singleLineText(128, { trim: false, tooLong: 'Passwords are 8 to 128 characters.' }).min(8, 'Passwords are 8 to 128 characters.'),
+  name: singleLineText(NAME_MAX_LENGTH, { min: 1, required: NEW_USER_MESSAGES.nameRequired, tooLong: NEW_USER_MESSAGES.nameTooLong }),
+  role: z.enum(ROLES, { message: NEW_USER_MESSAGES.role }),
+  password: singleLineText(PASSWORD_MAX_LENGTH, { trim: false, tooLong: NEW_USER_MESSAGES.password }).min(PASSWORD_MIN_LENGTH, NEW_USER_MESSAGES.password),
   operationId,
 });
 
@@ -46,8 +50,6 @@ export type CreateUserInput = z.output<typeof createUserSchema>;
 export type SetUserDisabledInput = { username: string; disabled: boolean; reason?: string };
 export type ChangeUserRoleInput = z.output<typeof changeUserRoleSchema>;
 
-export const USER_STATUSES = ['active', 'disabled'] as const;
-
 /** The users list's filters, for the page and GET /api/users. */
 export const userListQuerySchema = z.object({
   role: z
@@ -62,13 +64,3 @@ export const userListQuerySchema = z.object({
 });
 
 export type UserListQuery = z.output<typeof userListQuerySchema>;
-
-/** The users list's query params in a fixed order: its query key and its API URL. */
-export function userSearch(state: { role?: string | null; status?: string | null; cursor?: string | null }): Record<string, string> {
-  const search: Record<string, string> = {};
-  for (const key of ['role', 'status', 'cursor'] as const) {
-    const value = state[key]?.trim();
-    if (value) search[key] = value;
-  }
-  return search;
-}

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { cursorText, singleLineText } from '../domain/text';
 import type { CappedCount } from '../domain/cursor';
-import { BULK_REPLAY_ITEM_RESULTS, BULK_REPLAY_STATUSES, type BulkReplayStatus } from '../domain/settlement-vocabulary';
+import { BULK_REPLAY_STATUSES, type BulkReplayStatus } from '../domain/settlement-vocabulary';
 import {
   AGE_FORMAT_MESSAGE,
   deadLetterFilterFields,
@@ -14,6 +14,9 @@ import {
 } from '../domain/dead-letter-filter';
 import { QUEUE_STATES, type QueueState } from '../domain/queue-state';
 import type { BulkReplayCounts, BulkReplayItemOutcome } from '../ports/bulk-replay';
+import { BULK_ITEM_RESULTS, QUEUE_STATE_FILTERS } from './settlements-filter-types';
+
+export { BULK_ITEM_RESULTS, BULK_REPLAY_STATUSES, FILTER_KEYS, QUEUE_STATE_FILTERS } from './settlements-filter-types';
 
 /**
  * The settlement views' filters and shapes, shared by the queries, the read API, the
@@ -21,7 +24,6 @@ import type { BulkReplayCounts, BulkReplayItemOutcome } from '../ports/bulk-repl
  */
 
 export { QUEUE_STATES, type QueueState };
-export const QUEUE_STATE_FILTERS = [...QUEUE_STATES, 'all'] as const;
 
 // An emptied form field or `?reason=` means "any".
 const optional = <S extends z.ZodType>(schema: S) => z.preprocess((v) => (v === '' || v === null ? undefined : v), schema.optional());
@@ -57,8 +59,6 @@ export type DeadLetterFilters = z.output<typeof deadLetterFiltersSchema>;
 /** The queue view's filters: age is the time since the row became due (negative for a future retry). */
 export const queueFiltersSchema = commonFilters.extend({ state: optional(z.enum(QUEUE_STATE_FILTERS)) }).superRefine(asFilter);
 export type QueueFilters = z.output<typeof queueFiltersSchema>;
-
-export const FILTER_KEYS = ['q', 'reason', 'minAttempts', 'maxAttempts', 'minAge', 'maxAge'] as const satisfies readonly (keyof DeadLetterFilterWords)[];
 
 export { toDeadLetterFilter };
 
@@ -135,9 +135,6 @@ export interface BulkReplayJobView {
   /** The Keel instance working the job (or that last worked it). */
   workerInstance: string | null;
 }
-
-export { BULK_REPLAY_STATUSES };
-export const BULK_ITEM_RESULTS = ['pending', ...BULK_REPLAY_ITEM_RESULTS, 'cancelled'] as const satisfies readonly (BulkReplayItemOutcome | 'pending')[];
 
 export const bulkReplayListSchema = z.object({ status: optional(z.enum(BULK_REPLAY_STATUSES)), cursor: optional(cursorText(100)) });
 // `after` is the last receipt id shown: free text, kept as given.

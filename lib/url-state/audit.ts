@@ -1,5 +1,5 @@
 import { createLoader, parseAsIsoDateTime, parseAsString, parseAsStringLiteral, type inferParserType } from 'nuqs/server';
-import { AUDIT_OUTCOMES, auditSearch, type AuditSearch } from '../domain/audit-filters';
+import { AUDIT_OUTCOMES, auditSearch, type AuditSearch } from '../domain/audit-search';
 
 /**
  * The audit log's URL state for the server page, the view and the export link;

@@ -1,6 +1,6 @@
 import { createLoader, createSerializer, parseAsString, parseAsStringLiteral, type inferParserType } from 'nuqs/server';
 import { FAILURE_CODES } from '../domain/settlement-vocabulary';
-import { BULK_ITEM_RESULTS, BULK_REPLAY_STATUSES, QUEUE_STATE_FILTERS } from '../queries/settlements-types';
+import { BULK_ITEM_RESULTS, BULK_REPLAY_STATUSES, QUEUE_STATE_FILTERS } from '../queries/settlements-filter-types';
 
 /**
  * The settlement views' URL state, typed once for the server pages (loaders), the

@@ -1,5 +1,5 @@
 import { createLoader, parseAsString, parseAsStringLiteral } from 'nuqs/server';
-import { WEBHOOK_DELIVERY_STATUSES } from '../domain/webhook-filters';
+import { WEBHOOK_DELIVERY_STATUSES } from '../domain/webhook-search';
 
 /** The webhook deliveries' URL state (webhookDeliveryQuerySchema validates the same params). */
 export const webhooksSearch = {

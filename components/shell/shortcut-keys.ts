@@ -1,0 +1,9 @@
+/** `g` then a letter: where each goes. The handler (keyboard-shortcuts.tsx) and the list (shortcut-list.tsx) read this one map. */
+export const GO: Record<string, { href: string; label: string }> = {
+  o: { href: '/', label: 'Overview' },
+  e: { href: '/executions', label: 'Executions' },
+  k: { href: '/retry-keys', label: 'Retry keys' },
+  r: { href: '/recovery', label: 'Recovery' },
+  s: { href: '/settlements', label: 'Settlements' },
+  a: { href: '/audit', label: 'Audit' },
+};
