@@ -1,9 +1,9 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, chownSync, createWriteStream, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { freePort } from '../../lib/db/embedded';
 
 /**
  * A PostgreSQL primary and a streaming standby made from it with pg_basebackup, both on
@@ -35,17 +35,6 @@ function serverBinaries(): string {
     throw new Error('No PostgreSQL server binaries with pg_basebackup under /usr/lib/postgresql: install the postgresql package, or set KEEL_PG_BIN');
   }
   return join(root, versions[0]!, 'bin');
-}
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen({ port: 0, host: '127.0.0.1' }, () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
 }
 
 export async function startReplicatedPostgres(): Promise<ReplicatedPostgres> {

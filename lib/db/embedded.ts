@@ -37,7 +37,8 @@ function isPortFree(port: number): Promise<boolean> {
   });
 }
 
-async function freePort(preferred: number | undefined): Promise<number> {
+/** `preferred` when it is free, else any free loopback port. */
+export async function freePort(preferred?: number): Promise<number> {
   if (preferred !== undefined && (await isPortFree(preferred))) return preferred;
   return new Promise((resolve, reject) => {
     const server = createServer();
