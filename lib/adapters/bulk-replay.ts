@@ -100,6 +100,12 @@ export function postgresBulkReplayStore(db: DbOrTx): BulkReplayStore {
       return { ...toBulkReplayJob(row), previousInstance: previous !== null && previous !== worker.instance ? previous : null };
     },
 
+    async renewLease(jobId, worker) {
+      await db.execute(sql`
+        update keel.bulk_replay set worker_lease_until = clock_timestamp() + make_interval(secs => ${worker.leaseMs / 1000}::float8)
+        where id = ${jobId}::bigint and worker_instance = ${worker.instance}`);
+    },
+
     async markStarted(jobId, actor) {
       await db.execute(sql`
         update keel.bulk_replay

@@ -95,6 +95,8 @@ export interface BulkReplayStore {
    * call took the job over from it, else null.
    */
   lockNextRunningJob(worker: BulkWorkerLease): Promise<(BulkReplayJob & { previousInstance: string | null }) | null>;
+  /** The job stays `worker`'s for `leaseMs` from now: run as a batch commits, so a long batch never outlives its lease. */
+  renewLease(jobId: number, worker: BulkWorkerLease): Promise<void>;
   markStarted(jobId: number, actor: Pick<Actor, 'id' | 'login' | 'role'>): Promise<void>;
   /** CANCELLED, and every unprocessed item marked `cancelled`; returns how many. */
   markCancelled(jobId: number): Promise<number>;

@@ -9,7 +9,7 @@ import { logger } from './logger';
 import { loggableError } from './safe-error';
 import { recordActionOutcome } from './metrics';
 import { withRequestId } from './request-context';
-import { fenceWrite } from './read-source';
+import { fenceWrite } from './write-fence';
 import { actionAuditLog } from './services';
 import { currentActor, type Actor } from './session';
 
@@ -52,9 +52,18 @@ export function action<S extends z.ZodType, T>(
   }
 
   async function guarded(raw: z.input<S> | FormData, requestId: string): Promise<ActionResult<T>> {
+    const seen: { actor: Actor | null } = { actor: null };
+    const result = await decided(raw, requestId, seen);
+    // Whatever the outcome, a signed-in user's action may have written: its change, or a refusal's audit event.
+    if (seen.actor) await deps.fenceWrite();
+    return result;
+  }
+
+  async function decided(raw: z.input<S> | FormData, requestId: string, seen: { actor: Actor | null }): Promise<ActionResult<T>> {
     try {
       const actor = await deps.currentActor();
       if (!actor) return { ok: false, code: 'UNAUTHENTICATED', message: 'Your session has ended; sign in again.' };
+      seen.actor = actor;
       if (!can(actor.role, permission)) {
         // A refused attempt is audited too: a forged call from a page that hides the button is worth knowing about.
         await deps.auditLog().record({
@@ -83,9 +92,7 @@ export function action<S extends z.ZodType, T>(
         return { ok: false, code: 'INVALID_INPUT', message: 'Some fields are not valid.', fieldErrors: input.error.fieldErrors };
       }
       const result = await handler(actor, input.value, { requestId });
-      if (!result.ok) return { ok: false, code: result.error.code, message: result.error.message };
-      await deps.fenceWrite();
-      return result;
+      return result.ok ? result : { ok: false, code: result.error.code, message: result.error.message };
     } catch (error) {
       if (isDatabaseBusy(error)) return { ok: false, code: 'DATABASE_BUSY', message: 'The database is busy; try again shortly.' };
       logger.error({ requestId, error: loggableError(error) }, 'server action failed');
@@ -98,7 +105,7 @@ export function action<S extends z.ZodType, T>(
 export interface ActionDeps {
   currentActor: () => Promise<Actor | null>;
   auditLog: () => AuditLog;
-  /** After an applied action: the user's later list reads must see its write (lib/server/read-source.ts). */
+  /** After a signed-in user's action: their later list reads must see what it wrote (lib/server/write-fence.ts). */
   fenceWrite: () => Promise<void>;
 }
 

@@ -29,7 +29,7 @@ const RUNTIME_FINGERPRINT = `
          (select max(id) from keel.settlement_event)::text as queue
   from unnest(array['STARTING','STARTED','STOPPING','STOPPED','FAILED','COMPLETED','ABANDONED','UNKNOWN']) as s(status)`;
 
-class LiveEvents extends EventEmitter {
+export class LiveEvents extends EventEmitter {
   private client: pg.Client | null = null;
   private poll: NodeJS.Timeout | null = null;
   private fingerprint: string | null = null;

@@ -60,7 +60,7 @@ function createProcessMetrics(): ProcessMetrics {
     }),
     listReads: new Counter({
       name: 'keel_list_reads_total',
-      help: 'List page and list API reads by where they read from (replica or primary).',
+      help: 'List page and list API reads by where they were sent (replica or primary), and replica reads that could not connect and ran on the primary (replica_failover).',
       labelNames: ['source'],
       registers: [registry],
     }),
@@ -109,7 +109,7 @@ export function recordLiveEventFailure(): void {
   processMetrics().liveEventFailures.inc();
 }
 
-export function recordListRead(source: 'replica' | 'primary'): void {
+export function recordListRead(source: 'replica' | 'primary' | 'replica_failover'): void {
   processMetrics().listReads.inc({ source });
 }
 

@@ -1,11 +1,13 @@
 import 'server-only';
 import type pg from 'pg';
+import { isDatabaseBusy } from '../db/client';
 import { compareLsn, parseLsn } from '../domain/lsn';
+import { keptSamples, replicaLagMs, type PrimarySample } from '../domain/replica-lag';
 import { logger } from './logger';
 import { loggableError } from './safe-error';
 
 /** Why list reads are going to the primary rather than the replica. */
-export type PrimaryReason = 'unchecked' | 'unreachable' | 'not_a_standby' | 'not_streaming' | 'lagging';
+export type PrimaryReason = 'unchecked' | 'unreachable' | 'not_a_standby' | 'lagging';
 
 export type ReplicaState =
   | { usable: true; lagMs: number; replayLsn: bigint }
@@ -15,31 +17,32 @@ const CHECK_INTERVAL_MS = 1_000;
 // A fence newer than the last check asks the replica again, at most this often.
 const RECHECK_MS = 50;
 
-// Lag is 0 while everything received is replayed: a quiet primary is not a lagging replica.
-const REPLICA_STATE = `
-  select pg_is_in_recovery() as standby,
-         pg_last_wal_replay_lsn()::text as replay,
-         case when pg_last_wal_receive_lsn() is null then null
-              when pg_last_wal_receive_lsn() = pg_last_wal_replay_lsn() then 0
-              else greatest(0, extract(epoch from clock_timestamp() - pg_last_xact_replay_timestamp()) * 1000)
-         end::float8 as lag_ms`;
+const REPLICA_STATE = `select pg_is_in_recovery() as standby, pg_last_wal_replay_lsn()::text as replay`;
 
 /**
- * Watches the streaming replica that list pages read from (DATABASE_READ_URL): whether
- * it is a standby, still streaming and at most `maxLagMs` behind, checked each second.
- * While it is not, lists read from the primary. `caughtUpTo` answers whether the
- * replica has replayed a given primary position, so a user's reads after their own
- * write, and live updates, never show a page older than what they saw happen.
+ * Watches the streaming replica that list pages read from (DATABASE_READ_URL), each
+ * second: it must be a standby and at most `maxLagMs` behind the primary, measured
+ * against the primary's own write positions (lib/domain/replica-lag.ts), so a standby
+ * cut off from its primary counts as falling behind, not as caught up. While it is not
+ * usable, lists read from the primary. `caughtUpTo` answers whether the replica has
+ * replayed a given primary position, so a user's reads after their own write, and live
+ * updates, never show a page older than what they saw happen.
  */
 export class ReplicaMonitor {
   private current: ReplicaState = { usable: false, reason: 'unchecked', lagMs: null, replayLsn: null };
   private timer: NodeJS.Timeout | null = null;
   private checking: Promise<ReplicaState> | null = null;
   private checkedAt = 0;
+  private samples: PrimarySample[] = [];
 
+  /**
+   * `replica` is a pool of its own on the replica (never one that falls over to the
+   * primary); `primaryPosition` reads `pg_current_wal_lsn()` on the primary.
+   */
   constructor(
-    private readonly pool: pg.Pool,
+    private readonly replica: pg.Pool,
     private readonly maxLagMs: number,
+    private readonly primaryPosition: () => Promise<string>,
   ) {}
 
   /** Starts the periodic check (idempotent); the first check runs now. */
@@ -82,26 +85,42 @@ export class ReplicaMonitor {
 
   /**
    * True when the replica is usable and has replayed the primary up to `lsn`: from the
-   * last check when that is enough, else asking again (at most every 50 ms).
+   * last check when that is enough, else asking again (at most every 50 ms; a call that
+   * cannot ask again answers false, so the read goes to the primary). A position the
+   * primary has not reached, even when asked just now, was never written by it: a forged
+   * fence, ignored rather than obeyed.
    */
   async caughtUpTo(lsn: bigint): Promise<boolean> {
     const known = this.current;
     if (known.usable && compareLsn(known.replayLsn, lsn) >= 0) return true;
     if (performance.now() - this.checkedAt < RECHECK_MS) return false;
     const now = await this.check();
-    return now.usable && compareLsn(now.replayLsn, lsn) >= 0;
+    if (!now.usable) return false;
+    if (compareLsn(now.replayLsn, lsn) >= 0) return true;
+    const primary = this.samples.at(-1);
+    return primary !== undefined && compareLsn(lsn, primary.lsn) > 0;
   }
 
   private async query(): Promise<ReplicaState> {
     const before = this.current;
+    // The primary's position first: a replica that has replayed it is not behind.
     try {
-      const { rows } = await this.pool.query<{ standby: boolean; replay: string | null; lag_ms: number | null }>(REPLICA_STATE);
+      const at = performance.now();
+      const lsn = parseLsn(await this.primaryPosition());
+      this.samples = keptSamples([...this.samples, { atMs: at, lsn }], at, this.maxLagMs + 2 * CHECK_INTERVAL_MS);
+    } catch {
+      // The primary does not answer: judge the replica by the positions sampled so far.
+    }
+    try {
+      const { rows } = await this.replica.query<{ standby: boolean; replay: string | null }>(REPLICA_STATE);
       const row = rows[0]!;
-      const replayLsn = row.replay === null ? null : parseLsn(row.replay);
-      if (!row.standby) this.current = { usable: false, reason: 'not_a_standby', lagMs: null, replayLsn: null };
-      else if (row.lag_ms === null || replayLsn === null) this.current = { usable: false, reason: 'not_streaming', lagMs: null, replayLsn };
-      else if (row.lag_ms > this.maxLagMs) this.current = { usable: false, reason: 'lagging', lagMs: Math.round(row.lag_ms), replayLsn };
-      else this.current = { usable: true, lagMs: Math.round(row.lag_ms), replayLsn };
+      if (!row.standby || row.replay === null) {
+        this.current = { usable: false, reason: 'not_a_standby', lagMs: null, replayLsn: null };
+      } else {
+        const replayLsn = parseLsn(row.replay);
+        const lagMs = Math.round(replicaLagMs(this.samples, replayLsn, performance.now()));
+        this.current = lagMs > this.maxLagMs ? { usable: false, reason: 'lagging', lagMs, replayLsn } : { usable: true, lagMs, replayLsn };
+      }
     } catch (error) {
       if (before.usable || before.reason !== 'unreachable') logger.warn({ error: loggableError(error) }, 'read replica unreachable; lists read from the primary');
       this.current = { usable: false, reason: 'unreachable', lagMs: null, replayLsn: null };
@@ -112,4 +131,31 @@ export class ReplicaMonitor {
     }
     return this.current;
   }
+}
+
+type ConnectCallback = (error: Error | undefined, client?: pg.PoolClient, done?: (release?: unknown) => void) => void;
+
+/**
+ * Makes `replica` hand out a `primary` connection when it cannot connect (the replica
+ * went away between two checks of the monitor), so a list read runs on the primary
+ * instead of failing; `onFailure` hears of it. A replica that is only busy (every
+ * connection taken) still answers DATABASE_BUSY rather than loading the primary.
+ */
+export function failOverToPrimary(replica: pg.Pool, primary: pg.Pool, onFailure: (error: unknown) => void): void {
+  const connect = replica.connect.bind(replica) as () => Promise<pg.PoolClient>;
+  const fallback = (): Promise<pg.PoolClient> =>
+    connect().catch((error: unknown) => {
+      if (isDatabaseBusy(error)) throw error;
+      onFailure(error);
+      return primary.connect();
+    });
+  // pg-pool's own query() checks out through this.connect with a callback; drizzle's transactions use the promise.
+  replica.connect = ((callback?: ConnectCallback) => {
+    if (!callback) return fallback();
+    fallback().then(
+      (client) => callback(undefined, client, (release) => client.release(release as Error | boolean | undefined)),
+      (error: Error) => callback(error),
+    );
+    return undefined;
+  }) as typeof replica.connect;
 }

@@ -3,9 +3,10 @@ import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
 import { createAuth, type KeelAuth } from '../auth/auth';
 import { formatSettingErrors, parseSettings, type Settings } from '../config/settings';
-import { createDatabase, createPool, isDatabaseBusy, type Database } from '../db/client';
+import { createDatabase, createPool, type Database } from '../db/client';
 import { EXPORT_LIMITS } from './audit-export';
-import { ReplicaMonitor } from './read-replica';
+import { recordListRead } from './metrics';
+import { failOverToPrimary, ReplicaMonitor } from './read-replica';
 import { singleton } from './singletons';
 
 interface Runtime {
@@ -73,9 +74,12 @@ function createRuntime(): Runtime {
 function createReplica(settings: Settings, primary: pg.Pool): Runtime['replica'] {
   if (!settings.databaseReadUrl) return null;
   // Lists only, read-only: a statement that tried to write would fail on the standby anyway.
+  // A list read is bounded like a page's: a replica that stops answering mid-query frees its connection.
   const pool = createPool(settings.databaseReadUrl, 10, {
     application_name: 'keel-read',
     connectionTimeoutMillis: 5_000,
+    statement_timeout: 30_000,
+    query_timeout: 35_000,
     options: '-c default_transaction_read_only=on',
   });
   // The monitor has a connection of its own: its checks never wait behind list reads, and
@@ -86,34 +90,12 @@ function createReplica(settings: Settings, primary: pg.Pool): Runtime['replica']
     statement_timeout: 2_000,
     query_timeout: 3_000,
   });
-  const monitor = new ReplicaMonitor(monitorPool, settings.readMaxLagMs);
+  const primaryPosition = async () => (await primary.query<{ lsn: string }>('select pg_current_wal_lsn()::text as lsn')).rows[0]!.lsn;
+  const monitor = new ReplicaMonitor(monitorPool, settings.readMaxLagMs, primaryPosition);
   void monitor.start();
-  failOverToPrimary(pool, primary, (error) => monitor.reportUnreachable(error));
+  failOverToPrimary(pool, primary, (error) => {
+    recordListRead('replica_failover');
+    monitor.reportUnreachable(error);
+  });
   return { db: createDatabase(pool), pool, monitor };
-}
-
-type ConnectCallback = (error: Error | undefined, client?: pg.PoolClient, done?: (release?: unknown) => void) => void;
-
-/**
- * A list read that cannot connect to the replica (it went away between two checks of
- * the monitor) runs on a primary connection instead of failing; the monitor then
- * sends later lists to the primary until the replica is back.
- */
-function failOverToPrimary(replica: pg.Pool, primary: pg.Pool, onFailure: (error: unknown) => void): void {
-  const connect = replica.connect.bind(replica) as () => Promise<pg.PoolClient>;
-  const fallback = (): Promise<pg.PoolClient> =>
-    connect().catch((error: unknown) => {
-      if (isDatabaseBusy(error)) throw error; // the replica is there, only busy: say so rather than load the primary
-      onFailure(error);
-      return primary.connect();
-    });
-  // pg-pool's own query() checks out through this.connect with a callback; drizzle's transactions use the promise.
-  replica.connect = ((callback?: ConnectCallback) => {
-    if (!callback) return fallback();
-    fallback().then(
-      (client) => callback(undefined, client, (release) => client.release(release as Error | boolean | undefined)),
-      (error: Error) => callback(error),
-    );
-    return undefined;
-  }) as typeof replica.connect;
 }

@@ -46,7 +46,7 @@ export function processBulkReplayBatch(
     const items = await bulk.pendingItems(job.id, batchSize);
     if (job.action === 'REQUEUE') {
       const requeueResults = await requeueBatchItems({ replays, audit }, job, actor, items);
-      return finishBatch(bulk, job, requeueResults, { replayed: 0, discarded: 0 });
+      return finishBatch(bulk, job, worker, requeueResults, { replayed: 0, discarded: 0 });
     }
     const operationIds = new Map(items.map((item) => [item.receiptId, bulkReplayOperationId(job.id, item.receiptId)]));
     const discarding = job.action === 'DISCARD';
@@ -102,20 +102,22 @@ export function processBulkReplayBatch(
         outcome: 'APPLIED',
       });
     }
-    return finishBatch(bulk, job, results, { replayed: toReplay.length, discarded: results.filter((r) => r.result === 'discarded').length });
+    return finishBatch(bulk, job, worker, results, { replayed: toReplay.length, discarded: results.filter((r) => r.result === 'discarded').length });
   });
 }
 
-/** Records a batch's results and completes the job when none is left. */
+/** Records a batch's results, and completes the job when none is left, else renews the worker's lease on it from now. */
 async function finishBatch(
   bulk: BulkReplayStore,
   job: { id: number; previousInstance: string | null },
+  worker: BulkWorkerLease,
   results: { receiptId: string; result: BulkReplayItemResult }[],
   done: { replayed: number; discarded: number },
 ): Promise<BulkReplayBatchReport> {
   await bulk.recordResults(job.id, results);
   const finished = !(await bulk.hasPendingItems(job.id));
   if (finished) await bulk.markCompleted(job.id);
+  else await bulk.renewLease(job.id, worker);
   const requeued = results.filter((r) => r.result === 'requeued').length;
   return { jobId: job.id, processed: results.length, ...done, requeued, finished, takenOverFrom: job.previousInstance };
 }

@@ -52,11 +52,14 @@ describe('dependency rules', () => {
     expect(found).toContain(`services-are-functions-of-their-ports: ${service} -> lib/adapters/sign-in-lockout.ts`);
   }, 60_000);
 
-  it('refuses an action or an adapter reading through the replica', async () => {
+  it('refuses an action or an adapter reading through the replica, directly or through another module', async () => {
     const act = probe('app/actions', 'broken.ts', "import { listDb } from '@/lib/server/read-source';\nexport const read = listDb;\n");
     const adapter = probe('lib/adapters', 'broken.ts', "import { listDb } from '../../server/read-source';\nexport const read = listDb;\n");
-    const found = (await violationsOf([act, adapter])).map(brief);
+    // Through a module that reads lists: reachable is enough.
+    const indirect = probe('app/actions', 'broken.ts', "import { jobNames } from '@/lib/server/console-reads';\nexport const names = jobNames;\n");
+    const found = (await violationsOf([act, adapter, indirect])).map(brief);
     expect(found).toContain(`decisions-never-read-the-replica: ${act} -> lib/server/read-source.ts`);
     expect(found).toContain(`decisions-never-read-the-replica: ${adapter} -> lib/server/read-source.ts`);
+    expect(found).toContain(`decisions-never-read-the-replica: ${indirect} -> lib/server/read-source.ts`);
   }, 60_000);
 });
