@@ -5,9 +5,11 @@ import { COUNT_CAP, decodeCursor, encodeCursor } from '../domain/cursor';
 import { FAILURE_CODES } from '../domain/settlement-vocabulary';
 import type { BulkReplayItemOutcome, BulkReplayJob } from '../ports/bulk-replay';
 import { allOf, deadLetterFilterConditions, type DeadLetterFilterColumns } from '../db/sql/dead-letter-filter';
-import { toDeadLetterFilter } from '../domain/dead-letter-filter';
-import { queueStateAt } from '../domain/queue-state';
-import { countsUpToCap, countUpToCap } from './count';
+import { toDeadLetterFilter, type DeadLetterFilter } from '../domain/dead-letter-filter';
+import { QUEUE_STATES, queueStateAt, type QueueState } from '../domain/queue-state';
+import { countsUpToCap, countUpToCap, type ListCount } from './count';
+import { readLastSample, sampledFigure, type LastSample } from './last-sample';
+import { METRICS } from '../workers/metric-sampler';
 import { countBulkReplayItems, listBulkReplayItems, readBulkReplayJob } from './bulk-replay-jobs';
 import { inQueueState } from '../db/sql/queue-state';
 import {
@@ -58,42 +60,67 @@ function keyset(cursor: string | undefined): [number, string] | null {
   return values && typeof values[0] === 'number' && typeof values[1] === 'string' ? [values[0], values[1]] : null;
 }
 
+/** True when a filter narrows nothing: the sampler's figures then describe exactly the rows a view counts. */
+const isUnfiltered = (filter: DeadLetterFilter) => Object.keys(filter).length === 0;
+
+/**
+ * The clock every state and age of one read is measured against and, for an unfiltered
+ * view, the metric sampler's last figures: one statement either way.
+ */
+async function clockAndSample(db: DbOrTx, unfiltered: boolean, options: SettlementReadOptions): Promise<{ nowMs: number; sample: LastSample | null }> {
+  if (options.sample !== undefined) return { nowMs: options.nowMs ?? options.sample?.nowMs ?? (await settlementNowMs(db)), sample: options.sample };
+  if (!unfiltered) return { nowMs: options.nowMs ?? (await settlementNowMs(db)), sample: null };
+  const sample = await readLastSample(db);
+  return { nowMs: options.nowMs ?? sample.nowMs, sample };
+}
+
+export interface SettlementReadOptions {
+  nowMs?: number;
+  /** The sampler's last sample, when the caller has read it already (a page rendering two views). */
+  sample?: LastSample | null;
+  pageSize?: number;
+}
+
 /**
  * The settlement queue in due order `(next_visible_at_ms, receipt_id)`, keyset-paged,
- * one state at a time (or all), with each state's capped count under the same filters.
+ * one state at a time (or all), with each state's count under the same filters
+ * (lib/queries/count.ts: unfiltered, a state above the cap takes the sampler's figure).
  */
-export async function listSettlementQueue(db: DbOrTx, filters: QueueFilters, options: { nowMs?: number; pageSize?: number } = {}): Promise<QueuePage> {
-  const nowMs = options.nowMs ?? (await settlementNowMs(db));
+export async function listSettlementQueue(db: DbOrTx, filters: QueueFilters, options: SettlementReadOptions = {}): Promise<QueuePage> {
+  const filter = toDeadLetterFilter(filters);
+  const { nowMs, sample } = await clockAndSample(db, isUnfiltered(filter), options);
   const pageSize = options.pageSize ?? SETTLEMENT_PAGE_SIZE;
   const state = filters.state ?? 'due';
-  const base = deadLetterFilterConditions(toDeadLetterFilter(filters), nowMs, QUEUE_FILTER_COLUMNS);
+  const base = deadLetterFilterConditions(filter, nowMs, QUEUE_FILTER_COLUMNS);
   const where = and(state === 'all' ? base : [...base, inQueueState(state, nowMs)]);
   const after = keyset(filters.cursor);
   const afterCondition = after ? sql`and (next_visible_at_ms, receipt_id) > (${after[0]}::bigint, ${after[1]})` : sql``;
   const attempts = sql`settle.attempts`;
-  // Every tab's count in one statement (one round trip), each capped and then estimated.
+  const sampled = (state: QueueState) => ({ sampled: sampledFigure(sample, METRICS.queueDepth, state) });
+  const stateParts = {
+    due: { from: attempts, where: and([...base, inQueueState('due', nowMs)]), hint: sampled('due') },
+    leased: { from: attempts, where: and([...base, inQueueState('leased', nowMs)]), hint: sampled('leased') },
+    retry_scheduled: { from: attempts, where: and([...base, inQueueState('retry_scheduled', nowMs)]), hint: sampled('retry_scheduled') },
+    dead_lettered: { from: sql`settle.dead_letters`, where: and(deadLetterFilterConditions(filter, nowMs)), hint: { sampled: sampledFigure(sample, METRICS.deadLettersTotal) } },
+  };
+  const queued = QUEUE_STATES.map((s) => stateParts[s].hint.sampled);
+  const allHint = { sampled: queued.every((n) => n !== null) ? queued.reduce<number>((a, n) => a + (n ?? 0), 0) : null };
   const [page, counts] = await Promise.all([
     db.execute<Row<Omit<QueueRow, 'state'>>>(sql`
       select ${QUEUE_COLUMNS} from settle.attempts where ${where} ${afterCondition}
       order by next_visible_at_ms, receipt_id limit ${pageSize + 1}`),
-    countsUpToCap(db, {
-      due: { from: attempts, where: and([...base, inQueueState('due', nowMs)]) },
-      leased: { from: attempts, where: and([...base, inQueueState('leased', nowMs)]) },
-      retry_scheduled: { from: attempts, where: and([...base, inQueueState('retry_scheduled', nowMs)]) },
-      dead_lettered: { from: sql`settle.dead_letters`, where: and(deadLetterFilterConditions(toDeadLetterFilter(filters), nowMs)) },
-      // Read only for the "all" tab; `false` costs nothing otherwise.
-      all: { from: attempts, where: state === 'all' ? where : sql`false` },
-    }),
+    // The "all" tab's count only when it is the one shown.
+    state === 'all' ? countsUpToCap(db, { ...stateParts, all: { from: attempts, where, hint: allHint } }) : countsUpToCap(db, stateParts),
   ]);
   const rows = page.rows.slice(0, pageSize).map((r) => ({ ...r, state: queueStateAt(r, nowMs) }));
   const last = rows.at(-1);
-  const { all, ...stateCounts } = counts;
-  const count = state === 'all' ? all : stateCounts[state];
+  const { due, leased, retry_scheduled, dead_lettered } = counts;
+  const count = state === 'all' ? (counts as typeof counts & { all: ListCount }).all : counts[state];
   return {
     rows,
     nextCursor: page.rows.length > pageSize && last ? encodeCursor([last.nextVisibleAtMs, last.receiptId]) : null,
     count,
-    stateCounts,
+    stateCounts: { due, leased, retry_scheduled, dead_lettered },
     serverNowMs: nowMs,
   };
 }
@@ -105,17 +132,18 @@ const DEAD_LETTER_COLUMNS = sql.raw(`receipt_id as "receiptId", reason, attempts
  * receipt_id)`. The conditions are the bulk replay preview's, so the count shown is
  * the count a preview of the same filter freezes (while nothing arrives in between).
  */
-export async function listDeadLetterPage(db: DbOrTx, filters: DeadLetterFilters, options: { nowMs?: number; pageSize?: number } = {}): Promise<DeadLetterPage> {
-  const nowMs = options.nowMs ?? (await settlementNowMs(db));
+export async function listDeadLetterPage(db: DbOrTx, filters: DeadLetterFilters, options: SettlementReadOptions = {}): Promise<DeadLetterPage> {
+  const filter = toDeadLetterFilter(filters);
+  const { nowMs, sample } = await clockAndSample(db, isUnfiltered(filter), options);
   const pageSize = options.pageSize ?? SETTLEMENT_PAGE_SIZE;
-  const where = and(deadLetterFilterConditions(toDeadLetterFilter(filters), nowMs));
+  const where = and(deadLetterFilterConditions(filter, nowMs));
   const before = keyset(filters.cursor);
   const beforeCondition = before ? sql`and (recorded_at_ms, receipt_id) < (${before[0]}::bigint, ${before[1]})` : sql``;
   const [page, count] = await Promise.all([
     db.execute<Row<DeadLetterRow>>(sql`
       select ${DEAD_LETTER_COLUMNS} from settle.dead_letters where ${where} ${beforeCondition}
       order by recorded_at_ms desc, receipt_id desc limit ${pageSize + 1}`),
-    countUpToCap(db, sql`settle.dead_letters`, where),
+    countUpToCap(db, sql`settle.dead_letters`, where, { sampled: isUnfiltered(filter) ? sampledFigure(sample, METRICS.deadLettersTotal) : null }),
   ]);
   const rows = page.rows.slice(0, pageSize);
   const last = rows.at(-1);
@@ -130,18 +158,24 @@ export async function listDeadLetterPage(db: DbOrTx, filters: DeadLetterFilters,
 /**
  * Dead letters by reason code under the other filters: one capped count per code of the
  * closed vocabulary, each an index range on `(reason, recorded_at_ms, receipt_id)`, so
- * the cost stays bounded however many dead letters there are.
+ * the cost stays bounded however many dead letters there are. Unfiltered, a code the
+ * sampler last saw above the cap is not counted again.
  */
-export async function deadLetterGroups(db: DbOrTx, filters: DeadLetterFilters, options: { nowMs?: number } = {}): Promise<DeadLetterGroups> {
-  const nowMs = options.nowMs ?? (await settlementNowMs(db));
-  const others = deadLetterFilterConditions({ ...toDeadLetterFilter(filters), reason: undefined }, nowMs, {
+export async function deadLetterGroups(db: DbOrTx, filters: DeadLetterFilters, options: SettlementReadOptions = {}): Promise<DeadLetterGroups> {
+  // The groups are the reasons: the reason filter does not apply.
+  const filter: DeadLetterFilter = { ...toDeadLetterFilter(filters) };
+  delete filter.reason;
+  const { nowMs, sample } = await clockAndSample(db, isUnfiltered(filter), options);
+  const others = deadLetterFilterConditions(filter, nowMs, {
     reason: sql`d.reason`, ageMs: sql`d.recorded_at_ms`, receiptId: sql`d.receipt_id`, attempts: sql`d.attempts`,
   });
-  const result = await db.execute<{ reason: string; n: number }>(sql`
+  const aboveCap = isUnfiltered(filter) ? FAILURE_CODES.filter((code) => (sampledFigure(sample, METRICS.deadLetters, code) ?? 0) > COUNT_CAP) : [];
+  const toCount = FAILURE_CODES.filter((code) => !aboveCap.includes(code));
+  const result = toCount.length === 0 ? { rows: [] } : await db.execute<{ reason: string; n: number }>(sql`
     select code as reason,
            (select count(*)::int from (select 1 from settle.dead_letters d where d.reason = code and ${and(others)} limit ${COUNT_CAP + 1}) t) as n
-    from unnest(${sql.param([...FAILURE_CODES])}::text[]) as code`);
-  const groups = result.rows
+    from unnest(${sql.param([...toCount])}::text[]) as code`);
+  const groups = [...result.rows, ...aboveCap.map((reason) => ({ reason, n: COUNT_CAP + 1 }))]
     .filter((r) => r.n > 0)
     .map((r) => ({ reason: r.reason, count: { value: Math.min(r.n, COUNT_CAP), capped: r.n > COUNT_CAP } }))
     .sort((a, b) => b.count.value - a.count.value || a.reason.localeCompare(b.reason));

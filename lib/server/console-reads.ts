@@ -8,6 +8,11 @@ import { readLastHour } from '../queries/metric-series';
 import { readOverview } from '../queries/overview';
 import { decodeRetryKeyCursor, encodeRetryKeyCursor, listRetryKeys } from '../queries/retry-keys';
 import type { FailureCategory, FaultPhase } from '../domain/batch-status';
+import { listExecutions, type ExecutionFilters } from '../queries/executions';
+import { deadLetterGroups, listDeadLetterPage, listSettlementQueue, type SettlementReadOptions } from '../queries/settlements';
+import type { DeadLetterFilters, QueueFilters } from '../queries/settlements-types';
+import { readLastSample } from '../queries/last-sample';
+import type { Database } from '../db/client';
 import { runtime } from './runtime';
 
 /**
@@ -15,6 +20,12 @@ import { runtime } from './runtime';
  * with the same function its API route answers with, so the hydrated data and a
  * later refetch cannot differ in shape.
  */
+
+/**
+ * The one database handle every console read (pages and the read API) goes through,
+ * so moving the reads to a replica is this line.
+ */
+export const readDb = (): Database => runtime().db;
 
 const CHARTS = [
   { metric: 'settlement_queue_depth', label: 'due', name: 'Due settlements' },
@@ -26,7 +37,8 @@ const CHARTS = [
 ];
 
 export async function overviewPage() {
-  const { db, settings } = runtime();
+  const { settings } = runtime();
+  const db = readDb();
   const [overview, charts] = await Promise.all([readOverview(db, settings.staleThresholdMs), readLastHour(db, CHARTS)]);
   return { ...overview, serverNow: overview.serverNow.toISOString(), staleThresholdMs: settings.staleThresholdMs, charts };
 }
@@ -42,19 +54,38 @@ export interface RetryKeysQuery {
 }
 
 export async function retryKeysPage(query: RetryKeysQuery) {
-  const page = await listRetryKeys(runtime().db, { ...query, after: decodeRetryKeyCursor(query.cursor) });
+  const page = await listRetryKeys(readDb(), { ...query, after: decodeRetryKeyCursor(query.cursor) });
   return { rows: page.rows, nextCursor: page.nextCursor ? encodeRetryKeyCursor(page.nextCursor) : null };
 }
 
-export const jobNames = () => listJobNames(runtime().db);
+export const jobNames = () => listJobNames(readDb());
+
+/** The executions list, as its page and GET /api/executions show it. */
+export function executionsPage(filters: ExecutionFilters) {
+  const { settings, ownerToken } = runtime();
+  return listExecutions(readDb(), filters, { staleThresholdMs: settings.staleThresholdMs, ownerToken });
+}
+
+export const settlementQueuePage = (filters: QueueFilters) => listSettlementQueue(readDb(), filters);
+export const deadLettersPage = (filters: DeadLetterFilters, options?: SettlementReadOptions) => listDeadLetterPage(readDb(), filters, options);
+export const deadLetterGroupsPage = (filters: DeadLetterFilters, options?: SettlementReadOptions) => deadLetterGroups(readDb(), filters, options);
+
+/**
+ * The clock and the sampler's last figures, read once for a page that renders two
+ * views (the dead letters and their groups), so both measure ages alike.
+ */
+export const settlementReadContext = async (): Promise<SettlementReadOptions> => {
+  const sample = await readLastSample(readDb());
+  return { nowMs: sample.nowMs, sample };
+};
 
 /**
  * An execution's detail, and for a role that may propose, whether a takeover may be
  * requested (or the rule it fails), so the page's buttons follow the data.
  */
 export async function executionDetailPage(id: number, role: Role) {
-  const { db, settings, ownerToken } = runtime();
-  const detail = await readExecutionDetail(db, id, { staleThresholdMs: settings.staleThresholdMs, ownerToken });
+  const { settings, ownerToken } = runtime();
+  const detail = await readExecutionDetail(readDb(), id, { staleThresholdMs: settings.staleThresholdMs, ownerToken });
   if (!detail) return null;
   const pending = detail.proposals.some((p) => p.status === 'PENDING');
   const candidacy: CandidateAssessment =
