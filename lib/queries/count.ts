@@ -42,8 +42,16 @@ export async function plannerEstimate(db: DbOrTx, statement: SQL): Promise<numbe
   return Math.round(Number(result.rows[0]?.['QUERY PLAN']?.[0]?.Plan?.['Plan Rows'] ?? 0));
 }
 
+/**
+ * A sampled figure from this size up is shown as it stands (taken at most two sampler
+ * intervals ago, flagged `estimated`): counting again would read as many rows. Below
+ * it the rows are counted, which is cheap and follows what a person just did to them.
+ */
+export const SAMPLED_AS_IS_FROM = 1_000;
+
 const selectOf = (part: CountPart) => sql`select 1 from ${part.from} where ${part.where}`;
 const estimated = (value: number): ListCount => ({ value: Math.max(COUNT_CAP + 1, value), capped: true, estimated: true });
+export const sampledCount = (value: number): ListCount => (value > COUNT_CAP ? estimated(value) : { value, capped: false, estimated: true });
 
 /**
  * The estimate first: a sampled figure above the cap, or a planner estimate above
@@ -52,7 +60,7 @@ const estimated = (value: number): ListCount => ({ value: Math.max(COUNT_CAP + 1
  */
 async function guide(db: DbOrTx, part: CountPart): Promise<{ settled: ListCount } | { estimate: number }> {
   const sampled = part.hint?.sampled;
-  if (sampled != null && sampled > COUNT_CAP) return { settled: estimated(sampled) };
+  if (sampled != null && sampled >= SAMPLED_AS_IS_FROM) return { settled: sampledCount(sampled) };
   const estimate = sampled ?? (await plannerEstimate(db, selectOf(part)));
   if (sampled == null && !part.hint?.blindEstimate && estimate > TRUSTED_ESTIMATE) return { settled: estimated(estimate) };
   return { estimate };

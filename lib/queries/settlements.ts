@@ -7,7 +7,7 @@ import type { BulkReplayItemOutcome, BulkReplayJob } from '../ports/bulk-replay'
 import { allOf, deadLetterFilterConditions, type DeadLetterFilterColumns } from '../db/sql/dead-letter-filter';
 import { toDeadLetterFilter, type DeadLetterFilter } from '../domain/dead-letter-filter';
 import { QUEUE_STATES, queueStateAt, type QueueState } from '../domain/queue-state';
-import { countsUpToCap, countUpToCap, type ListCount } from './count';
+import { countsUpToCap, countUpToCap, SAMPLED_AS_IS_FROM, sampledCount, type ListCount } from './count';
 import { readLastSample, sampledFigure, type LastSample } from './last-sample';
 import { METRICS } from '../workers/metric-sampler';
 import { countBulkReplayItems, listBulkReplayItems, readBulkReplayJob } from './bulk-replay-jobs';
@@ -106,9 +106,13 @@ export async function listSettlementQueue(db: DbOrTx, filters: QueueFilters, opt
   const queued = QUEUE_STATES.map((s) => stateParts[s].hint.sampled);
   const allHint = { sampled: queued.every((n) => n !== null) ? queued.reduce<number>((a, n) => a + (n ?? 0), 0) : null };
   const [page, counts] = await Promise.all([
+    // The page's keys first, from the covering due-order indexes alone (0018), then its rows:
+    // a filter the order's index does not lead with is checked on index entries, not heap rows.
     db.execute<Row<Omit<QueueRow, 'state'>>>(sql`
-      select ${QUEUE_COLUMNS} from settle.attempts where ${where} ${afterCondition}
-      order by next_visible_at_ms, receipt_id limit ${pageSize + 1}`),
+      select ${QUEUE_COLUMNS} from settle.attempts
+      join (select receipt_id as key from settle.attempts where ${where} ${afterCondition}
+            order by next_visible_at_ms, receipt_id limit ${pageSize + 1}) page on page.key = receipt_id
+      order by next_visible_at_ms, receipt_id`),
     // The "all" tab's count only when it is the one shown.
     state === 'all' ? countsUpToCap(db, { ...stateParts, all: { from: attempts, where, hint: allHint } }) : countsUpToCap(db, stateParts),
   ]);
@@ -159,7 +163,7 @@ export async function listDeadLetterPage(db: DbOrTx, filters: DeadLetterFilters,
  * Dead letters by reason code under the other filters: one capped count per code of the
  * closed vocabulary, each an index range on `(reason, recorded_at_ms, receipt_id)`, so
  * the cost stays bounded however many dead letters there are. Unfiltered, a code the
- * sampler last saw above the cap is not counted again.
+ * sampler last saw with many rows is not counted again.
  */
 export async function deadLetterGroups(db: DbOrTx, filters: DeadLetterFilters, options: SettlementReadOptions = {}): Promise<DeadLetterGroups> {
   // The groups are the reasons: the reason filter does not apply.
@@ -169,17 +173,30 @@ export async function deadLetterGroups(db: DbOrTx, filters: DeadLetterFilters, o
   const others = deadLetterFilterConditions(filter, nowMs, {
     reason: sql`d.reason`, ageMs: sql`d.recorded_at_ms`, receiptId: sql`d.receipt_id`, attempts: sql`d.attempts`,
   });
-  const aboveCap = isUnfiltered(filter) ? FAILURE_CODES.filter((code) => (sampledFigure(sample, METRICS.deadLetters, code) ?? 0) > COUNT_CAP) : [];
-  const toCount = FAILURE_CODES.filter((code) => !aboveCap.includes(code));
+  // Unfiltered, a code the sampler last saw at SAMPLED_AS_IS_FROM or more takes that figure; the rest are counted.
+  const sampled = new Map<string, number>();
+  if (isUnfiltered(filter)) {
+    for (const code of FAILURE_CODES) {
+      const n = sampledFigure(sample, METRICS.deadLetters, code);
+      if (n !== null && n >= SAMPLED_AS_IS_FROM) sampled.set(code, n);
+    }
+  }
+  const toCount = FAILURE_CODES.filter((code) => !sampled.has(code));
   const result = toCount.length === 0 ? { rows: [] } : await db.execute<{ reason: string; n: number }>(sql`
     select code as reason,
            (select count(*)::int from (select 1 from settle.dead_letters d where d.reason = code and ${and(others)} limit ${COUNT_CAP + 1}) t) as n
     from unnest(${sql.param([...toCount])}::text[]) as code`);
-  const groups = [...result.rows, ...aboveCap.map((reason) => ({ reason, n: COUNT_CAP + 1 }))]
-    .filter((r) => r.n > 0)
-    .map((r) => ({ reason: r.reason, count: { value: Math.min(r.n, COUNT_CAP), capped: r.n > COUNT_CAP } }))
-    .sort((a, b) => b.count.value - a.count.value || a.reason.localeCompare(b.reason));
+  const groups = [
+    ...result.rows.filter((r) => r.n > 0).map((r) => ({ reason: r.reason, count: { value: Math.min(r.n, COUNT_CAP), capped: r.n > COUNT_CAP } })),
+    ...[...sampled].map(([reason, n]) => ({ reason, count: groupCount(n) })),
+  ].sort((a, b) => b.count.value - a.count.value || a.reason.localeCompare(b.reason));
   return { groups, serverNowMs: nowMs };
+}
+
+/** A group's sampled figure as the groups show counts: the cap itself when above it. */
+function groupCount(n: number): ListCount {
+  const count = sampledCount(n);
+  return count.capped ? { ...count, value: COUNT_CAP } : count;
 }
 
 /** Everything Keel knows of one receipt: where it is, its events, replays and audit trail. Null if nothing. */
