@@ -306,6 +306,8 @@ export async function listRetryKeys(
   const stepVerdicts = await verdictsOf(db, steps);
   const rows: RetryKeyListRow[] = [];
   for (const [i, step] of steps.entries()) {
+    // The corrupt-only view skips valid envelopes before building their key rows.
+    if (options.only === 'corrupt' && stepVerdicts[i]!.kind !== 'corrupt') continue;
     let stepRows = rowsOfStep(step, stepVerdicts[i]!).filter((row) => matches(row, options));
     if (after?.key != null && Number(step.id) === after.stepId) {
       stepRows = stepRows.filter((row) => row.kind === 'key' && row.key > (after.key as string));
