@@ -9,6 +9,8 @@ import { RUNTIME_INDEXES } from '../db/runtime-indexes';
 import { BATCH_STATUSES } from '../domain/batch-status';
 import { decodeCursor, encodeCursor } from '../domain/cursor';
 import { countUpToCap, type ListCount } from './count';
+import { readLastSample, sampledFigure } from './last-sample';
+import { METRICS } from '../workers/metric-sampler';
 import type { ExecutionListItem, ExecutionPage } from './executions-types';
 
 export type { ExecutionListItem, ExecutionPage };
@@ -153,11 +155,14 @@ async function readPage(
  * join only when the job filter needs it. The stale filter reads the clock inside the
  * statement, so the planner's estimate of it is a guess: those rows are always counted.
  */
-function countExecutions(db: DbOrTx, filters: ExecutionFilters, where: SQL): Promise<ListCount> {
+async function countExecutions(db: DbOrTx, filters: ExecutionFilters, where: SQL): Promise<ListCount> {
   const from = filters.job
     ? sql`oxide_batch.ob_job_execution e join oxide_batch.ob_job_instance i on i.id = e.job_instance_id`
     : sql`oxide_batch.ob_job_execution e`;
-  return countUpToCap(db, from, where, { blindEstimate: Boolean(filters.stale) });
+  // The stale filter alone is what the sampler counts (batch_stale_executions): its figure saves reading the rows.
+  const staleOnly = filters.stale && !filters.status && !filters.job && !filters.updatedFrom && !filters.updatedTo && !filters.q;
+  const sampled = staleOnly ? sampledFigure(await readLastSample(db), METRICS.staleExecutions) : null;
+  return countUpToCap(db, from, where, { blindEstimate: Boolean(filters.stale), sampled });
 }
 
 /** Job names for the filter menu. */
