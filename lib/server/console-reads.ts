@@ -37,8 +37,8 @@ const CHARTS = [
 ];
 
 export async function overviewPage() {
-  const { settings } = runtime();
-  const db = readDb();
+  // Not readDb(): with no fresh sample the overview takes one, a write.
+  const { db, settings } = runtime();
   const [overview, charts] = await Promise.all([readOverview(db, settings.staleThresholdMs), readLastHour(db, CHARTS)]);
   return { ...overview, serverNow: overview.serverNow.toISOString(), staleThresholdMs: settings.staleThresholdMs, charts };
 }

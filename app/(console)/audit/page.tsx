@@ -6,7 +6,7 @@ import { auditListQuerySchema, auditSearch } from '@/lib/domain/audit-filters';
 import { listAuditEvents, parseAuditCursor } from '@/lib/queries/audit';
 import { queryKeys } from '@/lib/query-keys';
 import { page } from '@/lib/server/page';
-import { runtime } from '@/lib/server/runtime';
+import { readDb } from '@/lib/server/console-reads';
 import { auditSearchOf, loadAuditSearch } from '@/lib/url-state/audit';
 
 export const metadata: Metadata = { title: 'Audit' };
@@ -16,7 +16,7 @@ export default page('read', { search: auditListQuerySchema }, async function Aud
   const { cursor, ...filters } = parsed.ok ? parsed.value : {};
   const at = parsed.ok ? parseAuditCursor(cursor) : 'invalid';
   // Invalid filters are not prefetched: the client asks the API, which names the field.
-  const queries = at === 'invalid' ? [] : [{ queryKey: queryKeys.audit.list(search), queryFn: () => listAuditEvents(runtime().db, filters, at) }];
+  const queries = at === 'invalid' ? [] : [{ queryKey: queryKeys.audit.list(search), queryFn: () => listAuditEvents(readDb(), filters, at) }];
   return (
     <>
       <PageHeader title="Audit" description="Every action taken through Keel, applied or refused, newest first. Times are the server's clock." />

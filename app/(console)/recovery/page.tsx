@@ -7,13 +7,15 @@ import { can } from '@/lib/domain/roles';
 import { listOrchestrationLeases, listProposals, proposalFiltersSchema } from '@/lib/queries/recovery';
 import { queryKeys } from '@/lib/query-keys';
 import { page } from '@/lib/server/page';
+import { readDb } from '@/lib/server/console-reads';
 import { runtime } from '@/lib/server/runtime';
 import { loadRecoverySearch, proposalListParams } from '@/lib/url-state/recovery';
 
 export const metadata: Metadata = { title: 'Recovery' };
 
 export default page('read', { search: proposalFiltersSchema }, async function RecoveryPage({ actor, query, search }) {
-  const { db, settings } = runtime();
+  const { settings } = runtime();
+  const db = readDb();
   const params = proposalListParams(loadRecoverySearch(query));
   return (
     <>

@@ -6,7 +6,7 @@ import { webhookDeliveryQuerySchema, webhookDeliverySearch } from '@/lib/domain/
 import { listWebhookDeliveries, parseWebhookCursor } from '@/lib/queries/webhooks';
 import { queryKeys } from '@/lib/query-keys';
 import { page } from '@/lib/server/page';
-import { runtime } from '@/lib/server/runtime';
+import { readDb } from '@/lib/server/console-reads';
 import { loadWebhooksSearch } from '@/lib/url-state/webhooks';
 
 export const metadata: Metadata = { title: 'Webhooks' };
@@ -16,7 +16,7 @@ export default page('manageWebhooks', { search: webhookDeliveryQuerySchema }, as
   const search = webhookDeliverySearch(loadWebhooksSearch(query));
   const { cursor, ...filters } = parsed.ok ? parsed.value : {};
   const before = parsed.ok ? parseWebhookCursor(cursor) : 'invalid';
-  const queries = before === 'invalid' ? [] : [{ queryKey: queryKeys.webhooks.deliveries(search), queryFn: () => listWebhookDeliveries(runtime().db, filters, before) }];
+  const queries = before === 'invalid' ? [] : [{ queryKey: queryKeys.webhooks.deliveries(search), queryFn: () => listWebhookDeliveries(readDb(), filters, before) }];
   return (
     <>
       <PageHeader

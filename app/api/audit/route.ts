@@ -1,7 +1,7 @@
 import { auditListQuerySchema } from '@/lib/domain/audit-filters';
 import { listAuditEvents, parseAuditCursor } from '@/lib/queries/audit';
 import { apiRoute } from '@/lib/server/api-route';
-import { runtime } from '@/lib/server/runtime';
+import { readDb } from '@/lib/server/console-reads';
 
 export const dynamic = 'force-dynamic';
 
@@ -14,5 +14,5 @@ export const GET = apiRoute('read', auditListQuerySchema, async (_actor, { curso
       { status: 400, headers: { 'Cache-Control': 'no-store' } },
     );
   }
-  return listAuditEvents(runtime().db, filters, parsed);
+  return listAuditEvents(readDb(), filters, parsed);
 });

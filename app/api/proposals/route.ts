@@ -1,8 +1,8 @@
 import { listProposals, proposalFiltersSchema } from '@/lib/queries/recovery';
 import { apiRoute } from '@/lib/server/api-route';
-import { runtime } from '@/lib/server/runtime';
+import { readDb } from '@/lib/server/console-reads';
 
 export const dynamic = 'force-dynamic';
 
 /** GET /api/proposals?status=&cursor=: recovery proposals, newest first. */
-export const GET = apiRoute('read', proposalFiltersSchema, async (_actor, filters) => listProposals(runtime().db, filters));
+export const GET = apiRoute('read', proposalFiltersSchema, async (_actor, filters) => listProposals(readDb(), filters));

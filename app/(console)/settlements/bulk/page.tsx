@@ -8,7 +8,7 @@ import { InvalidFilters } from '@/components/ui/states';
 import { listBulkReplays } from '@/lib/queries/settlements';
 import { bulkReplayListSchema } from '@/lib/queries/settlements-types';
 import { queryKeys } from '@/lib/query-keys';
-import { runtime } from '@/lib/server/runtime';
+import { readDb } from '@/lib/server/console-reads';
 import { page } from '@/lib/server/page';
 import { loadBulkReplaysSearch } from '@/lib/url-state/settlements';
 
@@ -21,7 +21,7 @@ export default page('read', { search: bulkReplayListSchema }, async function Bul
       <PageHeader title="Bulk replays" description="Every bulk replay of dead letters, newest first. Each keeps its frozen items and their results." />
       <SettlementTabs />
       {search.ok ? (
-        <Prefetched queries={[{ queryKey: queryKeys.settlements.bulkReplays(params), queryFn: () => listBulkReplays(runtime().db, search.value) }]}>
+        <Prefetched queries={[{ queryKey: queryKeys.settlements.bulkReplays(params), queryFn: () => listBulkReplays(readDb(), search.value) }]}>
           <BulkReplayList />
         </Prefetched>
       ) : (

@@ -1,7 +1,7 @@
 import { webhookDeliveryQuerySchema } from '@/lib/domain/webhook-filters';
 import { listWebhookDeliveries, parseWebhookCursor } from '@/lib/queries/webhooks';
 import { apiRoute } from '@/lib/server/api-route';
-import { runtime } from '@/lib/server/runtime';
+import { readDb } from '@/lib/server/console-reads';
 
 export const dynamic = 'force-dynamic';
 
@@ -14,5 +14,5 @@ export const GET = apiRoute('manageWebhooks', webhookDeliveryQuerySchema, async 
       { status: 400, headers: { 'Cache-Control': 'no-store' } },
     );
   }
-  return listWebhookDeliveries(runtime().db, filters, before);
+  return listWebhookDeliveries(readDb(), filters, before);
 });
