@@ -3,14 +3,20 @@
 // and a deep keyset page, with the filters the UI offers. Prints p50/p95 per route.
 //
 //   KEEL_BENCH_URL=http://127.0.0.1:3160 KEEL_BENCH_USER=bench KEEL_BENCH_PASSWORD=... \
-//     node bench/read-latency.mjs [--seconds 5] [--only substring] [--json out.json]
+//     node bench/read-latency.mjs [--seconds 5] [--only substring] [--json out.json] [--compare http://127.0.0.1:3161]
+//
+// --compare names a second server (another build on the same database): every route is
+// then measured on both, one right after the other, alternating which goes first, so
+// the two figures of a row saw the same load on a shared machine.
 //
 // A figure-printing script, not a test: it asserts nothing and never runs in `npm test`.
 import autocannon from 'autocannon';
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 
-const { values } = parseArgs({ options: { seconds: { type: 'string', default: '5' }, only: { type: 'string' }, json: { type: 'string' }, connections: { type: 'string', default: '10' } } });
+const { values } = parseArgs({
+  options: { seconds: { type: 'string', default: '5' }, only: { type: 'string' }, json: { type: 'string' }, connections: { type: 'string', default: '10' }, compare: { type: 'string' } },
+});
 const base = process.env.KEEL_BENCH_URL ?? 'http://127.0.0.1:3160';
 const username = process.env.KEEL_BENCH_USER ?? 'bench';
 const password = process.env.KEEL_BENCH_PASSWORD;
@@ -23,7 +29,7 @@ const seconds = Number(values.seconds);
 // Deep pages: this many pages in, following each route's own cursor.
 const DEPTH = 10;
 
-async function signIn() {
+async function signIn(base) {
   const response = await fetch(`${base}/api/auth/sign-in/username`, {
     method: 'POST',
     headers: { 'Content-Type': 'application/json', Origin: base },
@@ -84,7 +90,7 @@ async function deepCursor(cookie, path, query) {
   return cursor;
 }
 
-async function measure(cookie, url) {
+async function measure({ base, cookie }, url) {
   // One request first: a route slower than a second gets a fixed number of requests, so a run ends.
   const started = performance.now();
   const probe = await fetch(`${base}${url}`, { headers: { Cookie: cookie }, redirect: 'manual' });
@@ -102,7 +108,9 @@ async function measure(cookie, url) {
   return { url, status: probe.status, requests: times.length, p50: rank(0.5), p95: rank(0.95), bad };
 }
 
-const cookie = await signIn();
+const cookie = await signIn(base);
+const servers = [{ name: 'this', base, cookie }];
+if (values.compare) servers.unshift({ name: 'compared', base: values.compare, cookie: await signIn(values.compare) });
 const targets = [];
 for (const [path, queries] of Object.entries(API)) for (const q of queries) targets.push({ kind: 'api', path, url: withQuery(path, q), query: q });
 for (const [path, queries] of Object.entries(PAGES)) for (const q of queries) targets.push({ kind: 'page', path, url: withQuery(path, q), query: q });
@@ -118,15 +126,21 @@ for (const [path, { page }] of Object.entries(CURSORS)) {
 }
 
 const rows = [];
-process.stdout.write(`${connections} clients, ${seconds} s per route (2 requests per client when one takes over 1 s), ${base}\n`);
-process.stdout.write(`${'kind'.padEnd(5)} ${'p50 ms'.padStart(7)} ${'p95 ms'.padStart(7)} ${'reqs'.padStart(6)}  route\n`);
-for (const target of targets.filter((t) => !values.only || t.url.includes(values.only))) {
-  const figure = await measure(cookie, target.url);
-  const row = { ...target, ...figure };
+process.stdout.write(`${connections} clients, ${seconds} s per route (2 requests per client when one takes over 1 s), ${servers.map((s) => `${s.name} ${s.base}`).join(' then ')}\n`);
+process.stdout.write(`${'kind'.padEnd(5)} ${servers.map((s) => `${s.name} p50 / p95 (reqs)`.padStart(28)).join(' ')}  route\n`);
+const shown = (f) => `${f.p50} / ${f.p95} (${f.requests}${f.bad ? `, ${f.bad} failed, first status ${f.status}` : ''})`;
+for (const [i, target] of targets.filter((t) => !values.only || t.url.includes(values.only)).entries()) {
+  // Alternate which server goes first, so neither always meets the other's leftovers.
+  const order = i % 2 === 0 ? servers : [...servers].reverse();
+  const figures = {};
+  for (const server of order) figures[server.name] = await measure(server, target.url);
+  const row = { ...target, ...figures.this, ...(values.compare ? { compared: figures.compared } : {}) };
   rows.push(row);
-  const flag = row.bad ? `  (${row.bad} non-2xx/errors, first status ${row.status})` : '';
-  process.stdout.write(`${target.kind.padEnd(5)} ${String(row.p50).padStart(7)} ${String(row.p95).padStart(7)} ${String(row.requests).padStart(6)}  ${target.path}${target.query ? ` ?${target.query}` : ''}${flag}\n`);
+  process.stdout.write(`${target.kind.padEnd(5)} ${servers.map((s) => shown(figures[s.name]).padStart(28)).join(' ')}  ${target.path}${target.query ? ` ?${target.query}` : ''}\n`);
 }
-const worst = (kind) => Math.max(...rows.filter((r) => r.kind === kind).map((r) => r.p95));
-process.stdout.write(`worst p95: api ${worst('api')} ms (goal 100), pages ${worst('page')} ms (goal 150)\n`);
+const worst = (kind, pick) => Math.max(...rows.filter((r) => r.kind === kind).map((r) => pick(r).p95));
+for (const server of servers) {
+  const pick = server.name === 'this' ? (r) => r : (r) => r.compared;
+  process.stdout.write(`worst p95 (${server.name}): api ${worst('api', pick)} ms (goal 100), pages ${worst('page', pick)} ms (goal 150)\n`);
+}
 if (values.json) writeFileSync(values.json, JSON.stringify(rows, null, 2));

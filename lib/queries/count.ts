@@ -4,18 +4,36 @@ import type { DbOrTx } from '../db/client';
 import { COUNT_CAP, type CappedCount } from '../domain/cursor';
 
 /**
- * A list's count: exact up to COUNT_CAP; above it `capped` is set and `value` is the
- * planner's row estimate for the same filter (EXPLAIN's top-node rows), flagged
- * `estimated` (absent on an exact count), never a full count over a large table. Pages show "10,000+" either way.
+ * A list's count: exact up to COUNT_CAP; above it `capped` is set and `value` is an
+ * estimate (the planner's row estimate for the same filter, or the metric sampler's
+ * last figure), flagged `estimated` (absent on an exact count), never a full count
+ * over a large table. Pages show "10,000+" either way.
  */
 export type ListCount = CappedCount & { estimated?: true };
 
-/** `from` and `where` are the list's own; the exact part reads at most COUNT_CAP + 1 rows. */
-export async function countUpToCap(db: DbOrTx, from: SQL, where: SQL): Promise<ListCount> {
-  const result = await db.execute<{ n: number }>(sql`select count(*)::int as n from (select 1 from ${from} where ${where} limit ${COUNT_CAP + 1}) t`);
-  const n = result.rows[0]?.n ?? 0;
-  if (n <= COUNT_CAP) return { value: n, capped: false };
-  return { value: Math.max(COUNT_CAP + 1, await plannerEstimate(db, sql`select 1 from ${from} where ${where}`)), capped: true, estimated: true };
+/**
+ * A planner estimate above this is taken as it stands, without counting: it would
+ * have to be five times too high to hide a count under the cap. Counting first read
+ * up to 10,001 matching rows on every render, and far more when no index serves the
+ * filter.
+ */
+export const TRUSTED_ESTIMATE = 5 * COUNT_CAP;
+
+/** What is known of a count before counting: nothing, or the sampler's figure for the unfiltered set. */
+export interface CountHint {
+  /** The metric sampler's last figure (at most two intervals old) for exactly these rows. */
+  sampled?: number | null;
+  /**
+   * The filter compares with the clock inside the statement (clock_timestamp()), which the
+   * planner cannot see: its estimate is a guess, so the rows are counted whatever it says.
+   */
+  blindEstimate?: boolean;
+}
+
+export interface CountPart {
+  from: SQL;
+  where: SQL;
+  hint?: CountHint;
 }
 
 /** The planner's estimate of the rows a statement returns: planning only, nothing is read. */
@@ -24,22 +42,57 @@ export async function plannerEstimate(db: DbOrTx, statement: SQL): Promise<numbe
   return Math.round(Number(result.rows[0]?.['QUERY PLAN']?.[0]?.Plan?.['Plan Rows'] ?? 0));
 }
 
-/** Several capped counts in one statement (one round trip), each exact up to the cap. */
-export async function countsUpToCap<K extends string>(db: DbOrTx, parts: Record<K, { from: SQL; where: SQL }>): Promise<Record<K, ListCount>> {
+/**
+ * A sampled figure from this size up is shown as it stands (taken at most two sampler
+ * intervals ago, flagged `estimated`): counting again would read as many rows. Below
+ * it the rows are counted, which is cheap and follows what a person just did to them.
+ */
+export const SAMPLED_AS_IS_FROM = 1_000;
+
+const selectOf = (part: CountPart) => sql`select 1 from ${part.from} where ${part.where}`;
+const estimated = (value: number): ListCount => ({ value: Math.max(COUNT_CAP + 1, value), capped: true, estimated: true });
+export const sampledCount = (value: number): ListCount => (value > COUNT_CAP ? estimated(value) : { value, capped: false, estimated: true });
+
+/**
+ * The estimate first: a sampled figure above the cap, or a planner estimate above
+ * TRUSTED_ESTIMATE, is the answer. Otherwise the rows are counted, reading at most
+ * COUNT_CAP + 1 of them; a count that still passes the cap carries the estimate.
+ */
+async function guide(db: DbOrTx, part: CountPart): Promise<{ settled: ListCount } | { estimate: number }> {
+  const sampled = part.hint?.sampled;
+  if (sampled != null && sampled >= SAMPLED_AS_IS_FROM) return { settled: sampledCount(sampled) };
+  const estimate = sampled ?? (await plannerEstimate(db, selectOf(part)));
+  if (sampled == null && !part.hint?.blindEstimate && estimate > TRUSTED_ESTIMATE) return { settled: estimated(estimate) };
+  return { estimate };
+}
+
+const cappedCount = (part: CountPart) => sql`(select count(*)::int from (${selectOf(part)} limit ${COUNT_CAP + 1}) t)`;
+
+/** One list's count (see ListCount); `from` and `where` are the list's own. */
+export async function countUpToCap(db: DbOrTx, from: SQL, where: SQL, hint?: CountHint): Promise<ListCount> {
+  return (await countsUpToCap(db, { only: { from, where, hint } })).only;
+}
+
+/**
+ * Several lists' counts: the estimates in parallel, then every count still needed in
+ * one statement (one round trip), each exact up to the cap.
+ */
+export async function countsUpToCap<K extends string>(db: DbOrTx, parts: Record<K, CountPart>): Promise<Record<K, ListCount>> {
   const keys = Object.keys(parts) as K[];
-  const columns = keys.map(
-    (key, i) => sql`(select count(*)::int from (select 1 from ${parts[key].from} where ${parts[key].where} limit ${COUNT_CAP + 1}) t) as ${sql.raw(`c${i}`)}`,
-  );
-  const result = await db.execute<Record<string, number>>(sql`select ${sql.join(columns, sql`, `)}`);
-  const row = result.rows[0] ?? {};
+  const guides = await Promise.all(keys.map((key) => guide(db, parts[key])));
   const counts = {} as Record<K, ListCount>;
-  await Promise.all(
-    keys.map(async (key, i) => {
-      const n = Number(row[`c${i}`] ?? 0);
-      counts[key] = n <= COUNT_CAP
-        ? { value: n, capped: false }
-        : { value: Math.max(COUNT_CAP + 1, await plannerEstimate(db, sql`select 1 from ${parts[key].from} where ${parts[key].where}`)), capped: true, estimated: true };
-    }),
-  );
+  const toCount: { key: K; estimate: number }[] = [];
+  keys.forEach((key, i) => {
+    const g = guides[i]!;
+    if ('settled' in g) counts[key] = g.settled;
+    else toCount.push({ key, estimate: g.estimate });
+  });
+  if (toCount.length === 0) return counts;
+  const columns = toCount.map(({ key }, i) => sql`${cappedCount(parts[key])} as ${sql.raw(`c${i}`)}`);
+  const { rows } = await db.execute<Record<string, number>>(sql`select ${sql.join(columns, sql`, `)}`);
+  toCount.forEach(({ key, estimate }, i) => {
+    const n = Number(rows[0]?.[`c${i}`] ?? 0);
+    counts[key] = n <= COUNT_CAP ? { value: n, capped: false } : estimated(estimate);
+  });
   return counts;
 }

@@ -9,6 +9,8 @@ import { RUNTIME_INDEXES } from '../db/runtime-indexes';
 import { BATCH_STATUSES } from '../domain/batch-status';
 import { decodeCursor, encodeCursor } from '../domain/cursor';
 import { countUpToCap, type ListCount } from './count';
+import { readLastSample, sampledFigure } from './last-sample';
+import { METRICS } from '../workers/metric-sampler';
 import type { ExecutionListItem, ExecutionPage } from './executions-types';
 
 export type { ExecutionListItem, ExecutionPage };
@@ -34,6 +36,7 @@ export const executionFiltersSchema = z.object({
 export type ExecutionFilters = z.infer<typeof executionFiltersSchema>;
 
 interface ListRow extends Record<string, unknown> {
+  now: string;
   id: number;
   job_name: string;
   instance_id: number;
@@ -108,9 +111,9 @@ async function readPage(
   const after = cursor
     ? sql`and (e.updated_at, e.id) < (timestamptz 'epoch' + ${String(cursor[0])}::bigint * interval '1 microsecond', ${Number(cursor[1])}::bigint)`
     : sql``;
-  const [page, total, now] = await Promise.all([
+  const [page, total] = await Promise.all([
     db.execute<ListRow>(sql`
-      select e.id, i.job_name, e.job_instance_id as instance_id, e.status, e.attempt, e.version,
+      select clock_timestamp() as now, e.id, i.job_name, e.job_instance_id as instance_id, e.status, e.attempt, e.version,
              e.updated_at, (extract(epoch from e.updated_at) * 1000000)::bigint::text as updated_us,
              ${staleExecution(context.staleThresholdMs, 'e')} as stale,
              ${ownerObservation(sql`e.owner_token`, context.ownerToken)} as owner,
@@ -121,8 +124,9 @@ async function readPage(
       order by e.updated_at desc, e.id desc
       limit ${EXECUTION_PAGE_SIZE + 1}`),
     countExecutions(db, filters, where),
-    db.execute<{ now: string }>(sql`select clock_timestamp() as now`),
   ]);
+  // The server's clock comes with the rows; an empty page asks for it alone.
+  const now = page.rows[0]?.now ?? (await db.execute<{ now: string }>(sql`select clock_timestamp() as now`)).rows[0]!.now;
   const rows = page.rows.slice(0, EXECUTION_PAGE_SIZE);
   const last = rows[rows.length - 1];
   return {
@@ -141,17 +145,24 @@ async function readPage(
     })),
     nextCursor: page.rows.length > EXECUTION_PAGE_SIZE && last ? encodeCursor([last.updated_us, Number(last.id)]) : null,
     total,
-    serverNow: new Date(now.rows[0]!.now).toISOString(),
+    serverNow: new Date(now).toISOString(),
     indexWarning,
   };
 }
 
-/** Capped, then estimated (lib/queries/count.ts); the instance join only when the job filter needs it. */
-function countExecutions(db: DbOrTx, filters: ExecutionFilters, where: SQL): Promise<ListCount> {
+/**
+ * Estimated first, counted up to the cap when small (lib/queries/count.ts); the instance
+ * join only when the job filter needs it. The stale filter reads the clock inside the
+ * statement, so the planner's estimate of it is a guess: those rows are always counted.
+ */
+async function countExecutions(db: DbOrTx, filters: ExecutionFilters, where: SQL): Promise<ListCount> {
   const from = filters.job
     ? sql`oxide_batch.ob_job_execution e join oxide_batch.ob_job_instance i on i.id = e.job_instance_id`
     : sql`oxide_batch.ob_job_execution e`;
-  return countUpToCap(db, from, where);
+  // The stale filter alone is what the sampler counts (batch_stale_executions): its figure saves reading the rows.
+  const staleOnly = filters.stale && !filters.status && !filters.job && !filters.updatedFrom && !filters.updatedTo && !filters.q;
+  const sampled = staleOnly ? sampledFigure(await readLastSample(db), METRICS.staleExecutions) : null;
+  return countUpToCap(db, from, where, { blindEstimate: Boolean(filters.stale), sampled });
 }
 
 /** Job names for the filter menu. */

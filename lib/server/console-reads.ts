@@ -8,6 +8,11 @@ import { readLastHour } from '../queries/metric-series';
 import { readOverview } from '../queries/overview';
 import { decodeRetryKeyCursor, encodeRetryKeyCursor, listRetryKeys } from '../queries/retry-keys';
 import type { FailureCategory, FaultPhase } from '../domain/batch-status';
+import { listExecutions, type ExecutionFilters } from '../queries/executions';
+import { deadLetterGroups, listDeadLetterPage, listSettlementQueue, type SettlementReadOptions } from '../queries/settlements';
+import type { DeadLetterFilters, QueueFilters } from '../queries/settlements-types';
+import { readLastSample } from '../queries/last-sample';
+import type { Database } from '../db/client';
 import { listDb } from './read-source';
 import { runtime } from './runtime';
 
@@ -16,6 +21,13 @@ import { runtime } from './runtime';
  * with the same function its API route answers with, so the hydrated data and a
  * later refetch cannot differ in shape.
  */
+
+/**
+ * The primary, for the reads an action is taken from: detail pages (an execution, a
+ * proposal, a receipt, a bulk job), users. Lists read through `listDb()`
+ * (lib/server/read-source.ts), which may be the streaming replica.
+ */
+export const primaryDb = (): Database => runtime().db;
 
 const CHARTS = [
   { metric: 'settlement_queue_depth', label: 'due', name: 'Due settlements' },
@@ -27,8 +39,8 @@ const CHARTS = [
 ];
 
 export async function overviewPage() {
-  const { settings } = runtime();
-  const db = await listDb();
+  // The primary: with no fresh sample the overview takes one, a write.
+  const { db, settings } = runtime();
   const [overview, charts] = await Promise.all([readOverview(db, settings.staleThresholdMs), readLastHour(db, CHARTS)]);
   return { ...overview, serverNow: overview.serverNow.toISOString(), staleThresholdMs: settings.staleThresholdMs, charts };
 }
@@ -50,13 +62,32 @@ export async function retryKeysPage(query: RetryKeysQuery) {
 
 export const jobNames = async () => listJobNames(await listDb());
 
+/** The executions list, as its page and GET /api/executions show it. */
+export async function executionsPage(filters: ExecutionFilters) {
+  const { settings, ownerToken } = runtime();
+  return listExecutions(await listDb(), filters, { staleThresholdMs: settings.staleThresholdMs, ownerToken });
+}
+
+export const settlementQueuePage = async (filters: QueueFilters) => listSettlementQueue(await listDb(), filters);
+export const deadLettersPage = async (filters: DeadLetterFilters, options?: SettlementReadOptions) => listDeadLetterPage(await listDb(), filters, options);
+export const deadLetterGroupsPage = async (filters: DeadLetterFilters, options?: SettlementReadOptions) => deadLetterGroups(await listDb(), filters, options);
+
+/**
+ * The clock and the sampler's last figures, read once for a page that renders two
+ * views (the dead letters and their groups), so both measure ages alike.
+ */
+export const settlementReadContext = async (): Promise<SettlementReadOptions> => {
+  const sample = await readLastSample(await listDb());
+  return { nowMs: sample.nowMs, sample };
+};
+
 /**
  * An execution's detail, and for a role that may propose, whether a takeover may be
  * requested (or the rule it fails), so the page's buttons follow the data.
  */
 export async function executionDetailPage(id: number, role: Role) {
-  const { db, settings, ownerToken } = runtime();
-  const detail = await readExecutionDetail(db, id, { staleThresholdMs: settings.staleThresholdMs, ownerToken });
+  const { settings, ownerToken } = runtime();
+  const detail = await readExecutionDetail(primaryDb(), id, { staleThresholdMs: settings.staleThresholdMs, ownerToken });
   if (!detail) return null;
   const pending = detail.proposals.some((p) => p.status === 'PENDING');
   const candidacy: CandidateAssessment =

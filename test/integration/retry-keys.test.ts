@@ -97,6 +97,18 @@ describe('listRetryKeys', () => {
     expect(row).toMatchObject({ kind: 'corrupt', stepId: strict, error: { kind: 'OrdinalAboveLimit', max: 3 }, limits: { retryLimit: 3, stateLimit: 4 } });
   });
 
+  it('judges an envelope again once any byte of it changes, though verdicts are kept between renders', async () => {
+    const changing = await seedExecution(db, { definitionId: definition.id });
+    const step = await seedStep(db, { executionId: changing.id, logicalId: 'limited' });
+    await storeEnvelope(step, [entry('6a')]);
+    expect((await collectAll(100, changing.id)).map((row) => row.kind)).toEqual(['key']);
+    // The payload is edited in place, the checksum left as it was: the kept verdict must not hide it.
+    await pool.query(`update oxide_batch.ob_step_execution set fault_state_payload = jsonb_set(fault_state_payload, '{entries,0,ordinal}', '2') where id = $1`, [step]);
+    expect(await collectAll(100, changing.id)).toMatchObject([{ kind: 'corrupt', error: { kind: 'ChecksumMismatch' } }]);
+    await storeEnvelope(step, [entry('6a'), entry('6b')]);
+    expect((await collectAll(100, changing.id)).map((row) => (row.kind === 'key' ? row.keyPrefix : row.kind))).toEqual(['6a'.repeat(6), '6b'.repeat(6)]);
+  });
+
   it('pages through every row exactly once, cutting inside a step', async () => {
     const everything = await collectAll(500);
     for (const limit of [1, 2, 3]) {

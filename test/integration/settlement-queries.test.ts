@@ -170,7 +170,8 @@ describe('dead letters', () => {
       await client.query('set local enable_seqscan = off');
       const plan = async (text: string) => (await client.query(`explain ${text}`)).rows.map((r) => r['QUERY PLAN']).join('\n');
       expect(await plan(`select 1 from settle.dead_letters where receipt_id ^@ 'd-01'`)).toMatch(/dead_letters_receipt_prefix_idx/);
-      expect(await plan(`select 1 from settle.attempts where receipt_id ^@ 'q-'`)).toMatch(/attempts_receipt_prefix_idx/);
+      // Under a C collation the primary key serves a prefix range too, and is the narrower index since 0018 widened this one.
+      expect(await plan(`select 1 from settle.attempts where receipt_id ^@ 'q-'`)).toMatch(/attempts_receipt_prefix_idx|attempts_pkey/);
       expect(await plan(`select 1 from settle.attempts where attempts >= 3 order by attempts, next_visible_at_ms, receipt_id limit 5`)).toMatch(/attempts_attempts_due_idx/);
     } finally {
       await client.query('rollback');

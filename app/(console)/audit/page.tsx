@@ -6,8 +6,8 @@ import { auditListQuerySchema, auditSearch } from '@/lib/domain/audit-filters';
 import { listAuditEvents, parseAuditCursor } from '@/lib/queries/audit';
 import { queryKeys } from '@/lib/query-keys';
 import { page } from '@/lib/server/page';
-import { auditSearchOf, loadAuditSearch } from '@/lib/url-state/audit';
 import { listDb } from '@/lib/server/read-source';
+import { auditSearchOf, loadAuditSearch } from '@/lib/url-state/audit';
 
 export const metadata: Metadata = { title: 'Audit' };
 

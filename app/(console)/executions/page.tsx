@@ -3,13 +3,11 @@ import { Prefetched } from '@/components/data/prefetched';
 import { ExecutionsView } from '@/components/executions/executions-view';
 import { PageHeader } from '@/components/ui/page-header';
 import { InvalidFilters } from '@/components/ui/states';
-import { executionFiltersSchema, listExecutions } from '@/lib/queries/executions';
+import { executionFiltersSchema } from '@/lib/queries/executions';
 import { queryKeys } from '@/lib/query-keys';
-import { jobNames } from '@/lib/server/console-reads';
+import { executionsPage, jobNames } from '@/lib/server/console-reads';
 import { page } from '@/lib/server/page';
-import { runtime } from '@/lib/server/runtime';
 import { loadExecutionsSearch } from '@/lib/url-state/executions';
-import { listDb } from '@/lib/server/read-source';
 
 export const metadata: Metadata = { title: 'Executions' };
 
@@ -23,17 +21,12 @@ export default page('read', { search: executionFiltersSchema }, async function E
       </>
     );
   }
-  const { settings, ownerToken } = runtime();
-  const db = await listDb();
   return (
     <>
       {header}
       <Prefetched
         queries={[
-          {
-            queryKey: queryKeys.executions.list(loadExecutionsSearch(query)),
-            queryFn: () => listExecutions(db, search.value, { staleThresholdMs: settings.staleThresholdMs, ownerToken }),
-          },
+          { queryKey: queryKeys.executions.list(loadExecutionsSearch(query)), queryFn: () => executionsPage(search.value) },
           { queryKey: queryKeys.jobNames(), queryFn: jobNames },
         ]}
       >

@@ -7,15 +7,15 @@ import { can } from '@/lib/domain/roles';
 import { listOrchestrationLeases, listProposals, proposalFiltersSchema } from '@/lib/queries/recovery';
 import { queryKeys } from '@/lib/query-keys';
 import { page } from '@/lib/server/page';
+import { listDb } from '@/lib/server/read-source';
 import { runtime } from '@/lib/server/runtime';
 import { loadRecoverySearch, proposalListParams } from '@/lib/url-state/recovery';
-import { listDb } from '@/lib/server/read-source';
 
 export const metadata: Metadata = { title: 'Recovery' };
 
 export default page('read', { search: proposalFiltersSchema }, async function RecoveryPage({ actor, query, search }) {
-  const { db, settings } = runtime();
-  const lists = await listDb();
+  const { settings } = runtime();
+  const db = await listDb();
   const params = proposalListParams(loadRecoverySearch(query));
   return (
     <>
@@ -23,7 +23,7 @@ export default page('read', { search: proposalFiltersSchema }, async function Re
       {search.ok ? null : <InvalidFilters issues={search.issues} />}
       <Prefetched
         queries={[
-          ...(search.ok ? [{ queryKey: queryKeys.proposals.list(params), queryFn: () => listProposals(lists, search.value) }] : []),
+          ...(search.ok ? [{ queryKey: queryKeys.proposals.list(params), queryFn: () => listProposals(db, search.value) }] : []),
           { queryKey: queryKeys.orchestrations.list({}), queryFn: () => listOrchestrationLeases(db, settings.checkpointKey!) },
         ]}
       >

@@ -5,12 +5,11 @@ import { QueueView } from '@/components/settlements/queue-view';
 import { PageHeader } from '@/components/ui/page-header';
 import { InvalidFilters } from '@/components/ui/states';
 import { can } from '@/lib/domain/roles';
-import { listSettlementQueue } from '@/lib/queries/settlements';
 import { queueFiltersSchema } from '@/lib/queries/settlements-types';
 import { queryKeys } from '@/lib/query-keys';
+import { settlementQueuePage } from '@/lib/server/console-reads';
 import { page } from '@/lib/server/page';
 import { loadQueueSearch } from '@/lib/url-state/settlements';
-import { listDb } from '@/lib/server/read-source';
 
 export const metadata: Metadata = { title: 'Settlements' };
 
@@ -32,7 +31,7 @@ export default page('read', { search: queueFiltersSchema }, async function Settl
   return (
     <>
       {header}
-      <Prefetched queries={[{ queryKey: queryKeys.settlements.queue(params), queryFn: async () => listSettlementQueue(await listDb(), search.value) }]}>
+      <Prefetched queries={[{ queryKey: queryKeys.settlements.queue(params), queryFn: () => settlementQueuePage(search.value) }]}>
         <QueueView canAct={can(actor.role, 'replaySettlement')} />
       </Prefetched>
     </>

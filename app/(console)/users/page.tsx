@@ -6,7 +6,7 @@ import { userListQuerySchema, userSearch } from '@/lib/domain/users';
 import { listUsers, parseUserCursor } from '@/lib/queries/users';
 import { queryKeys } from '@/lib/query-keys';
 import { page } from '@/lib/server/page';
-import { runtime } from '@/lib/server/runtime';
+import { primaryDb } from '@/lib/server/console-reads';
 import { loadUsersSearch } from '@/lib/url-state/users';
 
 export const metadata: Metadata = { title: 'Users' };
@@ -17,7 +17,7 @@ export default page('manageUsers', { search: userListQuerySchema }, async functi
   const { cursor, ...filters } = parsed.ok ? parsed.value : {};
   const after = parsed.ok ? parseUserCursor(cursor) : 'invalid';
   // Invalid filters are not prefetched: the client asks the API, which names the field.
-  const queries = after === 'invalid' ? [] : [{ queryKey: queryKeys.users.list(search), queryFn: () => listUsers(runtime().db, filters, after) }];
+  const queries = after === 'invalid' ? [] : [{ queryKey: queryKeys.users.list(search), queryFn: () => listUsers(primaryDb(), filters, after) }];
   return (
     <>
       <PageHeader title="Users" description="Who may sign in to Keel, and with which role. Every change is audited." />

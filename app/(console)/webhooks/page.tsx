@@ -6,8 +6,8 @@ import { webhookDeliveryQuerySchema, webhookDeliverySearch } from '@/lib/domain/
 import { listWebhookDeliveries, parseWebhookCursor } from '@/lib/queries/webhooks';
 import { queryKeys } from '@/lib/query-keys';
 import { page } from '@/lib/server/page';
-import { loadWebhooksSearch } from '@/lib/url-state/webhooks';
 import { listDb } from '@/lib/server/read-source';
+import { loadWebhooksSearch } from '@/lib/url-state/webhooks';
 
 export const metadata: Metadata = { title: 'Webhooks' };
 

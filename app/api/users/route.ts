@@ -1,7 +1,7 @@
 import { userListQuerySchema } from '@/lib/domain/users';
 import { listUsers, parseUserCursor } from '@/lib/queries/users';
 import { apiRoute } from '@/lib/server/api-route';
-import { runtime } from '@/lib/server/runtime';
+import { primaryDb } from '@/lib/server/console-reads';
 
 export const dynamic = 'force-dynamic';
 
@@ -14,5 +14,5 @@ export const GET = apiRoute('manageUsers', userListQuerySchema, async (_actor, {
       { status: 400, headers: { 'Cache-Control': 'no-store' } },
     );
   }
-  return listUsers(runtime().db, filters, after);
+  return listUsers(primaryDb(), filters, after);
 });

@@ -32,15 +32,16 @@ export const settleAttempts = settle.table(
         or (${t.leaseOwner} is not null and ${t.leaseToken} is not null and ${t.leaseUntilMs} is not null)`,
     ),
     check('attempts_detail_sha256_length', sql`${t.reasonDetailSha256} is null or octet_length(${t.reasonDetailSha256}) = 32`),
-    // Due order for claimDue and the queue page.
-    index('attempts_due_idx').on(t.nextVisibleAtMs, t.receiptId),
+    // Due order for claimDue and the queue page. The columns after the order's are what the
+    // queue's states and filters read, so a list count is an index-only scan (0018).
+    index('attempts_due_idx').on(t.nextVisibleAtMs, t.receiptId, t.leaseUntilMs, t.leaseOwner, t.attempts, t.reasonCode),
     index('attempts_kind_due_idx').on(t.workKind, t.nextVisibleAtMs, t.receiptId),
     index('attempts_lease_idx').on(t.leaseUntilMs, t.receiptId).where(sql`${t.leaseOwner} is not null`),
-    index('attempts_reason_idx').on(t.reasonCode, t.nextVisibleAtMs, t.receiptId),
+    index('attempts_reason_idx').on(t.reasonCode, t.nextVisibleAtMs, t.receiptId, t.leaseUntilMs, t.leaseOwner, t.attempts),
     // The queue page's attempts filter, in due order.
-    index('attempts_attempts_due_idx').on(t.attempts, t.nextVisibleAtMs, t.receiptId),
+    index('attempts_attempts_due_idx').on(t.attempts, t.nextVisibleAtMs, t.receiptId, t.leaseUntilMs, t.leaseOwner, t.reasonCode),
     // Receipt id prefix search (`receipt_id ^@ prefix`): pattern ops, so it serves any collation.
-    index('attempts_receipt_prefix_idx').on(t.receiptId.op('text_pattern_ops')),
+    index('attempts_receipt_prefix_idx').on(t.receiptId.op('text_pattern_ops'), t.nextVisibleAtMs, t.leaseUntilMs, t.leaseOwner, t.attempts, t.reasonCode),
   ],
 );
 
@@ -56,10 +57,11 @@ export const settleDeadLetters = settle.table(
   },
   (t) => [
     check('dead_letters_attempts_nonnegative', sql`${t.attempts} >= 0`),
-    index('dead_letters_recorded_idx').on(t.recordedAtMs, t.receiptId),
-    index('dead_letters_reason_idx').on(t.reason, t.recordedAtMs, t.receiptId),
-    index('dead_letters_attempts_idx').on(t.attempts, t.recordedAtMs, t.receiptId),
-    index('dead_letters_receipt_prefix_idx').on(t.receiptId.op('text_pattern_ops')),
+    // Each order's columns, then the other filters' (0018): counts are index-only scans.
+    index('dead_letters_recorded_idx').on(t.recordedAtMs, t.receiptId, t.reason, t.attempts),
+    index('dead_letters_reason_idx').on(t.reason, t.recordedAtMs, t.receiptId, t.attempts),
+    index('dead_letters_attempts_idx').on(t.attempts, t.recordedAtMs, t.receiptId, t.reason),
+    index('dead_letters_receipt_prefix_idx').on(t.receiptId.op('text_pattern_ops'), t.recordedAtMs, t.reason, t.attempts),
   ],
 );
 

@@ -6,6 +6,7 @@ import { idPathSchema } from '@/lib/domain/path-segment';
 import { readProposal } from '@/lib/queries/recovery';
 import { queryKeys } from '@/lib/query-keys';
 import { page } from '@/lib/server/page';
+import { primaryDb } from '@/lib/server/console-reads';
 import { runtime } from '@/lib/server/runtime';
 
 export async function generateMetadata({ params }: { params: Promise<{ id: string }> }): Promise<Metadata> {
@@ -13,7 +14,8 @@ export async function generateMetadata({ params }: { params: Promise<{ id: strin
 }
 
 export default page('read', { params: idPathSchema }, async function ProposalPage({ actor, params }) {
-  const { db, settings } = runtime();
+  const { settings } = runtime();
+  const db = primaryDb();
   const proposal = await readProposal(db, params.id);
   if (!proposal) notFound();
   return (

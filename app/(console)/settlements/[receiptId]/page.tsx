@@ -7,7 +7,7 @@ import { PageHeader } from '@/components/ui/page-header';
 import { can } from '@/lib/domain/roles';
 import { readReceiptHistory } from '@/lib/queries/settlements';
 import { queryKeys } from '@/lib/query-keys';
-import { runtime } from '@/lib/server/runtime';
+import { primaryDb } from '@/lib/server/console-reads';
 import { decodePathSegment, receiptPathSchema } from '@/lib/domain/path-segment';
 import { page } from '@/lib/server/page';
 
@@ -20,7 +20,7 @@ export async function generateMetadata({ params }: Props): Promise<Metadata> {
 }
 
 export default page('read', { params: receiptPathSchema }, async function ReceiptHistoryPage({ actor, params: { receiptId } }) {
-  const history = await readReceiptHistory(runtime().db, receiptId);
+  const history = await readReceiptHistory(primaryDb(), receiptId);
   if (!history) notFound();
   return (
     <>

@@ -8,9 +8,9 @@ import { InvalidFilters } from '@/components/ui/states';
 import { listBulkReplays } from '@/lib/queries/settlements';
 import { bulkReplayListSchema } from '@/lib/queries/settlements-types';
 import { queryKeys } from '@/lib/query-keys';
+import { listDb } from '@/lib/server/read-source';
 import { page } from '@/lib/server/page';
 import { loadBulkReplaysSearch } from '@/lib/url-state/settlements';
-import { listDb } from '@/lib/server/read-source';
 
 export const metadata: Metadata = { title: 'Bulk replays' };
 

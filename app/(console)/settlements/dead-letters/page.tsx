@@ -5,12 +5,11 @@ import { filterParams } from '@/components/settlements/filter-params';
 import { PageHeader } from '@/components/ui/page-header';
 import { InvalidFilters } from '@/components/ui/states';
 import { can } from '@/lib/domain/roles';
-import { deadLetterGroups, listDeadLetterPage, settlementNowMs } from '@/lib/queries/settlements';
 import { deadLetterFiltersSchema } from '@/lib/queries/settlements-types';
 import { queryKeys } from '@/lib/query-keys';
+import { deadLetterGroupsPage, deadLettersPage, settlementReadContext } from '@/lib/server/console-reads';
 import { page } from '@/lib/server/page';
 import { loadDeadLettersSearch } from '@/lib/url-state/settlements';
-import { listDb } from '@/lib/server/read-source';
 
 export const metadata: Metadata = { title: 'Dead letters' };
 
@@ -30,17 +29,16 @@ export default page('read', { search: deadLetterFiltersSchema }, async function 
       </>
     );
   }
-  const db = await listDb();
-  // One clock for both reads, so the groups and the list measure ages alike.
-  const nowMs = await settlementNowMs(db);
+  // One clock (and one read of the sampler's figures) for both views, so they measure ages alike.
+  const context = await settlementReadContext();
   return (
     <>
       {header}
       <Prefetched
         queries={[
-          { queryKey: queryKeys.settlements.deadLetters(params), queryFn: () => listDeadLetterPage(db, search.value, { nowMs }) },
+          { queryKey: queryKeys.settlements.deadLetters(params), queryFn: () => deadLettersPage(search.value, context) },
           // Groups ignore the reason (they are the reasons) and the page, as the view's query does.
-          { queryKey: queryKeys.settlements.deadLetterGroups(filterParams({ ...state, reason: null, cursor: null })), queryFn: () => deadLetterGroups(db, search.value, { nowMs }) },
+          { queryKey: queryKeys.settlements.deadLetterGroups(filterParams({ ...state, reason: null, cursor: null })), queryFn: () => deadLetterGroupsPage(search.value, context) },
         ]}
       >
         <DeadLettersView canAct={can(actor.role, 'replaySettlement')} />

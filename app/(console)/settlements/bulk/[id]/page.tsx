@@ -9,7 +9,7 @@ import { can } from '@/lib/domain/roles';
 import { readBulkReplayDetail } from '@/lib/queries/settlements';
 import { bulkReplayItemsSchema } from '@/lib/queries/settlements-types';
 import { queryKeys } from '@/lib/query-keys';
-import { runtime } from '@/lib/server/runtime';
+import { primaryDb } from '@/lib/server/console-reads';
 import { idPathSchema } from '@/lib/domain/path-segment';
 import { page } from '@/lib/server/page';
 import { loadBulkReplayItemsSearch } from '@/lib/url-state/settlements';
@@ -22,7 +22,7 @@ export async function generateMetadata({ params }: Props): Promise<Metadata> {
 
 export default page('read', { params: idPathSchema, search: bulkReplayItemsSchema }, async function BulkReplayPage({ actor, params, query: raw, search }) {
   const query = filterParams(loadBulkReplayItemsSearch(raw));
-  const detail = await readBulkReplayDetail(runtime().db, params.id, search.ok ? search.value : {});
+  const detail = await readBulkReplayDetail(primaryDb(), params.id, search.ok ? search.value : {});
   if (!detail) notFound();
   return (
     <>
