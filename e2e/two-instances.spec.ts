@@ -1,4 +1,5 @@
 import { expect, test, type Browser, type Page } from '@playwright/test';
+import { readFileSync } from 'node:fs';
 import type pg from 'pg';
 import { startKeelInstance, startReplicatedPostgres, type KeelInstance, type ReplicatedPostgres } from './support/replica-cluster';
 import { DEMO_PASSWORD, toast } from './support/session';
@@ -158,11 +159,33 @@ test('a replica that goes away sends lists to the primary until it is back', asy
   }
   await expect.poll(async () => (await health(a)).reads.source, { timeout: 30_000 }).toBe('replica');
   await replicaCaughtUp();
+  const replicaReads = async () => {
+    const metrics = await (await viewer.request.get(`${a.url}/api/metrics`)).text();
+    expect(metrics).toMatch(/^keel_read_replica_usable 1$/m);
+    return Number(/^keel_list_reads_total\{source="replica"\} (\d+)$/m.exec(metrics)?.[1] ?? 0);
+  };
+  const before = await replicaReads();
   expect(await listed(viewer, a, gone)).toEqual([gone]);
-  const metrics = await (await viewer.request.get(`${a.url}/api/metrics`)).text();
-  expect(metrics).toMatch(/^keel_read_replica_usable 1$/m);
-  expect(metrics).toMatch(/^keel_list_reads_total\{source="replica"\} [1-9]/m);
+  expect(await replicaReads()).toBe(before + 1);
   await viewer.context().close();
+});
+
+test('a replica cut off from its primary falls behind, though it has replayed all it received', async () => {
+  const { rows } = await standby.query(`select current_setting('primary_conninfo') as conninfo`);
+  const conninfo = rows[0].conninfo as string;
+  await standby.query(`alter system set primary_conninfo = ''`);
+  await standby.query('select pg_reload_conf()');
+  try {
+    // No WAL receiver any more; the primary goes on writing.
+    await expect.poll(async () => (await standby.query(`select count(*)::int as n from pg_stat_wal_receiver`)).rows[0].n).toBe(0);
+    await deadLetter(`mi-cut-${run}`);
+    await expect.poll(async () => ((await health(b)).reads as { lagMs?: number }).lagMs ?? 0, { timeout: 15_000 }).toBeGreaterThan(0);
+  } finally {
+    await standby.query(`alter system set primary_conninfo = $$${conninfo.replaceAll('$', '')}$$`);
+    await standby.query('select pg_reload_conf()');
+  }
+  await replicaCaughtUp();
+  await expect.poll(async () => (await health(b)).reads).toEqual({ source: 'replica', lagMs: 0 });
 });
 
 test('a change made through one instance updates the other instance’s open page', async ({ browser }) => {
@@ -222,6 +245,11 @@ test('a bulk job is worked by one instance; killing it hands the job to the othe
   await expect.poll(async () => (await jobRow()).processed_count, { timeout: 60_000, intervals: [50] }).toBeGreaterThan(0);
   const owner = (await jobRow()).worker_instance;
   expect(['keel-a', 'keel-b']).toContain(owner);
+  // Two batches by the same instance, the other idle beside it the while.
+  await expect.poll(async () => (await jobRow()).processed_count, { timeout: 60_000, intervals: [50] }).toBeGreaterThanOrEqual(2_048);
+  expect((await jobRow()).worker_instance).toBe(owner);
+  const takeovers = () => ['keel-a', 'keel-b'].flatMap((name) => readFileSync(`.keel/e2e-results/instance-${name}.log`, 'utf8').split('\n')).filter((line) => line.includes('taken over'));
+  expect(takeovers()).toEqual([]);
   const [worker, survivor] = owner === 'keel-a' ? [a, b] : [b, a];
   worker.kill();
   const atKill = await jobRow();
@@ -231,6 +259,7 @@ test('a bulk job is worked by one instance; killing it hands the job to the othe
   // The survivor takes the job once the killed instance's lease runs out, and finishes it.
   await expect.poll(async () => (await jobRow()).status, { timeout: 120_000 }).toBe('COMPLETED');
   expect(await jobRow()).toMatchObject({ processed_count: items, worker_instance: survivor.name });
+  expect(takeovers()).toEqual([expect.stringContaining(`"from":"${owner}"`)]);
   const { rows: replays } = await primary.query(
     `select count(*)::int as replays, count(distinct receipt_id)::int as receipts from keel.settlement_replay where bulk_job = $1`,
     [job],

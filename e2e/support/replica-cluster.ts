@@ -119,7 +119,7 @@ export async function startKeelInstance(name: string, env: Record<string, string
   const output: string[] = [];
   // Each instance's own log, beside Playwright's results, for a failure's post-mortem.
   mkdirSync('.keel/e2e-results', { recursive: true });
-  const log = createWriteStream(`.keel/e2e-results/instance-${name}.log`, { flags: 'a' });
+  const log = createWriteStream(`.keel/e2e-results/instance-${name}.log`);
   const launcher = spawn(process.execPath, ['--import', 'tsx', '--conditions=react-server', 'bin/keel.ts', 'start'], {
     env: { ...process.env, ...env, PORT: String(port), KEEL_INSTANCE_ID: name, NODE_ENV: 'production' },
     stdio: ['ignore', 'pipe', 'pipe'],
