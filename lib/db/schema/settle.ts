@@ -32,10 +32,11 @@ export const settleAttempts = settle.table(
         or (${t.leaseOwner} is not null and ${t.leaseToken} is not null and ${t.leaseUntilMs} is not null)`,
     ),
     check('attempts_detail_sha256_length', sql`${t.reasonDetailSha256} is null or octet_length(${t.reasonDetailSha256}) = 32`),
-    // Due order for claimDue and the queue page.
+    // Due order for claimDue and the queue page (the leased tab too: claims take the head).
+    // No index may cover a column a claim writes (the lease columns, row_version,
+    // updated_at_ms): claims stay HOT updates, with room from fillfactor 50 (drizzle/0017).
     index('attempts_due_idx').on(t.nextVisibleAtMs, t.receiptId),
     index('attempts_kind_due_idx').on(t.workKind, t.nextVisibleAtMs, t.receiptId),
-    index('attempts_lease_idx').on(t.leaseUntilMs, t.receiptId).where(sql`${t.leaseOwner} is not null`),
     index('attempts_reason_idx').on(t.reasonCode, t.nextVisibleAtMs, t.receiptId),
     // The queue page's attempts filter, in due order.
     index('attempts_attempts_due_idx').on(t.attempts, t.nextVisibleAtMs, t.receiptId),

@@ -1,0 +1,14 @@
+-- Claims as HOT updates. A claim writes only the lease columns, row_version and
+-- updated_at_ms; attempts_lease_idx covered lease_until_ms (and lease_owner in its
+-- predicate), so every claim was a non-HOT update that added an entry to each of the
+-- seven indexes of settle.attempts and left a dead duplicate in the due index that
+-- the next claims scanned past. With no index on a column a claim writes, a claim is
+-- a heap-only tuple on the same page: no index entry at all.
+-- The leased tab reads in due order on attempts_due_idx instead: claims take the
+-- oldest due rows, so live leases sit at the head of that order.
+DROP INDEX "settle"."attempts_lease_idx";
+--> statement-breakpoint
+-- A HOT update needs room on the row's own page, and a claimed row is larger than a
+-- queued one (owner, token and deadline go from null to set); a drain claims whole
+-- pages of consecutively queued rows in one statement. Applies to pages written from now on.
+ALTER TABLE "settle"."attempts" SET (fillfactor = 50);
