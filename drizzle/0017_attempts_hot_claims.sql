@@ -12,3 +12,16 @@ DROP INDEX "settle"."attempts_lease_idx";
 -- queued one (owner, token and deadline go from null to set); a drain claims whole
 -- pages of consecutively queued rows in one statement. Applies to pages written from now on.
 ALTER TABLE "settle"."attempts" SET (fillfactor = 50);
+--> statement-breakpoint
+-- Every write of a pending attempt (enqueue, a claim that found no room for a HOT
+-- update) paid an entry in an index of all attempts by work_kind, read only by the
+-- metric sampler's count of retry-scheduled rows: that index now holds those rows only.
+DROP INDEX "settle"."attempts_kind_due_idx";
+--> statement-breakpoint
+CREATE INDEX "attempts_retry_due_idx" ON "settle"."attempts" USING btree ("next_visible_at_ms","receipt_id") WHERE "settle"."attempts"."work_kind" = 'retry_scheduled';
+--> statement-breakpoint
+-- Two history events per settlement (claimed, finished) each paid an entry in an
+-- index by time read only by the metric sampler's recent retry_scheduled count.
+DROP INDEX "keel"."settlement_event_at_idx";
+--> statement-breakpoint
+CREATE INDEX "settlement_event_retry_at_idx" ON "keel"."settlement_event" USING btree ("at_ms") WHERE "keel"."settlement_event"."kind" = 'retry_scheduled';

@@ -36,7 +36,8 @@ export const settleAttempts = settle.table(
     // No index may cover a column a claim writes (the lease columns, row_version,
     // updated_at_ms): claims stay HOT updates, with room from fillfactor 50 (drizzle/0017).
     index('attempts_due_idx').on(t.nextVisibleAtMs, t.receiptId),
-    index('attempts_kind_due_idx').on(t.workKind, t.nextVisibleAtMs, t.receiptId),
+    // Retry-scheduled rows only (the metric sampler's count): pending rows pay no entry.
+    index('attempts_retry_due_idx').on(t.nextVisibleAtMs, t.receiptId).where(sql`${t.workKind} = 'retry_scheduled'`),
     index('attempts_reason_idx').on(t.reasonCode, t.nextVisibleAtMs, t.receiptId),
     // The queue page's attempts filter, in due order.
     index('attempts_attempts_due_idx').on(t.attempts, t.nextVisibleAtMs, t.receiptId),
