@@ -99,6 +99,9 @@ const EXACT_CLAIM = sql.raw(`a.receipt_id = i.receipt_id
           and a.finalized_at = i.finalized_at and a.attempts = i.attempts and a.row_version = i.row_version
           and a.lease_owner = i.lease_owner and a.lease_token = i.lease_token and a.lease_until_ms = i.lease_until_ms`);
 
+/** What a committed row carries on to the dead-letter and history inserts (no join back to the input). */
+const COMMITTED_COLUMNS = sql.raw('i.ord, i.receipt_id, i.finalized_at, i.route, i.event_kind, i.event_attempt, i.reason_code, i.dead_json');
+
 /**
  * The batch's one statement, with only the parts its routes use: a write that touches
  * no row still fires its table's statement triggers (a dead-letter insert of nothing
@@ -126,9 +129,9 @@ function batchStatement(rows: readonly BatchRow[], observedAtMs: number): SQL {
         delete from settle.attempts a using input i
         where i.route in ('NoAction', 'DeadLettered') and ${EXACT_CLAIM}
           and i.lease_until_ms > ${observedAtMs}::bigint
-        returning i.ord
+        returning ${COMMITTED_COLUMNS}
       )`);
-    committed.push(sql`select ord from gone`);
+    committed.push(sql`select * from gone`);
   }
   if (retries) {
     parts.push(sql`moved as (
@@ -140,23 +143,23 @@ function batchStatement(rows: readonly BatchRow[], observedAtMs: number): SQL {
         from input i
         where i.route = 'RetryScheduled' and ${EXACT_CLAIM}
           and i.lease_until_ms > ${observedAtMs}::bigint
-        returning i.ord
+        returning ${COMMITTED_COLUMNS}
       )`);
-    committed.push(sql`select ord from moved`);
+    committed.push(sql`select * from moved`);
   }
   parts.push(sql`committed as (${sql.join(committed, sql` union all `)})`);
   if (deadLetters) {
     parts.push(sql`dead as (
         insert into settle.dead_letters (receipt_id, finalized_at, attempts, reason, canonical_json, recorded_at_ms)
         select i.receipt_id, i.finalized_at, i.event_attempt, i.reason_code, i.dead_json, ${observedAtMs}::bigint
-        from input i join committed c using (ord) where i.route = 'DeadLettered'
+        from committed i where i.route = 'DeadLettered'
         order by i.ord
       )`);
   }
   parts.push(sql`logged as (
         insert into keel.settlement_event (receipt_id, kind, attempt, reason_code, at_ms)
         select i.receipt_id, i.event_kind, i.event_attempt, i.reason_code, ${observedAtMs}::bigint
-        from input i join committed c using (ord)
+        from committed i
         order by i.ord
       )`);
   if (!deadLetters) return sql`with ${sql.join(parts, sql`, `)} select ord from committed`;
