@@ -4,8 +4,8 @@
 -- seven indexes of settle.attempts and left a dead duplicate in the due index that
 -- the next claims scanned past. With no index on a column a claim writes, a claim is
 -- a heap-only tuple on the same page: no index entry at all.
--- The leased tab reads in due order on attempts_due_idx instead: claims take the
--- oldest due rows, so live leases sit at the head of that order.
+-- The price: the queue's leased count and list scan the table (docs/performance.md,
+-- "Settlement throughput").
 DROP INDEX "settle"."attempts_lease_idx";
 --> statement-breakpoint
 -- A HOT update needs room on the row's own page, and a claimed row is larger than a

@@ -32,9 +32,10 @@ export const settleAttempts = settle.table(
         or (${t.leaseOwner} is not null and ${t.leaseToken} is not null and ${t.leaseUntilMs} is not null)`,
     ),
     check('attempts_detail_sha256_length', sql`${t.reasonDetailSha256} is null or octet_length(${t.reasonDetailSha256}) = 32`),
-    // Due order for claimDue and the queue page (the leased tab too: claims take the head).
     // No index may cover a column a claim writes (the lease columns, row_version,
-    // updated_at_ms): claims stay HOT updates, with room from fillfactor 50 (drizzle/0017).
+    // updated_at_ms), keys, INCLUDE or predicate: claims stay HOT updates, with room
+    // from the table's fillfactor 50 (drizzle/0017; drizzle has no table option for it).
+    // Due order for claimDue and the queue page.
     index('attempts_due_idx').on(t.nextVisibleAtMs, t.receiptId),
     // Retry-scheduled rows only (the metric sampler's count): pending rows pay no entry.
     index('attempts_retry_due_idx').on(t.nextVisibleAtMs, t.receiptId).where(sql`${t.workKind} = 'retry_scheduled'`),
