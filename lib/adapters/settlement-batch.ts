@@ -1,5 +1,5 @@
 import 'server-only';
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import type { DbOrTx } from '../db/client';
 import { err, ok, type Result } from '../domain/result';
 import {
@@ -18,7 +18,7 @@ import { claimProblem, guarded } from './settlement-guards';
 
 type ItemResult = Result<SettlementRoute, SettlementRouteError>;
 
-/** One batch item as the statement reads it (jsonb_to_recordset): the claim, its route and what that route writes. */
+/** One batch item as the statement reads it (one array per column): the claim, its route and what that route writes. */
 interface BatchRow {
   ord: number;
   receipt_id: string;
@@ -94,6 +94,97 @@ function planItem(ord: number, { claim, outcome }: ClaimedOutcome, policy: Retry
   return ok({ route, row: { ...base, event_kind: 'dead_lettered', event_attempt: route.attempts, reason_code: reason.code, dead_json: json.value } });
 }
 
+/** The compare-and-set of one input row against the stored attempt it names. */
+const EXACT_CLAIM = sql.raw(`a.receipt_id = i.receipt_id
+          and a.finalized_at = i.finalized_at and a.attempts = i.attempts and a.row_version = i.row_version
+          and a.lease_owner = i.lease_owner and a.lease_token = i.lease_token and a.lease_until_ms = i.lease_until_ms`);
+
+/** The input's columns and their SQL types, in the order the statement unnests them. */
+const INPUT_COLUMNS: readonly (readonly [keyof BatchRow, string])[] = [
+  ['ord', 'int'], ['receipt_id', 'text'], ['finalized_at', 'bigint'], ['attempts', 'int'], ['row_version', 'bigint'],
+  ['lease_owner', 'text'], ['lease_token', 'text'], ['lease_until_ms', 'bigint'], ['route', 'text'], ['event_kind', 'text'],
+  ['event_attempt', 'int'], ['reason_code', 'text'], ['reason_sha256_hex', 'text'], ['next_visible_at_ms', 'bigint'], ['dead_json', 'text'],
+];
+
+/**
+ * One column of the batch as a typed array parameter. Parsing the input is a large
+ * part of the statement's cost (a JSON document repeats every key per row), and a
+ * column that is null on every row is sent empty: unnest pads a shorter array with nulls.
+ */
+function columnArray(rows: readonly BatchRow[], name: keyof BatchRow, type: string): SQL {
+  const values = rows.map((row) => row[name]);
+  return sql`${sql.param(values.every((value) => value === null) ? [] : values)}::${sql.raw(type)}[]`;
+}
+
+/** What a committed row carries on to the dead-letter and history inserts (no join back to the input). */
+const COMMITTED_COLUMNS = sql.raw('i.ord, i.receipt_id, i.finalized_at, i.route, i.event_kind, i.event_attempt, i.reason_code, i.dead_json');
+
+/**
+ * The batch's one statement, with only the parts its routes use: a write that touches
+ * no row still fires its table's statement triggers (a dead-letter insert of nothing
+ * runs the one-place rule and sends a keel_events NOTIFY, which every committing
+ * transaction that sent one waits behind), so a batch with no dead letter names no
+ * dead-letter table at all.
+ */
+function batchStatement(rows: readonly BatchRow[], observedAtMs: number): SQL {
+  const removes = rows.some((row) => row.route !== 'RetryScheduled');
+  const retries = rows.some((row) => row.route === 'RetryScheduled');
+  const deadLetters = rows.some((row) => row.route === 'DeadLettered');
+  const parts: SQL[] = [sql`input as (select * from unnest(${sql.join(INPUT_COLUMNS.map(([name, type]) => columnArray(rows, name, type)), sql`, `)})
+        as i(${sql.raw(INPUT_COLUMNS.map(([name]) => name).join(', '))}))`];
+  const committed: SQL[] = [];
+  // The lease test reads the claim's side, equal to the row's by the join, so each row
+  // is found by its primary key.
+  if (removes) {
+    parts.push(sql`gone as (
+        delete from settle.attempts a using input i
+        where i.route in ('NoAction', 'DeadLettered') and ${EXACT_CLAIM}
+          and i.lease_until_ms > ${observedAtMs}::bigint
+        returning ${COMMITTED_COLUMNS}
+      )`);
+    committed.push(sql`select * from gone`);
+  }
+  if (retries) {
+    parts.push(sql`moved as (
+        update settle.attempts a
+        set work_kind = 'retry_scheduled', attempts = i.event_attempt, next_visible_at_ms = i.next_visible_at_ms,
+            row_version = a.row_version + 1, lease_owner = null, lease_token = null, lease_until_ms = null,
+            reason_code = i.reason_code, reason_detail_sha256 = decode(i.reason_sha256_hex, 'hex'),
+            updated_at_ms = ${observedAtMs}::bigint
+        from input i
+        where i.route = 'RetryScheduled' and ${EXACT_CLAIM}
+          and i.lease_until_ms > ${observedAtMs}::bigint
+        returning ${COMMITTED_COLUMNS}
+      )`);
+    committed.push(sql`select * from moved`);
+  }
+  parts.push(sql`committed as (${sql.join(committed, sql` union all `)})`);
+  if (deadLetters) {
+    parts.push(sql`dead as (
+        insert into settle.dead_letters (receipt_id, finalized_at, attempts, reason, canonical_json, recorded_at_ms)
+        select i.receipt_id, i.finalized_at, i.event_attempt, i.reason_code, i.dead_json, ${observedAtMs}::bigint
+        from committed i where i.route = 'DeadLettered'
+        order by i.ord
+      )`);
+  }
+  parts.push(sql`logged as (
+        insert into keel.settlement_event (receipt_id, kind, attempt, reason_code, at_ms)
+        select i.receipt_id, i.event_kind, i.event_attempt, i.reason_code, ${observedAtMs}::bigint
+        from committed i
+        order by i.ord
+      )`);
+  if (!deadLetters) return sql`with ${sql.join(parts, sql`, `)} select ord from committed`;
+  parts.push(sql`repeated as (
+        -- Seen in the statement's snapshot: the dead letter an earlier call committed.
+        select i.ord from input i join settle.dead_letters d on d.receipt_id = i.receipt_id and d.canonical_json = i.dead_json
+        where i.route = 'DeadLettered' and not exists (select 1 from settle.attempts a where a.receipt_id = i.receipt_id)
+      )`);
+  return sql`with ${sql.join(parts, sql`, `)}
+      select ord from committed
+      union all
+      select ord from repeated where ord not in (select ord from committed)`;
+}
+
 /**
  * Records a claimed batch's outcomes in one statement: finished and dead-lettered rows
  * are deleted, retried rows rescheduled, dead letters inserted and every history event
@@ -131,57 +222,7 @@ export async function recordClaimedOutcomesInOneStatement(
   });
   if (rows.length === 0) return ok(results as ItemResult[]);
   return guarded(async () => {
-    const written = await db.execute<{ ord: number }>(sql`
-      with input as (
-        select * from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as i(
-          ord int, receipt_id text, finalized_at bigint, attempts int, row_version bigint, lease_owner text,
-          lease_token text, lease_until_ms bigint, route text, event_kind text, event_attempt int,
-          reason_code text, reason_sha256_hex text, next_visible_at_ms bigint, dead_json text)
-      ),
-      -- The lease test reads the claim's side (equal to the row's by the join): on the row's
-      -- side the planner would scan every live lease per batch instead of the primary key.
-      gone as (
-        delete from settle.attempts a using input i
-        where i.route in ('NoAction', 'DeadLettered') and a.receipt_id = i.receipt_id
-          and a.finalized_at = i.finalized_at and a.attempts = i.attempts and a.row_version = i.row_version
-          and a.lease_owner = i.lease_owner and a.lease_token = i.lease_token and a.lease_until_ms = i.lease_until_ms
-          and i.lease_until_ms > ${observedAtMs}::bigint
-        returning i.ord
-      ),
-      moved as (
-        update settle.attempts a
-        set work_kind = 'retry_scheduled', attempts = i.event_attempt, next_visible_at_ms = i.next_visible_at_ms,
-            row_version = a.row_version + 1, lease_owner = null, lease_token = null, lease_until_ms = null,
-            reason_code = i.reason_code, reason_detail_sha256 = decode(i.reason_sha256_hex, 'hex'),
-            updated_at_ms = ${observedAtMs}::bigint
-        from input i
-        where i.route = 'RetryScheduled' and a.receipt_id = i.receipt_id
-          and a.finalized_at = i.finalized_at and a.attempts = i.attempts and a.row_version = i.row_version
-          and a.lease_owner = i.lease_owner and a.lease_token = i.lease_token and a.lease_until_ms = i.lease_until_ms
-          and i.lease_until_ms > ${observedAtMs}::bigint
-        returning i.ord
-      ),
-      committed as (select ord from gone union all select ord from moved),
-      dead as (
-        insert into settle.dead_letters (receipt_id, finalized_at, attempts, reason, canonical_json, recorded_at_ms)
-        select i.receipt_id, i.finalized_at, i.event_attempt, i.reason_code, i.dead_json, ${observedAtMs}::bigint
-        from input i join committed c using (ord) where i.route = 'DeadLettered'
-        order by i.ord
-      ),
-      logged as (
-        insert into keel.settlement_event (receipt_id, kind, attempt, reason_code, at_ms)
-        select i.receipt_id, i.event_kind, i.event_attempt, i.reason_code, ${observedAtMs}::bigint
-        from input i join committed c using (ord)
-        order by i.ord
-      ),
-      repeated as (
-        -- Seen in the statement's snapshot: the dead letter an earlier call committed.
-        select i.ord from input i join settle.dead_letters d on d.receipt_id = i.receipt_id and d.canonical_json = i.dead_json
-        where i.route = 'DeadLettered' and not exists (select 1 from settle.attempts a where a.receipt_id = i.receipt_id)
-      )
-      select ord from committed
-      union all
-      select ord from repeated where ord not in (select ord from committed)`);
+    const written = await db.execute<{ ord: number }>(batchStatement(rows, observedAtMs));
     const landed = new Set(written.rows.map((row) => Number(row.ord)));
     for (const row of rows) results[row.ord] = landed.has(row.ord) ? ok(routes[row.ord]!) : err(conflictError(STALE));
     return ok(results as ItemResult[]);

@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { postgresSettlementStore } from '../../lib/adapters/settlement-store';
@@ -121,6 +122,27 @@ describe('recordClaimedOutcomes (the batch form)', () => {
     expect(expired.ok && expired.value[0]!.ok).toBe(false);
     expect((await footprint('late-1')).attempt).toHaveLength(1);
     expect(await store.recordClaimedOutcomes([], POLICY, NOW)).toEqual({ ok: true, value: [] });
+  });
+
+  it('names the dead-letter table only when the batch dead-letters: no trigger of it, no NOTIFY otherwise', async () => {
+    await queue(['quiet-1', 'quiet-2']);
+    const claims = [await claim('quiet-1'), await claim('quiet-2')];
+    // Trigger function calls of this transaction alone (pg_stat_xact_user_functions).
+    const calls = await db.transaction(async (tx) => {
+      await tx.execute(sql`set local track_functions = 'pl'`);
+      const recorded = await postgresSettlementStore(tx).recordClaimedOutcomes(
+        claims.map((c) => ({ claim: c, outcome: { kind: 'Accepted' } as const })),
+        POLICY,
+        NOW + 1,
+      );
+      expect(recorded.ok && recorded.value.every((r) => r.ok)).toBe(true);
+      const { rows } = await tx.execute<{ name: string; calls: number }>(
+        sql`select schemaname || '.' || funcname as name, calls::int as calls from pg_stat_xact_user_functions order by 1`,
+      );
+      return rows;
+    });
+    // One statement-level call of the one-place rule for the delete; keel.notify_change never runs.
+    expect(calls).toEqual([{ name: 'settle.track_receipt_places', calls: 1 }]);
   });
 
   it('routes every outcome exactly as the single form does (twin rows, random outcomes)', async () => {

@@ -145,7 +145,8 @@ export const settlementEvent = keel.table(
       sql`${t.kind} in ('claimed', 'retry_scheduled', 'dead_lettered', 'replayed', 'finished', 'discarded', 'requeued')`,
     ),
     index('settlement_event_receipt_idx').on(t.receiptId, t.id),
-    index('settlement_event_at_idx').on(t.atMs),
+    // The metric sampler's recent retry count; claimed and finished events pay no entry.
+    index('settlement_event_retry_at_idx').on(t.atMs).where(sql`${t.kind} = 'retry_scheduled'`),
   ],
 );
 

@@ -32,16 +32,18 @@ export const settleAttempts = settle.table(
         or (${t.leaseOwner} is not null and ${t.leaseToken} is not null and ${t.leaseUntilMs} is not null)`,
     ),
     check('attempts_detail_sha256_length', sql`${t.reasonDetailSha256} is null or octet_length(${t.reasonDetailSha256}) = 32`),
-    // Due order for claimDue and the queue page. The columns after the order's are what the
-    // queue's states and filters read, so a list count is an index-only scan (0018).
-    index('attempts_due_idx').on(t.nextVisibleAtMs, t.receiptId, t.leaseUntilMs, t.leaseOwner, t.attempts, t.reasonCode),
-    index('attempts_kind_due_idx').on(t.workKind, t.nextVisibleAtMs, t.receiptId),
-    index('attempts_lease_idx').on(t.leaseUntilMs, t.receiptId).where(sql`${t.leaseOwner} is not null`),
-    index('attempts_reason_idx').on(t.reasonCode, t.nextVisibleAtMs, t.receiptId, t.leaseUntilMs, t.leaseOwner, t.attempts),
+    // No index may cover a column a claim writes (the lease columns, row_version,
+    // updated_at_ms), keys, INCLUDE or predicate: claims stay HOT updates, with room
+    // from the table's fillfactor 50 (drizzle/0017; drizzle has no table option for it).
+    // Due order for claimDue and the queue page.
+    index('attempts_due_idx').on(t.nextVisibleAtMs, t.receiptId),
+    // Retry-scheduled rows only (the metric sampler's count): pending rows pay no entry.
+    index('attempts_retry_due_idx').on(t.nextVisibleAtMs, t.receiptId).where(sql`${t.workKind} = 'retry_scheduled'`),
+    index('attempts_reason_idx').on(t.reasonCode, t.nextVisibleAtMs, t.receiptId),
     // The queue page's attempts filter, in due order.
-    index('attempts_attempts_due_idx').on(t.attempts, t.nextVisibleAtMs, t.receiptId, t.leaseUntilMs, t.leaseOwner, t.reasonCode),
+    index('attempts_attempts_due_idx').on(t.attempts, t.nextVisibleAtMs, t.receiptId),
     // Receipt id prefix search (`receipt_id ^@ prefix`): pattern ops, so it serves any collation.
-    index('attempts_receipt_prefix_idx').on(t.receiptId.op('text_pattern_ops'), t.nextVisibleAtMs, t.leaseUntilMs, t.leaseOwner, t.attempts, t.reasonCode),
+    index('attempts_receipt_prefix_idx').on(t.receiptId.op('text_pattern_ops')),
   ],
 );
 

@@ -11,7 +11,10 @@ type Now = SQL | number;
 const nowSql = (now: Now): SQL => (typeof now === 'number' ? sql`${now}::bigint` : now);
 const column = (alias: string | undefined, name: string): SQL => sql.raw(alias ? `${alias}.${name}` : name);
 
-/** Held by a lease that outlives `now`. */
+/**
+ * Held by a lease that outlives `now`. No index covers the lease columns: one would
+ * make every claim a non-HOT update (drizzle/0017), so this state is read by a scan.
+ */
 export function leasedAt(now: Now, alias?: string): SQL {
   return sql`(${column(alias, 'lease_owner')} is not null and ${column(alias, 'lease_until_ms')} > ${nowSql(now)})`;
 }
