@@ -28,6 +28,13 @@ export interface CountHint {
    * planner cannot see: its estimate is a guess, so the rows are counted whatever it says.
    */
   blindEstimate?: boolean;
+  /**
+   * No index serves these rows unfiltered (the leased state: an index over a lease column
+   * would cost every claim its HOT update, drizzle/0017), so even a capped count reads the
+   * whole table: the sampler's figure stands at any size, else the planner's estimate,
+   * both flagged estimated. Never counted.
+   */
+  unindexed?: boolean;
 }
 
 export interface CountPart {
@@ -60,6 +67,7 @@ export const sampledCount = (value: number): ListCount => (value > COUNT_CAP ? e
  */
 async function guide(db: DbOrTx, part: CountPart): Promise<{ settled: ListCount } | { estimate: number }> {
   const sampled = part.hint?.sampled;
+  if (part.hint?.unindexed) return { settled: sampledCount(sampled ?? (await plannerEstimate(db, selectOf(part)))) };
   if (sampled != null && sampled >= SAMPLED_AS_IS_FROM) return { settled: sampledCount(sampled) };
   const estimate = sampled ?? (await plannerEstimate(db, selectOf(part)));
   if (sampled == null && !part.hint?.blindEstimate && estimate > TRUSTED_ESTIMATE) return { settled: estimated(estimate) };
