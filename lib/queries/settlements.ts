@@ -99,8 +99,8 @@ export async function listSettlementQueue(db: DbOrTx, filters: QueueFilters, opt
   const sampled = (state: QueueState) => ({ sampled: sampledFigure(sample, METRICS.queueDepth, state) });
   const stateParts = {
     due: { from: attempts, where: and([...base, inQueueState('due', nowMs)]), hint: sampled('due') },
-    // Unfiltered, no index holds the leased rows (drizzle/0017): the sampler's figure, never a table scan.
-    leased: { from: attempts, where: and([...base, inQueueState('leased', nowMs)]), hint: { ...sampled('leased'), unindexed: isUnfiltered(filter) } },
+    // No index holds the leased rows (drizzle/0017): the sampler's figure, or a count only where the filter's index bounds it.
+    leased: { from: attempts, where: and([...base, inQueueState('leased', nowMs)]), hint: { ...sampled('leased'), unindexed: { visited: and(base) } } },
     retry_scheduled: { from: attempts, where: and([...base, inQueueState('retry_scheduled', nowMs)]), hint: sampled('retry_scheduled') },
     dead_lettered: { from: sql`settle.dead_letters`, where: and(deadLetterFilterConditions(filter, nowMs)), hint: { sampled: sampledFigure(sample, METRICS.deadLettersTotal) } },
   };
