@@ -4,7 +4,8 @@ import { useQueryClient, type QueryKey } from '@tanstack/react-query';
 import { useState, useTransition } from 'react';
 import { useToast } from '../ui/toast';
 
-type Result<T> = { ok: true; value: T } | { ok: false; code: string; message: string; fieldErrors?: Record<string, string[]> };
+/** What a server action answers (lib/server/action.ts's ActionResult, as the browser sees it). */
+export type Result<T> = { ok: true; value: T } | { ok: false; code: string; message: string; fieldErrors?: Record<string, string[]> };
 
 /**
  * Runs a server action with the console's conventions: a pending flag, a toast with

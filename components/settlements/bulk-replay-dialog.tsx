@@ -1,22 +1,16 @@
 'use client';
 
-import { useRouter } from 'next/navigation';
-import { useRef, useState } from 'react';
-import { previewBulkReplayAction, startBulkReplayAction } from '@/app/actions/settlements';
+import { previewBulkReplayAction } from '@/app/actions/settlements';
 import { formatCappedCount, type CappedCount } from '@/lib/domain/capped-count';
 import { deadLetterFilterOfWords } from '@/lib/domain/dead-letter-filter-words';
-import { queryKeys } from '@/lib/query-keys';
-import { useServerAction } from '../actions/use-server-action';
 import { ConfirmDialog } from '../ui/confirm-dialog';
 import { Cell, DataTable } from '../ui/table';
 import { formatUtc } from '../ui/time-ago';
 import type { FilterValues } from './filter-params';
 import { describeDeadLetterFilter } from './filter-summary';
-import { bulkReplayHref } from './links';
 import { NoteField } from './note-field';
+import { useBulkPreview } from './use-bulk-preview';
 
-type Preview = Extract<Awaited<ReturnType<typeof previewBulkReplayAction>>, { ok: true }>['value'];
-const INVALIDATE = [queryKeys.settlements.all, queryKeys.audit.all];
 
 /**
  * Bulk replay of the current dead-letter filter, in two steps: a preview freezes the
@@ -40,27 +34,14 @@ export function BulkReplayDialog({
   onClose: () => void;
   onPreviewed?: () => void;
 }) {
-  const router = useRouter();
   const discard = action === 'DISCARD';
   const verb = discard ? 'discard' : 'replay';
-  const [note, setNote] = useState('');
-  const [preview, setPreview] = useState<Preview | null>(null);
-  // One preview per dialog: a preview is a job of its own, so a second click must not make another.
-  const previewing = useRef(false);
   const filter = deadLetterFilterOfWords(filters);
   const filterText = receiptIds ? describeDeadLetterFilter({ receiptIds }) : filter ? describeDeadLetterFilter(filter) : 'an invalid filter';
-  const previewAction = useServerAction(previewBulkReplayAction, {
-    success: (v) => `Bulk ${verb} ${v.jobId} previewed: ${v.itemCount.toLocaleString('en-US')} dead letters frozen`,
-    invalidate: INVALIDATE,
-    onSuccess: (v) => {
-      setPreview(v);
-      onPreviewed?.();
-    },
-  });
-  const start = useServerAction(startBulkReplayAction, {
-    success: (v) => `Bulk ${verb} ${v.jobId} started: ${v.itemCount.toLocaleString('en-US')} dead letters`,
-    invalidate: INVALIDATE,
-    onSuccess: (v) => router.push(bulkReplayHref(v.jobId)),
+  const { note, setNote, preview, previewAction, requestPreview, start } = useBulkPreview(previewBulkReplayAction, {
+    previewed: (v) => `Bulk ${verb} ${v.jobId} previewed: ${v.itemCount.toLocaleString('en-US')} dead letters frozen`,
+    started: (v) => `Bulk ${verb} ${v.jobId} started: ${v.itemCount.toLocaleString('en-US')} dead letters`,
+    onPreviewed,
   });
 
   if (!preview) {
@@ -72,12 +53,7 @@ export function BulkReplayDialog({
         pending={previewAction.pending}
         canConfirm={note.trim() !== '' && filter !== null}
         onClose={onClose}
-        onConfirm={async () => {
-          if (previewing.current) return;
-          previewing.current = true;
-          const result = await previewAction.execute({ filters, receiptIds, action, note });
-          if (!result.ok) previewing.current = false;
-        }}
+        onConfirm={() => requestPreview({ filters, receiptIds, action, note })}
       >
         <p>
           The preview freezes {filterText} as they are now

@@ -1,18 +1,12 @@
 'use client';
 
-import { useRouter } from 'next/navigation';
-import { useRef, useState } from 'react';
-import { previewBulkRequeueAction, startBulkReplayAction } from '@/app/actions/settlements';
-import { queryKeys } from '@/lib/query-keys';
-import { useServerAction } from '../actions/use-server-action';
+import { previewBulkRequeueAction } from '@/app/actions/settlements';
 import { ConfirmDialog } from '../ui/confirm-dialog';
 import { Cell, DataTable } from '../ui/table';
 import { formatUtc } from '../ui/time-ago';
-import { bulkReplayHref } from './links';
 import { NoteField } from './note-field';
+import { useBulkPreview } from './use-bulk-preview';
 
-type Preview = Extract<Awaited<ReturnType<typeof previewBulkRequeueAction>>, { ok: true }>['value'];
-const INVALIDATE = [queryKeys.settlements.all, queryKeys.audit.all];
 const plural = (n: number) => `${n.toLocaleString('en-US')} settlement${n === 1 ? '' : 's'}`;
 
 /**
@@ -21,23 +15,10 @@ const plural = (n: number) => `${n.toLocaleString('en-US')} settlement${n === 1 
  * hands exactly those to the bulk worker. Mounted only while open.
  */
 export function BulkRequeueDialog({ receiptIds, onClose, onPreviewed }: { receiptIds: string[]; onClose: () => void; onPreviewed?: () => void }) {
-  const router = useRouter();
-  const [note, setNote] = useState('');
-  const [preview, setPreview] = useState<Preview | null>(null);
-  // One preview per dialog: a preview is a job of its own, so a second click must not make another.
-  const previewing = useRef(false);
-  const previewAction = useServerAction(previewBulkRequeueAction, {
-    success: (v) => `Bulk requeue ${v.jobId} previewed: ${plural(v.itemCount)} frozen`,
-    invalidate: INVALIDATE,
-    onSuccess: (v) => {
-      setPreview(v);
-      onPreviewed?.();
-    },
-  });
-  const start = useServerAction(startBulkReplayAction, {
-    success: (v) => `Bulk requeue ${v.jobId} started: ${plural(v.itemCount)}`,
-    invalidate: INVALIDATE,
-    onSuccess: (v) => router.push(bulkReplayHref(v.jobId)),
+  const { note, setNote, preview, previewAction, requestPreview, start } = useBulkPreview(previewBulkRequeueAction, {
+    previewed: (v) => `Bulk requeue ${v.jobId} previewed: ${plural(v.itemCount)} frozen`,
+    started: (v) => `Bulk requeue ${v.jobId} started: ${plural(v.itemCount)}`,
+    onPreviewed,
   });
 
   if (!preview) {
@@ -49,12 +30,7 @@ export function BulkRequeueDialog({ receiptIds, onClose, onPreviewed }: { receip
         pending={previewAction.pending}
         canConfirm={note.trim() !== ''}
         onClose={onClose}
-        onConfirm={async () => {
-          if (previewing.current) return;
-          previewing.current = true;
-          const result = await previewAction.execute({ receiptIds, note });
-          if (!result.ok) previewing.current = false;
-        }}
+        onConfirm={() => requestPreview({ receiptIds, note })}
       >
         <p>
           The preview freezes those of the {plural(receiptIds.length)} selected that are still retry-scheduled, each at its current row
