@@ -122,8 +122,7 @@ export class ReplicaMonitor {
         this.current = lagMs > this.maxLagMs ? { usable: false, reason: 'lagging', lagMs, replayLsn } : { usable: true, lagMs, replayLsn };
       }
     } catch (error) {
-      if (before.usable || before.reason !== 'unreachable') logger.warn({ error: loggableError(error) }, 'read replica unreachable; lists read from the primary');
-      this.current = { usable: false, reason: 'unreachable', lagMs: null, replayLsn: null };
+      this.reportUnreachable(error);
     }
     if (before.usable !== this.current.usable) {
       const fields = this.current.usable ? { lagMs: this.current.lagMs } : { reason: this.current.reason, lagMs: this.current.lagMs };
