@@ -4,6 +4,8 @@ export async function register() {
     // First, so nothing the server prints later bypasses the log sanitizer.
     const { routeConsoleToLogger } = await import('./lib/server/console-logger');
     routeConsoleToLogger();
+    const { answerMetricsCollection } = await import('./lib/server/metrics');
+    answerMetricsCollection();
     const { startBackground } = await import('./lib/server/background');
     await startBackground();
   }

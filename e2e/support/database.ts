@@ -7,13 +7,18 @@ import pg from 'pg';
  * port come from its home (KEEL_E2E_HOME, as in playwright.config.ts), the port
  * from line 4 of postmaster.pid, because a taken preferred port is replaced.
  */
-export async function e2eDatabase(): Promise<pg.Client> {
+export async function e2eDatabase(database = 'keel'): Promise<pg.Client> {
+  const client = new pg.Client({ connectionString: e2eDatabaseUrl(database) });
+  await client.connect();
+  return client;
+}
+
+/** The URL of a database in the e2e server's embedded cluster. */
+export function e2eDatabaseUrl(database: string): string {
   const home = resolve(process.env.KEEL_E2E_HOME ?? '.keel/e2e');
   const password = readFileSync(join(home, 'pg-password'), 'utf8').trim();
   const port = Number(readFileSync(join(home, 'pg', 'postmaster.pid'), 'utf8').split('\n')[3]);
-  const client = new pg.Client({ host: '127.0.0.1', port, user: 'postgres', password, database: 'keel' });
-  await client.connect();
-  return client;
+  return `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}`;
 }
 
 /** The part of a client a spec uses: its queries. */

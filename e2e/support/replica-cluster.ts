@@ -109,6 +109,8 @@ export interface KeelInstance {
   port: number;
   url: string;
   launcher: ChildProcess;
+  /** Everything the instance has printed so far. */
+  output(): string;
   /** The Next.js server process under the launcher, killed with SIGKILL: no goodbye, no cleanup. */
   kill(): void;
   stop(): Promise<void>;
@@ -146,6 +148,7 @@ export async function startKeelInstance(name: string, env: Record<string, string
     port,
     url,
     launcher,
+    output: () => output.join(''),
     kill() {
       const pids = execFileSync('pgrep', ['-P', String(launcher.pid)]).toString().trim().split('\n').filter(Boolean);
       for (const pid of pids) process.kill(Number(pid), 'SIGKILL');

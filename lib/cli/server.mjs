@@ -3,6 +3,7 @@
 // client says. Started by lib/cli/start.ts as `node lib/cli/server.mjs <start|dev> <port>`.
 // Plain JavaScript so Next's own modules load without a TypeScript loader; only the
 // address module goes through tsx.
+import cluster from 'node:cluster';
 import { createServer } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import next from 'next';
@@ -11,44 +12,68 @@ import { tsImport } from 'tsx/esm/api';
 const [mode, portArgument] = process.argv.slice(2);
 const port = Number(portArgument);
 const dev = mode === 'dev';
-const { parseTrustedProxies, stampClientAddress } = await tsImport('../http/client-address.ts', import.meta.url);
 
-const { proxies, invalid } = parseTrustedProxies(
-  (process.env.KEEL_TRUSTED_PROXIES ?? '')
-    .split(',')
-    .map((entry) => entry.trim())
-    .filter(Boolean),
-);
-if (invalid.length > 0) {
-  process.stderr.write(`[keel] KEEL_TRUSTED_PROXIES: not an address or CIDR range: ${invalid.join(', ')}\n`);
-  process.exit(1);
+// KEEL_HTTP_PROCESSES above 1 (production only): this process becomes the parent of that
+// many copies of itself sharing the port (lib/cli/http-primary.ts) and serves nothing.
+let supervising = false;
+if (cluster.isPrimary && !dev) {
+  const { parseSettings } = await tsImport('../config/settings.ts', import.meta.url);
+  const parsed = parseSettings(process.env);
+  const processes = parsed.ok ? parsed.value.httpProcesses : 1;
+  if (processes > 1) {
+    const { runHttpPrimary } = await tsImport('./http-primary.ts', import.meta.url);
+    runHttpPrimary({
+      processes,
+      instanceId: process.env.KEEL_INSTANCE_ID?.trim() || undefined,
+      launched: process.env.KEEL_LAUNCHED === '1',
+      log: (line) => process.stdout.write(`[keel] ${line}\n`),
+    });
+    supervising = true;
+  }
 }
+if (!supervising) await serve();
 
-const dir = fileURLToPath(new URL('../..', import.meta.url));
-const app = next({ dev, dir, hostname: 'localhost', port });
-const handle = app.getRequestHandler();
-await app.prepare();
+async function serve() {
+  const { parseTrustedProxies, stampClientAddress } = await tsImport('../http/client-address.ts', import.meta.url);
 
-const server = createServer((request, response) => {
-  stampClientAddress(request, proxies);
-  void handle(request, response);
-});
-if (dev) server.on('upgrade', app.getUpgradeHandler());
+  const { proxies, invalid } = parseTrustedProxies(
+    (process.env.KEEL_TRUSTED_PROXIES ?? '')
+      .split(',')
+      .map((entry) => entry.trim())
+      .filter(Boolean),
+  );
+  if (invalid.length > 0) {
+    process.stderr.write(`[keel] KEEL_TRUSTED_PROXIES: not an address or CIDR range: ${invalid.join(', ')}\n`);
+    process.exit(1);
+  }
 
-let closing = false;
-const stop = () => {
-  if (closing) return;
-  closing = true;
-  server.close();
-  server.closeIdleConnections();
-  // Open streams (live events) do not hold the exit up for long.
-  setTimeout(() => server.closeAllConnections(), 2_000).unref();
-  void app.close().finally(() => process.exit(0));
-  setTimeout(() => process.exit(0), 5_000).unref();
-};
-process.on('SIGTERM', stop);
-process.on('SIGINT', stop);
+  const dir = fileURLToPath(new URL('../..', import.meta.url));
+  const app = next({ dev, dir, hostname: 'localhost', port });
+  const handle = app.getRequestHandler();
+  await app.prepare();
 
-server.listen(port, () => {
-  process.stdout.write(`[keel] ${dev ? 'development' : 'production'} server listening on port ${port}\n`);
-});
+  const server = createServer((request, response) => {
+    stampClientAddress(request, proxies);
+    void handle(request, response);
+  });
+  if (dev) server.on('upgrade', app.getUpgradeHandler());
+
+  let closing = false;
+  const stop = () => {
+    if (closing) return;
+    closing = true;
+    server.close();
+    server.closeIdleConnections();
+    // Open streams (live events) do not hold the exit up for long.
+    setTimeout(() => server.closeAllConnections(), 2_000).unref();
+    void app.close().finally(() => process.exit(0));
+    setTimeout(() => process.exit(0), 5_000).unref();
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+
+  server.listen(port, () => {
+    const which = process.env.KEEL_HTTP_PROCESS_INDEX === undefined ? '' : ` (HTTP process ${process.env.KEEL_HTTP_PROCESS_INDEX})`;
+    process.stdout.write(`[keel] ${dev ? 'development' : 'production'} server listening on port ${port}${which}\n`);
+  });
+}

@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { hostname } from 'node:os';
+import { availableParallelism, hostname } from 'node:os';
 import { err, ok, type Result } from '../domain/result';
 import { parseTrustedProxies } from '../http/client-address';
 import { parseSignInSettings, type SignInSettings } from './oidc';
@@ -23,6 +23,8 @@ export interface Settings {
   instanceId: string;
   /** How long a bulk job stays with the instance working it after its last batch (KEEL_WORKER_LEASE_MS). */
   workerLeaseMs: number;
+  /** HTTP processes serving the port, one per core at most useful (KEEL_HTTP_PROCESSES; `auto`: one per core). */
+  httpProcesses: number;
   port: number;
   demo: boolean;
   demoRuntime: boolean;
@@ -140,6 +142,16 @@ function readFlag(env: Env, name: string, fallback: boolean, errors: SettingErro
   return fallback;
 }
 
+/** The most HTTP processes one server starts. */
+export const MAX_HTTP_PROCESSES = 64;
+
+/** KEEL_HTTP_PROCESSES: unset is 1, `auto` is one per core the machine offers, else 1 to 64. */
+function readHttpProcesses(env: Env, errors: SettingError[]): number {
+  const raw = env.KEEL_HTTP_PROCESSES?.trim();
+  if (raw === 'auto') return Math.min(MAX_HTTP_PROCESSES, Math.max(1, availableParallelism()));
+  return readInteger(env, { name: 'KEEL_HTTP_PROCESSES', fallback: 1, min: 1, max: MAX_HTTP_PROCESSES, describe: `1 to ${MAX_HTTP_PROCESSES} processes, or auto for one per core` }, errors);
+}
+
 function readCheckpointKey(env: Env, errors: SettingError[]): Buffer | undefined {
   const raw = env.KEEL_CHECKPOINT_KEY?.trim();
   if (raw === undefined || raw === '') return undefined;
@@ -197,8 +209,12 @@ export function parseSettings(env: Env): Result<Settings, SettingError[]> {
     errors.push({ name: 'DATABASE_READ_URL', message: 'DATABASE_READ_URL is set but DATABASE_URL is not: a replica needs its primary' });
   }
   const instanceId = env.KEEL_INSTANCE_ID?.trim() || defaultInstanceId();
+  const httpProcesses = readHttpProcesses(env, errors);
   if (!INSTANCE_ID.test(instanceId)) {
     errors.push({ name: 'KEEL_INSTANCE_ID', message: 'KEEL_INSTANCE_ID must be 1 to 64 letters, digits, dots, dashes or underscores' });
+  } else if (httpProcesses > 1 && env.KEEL_HTTP_PROCESS_INDEX === undefined && env.KEEL_INSTANCE_ID?.trim() && instanceId.length > 61) {
+    // Each process works bulk jobs as `<id>-<n>` (lib/cli/http-primary.ts).
+    errors.push({ name: 'KEEL_INSTANCE_ID', message: 'KEEL_INSTANCE_ID must be at most 61 characters with KEEL_HTTP_PROCESSES above 1: each process adds -<n>' });
   }
   const settings: Settings = {
     databaseUrl,
@@ -206,6 +222,7 @@ export function parseSettings(env: Env): Result<Settings, SettingError[]> {
     readMaxLagMs: readInteger(env, INTEGER_SETTINGS.readMaxLagMs, errors),
     instanceId,
     workerLeaseMs: readInteger(env, INTEGER_SETTINGS.workerLeaseMs, errors),
+    httpProcesses,
     port: readInteger(env, INTEGER_SETTINGS.port, errors),
     demo: readFlag(env, 'KEEL_DEMO', databaseUrl === undefined, errors),
     demoRuntime: readFlag(env, 'KEEL_DEMO_RUNTIME', true, errors),

@@ -10,10 +10,13 @@ import { singleton } from './singletons';
  * The server's own work besides answering requests: the bulk replay worker, the
  * metric sampler and (with endpoints configured) the webhook worker always, the demo runtime in demo mode unless KEEL_DEMO_RUNTIME=0,
  * and, under `keel start`, exiting when the launcher is gone. Started once per
- * process even if a development reload calls register again.
+ * process even if a development reload calls register again; with several HTTP
+ * processes (KEEL_HTTP_PROCESSES), by the first of them only.
  */
 export async function startBackground(): Promise<void> {
   if (process.env.KEEL_LAUNCHED === '1') exitWhenOrphaned();
+  const httpProcess = process.env.KEEL_HTTP_PROCESS_INDEX;
+  if (httpProcess !== undefined && httpProcess !== '0') return;
   const workers = singleton('background-workers', () => ({ started: false }));
   if (workers.started || process.env.NEXT_PHASE === 'phase-production-build') return;
   workers.started = true;

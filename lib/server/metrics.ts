@@ -1,10 +1,13 @@
 import 'server-only';
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { AggregatorRegistry, collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { randomUUID } from 'node:crypto';
 import { BATCH_STATUSES } from '../domain/batch-status';
 import { QUEUE_STATES } from '../domain/queue-state';
 import { FAILURE_CODES } from '../domain/settlement-vocabulary';
 import type { DbOrTx } from '../db/client';
 import type { ReplicaState } from './read-replica';
+import { HTTP_PROCESS_MESSAGES as M, type CollectedMetrics, type HttpProcessMessage } from './http-process-messages';
+import { logger } from './logger';
 import { singleton } from './singletons';
 import { readAlertGauges } from '../queries/alert-gauges';
 import { readOverview } from '../queries/overview';
@@ -192,6 +195,68 @@ export async function renderMetrics(
     if (replica.lagMs !== null) lag.set(replica.lagMs / 1000);
   }
 
-  const merged = Registry.merge([scrape, processMetrics().registry]);
+  const counted = await serverCounters();
+  new Gauge({
+    name: 'keel_http_processes',
+    help: 'HTTP processes of this server whose counters and histograms this scrape holds (KEEL_HTTP_PROCESSES; fewer when one did not answer in time).',
+    registers: [scrape],
+  }).set(counted.processes);
+
+  const merged = Registry.merge([scrape, counted.registry]);
   return { contentType: merged.contentType, body: await merged.metrics() };
+}
+
+/** How long a scrape waits for the other HTTP processes' counters before reporting its own alone. */
+const AGGREGATE_TIMEOUT_MS = 5_000;
+
+type AggregateAnswer = { metrics: CollectedMetrics[]; processes: number };
+
+const ipc = () =>
+  singleton('metrics-ipc', () => ({ answering: false, waiting: new Map<string, (answer: AggregateAnswer) => void>() }));
+
+/** Whether this process is one of several HTTP processes under lib/cli/http-primary.ts. */
+const underHttpPrimary = () => typeof process.send === 'function' && process.env.KEEL_HTTP_PROCESS_INDEX !== undefined;
+
+/**
+ * In each of several HTTP processes (instrumentation.ts): answers the parent's call for
+ * this process's counters, and takes the parent's answer to this process's own call.
+ */
+export function answerMetricsCollection(): void {
+  const state = ipc();
+  if (!underHttpPrimary() || state.answering) return;
+  state.answering = true;
+  process.on('message', (message: HttpProcessMessage) => {
+    if (message?.type === M.collect) {
+      void processMetrics()
+        .registry.getMetricsAsJSON()
+        .then((metrics) => process.send?.({ type: M.collected, collectId: message.collectId, metrics } satisfies HttpProcessMessage));
+    } else if (message?.type === M.aggregate) {
+      state.waiting.get(message.requestId)?.({ metrics: message.metrics, processes: message.processes });
+    }
+  });
+}
+
+/**
+ * The server's counters and histograms: this process's, or with several HTTP processes
+ * every process's summed, so a scrape reads the same totals whichever process answers it.
+ */
+async function serverCounters(): Promise<{ registry: Registry; processes: number }> {
+  const own = { registry: processMetrics().registry, processes: 1 };
+  const state = ipc();
+  if (!underHttpPrimary() || !state.answering) return own;
+  const requestId = randomUUID();
+  const answer = await new Promise<AggregateAnswer | null>((resolve) => {
+    const timer = setTimeout(() => resolve(null), AGGREGATE_TIMEOUT_MS);
+    state.waiting.set(requestId, (a) => {
+      clearTimeout(timer);
+      resolve(a);
+    });
+    process.send?.({ type: M.request, requestId } satisfies HttpProcessMessage);
+  });
+  state.waiting.delete(requestId);
+  if (!answer || answer.processes === 0) {
+    logger.warn({}, 'metrics: the other HTTP processes did not answer; this scrape holds this process only');
+    return own;
+  }
+  return { registry: AggregatorRegistry.aggregate(answer.metrics as Parameters<typeof AggregatorRegistry.aggregate>[0]), processes: answer.processes };
 }

@@ -1,4 +1,6 @@
+import { availableParallelism } from 'node:os';
 import { describe, expect, it } from 'vitest';
+import { processInstanceId } from '../../lib/cli/http-primary';
 import { deriveAuthSecret, parseSettings } from '../../lib/config/settings';
 
 const KEY = 'ab'.repeat(32);
@@ -114,5 +116,29 @@ describe('several instances and a read replica', () => {
     expect(names({ ...base, KEEL_INSTANCE_ID: 'x'.repeat(65) })).toEqual(['KEEL_INSTANCE_ID']);
     expect(names({ ...base, KEEL_WORKER_LEASE_MS: '999' })).toEqual(['KEEL_WORKER_LEASE_MS']);
     expect(names({ ...base, KEEL_READ_MAX_LAG_MS: '-1' })).toEqual(['KEEL_READ_MAX_LAG_MS']);
+  });
+
+  it('serves with one HTTP process unless told, up to 64, or one per core with auto', () => {
+    const processes = (env: Record<string, string>) => {
+      const parsed = parseSettings({ ...base, ...env });
+      return parsed.ok ? parsed.value.httpProcesses : parsed.error.map((e) => e.message);
+    };
+    expect(processes({})).toBe(1);
+    expect(processes({ KEEL_HTTP_PROCESSES: '4' })).toBe(4);
+    expect(processes({ KEEL_HTTP_PROCESSES: 'auto' })).toBe(Math.min(64, availableParallelism()));
+    expect(processes({ KEEL_HTTP_PROCESSES: '0' })).toEqual(['KEEL_HTTP_PROCESSES=0 is below 1 (1 to 64 processes, or auto for one per core)']);
+    expect(processes({ KEEL_HTTP_PROCESSES: '65' })).toEqual(['KEEL_HTTP_PROCESSES=65 is above 64 (1 to 64 processes, or auto for one per core)']);
+    expect(processes({ KEEL_HTTP_PROCESSES: 'two' })).toEqual(['KEEL_HTTP_PROCESSES=two is not a whole number (1 to 64 processes, or auto for one per core)']);
+  });
+
+  it('leaves room for the process number in a named instance served by several processes', () => {
+    const ok = (env: Record<string, string>) => parseSettings({ ...base, ...env }).ok;
+    expect(ok({ KEEL_HTTP_PROCESSES: '2', KEEL_INSTANCE_ID: 'x'.repeat(61) })).toBe(true);
+    expect(ok({ KEEL_HTTP_PROCESSES: '2', KEEL_INSTANCE_ID: 'x'.repeat(62) })).toBe(false);
+    expect(ok({ KEEL_HTTP_PROCESSES: '1', KEEL_INSTANCE_ID: 'x'.repeat(64) })).toBe(true);
+    // Each process is handed its own name, <id>-<n>, which is at most 64 long.
+    expect(ok({ KEEL_HTTP_PROCESSES: '64', KEEL_INSTANCE_ID: `${'x'.repeat(61)}-64`, KEEL_HTTP_PROCESS_INDEX: '63' })).toBe(true);
+    expect(processInstanceId('keel-a', 0)).toBe('keel-a-1');
+    expect(processInstanceId(undefined, 3)).toBeUndefined();
   });
 });

@@ -1,0 +1,145 @@
+import { expect, test } from '@playwright/test';
+import { execFileSync } from 'node:child_process';
+import { request as httpRequest } from 'node:http';
+import { e2eDatabase, e2eDatabaseUrl } from './support/database';
+import { startKeelInstance, type KeelInstance } from './support/replica-cluster';
+import { DEMO_PASSWORD } from './support/session';
+
+/**
+ * One Keel server with two HTTP processes on its port (KEEL_HTTP_PROCESSES=2,
+ * docs/deployment.md): connections are shared between them, a session works on both,
+ * a metrics scrape reports both processes' counters whichever answers it, the
+ * background work runs once, a killed process is replaced, and a stop ends them all.
+ */
+
+test.describe.configure({ mode: 'serial' });
+
+const database = `keel_processes_${Date.now().toString(36)}`;
+let keel: KeelInstance;
+let cookie = '';
+
+test.beforeAll(async () => {
+  test.setTimeout(240_000);
+  const admin = await e2eDatabase();
+  try {
+    await admin.query(`create database ${database}`);
+  } finally {
+    await admin.end();
+  }
+  keel = await startKeelInstance('keel-p', {
+    DATABASE_URL: e2eDatabaseUrl(database),
+    KEEL_CHECKPOINT_KEY: 'beef'.repeat(16),
+    KEEL_DEMO: '1',
+    KEEL_DEMO_RUNTIME: '0',
+    KEEL_SIGNIN_RATE_LIMIT: '1000',
+    KEEL_HTTP_PROCESSES: '2',
+  });
+  const signedIn = await fetch(`${keel.url}/api/auth/sign-in/username`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', Origin: keel.url },
+    body: JSON.stringify({ username: 'viewer', password: DEMO_PASSWORD }),
+  });
+  expect(signedIn.status).toBe(200);
+  cookie = signedIn.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+});
+
+test.afterAll(async () => {
+  await keel?.stop();
+  const admin = await e2eDatabase();
+  try {
+    await admin.query(`drop database if exists ${database} with (force)`);
+  } finally {
+    await admin.end();
+  }
+});
+
+/** A GET on a connection of its own: the cluster hands each new connection to the next process. */
+function getFresh(path: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(`${keel.url}${path}`, { agent: false, headers: { Cookie: cookie, Connection: 'close' } }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (body += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** The value of one metric line, or null when the scrape has no such line. */
+const metric = (body: string, line: string): number | null => {
+  const found = body.split('\n').find((l) => l.startsWith(`${line} `));
+  return found === undefined ? null : Number(found.slice(line.length + 1));
+};
+
+/** The pids of the HTTP processes: the children of the parent process under the launcher. */
+function httpProcessPids(): number[] {
+  const parent = execFileSync('pgrep', ['-P', String(keel.launcher.pid)]).toString().trim().split('\n').filter(Boolean);
+  expect(parent).toHaveLength(1);
+  try {
+    return execFileSync('pgrep', ['-P', parent[0]!]).toString().trim().split('\n').filter(Boolean).map(Number);
+  } catch {
+    return []; // pgrep exits 1 when the parent has no children
+  }
+}
+
+test('two processes serve the port; the background work runs in one of them', async () => {
+  expect(httpProcessPids()).toHaveLength(2);
+  // The port answers once the first process listens; the second may still be starting.
+  await expect.poll(() => ['0', '1'].every((i) => keel.output().includes(`(HTTP process ${i})`))).toBe(true);
+  await expect.poll(() => keel.output().match(/bulk replay worker started/g)?.length).toBe(1);
+  await expect.poll(() => keel.output().match(/metric sampler started/g)?.length).toBe(1);
+  const out = keel.output();
+  expect(out.match(/metric sampler started/g)).toHaveLength(1);
+  expect(out.match(/bulk replay worker started/g)).toHaveLength(1);
+  // Each process names itself after the instance: keel-p-1 works the bulk jobs.
+  expect(out).toMatch(/"instance":"keel-p-1"/);
+});
+
+test('a session and the counters hold across both processes', async () => {
+  const requests = 12;
+  for (let i = 0; i < requests; i += 1) {
+    const answer = await getFresh('/api/executions');
+    expect(answer.status).toBe(200);
+  }
+  const line = 'keel_api_request_duration_seconds_count{route="/api/executions",method="GET",status="200"}';
+  // Consecutive scrapes, each on a connection of its own, so both processes answer one:
+  // each reports the requests of both.
+  for (let i = 0; i < 4; i += 1) {
+    const scrape = await getFresh('/api/metrics');
+    expect(scrape.status).toBe(200);
+    expect(metric(scrape.body, 'keel_http_processes')).toBe(2);
+    expect(metric(scrape.body, line)).toBe(requests);
+  }
+});
+
+test('a process that dies is replaced, and the port keeps answering', async () => {
+  const before = httpProcessPids();
+  const victim = before[0]!;
+  process.kill(victim, 'SIGKILL');
+  await expect.poll(() => keel.output()).toContain('exited (SIGKILL); starting another');
+  await expect.poll(() => httpProcessPids().filter((pid) => pid !== victim)).toHaveLength(2);
+  // Every connection is answered meanwhile and after: the survivor takes them until the new one listens.
+  await expect
+    .poll(async () => {
+      const scrape = await getFresh('/api/metrics');
+      return scrape.status === 200 ? metric(scrape.body, 'keel_http_processes') : scrape.status;
+    })
+    .toBe(2);
+  for (let i = 0; i < 4; i += 1) expect((await getFresh('/api/executions')).status).toBe(200);
+});
+
+test('stopping the server stops every process', async () => {
+  const pids = httpProcessPids();
+  await keel.stop();
+  const alive = (pid: number) => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  await expect.poll(() => pids.filter(alive)).toEqual([]);
+});
