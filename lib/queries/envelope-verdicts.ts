@@ -71,7 +71,8 @@ export function judgeEnvelope(stored: StoredEnvelope, limits: FaultLimits | null
  * row's `xmin` and `version`, and the policy: any update of the row, the payload
  * edited in place with its old checksum included, writes a new row version with a
  * new xmin. The checksum alone is no key (a damaged payload keeps it). Least recently
- * used out first; a verdict holds no key and no payload.
+ * used out first; a verdict holds no key and no payload. The lists read outside any
+ * transaction that writes steps: within one, two versions of a row share its xmin.
  */
 export const VERDICTS_KEPT = 100_000;
 const verdicts = new Map<string, Verdict>();

@@ -6,11 +6,11 @@ import { retryKeyShortHex } from '../domain/retry-key';
 import { retainedEnvelopePredicate } from '../db/runtime-indexes';
 import {
   judgeEnvelope,
-  type RowVersion,
   keepVerdict,
   keptVerdict,
   verdictKey,
   type FaultLimits,
+  type RowVersion,
   type StoredEnvelope,
   type Verdict,
 } from './envelope-verdicts';
@@ -116,6 +116,7 @@ function rowsOfStep(step: StepContext, verdict: Verdict, entries: KeyEntry[]): R
   if (verdict.kind === 'corrupt') return [{ ...base, kind: 'corrupt', error: verdict.error, message: verdict.message }];
   return entries.map((entry) => ({ ...base, kind: 'key', keyPrefix: retryKeyShortHex(entry.key), ...entry }));
 }
+
 // Not the runtime's default envelope: the text of the partial indexes' predicate, so they serve this list.
 const holdsRetainedEnvelope = sql.raw(retainedEnvelopePredicate('s'));
 
@@ -327,7 +328,6 @@ export async function listRetryKeys(
 }
 
 function matches(row: RetryKeyListRow, filters: RetryKeyFilters): boolean {
-  if (filters.only === 'corrupt') return row.kind === 'corrupt';
   if (filters.only === 'keys' && row.kind !== 'key') return false;
   if (row.kind !== 'key') return !filters.phase && !filters.category;
   return (!filters.phase || row.phase === filters.phase) && (!filters.category || row.category === filters.category);
