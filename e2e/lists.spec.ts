@@ -82,6 +82,32 @@ test('settlements: one row of tabs, and the page opens on the state that has row
   await expect(page).toHaveURL(new RegExp(`/settlements/dead-letters\\?q=${receipt}`));
 });
 
+test('retry keys: the keys tab does not wait for the corrupt count, whose label keeps its room until the count arrives', async ({ page }) => {
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  const corruptReads: string[] = [];
+  await page.route(/\/api\/retry-keys\?.*only=corrupt/, async (route) => {
+    corruptReads.push(route.request().url());
+    await released;
+    await route.continue();
+  });
+  await signIn(page, 'viewer');
+  await page.goto('/retry-keys');
+  const tabs = page.getByRole('navigation', { name: 'Retry key lists' });
+  // The keys are on the page while the corrupt count is still on its way.
+  await expect(page.getByRole('table', { name: 'Unresolved retry keys' }).locator('tbody tr').first()).toBeVisible();
+  await expect.poll(() => corruptReads.length).toBe(1);
+  const label = tabs.getByRole('link', { name: /^Corrupt envelopes$/ });
+  await expect(label).toBeVisible();
+  const waiting = (await label.boundingBox())!;
+  release();
+  const counted = tabs.getByRole('link', { name: /^Corrupt envelopes \(\d+\+?\)$/ });
+  await expect(counted).toBeVisible();
+  const shown = (await counted.boundingBox())!;
+  expect(Math.abs(shown.width - waiting.width)).toBeLessThan(0.5);
+  expect(shown.y).toBe(waiting.y);
+});
+
 test('retry keys: the corrupt envelopes have a tab of their own, and each copy button names the key it copies', async ({ page }) => {
   await signIn(page, 'viewer');
   await page.goto('/retry-keys');
@@ -94,6 +120,8 @@ test('retry keys: the corrupt envelopes have a tab of their own, and each copy b
 
   await tabs.getByRole('link', { name: /^Corrupt envelopes \(\d+\+?\)$/ }).click();
   await expect(page).toHaveURL(/show=corrupt/);
+  // The corrupt tab's page renders its own list: its label has the count at once.
+  await expect(tabs.getByRole('link', { name: /^Corrupt envelopes \(\d+\+?\)$/ })).toHaveAttribute('aria-current', 'page');
   await expect(page.getByRole('table', { name: 'Corrupt fault-state envelopes' })).toContainText('CORRUPT');
   await expect(page.getByRole('table', { name: 'Unresolved retry keys' })).toHaveCount(0);
 });

@@ -5,18 +5,21 @@ const TAB =
 
 /**
  * The two lists of the retry keys page as tabs: the unresolved keys, and the corrupt
- * envelopes, which no longer wait below a hundred keys. `corruptCount` is the first
- * page's; `more` says there are further pages.
+ * envelopes, which no longer wait below a hundred keys. `corrupt.count` is the first
+ * page's, `corrupt.more` says there are further pages; null while it loads (the keys
+ * tab's page does not wait for that walk), and the label keeps the count's room meanwhile.
  */
-export function RetryKeyTabs({ show, keysHref, corruptHref, corruptCount, more }: { show: 'keys' | 'corrupt'; keysHref: string; corruptHref: string; corruptCount: number; more: boolean }) {
+export function RetryKeyTabs({ show, keysHref, corruptHref, corrupt }: { show: 'keys' | 'corrupt'; keysHref: string; corruptHref: string; corrupt: { count: number; more: boolean } | null }) {
   return (
     <nav aria-label="Retry key lists" className="mb-4 flex flex-wrap gap-2">
       <Link href={keysHref} aria-current={show === 'keys' ? 'page' : undefined} className={TAB}>
         Unresolved keys
       </Link>
       <Link href={corruptHref} aria-current={show === 'corrupt' ? 'page' : undefined} className={TAB}>
-        Corrupt envelopes ({corruptCount}
-        {more ? '+' : ''})
+        Corrupt envelopes{' '}
+        <span className="inline-block min-w-[5ch] tabular-nums">
+          {corrupt ? `(${corrupt.count}${corrupt.more ? '+' : ''})` : <span aria-hidden="true" className="text-zinc-400">(…)</span>}
+        </span>
       </Link>
     </nav>
   );

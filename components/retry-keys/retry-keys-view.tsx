@@ -18,20 +18,23 @@ import { Cell, DataTable } from '../ui/table';
 const field = 'mt-1 rounded-md border border-zinc-300 bg-white px-2 py-1.5 text-sm dark:border-zinc-700 dark:bg-zinc-950';
 const LINK = 'mt-3 inline-block text-sm font-medium text-sky-800 underline dark:text-sky-300';
 
-function useRetryKeyList(params: ReturnType<typeof unresolvedKeysParams> | ReturnType<typeof corruptEnvelopesParams>) {
+function useRetryKeyList(params: ReturnType<typeof unresolvedKeysParams> | ReturnType<typeof corruptEnvelopesParams>, enabled = true) {
   return useQuery({
     queryKey: queryKeys.retryKeys.list(params),
     queryFn: ({ signal }) => readJson<RetryKeysPage>('/api/retry-keys', params, signal),
     placeholderData: keepPreviousData,
+    enabled,
   });
 }
 
 /** Unresolved retry keys and corrupt envelopes, filters and cursors in the URL. */
 export function RetryKeysView() {
   const [search, setSearch] = useQueryStates(retryKeysSearch, { history: 'push' });
-  const keys = useRetryKeyList(unresolvedKeysParams(search));
-  const corrupt = useRetryKeyList(corruptEnvelopesParams(search));
   const show = search.show ?? 'keys';
+  // The keys only on their own tab; the corrupt envelopes on either, for the count in their tab's label.
+  const keys = useRetryKeyList(unresolvedKeysParams(search), show === 'keys');
+  const corrupt = useRetryKeyList(corruptEnvelopesParams(search));
+  const shownError = (show === 'keys' ? keys : corrupt).error;
   const jobs = useQuery({ queryKey: queryKeys.jobNames(), queryFn: ({ signal }) => readJson<string[]>('/api/job-names', {}, signal), staleTime: 60_000 }).data ?? [];
   return (
     <>
@@ -81,10 +84,9 @@ export function RetryKeysView() {
         show={show}
         keysHref={retryKeysHref({ ...search, show: null, corruptCursor: null })}
         corruptHref={retryKeysHref({ ...search, show: 'corrupt', cursor: null })}
-        corruptCount={corrupt.data?.rows.length ?? 0}
-        more={Boolean(corrupt.data?.nextCursor)}
+        corrupt={corrupt.data ? { count: corrupt.data.rows.length, more: Boolean(corrupt.data.nextCursor) } : null}
       />
-      {keys.error ? <ErrorState detail={keys.error.message} /> : null}
+      {shownError ? <ErrorState detail={shownError.message} /> : null}
       {show === 'keys' ? (
       <section aria-labelledby="keys" className="mb-8">
         <h2 id="keys" className="mb-2 text-sm font-semibold">Unresolved keys</h2>

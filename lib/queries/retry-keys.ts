@@ -1,16 +1,21 @@
 import 'server-only';
 import { sql, type SQL } from 'drizzle-orm';
 import type { DbOrTx } from '../db/client';
-import {
-  fromCanonicalJson,
-  isRetryLimit,
-  isRetryStateLimit,
-  validateFor,
-  type FaultPolicyError,
-  type FaultStateFormatError,
-} from '../domain/fault-state';
+import { isRetryLimit, isRetryStateLimit, type FaultPolicyError, type FaultStateFormatError } from '../domain/fault-state';
 import { retryKeyShortHex } from '../domain/retry-key';
 import { retainedEnvelopePredicate } from '../db/runtime-indexes';
+import {
+  judgeEnvelope,
+  keepVerdict,
+  keptVerdict,
+  verdictKey,
+  type FaultLimits,
+  type RowVersion,
+  type StoredEnvelope,
+  type Verdict,
+} from './envelope-verdicts';
+
+export { describeFaultStateError, type FaultLimits } from './envelope-verdicts';
 
 export const RETRY_KEY_PAGE_SIZE = 100;
 const MAX_PAGE_SIZE = 500;
@@ -22,12 +27,6 @@ const CORRUPT_SCAN_STEPS = 1000;
 export interface RetryKeyCursor {
   stepId: number;
   key: string | null;
-}
-
-/** The step's fault policy from its definition manifest; null shows as "limit unknown". */
-export interface FaultLimits {
-  retryLimit: number;
-  stateLimit: number;
 }
 
 interface StepColumns {
@@ -58,17 +57,9 @@ export interface RetryKeyPage {
   nextCursor: RetryKeyCursor | null;
 }
 
-interface EnvelopeColumns {
+/** A step's columns besides its envelope: the execution, the job's name and the step's fault policy. */
+interface StepContext extends Record<string, unknown> {
   id: number;
-  fault_state_format: number;
-  fault_state_schema: string;
-  fault_state_schema_version: number;
-  fault_state_checksum: Buffer;
-  /** md5 of the payload's text: with the other columns it names the envelope a verdict was reached on. */
-  payload_digest: string;
-}
-
-interface StepRow extends EnvelopeColumns, Record<string, unknown> {
   job_execution_id: number;
   step_logical_id: string;
   status: string;
@@ -76,28 +67,8 @@ interface StepRow extends EnvelopeColumns, Record<string, unknown> {
   fault_policy: unknown;
 }
 
-interface PayloadRow extends EnvelopeColumns, Record<string, unknown> {
-  fault_state_payload: unknown;
-}
-
-export function describeFaultStateError(error: FaultStateFormatError | FaultPolicyError): string {
-  switch (error.kind) {
-    case 'UnsupportedFormat': return 'fault-state format is unsupported';
-    case 'UnsupportedSchemaVersion': return 'fault-state schema version is unsupported';
-    case 'TooLarge': return `fault state exceeds ${error.maxBytes} bytes`;
-    case 'Malformed': return 'fault state is malformed';
-    case 'TooManyEntries': return `fault state retains more than ${error.max} keys`;
-    case 'MalformedEntry': return 'fault-state entry is malformed';
-    case 'UnknownEnumeration': return 'fault state contains an unknown enumeration value';
-    case 'UnsortedEntries': return 'fault state is not digest-sorted';
-    case 'DuplicateKey': return 'fault state repeats one retry key';
-    case 'CheckpointMismatch': return 'fault state belongs to a superseded checkpoint';
-    case 'ChecksumMismatch': return 'fault-state checksum does not match';
-    case 'OrdinalAboveLimit': return `fault state retains an ordinal above ${error.max}`;
-    case 'InvalidRetryLimit': return 'the fault policy retry limit is out of range';
-    case 'InvalidRetryStateLimit': return 'the fault policy retry state limit is out of range';
-  }
-}
+/** A step as the key lists read it: with its row version and its envelope. */
+interface StepRow extends StepContext, StoredEnvelope, RowVersion {}
 
 function limitsOf(policy: unknown): FaultLimits | null {
   if (typeof policy !== 'object' || policy === null) return null;
@@ -107,82 +78,29 @@ function limitsOf(policy: unknown): FaultLimits | null {
 
 type KeyEntry = Pick<Extract<RetryKeyListRow, { kind: 'key' }>, 'key' | 'phase' | 'category' | 'ordinal' | 'revision'>;
 
-/** What validating an envelope under a policy found: its keys in key order, or why it is corrupt. */
-type Verdict = { kind: 'keys'; entries: KeyEntry[] } | { kind: 'corrupt'; error: FaultStateFormatError | FaultPolicyError; message: string };
-
-function verdictOf(envelope: PayloadRow, limits: FaultLimits | null): Verdict {
-  const parsed = fromCanonicalJson({
-    formatId: envelope.fault_state_schema,
-    formatVersion: Number(envelope.fault_state_format),
-    schemaVersion: Number(envelope.fault_state_schema_version),
-    checksum: envelope.fault_state_checksum,
-    payload: envelope.fault_state_payload,
-  });
-  if (!parsed.ok) return { kind: 'corrupt', error: parsed.error, message: describeFaultStateError(parsed.error) };
-  if (limits) {
-    // The committed checkpoint's identity is the runtime's to derive, so only the policy bounds are checked here.
-    const valid = validateFor(parsed.value, limits.retryLimit, limits.stateLimit, parsed.value.checkpoint);
-    if (!valid.ok) return { kind: 'corrupt', error: valid.error, message: describeFaultStateError(valid.error) };
-  }
-  return { kind: 'keys', entries: parsed.value.entries.map(({ key, phase, category, ordinal, revision }) => ({ key, phase, category, ordinal, revision })) };
-}
+const entryOf = ({ key, phase, category, ordinal, revision }: KeyEntry): KeyEntry => ({ key, phase, category, ordinal, revision });
 
 /**
- * Verdicts by envelope and policy, so a render reads and checksums only the envelopes
- * it has not seen (a corrupt-only render reads up to 1,000 steps: 1.2 MB of payloads
- * and ~70 ms of checksums otherwise). The key is every column the verdict depends on,
- * the payload by its md5, so an envelope changed in any byte is validated again. Holds
- * retry keys: process memory only, never logged.
+ * Each step's verdict and, when valid, its keys in key order. A verdict kept for the
+ * very row version read spares the checksum: the payload in hand is the one judged
+ * valid, so its entries are taken as stored (validation sorted and checked them).
  */
-const VERDICTS_KEPT = 50_000;
-const verdicts = new Map<string, Verdict>();
-
-const verdictKey = (envelope: EnvelopeColumns, limits: FaultLimits | null) =>
-  [envelope.id, envelope.fault_state_format, envelope.fault_state_schema, envelope.fault_state_schema_version,
-    envelope.fault_state_checksum.toString('hex'), envelope.payload_digest, limits ? `${limits.retryLimit}/${limits.stateLimit}` : '-'].join('|');
-
-function remember(key: string, verdict: Verdict) {
-  verdicts.delete(key);
-  verdicts.set(key, verdict);
-  // Oldest first out: a Map iterates in insertion order.
-  while (verdicts.size > VERDICTS_KEPT) verdicts.delete(verdicts.keys().next().value!);
-}
-
-/** Each step's verdict: from the cache, or by reading and validating the envelopes not seen yet (one statement). */
-async function verdictsOf(db: DbOrTx, steps: StepRow[]): Promise<Verdict[]> {
-  const limits = steps.map((step) => limitsOf(step.fault_policy));
-  const keys = steps.map((step, i) => verdictKey(step, limits[i]!));
-  const missing = steps.filter((_, i) => !verdicts.has(keys[i]!));
-  if (missing.length > 0) {
-    const { rows } = await db.execute<PayloadRow>(sql`
-      select id, fault_state_format, fault_state_schema, fault_state_schema_version, fault_state_checksum, fault_state_payload,
-             md5(fault_state_payload::text) as payload_digest
-      from oxide_batch.ob_step_execution where id = any(${sql.param(missing.map((step) => Number(step.id)))}::bigint[])`);
-    const policyOf = new Map(steps.map((step, i) => [Number(step.id), limits[i]!]));
-    for (const row of rows) {
-      const rowLimits = policyOf.get(Number(row.id)) ?? null;
-      remember(verdictKey(row, rowLimits), verdictOf(row, rowLimits));
+function judgeSteps(steps: StepRow[]): { verdict: Verdict; entries: KeyEntry[] }[] {
+  return steps.map((step) => {
+    const limits = limitsOf(step.fault_policy);
+    const key = verdictKey(step, limits);
+    const kept = keptVerdict(key);
+    if (kept) {
+      return { verdict: kept, entries: kept.kind === 'valid' ? (step.fault_state_payload as { entries: KeyEntry[] }).entries.map(entryOf) : [] };
     }
-  }
-  // An envelope rewritten between the two reads is judged as read now, without caching it under the older key.
-  return Promise.all(
-    steps.map(async (step, i) => verdicts.get(keys[i]!) ?? (await rereadVerdict(db, step, limits[i]!))),
-  );
+    const { verdict, envelope } = judgeEnvelope(step, limits);
+    keepVerdict(key, verdict);
+    return { verdict, entries: envelope ? envelope.entries.map(entryOf) : [] };
+  });
 }
 
-async function rereadVerdict(db: DbOrTx, step: StepRow, limits: FaultLimits | null): Promise<Verdict> {
-  const { rows } = await db.execute<PayloadRow>(sql`
-    select id, fault_state_format, fault_state_schema, fault_state_schema_version, fault_state_checksum, fault_state_payload,
-           md5(fault_state_payload::text) as payload_digest
-    from oxide_batch.ob_step_execution where id = ${Number(step.id)}`);
-  const row = rows[0];
-  if (!row) return { kind: 'keys', entries: [] };
-  return verdictOf(row, limits);
-}
-
-/** One step's rows: its retained keys in key order, or one CORRUPT row. */
-function rowsOfStep(step: StepRow, verdict: Verdict): RetryKeyListRow[] {
-  const base: StepColumns = {
+function contextOf(step: StepContext): StepColumns {
+  return {
     stepId: Number(step.id),
     executionId: Number(step.job_execution_id),
     stepLogicalId: step.step_logical_id,
@@ -190,8 +108,13 @@ function rowsOfStep(step: StepRow, verdict: Verdict): RetryKeyListRow[] {
     jobName: step.job_name,
     limits: limitsOf(step.fault_policy),
   };
+}
+
+/** One step's rows: its retained keys in key order, or one CORRUPT row. */
+function rowsOfStep(step: StepContext, verdict: Verdict, entries: KeyEntry[]): RetryKeyListRow[] {
+  const base = contextOf(step);
   if (verdict.kind === 'corrupt') return [{ ...base, kind: 'corrupt', error: verdict.error, message: verdict.message }];
-  return verdict.entries.map((entry) => ({ ...base, kind: 'key', keyPrefix: retryKeyShortHex(entry.key), ...entry }));
+  return entries.map((entry) => ({ ...base, kind: 'key', keyPrefix: retryKeyShortHex(entry.key), ...entry }));
 }
 
 // Not the runtime's default envelope: the text of the partial indexes' predicate, so they serve this list.
@@ -224,15 +147,20 @@ function stepConditions(from: StepBound, filters: RetryKeyFilters) {
   return { bound, byExecution, byJob, byEntry, hasEntry: Object.keys(entry).length > 0 && filters.only !== 'corrupt' };
 }
 
-/** The steps an inner select picked, with their execution's job name and the step's fault policy, newest first. */
-const withContext = (steps: SQL, extra: SQL = sql``) => sql`
-    select ${extra} s.id, s.job_execution_id, s.step_logical_id, s.status, s.fault_state_format, s.fault_state_schema,
-           s.fault_state_schema_version, s.fault_state_checksum, md5(s.fault_state_payload::text) as payload_digest, i.job_name,
-           (select policy.step -> 'fault_policy'
+// The step's fault policy, from its definition's manifest (d), by the step's logical id (s).
+const faultPolicy = sql`(select policy.step -> 'fault_policy'
             from jsonb_array_elements(case when jsonb_typeof(d.manifest -> 'steps') = 'array'
                                            then d.manifest -> 'steps' else '[]'::jsonb end) as policy(step)
             where policy.step ->> 'logical_id' = s.step_logical_id
-            limit 1) as fault_policy
+            limit 1)`;
+
+// What the key lists read of a step (named, so no other payload rides along); xmin names the row version for the verdicts.
+const stepColumns = sql`s.id, s.job_execution_id, s.step_logical_id, s.status, s.xmin::text as row_xmin, s.version,
+           s.fault_state_format, s.fault_state_schema, s.fault_state_schema_version, s.fault_state_checksum, s.fault_state_payload`;
+
+/** The steps an inner select picked, with their execution's job name and the step's fault policy, newest first. */
+const withContext = (steps: SQL) => sql`
+    select s.*, i.job_name, ${faultPolicy} as fault_policy
     from (${steps}) s
     join oxide_batch.ob_job_execution e on e.id = s.job_execution_id
     join oxide_batch.ob_job_definition d on d.id = e.definition_id
@@ -243,7 +171,7 @@ const withContext = (steps: SQL, extra: SQL = sql``) => sql`
 export function retryKeyStepsQuery(from: StepBound, filters: RetryKeyFilters, batch: number): SQL {
   const { bound, byExecution, byJob, byEntry } = stepConditions(from, filters);
   return withContext(sql`
-    select s.* from oxide_batch.ob_step_execution s
+    select ${stepColumns} from oxide_batch.ob_step_execution s
     where ${holdsRetainedEnvelope} ${bound} ${byExecution} ${byJob} ${byEntry}
     order by s.id desc
     limit ${batch}`);
@@ -257,18 +185,33 @@ export function retryKeyStepsQuery(from: StepBound, filters: RetryKeyFilters, ba
  */
 export function retryKeyStepsProbe(from: StepBound, filters: RetryKeyFilters, batch: number, probe: number): SQL {
   const { bound, byExecution, byJob, byEntry } = stepConditions(from, filters);
-  return withContext(
-    sql`
+  return withContext(sql`
     select s.* from (select s.*, count(*) over () as probed_steps
-                     from (select s.* from oxide_batch.ob_step_execution s
+                     from (select ${stepColumns} from oxide_batch.ob_step_execution s
                            where ${holdsRetainedEnvelope} ${bound} ${byExecution}
                            order by s.id desc
                            limit ${probe}) s) s
     where true ${byJob} ${byEntry}
     order by s.id desc
-    limit ${batch}`,
-    sql`s.probed_steps,`,
-  );
+    limit ${batch}`);
+}
+
+/**
+ * The corrupt-only walk: each step's row version and fault policy, and no payload,
+ * which is read only for the steps with no kept verdict.
+ */
+export function corruptScanQuery(from: StepBound, filters: RetryKeyFilters, batch: number): SQL {
+  const { bound, byExecution, byJob } = stepConditions(from, filters);
+  return sql`
+    select s.id, s.row_xmin, s.version, ${faultPolicy} as fault_policy
+    from (select s.id, s.job_execution_id, s.step_logical_id, s.xmin::text as row_xmin, s.version
+          from oxide_batch.ob_step_execution s
+          where ${holdsRetainedEnvelope} ${bound} ${byExecution} ${byJob}
+          order by s.id desc
+          limit ${batch}) s
+    join oxide_batch.ob_job_execution e on e.id = s.job_execution_id
+    join oxide_batch.ob_job_definition d on d.id = e.definition_id
+    order by s.id desc`;
 }
 
 // A phase or category filter first walks this many steps per wanted step before asking the containment index.
@@ -287,6 +230,65 @@ async function readSteps(db: DbOrTx, from: StepBound, filters: RetryKeyFilters, 
   return [...probed, ...rest.rows];
 }
 
+type ScannedStep = RowVersion & { fault_policy: unknown } & Record<string, unknown>;
+
+/**
+ * Each scanned step's verdict: kept ones as they are, the others judged from their
+ * envelopes, read in one statement. A step rewritten since the scan is judged as read
+ * now, and kept under that newer row version; a step gone since has none.
+ */
+async function scannedVerdicts(db: DbOrTx, steps: ScannedStep[]): Promise<(Verdict | undefined)[]> {
+  const limits = steps.map((step) => limitsOf(step.fault_policy));
+  const verdicts = steps.map((step, i) => keptVerdict(verdictKey(step, limits[i]!)));
+  const unjudged = steps.flatMap((step, i) => (verdicts[i] ? [] : [Number(step.id)]));
+  if (unjudged.length === 0) return verdicts;
+  const limitsById = new Map(steps.map((step, i) => [Number(step.id), limits[i]!]));
+  const { rows } = await db.execute<StoredEnvelope & RowVersion & Record<string, unknown>>(sql`
+    select s.id, s.xmin::text as row_xmin, s.version, s.fault_state_format, s.fault_state_schema, s.fault_state_schema_version,
+           s.fault_state_checksum, s.fault_state_payload
+    from oxide_batch.ob_step_execution s where s.id = any(${sql.param(unjudged)}::bigint[])`);
+  const judged = new Map<number, Verdict>();
+  for (const row of rows) {
+    const rowLimits = limitsById.get(Number(row.id)) ?? null;
+    const { verdict } = judgeEnvelope(row, rowLimits);
+    keepVerdict(verdictKey(row, rowLimits), verdict);
+    judged.set(Number(row.id), verdict);
+  }
+  return steps.map((step, i) => verdicts[i] ?? judged.get(Number(step.id)));
+}
+
+/** The corrupt-only list: up to CORRUPT_SCAN_STEPS steps walked, and only the corrupt ones' context read. */
+async function listCorruptEnvelopes(db: DbOrTx, after: RetryKeyCursor | null, filters: RetryKeyFilters, size: number): Promise<RetryKeyPage> {
+  const from = after ? { id: after.stepId, inclusive: after.key !== null } : null;
+  const steps = (await db.execute<ScannedStep>(corruptScanQuery(from, filters, CORRUPT_SCAN_STEPS))).rows;
+  const verdicts = await scannedVerdicts(db, steps);
+  // The corrupt steps in order, one more than the page holds to tell whether another page follows.
+  const corrupt = new Map<number, Extract<Verdict, { kind: 'corrupt' }>>();
+  for (const [i, step] of steps.entries()) {
+    const verdict = verdicts[i];
+    // A cursor inside a step's keys: that step is behind the page already.
+    if (verdict?.kind !== 'corrupt' || (after?.key != null && Number(step.id) === after.stepId)) continue;
+    corrupt.set(Number(step.id), verdict);
+    if (corrupt.size > size) break;
+  }
+  const shown = [...corrupt.keys()].slice(0, size);
+  const context = shown.length === 0
+    ? []
+    : (await db.execute<StepContext>(withContext(sql`
+        select s.id, s.job_execution_id, s.step_logical_id, s.status
+        from oxide_batch.ob_step_execution s where s.id = any(${sql.param(shown)}::bigint[])`))).rows;
+  const rows: RetryKeyListRow[] = context.map((step) => {
+    const verdict = corrupt.get(Number(step.id))!;
+    return { ...contextOf(step), kind: 'corrupt', error: verdict.error, message: verdict.message };
+  });
+  const lastRow = rows.at(-1);
+  if (corrupt.size > size && lastRow) return { rows, nextCursor: { stepId: lastRow.stepId, key: null } };
+  const lastStep = steps.at(-1);
+  if (steps.length < CORRUPT_SCAN_STEPS || !lastStep) return { rows, nextCursor: null };
+  // The walk ended on its step limit: the next page goes on after the last step read.
+  return { rows, nextCursor: { stepId: Number(lastStep.id), key: null } };
+}
+
 /**
  * Retained retry keys across steps, newest step first and keys in order within a
  * step, with each step's limits; a step whose envelope does not validate is one
@@ -298,17 +300,16 @@ export async function listRetryKeys(
 ): Promise<RetryKeyPage> {
   const size = Math.min(Math.max(Math.trunc(options.limit ?? RETRY_KEY_PAGE_SIZE) || 1, 1), MAX_PAGE_SIZE);
   const after = options.after ?? null;
-  // One or two list statements per render (and one for envelopes not validated before): each valid step read
-  // yields at least one matching row (the containment filter is in SQL), so size + 1 steps fill a page unless some are corrupt.
-  const stepLimit = options.only === 'corrupt' ? CORRUPT_SCAN_STEPS : size + 1;
+  if (options.only === 'corrupt') return listCorruptEnvelopes(db, after, options, size);
+  // One or two list statements per render: each valid step read yields at least one matching row
+  // (the containment filter is in SQL), so size + 1 steps fill a page unless some are corrupt.
+  const stepLimit = size + 1;
   const from = after ? { id: after.stepId, inclusive: after.key !== null } : null;
   const steps = await readSteps(db, from, options, stepLimit);
-  const stepVerdicts = await verdictsOf(db, steps);
+  const judged = judgeSteps(steps);
   const rows: RetryKeyListRow[] = [];
   for (const [i, step] of steps.entries()) {
-    // The corrupt-only view skips valid envelopes before building their key rows.
-    if (options.only === 'corrupt' && stepVerdicts[i]!.kind !== 'corrupt') continue;
-    let stepRows = rowsOfStep(step, stepVerdicts[i]!).filter((row) => matches(row, options));
+    let stepRows = rowsOfStep(step, judged[i]!.verdict, judged[i]!.entries).filter((row) => matches(row, options));
     if (after?.key != null && Number(step.id) === after.stepId) {
       stepRows = stepRows.filter((row) => row.kind === 'key' && row.key > (after.key as string));
     }
@@ -327,7 +328,6 @@ export async function listRetryKeys(
 }
 
 function matches(row: RetryKeyListRow, filters: RetryKeyFilters): boolean {
-  if (filters.only === 'corrupt') return row.kind === 'corrupt';
   if (filters.only === 'keys' && row.kind !== 'key') return false;
   if (row.kind !== 'key') return !filters.phase && !filters.category;
   return (!filters.phase || row.phase === filters.phase) && (!filters.category || row.category === filters.category);

@@ -8,14 +8,14 @@ import { migrateDatabase } from '../../lib/db/migrate';
 import { missingRuntimeIndexes } from '../../lib/db/runtime-indexes';
 import { COUNT_CAP } from '../../lib/domain/cursor';
 import { countUpToCap } from '../../lib/queries/count';
-import { listRetryKeys, retryKeyStepsQuery } from '../../lib/queries/retry-keys';
+import { corruptScanQuery, listRetryKeys, retryKeyStepsQuery } from '../../lib/queries/retry-keys';
 import { freshDatabase, type TestDatabase } from '../support/database';
 
 const run = promisify(execFile);
 const cli = ['--import', 'tsx', '--conditions=react-server', 'bin/keel.ts'];
 
 /** The text plan of a statement, one line per node. */
-async function plan(db: Database, statement: ReturnType<typeof retryKeyStepsQuery>): Promise<string> {
+async function plan(db: Database, statement: ReturnType<typeof sql>): Promise<string> {
   const { rows } = await db.execute<{ 'QUERY PLAN': string }>(sql`explain ${statement}`);
   return rows.map((r) => r['QUERY PLAN']).join('\n');
 }
@@ -76,6 +76,10 @@ describe('reads at scale', () => {
       expect(text).not.toMatch(/Seq Scan on ob_step_execution/);
       expect(text).toMatch(/keel_ob_step_execution_envelope/);
     }
+    // The corrupt-only walk: the newest retained steps through the partial index.
+    const walk = await plan(db, corruptScanQuery(null, { only: 'corrupt' }, 1000));
+    expect(walk).not.toMatch(/Seq Scan on ob_step_execution/);
+    expect(walk).toMatch(/keel_ob_step_execution_envelope_idx/);
     const page = await listRetryKeys(db, { only: 'keys', phase: 'write', category: 'SERIALIZATION', limit: 20 });
     expect(page.rows.length).toBeGreaterThan(0);
     expect(page.rows.every((r) => r.kind === 'key' && r.phase === 'write' && r.category === 'SERIALIZATION')).toBe(true);

@@ -109,6 +109,48 @@ describe('listRetryKeys', () => {
     expect((await collectAll(100, changing.id)).map((row) => (row.kind === 'key' ? row.keyPrefix : row.kind))).toEqual(['6a'.repeat(6), '6b'.repeat(6)]);
   });
 
+  it('the corrupt-only list reports a payload damaged in place after a scan kept its verdict, and drops it once repaired', async () => {
+    const scanned = await seedExecution(db, { definitionId: definition.id });
+    const sound = await seedStep(db, { executionId: scanned.id, logicalId: 'limited' });
+    const damaged = await seedStep(db, { executionId: scanned.id, logicalId: 'unlimited' });
+    await storeEnvelope(sound, [entry('7a')]);
+    await storeEnvelope(damaged, [entry('7b')]);
+    const corruptOnly = async () => (await listRetryKeys(db, { only: 'corrupt', executionId: scanned.id })).rows;
+    expect(await corruptOnly()).toEqual([]);
+    // Judged once and kept: the second scan takes the kept verdicts, and still finds nothing.
+    expect(await corruptOnly()).toEqual([]);
+    const before = await pool.query<{ checksum: Buffer }>('select fault_state_checksum as checksum from oxide_batch.ob_step_execution where id = $1', [damaged]);
+    await pool.query(`update oxide_batch.ob_step_execution set fault_state_payload = jsonb_set(fault_state_payload, '{entries,0,ordinal}', '2') where id = $1`, [damaged]);
+    const after = await pool.query<{ checksum: Buffer }>('select fault_state_checksum as checksum from oxide_batch.ob_step_execution where id = $1', [damaged]);
+    expect(after.rows[0]!.checksum.equals(before.rows[0]!.checksum)).toBe(true);
+    expect(await corruptOnly()).toMatchObject([{ kind: 'corrupt', stepId: damaged, error: { kind: 'ChecksumMismatch' }, jobName: definition.jobName, stepLogicalId: 'unlimited' }]);
+    // The other list sees the same verdict, kept by the scan.
+    expect((await collectAll(100, scanned.id)).map((row) => [row.stepId, row.kind])).toEqual([[damaged, 'corrupt'], [sound, 'key']]);
+    await storeEnvelope(damaged, [entry('7b')]);
+    expect(await corruptOnly()).toEqual([]);
+  });
+
+  it('pages the corrupt-only list by corrupt step, each once', async () => {
+    const many = await seedExecution(db, { definitionId: definition.id });
+    const steps = [];
+    for (const logicalId of ['c1', 'c2', 'c3', 'c4', 'c5']) {
+      const step = await seedStep(db, { executionId: many.id, logicalId });
+      await storeEnvelope(step, [entry('8a')]);
+      steps.push(step);
+    }
+    await pool.query(`update oxide_batch.ob_step_execution set fault_state_checksum = decode(repeat('00', 32), 'hex') where id = any($1::bigint[]) and step_logical_id <> 'c3'`, [steps]);
+    const seen: number[] = [];
+    let after = null;
+    for (let page = 0; page < 10; page += 1) {
+      const result = await listRetryKeys(db, { only: 'corrupt', executionId: many.id, limit: 2, after });
+      expect(result.rows.length).toBeLessThanOrEqual(2);
+      seen.push(...result.rows.map((row) => row.stepId));
+      if (!result.nextCursor) break;
+      after = result.nextCursor;
+    }
+    expect(seen).toEqual(steps.filter((_, i) => i !== 2).reverse());
+  });
+
   it('pages through every row exactly once, cutting inside a step', async () => {
     const everything = await collectAll(500);
     for (const limit of [1, 2, 3]) {

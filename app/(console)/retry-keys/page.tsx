@@ -34,15 +34,15 @@ export default page('read', { search: filtersSchema }, async function RetryKeysP
     );
   }
   const state = loadRetryKeysSearch(query);
-  const keys = unresolvedKeysParams(state);
-  const corrupt = corruptEnvelopesParams(state);
+  // Only the shown tab's list: the corrupt envelopes' walk is the slower read, and the keys
+  // tab needs it only for the count in its label, which the browser asks for after hydrating.
+  const shown = state.show === 'corrupt' ? corruptEnvelopesParams(state) : unresolvedKeysParams(state);
   return (
     <>
       {header}
       <Prefetched
         queries={[
-          { queryKey: queryKeys.retryKeys.list(keys), queryFn: () => retryKeysPage(keys) },
-          { queryKey: queryKeys.retryKeys.list(corrupt), queryFn: () => retryKeysPage(corrupt) },
+          { queryKey: queryKeys.retryKeys.list(shown), queryFn: () => retryKeysPage(shown) },
           { queryKey: queryKeys.jobNames(), queryFn: jobNames },
         ]}
       >
