@@ -12,7 +12,7 @@ import { readLastSample, sampledFigure, type LastSample } from './last-sample';
 import { METRICS } from '../workers/metric-sampler';
 import { countBulkReplayItems, listBulkReplayItems, readBulkReplayJob } from './bulk-replay-jobs';
 import { inQueueState } from '../db/sql/queue-state';
-import { leasedCandidates } from '../db/sql/lease-grants';
+import { leasedCandidates, leasedReceipts } from '../db/sql/lease-grants';
 import {
   type BulkReplayDetail,
   type BulkReplayJobView,
@@ -101,7 +101,7 @@ export async function listSettlementQueue(db: DbOrTx, filters: QueueFilters, opt
   const stateParts = {
     due: { from: attempts, where: and([...base, inQueueState('due', nowMs)]), hint: sampled('due') },
     // Exact from the live lease grants' ranges (lib/db/sql/lease-grants.ts), never the sampler's figure.
-    leased: { from: sql`(select distinct receipt_id from (${leasedCandidates(nowMs, and(base), COUNT_CAP + 1)}) c) leased`, where: sql`true`, hint: { alwaysCounted: true as const } },
+    leased: { from: sql`${leasedReceipts(nowMs, and(base))} leased`, where: sql`true`, hint: { alwaysCounted: true as const } },
     retry_scheduled: { from: attempts, where: and([...base, inQueueState('retry_scheduled', nowMs)]), hint: sampled('retry_scheduled') },
     dead_lettered: { from: sql`settle.dead_letters`, where: and(deadLetterFilterConditions(filter, nowMs)), hint: { sampled: sampledFigure(sample, METRICS.deadLettersTotal) } },
   };

@@ -1,4 +1,5 @@
 import { sql, type SQL } from 'drizzle-orm';
+import { COUNT_CAP } from '../../domain/cursor';
 import { leasedAt } from './queue-state';
 
 /**
@@ -65,6 +66,14 @@ export function leasedCandidates(nowMs: number, where: SQL, perGrant: number): S
       limit ${perGrant}::int
     ) l
     where g.lease_until_ms > ${nowMs}::bigint`;
+}
+
+/**
+ * The distinct receipt ids leased at `nowMs` under `where`, as a relation (alias it): the
+ * leased count's rows. Each grant gives at most COUNT_CAP + 1, all a capped count reads.
+ */
+export function leasedReceipts(nowMs: number, where: SQL): SQL {
+  return sql`(select distinct receipt_id from (${leasedCandidates(nowMs, where, COUNT_CAP + 1)}) c)`;
 }
 
 /** Grants whose deadline has passed at `nowMs`: no row holds their lease any longer. */
