@@ -86,6 +86,8 @@ export interface SettlementReadOptions {
  * The settlement queue in due order `(next_visible_at_ms, receipt_id)`, keyset-paged,
  * one state at a time (or all), with each state's count under the same filters
  * (lib/queries/count.ts: unfiltered, a state above the cap takes the sampler's figure).
+ * The leased rows, page and count alike, are read from the live lease grants' ranges
+ * of the due index (lib/db/sql/lease-grants.ts): exact, and never a scan of the table.
  */
 export async function listSettlementQueue(db: DbOrTx, filters: QueueFilters, options: SettlementReadOptions = {}): Promise<QueuePage> {
   const filter = toDeadLetterFilter(filters);
