@@ -101,7 +101,7 @@ export async function sampleMetrics(
     const deleted = await tx.execute(sql`
       delete from keel.metric_sample
       where sampled_at < clock_timestamp() - make_interval(secs => ${METRIC_RETENTION_MS / 1000}::float8)`);
-    // Expired lease grants hold no lease any more (lib/db/sql/lease-grants.ts); their index finds them.
+    // Lease grants expired past their grace hold no lease any more (lib/db/sql/lease-grants.ts); their index finds them.
     await tx.execute(pruneExpiredLeaseGrants(sql`(extract(epoch from clock_timestamp()) * 1000)::bigint`));
     return { written: written.rowCount ?? 0, deleted: deleted.rowCount ?? 0 };
   });

@@ -5,7 +5,7 @@ import { postgresDeadLetterReplayStore } from '../../lib/adapters/settlement-rep
 import { postgresSettlementStore } from '../../lib/adapters/settlement-store';
 import { createDatabase } from '../../lib/db/client';
 import { leasedAt } from '../../lib/db/sql/queue-state';
-import { leasedReceipts, pruneExpiredLeaseGrants } from '../../lib/db/sql/lease-grants';
+import { LEASE_GRANT_GRACE_MS, leasedReceipts, pruneExpiredLeaseGrants } from '../../lib/db/sql/lease-grants';
 import { SeededRandom } from '../../lib/demo/random';
 import type { RetryPolicy, SettlementAttemptClaim, SettlementOutcome } from '../../lib/domain/settlement';
 import { COUNT_CAP } from '../../lib/domain/cursor';
@@ -138,9 +138,10 @@ describe('the leased list and count from lease grants', () => {
         }
       }
 
-      // Time moves (sometimes not at all), and expired grants are pruned now and then.
+      // Time moves (sometimes not at all), and expired grants are pruned now and then, by a
+      // pruner whose clock may be ahead of the reads below by up to the grace.
       nowMs += random.pick([0, 500, 2 * SECOND, 7 * SECOND, 20 * SECOND]);
-      if (random.chance(0.3)) await db.execute(pruneExpiredLeaseGrants(sql`${nowMs}::bigint`));
+      if (random.chance(0.3)) await db.execute(pruneExpiredLeaseGrants(sql`${nowMs + random.int(0, LEASE_GRANT_GRACE_MS)}::bigint`));
 
       // The check: list (paged) and count under a random filter, and the unfiltered count on every tab.
       const { filters, where } = random.pick(FILTERS);
@@ -221,15 +222,16 @@ describe('the leased list and count from lease grants', () => {
     console.info(`[plan] leased page over 50,005 attempts, 5 leased:\n${pagePlan}\n[plan] leased count:\n${countPlan}`);
   }, 120_000);
 
-  it('the metric sampler deletes expired grants and keeps live ones', async () => {
+  it('the metric sampler deletes grants expired for longer than the grace, and keeps the rest', async () => {
     const serverNow = Number((await pool.query(`select (extract(epoch from clock_timestamp()) * 1000)::bigint as ms`)).rows[0].ms);
     await pool.query(`delete from settle.lease_grants`);
     await pool.query(`delete from keel.metric_sample`);
     await pool.query(
       `insert into settle.lease_grants (lease_until_ms, lo_next_visible_at_ms, lo_receipt_id, hi_next_visible_at_ms, hi_receipt_id)
-       values ($1, 1, 'a', 2, 'b'), ($2, 1, 'a', 2, 'b')`, [serverNow - 1, serverNow + 3_600_000]);
+       values ($1, 1, 'a', 2, 'b'), ($2, 1, 'a', 2, 'b'), ($3, 1, 'a', 2, 'b')`,
+      [serverNow - LEASE_GRANT_GRACE_MS - 1, serverNow - LEASE_GRANT_GRACE_MS + 5 * MIN, serverNow + 3_600_000]);
     expect(await sampleMetrics(db, { staleThresholdMs: 900_000 })).not.toBeNull();
-    const { rows } = await pool.query<{ lease_until_ms: string }>(`select lease_until_ms from settle.lease_grants`);
-    expect(rows.map((r) => Number(r.lease_until_ms))).toEqual([serverNow + 3_600_000]);
+    const { rows } = await pool.query<{ lease_until_ms: string }>(`select lease_until_ms from settle.lease_grants order by lease_until_ms`);
+    expect(rows.map((r) => Number(r.lease_until_ms))).toEqual([serverNow - LEASE_GRANT_GRACE_MS + 5 * MIN, serverNow + 3_600_000]);
   });
 });

@@ -14,7 +14,8 @@ import { leasedAt } from './queue-state';
  * and a requeue (which refuses a row under a live lease and clears a lapsed one), and a
  * receipt id never changes. So a row leased at `now` lies in the range of a grant with
  * `lease_until_ms > now`, and reading those ranges, then testing `leasedAt(now)` on the
- * rows found, gives exactly the leased rows. A grant is deleted only once expired.
+ * rows found, gives exactly the leased rows. A grant is deleted only once expired
+ * (LEASE_GRANT_GRACE_MS past its deadline).
  */
 
 /**
@@ -76,7 +77,14 @@ export function leasedReceipts(nowMs: number, where: SQL): SQL {
   return sql`(select distinct receipt_id from (${leasedCandidates(nowMs, where, COUNT_CAP + 1)}) c)`;
 }
 
-/** Grants whose deadline has passed at `nowMs`: no row holds their lease any longer. */
+/**
+ * How long past its deadline a grant is kept. A read takes its clock in one statement and
+ * reads the grants in the next (or reuses a clock a page read a moment earlier): a grant
+ * is still there for any such clock up to this far behind the pruning one.
+ */
+export const LEASE_GRANT_GRACE_MS = 60_000;
+
+/** Grants expired at `nowMs` by more than the grace: no row holds their lease any longer. */
 export function pruneExpiredLeaseGrants(nowMs: SQL): SQL {
-  return sql`delete from settle.lease_grants where lease_until_ms <= ${nowMs}`;
+  return sql`delete from settle.lease_grants where lease_until_ms <= ${nowMs} - ${LEASE_GRANT_GRACE_MS}::bigint`;
 }
