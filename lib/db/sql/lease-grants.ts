@@ -7,15 +7,20 @@ import { leasedAt } from './queue-state';
  * scans of its due index, since no index there may cover a lease column (0017).
  *
  * The invariant every writer of a lease keeps: a row holding a lease got it from one
- * statement that also inserted a grant with the same `lease_until_ms` whose range
- * `[lo, hi]`, in due order `(next_visible_at_ms, receipt_id)`, contains the row's key.
- * While the lease is live the key does not move: the only writes of
- * `next_visible_at_ms` are a retry outcome (which clears the lease in the same update)
- * and a requeue (which refuses a row under a live lease and clears a lapsed one), and a
- * receipt id never changes. So a row leased at `now` lies in the range of a grant with
- * `lease_until_ms > now`, and reading those ranges, then testing `leasedAt(now)` on the
- * rows found, gives exactly the leased rows. A grant is deleted only once expired
- * (LEASE_GRANT_GRACE_MS past its deadline).
+ * statement that also inserted, in the same transaction, a grant with the same
+ * `lease_until_ms` whose range `[lo, hi]`, in due order `(next_visible_at_ms,
+ * receipt_id)`, contains the row's key. Leases are set only by the claim statement
+ * (lib/adapters/settlement-store.ts) and by loaders that grant what they insert (the demo
+ * seed, `keel load-scale`, fixtures); every other insert (enqueue, replay) has no lease.
+ * While the lease is live the key does not move. A receipt id never changes, and the
+ * only writes of `next_visible_at_ms` are a retry outcome, which clears the lease in the
+ * same update, and a requeue, which refuses a row under a live lease and clears a lapsed
+ * one. (Its `least(next_visible_at_ms, now)` leaves a row claimed when due in place, but a
+ * worker passes its own clock to a claim: one running ahead leases rows the console's
+ * clock still sees as future, which a requeue would move earlier, out of the range.)
+ * So a row leased at `now` lies in the range of a grant with `lease_until_ms > now`, and
+ * reading those ranges, then testing `leasedAt(now)` on the rows found, gives exactly the
+ * leased rows. A grant is deleted only LEASE_GRANT_GRACE_MS past its deadline.
  */
 
 /**
