@@ -65,6 +65,7 @@ const CASES: [string, () => Promise<unknown>][] = [
   ['retry keys corrupt', () => listRetryKeys(db, { only: 'corrupt', limit: 50 })],
   ['queue due', () => listSettlementQueue(db, queue({}))],
   ['queue leased', () => listSettlementQueue(db, queue({ state: 'leased' }))],
+  ['queue leased reason=rpc', () => listSettlementQueue(db, queue({ state: 'leased', reason: 'rpc' }))],
   ['queue all reason=rpc', () => listSettlementQueue(db, queue({ state: 'all', reason: 'rpc' }))],
   ['queue minAttempts=3 minAge=30m', () => listSettlementQueue(db, queue({ minAttempts: '3', minAge: '30m' }))],
   ['queue q=rcpt_ab', () => listSettlementQueue(db, queue({ q: 'rcpt_ab' }))],

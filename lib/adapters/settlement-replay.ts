@@ -1,6 +1,7 @@
 import 'server-only';
 import { sql } from 'drizzle-orm';
 import type { DbOrTx } from '../db/client';
+import { unleasedAt } from '../db/sql/queue-state';
 import type {
   AppliedOperation,
   DeadLetter,
@@ -111,13 +112,17 @@ export function postgresDeadLetterReplayStore(db: DbOrTx): DeadLetterReplayStore
     },
 
     async requeue(receiptId, expectedRowVersion, nowMs) {
-      // least(): a retry already due keeps its place in the due order.
+      // least(): a retry already due keeps its place in the due order. A row under a live
+      // lease is not moved (the services refuse it first): its key must stay inside its
+      // lease grant's range (lib/db/sql/lease-grants.ts). A lapsed lease is cleared with
+      // the move, so no clock, however late, sees a lease on a key its grant does not cover.
       const result = await db.execute<Row<QueuedAttempt>>(sql`
         with moved as (
           update settle.attempts
           set next_visible_at_ms = least(next_visible_at_ms, ${nowMs}::bigint), row_version = row_version + 1,
+              lease_owner = null, lease_token = null, lease_until_ms = null,
               updated_at_ms = ${nowMs}::bigint
-          where receipt_id = ${receiptId} and row_version = ${expectedRowVersion}::bigint
+          where receipt_id = ${receiptId} and row_version = ${expectedRowVersion}::bigint and ${unleasedAt(nowMs)}
           returning ${ATTEMPT_COLUMNS}
         ),
         logged as (

@@ -1,6 +1,7 @@
 import 'server-only';
 import { sql, type SQL } from 'drizzle-orm';
 import type { DbOrTx } from '../db/client';
+import { insertLeaseGrants } from '../db/sql/lease-grants';
 import { claimableAt } from '../db/sql/queue-state';
 import { err, ok, type Result } from '../domain/result';
 import { loggableError } from '../server/safe-error';
@@ -58,6 +59,12 @@ function validateClaim(workerId: string, nowMs: number, leaseMs: number, limit: 
  * source), one per row within the same statement that writes the `claimed` event. The
  * UPDATE repeats the claimable test because Postgres re-evaluates its WHERE against a
  * row that a concurrent claim changed, while the candidate list is an older snapshot.
+ *
+ * This is the only statement that sets a lease, and it records one lease grant for what
+ * it claimed (nothing when it claimed nothing): the shared deadline and the first and
+ * last claimed keys in due order, so the queue finds every live lease by range scans of
+ * the due index (lib/db/sql/lease-grants.ts states the invariant). One row per
+ * statement, in the same statement: a claim stays one round trip and a HOT update.
  */
 function claimStatement(candidates: SQL, workerId: string, nowMs: number, leaseMs: number): SQL {
   return sql`
@@ -77,7 +84,8 @@ function claimStatement(candidates: SQL, workerId: string, nowMs: number, leaseM
     logged as (
       insert into keel.settlement_event (receipt_id, kind, attempt, at_ms)
       select receipt_id, 'claimed', attempts, ${nowMs}::bigint from claimed
-    )
+    ),
+    granted as (${insertLeaseGrants('claimed')})
     select ${CLAIM_COLUMNS} from claimed order by next_visible_at_ms, receipt_id`;
 }
 

@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import type pg from 'pg';
 import { createPool } from '../db/client';
 import { migrateDatabase } from '../db/migrate';
+import { leaseGrantsInsertText } from '../db/sql/lease-grants';
 import { DEMO_DEFINITIONS, manifestFor } from '../demo/seed-batch';
 import { UNRESOLVED_STATUSES } from '../domain/batch-status';
 import { deadLetterCanonicalJson, failureDetailSha256Hex } from '../domain/settlement-records';
@@ -139,8 +140,9 @@ async function loadRetryKeys(db: pg.PoolClient, wanted: number, executionBase: n
 
 /** The queue in every state (due, leased, lapsed lease, retry later), receipt ids unique per load. */
 async function loadAttempts(db: pg.PoolClient, count: number, nonce: string, log: (line: string) => void) {
+  // The leases written here get their grants in the same statement, as a claim writes one.
   await timed(log, `${count} settlement attempts`, () => db.query(
-    `insert into settle.attempts (receipt_id, finalized_at, work_kind, attempts, next_visible_at_ms, row_version,
+    `with loaded as (insert into settle.attempts (receipt_id, finalized_at, work_kind, attempts, next_visible_at_ms, row_version,
        lease_owner, lease_token, lease_until_ms, reason_code, reason_detail_sha256, updated_at_ms)
      select 'rcpt_' || substr(md5($1 || g), 1, 20), c.ms - 60000 - (g % 21600) * 1000,
             case when retry then 'retry_scheduled' else 'pending_observation' end,
@@ -152,7 +154,9 @@ async function loadAttempts(db: pg.PoolClient, count: number, nonce: string, log
             case when retry then sha256(convert_to('detail' || g % 2, 'UTF8')) end, c.ms
      from generate_series(1, ${count}) g,
           (select (extract(epoch from clock_timestamp()) * 1000)::bigint as ms) c,
-          lateral (select g % 3 = 0 as retry, g % 10 in (4, 5, 9) as leased) f`, [nonce]));
+          lateral (select g % 3 = 0 as retry, g % 10 in (4, 5, 9) as leased) f
+     returning receipt_id, next_visible_at_ms, lease_owner, lease_until_ms)
+     ${leaseGrantsInsertText('loaded')}`, [nonce]));
 }
 
 /** Dead letters across every reason and 60 days of age; canonical JSON from the domain's writer, one template per reason. */

@@ -1,6 +1,7 @@
 import type { DbOrTx } from '../db/client';
 import { settlementEvent } from '../db/schema/keel';
 import { settleAttempts, settleDeadLetters } from '../db/schema/settle';
+import { grantHeldLeases } from '../db/sql/lease-grants';
 import {
   backoffMs,
   deadLetterCanonicalJson,
@@ -83,6 +84,9 @@ export async function seedSettlements(db: DbOrTx, random: SeededRandom, nowMs: n
   }
 
   for (const rows of chunks(attempts, 1000)) await db.insert(settleAttempts).values(rows);
+  // Leases written straight into the table need their grants, as a claim writes one.
+  const leasedIds = attempts.filter((a) => a.leaseOwner != null).map((a) => a.receiptId);
+  for (const ids of chunks(leasedIds, 1000)) await db.execute(grantHeldLeases(ids));
   for (const rows of chunks(deadLetters, 1000)) await db.insert(settleDeadLetters).values(rows);
   for (const rows of chunks(events, 2000)) await db.insert(settlementEvent).values(rows);
   return { attempts: attempts.length, deadLetters: deadLetters.length };

@@ -71,8 +71,9 @@ export interface DeadLetterReplayStore {
   discard(deadLetter: DeadLetter, nowMs: number): Promise<void>;
   lockAttempt(receiptId: string): Promise<QueuedAttempt | null>;
   /**
-   * Makes a retry due now (never later than it already was), guarded by row_version;
-   * null when the row changed. Writes a `requeued` event.
+   * Makes a retry due now (never later than it already was), guarded by row_version,
+   * and clears a lapsed lease; null when the row changed or a live lease holds it.
+   * Writes a `requeued` event.
    */
   requeue(receiptId: string, expectedRowVersion: number, nowMs: number): Promise<QueuedAttempt | null>;
 }

@@ -29,13 +29,11 @@ export interface CountHint {
    */
   blindEstimate?: boolean;
   /**
-   * No index serves the rows' own condition (the leased state: an index over a lease
-   * column would cost every claim its HOT update, drizzle/0017), so a count reads every
-   * row `visited` selects (the part's other conditions) from the table. The sampler's
-   * figure stands at any size; else the rows are counted only when the planner expects
-   * `visited` to select at most COUNT_CAP rows, and estimated otherwise.
+   * The rows come from a source bounded by what they are (the leased rows, read from
+   * their lease grants' ranges, lib/db/sql/lease-grants.ts): counted every time, with no
+   * estimate first; above the cap the count is COUNT_CAP + 1, flagged estimated.
    */
-  unindexed?: { visited: SQL };
+  alwaysCounted?: true;
 }
 
 export interface CountPart {
@@ -68,13 +66,7 @@ export const sampledCount = (value: number): ListCount => (value > COUNT_CAP ? e
  */
 async function guide(db: DbOrTx, part: CountPart): Promise<{ settled: ListCount } | { estimate: number }> {
   const sampled = part.hint?.sampled;
-  const unindexed = part.hint?.unindexed;
-  if (unindexed) {
-    if (sampled != null) return { settled: sampledCount(sampled) };
-    const visits = await plannerEstimate(db, selectOf({ from: part.from, where: unindexed.visited }));
-    if (visits > COUNT_CAP) return { settled: sampledCount(await plannerEstimate(db, selectOf(part))) };
-    return { estimate: visits };
-  }
+  if (part.hint?.alwaysCounted) return { estimate: 0 };
   if (sampled != null && sampled >= SAMPLED_AS_IS_FROM) return { settled: sampledCount(sampled) };
   const estimate = sampled ?? (await plannerEstimate(db, selectOf(part)));
   if (sampled == null && !part.hint?.blindEstimate && estimate > TRUSTED_ESTIMATE) return { settled: estimated(estimate) };

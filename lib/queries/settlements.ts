@@ -12,6 +12,7 @@ import { readLastSample, sampledFigure, type LastSample } from './last-sample';
 import { METRICS } from '../workers/metric-sampler';
 import { countBulkReplayItems, listBulkReplayItems, readBulkReplayJob } from './bulk-replay-jobs';
 import { inQueueState } from '../db/sql/queue-state';
+import { leasedCandidates, leasedReceipts } from '../db/sql/lease-grants';
 import {
   type BulkReplayDetail,
   type BulkReplayJobView,
@@ -85,6 +86,8 @@ export interface SettlementReadOptions {
  * The settlement queue in due order `(next_visible_at_ms, receipt_id)`, keyset-paged,
  * one state at a time (or all), with each state's count under the same filters
  * (lib/queries/count.ts: unfiltered, a state above the cap takes the sampler's figure).
+ * The leased rows, page and count alike, are read from the live lease grants' ranges
+ * of the due index (lib/db/sql/lease-grants.ts): exact, and never a scan of the table.
  */
 export async function listSettlementQueue(db: DbOrTx, filters: QueueFilters, options: SettlementReadOptions = {}): Promise<QueuePage> {
   const filter = toDeadLetterFilter(filters);
@@ -94,25 +97,30 @@ export async function listSettlementQueue(db: DbOrTx, filters: QueueFilters, opt
   const base = deadLetterFilterConditions(filter, nowMs, QUEUE_FILTER_COLUMNS);
   const where = and(state === 'all' ? base : [...base, inQueueState(state, nowMs)]);
   const after = keyset(filters.cursor);
-  const afterCondition = after ? sql`and (next_visible_at_ms, receipt_id) > (${after[0]}::bigint, ${after[1]})` : sql``;
+  const afterConditions = after ? [sql`(next_visible_at_ms, receipt_id) > (${after[0]}::bigint, ${after[1]})`] : [];
   const attempts = sql`settle.attempts`;
   const sampled = (state: QueueState) => ({ sampled: sampledFigure(sample, METRICS.queueDepth, state) });
   const stateParts = {
     due: { from: attempts, where: and([...base, inQueueState('due', nowMs)]), hint: sampled('due') },
-    // No index holds the leased rows (drizzle/0017): the sampler's figure, or a count only where the filter's index bounds it.
-    leased: { from: attempts, where: and([...base, inQueueState('leased', nowMs)]), hint: { ...sampled('leased'), unindexed: { visited: and(base) } } },
+    // Exact from the live lease grants' ranges (lib/db/sql/lease-grants.ts), never the sampler's figure.
+    leased: { from: sql`${leasedReceipts(nowMs, and(base))} leased`, where: sql`true`, hint: { alwaysCounted: true as const } },
     retry_scheduled: { from: attempts, where: and([...base, inQueueState('retry_scheduled', nowMs)]), hint: sampled('retry_scheduled') },
     dead_lettered: { from: sql`settle.dead_letters`, where: and(deadLetterFilterConditions(filter, nowMs)), hint: { sampled: sampledFigure(sample, METRICS.deadLettersTotal) } },
   };
-  const queued = QUEUE_STATES.map((s) => stateParts[s].hint.sampled);
+  const queued = QUEUE_STATES.map((s) => sampled(s).sampled);
   const allHint = { sampled: queued.every((n) => n !== null) ? queued.reduce<number>((a, n) => a + (n ?? 0), 0) : null };
+  // The page's keys first, from the covering due-order indexes alone (0018), then its rows:
+  // a filter the order's index does not lead with is checked on index entries, not heap rows.
+  // Leased keys come from the live grants' ranges of the due index instead of a scan.
+  const pageKeys = state === 'leased'
+    ? sql`select distinct next_visible_at_ms as key_due, receipt_id as key from (${leasedCandidates(nowMs, and([...base, ...afterConditions]), pageSize + 1)}) c
+          order by key_due, key limit ${pageSize + 1}`
+    : sql`select receipt_id as key from settle.attempts where ${and([where, ...afterConditions])}
+          order by next_visible_at_ms, receipt_id limit ${pageSize + 1}`;
   const [page, counts] = await Promise.all([
-    // The page's keys first, from the covering due-order indexes alone (0018), then its rows:
-    // a filter the order's index does not lead with is checked on index entries, not heap rows.
     db.execute<Row<Omit<QueueRow, 'state'>>>(sql`
       select ${QUEUE_COLUMNS} from settle.attempts
-      join (select receipt_id as key from settle.attempts where ${where} ${afterCondition}
-            order by next_visible_at_ms, receipt_id limit ${pageSize + 1}) page on page.key = receipt_id
+      join (${pageKeys}) page on page.key = receipt_id
       order by next_visible_at_ms, receipt_id`),
     // The "all" tab's count only when it is the one shown.
     state === 'all' ? countsUpToCap(db, { ...stateParts, all: { from: attempts, where, hint: allHint } }) : countsUpToCap(db, stateParts),

@@ -3,6 +3,7 @@ import { sql } from 'drizzle-orm';
 import type { DbOrTx } from '../db/client';
 import { staleExecution } from '../db/sql/stale-execution';
 import { inQueueState } from '../db/sql/queue-state';
+import { pruneExpiredLeaseGrants } from '../db/sql/lease-grants';
 import { BATCH_STATUSES } from '../domain/batch-status';
 import { QUEUE_STATES } from '../domain/queue-state';
 import { startWorkerLoop, type RunningWorker, type WorkerLog, type WorkerWait } from './worker-loop';
@@ -43,7 +44,7 @@ export interface MetricSamplerOptions {
 
 /**
  * Writes one sample of every series, stamped with the server's clock, and deletes
- * samples past retention, in one transaction. Returns null when another process
+ * samples past retention and expired lease grants, in one transaction. Returns null when another process
  * sampled within this interval, so several Keel servers still write one series.
  */
 export async function sampleMetrics(
@@ -100,6 +101,8 @@ export async function sampleMetrics(
     const deleted = await tx.execute(sql`
       delete from keel.metric_sample
       where sampled_at < clock_timestamp() - make_interval(secs => ${METRIC_RETENTION_MS / 1000}::float8)`);
+    // Lease grants expired past their grace hold no lease any more (lib/db/sql/lease-grants.ts); their index finds them.
+    await tx.execute(pruneExpiredLeaseGrants(sql`(extract(epoch from clock_timestamp()) * 1000)::bigint`));
     return { written: written.rowCount ?? 0, deleted: deleted.rowCount ?? 0 };
   });
 }

@@ -47,6 +47,27 @@ export const settleAttempts = settle.table(
   ],
 );
 
+/**
+ * One row per claim statement that leased at least one attempt (drizzle/0019): the
+ * lease's deadline and the claimed rows' first and last keys in due order
+ * `(next_visible_at_ms, receipt_id)`. Every live lease lies inside the range of a grant
+ * with its deadline, so the queue's leased rows are read from range scans of the due
+ * index instead of a scan of the table: no index on attempts covers a lease column
+ * (claims stay HOT updates, 0017). Expired grants are deleted by the metric sampler.
+ */
+export const settleLeaseGrants = settle.table(
+  'lease_grants',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    leaseUntilMs: bigint('lease_until_ms', { mode: 'number' }).notNull(),
+    loNextVisibleAtMs: bigint('lo_next_visible_at_ms', { mode: 'number' }).notNull(),
+    loReceiptId: text('lo_receipt_id').notNull(),
+    hiNextVisibleAtMs: bigint('hi_next_visible_at_ms', { mode: 'number' }).notNull(),
+    hiReceiptId: text('hi_receipt_id').notNull(),
+  },
+  (t) => [index('lease_grants_until_idx').on(t.leaseUntilMs)],
+);
+
 export const settleDeadLetters = settle.table(
   'dead_letters',
   {
@@ -96,3 +117,4 @@ export const settleStoreBinding = settle.table(
 
 export type SettleAttemptRow = typeof settleAttempts.$inferSelect;
 export type SettleDeadLetterRow = typeof settleDeadLetters.$inferSelect;
+export type SettleLeaseGrantRow = typeof settleLeaseGrants.$inferSelect;
