@@ -28,7 +28,8 @@ if (!url) throw new Error('set DATABASE_URL to the loaded database');
 const recorded: { text: string; values: unknown[] }[] = [];
 // Planner estimates (EXPLAIN without ANALYZE) the read models ask for: planning only, counted per case.
 let estimates = 0;
-const pool = new pg.Pool({ connectionString: url, max: 4 });
+// As Keel's own pools (lib/db/client.ts): no JIT.
+const pool = new pg.Pool({ connectionString: url, max: 4, options: '-c jit=off' });
 const recording = new Proxy(pool, {
   get(target, name, receiver) {
     if (name !== 'query') return Reflect.get(target, name, receiver);
