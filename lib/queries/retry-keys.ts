@@ -17,7 +17,8 @@ import {
 
 export { describeFaultStateError, type FaultLimits } from './envelope-verdicts';
 
-export const RETRY_KEY_PAGE_SIZE = 100;
+/** As every other list of the console: a page a browser renders quickly and a reader can scan. */
+export const RETRY_KEY_PAGE_SIZE = 50;
 const MAX_PAGE_SIZE = 500;
 // The corrupt-only view cannot be narrowed in SQL (a checksum is checked by reading the
 // envelope), so one render reads at most this many steps and links on from the last.
