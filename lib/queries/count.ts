@@ -34,6 +34,14 @@ export interface CountHint {
    * estimate first; above the cap the count is COUNT_CAP + 1, flagged estimated.
    */
   alwaysCounted?: true;
+  /**
+   * The same rows counted as those of `superset` less those of `less`, a subset of it read
+   * from a bounded source (the queue's due and retry rows: the rows at that side of the
+   * clock, an index-only count, less the leased ones among them, read from their lease
+   * grants). No row is read from the table to test its lease. `less` must be a relation
+   * of distinct rows; when it holds more than COUNT_CAP, the rows are counted as usual.
+   */
+  countedAs?: { superset: SQL; less: SQL };
 }
 
 export interface CountPart {
@@ -73,7 +81,17 @@ async function guide(db: DbOrTx, part: CountPart): Promise<{ settled: ListCount 
   return { estimate };
 }
 
-const cappedCount = (part: CountPart) => sql`(select count(*)::int from (${selectOf(part)} limit ${COUNT_CAP + 1}) t)`;
+const plainCappedCount = (part: CountPart) => sql`(select count(*)::int from (${selectOf(part)} limit ${COUNT_CAP + 1}) t)`;
+
+function cappedCount(part: CountPart): SQL {
+  const countedAs = part.hint?.countedAs;
+  if (!countedAs) return plainCappedCount(part);
+  // Reading COUNT_CAP + 1 + less.n rows of the superset tells whether what remains passes the cap.
+  return sql`(select case when less.n <= ${COUNT_CAP}
+      then (select count(*)::int from (select 1 from ${part.from} where ${countedAs.superset} limit ${COUNT_CAP + 1} + less.n) t) - less.n
+      else ${plainCappedCount(part)} end
+    from (select count(*)::int as n from (select 1 from ${countedAs.less} l limit ${COUNT_CAP + 1}) x) less)`;
+}
 
 /** One list's count (see ListCount); `from` and `where` are the list's own. */
 export async function countUpToCap(db: DbOrTx, from: SQL, where: SQL, hint?: CountHint): Promise<ListCount> {

@@ -100,11 +100,18 @@ export async function listSettlementQueue(db: DbOrTx, filters: QueueFilters, opt
   const afterConditions = after ? [sql`(next_visible_at_ms, receipt_id) > (${after[0]}::bigint, ${after[1]})`] : [];
   const attempts = sql`settle.attempts`;
   const sampled = (state: QueueState) => ({ sampled: sampledFigure(sample, METRICS.queueDepth, state) });
+  // Due and retry rows are counted from the due-order indexes alone: the rows at that side
+  // of the clock, less the leased ones among them (from their lease grants).
+  const unleased = (side: SQL) => ({ superset: and([...base, side]), less: leasedReceipts(nowMs, and([...base, side])) });
   const stateParts = {
-    due: { from: attempts, where: and([...base, inQueueState('due', nowMs)]), hint: sampled('due') },
+    due: { from: attempts, where: and([...base, inQueueState('due', nowMs)]), hint: { ...sampled('due'), countedAs: unleased(sql`next_visible_at_ms <= ${nowMs}::bigint`) } },
     // Exact from the live lease grants' ranges (lib/db/sql/lease-grants.ts), never the sampler's figure.
     leased: { from: sql`${leasedReceipts(nowMs, and(base))} leased`, where: sql`true`, hint: { alwaysCounted: true as const } },
-    retry_scheduled: { from: attempts, where: and([...base, inQueueState('retry_scheduled', nowMs)]), hint: sampled('retry_scheduled') },
+    retry_scheduled: {
+      from: attempts,
+      where: and([...base, inQueueState('retry_scheduled', nowMs)]),
+      hint: { ...sampled('retry_scheduled'), countedAs: unleased(sql`next_visible_at_ms > ${nowMs}::bigint`) },
+    },
     dead_lettered: { from: sql`settle.dead_letters`, where: and(deadLetterFilterConditions(filter, nowMs)), hint: { sampled: sampledFigure(sample, METRICS.deadLettersTotal) } },
   };
   const queued = QUEUE_STATES.map((s) => sampled(s).sampled);

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { postgresDeadLetterReplayStore } from '../../lib/adapters/settlement-replay';
 import { postgresSettlementStore } from '../../lib/adapters/settlement-store';
 import { createDatabase } from '../../lib/db/client';
-import { leasedAt } from '../../lib/db/sql/queue-state';
+import { inQueueState, leasedAt } from '../../lib/db/sql/queue-state';
 import { LEASE_GRANT_GRACE_MS, leasedReceipts, pruneExpiredLeaseGrants } from '../../lib/db/sql/lease-grants';
 import { SeededRandom } from '../../lib/demo/random';
 import type { RetryPolicy, SettlementAttemptClaim, SettlementOutcome } from '../../lib/domain/settlement';
@@ -55,6 +55,13 @@ async function leasedTruth(where: string, nowMs: number): Promise<string[]> {
   const { rows } = await db.execute<{ receipt_id: string }>(sql`
     select receipt_id from settle.attempts where ${leasedAt(nowMs)} and ${sql.raw(where)} order by next_visible_at_ms, receipt_id`);
   return rows.map((r) => r.receipt_id);
+}
+
+/** How many rows a plain scan finds in `state` (the state's own test on every row). */
+async function stateTruth(state: 'due' | 'retry_scheduled', where: string, nowMs: number): Promise<number> {
+  const { rows } = await db.execute<{ n: number }>(sql`
+    select count(*)::int as n from settle.attempts where ${inQueueState(state, nowMs)} and ${sql.raw(where)}`);
+  return rows[0]!.n;
 }
 
 /** The UI's filters and the same rows as SQL over settle.attempts, ages measured from `nowMs`. */
@@ -149,6 +156,9 @@ describe('the leased list and count from lease grants', () => {
       expect(await leasedPages(filters, nowMs, random.pick([1, 4, 11, 50]))).toEqual(truth);
       const tab = await listSettlementQueue(db, queue({ ...filters, state: random.pick(['leased', 'due', 'all']) }), { nowMs, sample: null });
       expect(tab.stateCounts.leased).toEqual({ value: truth.length, capped: false });
+      // Due and retry rows are counted as the rows at that side of the clock less the leased ones among them.
+      expect(tab.stateCounts.due).toEqual({ value: await stateTruth('due', where(nowMs), nowMs), capped: false });
+      expect(tab.stateCounts.retry_scheduled).toEqual({ value: await stateTruth('retry_scheduled', where(nowMs), nowMs), capped: false });
       const first = await listSettlementQueue(db, queue({ ...filters, state: 'leased' }), { nowMs, sample: null });
       expect(first.count).toEqual({ value: truth.length, capped: false });
       checks += 1;
