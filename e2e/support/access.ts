@@ -197,11 +197,12 @@ export async function callAction(context: APIRequestContext, action: ServerActio
 
 /**
  * Tables whose rows change without anyone calling Keel: the metric sampler's samples
- * (every 15 s), better-auth's rate-limit counters (every /api/auth request) and the
- * webhook worker's delivery attempts (retries of events earlier specs caused). A new
- * webhook event still shows in keel.webhook_event, written by the changing transaction.
+ * and the expired lease grants it deletes (every 15 s), better-auth's rate-limit counters
+ * (every /api/auth request) and the webhook worker's delivery attempts (retries of events
+ * earlier specs caused). A new webhook event still shows in keel.webhook_event, written by
+ * the changing transaction. No console action writes a lease grant: only a claim does.
  */
-const BACKGROUND_TABLES = new Set(['keel.metric_sample', 'keel.rate_limit', 'keel.webhook_delivery']);
+const BACKGROUND_TABLES = new Set(['keel.metric_sample', 'settle.lease_grants', 'keel.rate_limit', 'keel.webhook_delivery']);
 /** Sessions count while live: better-auth deletes an expired one when it is presented. */
 const ROW_FILTER: Record<string, string> = { 'keel.session': 'where expires_at > now()' };
 
