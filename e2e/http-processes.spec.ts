@@ -73,12 +73,13 @@ const metric = (body: string, line: string): number | null => {
   return found === undefined ? null : Number(found.slice(line.length + 1));
 };
 
-/** The pids of the HTTP processes: the children of the parent process under the launcher. */
+/** The pids of the HTTP processes: the children of the server's parent process under the launcher. */
 function httpProcessPids(): number[] {
-  const parent = execFileSync('pgrep', ['-P', String(keel.launcher.pid)]).toString().trim().split('\n').filter(Boolean);
+  // The launcher's other children (its TypeScript loader's esbuild service) are not the server.
+  const parent = execFileSync('pgrep', ['-P', String(keel.launcher.pid), '-f', 'server\\.mjs']).toString().trim().split('\n').filter(Boolean);
   expect(parent).toHaveLength(1);
   try {
-    return execFileSync('pgrep', ['-P', parent[0]!]).toString().trim().split('\n').filter(Boolean).map(Number);
+    return execFileSync('pgrep', ['-P', parent[0]!, '-f', 'server\\.mjs']).toString().trim().split('\n').filter(Boolean).map(Number);
   } catch {
     return []; // pgrep exits 1 when the parent has no children
   }
