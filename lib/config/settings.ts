@@ -145,6 +145,9 @@ function readFlag(env: Env, name: string, fallback: boolean, errors: SettingErro
 /** The most HTTP processes one server starts. */
 export const MAX_HTTP_PROCESSES = 64;
 
+/** The longest KEEL_INSTANCE_ID that still fits 64 characters once a process adds `-<n>` (n up to MAX_HTTP_PROCESSES). */
+const NAMED_INSTANCE_MAX = 64 - `-${MAX_HTTP_PROCESSES}`.length;
+
 /** KEEL_HTTP_PROCESSES: unset is 1, `auto` is one per core the machine offers, else 1 to 64. */
 function readHttpProcesses(env: Env, errors: SettingError[]): number {
   const raw = env.KEEL_HTTP_PROCESSES?.trim();
@@ -212,9 +215,9 @@ export function parseSettings(env: Env): Result<Settings, SettingError[]> {
   const httpProcesses = readHttpProcesses(env, errors);
   if (!INSTANCE_ID.test(instanceId)) {
     errors.push({ name: 'KEEL_INSTANCE_ID', message: 'KEEL_INSTANCE_ID must be 1 to 64 letters, digits, dots, dashes or underscores' });
-  } else if (httpProcesses > 1 && env.KEEL_HTTP_PROCESS_INDEX === undefined && env.KEEL_INSTANCE_ID?.trim() && instanceId.length > 61) {
+  } else if (httpProcesses > 1 && env.KEEL_HTTP_PROCESS_INDEX === undefined && env.KEEL_INSTANCE_ID?.trim() && instanceId.length > NAMED_INSTANCE_MAX) {
     // Each process works bulk jobs as `<id>-<n>` (lib/cli/http-primary.ts).
-    errors.push({ name: 'KEEL_INSTANCE_ID', message: 'KEEL_INSTANCE_ID must be at most 61 characters with KEEL_HTTP_PROCESSES above 1: each process adds -<n>' });
+    errors.push({ name: 'KEEL_INSTANCE_ID', message: `KEEL_INSTANCE_ID must be at most ${NAMED_INSTANCE_MAX} characters with KEEL_HTTP_PROCESSES above 1: each process adds -<n>` });
   }
   const settings: Settings = {
     databaseUrl,
