@@ -210,6 +210,27 @@ test('a change made through one instance updates the other instance’s open pag
   await Promise.all([watcher.context().close(), support.context().close()]);
 });
 
+/**
+ * Runs `check`; should it fail, the failure carries what was going on: the job's row,
+ * every other session on the primary (state, wait, the start of its statement) and the
+ * last lines each instance logged. A stalled worker is otherwise silent.
+ */
+async function diagnosedOnFailure(job: number, check: () => Promise<void>): Promise<void> {
+  try {
+    await check();
+  } catch (error) {
+    const { rows: jobs } = await primary.query(`select id, status, processed_count, worker_instance, worker_lease_until, clock_timestamp() as now from keel.bulk_replay order by id`);
+    const { rows: sessions } = await primary.query(
+      `select pid, application_name, state, wait_event_type, wait_event, now() - xact_start as in_transaction, left(query, 160) as query
+         from pg_stat_activity where pid <> pg_backend_pid() and datname = current_database() order by pid`,
+    );
+    const logs = ['keel-a', 'keel-b'].map((name) => `${name}:\n${readFileSync(`.keel/e2e-results/instance-${name}.log`, 'utf8').split('\n').slice(-40).join('\n')}`);
+    const detail = [`job ${job}`, JSON.stringify(jobs, null, 1), JSON.stringify(sessions, null, 1), ...logs].join('\n\n');
+    await test.info().attach('bulk handoff diagnostics', { body: detail, contentType: 'text/plain' });
+    throw new Error(`${(error as Error).message}\n\n${detail}`);
+  }
+}
+
 test('a bulk job is worked by one instance; killing it hands the job to the other', async ({ browser }) => {
   // Eight batches: enough to kill the worker mid-job, few enough for a loaded 2-core machine.
   test.setTimeout(180_000);
@@ -223,30 +244,33 @@ test('a bulk job is worked by one instance; killing it hands the job to the othe
   // A job as a second person's start leaves it: RUNNING, its dead letters frozen.
   const { rows: users } = await primary.query(`select id, username from keel."user" where username in ('support', 'approver') order by username`);
   const [approver, support] = users as { id: string; username: string }[];
+  // The job and its items in one statement: a worker that found the job RUNNING with no items
+  // yet would rightly complete it at once, with nothing processed.
   const { rows: jobs } = await primary.query(
-    `insert into keel.bulk_replay (created_by_id, created_by_login, started_by_id, started_by_login, started_by_role, note, filter,
-       action, status, item_count, started_at)
-     values ($1, $2, $3, $4, 'approver', 'two-instance handoff', jsonb_build_object('receiptIdPrefix', $5::text, 'asOfMs', 0),
-       'REPLAY', 'RUNNING', $6, clock_timestamp())
-     returning id`,
+    `with job as (
+       insert into keel.bulk_replay (created_by_id, created_by_login, started_by_id, started_by_login, started_by_role, note, filter,
+         action, status, item_count, started_at)
+       values ($1, $2, $3, $4, 'approver', 'two-instance handoff', jsonb_build_object('receiptIdPrefix', $5::text, 'asOfMs', 0),
+         'REPLAY', 'RUNNING', $6, clock_timestamp())
+       returning id),
+     items as (
+       insert into keel.bulk_replay_item (job, receipt_id, recorded_at_ms)
+       select job.id, receipt_id, recorded_at_ms from job, settle.dead_letters where starts_with(receipt_id, $5::text))
+     select id from job`,
     [support!.id, support!.username, approver!.id, approver!.username, prefix, items],
   );
   const job = Number(jobs[0].id);
-  await primary.query(
-    `insert into keel.bulk_replay_item (job, receipt_id, recorded_at_ms) select $1, receipt_id, recorded_at_ms from settle.dead_letters where starts_with(receipt_id, $2)`,
-    [job, prefix],
-  );
   const jobRow = async () =>
     (await primary.query(`select status, processed_count, worker_instance from keel.bulk_replay where id = $1`, [job])).rows[0] as {
       status: string;
       processed_count: number;
       worker_instance: string | null;
     };
-  await expect.poll(async () => (await jobRow()).processed_count, { timeout: 60_000, intervals: [50] }).toBeGreaterThan(0);
+  await diagnosedOnFailure(job, () => expect.poll(async () => (await jobRow()).processed_count, { timeout: 60_000, intervals: [50] }).toBeGreaterThan(0));
   const owner = (await jobRow()).worker_instance;
   expect(['keel-a', 'keel-b']).toContain(owner);
   // Two batches by the same instance, the other idle beside it the while.
-  await expect.poll(async () => (await jobRow()).processed_count, { timeout: 60_000, intervals: [50] }).toBeGreaterThanOrEqual(2_048);
+  await diagnosedOnFailure(job, () => expect.poll(async () => (await jobRow()).processed_count, { timeout: 60_000, intervals: [50] }).toBeGreaterThanOrEqual(2_048));
   expect((await jobRow()).worker_instance).toBe(owner);
   const takeovers = () => ['keel-a', 'keel-b'].flatMap((name) => readFileSync(`.keel/e2e-results/instance-${name}.log`, 'utf8').split('\n')).filter((line) => line.includes('taken over'));
   expect(takeovers()).toEqual([]);
@@ -257,7 +281,7 @@ test('a bulk job is worked by one instance; killing it hands the job to the othe
   expect(atKill.processed_count).toBeLessThan(items);
 
   // The survivor takes the job once the killed instance's lease runs out, and finishes it.
-  await expect.poll(async () => (await jobRow()).status, { timeout: 120_000 }).toBe('COMPLETED');
+  await diagnosedOnFailure(job, () => expect.poll(async () => (await jobRow()).status, { timeout: 120_000 }).toBe('COMPLETED'));
   expect(await jobRow()).toMatchObject({ processed_count: items, worker_instance: survivor.name });
   expect(takeovers()).toEqual([expect.stringContaining(`"from":"${owner}"`)]);
   const { rows: replays } = await primary.query(
