@@ -210,6 +210,14 @@ test('the audit page lists those actions with actor and outcome, and its CSV exp
   await page.getByRole('button', { name: 'Apply filters' }).click();
   await expect(table).toContainText('No audit events match these filters.');
   await expect(page.getByTestId('audit-count')).toContainText('0 events match');
+
+  // A viewer reads the same events, but the users page is the admins': the user target is text, not a link.
+  await page.context().clearCookies();
+  await signIn(page, 'viewer');
+  await page.goto(`/audit?targetKind=user&targetId=${NEW_USER}&action=user.role`);
+  await expect(rows).toHaveCount(1);
+  await expect(rows.first()).toContainText(`user ${NEW_USER}`);
+  await expect(rows.first().getByRole('link')).toHaveCount(0);
 });
 
 for (const theme of ['light', 'dark'] as const) {

@@ -8,8 +8,11 @@ import { DigestButton } from './digest-button';
 
 const HEAD = ['Time', 'Actor', 'Role', 'Action', 'Target', 'Change', 'Reason', 'Outcome', 'Digest'];
 
-/** The page of an audit event's target, for the kinds that have one. */
-export function auditTargetHref(kind: string, id: string): string | null {
+/**
+ * The page of an audit event's target, for the kinds that have one. A user's page is the
+ * admins' user list: other roles see the target without a link that would answer 403.
+ */
+export function auditTargetHref(kind: string, id: string, canManageUsers: boolean): string | null {
   switch (kind) {
     case 'batch_execution':
       return `/executions/${encodeURIComponent(id)}`;
@@ -20,7 +23,7 @@ export function auditTargetHref(kind: string, id: string): string | null {
     case 'bulk_replay':
       return `/settlements/bulk/${encodeURIComponent(id)}`;
     case 'user':
-      return `/users#user-${encodeURIComponent(id)}`;
+      return canManageUsers ? `/users#user-${encodeURIComponent(id)}` : null;
     default:
       return null;
   }
@@ -32,8 +35,11 @@ export function AuditTable({
   serverNow,
   onFilter,
   emptyMessage,
+  canManageUsers,
 }: {
   rows: AuditEventView[];
+  /** Whether the viewer may open /users, where a user target's link goes. */
+  canManageUsers: boolean;
   serverNow: Date;
   onFilter: (filter: { actor: string } | { targetKind: string; targetId: string }) => void;
   emptyMessage: string;
@@ -62,7 +68,7 @@ export function AuditTable({
             <td className="max-w-48 px-3 py-2 font-mono text-xs [overflow-wrap:anywhere]">{e.action}</td>
             <td className="max-w-56 px-3 py-2" title={`${e.targetKind} ${e.targetId}`}>
               <span className="flex items-baseline gap-1.5">
-                <AuditTarget kind={e.targetKind} id={e.targetId} />
+                <AuditTarget kind={e.targetKind} id={e.targetId} canManageUsers={canManageUsers} />
                 <button
                   type="button"
                   className={`${link} shrink-0 text-xs`}
@@ -91,8 +97,8 @@ export function AuditTable({
   );
 }
 
-function AuditTarget({ kind, id }: { kind: string; id: string }) {
-  const href = auditTargetHref(kind, id);
+function AuditTarget({ kind, id, canManageUsers }: { kind: string; id: string; canManageUsers: boolean }) {
+  const href = auditTargetHref(kind, id, canManageUsers);
   const text = (
     <>
       <span className="text-zinc-600 dark:text-zinc-400">{kind}</span> <span className="font-mono text-xs">{id}</span>

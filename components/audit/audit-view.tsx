@@ -17,7 +17,7 @@ import { AuditTable } from './audit-table';
  * The audit log with its filters in the URL. The server prefetched the first view;
  * live events of the audit topic refresh it through the read API.
  */
-export function AuditView() {
+export function AuditView({ canManageUsers }: { canManageUsers: boolean }) {
   const [state, setState] = useQueryStates(auditUrlSearch, { history: 'push' });
   const search = auditSearchOf(state);
   const filters = auditSearchOf(state, false);
@@ -73,6 +73,7 @@ export function AuditView() {
           <AuditTable
             rows={page.rows}
             serverNow={new Date(page.serverNow)}
+            canManageUsers={canManageUsers}
             onFilter={(f) => apply({ ...filters, ...f })}
             emptyMessage={filtered ? 'No audit events match these filters.' : 'No actions have been taken through Keel yet.'}
           />

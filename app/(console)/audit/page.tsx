@@ -4,6 +4,7 @@ import { AuditView } from '@/components/audit/audit-view';
 import { PageHeader } from '@/components/ui/page-header';
 import { auditListQuerySchema, auditSearch } from '@/lib/domain/audit-filters';
 import { listAuditEvents, parseAuditCursor } from '@/lib/queries/audit';
+import { can } from '@/lib/domain/roles';
 import { queryKeys } from '@/lib/query-keys';
 import { page } from '@/lib/server/page';
 import { listDb } from '@/lib/server/read-source';
@@ -11,7 +12,7 @@ import { auditSearchOf, loadAuditSearch } from '@/lib/url-state/audit';
 
 export const metadata: Metadata = { title: 'Audit' };
 
-export default page('read', { search: auditListQuerySchema }, async function AuditPage({ query, search: parsed }) {
+export default page('read', { search: auditListQuerySchema }, async function AuditPage({ actor, query, search: parsed }) {
   const search = auditSearchOf(loadAuditSearch(query));
   const { cursor, ...filters } = parsed.ok ? parsed.value : {};
   const at = parsed.ok ? parseAuditCursor(cursor) : 'invalid';
@@ -21,7 +22,7 @@ export default page('read', { search: auditListQuerySchema }, async function Aud
     <>
       <PageHeader title="Audit" description="Every action taken through Keel, applied or refused, newest first. Times are the server's clock." />
       <Prefetched queries={queries}>
-        <AuditView />
+        <AuditView canManageUsers={can(actor.role, 'manageUsers')} />
       </Prefetched>
     </>
   );
