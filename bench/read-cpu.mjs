@@ -10,18 +10,16 @@
 // only). Requests are sequential, so the figure is one request's CPU with nothing queued;
 // the database's side is in bench/explain-lists.ts. A figure-printing script, not a test.
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { benchCredentials, processCpuMs, signIn } from './http-bench.mjs';
 
 const { values } = parseArgs({ options: { server: { type: 'string', multiple: true }, requests: { type: 'string', default: '10' }, only: { type: 'string' } } });
-const username = process.env.KEEL_BENCH_USER ?? 'bench';
-const password = process.env.KEEL_BENCH_PASSWORD;
-if (!password || !values.server?.length) {
-  process.stderr.write('set KEEL_BENCH_PASSWORD and pass --server name=url (once or twice)\n');
+if (!values.server?.length) {
+  process.stderr.write('pass --server name=url (once or twice)\n');
   process.exit(2);
 }
+const credentials = benchCredentials();
 const requests = Number(values.requests);
-const TICK_MS = 1000 / Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim());
 
 /** The pid listening on the url's port. */
 function listener(url) {
@@ -32,26 +30,10 @@ function listener(url) {
   return Number(pid);
 }
 
-/** User + system CPU of a process, in ms. */
-function cpuMs(pid) {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
-}
-
-async function signIn(base) {
-  const response = await fetch(`${base}/api/auth/sign-in/username`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json', Origin: base },
-    body: JSON.stringify({ username, password }),
-  });
-  if (!response.ok) throw new Error(`sign-in failed: ${response.status}`);
-  return response.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
-}
-
 const servers = [];
 for (const spec of values.server) {
   const [name, base] = spec.split('=');
-  servers.push({ name, base, pid: listener(base), cookie: await signIn(base) });
+  servers.push({ name, base, pid: listener(base), cookie: await signIn(base, credentials) });
 }
 
 const days = (n) => new Date(Date.now() - n * 86_400_000).toISOString();
@@ -67,7 +49,7 @@ const ROUTES = [
 
 async function measure(server, url) {
   await (await fetch(`${server.base}${url}`, { headers: { Cookie: server.cookie } })).arrayBuffer(); // warm
-  const before = cpuMs(server.pid);
+  const before = processCpuMs(server.pid);
   const walls = [];
   for (let i = 0; i < requests; i += 1) {
     const started = performance.now();
@@ -77,7 +59,7 @@ async function measure(server, url) {
     walls.push(performance.now() - started);
   }
   walls.sort((a, b) => a - b);
-  return { cpu: (cpuMs(server.pid) - before) / requests, wall: walls[Math.floor(walls.length / 2)] };
+  return { cpu: (processCpuMs(server.pid) - before) / requests, wall: walls[Math.floor(walls.length / 2)] };
 }
 
 process.stdout.write(`${requests} sequential requests per route; CPU ms per request of the server process, then median wall ms\n`);

@@ -13,31 +13,17 @@
 import autocannon from 'autocannon';
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { benchCredentials, signIn } from './http-bench.mjs';
 
 const { values } = parseArgs({
   options: { seconds: { type: 'string', default: '5' }, only: { type: 'string' }, json: { type: 'string' }, connections: { type: 'string', default: '10' }, compare: { type: 'string' } },
 });
 const base = process.env.KEEL_BENCH_URL ?? 'http://127.0.0.1:3160';
-const username = process.env.KEEL_BENCH_USER ?? 'bench';
-const password = process.env.KEEL_BENCH_PASSWORD;
-if (!password) {
-  process.stderr.write('set KEEL_BENCH_PASSWORD (and KEEL_BENCH_USER) to an admin made with `npm run keel -- create-user`\n');
-  process.exit(2);
-}
+const credentials = benchCredentials();
 const connections = Number(values.connections);
 const seconds = Number(values.seconds);
 // Deep pages: this many pages in, following each route's own cursor.
 const DEPTH = 10;
-
-async function signIn(base) {
-  const response = await fetch(`${base}/api/auth/sign-in/username`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json', Origin: base },
-    body: JSON.stringify({ username, password }),
-  });
-  if (!response.ok) throw new Error(`sign-in failed: ${response.status} ${await response.text()}`);
-  return response.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
-}
 
 const days = (n) => new Date(Date.now() - n * 86_400_000).toISOString();
 
@@ -108,9 +94,9 @@ async function measure({ base, cookie }, url) {
   return { url, status: probe.status, requests: times.length, p50: rank(0.5), p95: rank(0.95), bad };
 }
 
-const cookie = await signIn(base);
+const cookie = await signIn(base, credentials);
 const servers = [{ name: 'this', base, cookie }];
-if (values.compare) servers.unshift({ name: 'compared', base: values.compare, cookie: await signIn(values.compare) });
+if (values.compare) servers.unshift({ name: 'compared', base: values.compare, cookie: await signIn(values.compare, credentials) });
 const targets = [];
 for (const [path, queries] of Object.entries(API)) for (const q of queries) targets.push({ kind: 'api', path, url: withQuery(path, q), query: q });
 for (const [path, queries] of Object.entries(PAGES)) for (const q of queries) targets.push({ kind: 'page', path, url: withQuery(path, q), query: q });
