@@ -1,5 +1,4 @@
 import { expect, test, type Browser, type Page } from '@playwright/test';
-import { readFileSync } from 'node:fs';
 import type pg from 'pg';
 import { startKeelInstance, startReplicatedPostgres, type KeelInstance, type ReplicatedPostgres } from './support/replica-cluster';
 import { DEMO_PASSWORD, toast } from './support/session';
@@ -224,7 +223,7 @@ async function diagnosedOnFailure(job: number, check: () => Promise<void>): Prom
       `select pid, application_name, state, wait_event_type, wait_event, now() - xact_start as in_transaction, left(query, 160) as query
          from pg_stat_activity where pid <> pg_backend_pid() and datname = current_database() order by pid`,
     );
-    const logs = ['keel-a', 'keel-b'].map((name) => `${name}:\n${readFileSync(`.keel/e2e-results/instance-${name}.log`, 'utf8').split('\n').slice(-40).join('\n')}`);
+    const logs = [a, b].map((instance) => `${instance.name}:\n${instance.output().split('\n').slice(-40).join('\n')}`);
     const detail = [`job ${job}`, JSON.stringify(jobs, null, 1), JSON.stringify(sessions, null, 1), ...logs].join('\n\n');
     await test.info().attach('bulk handoff diagnostics', { body: detail, contentType: 'text/plain' });
     throw new Error(`${(error as Error).message}\n\n${detail}`);
@@ -272,7 +271,7 @@ test('a bulk job is worked by one instance; killing it hands the job to the othe
   // Two batches by the same instance, the other idle beside it the while.
   await diagnosedOnFailure(job, () => expect.poll(async () => (await jobRow()).processed_count, { timeout: 60_000, intervals: [50] }).toBeGreaterThanOrEqual(2_048));
   expect((await jobRow()).worker_instance).toBe(owner);
-  const takeovers = () => ['keel-a', 'keel-b'].flatMap((name) => readFileSync(`.keel/e2e-results/instance-${name}.log`, 'utf8').split('\n')).filter((line) => line.includes('taken over'));
+  const takeovers = () => [a, b].flatMap((instance) => instance.output().split('\n')).filter((line) => line.includes('taken over'));
   expect(takeovers()).toEqual([]);
   const [worker, survivor] = owner === 'keel-a' ? [a, b] : [b, a];
   worker.kill();

@@ -1,8 +1,9 @@
 // Keel's HTTP server: Next.js behind a plain Node server (Next's documented custom
 // server), so the client address is derived from the socket, never from what the
 // client says. Started by lib/cli/start.ts as `node lib/cli/server.mjs <start|dev> <port>`.
-// Plain JavaScript so Next's own modules load without a TypeScript loader; only the
-// address module goes through tsx.
+// Plain JavaScript so Next's own modules load without a TypeScript loader; only Keel's
+// own modules it needs (settings, the HTTP processes' parent, the client address) go
+// through tsx.
 import cluster from 'node:cluster';
 import { createServer } from 'node:http';
 import { fileURLToPath } from 'node:url';
