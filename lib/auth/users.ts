@@ -1,6 +1,6 @@
 import { err, ok, type Result } from '../domain/result';
 import type { KeelAuth } from './auth';
-import { BREAK_GLASS_PREFIX, SSO_USERNAME_PREFIX } from '../config/oidc';
+import { BREAK_GLASS_PREFIX, NEW_USER_MESSAGES, SSO_USERNAME_PREFIX } from '../domain/new-user-check';
 import { isRole, type Role } from '../domain/roles';
 
 export interface NewUser {
@@ -29,14 +29,14 @@ export async function createUserAccount(auth: KeelAuth, input: NewUser): Promise
   }
   // `sso.` names belong to single sign-on users, so a local user never takes an SSO user's name.
   if (username.startsWith(SSO_USERNAME_PREFIX)) {
-    return err({ code: 'INVALID_USERNAME', message: `Usernames starting "${SSO_USERNAME_PREFIX}" are kept for single sign-on users.` });
+    return err({ code: 'INVALID_USERNAME', message: NEW_USER_MESSAGES.ssoPrefix });
   }
   if (username.startsWith(BREAK_GLASS_PREFIX) !== (input.breakGlass === true)) {
     return err({
       code: 'INVALID_USERNAME',
       message: input.breakGlass
         ? `Break-glass usernames start "${BREAK_GLASS_PREFIX}".`
-        : `Usernames starting "${BREAK_GLASS_PREFIX}" are made only by the CLI's create-user --break-glass.`,
+        : NEW_USER_MESSAGES.breakGlassPrefix,
     });
   }
   if (!isRole(input.role)) return err({ code: 'INVALID_ROLE', message: `Unknown role: ${String(input.role)}` });

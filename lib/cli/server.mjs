@@ -2,8 +2,8 @@
 // server), so the client address is derived from the socket, never from what the
 // client says. Started by lib/cli/start.ts as `node lib/cli/server.mjs <start|dev> <port>`.
 // Plain JavaScript so Next's own modules load without a TypeScript loader; only Keel's
-// own modules it needs (settings, the HTTP processes' parent, the client address) go
-// through tsx.
+// own modules it needs (settings, the HTTP processes' parent, the client address and
+// request id) go through tsx.
 import cluster from 'node:cluster';
 import { createServer } from 'node:http';
 import { fileURLToPath } from 'node:url';
@@ -36,6 +36,11 @@ if (!supervising) await serve();
 
 async function serve() {
   const { parseTrustedProxies, stampClientAddress } = await tsImport('../http/client-address.ts', import.meta.url);
+  const { stampRequestId } = await tsImport('../http/request-id.ts', import.meta.url);
+  const { parseSettings } = await tsImport('../config/settings.ts', import.meta.url);
+  // KEEL_HOST, loopback in demo mode (lib/config/settings.ts); start.ts has refused bad settings already.
+  const parsed = parseSettings(process.env);
+  const host = parsed.ok ? parsed.value.host : '127.0.0.1';
 
   const { proxies, invalid } = parseTrustedProxies(
     (process.env.KEEL_TRUSTED_PROXIES ?? '')
@@ -55,6 +60,7 @@ async function serve() {
 
   const server = createServer((request, response) => {
     stampClientAddress(request, proxies);
+    stampRequestId(request);
     void handle(request, response);
   });
   if (dev) server.on('upgrade', app.getUpgradeHandler());
@@ -73,8 +79,9 @@ async function serve() {
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
 
-  server.listen(port, () => {
+  server.listen(port, host, () => {
     const which = process.env.KEEL_HTTP_PROCESS_INDEX === undefined ? '' : ` (HTTP process ${process.env.KEEL_HTTP_PROCESS_INDEX})`;
-    process.stdout.write(`[keel] ${dev ? 'development' : 'production'} server listening on port ${port}${which}\n`);
+    const where = host === undefined ? '' : ` of ${host}`;
+    process.stdout.write(`[keel] ${dev ? 'development' : 'production'} server listening on port ${port}${where}${which}\n`);
   });
 }

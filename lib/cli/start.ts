@@ -1,12 +1,14 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { join } from 'node:path';
 import { createDatabase, createPool } from '../db/client';
 import { migrateDatabase } from '../db/migrate';
 import { seedDemo } from '../demo/seed';
 import { describeForLog } from '../server/log-sanitizer';
 import { resolveEnvironment, SettingsRefused } from './environment';
+import { DEMO_PASSWORD } from '../config/settings';
 
 const log = (line: string) => process.stdout.write(`[keel] ${line}\n`);
 const NEXT_BIN = join('node_modules', 'next', 'dist', 'bin', 'next');
@@ -41,11 +43,18 @@ function ensureProductionBuild(): void {
   writeFileSync(BUILD_STAMP, fingerprint);
 }
 
-async function waitForHealth(port: number, child: ChildProcess): Promise<boolean> {
+/** Where this machine reaches the server listening on `host` (KEEL_HOST; every interface when unset). */
+function reachableOrigin(host: string | undefined, port: number): string {
+  if (host === undefined || host === '0.0.0.0') return `http://127.0.0.1:${port}`;
+  if (host === '::') return `http://[::1]:${port}`;
+  return `http://${isIP(host) === 6 ? `[${host}]` : host}:${port}`;
+}
+
+async function waitForHealth(origin: string, child: ChildProcess): Promise<boolean> {
   for (;;) {
     if (child.exitCode !== null) return false;
     try {
-      const response = await fetch(`http://127.0.0.1:${port}/api/health`);
+      const response = await fetch(`${origin}/api/health`);
       if (response.ok) return true;
     } catch {
       // not listening yet
@@ -124,10 +133,10 @@ export async function startConsole(mode: 'start' | 'dev', options: { fresh?: boo
   });
   child = server;
   server.once('exit', (code) => void shutdown(code ?? 1));
-  if (await waitForHealth(port, server)) {
+  if (await waitForHealth(reachableOrigin(settings.host, port), server)) {
     const seconds = ((performance.now() - startedAt) / 1000).toFixed(1);
     log(`console ready on http://localhost:${port} after ${seconds}s`);
-    if (settings.demo) log(`demo users: viewer, operator, approver, approver2, support, admin (password: ${settings.demoPassword === 'keel-demo' ? 'keel-demo' : 'KEEL_DEMO_PASSWORD'})`);
+    if (settings.demo) log(`demo users: viewer, operator, approver, approver2, support, admin (password: ${settings.demoPassword === DEMO_PASSWORD ? DEMO_PASSWORD : 'KEEL_DEMO_PASSWORD'})`);
   }
   return new Promise<number>(() => {}); // runs until a signal or the server exits
 }

@@ -29,11 +29,7 @@ type Env = Record<string, string | undefined>;
 
 const DEFAULT_SCOPES = 'openid profile email groups';
 
-/** Usernames of users made by single sign-on start with this; local users may not. */
-export const SSO_USERNAME_PREFIX = 'sso.';
-
-/** Local usernames reserved for the CLI's break-glass accounts, still allowed with KEEL_LOCAL_SIGN_IN=0. */
-export const BREAK_GLASS_PREFIX = 'breakglass.';
+export { BREAK_GLASS_PREFIX, SSO_USERNAME_PREFIX } from '../domain/new-user-check';
 
 /**
  * `keel-admins=admin,keel-approvers=approver`: each group names one role. A group

@@ -1,4 +1,5 @@
 import { createHmac } from 'node:crypto';
+import { isIP } from 'node:net';
 import { availableParallelism, hostname } from 'node:os';
 import { err, ok, type Result } from '../domain/result';
 import { parseTrustedProxies } from '../http/client-address';
@@ -26,6 +27,11 @@ export interface Settings {
   /** HTTP processes serving the port, one per core at most useful (KEEL_HTTP_PROCESSES; `auto`: one per core). */
   httpProcesses: number;
   port: number;
+  /**
+   * The address the HTTP server listens on (KEEL_HOST): loopback only in demo mode, whose
+   * users have a known password; otherwise every interface (undefined).
+   */
+  host: string | undefined;
   demo: boolean;
   demoRuntime: boolean;
   demoPassword: string;
@@ -193,7 +199,7 @@ export function parseSettings(env: Env): Result<Settings, SettingError[]> {
   if (authSecretRaw !== undefined && authSecretRaw.length < 32) {
     errors.push({ name: 'KEEL_AUTH_SECRET', message: 'KEEL_AUTH_SECRET must be at least 32 characters' });
   }
-  const demoPassword = env.KEEL_DEMO_PASSWORD ?? 'keel-demo';
+  const demoPassword = env.KEEL_DEMO_PASSWORD ?? DEMO_PASSWORD;
   if (demoPassword.length < 8 || demoPassword.length > 128) {
     errors.push({ name: 'KEEL_DEMO_PASSWORD', message: 'KEEL_DEMO_PASSWORD must be 8 to 128 characters' });
   }
@@ -219,6 +225,8 @@ export function parseSettings(env: Env): Result<Settings, SettingError[]> {
     // Each process works bulk jobs as `<id>-<n>` (lib/cli/http-primary.ts).
     errors.push({ name: 'KEEL_INSTANCE_ID', message: `KEEL_INSTANCE_ID must be at most ${NAMED_INSTANCE_MAX} characters with KEEL_HTTP_PROCESSES above 1: each process adds -<n>` });
   }
+  const demo = readFlag(env, 'KEEL_DEMO', databaseUrl === undefined, errors);
+  const host = readHost(env, demo, demoPassword, errors);
   const settings: Settings = {
     databaseUrl,
     databaseReadUrl,
@@ -227,7 +235,8 @@ export function parseSettings(env: Env): Result<Settings, SettingError[]> {
     workerLeaseMs: readInteger(env, INTEGER_SETTINGS.workerLeaseMs, errors),
     httpProcesses,
     port: readInteger(env, INTEGER_SETTINGS.port, errors),
-    demo: readFlag(env, 'KEEL_DEMO', databaseUrl === undefined, errors),
+    host,
+    demo,
     demoRuntime: readFlag(env, 'KEEL_DEMO_RUNTIME', true, errors),
     demoPassword,
     checkpointKey,
@@ -251,6 +260,32 @@ export function parseSettings(env: Env): Result<Settings, SettingError[]> {
     errors.push({ name: 'KEEL_TRUSTED_PROXIES', message: `KEEL_TRUSTED_PROXIES: not an address or CIDR range: ${invalid.join(', ')}` });
   }
   return errors.length > 0 ? err(errors) : ok(settings);
+}
+
+/** The demo users' published password (README), when KEEL_DEMO_PASSWORD is unset. */
+export const DEMO_PASSWORD = 'keel-demo';
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', '::1', 'localhost']);
+const HOST_NAME = /^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
+
+/**
+ * KEEL_HOST: an IP address or host name to listen on. Demo mode seeds users whose password
+ * is printed in the README, so it listens on loopback unless told otherwise, and another
+ * address needs a password of the operator's own (KEEL_DEMO_PASSWORD).
+ */
+function readHost(env: Env, demo: boolean, demoPassword: string, errors: SettingError[]): string | undefined {
+  const raw = env.KEEL_HOST?.trim() || undefined;
+  if (raw !== undefined && isIP(raw) === 0 && !HOST_NAME.test(raw)) {
+    errors.push({ name: 'KEEL_HOST', message: `KEEL_HOST=${raw} is not an IP address or host name` });
+    return undefined;
+  }
+  if (!demo) return raw;
+  if (raw !== undefined && !LOOPBACK_HOSTS.has(raw) && demoPassword === DEMO_PASSWORD) {
+    errors.push({
+      name: 'KEEL_HOST',
+      message: `KEEL_HOST=${raw} with demo mode: the demo users' password is the published keel-demo; set KEEL_DEMO_PASSWORD to one of your own, or KEEL_DEMO=0`,
+    });
+  }
+  return raw ?? '127.0.0.1';
 }
 
 export function formatSettingErrors(errors: SettingError[]): string {

@@ -13,13 +13,30 @@ export const NAME_MAX_LENGTH = 200;
 export const PASSWORD_MIN_LENGTH = 8;
 export const PASSWORD_MAX_LENGTH = 128;
 
+/** Usernames of users made by single sign-on start with this; local users may not. */
+export const SSO_USERNAME_PREFIX = 'sso.';
+/** Local usernames reserved for the CLI's break-glass accounts, still allowed with KEEL_LOCAL_SIGN_IN=0. */
+export const BREAK_GLASS_PREFIX = 'breakglass.';
+
 export const NEW_USER_MESSAGES = {
   username: 'Usernames are 2 to 64 of a-z, 0-9, "_" and ".".',
+  ssoPrefix: `Usernames starting "${SSO_USERNAME_PREFIX}" are kept for single sign-on users.`,
+  breakGlassPrefix: `Usernames starting "${BREAK_GLASS_PREFIX}" are made only by the CLI's create-user --break-glass.`,
   nameRequired: 'Give a name.',
   nameTooLong: `Names are at most ${NAME_MAX_LENGTH} characters.`,
   role: 'Choose a role.',
   password: `Passwords are ${PASSWORD_MIN_LENGTH} to ${PASSWORD_MAX_LENGTH} characters.`,
 } as const;
+
+/**
+ * Why a username (already trimmed and lower-cased) may not be given to a user made in
+ * the console, or null: single sign-on and the CLI's break-glass accounts own their prefixes.
+ */
+export function reservedUsernameMessage(username: string): string | null {
+  if (username.startsWith(SSO_USERNAME_PREFIX)) return NEW_USER_MESSAGES.ssoPrefix;
+  if (username.startsWith(BREAK_GLASS_PREFIX)) return NEW_USER_MESSAGES.breakGlassPrefix;
+  return null;
+}
 
 export interface NewUserFields {
   username: string;
@@ -37,6 +54,8 @@ export function checkNewUser(form: { username?: unknown; name?: unknown; role?: 
 
   const username = text(form.username).trim().toLowerCase();
   if (!USERNAME_PATTERN.test(username)) add('username', NEW_USER_MESSAGES.username);
+  const reserved = reservedUsernameMessage(username);
+  if (reserved) add('username', reserved);
 
   const rawName = text(form.name);
   const nameProblem = textProblem(rawName);

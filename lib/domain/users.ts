@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { NAME_MAX_LENGTH, NEW_USER_MESSAGES, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, USERNAME_PATTERN } from './new-user-check';
+import { NAME_MAX_LENGTH, NEW_USER_MESSAGES, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, reservedUsernameMessage, USERNAME_PATTERN } from './new-user-check';
 import { ROLES } from './roles';
 import { cursorText, multiLineText, singleLineText } from './text';
 import { USER_STATUSES } from './user-search';
@@ -23,7 +23,11 @@ const username = z
 const operationId = z.string().uuid('A form operation id is a UUID.').optional();
 
 export const createUserSchema = z.object({
-  username,
+  // Existing users keep any name (disable, enable, role); a new one may not take a reserved prefix.
+  username: username.superRefine((value, context) => {
+    const reserved = reservedUsernameMessage(value);
+    if (reserved) context.addIssue({ code: 'custom', message: reserved });
+  }),
   name: singleLineText(NAME_MAX_LENGTH, { min: 1, required: NEW_USER_MESSAGES.nameRequired, tooLong: NEW_USER_MESSAGES.nameTooLong }),
   role: z.enum(ROLES, { message: NEW_USER_MESSAGES.role }),
   password: singleLineText(PASSWORD_MAX_LENGTH, { trim: false, tooLong: NEW_USER_MESSAGES.password }).min(PASSWORD_MIN_LENGTH, NEW_USER_MESSAGES.password),

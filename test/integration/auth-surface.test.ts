@@ -8,6 +8,7 @@ import { AUTH_HTTP_ENDPOINTS, createAuthSurface } from '../../lib/auth/http-surf
 import { createUserAccount } from '../../lib/auth/users';
 import { LOCKOUT_POLICY } from '../../lib/domain/sign-in-lockout';
 import { CLIENT_ADDRESS_HEADER, parseTrustedProxies, stampClientAddress } from '../../lib/http/client-address';
+import { stampRequestId } from '../../lib/http/request-id';
 import { freshDatabase, type TestDatabase } from '../support/database';
 
 const PORT = 3998;
@@ -15,14 +16,16 @@ const ORIGIN = `http://localhost:${PORT}`;
 const PASSWORD = 'correct-horse';
 
 /**
- * The auth surface behind a real Node server that derives the client address the
- * way lib/cli/server.mjs does, so X-Forwarded-For is tested as a client sends it.
+ * The auth surface behind a real Node server that derives the client address and
+ * stamps the request id the way lib/cli/server.mjs does, so X-Forwarded-For and
+ * X-Request-Id are tested as a client sends them.
  */
 async function serve(handler: (request: Request) => Promise<Response>, trusted: string[]): Promise<{ server: Server; url: string }> {
   const { proxies } = parseTrustedProxies(trusted);
   const node = toNodeHandler(handler);
   const server = createServer((req, res) => {
     stampClientAddress(req, proxies);
+    stampRequestId(req);
     void node(req, res);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -191,12 +194,15 @@ describe('the /api/auth surface', () => {
     expect(statuses).toEqual([401, 401, 401, 401, 401]);
     expect(await auditCount(`action = 'auth.lockout' and target_id = 'locky' and outcome = 'REFUSED' and code = 'ACCOUNT_LOCKED'`)).toBe(1);
 
-    const locked = await signIn(behindProxy.url, 'locky', PASSWORD, { 'x-forwarded-for': '192.0.2.200' });
+    // A client cannot choose the request id its refusal is audited under.
+    const locked = await signIn(behindProxy.url, 'locky', PASSWORD, { 'x-forwarded-for': '192.0.2.200', 'x-request-id': 'chosen-by-the-client' });
     expect(locked.status).toBe(429);
     expect(locked.headers.get('retry-after')).toBe('30');
     expect(await locked.json()).toMatchObject({ code: 'ACCOUNT_LOCKED' });
     expect(locked.headers.getSetCookie()).toEqual([]);
     expect(await auditCount(`action = 'auth.sign_in' and target_id = 'locky' and code = 'ACCOUNT_LOCKED'`)).toBe(1);
+    const refusal = await database.pool.query(`select request_id from keel.audit_event where action = 'auth.sign_in' and target_id = 'locky' and code = 'ACCOUNT_LOCKED'`);
+    expect(refusal.rows[0].request_id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
     // Another account is not affected.
     expect((await signIn(behindProxy.url, 'other', PASSWORD, { 'x-forwarded-for': '192.0.2.201' })).status).toBe(200);
 

@@ -4,6 +4,9 @@ import { createAuth, type KeelAuth } from '../../lib/auth/auth';
 import { createUserAccount } from '../../lib/auth/users';
 import { authPasswordHasher, postgresUserDirectory, postgresUserUnitOfWork } from '../../lib/adapters/user-directory';
 import type { Actor } from '../../lib/domain/actor';
+import { postgresAuditLog } from '../../lib/adapters/audit-log';
+import { createUserSchema } from '../../lib/domain/users';
+import { action } from '../../lib/server/action';
 import type { UserServicePorts } from '../../lib/services/users';
 import { changeUserRole, createUser, setUserDisabled } from '../../lib/services/users';
 import { freshDatabase, type TestDatabase } from '../support/database';
@@ -79,6 +82,32 @@ describe('user management service on Postgres', () => {
     expect(await userRow('dana')).toMatchObject({ role: 'operator', name: 'Dana' });
     expect((await audit('dana')).at(-1)).toMatchObject({ action: 'user.create', outcome: 'REFUSED', code: 'USER_EXISTS' });
     expect((await signIn(auth, 'dana', 'another-password')).status).toBe(401);
+  });
+
+  it('refuses the console a single sign-on or break-glass username, audited as INVALID_INPUT, and makes no user', async () => {
+    // The server action's own wiring (app/actions/users.ts), with this database's audit log.
+    const createThroughAction = action(
+      createUserSchema,
+      'user.create',
+      async (actor, input, { requestId }) => {
+        const result = await createUser(ports, actor, input, { requestId });
+        return result.ok ? { ok: true, value: result.value.user.username } : result;
+      },
+      { deps: { currentActor: async () => admin, auditLog: () => postgresAuditLog(database.db), fenceWrite: async () => {} } },
+    );
+    for (const [username, message] of [
+      ['sso.alice', /kept for single sign-on users/],
+      ['BreakGlass.Me', /only by the CLI's create-user --break-glass/],
+    ] as const) {
+      const result = await createThroughAction({ username, name: 'Someone', role: 'admin', password: 'long-enough-pw', operationId: randomUUID() });
+      expect(result).toMatchObject({ ok: false, code: 'INVALID_INPUT', fieldErrors: { username: [expect.stringMatching(message)] } });
+      expect(await userRow(username.toLowerCase())).toBeUndefined();
+    }
+    const refusals = await database.pool.query(`select outcome, code from keel.audit_event where action = 'user.create' and code = 'INVALID_INPUT'`);
+    expect(refusals.rows).toEqual([
+      { outcome: 'REFUSED', code: 'INVALID_INPUT' },
+      { outcome: 'REFUSED', code: 'INVALID_INPUT' },
+    ]);
   });
 
   it('disables a user: banned, every session ended at once, sign-in refused; a repeat changes nothing', async () => {

@@ -39,7 +39,29 @@ describe('settings', () => {
     expect(demo.ok && demo.value.demo).toBe(true);
   });
 
+  it('serves demo mode on loopback only, and every interface otherwise', () => {
+    const demo = parseSettings({});
+    expect(demo.ok && demo.value.host).toBe('127.0.0.1');
+    const attached = parseSettings({ DATABASE_URL: 'postgres://db/keel', KEEL_CHECKPOINT_KEY: KEY });
+    expect(attached.ok && attached.value.host).toBeUndefined();
+    const chosen = parseSettings({ DATABASE_URL: 'postgres://db/keel', KEEL_CHECKPOINT_KEY: KEY, KEEL_HOST: '10.0.0.5' });
+    expect(chosen.ok && chosen.value.host).toBe('10.0.0.5');
+    expect(parseSettings({ KEEL_HOST: '::1' }).ok).toBe(true);
+  });
+
+  it('refuses demo mode on another address with the published demo password', () => {
+    const published = parseSettings({ KEEL_HOST: '0.0.0.0' });
+    expect(published.ok).toBe(false);
+    if (published.ok) return;
+    expect(published.error).toEqual([expect.objectContaining({ name: 'KEEL_HOST', message: expect.stringMatching(/KEEL_DEMO_PASSWORD/) })]);
+    expect(parseSettings({ KEEL_HOST: '0.0.0.0', KEEL_DEMO_PASSWORD: 'keel-demo' }).ok).toBe(false);
+    const own = parseSettings({ KEEL_HOST: '0.0.0.0', KEEL_DEMO_PASSWORD: 'a-password-of-our-own' });
+    expect(own.ok && own.value.host).toBe('0.0.0.0');
+  });
+
   it.each([
+    ['KEEL_HOST', 'http://example.com', /not an IP address or host name/],
+    ['KEEL_HOST', 'host name', /not an IP address or host name/],
     ['KEEL_STALE_THRESHOLD_MS', '59999', /below 60000/],
     ['KEEL_STALE_THRESHOLD_MS', '86400001', /above 86400000/],
     ['KEEL_MAX_CLOCK_SKEW_MS', '99', /below 100/],
