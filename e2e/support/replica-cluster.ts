@@ -1,5 +1,5 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, chownSync, createWriteStream, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chmodSync, chownSync, createWriteStream, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -37,10 +37,50 @@ function serverBinaries(): string {
   return join(root, versions[0]!, 'bin');
 }
 
+const CLUSTER_PREFIX = 'keel-replica-';
+/** The test process that made a cluster folder: when it is gone, so is whoever would have stopped the cluster. */
+const OWNER_FILE = 'owner.pid';
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Stops and removes the clusters of earlier runs whose test process died without its
+ * afterAll (a killed Playwright run), so they do not hold ports, memory and disk until
+ * the machine restarts. Clusters of a run still going are left alone.
+ */
+function removeOrphanedClusters(pgCtl: (dir: string) => void): void {
+  for (const name of readdirSync(tmpdir()).filter((n) => n.startsWith(CLUSTER_PREFIX))) {
+    const base = join(tmpdir(), name);
+    const owner = Number(existsSync(join(base, OWNER_FILE)) ? readFileSync(join(base, OWNER_FILE), 'utf8') : NaN);
+    if (Number.isInteger(owner) && isRunning(owner)) continue;
+    for (const dir of ['replica', 'primary'].map((d) => join(base, d))) {
+      try {
+        if (existsSync(join(dir, 'postmaster.pid'))) pgCtl(dir);
+      } catch {
+        // stopped already, or not a cluster
+      }
+    }
+    rmSync(base, { recursive: true, force: true });
+  }
+}
+
 export async function startReplicatedPostgres(): Promise<ReplicatedPostgres> {
   const bin = serverBinaries();
   const asRoot = process.getuid?.() === 0;
-  const base = mkdtempSync(join(tmpdir(), 'keel-replica-'));
+  const runAnywhere = (tool: string, args: string[]) =>
+    asRoot
+      ? execFileSync('runuser', ['-u', 'postgres', '--', join(bin, tool), ...args], { stdio: ['ignore', 'ignore', 'pipe'] })
+      : execFileSync(join(bin, tool), args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  removeOrphanedClusters((dir) => runAnywhere('pg_ctl', ['-D', dir, '-m', 'immediate', '-w', 'stop']));
+  const base = mkdtempSync(join(tmpdir(), CLUSTER_PREFIX));
+  writeFileSync(join(base, OWNER_FILE), String(process.pid));
   if (asRoot) {
     const uid = Number(execFileSync('id', ['-u', 'postgres']).toString().trim());
     const gid = Number(execFileSync('id', ['-g', 'postgres']).toString().trim());
