@@ -1,3 +1,4 @@
+import { existsSync, readFileSync } from 'node:fs';
 import { expect, test, type Page } from '@playwright/test';
 import { e2eDatabase } from './support/database';
 import { DEMO_PASSWORD, signIn } from './support/session';
@@ -227,4 +228,28 @@ test('pages, the API and sign-in carry the CSP and Permissions-Policy; the main 
   const notFound = await request.get('/api/auth/admin/list-users');
   expect(notFound.status()).toBe(404);
   expectSecurityHeaders(notFound.headers());
+});
+
+/** The local addresses of the listening TCP sockets on `port`, read from the kernel's tables. */
+function listeningAddresses(port: number): string[] {
+  const LISTEN = '0A';
+  const addresses: string[] = [];
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    if (!existsSync(table)) continue;
+    for (const line of readFileSync(table, 'utf8').split('\n').slice(1)) {
+      const [, local, , state] = line.trim().split(/\s+/);
+      if (!local || state !== LISTEN) continue;
+      const [hex, portHex] = local.split(':');
+      if (parseInt(portHex!, 16) !== port) continue;
+      // IPv4 is one little-endian word; IPv6 four of them.
+      const words = hex!.match(/.{8}/g)!.map((w) => w.match(/../g)!.reverse().join(''));
+      addresses.push(words.length === 1 ? words[0]!.match(/../g)!.map((b) => parseInt(b, 16)).join('.') : words.join(':'));
+    }
+  }
+  return addresses;
+}
+
+test('in demo mode, whose users have a published password, the console listens on loopback only', async ({ request }) => {
+  expect((await request.get('/api/health')).status()).toBe(200);
+  expect(listeningAddresses(PORT)).toEqual(['127.0.0.1']);
 });
