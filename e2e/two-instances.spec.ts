@@ -240,23 +240,24 @@ test('a bulk job is worked by one instance; killing it hands the job to the othe
      select $1 || lpad(i::text, 6, '0'), 1, 3, 'rpc', '{}', 1000 + i from generate_series(1, $2::int) i`,
     [prefix, items],
   );
-  // A job as a second person's start leaves it: RUNNING, its dead letters frozen.
-  const { rows: users } = await primary.query(`select id, username from keel."user" where username in ('support', 'approver') order by username`);
-  const [approver, support] = users as { id: string; username: string }[];
+  // A job as a second person's start leaves it: RUNNING, its dead letters frozen. The starter
+  // must still hold the permission when each batch runs, as an admin does.
+  const { rows: users } = await primary.query(`select id, username from keel."user" where username in ('support', 'admin') order by username`);
+  const [admin, support] = users as { id: string; username: string }[];
   // The job and its items in one statement: a worker that found the job RUNNING with no items
   // yet would rightly complete it at once, with nothing processed.
   const { rows: jobs } = await primary.query(
     `with job as (
        insert into keel.bulk_replay (created_by_id, created_by_login, started_by_id, started_by_login, started_by_role, note, filter,
          action, status, item_count, started_at)
-       values ($1, $2, $3, $4, 'approver', 'two-instance handoff', jsonb_build_object('receiptIdPrefix', $5::text, 'asOfMs', 0),
+       values ($1, $2, $3, $4, 'admin', 'two-instance handoff', jsonb_build_object('receiptIdPrefix', $5::text, 'asOfMs', 0),
          'REPLAY', 'RUNNING', $6, clock_timestamp())
        returning id),
      items as (
        insert into keel.bulk_replay_item (job, receipt_id, recorded_at_ms)
        select job.id, receipt_id, recorded_at_ms from job, settle.dead_letters where starts_with(receipt_id, $5::text))
      select id from job`,
-    [support!.id, support!.username, approver!.id, approver!.username, prefix, items],
+    [support!.id, support!.username, admin!.id, admin!.username, prefix, items],
   );
   const job = Number(jobs[0].id);
   const jobRow = async () =>

@@ -1,6 +1,8 @@
 import 'server-only';
-import { sql, type SQL } from 'drizzle-orm';
+import { eq, sql, type SQL } from 'drizzle-orm';
 import type { DbOrTx } from '../db/client';
+import { user } from '../db/schema/auth';
+import { isRole } from '../domain/roles';
 import type { BulkReplayJob, BulkReplaySampleItem, BulkReplayStore, BulkRequeueSampleItem } from '../ports/bulk-replay';
 import { inQueueState } from '../db/sql/queue-state';
 import { allOf, deadLetterFilterConditions } from '../db/sql/dead-letter-filter';
@@ -98,6 +100,14 @@ export function postgresBulkReplayStore(db: DbOrTx): BulkReplayStore {
       if (!row) return null;
       const previous = row.previousInstance;
       return { ...toBulkReplayJob(row), previousInstance: previous !== null && previous !== worker.instance ? previous : null };
+    },
+
+    // FOR SHARE: a disable or role change of the starter (an UPDATE of this row) waits
+    // for the batch to commit, and a batch that locks after it sees the new row; so once
+    // the change commits, no batch of the starter's jobs runs on their old authority.
+    async lockStarterStanding(userId) {
+      const [row] = await db.select({ role: user.role, banned: user.banned }).from(user).where(eq(user.id, userId)).for('share');
+      return row ? { role: isRole(row.role) ? row.role : null, disabled: row.banned === true } : null;
     },
 
     async renewLease(jobId, worker) {

@@ -1,5 +1,6 @@
 import type { Actor } from '../domain/actor';
 import type { DeadLetterFilter } from '../domain/dead-letter-filter';
+import type { Role } from '../domain/roles';
 import type { BulkReplayItemResult, BulkReplayStatus } from '../domain/settlement-vocabulary';
 
 /**
@@ -32,6 +33,12 @@ export interface BulkReplayJob {
 export interface BulkWorkerLease {
   instance: string;
   leaseMs: number;
+}
+
+/** A job's starter as `keel.user` holds them now; `role` is null for a role Keel does not know. */
+export interface BulkJobStarterStanding {
+  role: Role | null;
+  disabled: boolean;
 }
 
 export interface BulkReplayItemView {
@@ -95,6 +102,12 @@ export interface BulkReplayStore {
    * call took the job over from it, else null.
    */
   lockNextRunningJob(worker: BulkWorkerLease): Promise<(BulkReplayJob & { previousInstance: string | null }) | null>;
+  /**
+   * The user's current role and disabled flag, their row share-locked until the
+   * transaction ends so a disable or role change waits for the batch in flight; null
+   * when no such user exists.
+   */
+  lockStarterStanding(userId: string): Promise<BulkJobStarterStanding | null>;
   /** The job stays `worker`'s for `leaseMs` from now: run as a batch commits, so a long batch never outlives its lease. */
   renewLease(jobId: number, worker: BulkWorkerLease): Promise<void>;
   markStarted(jobId: number, actor: Pick<Actor, 'id' | 'login' | 'role'>): Promise<void>;

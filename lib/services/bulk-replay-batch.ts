@@ -1,10 +1,13 @@
 import 'server-only';
+import { mayTake, type ActionName } from '../domain/roles';
 import { BULK_REPLAY_BATCH_SIZE, classifyBulkReplayItem, type BulkReplayItemResult } from '../domain/settlement';
-import type { BulkReplayStore, BulkWorkerLease } from '../ports/bulk-replay';
+import type { AuditLog } from '../ports/audit-log';
+import type { BulkAction, BulkJobStarterStanding, BulkReplayJob, BulkReplayStore, BulkWorkerLease } from '../ports/bulk-replay';
 import type { SettlementReplayPorts } from '../ports/settlement-replay';
 import type { UnitOfWork } from '../ports/unit-of-work';
-import { DISCARD_ACTION, REPLAY_ACTION, deadLetterSummary } from './dead-letter-actions';
+import { DISCARD_ACTION, REPLAY_ACTION, REQUEUE_ACTION, deadLetterSummary } from './dead-letter-actions';
 import { requeueBatchItems } from './bulk-requeue-batch';
+import { HOUSEKEEPING_ACTOR } from './expire-proposals';
 import { bulkReplayOperationId } from './settlement-operation-id';
 
 export interface BulkReplayBatchReport {
@@ -18,6 +21,42 @@ export interface BulkReplayBatchReport {
   finished: boolean;
   /** The instance whose lease on the job ran out, when this batch took the job over from it. */
   takenOverFrom: string | null;
+  /** Why the job was cancelled instead of worked (its starter may no longer do this), else null. */
+  cancelledFor: StarterLoss | null;
+}
+
+/** Why a job's starter may no longer have the worker act in their name. */
+export type StarterLoss = 'STARTER_DISABLED' | 'STARTER_ROLE_LACKS_PERMISSION' | 'STARTER_NOT_FOUND';
+
+/** The action each item of a job is permitted and audited as, one of ACTION_PERMISSIONS' names. */
+const ITEM_ACTIONS = { REPLAY: REPLAY_ACTION, DISCARD: DISCARD_ACTION, REQUEUE: REQUEUE_ACTION } as const satisfies Record<BulkAction, ActionName>;
+
+const ITEM_WORK: Record<BulkAction, string> = {
+  REPLAY: 'replay dead-lettered settlements',
+  DISCARD: 'discard dead-lettered settlements',
+  REQUEUE: 'requeue settlements',
+};
+
+/**
+ * Whether the starter, as they stand now, has lost the authority the job acts on: the
+ * rule of the same single action by them (mayTake), plus an account that is still
+ * enabled. Null while they keep it.
+ */
+export function starterLoss(action: BulkAction, standing: BulkJobStarterStanding | null): StarterLoss | null {
+  if (!standing) return 'STARTER_NOT_FOUND';
+  if (standing.disabled) return 'STARTER_DISABLED';
+  if (!standing.role || !mayTake(standing.role, ITEM_ACTIONS[action])) return 'STARTER_ROLE_LACKS_PERMISSION';
+  return null;
+}
+
+/** The cancel event's reason: who lost which permission, and how. */
+export function starterLossReason(action: BulkAction, starterLogin: string, loss: StarterLoss, standing: BulkJobStarterStanding | null): string {
+  const how = {
+    STARTER_DISABLED: 'the account was disabled',
+    STARTER_ROLE_LACKS_PERMISSION: `the role is now ${standing?.role ?? 'one Keel does not know'}`,
+    STARTER_NOT_FOUND: 'the account no longer exists',
+  }[loss];
+  return `Cancelled by Keel: the job's starter, ${starterLogin}, lost the permission to ${ITEM_WORK[action]} (${how}).`;
 }
 
 /**
@@ -29,6 +68,10 @@ export interface BulkReplayBatchReport {
  * the replays, so a worker killed mid-batch leaves that batch wholly undone, and the
  * next run redoes it; the replay's unique operation id guards the rest. Null when no
  * job needs a worker.
+ *
+ * The job acts in its starter's name, so each batch first re-reads the starter under a
+ * row lock; one who was disabled or no longer holds the permission gets the job
+ * cancelled, by Keel and audited, instead of a batch.
  */
 export function processBulkReplayBatch(
   transactions: UnitOfWork<SettlementReplayPorts>,
@@ -43,6 +86,9 @@ export function processBulkReplayBatch(
     if (!job) return null;
     const actor = job.startedBy;
     if (!actor) throw new Error(`bulk replay ${job.id} is running without a starter`);
+    const standing = await bulk.lockStarterStanding(actor.id);
+    const loss = starterLoss(job.action, standing);
+    if (loss) return cancelForStarter({ bulk, audit }, job, actor, { loss, standing });
     const items = await bulk.pendingItems(job.id, batchSize);
     if (job.action === 'REQUEUE') {
       const requeueResults = await requeueBatchItems({ replays, audit }, job, actor, items);
@@ -106,6 +152,31 @@ export function processBulkReplayBatch(
   });
 }
 
+/**
+ * Cancels the job as a user's cancel does (unprocessed items end as `cancelled`), under the
+ * job's lock this batch holds; the status leaves RUNNING in the same commit as the event,
+ * so no worker picks the job again and the event is written once.
+ */
+async function cancelForStarter(
+  { bulk, audit }: { bulk: BulkReplayStore; audit: AuditLog },
+  job: BulkReplayJob & { previousInstance: string | null },
+  starter: { id: string; login: string },
+  { loss, standing }: { loss: StarterLoss; standing: BulkJobStarterStanding | null },
+): Promise<BulkReplayBatchReport> {
+  const cancelledItems = await bulk.markCancelled(job.id);
+  await audit.record({
+    actor: HOUSEKEEPING_ACTOR,
+    action: 'settlement.bulk_replay.cancel' satisfies ActionName,
+    target: { kind: 'bulk_replay', id: String(job.id) },
+    reason: starterLossReason(job.action, starter.login, loss, standing),
+    requestId: `bulk-replay-job-${job.id}`,
+    before: { status: job.status, processedCount: job.processedCount },
+    after: { status: 'CANCELLED', cancelledItems, cause: loss, starter: { id: starter.id, login: starter.login, role: standing?.role ?? null, disabled: standing?.disabled ?? null } },
+    outcome: 'APPLIED',
+  });
+  return { jobId: job.id, processed: 0, replayed: 0, discarded: 0, requeued: 0, finished: false, takenOverFrom: job.previousInstance, cancelledFor: loss };
+}
+
 /** Records a batch's results, and completes the job when none is left, else renews the worker's lease on it from now. */
 async function finishBatch(
   bulk: BulkReplayStore,
@@ -119,5 +190,5 @@ async function finishBatch(
   if (finished) await bulk.markCompleted(job.id);
   else await bulk.renewLease(job.id, worker);
   const requeued = results.filter((r) => r.result === 'requeued').length;
-  return { jobId: job.id, processed: results.length, ...done, requeued, finished, takenOverFrom: job.previousInstance };
+  return { jobId: job.id, processed: results.length, ...done, requeued, finished, takenOverFrom: job.previousInstance, cancelledFor: null };
 }

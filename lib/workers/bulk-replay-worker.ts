@@ -24,6 +24,7 @@ const processWorker = (): BulkWorkerLease => ({ instance: defaultInstanceId(), l
 
 function reportBatch(log: WorkerLog, report: BulkReplayBatchReport | null): void {
   if (report?.takenOverFrom) log('warn', 'bulk replay job taken over: the lease of the instance working it ran out', { job: report.jobId, from: report.takenOverFrom });
+  if (report?.cancelledFor) log('warn', 'bulk replay cancelled: its starter may no longer do it', { job: report.jobId, cause: report.cancelledFor });
   if (report?.finished) log('info', 'bulk replay completed', { job: report.jobId });
 }
 
@@ -32,6 +33,7 @@ function reportBatch(log: WorkerLog, report: BulkReplayBatchReport | null): void
  * database, so a restarted worker resumes every unfinished RUNNING job where the last
  * committed batch left it. A job stays with one instance while that instance's lease on
  * it holds (each batch renews it); once the lease runs out, another instance takes it over.
+ * A job whose starter was disabled or lost the permission is cancelled at its next batch.
  */
 export function startBulkReplayWorker({
   transactions,

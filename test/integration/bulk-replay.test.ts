@@ -2,20 +2,27 @@ import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { postgresSettlementUnitOfWork } from '../../lib/adapters/settlement-replay';
 import { postgresSettlementStore } from '../../lib/adapters/settlement-store';
+import { postgresUserUnitOfWork } from '../../lib/adapters/user-directory';
 import { createDatabase } from '../../lib/db/client';
 import type { Actor } from '../../lib/domain/actor';
+import type { Role } from '../../lib/domain/roles';
+import type { BulkAction } from '../../lib/ports/bulk-replay';
 import { DEFAULT_RETRY_POLICY, type FailureCode } from '../../lib/domain/settlement';
 import { bulkReplayItems, bulkReplayProgress, cancelBulkReplay, previewBulkReplay, startBulkReplay } from '../../lib/services/bulk-replay';
 import { discardDeadLetter, replayDeadLetter } from '../../lib/services/dead-letter-actions';
 import { bulkReplayOperationId } from '../../lib/services/settlement-operation-id';
+import { changeUserRole, setUserDisabled } from '../../lib/services/users';
 import { runBulkReplayBatches, startBulkReplayWorker } from '../../lib/workers/bulk-replay-worker';
 import { freshDatabase } from '../support/database';
+import { insertKeelUsers } from '../support/keel-users';
 
 const { pool, db, url, newPool } = await freshDatabase();
 const transactions = postgresSettlementUnitOfWork(db);
 const support: Actor = { id: 'u-support', login: 'support', name: 'Sam Support', role: 'support' };
 const admin: Actor = { id: 'u-admin', login: 'admin', name: 'Alex Admin', role: 'admin' };
 const viewer: Actor = { id: 'u-viewer', login: 'viewer', name: 'Vera Viewer', role: 'viewer' };
+// The worker re-reads a job's starter in keel.user before every batch.
+await insertKeelUsers(pool, [support, admin, viewer]);
 const T0 = 1_700_000_000_000;
 
 /** Dead letters `<prefix>00000`..: chunked, since the one-place trigger locks per row. */
@@ -333,5 +340,130 @@ describe('cancelling a bulk replay', () => {
     expect(await cancelBulkReplay(transactions, support, { jobId: preview.jobId })).toMatchObject({ ok: false, error: { code: 'CONFLICT' } });
     expect(await cancelBulkReplay(transactions, support, { jobId: 999_999 })).toMatchObject({ ok: false, error: { code: 'NOT_FOUND' } });
     expect(await cancelBulkReplay(transactions, viewer, { jobId: preview.jobId })).toMatchObject({ ok: false, error: { code: 'FORBIDDEN' } });
+  });
+});
+
+describe('a bulk job whose starter loses the permission', () => {
+  const users = { unitOfWork: postgresUserUnitOfWork(db) };
+  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+  /** A user of the test's own, so disabling or demoting them touches no other test's job. */
+  async function starterUser(login: string, role: Role = 'support'): Promise<Actor> {
+    const actor: Actor = { id: `u-${login}`, login, name: login, role };
+    await insertKeelUsers(pool, [actor]);
+    return actor;
+  }
+
+  async function startedBy(starter: Actor, receiptIdPrefix: string, action: BulkAction = 'REPLAY') {
+    const preview = await previewBulkReplay(transactions, support, { filter: { receiptIdPrefix }, note: 'ledger outage of the 3rd', action });
+    if (!preview.ok) throw new Error(preview.error.code);
+    expect(await startBulkReplay(transactions, starter, { jobId: preview.value.jobId })).toMatchObject({ ok: true, value: { status: 'RUNNING', startedBy: { login: starter.login } } });
+    return preview.value;
+  }
+
+  const cancelEvents = async (jobId: number) =>
+    (
+      await pool.query(
+        `select actor_id, actor_login, actor_role, outcome, reason, request_id, before, after from keel.audit_event
+         where action = 'settlement.bulk_replay.cancel' and target_kind = 'bulk_replay' and target_id = $1 order by id`,
+        [String(jobId)],
+      )
+    ).rows;
+
+  const jobEvents = async (jobId: number, action: string) =>
+    (await pool.query(`select count(*)::int as n from keel.audit_event where action = $1 and request_id = $2`, [action, `bulk-replay-job-${jobId}`])).rows[0].n;
+
+  const deadLettersLeft = async (prefix: string) =>
+    (await pool.query(`select count(*)::int as n from settle.dead_letters where starts_with(receipt_id, $1)`, [prefix])).rows[0].n;
+
+  it('is cancelled at its next batch once its starter is disabled: nothing more is replayed, and Keel audits the cancel once', async () => {
+    await deadLetters('ban-', 30);
+    const starter = await starterUser('sally');
+    const preview = await startedBy(starter, 'ban-');
+    expect(await runBulkReplayBatches(transactions, { batchSize: 10, maxBatches: 1 })).toBe(1);
+    expect(await setUserDisabled(users, admin, { username: 'sally', disabled: true, reason: 'left the team' })).toMatchObject({ ok: true, value: { changed: true } });
+
+    const logged: unknown[] = [];
+    expect(await runBulkReplayBatches(transactions, { batchSize: 10, log: (level, message, fields) => logged.push({ level, message, fields }) })).toBe(1);
+    expect(logged).toContainEqual({ level: 'warn', message: expect.stringContaining('starter'), fields: { job: preview.jobId, cause: 'STARTER_DISABLED' } });
+    const { job, counts } = await progress(preview.jobId);
+    expect(job).toMatchObject({ status: 'CANCELLED', processedCount: 10 });
+    expect(counts).toMatchObject({ replayed: 10, cancelled: 20, pending: 0 });
+    expect((await replayCounts('ban-')).size).toBe(10);
+    expect(await deadLettersLeft('ban-')).toBe(20);
+    expect(await jobEvents(preview.jobId, 'settlement.replay')).toBe(10);
+    expect(await cancelEvents(preview.jobId)).toEqual([
+      {
+        actor_id: 'keel:housekeeping',
+        actor_login: 'keel',
+        actor_role: 'viewer',
+        outcome: 'APPLIED',
+        reason: "Cancelled by Keel: the job's starter, sally, lost the permission to replay dead-lettered settlements (the account was disabled).",
+        request_id: `bulk-replay-job-${preview.jobId}`,
+        before: { status: 'RUNNING', processedCount: 10 },
+        after: { status: 'CANCELLED', cancelledItems: 20, cause: 'STARTER_DISABLED', starter: { id: 'u-sally', login: 'sally', role: 'support', disabled: true } },
+      },
+    ]);
+
+    // Cancelled once: no worker takes the job again, and a user's cancel after it finds it cancelled.
+    expect(await runBulkReplayBatches(transactions)).toBe(0);
+    expect(await cancelBulkReplay(transactions, admin, { jobId: preview.jobId })).toMatchObject({ ok: true, value: { job: { status: 'CANCELLED' } } });
+    expect(await cancelEvents(preview.jobId)).toHaveLength(1);
+    expect((await replayCounts('ban-')).size).toBe(10);
+  });
+
+  it('is cancelled at its next batch once its starter is demoted to a role without the permission, and discards nothing more', async () => {
+    await deadLetters('demote-', 30);
+    const starter = await starterUser('dmitri');
+    const preview = await startedBy(starter, 'demote-', 'DISCARD');
+    expect(await runBulkReplayBatches(transactions, { batchSize: 10, maxBatches: 1 })).toBe(1);
+    expect(await changeUserRole(users, admin, { username: 'dmitri', role: 'operator', expectedRole: 'support' })).toMatchObject({ ok: true, value: { changed: true } });
+
+    expect(await runBulkReplayBatches(transactions, { batchSize: 10 })).toBe(1);
+    const { job, counts } = await progress(preview.jobId);
+    expect(job).toMatchObject({ status: 'CANCELLED', processedCount: 10 });
+    expect(counts).toMatchObject({ discarded: 10, cancelled: 20, pending: 0 });
+    expect(await deadLettersLeft('demote-')).toBe(20);
+    expect(await jobEvents(preview.jobId, 'settlement.discard')).toBe(10);
+    expect(await cancelEvents(preview.jobId)).toEqual([
+      expect.objectContaining({
+        actor_login: 'keel',
+        reason: "Cancelled by Keel: the job's starter, dmitri, lost the permission to discard dead-lettered settlements (the role is now operator).",
+        after: { status: 'CANCELLED', cancelledItems: 20, cause: 'STARTER_ROLE_LACKS_PERMISSION', starter: { id: 'u-dmitri', login: 'dmitri', role: 'operator', disabled: false } },
+      }),
+    ]);
+    expect(await runBulkReplayBatches(transactions)).toBe(0);
+    expect(await cancelEvents(preview.jobId)).toHaveLength(1);
+  });
+
+  it('keeps working for a starter who still may: a role change between roles with the permission', async () => {
+    await deadLetters('keep-', 30);
+    const starter = await starterUser('petra');
+    const preview = await startedBy(starter, 'keep-');
+    expect(await runBulkReplayBatches(transactions, { batchSize: 10, maxBatches: 1 })).toBe(1);
+    expect(await changeUserRole(users, admin, { username: 'petra', role: 'admin', expectedRole: 'support' })).toMatchObject({ ok: true, value: { changed: true } });
+    expect(await runBulkReplayBatches(transactions, { batchSize: 10 })).toBe(2);
+    expect((await progress(preview.jobId)).job).toMatchObject({ status: 'COMPLETED', processedCount: 30 });
+    expect((await replayCounts('keep-')).size).toBe(30);
+    expect(await cancelEvents(preview.jobId)).toEqual([]);
+  });
+
+  it('once a disable commits while a worker runs the job, no further batch of it commits', async () => {
+    await deadLetters('live-', 3_000);
+    const starter = await starterUser('lena');
+    const preview = await startedBy(starter, 'live-');
+    const worker = startBulkReplayWorker({ transactions: postgresSettlementUnitOfWork(createDatabase(newPool(2))), log: () => {}, batchSize: 20, idleMs: 10 });
+    while ((await progress(preview.jobId)).job.processedCount === 0) await sleep(10);
+    expect(await setUserDisabled(users, admin, { username: 'lena', disabled: true })).toMatchObject({ ok: true, value: { changed: true } });
+    // The disable waited for any batch holding the starter's row; every later batch sees it.
+    const atDisable = (await progress(preview.jobId)).job.processedCount;
+    while ((await progress(preview.jobId)).job.status === 'RUNNING') await sleep(10);
+    await worker.stop();
+    const { job, counts } = await progress(preview.jobId);
+    expect(job).toMatchObject({ status: 'CANCELLED', processedCount: atDisable });
+    expect(atDisable).toBeLessThan(3_000);
+    expect(counts).toMatchObject({ replayed: atDisable, cancelled: 3_000 - atDisable, pending: 0 });
+    expect((await replayCounts('live-')).size).toBe(atDisable);
+    expect(await cancelEvents(preview.jobId)).toHaveLength(1);
   });
 });

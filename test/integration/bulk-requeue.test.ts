@@ -6,12 +6,15 @@ import { previewBulkRequeue } from '../../lib/services/bulk-requeue';
 import { bulkReplayOperationId } from '../../lib/services/settlement-operation-id';
 import { runBulkReplayBatches } from '../../lib/workers/bulk-replay-worker';
 import { freshDatabase } from '../support/database';
+import { insertKeelUsers } from '../support/keel-users';
 
 const { pool, db } = await freshDatabase();
 const transactions = postgresSettlementUnitOfWork(db);
 const support: Actor = { id: 'u-support', login: 'support', name: 'Sam Support', role: 'support' };
 const admin: Actor = { id: 'u-admin', login: 'admin', name: 'Alex Admin', role: 'admin' };
 const viewer: Actor = { id: 'u-viewer', login: 'viewer', name: 'Vera Viewer', role: 'viewer' };
+// The worker re-reads a job's starter in keel.user before every batch.
+await insertKeelUsers(pool, [support, admin, viewer]);
 const HOUR = 3_600_000;
 
 const serverNowMs = async () => Number((await pool.query(`select (extract(epoch from clock_timestamp()) * 1000)::bigint as ms`)).rows[0].ms);
