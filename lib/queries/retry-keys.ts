@@ -3,6 +3,7 @@ import { sql, type SQL } from 'drizzle-orm';
 import type { DbOrTx } from '../db/client';
 import { isRetryLimit, isRetryStateLimit, type FaultPolicyError, type FaultStateFormatError } from '../domain/fault-state';
 import { retryKeyShortHex } from '../domain/retry-key';
+import type { RetryKeyCursor } from '../domain/retry-key-cursor';
 import { retainedEnvelopePredicate } from '../db/runtime-indexes';
 import {
   judgeEnvelope,
@@ -24,11 +25,8 @@ const MAX_PAGE_SIZE = 500;
 // envelope), so one render reads at most this many steps and links on from the last.
 const CORRUPT_SCAN_STEPS = 1000;
 
-/** Where the next page starts: after `key` in step `stepId`, or after the whole step when `key` is null. */
-export interface RetryKeyCursor {
-  stepId: number;
-  key: string | null;
-}
+// The cursor's shape lives beside its sealed codec; pages carry it only sealed (lib/server/retry-key-cursor.ts).
+export type { RetryKeyCursor } from '../domain/retry-key-cursor';
 
 interface StepColumns {
   stepId: number;
@@ -332,14 +330,4 @@ function matches(row: RetryKeyListRow, filters: RetryKeyFilters): boolean {
   if (filters.only === 'keys' && row.kind !== 'key') return false;
   if (row.kind !== 'key') return !filters.phase && !filters.category;
   return (!filters.phase || row.phase === filters.phase) && (!filters.category || row.category === filters.category);
-}
-
-/** A cursor as one URL-safe token: `<step id>` or `<step id>.<key>`. */
-export const encodeRetryKeyCursor = (cursor: RetryKeyCursor): string =>
-  cursor.key === null ? String(cursor.stepId) : `${cursor.stepId}.${cursor.key}`;
-
-export function decodeRetryKeyCursor(token: string | null | undefined): RetryKeyCursor | null {
-  const match = /^(\d{1,15})(?:\.([0-9a-f]{64}))?$/.exec(token ?? '');
-  if (!match) return null;
-  return { stepId: Number(match[1]), key: match[2] ?? null };
 }

@@ -6,7 +6,7 @@ import { assessBatchCandidate, type CandidateAssessment } from '../services/prop
 import { recoveryDeps } from './services';
 import { readLastHour } from '../queries/metric-series';
 import { readOverview } from '../queries/overview';
-import { decodeRetryKeyCursor, encodeRetryKeyCursor, listRetryKeys } from '../queries/retry-keys';
+import { listRetryKeys } from '../queries/retry-keys';
 import type { FailureCategory, FaultPhase } from '../domain/batch-status';
 import { listExecutions, type ExecutionFilters } from '../queries/executions';
 import { deadLetterGroups, listDeadLetterPage, listSettlementQueue, type SettlementReadOptions } from '../queries/settlements';
@@ -14,6 +14,7 @@ import type { DeadLetterFilters, QueueFilters } from '../queries/settlements-typ
 import { readLastSample } from '../queries/last-sample';
 import type { Database } from '../db/client';
 import { listDb } from './read-source';
+import { openRetryKeyCursor, sealRetryKeyCursor } from './retry-key-cursor';
 import { runtime } from './runtime';
 
 /**
@@ -55,9 +56,12 @@ export interface RetryKeysQuery {
   limit?: number;
 }
 
+/** `query.cursor` has passed `retryKeyCursorText()` (the route's and the page's schemas), so it opens. */
 export async function retryKeysPage(query: RetryKeysQuery) {
-  const page = await listRetryKeys(await listDb(), { ...query, after: decodeRetryKeyCursor(query.cursor) });
-  return { rows: page.rows, nextCursor: page.nextCursor ? encodeRetryKeyCursor(page.nextCursor) : null };
+  const after = openRetryKeyCursor(query.cursor);
+  if (!after.ok) throw new Error('retryKeysPage was given a cursor its schema did not check');
+  const page = await listRetryKeys(await listDb(), { ...query, after: after.value });
+  return { rows: page.rows, nextCursor: page.nextCursor ? sealRetryKeyCursor(page.nextCursor) : null };
 }
 
 export const jobNames = async () => listJobNames(await listDb());

@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { checksum, newEnvelope, type FaultStateEntry } from '../../lib/domain/fault-state';
-import { decodeRetryKeyCursor, encodeRetryKeyCursor, listRetryKeys, type RetryKeyListRow } from '../../lib/queries/retry-keys';
+import { decodeRetryKeyCursor, encodeRetryKeyCursor, retryKeyCursorField, retryKeyCursorKey } from '../../lib/domain/retry-key-cursor';
+import { listRetryKeys, type RetryKeyCursor, type RetryKeyListRow } from '../../lib/queries/retry-keys';
+import { parseInput } from '../../lib/server/parse-input';
 import { freshDatabase } from '../support/database';
 import { seedDefinition, seedExecution, seedStep } from '../support/recovery-fixtures';
 
@@ -30,16 +33,25 @@ async function storeEnvelope(stepId: number, entries: FaultStateEntry[], damage?
   ]);
 }
 
+// The cursor key as the server derives it from its session secret (lib/server/retry-key-cursor.ts).
+const CURSOR_KEY = retryKeyCursorKey('s'.repeat(32));
+/** Every sealed cursor collectAll handed on, as a page link would carry it. */
+const tokens: string[] = [];
+
 async function collectAll(limit: number, executionId?: number) {
   const rows: RetryKeyListRow[] = [];
-  let after = null;
+  let after: RetryKeyCursor | null = null;
   for (let page = 0; page < 50; page += 1) {
     const result = await listRetryKeys(db, { after, limit, executionId });
     expect(result.rows.length).toBeLessThanOrEqual(limit);
     rows.push(...result.rows);
     if (!result.nextCursor) return rows;
-    // Round-trip the cursor through its URL form, as a page link would.
-    after = decodeRetryKeyCursor(encodeRetryKeyCursor(result.nextCursor));
+    // Round-trip the cursor through its sealed URL form, as a page link would.
+    const token = encodeRetryKeyCursor(result.nextCursor, CURSOR_KEY);
+    tokens.push(token);
+    const opened = decodeRetryKeyCursor(token, CURSOR_KEY);
+    if (!opened.ok) throw new Error(`a sealed cursor did not open: ${opened.error.code}`);
+    after = opened.value;
   }
   throw new Error('pagination did not end');
 }
@@ -151,20 +163,51 @@ describe('listRetryKeys', () => {
     expect(seen).toEqual(steps.filter((_, i) => i !== 2).reverse());
   });
 
-  it('pages through every row exactly once, cutting inside a step', async () => {
+  it('pages through every row exactly once, in order, cutting inside a step, with cursors that hold no key', async () => {
     const everything = await collectAll(500);
+    tokens.length = 0;
     for (const limit of [1, 2, 3]) {
       const paged = await collectAll(limit);
       expect(paged).toEqual(everything);
     }
-    expect(everything.filter((row) => row.kind === 'key').length).toBeGreaterThanOrEqual(5);
+    const keys = everything.flatMap((row) => (row.kind === 'key' ? [`${row.stepId}.${row.key}`] : []));
+    expect(keys.length).toBeGreaterThanOrEqual(5);
+    expect(new Set(keys).size).toBe(keys.length);
+    // Newest step first, keys in order within a step.
+    const order = everything.map((row) => [-row.stepId, row.kind === 'key' ? row.key : ''] as const);
+    expect(order).toEqual([...order].sort((a, b) => a[0] - b[0] || (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0)));
     expect(everything.some((row) => row.stepLogicalId === 'empty')).toBe(false);
+    // Small pages cut inside steps: tokens do carry keys (each one of the list's), and no token shows one.
+    const positions = new Set(
+      tokens.map((token) => decodeRetryKeyCursor(token, CURSOR_KEY)).flatMap((opened) => (opened.ok && opened.value.key ? [`${opened.value.stepId}.${opened.value.key}`] : [])),
+    );
+    expect(positions.size).toBeGreaterThanOrEqual(2);
+    expect([...positions].every((position) => keys.includes(position))).toBe(true);
+    for (const token of tokens) {
+      expect(token).toMatch(/^[A-Za-z0-9_-]{1,200}$/);
+      for (const row of everything) if (row.kind === 'key') expect(token).not.toContain(row.key);
+    }
   });
 
-  it('refuses a malformed cursor token instead of guessing', () => {
-    expect(decodeRetryKeyCursor('12.zz')).toBeNull();
-    expect(decodeRetryKeyCursor("1; drop table x")).toBeNull();
-    expect(decodeRetryKeyCursor(`4.${'ab'.repeat(32)}`)).toEqual({ stepId: 4, key: 'ab'.repeat(32) });
-    expect(decodeRetryKeyCursor('4')).toEqual({ stepId: 4, key: null });
+  it('refuses a tampered, truncated, foreign or plain cursor token with the typed bad-input error, instead of guessing', async () => {
+    const next = (await listRetryKeys(db, { limit: 1, executionId: execution.id })).nextCursor!;
+    expect(next).toEqual({ stepId: unlimited, key: '1a'.repeat(32) });
+    const token = encodeRetryKeyCursor(next, CURSOR_KEY);
+    const schema = z.object({ cursor: retryKeyCursorField(() => CURSOR_KEY).optional() });
+    expect(parseInput(schema, { cursor: token })).toEqual({ ok: true, value: { cursor: token } });
+    const bytes = Buffer.from(token, 'base64url');
+    bytes.writeUInt8(bytes.readUInt8(20) ^ 1, 20);
+    for (const bad of [
+      bytes.toString('base64url'),
+      token.slice(0, -4),
+      encodeRetryKeyCursor(next, retryKeyCursorKey('t'.repeat(32))),
+      `${next.stepId}.${next.key}`,
+      String(next.stepId),
+      '12.zz',
+      '1; drop table x',
+    ]) {
+      expect(decodeRetryKeyCursor(bad, CURSOR_KEY)).toEqual({ ok: false, error: { code: 'INVALID_CURSOR', message: 'This cursor was not made by Keel.' } });
+      expect(parseInput(schema, { cursor: bad })).toMatchObject({ ok: false, error: { fieldErrors: { cursor: ['This cursor was not made by Keel.'] } } });
+    }
   });
 });

@@ -5,10 +5,11 @@ import { RetryKeysView } from '@/components/retry-keys/retry-keys-view';
 import { PageHeader } from '@/components/ui/page-header';
 import { InvalidFilters } from '@/components/ui/states';
 import { FAILURE_CATEGORIES, FAULT_PHASES } from '@/lib/domain/batch-status';
-import { cursorText, singleLineText } from '@/lib/domain/text';
+import { singleLineText } from '@/lib/domain/text';
 import { queryKeys } from '@/lib/query-keys';
 import { jobNames, retryKeysPage } from '@/lib/server/console-reads';
 import { page } from '@/lib/server/page';
+import { retryKeyCursorText } from '@/lib/server/retry-key-cursor';
 import { corruptEnvelopesParams, loadRetryKeysSearch, unresolvedKeysParams } from '@/lib/url-state/retry-keys';
 
 export const metadata: Metadata = { title: 'Retry keys' };
@@ -17,8 +18,8 @@ const filtersSchema = z.object({
   job: singleLineText(128).optional(),
   phase: z.enum(FAULT_PHASES).optional().catch(undefined),
   category: z.enum(FAILURE_CATEGORIES).optional().catch(undefined),
-  cursor: cursorText(200).optional(),
-  corruptCursor: cursorText(200).optional(),
+  cursor: retryKeyCursorText().optional(),
+  corruptCursor: retryKeyCursorText().optional(),
   /** Which list to show: the unresolved keys (default) or the corrupt envelopes, each a tab of its own. */
   show: z.enum(['keys', 'corrupt']).optional().catch(undefined),
 });

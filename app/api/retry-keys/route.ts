@@ -1,8 +1,9 @@
 import { z } from 'zod';
-import { cursorText, singleLineText } from '@/lib/domain/text';
+import { singleLineText } from '@/lib/domain/text';
 import { FAILURE_CATEGORIES, FAULT_PHASES } from '@/lib/domain/batch-status';
 import { apiRoute } from '@/lib/server/api-route';
 import { retryKeysPage } from '@/lib/server/console-reads';
+import { retryKeyCursorText } from '@/lib/server/retry-key-cursor';
 
 export const dynamic = 'force-dynamic';
 
@@ -12,7 +13,7 @@ const querySchema = z.object({
   category: z.enum(FAILURE_CATEGORIES).optional(),
   executionId: z.coerce.number().int().positive().optional(),
   only: z.enum(['keys', 'corrupt']).optional(),
-  cursor: cursorText(200).optional(),
+  cursor: retryKeyCursorText().optional(),
   limit: z.coerce.number().int().min(1).max(500).optional(),
 });
 

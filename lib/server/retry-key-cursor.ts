@@ -1,0 +1,30 @@
+import 'server-only';
+import {
+  decodeRetryKeyCursor,
+  encodeRetryKeyCursor,
+  retryKeyCursorField,
+  retryKeyCursorKey,
+  type RetryKeyCursor,
+  type RetryKeyCursorError,
+} from '../domain/retry-key-cursor';
+import type { Result } from '../domain/result';
+import { runtime } from './runtime';
+import { singleton } from './singletons';
+
+/** This process's cursor key, derived from the session secret (runtime() refuses to start without one); it never leaves the server. */
+const cursorKey = (): Buffer =>
+  singleton('retry-key-cursor-key', () => {
+    const { authSecret } = runtime().settings;
+    if (!authSecret) throw new Error('No session secret: set KEEL_CHECKPOINT_KEY or KEEL_AUTH_SECRET.');
+    return retryKeyCursorKey(authSecret);
+  });
+
+export const sealRetryKeyCursor = (cursor: RetryKeyCursor): string => encodeRetryKeyCursor(cursor, cursorKey());
+
+/** The cursor a page link carried: absent or empty is the first page; one this server did not seal is INVALID_CURSOR. */
+export function openRetryKeyCursor(token: string | undefined): Result<RetryKeyCursor | null, RetryKeyCursorError> {
+  return token ? decodeRetryKeyCursor(token, cursorKey()) : { ok: true, value: null };
+}
+
+/** The retry-key lists' cursor field of the API route's and the page's schemas, checked with this server's key. */
+export const retryKeyCursorText = () => retryKeyCursorField(cursorKey);
