@@ -153,7 +153,12 @@ test('50 stalled CSV exports take no request connection: pages, the read API and
       expect(response.status).toBe(200);
       return response.text();
     });
-    const total = (await db.query<{ n: number }>('select count(*)::int as n from keel.audit_event')).rows[0]!.n;
+    // A viewer's export leaves out the rows about users and sign-in (lib/queries/audit.ts).
+    const total = (
+      await db.query<{ n: number }>(
+        `select count(*)::int as n from keel.audit_event where target_kind not in ('user', 'sso_subject', 'sso_provider') and action not like 'auth.%'`,
+      )
+    ).rows[0]!.n;
     expect(full.endsWith('\r\n')).toBe(true);
     expect(full.split('\r\n').length - 2).toBe(total);
     for (const stalled of admitted) stalled.request.destroy();

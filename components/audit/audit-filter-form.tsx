@@ -11,12 +11,14 @@ const FIELD =
 const fromLocalUtc = (local: string) => (local ? new Date(`${local.length === 16 ? `${local}:00` : local}Z`).toISOString() : '');
 const toLocalUtc = (iso: string | undefined) => (iso && !Number.isNaN(Date.parse(iso)) ? new Date(iso).toISOString().slice(0, 16) : '');
 
-const TEXT_FIELDS = [
-  { name: 'actor', label: 'Actor', placeholder: 'username' },
-  { name: 'action', label: 'Action', placeholder: 'e.g. user.disable' },
-  { name: 'targetKind', label: 'Target kind', placeholder: 'e.g. user' },
-  { name: 'targetId', label: 'Target id', placeholder: 'exact id' },
-] as const;
+// Events about users and sign-in are listed only to those who manage users: others get examples they can find.
+const textFields = (canManageUsers: boolean) =>
+  [
+    { name: 'actor', label: 'Actor', placeholder: 'username' },
+    { name: 'action', label: 'Action', placeholder: canManageUsers ? 'e.g. user.disable' : 'e.g. settlement.replay' },
+    { name: 'targetKind', label: 'Target kind', placeholder: canManageUsers ? 'e.g. user' : 'e.g. settlement' },
+    { name: 'targetId', label: 'Target id', placeholder: 'exact id' },
+  ] as const;
 
 /**
  * The filters as one form: applied together on submit, so typing does not fire a
@@ -25,9 +27,11 @@ const TEXT_FIELDS = [
 export function AuditFilterForm({
   filters,
   fieldErrors,
+  canManageUsers,
   onApply,
 }: {
   filters: AuditSearch;
+  canManageUsers: boolean;
   fieldErrors?: Record<string, string[]>;
   onApply: (next: AuditSearch) => void;
 }) {
@@ -67,7 +71,7 @@ export function AuditFilterForm({
   };
   return (
     <form key={JSON.stringify(filters)} onSubmit={submit} aria-label="Audit filters" className="mb-4 flex flex-wrap items-end gap-3">
-      {TEXT_FIELDS.map((field) => {
+      {textFields(canManageUsers).map((field) => {
         const error = fieldErrors?.[field.name]?.[0];
         return (
           <div key={field.name}>

@@ -35,7 +35,10 @@ export function AuditView({ canManageUsers }: { canManageUsers: boolean }) {
 
   return (
     <section aria-label="Audit log">
-      <AuditFilterForm filters={filters} fieldErrors={failure?.fieldErrors} onApply={apply} />
+      <AuditFilterForm filters={filters} fieldErrors={failure?.fieldErrors} canManageUsers={canManageUsers} onApply={apply} />
+      {canManageUsers ? null : (
+        <p className="mb-3 text-xs text-zinc-600 dark:text-zinc-400">Events about users and sign-in are shown to admins only.</p>
+      )}
       <div className="mb-3 flex flex-wrap items-center justify-between gap-3 text-sm">
         <p data-testid="audit-count" aria-live="polite">
           {page ? `${formatCappedCount(page.count)} ${page.count.value === 1 && !page.count.capped ? 'event' : 'events'}${filtered ? ' match' : ''}` : '\u00a0'}

@@ -1,5 +1,5 @@
 import 'server-only';
-import { and, asc, desc, eq, gte, lt, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, gte, lt, notInArray, notLike, sql, type SQL } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/node-postgres';
 import type pg from 'pg';
 import type { DbOrTx } from '../db/client';
@@ -7,13 +7,35 @@ import * as schema from '../db/schema';
 import { auditEvent } from '../db/schema/keel';
 import type { AuditFilters } from '../domain/audit-filters';
 import { COUNT_CAP, decodeCursor, encodeCursor, type CappedCount } from '../domain/cursor';
+import { can, type Role } from '../domain/roles';
 
 /**
  * The audit log read model: newest first, keyset-paged on (at, id) in both
  * directions, never OFFSET. Every filter has an index that leads with it
- * (audit_event_{actor,action,target,outcome}_idx end in at, id).
+ * (audit_event_{actor,action,target,outcome}_idx end in at, id). Every read takes its
+ * reader, so what the reader may see is decided here for the page, the API and the CSV.
  */
 export const AUDIT_PAGE_SIZE = 50;
+
+/** Who reads the log (a signed-in actor): the rows they may see depend on their role. */
+export interface AuditReader {
+  role: Role;
+}
+
+/**
+ * Rows about user administration and sign-in: user.create with name and role, role
+ * changes, disable reasons, lockouts and SSO sign-ins naming users, refused SSO subjects
+ * with their groups. Together they rebuild the user directory, which only manageUsers may
+ * read (/users), so every other reader's list, count and export leave them out.
+ * (`auth.*` actions are all on these kinds today; the prefix keeps a new one out too.)
+ */
+export const USER_ADMINISTRATION_TARGET_KINDS = ['user', 'sso_subject', 'sso_provider'] as const;
+const SIGN_IN_ACTIONS = 'auth.%';
+
+function readableBy(reader: AuditReader): SQL | undefined {
+  if (can(reader.role, 'manageUsers')) return undefined;
+  return and(notInArray(auditEvent.targetKind, [...USER_ADMINISTRATION_TARGET_KINDS]), notLike(auditEvent.action, SIGN_IN_ACTIONS));
+}
 
 export interface AuditEventView {
   id: number;
@@ -88,8 +110,10 @@ const VIEW_COLUMNS = {
   after: auditEvent.after,
 };
 
-export function auditFilterWhere(filters: AuditFilters): SQL | undefined {
+/** The rows the reader may see that match the filters; a filter naming a hidden kind matches nothing. */
+function auditWhere(reader: AuditReader, filters: AuditFilters): SQL | undefined {
   return and(
+    readableBy(reader),
     filters.actor ? eq(auditEvent.actorLogin, filters.actor) : undefined,
     filters.action ? eq(auditEvent.action, filters.action) : undefined,
     filters.targetKind ? eq(auditEvent.targetKind, filters.targetKind) : undefined,
@@ -106,8 +130,8 @@ function keyset(cursor: AuditCursor): SQL {
 }
 
 /** Matching rows, exact up to COUNT_CAP: the count stops reading at the cap. */
-export async function countAuditEvents(db: DbOrTx, filters: AuditFilters): Promise<CappedCount> {
-  const capped = db.select({ one: sql<number>`1`.as('one') }).from(auditEvent).where(auditFilterWhere(filters)).limit(COUNT_CAP + 1).as('capped');
+export async function countAuditEvents(db: DbOrTx, reader: AuditReader, filters: AuditFilters): Promise<CappedCount> {
+  const capped = db.select({ one: sql<number>`1`.as('one') }).from(auditEvent).where(auditWhere(reader, filters)).limit(COUNT_CAP + 1).as('capped');
   const [row] = await db.select({ n: sql<number>`count(*)::int` }).from(capped);
   const n = row?.n ?? 0;
   return { value: Math.min(n, COUNT_CAP), capped: n > COUNT_CAP };
@@ -115,6 +139,7 @@ export async function countAuditEvents(db: DbOrTx, filters: AuditFilters): Promi
 
 export async function listAuditEvents(
   db: DbOrTx,
+  reader: AuditReader,
   filters: AuditFilters,
   cursor: AuditCursor | null,
   pageSize = AUDIT_PAGE_SIZE,
@@ -124,10 +149,10 @@ export async function listAuditEvents(
     db
       .select(VIEW_COLUMNS)
       .from(auditEvent)
-      .where(and(auditFilterWhere(filters), cursor ? keyset(cursor) : undefined))
+      .where(and(auditWhere(reader, filters), cursor ? keyset(cursor) : undefined))
       .orderBy(...(newer ? [asc(auditEvent.at), asc(auditEvent.id)] : [desc(auditEvent.at), desc(auditEvent.id)]))
       .limit(pageSize + 1),
-    countAuditEvents(db, filters),
+    countAuditEvents(db, reader, filters),
     db.execute<{ now: string }>(sql`select to_char(clock_timestamp() at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as now`),
   ]);
   const more = rows.length > pageSize;
@@ -152,7 +177,12 @@ export async function listAuditEvents(
  * snapshot, so a long download is consistent however many rows arrive meanwhile.
  * Stopping the iteration (a cancelled download) releases the connection.
  */
-export async function* streamAuditEvents(pool: pg.Pool, filters: AuditFilters, batchSize = 1_000): AsyncGenerator<AuditEventView[]> {
+export async function* streamAuditEvents(
+  pool: pg.Pool,
+  reader: AuditReader,
+  filters: AuditFilters,
+  batchSize = 1_000,
+): AsyncGenerator<AuditEventView[]> {
   const client = await pool.connect();
   let broken = false;
   // A session the server ends while it is checked out (idle_in_transaction_session_timeout,
@@ -169,7 +199,7 @@ export async function* streamAuditEvents(pool: pg.Pool, filters: AuditFilters, b
       const rows: AuditEventView[] = await db
         .select(VIEW_COLUMNS)
         .from(auditEvent)
-        .where(and(auditFilterWhere(filters), cursor ? keyset(cursor) : undefined))
+        .where(and(auditWhere(reader, filters), cursor ? keyset(cursor) : undefined))
         .orderBy(desc(auditEvent.at), desc(auditEvent.id))
         .limit(batchSize);
       if (rows.length > 0) yield rows;

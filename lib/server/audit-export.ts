@@ -2,7 +2,7 @@ import type pg from 'pg';
 import type { AuditFilters } from '../domain/audit-filters';
 import { auditChanges, formatAuditChanges } from '../domain/audit-change';
 import { csvRow } from '../domain/csv';
-import { streamAuditEvents, type AuditEventView } from '../queries/audit';
+import { streamAuditEvents, type AuditEventView, type AuditReader } from '../queries/audit';
 import { createSlotLimiter } from './export-slots';
 import { logger } from './logger';
 import { singleton } from './singletons';
@@ -46,18 +46,22 @@ const line = (e: AuditEventView) =>
     formatAuditChanges(auditChanges(e.before, e.after)) || null, json(e.before), json(e.after),
   ]);
 
+/** Without a reader, an export holds what every role may read (a viewer's), never more. */
+const LEAST_READER: AuditReader = { role: 'viewer' };
+
 /**
- * The filtered audit log as a CSV byte stream, read batch by batch from one snapshot.
- * `onEnd` runs exactly once, when the stream finishes, fails, is cancelled by the
- * client or times out idle; by then the connection is back in `pool`.
+ * The filtered audit log as a CSV byte stream, read batch by batch from one snapshot:
+ * the rows `options.reader` may see (lib/queries/audit.ts). `onEnd` runs exactly once,
+ * when the stream finishes, fails, is cancelled by the client or times out idle; by
+ * then the connection is back in `pool`.
  */
 export function auditCsvStream(
   pool: pg.Pool,
   filters: AuditFilters,
-  options: { idleMs?: number; batchSize?: number; onEnd?: (outcome: 'done' | 'cancelled' | 'idle' | 'failed', error?: unknown) => void } = {},
+  options: { reader?: AuditReader; idleMs?: number; batchSize?: number; onEnd?: (outcome: 'done' | 'cancelled' | 'idle' | 'failed', error?: unknown) => void } = {},
 ): ReadableStream<Uint8Array> {
   const idleMs = options.idleMs ?? EXPORT_LIMITS.idleMs;
-  const batches = streamAuditEvents(pool, filters, options.batchSize);
+  const batches = streamAuditEvents(pool, options.reader ?? LEAST_READER, filters, options.batchSize);
   const encoder = new TextEncoder();
   let idleTimer: NodeJS.Timeout | null = null;
   let ended = false;

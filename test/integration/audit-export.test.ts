@@ -3,6 +3,8 @@ import { createAuth } from '../../lib/auth/auth';
 import { createUserAccount } from '../../lib/auth/users';
 import { createDatabase, DatabaseBusyError, isDatabaseBusy } from '../../lib/db/client';
 import { auditEvent } from '../../lib/db/schema';
+import type { AuditFilters } from '../../lib/domain/audit-filters';
+import type { AuditReader } from '../../lib/queries/audit';
 import { auditCsvStream, ExportIdleError } from '../../lib/server/audit-export';
 import { freshDatabase } from '../support/database';
 
@@ -28,7 +30,7 @@ type Outcome = 'done' | 'cancelled' | 'idle' | 'failed';
 function exportWithOutcome(pool: Parameters<typeof auditCsvStream>[0], options: { idleMs: number; batchSize: number }) {
   let settle: (outcome: Outcome) => void = () => {};
   const ended = new Promise<Outcome>((resolve) => (settle = resolve));
-  const stream = auditCsvStream(pool, {}, { ...options, onEnd: (outcome) => settle(outcome) });
+  const stream = auditCsvStream(pool, {}, { ...options, reader: { role: 'admin' }, onEnd: (outcome) => settle(outcome) });
   return { reader: stream.getReader(), ended };
 }
 
@@ -89,6 +91,42 @@ describe('audit CSV export stream', () => {
     expect(failure).toBeInstanceOf(Error);
     expect(await ended).toBe('failed');
     expect(pool.totalCount).toBe(0);
+  });
+});
+
+/** The whole CSV, as the download route would send it; without a reader, the stream's default. */
+async function exportText(filters: AuditFilters, reader?: AuditReader): Promise<string> {
+  return new Response(auditCsvStream(database.pool, filters, reader ? { reader } : {})).text();
+}
+const exportedIds = (csv: string) => csv.trimEnd().split('\r\n').slice(1).map((line) => Number(line.split(',')[0]));
+
+describe('who the audit CSV export is for', () => {
+  it("holds the rows about users and sign-in only for a reader who manages users; for anyone else (and by default) they are left out", async () => {
+    await database.pool.query(
+      `insert into keel.audit_event (actor_login, actor_role, action, target_kind, target_id, after, outcome, code) values
+         ('anonymous', 'anonymous', 'auth.lockout', 'user', 'erin', '{"lockedForSeconds":30}', 'REFUSED', 'ACCOUNT_LOCKED'),
+         ('anonymous', 'anonymous', 'auth.sso_sign_in', 'sso_subject', 'sub-frank', '{"username":"frank","groups":["payroll"]}', 'REFUSED', 'NO_MAPPED_GROUP'),
+         ('anonymous', 'anonymous', 'auth.sso_sign_in', 'sso_provider', 'keel-oidc', null, 'REFUSED', 'SSO_STATE_MISMATCH'),
+         ('sam', 'support', 'settlement.replay', 'settlement', 'r-1', null, 'APPLIED', null),
+         ('olga', 'operator', 'user.role', 'action', 'user.role', null, 'REFUSED', 'FORBIDDEN')`,
+    );
+    const ids = async (where: string) => (await database.pool.query(`select id from keel.audit_event where ${where} order by at desc, id desc`)).rows.map((r) => Number(r.id));
+    const every = await ids('true');
+    const visible = await ids(`target_kind not in ('user', 'sso_subject', 'sso_provider') and action not like 'auth.%'`);
+    expect(every).toHaveLength(ROWS + 5);
+    expect(visible).toHaveLength(2);
+
+    expect(exportedIds(await exportText({}, { role: 'admin' }))).toEqual(every);
+    expect(exportedIds(await exportText({ targetKind: 'user' }, { role: 'admin' }))).toHaveLength(ROWS + 1);
+    for (const reader of [{ role: 'viewer' }, { role: 'operator' }, { role: 'support' }, { role: 'approver' }, undefined] as const) {
+      const csv = await exportText({}, reader);
+      expect(exportedIds(csv), reader?.role ?? 'default').toEqual(visible);
+      expect(csv).not.toMatch(/u-1|erin|frank|payroll|keel-oidc/);
+      for (const filters of [{ targetKind: 'user' }, { targetKind: 'sso_subject' }, { targetKind: 'sso_provider' }, { action: 'auth.lockout' }, { action: 'user.create' }]) {
+        // Asking for them by name exports the header and nothing else.
+        expect(await exportText(filters, reader), JSON.stringify(filters)).toBe('id,at_utc,actor,role,action,target_kind,target_id,reason,outcome,code,digest,operation_id,request_id,change,before,after\r\n');
+      }
+    }
   });
 });
 

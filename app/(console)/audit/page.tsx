@@ -17,7 +17,7 @@ export default page('read', { search: auditListQuerySchema }, async function Aud
   const { cursor, ...filters } = parsed.ok ? parsed.value : {};
   const at = parsed.ok ? parseAuditCursor(cursor) : 'invalid';
   // Invalid filters are not prefetched: the client asks the API, which names the field.
-  const queries = at === 'invalid' ? [] : [{ queryKey: queryKeys.audit.list(search), queryFn: async () => listAuditEvents(await listDb(), filters, at) }];
+  const queries = at === 'invalid' ? [] : [{ queryKey: queryKeys.audit.list(search), queryFn: async () => listAuditEvents(await listDb(), actor, filters, at) }];
   return (
     <>
       <PageHeader title="Audit" description="Every action taken through Keel, applied or refused, newest first. Times are the server's clock." />

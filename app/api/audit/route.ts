@@ -6,7 +6,7 @@ import { listDb } from '@/lib/server/read-source';
 export const dynamic = 'force-dynamic';
 
 /** GET /api/audit?actor=&action=&targetKind=&targetId=&outcome=&cursor= : one page, newest first. */
-export const GET = apiRoute('read', auditListQuerySchema, async (_actor, { cursor, ...filters }) => {
+export const GET = apiRoute('read', auditListQuerySchema, async (actor, { cursor, ...filters }) => {
   const parsed = parseAuditCursor(cursor);
   if (parsed === 'invalid') {
     return Response.json(
@@ -14,5 +14,5 @@ export const GET = apiRoute('read', auditListQuerySchema, async (_actor, { curso
       { status: 400, headers: { 'Cache-Control': 'no-store' } },
     );
   }
-  return listAuditEvents(await listDb(), filters, parsed);
+  return listAuditEvents(await listDb(), actor, filters, parsed);
 });

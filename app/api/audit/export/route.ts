@@ -23,6 +23,7 @@ export const GET = apiRoute('read', auditFiltersSchema, async (actor, filters) =
     );
   }
   const body = auditCsvStream(runtime().exportPool, filters, {
+    reader: actor,
     onEnd: release,
   });
   const stamp = new Date().toISOString().slice(0, 19).replaceAll(':', '').replace('T', '-');
