@@ -50,10 +50,10 @@ export function starterLoss(action: BulkAction, standing: BulkJobStarterStanding
 }
 
 /** The cancel event's reason: who lost which permission, and how. */
-export function starterLossReason(action: BulkAction, starterLogin: string, loss: StarterLoss, standing: BulkJobStarterStanding | null): string {
+export function starterLossReason(action: BulkAction, starterLogin: string, loss: StarterLoss): string {
   const how = {
     STARTER_DISABLED: 'the account was disabled',
-    STARTER_ROLE_LACKS_PERMISSION: `the role is now ${standing?.role ?? 'one Keel does not know'}`,
+    STARTER_ROLE_LACKS_PERMISSION: 'their role no longer has it',
     STARTER_NOT_FOUND: 'the account no longer exists',
   }[loss];
   return `Cancelled by Keel: the job's starter, ${starterLogin}, lost the permission to ${ITEM_WORK[action]} (${how}).`;
@@ -88,7 +88,7 @@ export function processBulkReplayBatch(
     if (!actor) throw new Error(`bulk replay ${job.id} is running without a starter`);
     const standing = await bulk.lockStarterStanding(actor.id);
     const loss = starterLoss(job.action, standing);
-    if (loss) return cancelForStarter({ bulk, audit }, job, actor, { loss, standing });
+    if (loss) return cancelForStarter({ bulk, audit }, job, actor, loss);
     const items = await bulk.pendingItems(job.id, batchSize);
     if (job.action === 'REQUEUE') {
       const requeueResults = await requeueBatchItems({ replays, audit }, job, actor, items);
@@ -161,17 +161,18 @@ async function cancelForStarter(
   { bulk, audit }: { bulk: BulkReplayStore; audit: AuditLog },
   job: BulkReplayJob & { previousInstance: string | null },
   starter: { id: string; login: string },
-  { loss, standing }: { loss: StarterLoss; standing: BulkJobStarterStanding | null },
+  loss: StarterLoss,
 ): Promise<BulkReplayBatchReport> {
   const cancelledItems = await bulk.markCancelled(job.id);
   await audit.record({
     actor: HOUSEKEEPING_ACTOR,
     action: 'settlement.bulk_replay.cancel' satisfies ActionName,
     target: { kind: 'bulk_replay', id: String(job.id) },
-    reason: starterLossReason(job.action, starter.login, loss, standing),
+    reason: starterLossReason(job.action, starter.login, loss),
     requestId: `bulk-replay-job-${job.id}`,
     before: { status: job.status, processedCount: job.processedCount },
-    after: { status: 'CANCELLED', cancelledItems, cause: loss, starter: { id: starter.id, login: starter.login, role: standing?.role ?? null, disabled: standing?.disabled ?? null } },
+    // The cause, not the starter's new role or state: those are the user directory's, which only admins read.
+    after: { status: 'CANCELLED', cancelledItems, cause: loss, starter: starter.login },
     outcome: 'APPLIED',
   });
   return { jobId: job.id, processed: 0, replayed: 0, discarded: 0, requeued: 0, finished: false, takenOverFrom: job.previousInstance, cancelledFor: loss };
