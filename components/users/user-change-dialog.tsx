@@ -3,7 +3,7 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { changeUserRoleAction, createUserAction, disableUserAction, enableUserAction } from '@/app/actions/users';
-import type { Role } from '@/lib/domain/roles';
+import { can, type Role } from '@/lib/domain/roles';
 import { queryKeys } from '@/lib/query-keys';
 import type { UserView } from '@/lib/queries/users';
 import { ConfirmDialog } from '../ui/confirm-dialog';
@@ -73,6 +73,7 @@ function describe(change: UserChange): { title: string; confirm: string; tone: '
         body: [
           `${change.user.username} (${change.user.name}) is signed out at once: every session of theirs ends now.`,
           'They cannot sign in until an admin enables them again. Their role and audit history stay.',
+          ...bulkJobsCancelled(change.user),
         ],
       };
     case 'enable':
@@ -90,9 +91,20 @@ function describe(change: UserChange): { title: string; confirm: string; tone: '
         body: [
           `From ${change.user.role} to ${change.role}: ${change.user.username} then ${ROLE_SUMMARY[change.role]}.`,
           'It applies to their next request; they stay signed in.',
+          ...(can(change.role, 'replaySettlement') ? [] : bulkJobsCancelled(change.user)),
         ],
       };
   }
+}
+
+/** A bulk job acts in its starter's name: the worker cancels it once they may no longer do it (lib/services/bulk-replay-batch.ts). */
+function bulkJobsCancelled(user: UserView): string[] {
+  if (user.runningBulkJobs === 0) return [];
+  return [
+    user.runningBulkJobs === 1
+      ? 'The bulk job running in their name is cancelled at its next batch; what it has done stays done.'
+      : `The ${user.runningBulkJobs} bulk jobs running in their name are cancelled at their next batch; what they have done stays done.`,
+  ];
 }
 
 /** Says exactly what a user change will do, runs it, and reports the outcome (naming the code on refusal). */

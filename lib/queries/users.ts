@@ -20,6 +20,8 @@ export interface UserView {
   disabledReason: string | null;
   /** ISO 8601 UTC. */
   createdAt: string;
+  /** Bulk jobs running in this user's name: a disable, or a role without replaySettlement, cancels them at their next batch. */
+  runningBulkJobs: number;
 }
 
 export interface UserPage {
@@ -58,6 +60,7 @@ export async function listUsers(db: DbOrTx, query: Pick<UserListQuery, 'role' | 
         banned: user.banned,
         banReason: user.banReason,
         createdAt: sql<string>`to_char(${user.createdAt} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`,
+        runningBulkJobs: sql<number>`(select count(*)::int from keel.bulk_replay b where b.status = 'RUNNING' and b.started_by_id = keel."user".id)`,
       })
       .from(user)
       .where(and(where, after === null ? undefined : gt(user.username, after)))
@@ -76,6 +79,7 @@ export async function listUsers(db: DbOrTx, query: Pick<UserListQuery, 'role' | 
       disabled: r.banned === true,
       disabledReason: r.banReason,
       createdAt: r.createdAt,
+      runningBulkJobs: r.runningBulkJobs,
     }),
   );
   const n = counted[0]?.n ?? 0;

@@ -7,6 +7,7 @@ import type { Actor } from '../../lib/domain/actor';
 import { postgresAuditLog } from '../../lib/adapters/audit-log';
 import { createUserSchema } from '../../lib/domain/users';
 import { action } from '../../lib/server/action';
+import { listUsers } from '../../lib/queries/users';
 import type { UserServicePorts } from '../../lib/services/users';
 import { changeUserRole, createUser, setUserDisabled } from '../../lib/services/users';
 import { freshDatabase, type TestDatabase } from '../support/database';
@@ -197,5 +198,21 @@ describe('user management service on Postgres', () => {
     expect(await userRow('ghost')).toBeUndefined();
     await expect(setUserDisabled(failingAudit, admin, { username: 'eve', disabled: true })).rejects.toThrow('audit unavailable');
     expect(await userRow('eve')).toMatchObject({ banned: false });
+  });
+
+  it('lists how many bulk jobs run in each user\'s name, which a disable or demotion would cancel', async () => {
+    const eve = await userRow('eve');
+    const job = (status: string) =>
+      database.pool.query(
+        `insert into keel.bulk_replay (created_by_id, created_by_login, started_by_id, started_by_login, started_by_role, note, filter, action, status, item_count, started_at)
+         values ($1, 'root', $2, 'eve', 'support', 'n', '{"asOfMs": 0}'::jsonb, 'REPLAY', $3, 0, clock_timestamp())`,
+        [admin.id, eve.id, status],
+      );
+    await job('RUNNING');
+    await job('RUNNING');
+    await job('COMPLETED');
+    const page = await listUsers(database.db, {}, null);
+    const running = Object.fromEntries(page.rows.map((u) => [u.username, u.runningBulkJobs]));
+    expect(running).toMatchObject({ eve: 2, root: 0, dana: 0 });
   });
 });
