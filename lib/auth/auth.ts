@@ -13,6 +13,7 @@ import { logger } from '../server/logger';
 import type { Database } from '../db/client';
 import { account, rateLimit, session, user, user as userTable, verification } from '../db/schema/auth';
 import { ROLES } from '../domain/roles';
+import { REQUEST_ID_HEADER } from '../http/request-id';
 
 export interface AuthOptions {
   secret: string;
@@ -162,10 +163,10 @@ function ssoProviderConfig(oidc: OidcSettings) {
   };
 }
 
-/** The request id Keel's server gave this request (x-request-id), so audit rows name it. */
+/** The request id Keel's server gave this request (lib/http/request-id.ts), so audit rows name it. */
 function requestIdOf(context: unknown): string {
   const headers = (context as { headers?: Headers; request?: Request } | null | undefined);
-  const id = headers?.headers?.get?.('x-request-id') ?? headers?.request?.headers.get('x-request-id');
+  const id = headers?.headers?.get?.(REQUEST_ID_HEADER) ?? headers?.request?.headers.get(REQUEST_ID_HEADER);
   return id && id.length <= 128 ? id : randomUUID();
 }
 

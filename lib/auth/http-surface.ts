@@ -1,6 +1,7 @@
 import type { SignInLockout } from '../adapters/sign-in-lockout';
 import { BREAK_GLASS_PREFIX, OIDC_PROVIDER_ID } from '../config/oidc';
 import { lockoutKey } from '../domain/sign-in-lockout';
+import { REQUEST_ID_HEADER } from '../http/request-id';
 import type { KeelAuth } from './auth';
 
 export const AUTH_BASE_PATH = '/api/auth';
@@ -91,7 +92,7 @@ export function createAuthSurface(deps: AuthSurfaceDeps): (request: Request) => 
       return json(403, { code: 'FOREIGN_ORIGIN', message: 'Sign in from the console itself.' });
     }
     if (endpoint === SSO_START) return ssoStart(request);
-    const requestId = request.headers.get('x-request-id');
+    const requestId = request.headers.get(REQUEST_ID_HEADER);
     const typed = await typedUsername(request);
     const key = typed === null ? '' : lockoutKey(typed);
     if (deps.localSignIn === false && !(typed ?? '').trim().toLowerCase().startsWith(BREAK_GLASS_PREFIX)) {
@@ -138,7 +139,7 @@ export function createAuthSurface(deps: AuthSurfaceDeps): (request: Request) => 
     const refused = error !== null || response.status >= 400;
     if (refused && deps.recordSsoRefusal && error?.toUpperCase() !== 'NO_MAPPED_GROUP') {
       const code = (error ?? `HTTP_${response.status}`).toUpperCase().replace(/[^A-Z0-9]+/g, '_').slice(0, 64);
-      await deps.recordSsoRefusal(code, request.headers.get('x-request-id'));
+      await deps.recordSsoRefusal(code, request.headers.get(REQUEST_ID_HEADER));
     }
     return response;
   }

@@ -14,12 +14,14 @@ const [mode, portArgument] = process.argv.slice(2);
 const port = Number(portArgument);
 const dev = mode === 'dev';
 
+// The settings this process needs (start.ts has refused bad ones already).
+const { parseSettings } = await tsImport('../config/settings.ts', import.meta.url);
+const parsed = parseSettings(process.env);
+
 // KEEL_HTTP_PROCESSES above 1 (production only): this process becomes the parent of that
 // many copies of itself sharing the port (lib/cli/http-primary.ts) and serves nothing.
 let supervising = false;
 if (cluster.isPrimary && !dev) {
-  const { parseSettings } = await tsImport('../config/settings.ts', import.meta.url);
-  const parsed = parseSettings(process.env);
   const processes = parsed.ok ? parsed.value.httpProcesses : 1;
   if (processes > 1) {
     const { runHttpPrimary } = await tsImport('./http-primary.ts', import.meta.url);
@@ -37,9 +39,7 @@ if (!supervising) await serve();
 async function serve() {
   const { parseTrustedProxies, stampClientAddress } = await tsImport('../http/client-address.ts', import.meta.url);
   const { stampRequestId } = await tsImport('../http/request-id.ts', import.meta.url);
-  const { parseSettings } = await tsImport('../config/settings.ts', import.meta.url);
-  // KEEL_HOST, loopback in demo mode (lib/config/settings.ts); start.ts has refused bad settings already.
-  const parsed = parseSettings(process.env);
+  // KEEL_HOST: loopback in demo mode (lib/config/settings.ts).
   const host = parsed.ok ? parsed.value.host : '127.0.0.1';
 
   const { proxies, invalid } = parseTrustedProxies(

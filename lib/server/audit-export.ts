@@ -46,9 +46,6 @@ const line = (e: AuditEventView) =>
     formatAuditChanges(auditChanges(e.before, e.after)) || null, json(e.before), json(e.after),
   ]);
 
-/** Without a reader, an export holds what every role may read (a viewer's), never more. */
-const LEAST_READER: AuditReader = { role: 'viewer' };
-
 /**
  * The filtered audit log as a CSV byte stream, read batch by batch from one snapshot:
  * the rows `options.reader` may see (lib/queries/audit.ts). `onEnd` runs exactly once,
@@ -58,10 +55,10 @@ const LEAST_READER: AuditReader = { role: 'viewer' };
 export function auditCsvStream(
   pool: pg.Pool,
   filters: AuditFilters,
-  options: { reader?: AuditReader; idleMs?: number; batchSize?: number; onEnd?: (outcome: 'done' | 'cancelled' | 'idle' | 'failed', error?: unknown) => void } = {},
+  options: { reader: AuditReader; idleMs?: number; batchSize?: number; onEnd?: (outcome: 'done' | 'cancelled' | 'idle' | 'failed', error?: unknown) => void },
 ): ReadableStream<Uint8Array> {
   const idleMs = options.idleMs ?? EXPORT_LIMITS.idleMs;
-  const batches = streamAuditEvents(pool, options.reader ?? LEAST_READER, filters, options.batchSize);
+  const batches = streamAuditEvents(pool, options.reader, filters, options.batchSize);
   const encoder = new TextEncoder();
   let idleTimer: NodeJS.Timeout | null = null;
   let ended = false;

@@ -88,7 +88,7 @@ export function processBulkReplayBatch(
     if (!actor) throw new Error(`bulk replay ${job.id} is running without a starter`);
     const standing = await bulk.lockStarterStanding(actor.id);
     const loss = starterLoss(job.action, standing);
-    if (loss) return cancelForStarter({ bulk, audit }, job, actor, loss);
+    if (loss) return cancelForStarter({ bulk, audit }, job, actor.login, loss);
     const items = await bulk.pendingItems(job.id, batchSize);
     if (job.action === 'REQUEUE') {
       const requeueResults = await requeueBatchItems({ replays, audit }, job, actor, items);
@@ -160,7 +160,7 @@ export function processBulkReplayBatch(
 async function cancelForStarter(
   { bulk, audit }: { bulk: BulkReplayStore; audit: AuditLog },
   job: BulkReplayJob & { previousInstance: string | null },
-  starter: { id: string; login: string },
+  starterLogin: string,
   loss: StarterLoss,
 ): Promise<BulkReplayBatchReport> {
   const cancelledItems = await bulk.markCancelled(job.id);
@@ -168,11 +168,11 @@ async function cancelForStarter(
     actor: HOUSEKEEPING_ACTOR,
     action: 'settlement.bulk_replay.cancel' satisfies ActionName,
     target: { kind: 'bulk_replay', id: String(job.id) },
-    reason: starterLossReason(job.action, starter.login, loss),
+    reason: starterLossReason(job.action, starterLogin, loss),
     requestId: `bulk-replay-job-${job.id}`,
     before: { status: job.status, processedCount: job.processedCount },
     // The cause, not the starter's new role or state: those are the user directory's, which only admins read.
-    after: { status: 'CANCELLED', cancelledItems, cause: loss, starter: starter.login },
+    after: { status: 'CANCELLED', cancelledItems, cause: loss, starter: starterLogin },
     outcome: 'APPLIED',
   });
   return { jobId: job.id, processed: 0, replayed: 0, discarded: 0, requeued: 0, finished: false, takenOverFrom: job.previousInstance, cancelledFor: loss };

@@ -205,7 +205,7 @@ describe('no token or value reaches a log through a Postgres outage', () => {
       // In flight when the database goes: an export holding its snapshot, and slow queries carrying values.
       let exportOutcome: (outcome: string) => void = () => {};
       const exportEnded = new Promise<string>((resolve) => (exportOutcome = resolve));
-      const reader = auditCsvStream(appPool, {}, { batchSize: 1, idleMs: 60_000, onEnd: exportOutcome }).getReader();
+      const reader = auditCsvStream(appPool, {}, { reader: { role: 'admin' }, batchSize: 1, idleMs: 60_000, onEnd: exportOutcome }).getReader();
       await reader.read();
       await reader.read();
       await new Promise<void>((resolve) => {
