@@ -2,22 +2,39 @@ import 'server-only';
 import { headers } from 'next/headers';
 import { redirect } from 'next/navigation';
 import { cache } from 'react';
+import { readLiveSession, sessionRules, type SessionRules } from '../auth/live-session';
+import type { KeelAuth } from '../auth/auth';
 import { can, isRole, type Permission } from '../domain/roles';
 import type { Actor } from '../domain/actor';
 import { runtime } from './runtime';
 
 export type { Actor };
 
+const rulesByAuth = new WeakMap<KeelAuth, Promise<SessionRules | null>>();
+
+function rulesOf(auth: KeelAuth): Promise<SessionRules | null> {
+  let rules = rulesByAuth.get(auth);
+  if (!rules) {
+    rules = auth.$context.then(sessionRules);
+    rulesByAuth.set(auth, rules);
+  }
+  return rules;
+}
+
 /**
  * The signed-in actor, or null (no session, a banned user, or a role Keel does not know).
  * Once per server render (React's cache): the console layout and the page both ask, and
- * each ask is a session and a user read. Outside a render (route handlers, actions)
- * every call reads afresh.
+ * each ask is one statement on the primary. Outside a render (route handlers, actions)
+ * every call reads afresh. A live session not yet due for refresh is read directly
+ * (lib/auth/live-session.ts); every other case goes through better-auth's getSession.
  */
 export const currentActor = cache(async function currentActor(): Promise<Actor | null> {
-  const session = await runtime().auth.api.getSession({ headers: await headers() });
-  if (!session) return null;
-  const { user } = session;
+  const { auth, pool } = runtime();
+  const requestHeaders = await headers();
+  const rules = await rulesOf(auth);
+  const live = rules ? await readLiveSession(pool, rules, requestHeaders.get('cookie')) : undefined;
+  const user = live ?? (await auth.api.getSession({ headers: requestHeaders }))?.user;
+  if (!user) return null;
   const role = (user as { role?: unknown }).role;
   if (!isRole(role) || (user as { banned?: boolean | null }).banned) return null;
   const login = (user as { username?: string | null }).username ?? user.email;
