@@ -14,6 +14,15 @@ const log = (line: string) => process.stdout.write(`[keel] ${line}\n`);
 const NEXT_BIN = join('node_modules', 'next', 'dist', 'bin', 'next');
 /** Next.js behind Keel's own Node server, which derives the client address from the socket. */
 const SERVER = join('lib', 'cli', 'server.mjs');
+/**
+ * V8 flags of the HTTP server process (and of its HTTP processes, which inherit them).
+ * A page render allocates a few megabytes that die young; with the default 16 MB young
+ * generation they are scavenged and partly promoted every few renders. With 64 MB
+ * semi-spaces the same page views spent 40% less time collecting and 11% less main-thread
+ * CPU in all (docs/performance.md), for a young generation of up to 192 MB instead of
+ * 48 MB per process.
+ */
+export const SERVER_NODE_FLAGS = ['--max-semi-space-size=64'] as const;
 const BUILD_INPUTS = ['app', 'components', 'lib', 'public', 'next.config.ts', 'postcss.config.mjs', 'proxy.ts', 'instrumentation.ts', 'package-lock.json'];
 const BUILD_STAMP = join('.next', 'keel-build-stamp');
 
@@ -127,7 +136,7 @@ export async function startConsole(mode: 'start' | 'dev', options: { fresh?: boo
   }
 
   const port = settings.port;
-  const server = spawn(process.execPath, [SERVER, mode, String(port)], {
+  const server = spawn(process.execPath, [...SERVER_NODE_FLAGS, SERVER, mode, String(port)], {
     stdio: 'inherit',
     env: { ...env, NODE_ENV: mode === 'dev' ? 'development' : 'production', NEXT_TELEMETRY_DISABLED: '1', KEEL_LAUNCHED: '1' } as unknown as NodeJS.ProcessEnv,
   });
