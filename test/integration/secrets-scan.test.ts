@@ -3,6 +3,7 @@ import { sql } from 'drizzle-orm';
 import pg from 'pg';
 import { describe, expect, inject, it } from 'vitest';
 import { createAuth } from '../../lib/auth/auth';
+import { readLiveSession, sessionRules } from '../../lib/auth/live-session';
 import { createUserAccount } from '../../lib/auth/users';
 import { createDatabase } from '../../lib/db/client';
 import { postgresSettlementUnitOfWork } from '../../lib/adapters/settlement-replay';
@@ -151,6 +152,7 @@ describe('no token or value reaches a log through a Postgres outage', () => {
       const created = await createUserAccount(auth, { username, name: username, role: (['viewer', 'support', 'admin'] as const)[index]!, password: 'correct-horse-battery' });
       expect(created.ok).toBe(true);
     }
+    const rules = sessionRules(await auth.$context)!;
     const sessions: { cookie: string; token: string }[] = [];
     for (const username of usernames) {
       const response = await auth.handler(
@@ -240,6 +242,8 @@ describe('no token or value reaches a log through a Postgres outage', () => {
       for (const { cookie, token } of sessions) {
         // The session lookup as the server makes it: its failure quotes the token in its parameters.
         await appDb.execute(sql`select user_id from keel.session where token = ${token}`).catch(report);
+        // The direct session read every page and API request makes first (lib/auth/live-session.ts).
+        await readLiveSession(appPool, rules, cookie).catch(report);
         await auth.api.getSession({ headers: new Headers({ cookie }) }).catch(report);
         await auth.handler(new Request(`http://localhost:${PORT}/api/auth/get-session`, { headers: { cookie } })).catch(report);
       }
