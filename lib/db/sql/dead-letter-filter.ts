@@ -31,11 +31,34 @@ export function deadLetterFilterConditions(
   if (filter.reason !== undefined) parts.push(sql`${columns.reason} = ${filter.reason}`);
   // ^@ (not starts_with or LIKE): the text_pattern_ops index serves it, and % or _ mean themselves.
   if (filter.receiptIdPrefix !== undefined) parts.push(sql`${columns.receiptId} ^@ ${filter.receiptIdPrefix}`);
-  if (filter.minAttempts !== undefined) parts.push(sql`${columns.attempts} >= ${filter.minAttempts}::int`);
-  if (filter.maxAttempts !== undefined) parts.push(sql`${columns.attempts} <= ${filter.maxAttempts}::int`);
+  parts.push(...attemptsConditions(filter, columns.attempts));
   if (filter.minAgeMs !== undefined) parts.push(sql`${columns.ageMs} <= ${asOfMs - filter.minAgeMs}::bigint`);
   if (filter.maxAgeMs !== undefined) parts.push(sql`${columns.ageMs} >= ${asOfMs - filter.maxAgeMs}::bigint`);
   if (filter.receiptIds !== undefined) parts.push(sql`${columns.receiptId} = any(${sql.param(filter.receiptIds)}::text[])`);
+  return parts;
+}
+
+/** Up to this many attempt counts are probed one by one rather than read as a range. */
+export const ATTEMPTS_PROBE_LIMIT = 32;
+
+/**
+ * The attempts bounds. A range bounded on both sides (the lower bound is 0 when only the
+ * upper is given: both tables check `attempts >= 0`) and no wider than
+ * ATTEMPTS_PROBE_LIMIT is written as `attempts = any(<each count>)`: each count is then its
+ * own descent of an index led by attempts, with the due time or age inside it as a range.
+ * As `attempts <= n` the scan would step over every entry of the lower counts outside the
+ * time range (`attempts_attempts_due_idx`: the retry count under `maxAttempts=1`, 185 ms
+ * against 7 ms on the loaded queue). The two forms select the same rows.
+ */
+function attemptsConditions(filter: DeadLetterFilter, attempts: SQL): SQL[] {
+  const { minAttempts, maxAttempts } = filter;
+  if (maxAttempts !== undefined && maxAttempts - (minAttempts ?? 0) < ATTEMPTS_PROBE_LIMIT) {
+    const counts = Array.from({ length: Math.max(0, maxAttempts - (minAttempts ?? 0) + 1) }, (_, i) => (minAttempts ?? 0) + i);
+    return [sql`${attempts} = any(${sql.param(counts)}::int[])`];
+  }
+  const parts: SQL[] = [];
+  if (minAttempts !== undefined) parts.push(sql`${attempts} >= ${minAttempts}::int`);
+  if (maxAttempts !== undefined) parts.push(sql`${attempts} <= ${maxAttempts}::int`);
   return parts;
 }
 

@@ -1,0 +1,63 @@
+import { sql } from 'drizzle-orm';
+import { PgDialect } from 'drizzle-orm/pg-core';
+import { describe, expect, it } from 'vitest';
+import { ATTEMPTS_PROBE_LIMIT, allOf, deadLetterFilterConditions } from '../../lib/db/sql/dead-letter-filter';
+import type { DeadLetterFilter } from '../../lib/domain/dead-letter-filter';
+import { freshDatabase } from '../support/database';
+
+/**
+ * The attempts bounds are written as a list of counts when the range is narrow and as a
+ * range otherwise (lib/db/sql/dead-letter-filter.ts). Either way they must select exactly
+ * the rows `min <= attempts <= max` selects, on every bound around the list's limit.
+ */
+const { pool, db } = await freshDatabase();
+const NOW = 1_700_000_000_000;
+const TOP = ATTEMPTS_PROBE_LIMIT + 8;
+// Two rows per count from 0 to TOP, and a few far above it.
+await pool.query(
+  `insert into settle.dead_letters (receipt_id, finalized_at, attempts, reason, canonical_json, recorded_at_ms)
+   select 'att-' || lpad(n::text, 4, '0'), 1, case when n < 2 * ($2::int + 1) then n / 2 else 1000 + n end, 'rpc', '{}', $1::bigint - n
+   from generate_series(0, 2 * ($2::int + 1) + 3) n`,
+  [NOW, TOP],
+);
+
+async function selected(filter: DeadLetterFilter): Promise<string[]> {
+  const { rows } = await db.execute<{ receipt_id: string }>(
+    sql`select receipt_id from settle.dead_letters where ${allOf(deadLetterFilterConditions(filter, NOW))} order by receipt_id`,
+  );
+  return rows.map((r) => r.receipt_id);
+}
+
+async function inRange(min: number | undefined, max: number | undefined): Promise<string[]> {
+  const { rows } = await pool.query<{ receipt_id: string }>(
+    `select receipt_id from settle.dead_letters where attempts >= coalesce($1::int, 0) and attempts <= coalesce($2::int, 2147483647) order by receipt_id`,
+    [min ?? null, max ?? null],
+  );
+  return rows.map((r) => r.receipt_id);
+}
+
+const BOUNDS = [undefined, 0, 1, 5, ATTEMPTS_PROBE_LIMIT - 2, ATTEMPTS_PROBE_LIMIT - 1, ATTEMPTS_PROBE_LIMIT, ATTEMPTS_PROBE_LIMIT + 1, TOP, 5_000];
+const CASES = BOUNDS.flatMap((min) => BOUNDS.map((max) => [min, max] as const));
+
+describe('the attempts bounds of a settlement filter', () => {
+  it.each(CASES)('select the rows of the range: min %s, max %s', async (min, max) => {
+    const filter: DeadLetterFilter = { ...(min !== undefined && { minAttempts: min }), ...(max !== undefined && { maxAttempts: max }) };
+    const expected = await inRange(min, max);
+    expect(await selected(filter)).toEqual(expected);
+    if (min !== undefined && max !== undefined && min > max) expect(expected).toEqual([]);
+  });
+
+  it('probe each count of a narrow range and read a wide one as a range', () => {
+    const dialect = new PgDialect();
+    const text = (filter: DeadLetterFilter) => allOf(deadLetterFilterConditions(filter, NOW)).getSQL();
+    const narrow = dialect.sqlToQuery(text({ maxAttempts: 1 }));
+    expect(narrow.sql).toContain('= any(');
+    expect(narrow.params).toEqual([[0, 1]]);
+    const shifted = dialect.sqlToQuery(text({ minAttempts: 3, maxAttempts: 3 + ATTEMPTS_PROBE_LIMIT - 1 }));
+    expect(shifted.params[0]).toHaveLength(ATTEMPTS_PROBE_LIMIT);
+    const wide = dialect.sqlToQuery(text({ minAttempts: 3, maxAttempts: 3 + ATTEMPTS_PROBE_LIMIT }));
+    expect(wide.sql).not.toContain('any(');
+    expect(wide.params).toEqual([3, 3 + ATTEMPTS_PROBE_LIMIT]);
+    expect(dialect.sqlToQuery(text({ minAttempts: 4 })).sql).toContain('>=');
+  });
+});
