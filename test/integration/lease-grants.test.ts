@@ -50,6 +50,27 @@ async function leasedPages(filters: Record<string, string>, nowMs: number, pageS
   throw new Error('paging did not end');
 }
 
+/** Every page of a due or retry tab, following its cursors. */
+async function statePages(state: 'due' | 'retry_scheduled', filters: Record<string, string>, nowMs: number, pageSize: number): Promise<string[]> {
+  const seen: string[] = [];
+  let cursor: string | undefined;
+  for (let i = 0; i < 1_000; i += 1) {
+    const page = await listSettlementQueue(db, { ...queue({ ...filters, state }), cursor }, { nowMs, pageSize, sample: null });
+    expect(page.rows.every((r) => r.state === state)).toBe(true);
+    seen.push(...page.rows.map((r) => r.receiptId));
+    if (!page.nextCursor) return seen;
+    cursor = page.nextCursor;
+  }
+  throw new Error('paging did not end');
+}
+
+/** The rows a plain scan finds in a due or retry tab, in the tab's order. */
+async function stateRowsTruth(state: 'due' | 'retry_scheduled', where: string, nowMs: number): Promise<string[]> {
+  const { rows } = await db.execute<{ receipt_id: string }>(sql`
+    select receipt_id from settle.attempts where ${inQueueState(state, nowMs)} and ${sql.raw(where)} order by next_visible_at_ms, receipt_id`);
+  return rows.map((r) => r.receipt_id);
+}
+
 /** The truth: a plain scan of the table with the state's own test. */
 async function leasedTruth(where: string, nowMs: number): Promise<string[]> {
   const { rows } = await db.execute<{ receipt_id: string }>(sql`
@@ -159,6 +180,10 @@ describe('the leased list and count from lease grants', () => {
       // Due and retry rows are counted as the rows at that side of the clock less the leased ones among them.
       expect(tab.stateCounts.due).toEqual({ value: await stateTruth('due', where(nowMs), nowMs), capped: false });
       expect(tab.stateCounts.retry_scheduled).toEqual({ value: await stateTruth('retry_scheduled', where(nowMs), nowMs), capped: false });
+      // The due and retry tabs' rows, paged, under the same filter (a receipt prefix reads them another way).
+      for (const state of ['due', 'retry_scheduled'] as const) {
+        expect(await statePages(state, filters, nowMs, random.pick([7, 50]))).toEqual(await stateRowsTruth(state, where(nowMs), nowMs));
+      }
       const first = await listSettlementQueue(db, queue({ ...filters, state: 'leased' }), { nowMs, sample: null });
       expect(first.count).toEqual({ value: truth.length, capped: false });
       checks += 1;
