@@ -62,6 +62,7 @@ const CASES: [string, () => Promise<unknown>][] = [
   ['retry keys', () => listRetryKeys(db, { only: 'keys', limit: 100 })],
   ['retry keys phase=read', () => listRetryKeys(db, { only: 'keys', phase: 'read', limit: 100 })],
   ['retry keys phase=write category=SERIALIZATION', () => listRetryKeys(db, { only: 'keys', phase: 'write', category: 'SERIALIZATION', limit: 100 })],
+  ['retry keys category=TIMEOUT', () => listRetryKeys(db, { only: 'keys', category: 'TIMEOUT', limit: 100 })],
   ['retry keys job=import-ledger', () => listRetryKeys(db, { only: 'keys', job: 'import-ledger', limit: 100 })],
   ['retry keys corrupt', () => listRetryKeys(db, { only: 'corrupt', limit: 50 })],
   ['queue due', () => listSettlementQueue(db, queue({}))],
