@@ -16,6 +16,8 @@ const BAD_VALUES: Record<string, string> = {
   notHex: 'a%ZZb',
   control: 'a%01b',
   overlong: 'x'.repeat(5_000),
+  // A whole number the filters take (attempts are a u32) beyond a PostgreSQL integer.
+  beyondInteger: '3000000000',
 };
 
 const BAD_SEGMENTS: Record<string, string> = {

@@ -38,6 +38,9 @@ export function deadLetterFilterConditions(
   return parts;
 }
 
+/** The largest value of a PostgreSQL `integer`, the type of both tables' `attempts`. */
+const INT4_MAX = 2_147_483_647;
+
 /** Up to this many attempt counts are probed one by one rather than read as a range. */
 export const ATTEMPTS_PROBE_LIMIT = 32;
 
@@ -51,7 +54,12 @@ export const ATTEMPTS_PROBE_LIMIT = 32;
  * against 7 ms on the loaded queue). The two forms select the same rows.
  */
 function attemptsConditions(filter: DeadLetterFilter, attempts: SQL): SQL[] {
-  const { minAttempts, maxAttempts } = filter;
+  // The filter takes any u32; the columns are PostgreSQL integers, and a bound past their
+  // largest value, sent as one, would fail the statement. Past it, a minimum matches no row
+  // and a maximum narrows nothing.
+  if (filter.minAttempts !== undefined && filter.minAttempts > INT4_MAX) return [sql`false`];
+  const minAttempts = filter.minAttempts;
+  const maxAttempts = filter.maxAttempts !== undefined && filter.maxAttempts < INT4_MAX ? filter.maxAttempts : undefined;
   if (maxAttempts !== undefined && maxAttempts - (minAttempts ?? 0) < ATTEMPTS_PROBE_LIMIT) {
     const counts = Array.from({ length: Math.max(0, maxAttempts - (minAttempts ?? 0) + 1) }, (_, i) => (minAttempts ?? 0) + i);
     return [sql`${attempts} = any(${sql.param(counts)}::int[])`];
