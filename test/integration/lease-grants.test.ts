@@ -91,6 +91,9 @@ const FILTERS: { filters: Record<string, string>; where: (nowMs: number) => stri
   { filters: { reason: 'rpc' }, where: () => `reason_code = 'rpc'` },
   { filters: { minAttempts: '2', maxAttempts: '3' }, where: () => 'attempts between 2 and 3' },
   { filters: { q: 'lg-b-' }, where: () => `receipt_id like 'lg-b-%'` },
+  // A prefix with other filters: the prefix pages keep every condition, not the prefix alone.
+  { filters: { q: 'lg-b-', minAttempts: '1', maxAttempts: '2' }, where: () => `receipt_id like 'lg-b-%' and attempts between 1 and 2` },
+  { filters: { q: 'lg-a-', reason: 'rpc', minAge: '1m' }, where: (nowMs) => `receipt_id like 'lg-a-%' and reason_code = 'rpc' and next_visible_at_ms <= ${nowMs - MIN}` },
   { filters: { minAge: '1m' }, where: (nowMs) => `next_visible_at_ms <= ${nowMs - MIN}` },
   { filters: { reason: 'backend', maxAge: '10m' }, where: (nowMs) => `reason_code = 'backend' and next_visible_at_ms >= ${nowMs - 10 * MIN}` },
 ];
