@@ -3,7 +3,9 @@ import { auditListQuerySchema } from '../../lib/domain/audit-filters';
 import { LIVE_TOPICS, topicOfTable } from '../../lib/domain/live-topics';
 import { auditSearchOf, auditStateOf, loadAuditSearch } from '../../lib/url-state/audit';
 import { executionsHref, loadExecutionsSearch } from '../../lib/url-state/executions';
+import { corruptEnvelopesParams, loadRetryKeysSearch, unresolvedKeysParams } from '../../lib/url-state/retry-keys';
 import { deadLettersHref, loadQueueSearch } from '../../lib/url-state/settlements';
+import { RETRY_KEY_PAGE_SIZE } from '../../lib/queries/retry-keys';
 
 describe('URL state', () => {
   it('parses typed filters the same way on every side, and drops values outside a vocabulary', () => {
@@ -28,6 +30,15 @@ describe('URL state', () => {
     const backwards = auditListQuerySchema.safeParse({ from: search.to, to: search.from });
     expect(backwards.success).toBe(false);
     expect(auditListQuerySchema.safeParse({ from: 'yesterday' }).success).toBe(false);
+  });
+});
+
+describe('the retry keys page', () => {
+  it('asks for a page of either list as every list does, the server’s page size', () => {
+    const search = loadRetryKeysSearch({ phase: 'read' });
+    expect(unresolvedKeysParams(search)).toMatchObject({ only: 'keys', phase: 'read', limit: RETRY_KEY_PAGE_SIZE });
+    expect(corruptEnvelopesParams(search)).toMatchObject({ only: 'corrupt', limit: RETRY_KEY_PAGE_SIZE });
+    expect(RETRY_KEY_PAGE_SIZE).toBe(50);
   });
 });
 
