@@ -11,7 +11,7 @@ import { countsUpToCap, countUpToCap, SAMPLED_AS_IS_FROM, sampledCount, type Lis
 import { readLastSample, sampledFigure, type LastSample } from './last-sample';
 import { METRICS } from '../workers/metric-sampler';
 import { countBulkReplayItems, listBulkReplayItems, readBulkReplayJob } from './bulk-replay-jobs';
-import { inQueueState, leasedAt } from '../db/sql/queue-state';
+import { clockSideAt, inQueueState, leasedAt } from '../db/sql/queue-state';
 import { leasedCandidates, leasedReceipts } from '../db/sql/lease-grants';
 import {
   type BulkReplayDetail,
@@ -75,10 +75,6 @@ async function clockAndSample(db: DbOrTx, unfiltered: boolean, options: Settleme
   return { nowMs: options.nowMs ?? sample.nowMs, sample };
 }
 
-/** The side of the clock a due or retry row is on (the lease test apart). */
-const clockSide = (state: 'due' | 'retry_scheduled', nowMs: number): SQL =>
-  state === 'due' ? sql`next_visible_at_ms <= ${nowMs}::bigint` : sql`next_visible_at_ms > ${nowMs}::bigint`;
-
 /**
  * A due or retry page's keys under a receipt prefix. With the lease test in the same scan,
  * every index entry walked on the clock's side costs a heap visit for the lease columns
@@ -122,13 +118,13 @@ export async function listSettlementQueue(db: DbOrTx, filters: QueueFilters, opt
   // of the clock, less the leased ones among them (from their lease grants).
   const unleased = (side: SQL) => ({ superset: and([...base, side]), less: leasedReceipts(nowMs, and([...base, side])) });
   const stateParts = {
-    due: { from: attempts, where: and([...base, inQueueState('due', nowMs)]), hint: { ...sampled('due'), countedAs: unleased(sql`next_visible_at_ms <= ${nowMs}::bigint`) } },
+    due: { from: attempts, where: and([...base, inQueueState('due', nowMs)]), hint: { ...sampled('due'), countedAs: unleased(clockSideAt('due', nowMs)) } },
     // Exact from the live lease grants' ranges (lib/db/sql/lease-grants.ts), never the sampler's figure.
     leased: { from: sql`${leasedReceipts(nowMs, and(base))} leased`, where: sql`true`, hint: { alwaysCounted: true as const } },
     retry_scheduled: {
       from: attempts,
       where: and([...base, inQueueState('retry_scheduled', nowMs)]),
-      hint: { ...sampled('retry_scheduled'), countedAs: unleased(sql`next_visible_at_ms > ${nowMs}::bigint`) },
+      hint: { ...sampled('retry_scheduled'), countedAs: unleased(clockSideAt('retry_scheduled', nowMs)) },
     },
     dead_lettered: { from: sql`settle.dead_letters`, where: and(deadLetterFilterConditions(filter, nowMs)), hint: { sampled: sampledFigure(sample, METRICS.deadLettersTotal) } },
   };
@@ -141,7 +137,7 @@ export async function listSettlementQueue(db: DbOrTx, filters: QueueFilters, opt
     ? sql`select distinct next_visible_at_ms as key_due, receipt_id as key from (${leasedCandidates(nowMs, and([...base, ...afterConditions]), pageSize + 1)}) c
           order by key_due, key limit ${pageSize + 1}`
     : filter.receiptIdPrefix !== undefined && state !== 'all'
-      ? unleasedPrefixKeys(and([...base, clockSide(state, nowMs), ...afterConditions]), nowMs, pageSize + 1)
+      ? unleasedPrefixKeys(and([...base, clockSideAt(state, nowMs), ...afterConditions]), nowMs, pageSize + 1)
       : sql`select receipt_id as key from settle.attempts where ${and([where, ...afterConditions])}
           order by next_visible_at_ms, receipt_id limit ${pageSize + 1}`;
   const [page, counts] = await Promise.all([

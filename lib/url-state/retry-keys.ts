@@ -17,11 +17,10 @@ export const loadRetryKeysSearch = createLoader(retryKeysSearch);
 export const serializeRetryKeysSearch = createSerializer(retryKeysSearch);
 export const retryKeysHref = (search: Partial<RetryKeysSearch>) => serializeRetryKeysSearch('/retry-keys', search);
 
-/** Rows per page of either list, as every list of the console (RETRY_KEY_PAGE_SIZE on the server). */
-const RETRY_KEYS_PER_PAGE = 50;
-
-/** GET /api/retry-keys params of the page's two lists; they are also the lists' query-key filters. */
+/**
+ * GET /api/retry-keys params of the page's two lists; they are also the lists' query-key
+ * filters. No `limit`: both lists page by the server's page size, as every list does.
+ */
 export const unresolvedKeysParams = (s: RetryKeysSearch) =>
-  ({ only: 'keys', job: s.job ?? undefined, phase: s.phase ?? undefined, category: s.category ?? undefined, cursor: s.cursor ?? undefined, limit: RETRY_KEYS_PER_PAGE }) as const;
-export const corruptEnvelopesParams = (s: RetryKeysSearch) =>
-  ({ only: 'corrupt', job: s.job ?? undefined, cursor: s.corruptCursor ?? undefined, limit: RETRY_KEYS_PER_PAGE }) as const;
+  ({ only: 'keys', job: s.job ?? undefined, phase: s.phase ?? undefined, category: s.category ?? undefined, cursor: s.cursor ?? undefined }) as const;
+export const corruptEnvelopesParams = (s: RetryKeysSearch) => ({ only: 'corrupt', job: s.job ?? undefined, cursor: s.corruptCursor ?? undefined }) as const;

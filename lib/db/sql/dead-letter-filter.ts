@@ -60,8 +60,10 @@ function attemptsConditions(filter: DeadLetterFilter, attempts: SQL): SQL[] {
   if (filter.minAttempts !== undefined && filter.minAttempts > INT4_MAX) return [sql`false`];
   const minAttempts = filter.minAttempts;
   const maxAttempts = filter.maxAttempts !== undefined && filter.maxAttempts < INT4_MAX ? filter.maxAttempts : undefined;
-  if (maxAttempts !== undefined && maxAttempts - (minAttempts ?? 0) < ATTEMPTS_PROBE_LIMIT) {
-    const counts = Array.from({ length: Math.max(0, maxAttempts - (minAttempts ?? 0) + 1) }, (_, i) => (minAttempts ?? 0) + i);
+  const lowest = minAttempts ?? 0;
+  if (maxAttempts !== undefined && maxAttempts - lowest < ATTEMPTS_PROBE_LIMIT) {
+    // Above the maximum, a minimum leaves no count: an empty list, which matches no row.
+    const counts = Array.from({ length: Math.max(0, maxAttempts - lowest + 1) }, (_, i) => lowest + i);
     return [sql`${attempts} = any(${sql.param(counts)}::int[])`];
   }
   const parts: SQL[] = [];

@@ -24,16 +24,23 @@ export function unleasedAt(now: Now, alias?: string): SQL {
   return sql`(${column(alias, 'lease_owner')} is null or ${column(alias, 'lease_until_ms')} <= ${nowSql(now)})`;
 }
 
+/** The side of the clock a due or a retry row is on, its lease apart. */
+export function clockSideAt(state: 'due' | 'retry_scheduled', now: Now, alias?: string): SQL {
+  return state === 'due'
+    ? sql`${column(alias, 'next_visible_at_ms')} <= ${nowSql(now)}`
+    : sql`${column(alias, 'next_visible_at_ms')} > ${nowSql(now)}`;
+}
+
 /** Due and not held by a live lease: what a worker may claim and what the queue shows as `due`. */
 export function claimableAt(now: Now, alias?: string): SQL {
-  return sql`(${column(alias, 'next_visible_at_ms')} <= ${nowSql(now)} and ${unleasedAt(now, alias)})`;
+  return sql`(${clockSideAt('due', now, alias)} and ${unleasedAt(now, alias)})`;
 }
 
 /** Rows in one state at `now`. */
 export function inQueueState(state: QueueState, now: Now, alias?: string): SQL {
   if (state === 'leased') return leasedAt(now, alias);
   if (state === 'due') return claimableAt(now, alias);
-  return sql`(${column(alias, 'next_visible_at_ms')} > ${nowSql(now)} and ${unleasedAt(now, alias)})`;
+  return sql`(${clockSideAt('retry_scheduled', now, alias)} and ${unleasedAt(now, alias)})`;
 }
 
 /** The state as a text column: `due`, `leased` or `retry_scheduled`. */
