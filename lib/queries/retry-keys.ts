@@ -77,24 +77,22 @@ function limitsOf(policy: unknown): FaultLimits | null {
 
 type KeyEntry = Pick<Extract<RetryKeyListRow, { kind: 'key' }>, 'key' | 'phase' | 'category' | 'ordinal' | 'revision'>;
 
-const entryOf = ({ key, phase, category, ordinal, revision }: KeyEntry): KeyEntry => ({ key, phase, category, ordinal, revision });
-
 /**
  * Each step's verdict and, when valid, its keys in key order. A verdict kept for the
  * very row version read spares the checksum: the payload in hand is the one judged
  * valid, so its entries are taken as stored (validation sorted and checked them).
  */
-function judgeSteps(steps: StepRow[]): { verdict: Verdict; entries: KeyEntry[] }[] {
+function judgeSteps(steps: StepRow[]): { verdict: Verdict; entries: readonly KeyEntry[] }[] {
   return steps.map((step) => {
     const limits = limitsOf(step.fault_policy);
     const key = verdictKey(step, limits);
     const kept = keptVerdict(key);
     if (kept) {
-      return { verdict: kept, entries: kept.kind === 'valid' ? (step.fault_state_payload as { entries: KeyEntry[] }).entries.map(entryOf) : [] };
+      return { verdict: kept, entries: kept.kind === 'valid' ? (step.fault_state_payload as { entries: KeyEntry[] }).entries : [] };
     }
     const { verdict, envelope } = judgeEnvelope(step, limits);
     keepVerdict(key, verdict);
-    return { verdict, entries: envelope ? envelope.entries.map(entryOf) : [] };
+    return { verdict, entries: envelope ? envelope.entries : [] };
   });
 }
 
@@ -109,11 +107,40 @@ function contextOf(step: StepContext): StepColumns {
   };
 }
 
-/** One step's rows: its retained keys in key order, or one CORRUPT row. */
-function rowsOfStep(step: StepContext, verdict: Verdict, entries: KeyEntry[]): RetryKeyListRow[] {
+/**
+ * One step's rows the filters keep: its retained keys in key order (after `afterKey`,
+ * when the page resumes inside this step), or one CORRUPT row. Only the rows shown are
+ * built, each as one literal of a fixed shape: a filtered page reads about four keys
+ * for each one it shows.
+ */
+function rowsOfStep(step: StepContext, verdict: Verdict, entries: readonly KeyEntry[], filters: RetryKeyFilters, afterKey: string | null): RetryKeyListRow[] {
   const base = contextOf(step);
-  if (verdict.kind === 'corrupt') return [{ ...base, kind: 'corrupt', error: verdict.error, message: verdict.message }];
-  return entries.map((entry) => ({ ...base, kind: 'key', keyPrefix: retryKeyShortHex(entry.key), ...entry }));
+  if (verdict.kind === 'corrupt') {
+    const shown = afterKey === null && filters.only !== 'keys' && !filters.phase && !filters.category;
+    return shown ? [{ ...base, kind: 'corrupt', error: verdict.error, message: verdict.message }] : [];
+  }
+  const rows: RetryKeyListRow[] = [];
+  for (const entry of entries) {
+    if (filters.phase && entry.phase !== filters.phase) continue;
+    if (filters.category && entry.category !== filters.category) continue;
+    if (afterKey !== null && entry.key <= afterKey) continue;
+    rows.push({
+      stepId: base.stepId,
+      executionId: base.executionId,
+      stepLogicalId: base.stepLogicalId,
+      stepStatus: base.stepStatus,
+      jobName: base.jobName,
+      limits: base.limits,
+      kind: 'key',
+      keyPrefix: retryKeyShortHex(entry.key),
+      key: entry.key,
+      phase: entry.phase,
+      category: entry.category,
+      ordinal: entry.ordinal,
+      revision: entry.revision,
+    });
+  }
+  return rows;
 }
 
 // Not the runtime's default envelope: the text of the partial indexes' predicate, so they serve this list.
@@ -308,11 +335,8 @@ export async function listRetryKeys(
   const judged = judgeSteps(steps);
   const rows: RetryKeyListRow[] = [];
   for (const [i, step] of steps.entries()) {
-    let stepRows = rowsOfStep(step, judged[i]!.verdict, judged[i]!.entries).filter((row) => matches(row, options));
-    if (after?.key != null && Number(step.id) === after.stepId) {
-      stepRows = stepRows.filter((row) => row.kind === 'key' && row.key > (after.key as string));
-    }
-    for (const row of stepRows) {
+    const afterKey = after?.key != null && Number(step.id) === after.stepId ? after.key : null;
+    for (const row of rowsOfStep(step, judged[i]!.verdict, judged[i]!.entries, options, afterKey)) {
       const last = rows[rows.length - 1];
       if (rows.length === size && last) {
         return { rows, nextCursor: { stepId: last.stepId, key: last.kind === 'key' ? last.key : null } };
@@ -326,8 +350,3 @@ export async function listRetryKeys(
   return { rows, nextCursor: { stepId: Number(lastStep.id), key: null } };
 }
 
-function matches(row: RetryKeyListRow, filters: RetryKeyFilters): boolean {
-  if (filters.only === 'keys' && row.kind !== 'key') return false;
-  if (row.kind !== 'key') return !filters.phase && !filters.category;
-  return (!filters.phase || row.phase === filters.phase) && (!filters.category || row.category === filters.category);
-}

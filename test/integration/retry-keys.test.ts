@@ -109,6 +109,34 @@ describe('listRetryKeys', () => {
     expect(row).toMatchObject({ kind: 'corrupt', stepId: strict, error: { kind: 'OrdinalAboveLimit', max: 3 }, limits: { retryLimit: 3, stateLimit: 4 } });
   });
 
+  it('keys-only, phase and category views hold only the keys that match, never a CORRUPT row', async () => {
+    const mixed = await seedExecution(db, { definitionId: definition.id });
+    const valid = await seedStep(db, { executionId: mixed.id, logicalId: 'unlimited' });
+    const broken = await seedStep(db, { executionId: mixed.id, logicalId: 'no-policy' });
+    await storeEnvelope(valid, [
+      { ...entry('8a'), phase: 'read', category: 'TIMEOUT' },
+      { ...entry('8b'), phase: 'write', category: 'TIMEOUT' },
+      { ...entry('8c'), phase: 'read', category: 'SERIALIZATION' },
+    ]);
+    await storeEnvelope(broken, [{ ...entry('8d'), phase: 'read' }]);
+    await pool.query(`update oxide_batch.ob_step_execution set fault_state_checksum = decode(repeat('00', 32), 'hex') where id = $1`, [broken]);
+    const shown = async (filters: { only?: 'keys'; phase?: string; category?: string }) =>
+      (await listRetryKeys(db, { executionId: mixed.id, limit: 100, ...filters })).rows.map((row) => (row.kind === 'key' ? row.keyPrefix.slice(0, 2) : row.kind));
+    expect(await shown({})).toEqual(['corrupt', '8a', '8b', '8c']);
+    expect(await shown({ only: 'keys' })).toEqual(['8a', '8b', '8c']);
+    expect(await shown({ phase: 'read' })).toEqual(['8a', '8c']);
+    expect(await shown({ category: 'TIMEOUT' })).toEqual(['8a', '8b']);
+    expect(await shown({ phase: 'read', category: 'SERIALIZATION' })).toEqual(['8c']);
+    // A page that ends inside a step, whose envelope is then damaged: the next page goes on past that step.
+    const first = await listRetryKeys(db, { executionId: mixed.id, limit: 2 });
+    expect(first.rows.map((row) => row.kind)).toEqual(['corrupt', 'key']);
+    await storeEnvelope(valid, [entry('8a'), entry('8b')], (payload) => {
+      payload.entries[1]!.ordinal = 7;
+    });
+    const next = await listRetryKeys(db, { executionId: mixed.id, limit: 2, after: first.nextCursor });
+    expect(next).toEqual({ rows: [], nextCursor: null });
+  });
+
   it('judges an envelope again once any byte of it changes, though verdicts are kept between renders', async () => {
     const changing = await seedExecution(db, { definitionId: definition.id });
     const step = await seedStep(db, { executionId: changing.id, logicalId: 'limited' });
