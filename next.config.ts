@@ -7,6 +7,14 @@ export const PERMISSIONS_POLICY =
 export const STATIC_CONTENT_SECURITY_POLICY =
   "default-src 'none'; style-src 'self'; img-src 'self'; frame-ancestors 'none'; object-src 'none'; base-uri 'none'; form-action 'none'";
 
+// What every response carries; lib/http/front-door.ts sends the same on what it answers itself.
+export const BASELINE_HEADERS = [
+  { key: 'X-Content-Type-Options', value: 'nosniff' },
+  { key: 'Referrer-Policy', value: 'same-origin' },
+  { key: 'X-Frame-Options', value: 'DENY' },
+  { key: 'Permissions-Policy', value: PERMISSIONS_POLICY },
+];
+
 const nextConfig: NextConfig = {
   reactStrictMode: true,
   poweredByHeader: false,
@@ -20,14 +28,9 @@ const nextConfig: NextConfig = {
     return [
       {
         source: '/:path*',
-        headers: [
-          { key: 'X-Content-Type-Options', value: 'nosniff' },
-          { key: 'Referrer-Policy', value: 'same-origin' },
-          { key: 'X-Frame-Options', value: 'DENY' },
-          { key: 'Permissions-Policy', value: PERMISSIONS_POLICY },
-        ],
+        headers: BASELINE_HEADERS,
       },
-      // What proxy.ts does not see: pages and routes get their nonce policy there.
+      // What the front door passes untouched (lib/http/front-door.ts): pages and routes get their nonce policy there.
       ...['/_next/static/:path*', '/_next/image', '/favicon.ico', '/icon.svg'].map((source) => ({
         source,
         headers: [{ key: 'Content-Security-Policy', value: STATIC_CONTENT_SECURITY_POLICY }],

@@ -2,8 +2,8 @@
 // server), so the client address is derived from the socket, never from what the
 // client says. Started by lib/cli/start.ts as `node lib/cli/server.mjs <start|dev> <port>`.
 // Plain JavaScript so Next's own modules load without a TypeScript loader; only Keel's
-// own modules it needs (settings, the HTTP processes' parent, the client address and
-// request id) go through tsx.
+// own modules it needs (settings, the HTTP processes' parent, the client address, the
+// request id and the front door) go through tsx.
 import cluster from 'node:cluster';
 import { createServer } from 'node:http';
 import { fileURLToPath } from 'node:url';
@@ -39,6 +39,8 @@ if (!supervising) await serve();
 async function serve() {
   const { parseTrustedProxies, stampClientAddress } = await tsImport('../http/client-address.ts', import.meta.url);
   const { stampRequestId } = await tsImport('../http/request-id.ts', import.meta.url);
+  const { openFrontDoor } = await tsImport('../http/front-door.ts', import.meta.url);
+  const frontDoor = openFrontDoor({ development: dev });
   // KEEL_HOST: loopback in demo mode (lib/config/settings.ts).
   const host = parsed.ok ? parsed.value.host : '127.0.0.1';
 
@@ -61,6 +63,8 @@ async function serve() {
   const server = createServer((request, response) => {
     stampClientAddress(request, proxies);
     stampRequestId(request);
+    // The session gate, the request guards and the nonce policy, before Next.js routes the request.
+    if (frontDoor(request, response)) return;
     void handle(request, response);
   });
   if (dev) server.on('upgrade', app.getUpgradeHandler());

@@ -23,7 +23,7 @@ const SERVER = join('lib', 'cli', 'server.mjs');
  * 48 MB per process.
  */
 export const SERVER_NODE_FLAGS = ['--max-semi-space-size=64'] as const;
-const BUILD_INPUTS = ['app', 'components', 'lib', 'public', 'next.config.ts', 'postcss.config.mjs', 'proxy.ts', 'instrumentation.ts', 'package-lock.json'];
+const BUILD_INPUTS = ['app', 'components', 'lib', 'public', 'next.config.ts', 'postcss.config.mjs', 'instrumentation.ts', 'package-lock.json'];
 const BUILD_STAMP = join('.next', 'keel-build-stamp');
 
 /** A cheap fingerprint of what `next build` reads, so a start rebuilds only after a change. */

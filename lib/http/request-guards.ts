@@ -8,6 +8,12 @@ import { malformedPathSegment } from '../domain/path-segment';
 
 const NO_STORE = { 'Cache-Control': 'no-store' };
 
+/** What the guards read of a request: a web `Request`, or a Node request seen through `nodeRequestView`. */
+export interface GuardedRequest {
+  readonly method: string;
+  readonly headers: { get(name: string): string | null; has(name: string): boolean };
+}
+
 /**
  * A path segment that does not decode (`%ZZ`, a cut `%E0%A4%A`) or decodes to NUL,
  * another control or a lone surrogate: Next.js would fail decoding it with a 500, so
@@ -33,7 +39,7 @@ export function refuseMalformedPath(pathname: string): Response | null {
  * host must be the request's host (X-Forwarded-Host first, as Next.js reads it); a
  * request without Origin is left to Next.js.
  */
-export function refuseForeignServerAction(request: Request): Response | null {
+export function refuseForeignServerAction(request: GuardedRequest): Response | null {
   if (request.method !== 'POST' || !request.headers.has('next-action')) return null;
   const origin = request.headers.get('origin');
   if (origin === null) return null;

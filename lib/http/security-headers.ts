@@ -43,6 +43,14 @@ export const PERMISSIONS_POLICY = [
   'interest-cohort=()',
 ].join(', ');
 
+/** What every response carries; next.config.ts sets them on what Next.js answers, the front door on what it answers itself. */
+export const BASELINE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  'X-Content-Type-Options': 'nosniff',
+  'Referrer-Policy': 'same-origin',
+  'X-Frame-Options': 'DENY',
+  'Permissions-Policy': PERMISSIONS_POLICY,
+});
+
 /** A fresh nonce: 16 random bytes, base64. */
 export function createNonce(): string {
   const bytes = new Uint8Array(16);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { contentSecurityPolicy, createNonce, PERMISSIONS_POLICY, STATIC_CONTENT_SECURITY_POLICY } from '../../lib/http/security-headers';
+import { BASELINE_HEADERS, contentSecurityPolicy, createNonce, PERMISSIONS_POLICY, STATIC_CONTENT_SECURITY_POLICY } from '../../lib/http/security-headers';
 import * as nextConfig from '../../next.config';
 
 describe('security headers', () => {
@@ -28,5 +28,6 @@ describe('security headers', () => {
   it('next.config.ts spells the same values as lib/http/security-headers.ts', () => {
     expect(nextConfig.PERMISSIONS_POLICY).toBe(PERMISSIONS_POLICY);
     expect(nextConfig.STATIC_CONTENT_SECURITY_POLICY).toBe(STATIC_CONTENT_SECURITY_POLICY);
+    expect(Object.fromEntries(nextConfig.BASELINE_HEADERS.map(({ key, value }) => [key, value]))).toEqual(BASELINE_HEADERS);
   });
 });
