@@ -3,7 +3,10 @@
 // and a deep keyset page, with the filters the UI offers. Prints p50/p95 per route.
 //
 //   KEEL_BENCH_URL=http://127.0.0.1:3160 KEEL_BENCH_USER=bench KEEL_BENCH_PASSWORD=... \
-//     node bench/read-latency.mjs [--seconds 5] [--only substring] [--json out.json] [--compare http://127.0.0.1:3161]
+//     node bench/read-latency.mjs [--seconds 5] [--only substring] [--json out.json] [--compare http://127.0.0.1:3161] [--cold]
+//
+// Every route gets a few requests first on every server (not counted), so the first routes
+// measured do not pay for loading and compiling the server's code; --cold skips that.
 //
 // --compare names a second server (another build on the same database): every route is
 // then measured on both, one right after the other, alternating which goes first, so
@@ -16,7 +19,14 @@ import { parseArgs } from 'node:util';
 import { benchCredentials, signIn } from './http-bench.mjs';
 
 const { values } = parseArgs({
-  options: { seconds: { type: 'string', default: '5' }, only: { type: 'string' }, json: { type: 'string' }, connections: { type: 'string', default: '10' }, compare: { type: 'string' } },
+  options: {
+    seconds: { type: 'string', default: '5' },
+    only: { type: 'string' },
+    json: { type: 'string' },
+    connections: { type: 'string', default: '10' },
+    compare: { type: 'string' },
+    cold: { type: 'boolean', default: false },
+  },
 });
 const base = process.env.KEEL_BENCH_URL ?? 'http://127.0.0.1:3160';
 const credentials = benchCredentials();
@@ -111,11 +121,21 @@ for (const [path, { page }] of Object.entries(CURSORS)) {
   }
 }
 
+const measured = targets.filter((t) => !values.only || t.url.includes(values.only));
+if (!values.cold) {
+  process.stderr.write(`warming ${measured.length} routes\n`);
+  for (const target of measured) {
+    for (const server of servers) {
+      await autocannon({ url: `${server.base}${target.url}`, connections, headers: { Cookie: server.cookie }, amount: connections * 2 });
+    }
+  }
+}
+
 const rows = [];
-process.stdout.write(`${connections} clients, ${seconds} s per route (2 requests per client when one takes over 1 s), ${servers.map((s) => `${s.name} ${s.base}`).join(' then ')}\n`);
+process.stdout.write(`${connections} clients, ${seconds} s per route (2 requests per client when one takes over 1 s), ${values.cold ? 'no warm-up' : 'after a warm-up'}, ${servers.map((s) => `${s.name} ${s.base}`).join(' then ')}\n`);
 process.stdout.write(`${'kind'.padEnd(5)} ${servers.map((s) => `${s.name} p50 / p95 (reqs)`.padStart(28)).join(' ')}  route\n`);
 const shown = (f) => `${f.p50} / ${f.p95} (${f.requests}${f.bad ? `, ${f.bad} failed, first status ${f.status}` : ''})`;
-for (const [i, target] of targets.filter((t) => !values.only || t.url.includes(values.only)).entries()) {
+for (const [i, target] of measured.entries()) {
   // Alternate which server goes first, so neither always meets the other's leftovers.
   const order = i % 2 === 0 ? servers : [...servers].reverse();
   const figures = {};
