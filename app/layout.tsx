@@ -14,7 +14,7 @@ const THEME_SCRIPT = `(function(){try{var c=document.cookie.match(/(?:^|; )keel-
 
 export default async function RootLayout({ children }: { children: ReactNode }) {
   const theme = (await cookies()).get('keel-theme')?.value;
-  // proxy.ts sets a fresh nonce per request; the Content-Security-Policy allows only scripts carrying it.
+  // Keel's HTTP server sets a fresh nonce per request (lib/http/front-door.ts); the Content-Security-Policy allows only scripts carrying it.
   const nonce = (await headers()).get('x-nonce') ?? undefined;
   return (
     <html lang="en" className={theme === 'dark' ? 'dark' : undefined} suppressHydrationWarning>

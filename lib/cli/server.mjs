@@ -64,7 +64,14 @@ async function serve() {
     stampClientAddress(request, proxies);
     stampRequestId(request);
     // The session gate, the request guards and the nonce policy, before Next.js routes the request.
-    if (frontDoor(request, response)) return;
+    try {
+      if (frontDoor(request, response)) return;
+    } catch {
+      // A fault of Keel's own answers this request with 500, never passes it on unchecked, and keeps the process up.
+      if (!response.headersSent) response.writeHead(500, { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store' });
+      response.end('Internal error');
+      return;
+    }
     void handle(request, response);
   });
   if (dev) server.on('upgrade', app.getUpgradeHandler());

@@ -36,7 +36,7 @@ export function checkPathSegment(decoded: string): Result<string, PathSegmentErr
   return { ok: true, value: decoded };
 }
 
-/** The first segment of a raw path that does not decode, or null: what the proxy refuses before routing. */
+/** The first segment of a raw path that does not decode, or null: what the front door refuses before routing. */
 export function malformedPathSegment(pathname: string): PathSegmentError | null {
   for (const segment of pathname.split('/')) {
     if (!segment.includes('%')) continue;

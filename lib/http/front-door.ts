@@ -7,10 +7,12 @@ import { BASELINE_HEADERS, contentSecurityPolicy, createNonce } from './security
 const PUBLIC_PATHS = ['/sign-in', '/api/health', '/api/auth'];
 
 /** Files Next.js serves as they are; next.config.ts gives them the static policy. */
-const FILE_PATHS = ['/_next/static', '/_next/image', '/favicon.ico', '/icon.svg'];
+const FILE_PATHS = ['/_next/image', '/favicon.ico', '/icon.svg'];
+const FILE_TREE = '/_next/static/';
+/** `keel dev` only: the development overlay's own endpoints, which Next.js answers itself. */
+const DEVELOPMENT_PREFIX = '/__nextjs_';
 
-/** The matcher the console's proxy had: a path starting with one of these skips the gate. */
-const isFilePath = (pathname: string) => FILE_PATHS.some((prefix) => pathname.startsWith(prefix));
+const isFilePath = (pathname: string) => pathname.startsWith(FILE_TREE) || FILE_PATHS.includes(pathname);
 const isPublicPath = (pathname: string) => PUBLIC_PATHS.some((path) => pathname === path || pathname.startsWith(`${path}/`));
 
 const headerText = (value: string | string[] | undefined): string | null =>
@@ -69,6 +71,8 @@ export function admit(method: string, target: string | undefined, headers: Incom
   if (pathname.startsWith('/api/')) {
     return { kind: 'answer', response: Response.json({ code: 'UNAUTHENTICATED', message: 'Sign in first.' }, { status: 401 }) };
   }
+  // `_rsc` is the client router's cache-buster, not part of the address the user was on.
+  url.searchParams.delete('_rsc');
   const location = pathname === '/' ? '/sign-in' : `/sign-in?${new URLSearchParams({ next: pathname + url.search }).toString()}`;
   return { kind: 'answer', response: new Response(location, { status: 307, headers: { Location: location } }) };
 }
@@ -94,7 +98,7 @@ async function send(response: ServerResponse, answer: Response, policy: string):
 export function openFrontDoor(options: { development: boolean }): (request: IncomingMessage, response: ServerResponse) => boolean {
   return (request, response) => {
     const pathname = parseTarget(request.url)?.pathname;
-    if (pathname !== undefined && isFilePath(pathname)) return false;
+    if (pathname !== undefined && (isFilePath(pathname) || (options.development && pathname.startsWith(DEVELOPMENT_PREFIX)))) return false;
     const nonce = createNonce();
     const policy = contentSecurityPolicy(nonce, options.development);
     const admission = admit(request.method ?? 'GET', request.url, request.headers);

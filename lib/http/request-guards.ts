@@ -1,14 +1,14 @@
 import { malformedPathSegment } from '../domain/path-segment';
 
 /**
- * Checks the proxy makes before Next.js routes a request. Each answers the request
- * itself (a Response) or lets it pass (null). They import nothing from Next, so the
- * proxy stays a list of calls.
+ * Checks the front door (front-door.ts) makes before Next.js routes a request. Each
+ * answers the request itself (a Response) or lets it pass (null). They import nothing
+ * from Next, so the front door stays a list of calls.
  */
 
 const NO_STORE = { 'Cache-Control': 'no-store' };
 
-/** What the guards read of a request: a web `Request`, or a Node request seen through `nodeRequestView`. */
+/** What the guards read of a request: a web `Request`, or a Node request as the front door sees it. */
 export interface GuardedRequest {
   readonly method: string;
   readonly headers: { get(name: string): string | null; has(name: string): boolean };

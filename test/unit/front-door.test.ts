@@ -1,4 +1,4 @@
-import { createServer, type IncomingHttpHeaders } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { admit, openFrontDoor } from '../../lib/http/front-door';
@@ -42,6 +42,9 @@ describe('admit', () => {
     expect(root.kind === 'answer' && root.response.headers.get('location')).toBe('/sign-in');
     // Dot segments are resolved as Next.js resolves them before routing.
     expect(admit('GET', '/sign-in/../api/executions', {}).kind).toBe('answer');
+    // The client router's cache-buster is not part of where the user was going.
+    const navigation = admit('GET', '/executions?status=FAILED&_rsc=abc', { rsc: '1' });
+    expect(navigation.kind === 'answer' && navigation.response.headers.get('location')).toBe('/sign-in?next=%2Fexecutions%3Fstatus%3DFAILED');
   });
 
   it('lets a metrics scraper with a bearer token through to the route, which checks it', () => {
@@ -91,10 +94,30 @@ describe('the front door on a real server', () => {
   });
 
   it('leaves static files to Next.js untouched: no session asked, no nonce', async () => {
-    const before = handedOn.length;
-    const file = await fetch(`${base}/_next/static/chunks/main.js`);
-    expect(await file.text()).toBe('next');
-    expect(file.headers.get('content-security-policy')).toBeNull();
-    expect(handedOn[before]!['x-nonce']).toBeUndefined();
+    for (const path of ['/_next/static/chunks/main.js', '/favicon.ico', '/icon.svg', '/_next/image?url=%2Ficon.svg&w=64&q=75']) {
+      const before = handedOn.length;
+      const file = await fetch(`${base}${path}`, { headers: { 'x-nonce': 'chosen' } });
+      expect(await file.text()).toBe('next');
+      expect(file.headers.get('content-security-policy')).toBeNull();
+      expect(handedOn[before]!['x-nonce']).toBe('chosen');
+    }
+    // Only those files: a path that merely starts like one is a page like any other.
+    for (const path of ['/icon.svg.x', '/favicon.ico/x', '/_next/staticx']) {
+      const gated = await fetch(`${base}${path}`, { headers: { 'x-nonce': 'chosen' }, redirect: 'manual' });
+      expect(gated.status).toBe(307);
+    }
+  });
+
+  it('in development only, leaves the error overlay\'s endpoints to Next.js', () => {
+    const served: string[] = [];
+    const respond = (door: ReturnType<typeof openFrontDoor>, url: string) => {
+      const request = { method: 'POST', url, headers: {} } as unknown as IncomingMessage;
+      const response = { setHeader: () => undefined, writeHead: () => undefined, end: () => undefined, destroy: () => undefined } as unknown as ServerResponse;
+      if (!door(request, response)) served.push(url);
+    };
+    respond(openFrontDoor({ development: true }), '/__nextjs_original-stack-frames');
+    respond(frontDoor, '/__nextjs_original-stack-frames');
+    respond(openFrontDoor({ development: true }), '/executions');
+    expect(served).toEqual(['/__nextjs_original-stack-frames']);
   });
 });
