@@ -58,7 +58,10 @@ export type Admission = { kind: 'answer'; response: Response } | { kind: 'pass' 
  * verifies the session itself.
  */
 export function admit(method: string, target: string | undefined, headers: IncomingHttpHeaders): Admission {
-  const url = parseTarget(target);
+  return admitParsed(method, parseTarget(target), headers);
+}
+
+function admitParsed(method: string, url: URL | null, headers: IncomingHttpHeaders): Admission {
   if (url === null) {
     return { kind: 'answer', response: Response.json({ code: 'INVALID_INPUT', message: 'The request address does not parse.' }, { status: 400, headers: { 'Cache-Control': 'no-store' } }) };
   }
@@ -97,11 +100,11 @@ async function send(response: ServerResponse, answer: Response, policy: string):
  */
 export function openFrontDoor(options: { development: boolean }): (request: IncomingMessage, response: ServerResponse) => boolean {
   return (request, response) => {
-    const pathname = parseTarget(request.url)?.pathname;
-    if (pathname !== undefined && (isFilePath(pathname) || (options.development && pathname.startsWith(DEVELOPMENT_PREFIX)))) return false;
+    const url = parseTarget(request.url);
+    if (url !== null && (isFilePath(url.pathname) || (options.development && url.pathname.startsWith(DEVELOPMENT_PREFIX)))) return false;
     const nonce = createNonce();
     const policy = contentSecurityPolicy(nonce, options.development);
-    const admission = admit(request.method ?? 'GET', request.url, request.headers);
+    const admission = admitParsed(request.method ?? 'GET', url, request.headers);
     if (admission.kind === 'answer') {
       send(response, admission.response, policy).catch(() => response.destroy());
       return true;
