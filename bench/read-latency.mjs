@@ -3,10 +3,12 @@
 // and a deep keyset page, with the filters the UI offers. Prints p50/p95 per route.
 //
 //   KEEL_BENCH_URL=http://127.0.0.1:3160 KEEL_BENCH_USER=bench KEEL_BENCH_PASSWORD=... \
-//     node bench/read-latency.mjs [--seconds 5] [--only substring] [--json out.json] [--compare http://127.0.0.1:3161] [--cold]
+//     node bench/read-latency.mjs [--seconds 5] [--only substring] [--json out.json] [--compare http://127.0.0.1:3161] [--cold] [--warm 20]
 //
-// Every route gets a few requests first on every server (not counted), so the first routes
-// measured do not pay for loading and compiling the server's code; --cold skips that.
+// Every route gets --warm requests first on every server (not counted; default 2 per client),
+// so the first routes measured do not pay for loading and compiling the server's code;
+// --cold skips that. A larger --warm (200, say) runs every route that often first, for a
+// server that has seen the whole mix before it is measured.
 //
 // --compare names a second server (another build on the same database): every route is
 // then measured on both, one right after the other, alternating which goes first, so
@@ -26,12 +28,14 @@ const { values } = parseArgs({
     connections: { type: 'string', default: '10' },
     compare: { type: 'string' },
     cold: { type: 'boolean', default: false },
+    warm: { type: 'string' },
   },
 });
 const base = process.env.KEEL_BENCH_URL ?? 'http://127.0.0.1:3160';
 const credentials = benchCredentials();
 const connections = Number(values.connections);
 const seconds = Number(values.seconds);
+const warmRequests = Number(values.warm ?? connections * 2);
 // Deep pages: this many pages in, following each route's own cursor.
 const DEPTH = 10;
 
@@ -123,16 +127,16 @@ for (const [path, { page }] of Object.entries(CURSORS)) {
 
 const measured = targets.filter((t) => !values.only || t.url.includes(values.only));
 if (!values.cold) {
-  process.stderr.write(`warming ${measured.length} routes\n`);
+  process.stderr.write(`warming ${measured.length} routes, ${warmRequests} requests each\n`);
   for (const target of measured) {
     for (const server of servers) {
-      await autocannon({ url: `${server.base}${target.url}`, connections, headers: { Cookie: server.cookie }, amount: connections * 2 });
+      await autocannon({ url: `${server.base}${target.url}`, connections, headers: { Cookie: server.cookie }, amount: warmRequests });
     }
   }
 }
 
 const rows = [];
-process.stdout.write(`${connections} clients, ${seconds} s per route (2 requests per client when one takes over 1 s), ${values.cold ? 'no warm-up' : 'after a warm-up'}, ${servers.map((s) => `${s.name} ${s.base}`).join(' then ')}\n`);
+process.stdout.write(`${connections} clients, ${seconds} s per route (2 requests per client when one takes over 1 s), ${values.cold ? 'no warm-up' : `after a warm-up of ${warmRequests} requests per route`}, ${servers.map((s) => `${s.name} ${s.base}`).join(' then ')}\n`);
 process.stdout.write(`${'kind'.padEnd(5)} ${servers.map((s) => `${s.name} p50 / p95 (reqs)`.padStart(28)).join(' ')}  route\n`);
 const shown = (f) => `${f.p50} / ${f.p95} (${f.requests}${f.bad ? `, ${f.bad} failed, first status ${f.status}` : ''})`;
 for (const [i, target] of measured.entries()) {
