@@ -76,7 +76,16 @@ export function postgresProposalRepository(db: DbOrTx): ProposalRepository {
 
   return {
     get,
-    findPending,
+
+    async lockPending(target): Promise<LockedProposal | null> {
+      const { kind, id } = targetKey(target);
+      const [row] = await db
+        .select({ row: recoveryProposal, serverTimeMs })
+        .from(recoveryProposal)
+        .where(and(eq(recoveryProposal.targetKind, kind), eq(recoveryProposal.targetId, id), eq(recoveryProposal.status, 'PENDING')))
+        .for('update');
+      return row ? { proposal: toProposal(row.row), serverTimeMs: Number(row.serverTimeMs) } : null;
+    },
 
     async createPending(proposal) {
       const { kind, id: targetId } = targetKey(proposal.target);

@@ -10,7 +10,7 @@ import { groupsFromClaims, OIDC_PROVIDER_ID, roleFromGroups, SSO_USERNAME_PREFIX
 import { auditEvent } from '../db/schema/keel';
 import { CLIENT_ADDRESS_HEADER } from '../http/client-address';
 import { logger } from '../server/logger';
-import type { Database } from '../db/client';
+import type { Database, DbOrTx } from '../db/client';
 import { account, rateLimit, session, user, user as userTable, verification } from '../db/schema/auth';
 import { ROLES } from '../domain/roles';
 import { REQUEST_ID_HEADER } from '../http/request-id';
@@ -211,16 +211,22 @@ async function gateSsoUser(db: Database, oidc: OidcSettings, { user, source }: G
     return undefined;
   }
   const userId = String(user.id ?? '');
-  const [current] = await db.select({ role: userTable.role, username: userTable.username }).from(userTable).where(eq(userTable.id, userId));
-  if (current && current.role !== role) {
-    await db.update(userTable).set({ role, updatedAt: new Date() }).where(eq(userTable.id, userId));
-    await auditRoleFromClaim(db, requestId, { userId, username: current.username ?? userId, before: current.role, role, groups });
-  }
+  // The change and its audit event commit together; the row lock orders two sign-ins of one user.
+  await db.transaction(async (tx) => {
+    const [current] = await tx
+      .select({ role: userTable.role, username: userTable.username })
+      .from(userTable)
+      .where(eq(userTable.id, userId))
+      .for('update');
+    if (!current || current.role === role) return;
+    await tx.update(userTable).set({ role, updatedAt: new Date() }).where(eq(userTable.id, userId));
+    await auditRoleFromClaim(tx, requestId, { userId, username: current.username ?? userId, before: current.role, role, groups });
+  });
   return undefined;
 }
 
 async function auditRoleFromClaim(
-  db: Database,
+  db: DbOrTx,
   requestId: string,
   change: { userId: string | null; username: string; before: string | null; role: string; groups: string[] },
 ) {

@@ -87,7 +87,8 @@ export interface LockedProposal {
 export interface ProposalRepository {
   /** Stores a PENDING proposal, or returns the one already pending for the target. */
   createPending(proposal: NewProposal): Promise<{ created: boolean; proposal: RecoveryProposal }>;
-  findPending(target: ProposalTarget): Promise<RecoveryProposal | null>;
+  /** Locks the target's PENDING proposal (FOR UPDATE) for the rest of the transaction. */
+  lockPending(target: ProposalTarget): Promise<LockedProposal | null>;
   get(id: number): Promise<RecoveryProposal | null>;
   /** Locks the row (FOR UPDATE) for the rest of the transaction. */
   lockForDecision(id: number): Promise<LockedProposal | null>;

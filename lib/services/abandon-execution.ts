@@ -8,6 +8,7 @@ import { snapshotEvidenceDigestHex } from '../domain/recovery';
 import { ok } from '../domain/result';
 import type { RecoveryProposal } from '../ports/proposal-repository';
 import type { TakeoverPorts } from '../ports/takeover-ports';
+import { livePendingProposal } from './expire-proposals';
 import { supersede } from './proposal-gate';
 import {
   auditActor,
@@ -70,11 +71,10 @@ export async function proposeAbandon(
       });
       return ok({ proposal, created });
     };
-    const pending = await ports.proposals.findPending(target);
-    if (pending) {
-      if (pending.kind === 'ABANDON') return record(pending, false);
-      return refuse(ports.audit, actor, context, failure('PROPOSAL_PENDING', `Takeover proposal ${pending.id} is pending for this execution; decide it first.`));
-    }
+    const takeoverPending = (pending: RecoveryProposal) =>
+      refuse(ports.audit, actor, context, failure('PROPOSAL_PENDING', `Takeover proposal ${pending.id} is pending for this execution; decide it first.`));
+    const pending = await livePendingProposal(ports, target);
+    if (pending) return pending.kind === 'ABANDON' ? record(pending, false) : takeoverPending(pending);
     const locked = await ports.executions.lockForOperatorRequest(input.executionId);
     if (!locked) return refuse(ports.audit, actor, context, failure('EXECUTION_NOT_FOUND', `Execution ${input.executionId} does not exist.`));
     const disposition = abandonDisposition(locked.status, locked.hasRecoveryDecision);
@@ -102,6 +102,8 @@ export async function proposeAbandon(
       ttlMs: deps.settings.proposalTtlMs,
       cancellationId: randomUUID(),
     });
+    // A concurrent request may have won the target with a takeover proposal.
+    if (proposal.kind !== 'ABANDON') return takeoverPending(proposal);
     return record(proposal, created);
   });
 }

@@ -2,8 +2,10 @@ import 'server-only';
 import { can } from '../domain/roles';
 import type { Actor } from '../domain/actor';
 import { ok } from '../domain/result';
+import type { ProposalTarget, RecoveryProposal } from '../ports/proposal-repository';
 import type { TakeoverPorts } from '../ports/takeover-ports';
 import type { UnitOfWork } from '../ports/unit-of-work';
+import { waitRuleRefusal } from './proposal-gate';
 import { auditActor, failure, proposalContext, refuse, type ServiceResult } from './recovery-common';
 
 export const DEFAULT_EXPIRY_BATCH = 100;
@@ -34,17 +36,38 @@ export async function expireProposals(
     const due = await ports.proposals.lockExpired(input.limit ?? DEFAULT_EXPIRY_BATCH);
     const expired: number[] = [];
     for (const { proposal } of due) {
-      const closed = await ports.proposals.close(proposal.id, { status: 'EXPIRED', decider: null });
-      if (!closed.ok) continue;
-      expired.push(proposal.id);
-      await ports.audit.record({
-        ...proposalContext('recovery.expire', proposal),
-        actor: auditActor(actor),
-        before: { proposalStatus: 'PENDING', deadlineMs: proposal.wait.deadlineMs },
-        after: { proposalStatus: 'EXPIRED' },
-        outcome: 'APPLIED',
-      });
+      if (await expireLocked(ports, proposal, actor)) expired.push(proposal.id);
     }
     return ok({ expired });
   });
+}
+
+/** Closes a locked PENDING proposal as EXPIRED and records it; false when it was no longer pending. */
+async function expireLocked(ports: TakeoverPorts, proposal: RecoveryProposal, actor: Actor): Promise<boolean> {
+  const closed = await ports.proposals.close(proposal.id, { status: 'EXPIRED', decider: null });
+  if (!closed.ok) return false;
+  await ports.audit.record({
+    ...proposalContext('recovery.expire', proposal),
+    actor: auditActor(actor),
+    before: { proposalStatus: 'PENDING', deadlineMs: proposal.wait.deadlineMs },
+    after: { proposalStatus: 'EXPIRED' },
+    outcome: 'APPLIED',
+  });
+  return true;
+}
+
+/**
+ * The target's PENDING proposal, locked for the rest of the transaction, unless its
+ * approval deadline has passed by the database's clock: that one is closed as EXPIRED
+ * first, as the deadline sweep would, so a proposal nobody may approve any more never
+ * stands in for a new request.
+ */
+export async function livePendingProposal(ports: TakeoverPorts, target: ProposalTarget): Promise<RecoveryProposal | null> {
+  const locked = await ports.proposals.lockPending(target);
+  if (!locked) return null;
+  if (waitRuleRefusal(locked.proposal, locked.serverTimeMs)?.expire) {
+    await expireLocked(ports, locked.proposal, HOUSEKEEPING_ACTOR);
+    return null;
+  }
+  return locked.proposal;
 }

@@ -10,6 +10,7 @@ import { err, ok, type Result } from '../domain/result';
 import type { ProposalTarget, RecoveryProposal } from '../ports/proposal-repository';
 import type { RecoveryRepositoryError } from '../ports/recovery-repository';
 import type { TakeoverPorts } from '../ports/takeover-ports';
+import { livePendingProposal } from './expire-proposals';
 import {
   auditActor,
   auditTarget,
@@ -174,11 +175,10 @@ export async function proposeRecovery(
       });
       return ok({ proposal, created });
     };
-    const pending = await ports.proposals.findPending(target);
-    if (pending) {
-      if (pending.kind === 'TAKEOVER') return record(pending, false);
-      return refuse(ports.audit, actor, context, failure('PROPOSAL_PENDING', `Abandon proposal ${pending.id} is pending for this execution; decide it first.`));
-    }
+    const abandonPending = (pending: RecoveryProposal) =>
+      refuse(ports.audit, actor, context, failure('PROPOSAL_PENDING', `Abandon proposal ${pending.id} is pending for this execution; decide it first.`));
+    const pending = await livePendingProposal(ports, target);
+    if (pending) return pending.kind === 'TAKEOVER' ? record(pending, false) : abandonPending(pending);
     const candidate =
       target.kind === 'batch'
         ? await batchCandidate(deps, ports, target.executionId)
@@ -192,6 +192,8 @@ export async function proposeRecovery(
       ttlMs: deps.settings.proposalTtlMs,
       cancellationId: randomUUID(),
     });
+    // A concurrent request may have won the target with an abandon proposal.
+    if (proposal.kind !== 'TAKEOVER') return abandonPending(proposal);
     return record(proposal, created);
   });
 }

@@ -111,6 +111,9 @@ export async function setUserDisabled(
     if (user.disabled === input.disabled) {
       // Already so; still end any session, in case one was made before the flag was set elsewhere.
       const sessionsEnded = input.disabled ? await tx.users.endSessions(user.id) : 0;
+      if (sessionsEnded > 0) {
+        await audit.applied({ action, reason: input.reason ?? null, before: { disabled: true }, after: { disabled: true, sessionsEnded } });
+      }
       return ok({ user, changed: false, sessionsEnded });
     }
     const reason = input.disabled ? (input.reason ?? null) : null;

@@ -124,8 +124,18 @@ describe('user management service on Postgres', () => {
     expect((await audit('dana')).at(-1)).toMatchObject({ action: 'user.disable', outcome: 'APPLIED', reason: 'left the team', before: { disabled: false } });
 
     const again = await setUserDisabled(ports, admin, { username: 'dana', disabled: true });
-    expect(again).toMatchObject({ ok: true, value: { changed: false } });
+    expect(again).toMatchObject({ ok: true, value: { changed: false, sessionsEnded: 0 } });
     expect(await audit('dana')).toHaveLength(before + 1);
+
+    // A session that outlived the flag (made by another path before it was set) is ended by a repeat, and that is audited.
+    await database.pool.query(
+      `insert into keel.session (id, expires_at, token, user_id) select 'late-session', now() + interval '1 hour', 'late-token', id from keel."user" where username = 'dana'`,
+    );
+    const ended = await setUserDisabled(ports, admin, { username: 'dana', disabled: true });
+    expect(ended).toMatchObject({ ok: true, value: { changed: false, sessionsEnded: 1 } });
+    expect(await sessionCount('dana')).toBe(0);
+    expect(await audit('dana')).toHaveLength(before + 2);
+    expect((await audit('dana')).at(-1)).toMatchObject({ action: 'user.disable', outcome: 'APPLIED', before: { disabled: true }, after: { disabled: true, sessionsEnded: 1 } });
   });
 
   it('enables a disabled user, who can sign in again', async () => {
