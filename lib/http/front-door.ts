@@ -66,7 +66,7 @@ function admitParsed(method: string, url: URL | null, headers: IncomingHttpHeade
     return { kind: 'answer', response: Response.json({ code: 'INVALID_INPUT', message: 'The request address does not parse.' }, { status: 400, headers: { 'Cache-Control': 'no-store' } }) };
   }
   const { pathname } = url;
-  const refused = refuseMalformedPath(pathname) ?? refuseForeignServerAction(guardedView(method, headers));
+  const refused = refuseMalformedPath(pathname) ?? refuseForeignServerAction(guardedView(method, headers), pathname);
   if (refused) return { kind: 'answer', response: refused };
   if (isPublicPath(pathname) || hasSessionCookie(headers)) return { kind: 'pass' };
   // A metrics scraper authenticates with a bearer token, which the route checks.

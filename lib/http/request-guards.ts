@@ -34,13 +34,24 @@ export function refuseMalformedPath(pathname: string): Response | null {
 }
 
 /**
- * A server action posted from another origin. Next.js refuses it too, but by
- * throwing, which answers 500; this answers 403. Same rule as Next.js: the Origin's
- * host must be the request's host (X-Forwarded-Host first, as Next.js reads it); a
- * request without Origin is left to Next.js.
+ * What Next.js takes for a server action: a POST naming one (Next-Action), or a
+ * multipart form posted to a page, as a form without JavaScript sends it. Route
+ * handlers under /api are not pages.
  */
-export function refuseForeignServerAction(request: GuardedRequest): Response | null {
-  if (request.method !== 'POST' || !request.headers.has('next-action')) return null;
+function mayBeServerAction(request: GuardedRequest, pathname: string): boolean {
+  if (request.method !== 'POST') return false;
+  if (request.headers.has('next-action')) return true;
+  return !pathname.startsWith('/api/') && (request.headers.get('content-type')?.startsWith('multipart/form-data') ?? false);
+}
+
+/**
+ * A server action posted from another origin. Next.js refuses it too, but by
+ * throwing, which answers 500 and logs an error; this answers 403. Same rule as
+ * Next.js: the Origin's host must be the request's host (X-Forwarded-Host first, as
+ * Next.js reads it); a request without Origin is left to Next.js.
+ */
+export function refuseForeignServerAction(request: GuardedRequest, pathname: string): Response | null {
+  if (!mayBeServerAction(request, pathname)) return null;
   const origin = request.headers.get('origin');
   if (origin === null) return null;
   const host = request.headers.get('x-forwarded-host')?.split(',')[0]?.trim() || request.headers.get('host');

@@ -58,6 +58,9 @@ describe('admit', () => {
     expect(malformed.kind === 'answer' && malformed.response.status).toBe(400);
     const foreign = admit('POST', '/executions', { ...SESSION, 'next-action': 'abc', origin: 'http://evil.example', host: 'localhost:3000' });
     expect(foreign.kind === 'answer' && foreign.response.status).toBe(403);
+    // A form without JavaScript posts multipart with no Next-Action header; Next.js takes it for an action too.
+    const form = admit('POST', '/sign-in', { 'content-type': 'multipart/form-data; boundary=x', origin: 'http://evil.example', host: 'localhost:3000' });
+    expect(form.kind === 'answer' && form.response.status).toBe(403);
     expect(admit('POST', '/executions', { ...SESSION, 'next-action': 'abc', origin: 'http://localhost:3000', host: 'localhost:3000' }).kind).toBe('pass');
   });
 });
