@@ -91,9 +91,11 @@ test('two processes serve the port; the background work runs in one of them', as
   await expect.poll(() => ['0', '1'].every((i) => keel.output().includes(`(HTTP process ${i})`))).toBe(true);
   await expect.poll(() => keel.output().match(/bulk replay worker started/g)?.length).toBe(1);
   await expect.poll(() => keel.output().match(/metric sampler started/g)?.length).toBe(1);
+  await expect.poll(() => keel.output().match(/proposal expiry started/g)?.length).toBe(1);
   const out = keel.output();
   expect(out.match(/metric sampler started/g)).toHaveLength(1);
   expect(out.match(/bulk replay worker started/g)).toHaveLength(1);
+  expect(out.match(/proposal expiry started/g)).toHaveLength(1);
   // Each process names itself after the instance: keel-p-1 works the bulk jobs.
   expect(out).toMatch(/"instance":"keel-p-1"/);
 });
