@@ -42,9 +42,9 @@ export function startBulkReplayWorker({
   idleMs = 1_000,
   worker: lease = processWorker(),
 }: BulkReplayWorkerOptions): RunningWorker {
-  log('info', 'bulk replay worker started', { batchSize, instance: lease.instance });
-  const worker = startWorkerLoop({
+  return startWorkerLoop({
     name: 'bulk replay worker',
+    startFields: { batchSize, instance: lease.instance },
     log,
     errorDelayMs: 5_000,
     async step() {
@@ -53,12 +53,6 @@ export function startBulkReplayWorker({
       return report ? 0 : idleMs;
     },
   });
-  return {
-    async stop() {
-      await worker.stop();
-      log('info', 'bulk replay worker stopped');
-    },
-  };
 }
 
 /**

@@ -109,9 +109,9 @@ export async function sampleMetrics(
 
 /** Samples every 15 s (DESIGN.md 3.3), starting at once. */
 export function startMetricSampler({ db, log, staleThresholdMs, intervalMs = METRIC_SAMPLE_INTERVAL_MS, wait }: MetricSamplerOptions): RunningWorker {
-  log('info', 'metric sampler started', { intervalMs });
-  const worker = startWorkerLoop({
+  return startWorkerLoop({
     name: 'metric sampler',
+    startFields: { intervalMs },
     log,
     errorDelayMs: intervalMs,
     wait,
@@ -120,10 +120,4 @@ export function startMetricSampler({ db, log, staleThresholdMs, intervalMs = MET
       return intervalMs;
     },
   });
-  return {
-    async stop() {
-      await worker.stop();
-      log('info', 'metric sampler stopped');
-    },
-  };
 }

@@ -20,9 +20,9 @@ export interface ProposalExpiryOptions {
  * rows another holds.
  */
 export function startProposalExpiry({ deps, log, intervalMs = PROPOSAL_EXPIRY_INTERVAL_MS, wait }: ProposalExpiryOptions): RunningWorker {
-  log('info', 'proposal expiry started', { intervalMs });
-  const worker = startWorkerLoop({
+  return startWorkerLoop({
     name: 'proposal expiry',
+    startFields: { intervalMs },
     log,
     errorDelayMs: intervalMs,
     wait,
@@ -38,10 +38,4 @@ export function startProposalExpiry({ deps, log, intervalMs = PROPOSAL_EXPIRY_IN
       return count === DEFAULT_EXPIRY_BATCH ? 0 : intervalMs;
     },
   });
-  return {
-    async stop() {
-      await worker.stop();
-      log('info', 'proposal expiry stopped');
-    },
-  };
 }

@@ -188,9 +188,9 @@ export interface WebhookWorkerOptions {
 /** Delivers webhooks until stopped, and checks for rising dead letters every minute. */
 export function startWebhookWorker({ db, log, settings, baseUrl, fetch: send, wait }: WebhookWorkerOptions): RunningWorker {
   let lastCheck = 0;
-  log('info', 'webhook worker started', { endpoints: settings.endpoints.length });
-  const worker = startWorkerLoop({
+  return startWorkerLoop({
     name: 'webhook worker',
+    startFields: { endpoints: settings.endpoints.length },
     log,
     wait,
     errorDelayMs: 5_000,
@@ -205,10 +205,4 @@ export function startWebhookWorker({ db, log, settings, baseUrl, fetch: send, wa
       return report.delivered + report.retried + report.failed > 0 ? 0 : IDLE_MS;
     },
   });
-  return {
-    async stop() {
-      await worker.stop();
-      log('info', 'webhook worker stopped');
-    },
-  };
 }

@@ -45,7 +45,8 @@ const timerWait: WorkerWait = (delayMs, signal) =>
 /**
  * Runs `step` until stopped; `step` returns how long to wait before the next run (0 to
  * go on at once). A failing step is logged and retried after `errorDelayMs`. Timers are
- * unref'd so a worker never keeps a process alive on its own.
+ * unref'd so a worker never keeps a process alive on its own. Logs "<name> started"
+ * (with `startFields`) at once and "<name> stopped" once the last step has finished.
  */
 export function startWorkerLoop(options: {
   name: string;
@@ -53,8 +54,10 @@ export function startWorkerLoop(options: {
   step: () => Promise<number>;
   errorDelayMs: number;
   wait?: WorkerWait;
+  startFields?: Record<string, string | number | boolean>;
 }): RunningWorker {
   const { name, log, step, errorDelayMs, wait = timerWait } = options;
+  log('info', `${name} started`, options.startFields);
   const stopping = new AbortController();
   const loop = (async () => {
     while (!stopping.signal.aborted) {
@@ -77,6 +80,7 @@ export function startWorkerLoop(options: {
     async stop() {
       stopping.abort();
       await loop;
+      log('info', `${name} stopped`);
     },
   };
 }
