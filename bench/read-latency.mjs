@@ -5,9 +5,9 @@
 //   KEEL_BENCH_URL=http://127.0.0.1:3160 KEEL_BENCH_USER=bench KEEL_BENCH_PASSWORD=... \
 //     node bench/read-latency.mjs [--seconds 5] [--only substring] [--json out.json] [--compare http://127.0.0.1:3161] [--cold] [--warm 20]
 //
-// Every route gets --warm requests first on every server (not counted; default 2 per client),
-// so the first routes measured do not pay for loading and compiling the server's code;
-// --cold skips that. A larger --warm (200, say) runs every route that often first, for a
+// Every route gets --warm requests first on every server (not counted; default 2 per client,
+// at least 1), so the first routes measured do not pay for loading and compiling the server's
+// code; --cold (or --warm 0) skips that. A larger --warm (200, say) runs every route that often first, for a
 // server that has seen the whole mix before it is measured.
 //
 // --compare names a second server (another build on the same database): every route is
@@ -35,7 +35,8 @@ const base = process.env.KEEL_BENCH_URL ?? 'http://127.0.0.1:3160';
 const credentials = benchCredentials();
 const connections = Number(values.connections);
 const seconds = Number(values.seconds);
-const warmRequests = Number(values.warm ?? connections * 2);
+// autocannon needs at least one request per connection, and reads 0 as "no limit".
+const warmRequests = Math.max(Number(values.warm ?? connections * 2), connections);
 // Deep pages: this many pages in, following each route's own cursor.
 const DEPTH = 10;
 
@@ -126,7 +127,7 @@ for (const [path, { page }] of Object.entries(CURSORS)) {
 }
 
 const measured = targets.filter((t) => !values.only || t.url.includes(values.only));
-if (!values.cold) {
+if (!values.cold && values.warm !== '0') {
   process.stderr.write(`warming ${measured.length} routes, ${warmRequests} requests each\n`);
   for (const target of measured) {
     for (const server of servers) {
@@ -136,7 +137,7 @@ if (!values.cold) {
 }
 
 const rows = [];
-process.stdout.write(`${connections} clients, ${seconds} s per route (2 requests per client when one takes over 1 s), ${values.cold ? 'no warm-up' : `after a warm-up of ${warmRequests} requests per route`}, ${servers.map((s) => `${s.name} ${s.base}`).join(' then ')}\n`);
+process.stdout.write(`${connections} clients, ${seconds} s per route (2 requests per client when one takes over 1 s), ${values.cold || values.warm === '0' ? 'no warm-up' : `after a warm-up of ${warmRequests} requests per route`}, ${servers.map((s) => `${s.name} ${s.base}`).join(' then ')}\n`);
 process.stdout.write(`${'kind'.padEnd(5)} ${servers.map((s) => `${s.name} p50 / p95 (reqs)`.padStart(28)).join(' ')}  route\n`);
 const shown = (f) => `${f.p50} / ${f.p95} (${f.requests}${f.bad ? `, ${f.bad} failed, first status ${f.status}` : ''})`;
 for (const [i, target] of measured.entries()) {

@@ -107,42 +107,54 @@ describe('a proposal past its approval deadline', () => {
 });
 
 describe('two requests of different kinds racing for one execution', () => {
-  it('the loser is refused PROPOSAL_PENDING, never handed the other kind of proposal as its own', async () => {
-    const execution = await seedStaleExecution(db, { status: 'STOPPED' });
-    const holder = newPool(1);
-    const client = await holder.connect();
+  /** A proposal of `kind` inserted but not yet committed holds the target's one PENDING slot while `request` runs. */
+  async function raceAgainstUncommitted(kind: 'TAKEOVER' | 'ABANDON', executionId: number, request: (db: ReturnType<typeof createDatabase>) => Promise<unknown>) {
+    const client = await newPool(1).connect();
     try {
-      // A takeover proposal inserted but not yet committed holds the target's one PENDING slot.
       await client.query('begin');
       const inserted = await client.query(
         `insert into keel.recovery_proposal (target_kind, target_id, kind, evidence_digest, evidence, expected_version, proposer_id,
            proposer_login, wait_owner, wait_deadline, wait_cancellation_id)
-         values ('batch', $1, 'TAKEOVER', sha256('e'), '{}', 0, 'user:other', 'other', 'p', clock_timestamp() + interval '15 minutes', 'c')
+         values ('batch', $1, $2, sha256('e'), '{}', 0, 'user:other', 'other', 'p', clock_timestamp() + interval '15 minutes', 'c')
          returning id`,
-        [String(execution.id)],
+        [String(executionId), kind],
       );
-      const takeoverId = Number(inserted.rows[0].id);
-
-      const abandonPool = newPool(1);
-      const abandoning = proposeAbandon({ ...deps, uow: recoveryDeps(createDatabase(abandonPool)).uow }, approver, { executionId: execution.id });
-      // Wait until the abandon request's insert is blocked on the uncommitted row.
+      const requested = request(createDatabase(newPool(1)));
+      // Wait until the request's insert is blocked on the uncommitted row.
       for (;;) {
         const { rows } = await pool.query(
-          `select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and query like '%insert into keel.recovery_proposal%'`,
+          `select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and pid <> pg_backend_pid() and query like '%insert into keel.recovery_proposal%'`,
         );
         if (rows[0].n > 0) break;
         await new Promise<void>((resolve) => setImmediate(resolve));
       }
       await client.query('commit');
-
-      const result = await abandoning;
-      expect(result).toMatchObject({ ok: false, error: { code: 'PROPOSAL_PENDING' } });
-      expect(!result.ok && result.error.message).toContain(`Takeover proposal ${takeoverId}`);
-      expect(await proposalRow(takeoverId)).toEqual({ status: 'PENDING', kind: 'TAKEOVER', decided: false });
-      const { rows } = await pool.query(`select count(*)::int as n from keel.recovery_proposal where target_id = $1`, [String(execution.id)]);
-      expect(rows[0].n).toBe(1);
+      return { result: await requested, winnerId: Number(inserted.rows[0].id) };
     } finally {
       client.release();
     }
+  }
+
+  async function onlyProposalOf(executionId: number) {
+    const { rows } = await pool.query(`select id, kind, status from keel.recovery_proposal where target_id = $1`, [String(executionId)]);
+    return rows.map((row) => ({ ...row, id: Number(row.id) }));
+  }
+
+  it('an abandon request that loses to a takeover is refused PROPOSAL_PENDING, never handed the takeover as its own', async () => {
+    const execution = await seedStaleExecution(db, { status: 'STOPPED' });
+    const { result, winnerId } = await raceAgainstUncommitted('TAKEOVER', execution.id, (racer) =>
+      proposeAbandon({ ...deps, uow: recoveryDeps(racer).uow }, approver, { executionId: execution.id }),
+    );
+    expect(result).toMatchObject({ ok: false, error: { code: 'PROPOSAL_PENDING', message: expect.stringContaining(`Takeover proposal ${winnerId}`) } });
+    expect(await onlyProposalOf(execution.id)).toEqual([{ id: winnerId, kind: 'TAKEOVER', status: 'PENDING' }]);
+  });
+
+  it('a takeover request that loses to an abandon is refused PROPOSAL_PENDING, never handed the abandon as its own', async () => {
+    const execution = await seedStaleExecution(db);
+    const { result, winnerId } = await raceAgainstUncommitted('ABANDON', execution.id, (racer) =>
+      proposeRecovery({ ...deps, uow: recoveryDeps(racer).uow }, operator, { target: 'batch', reason: 'owner silent', executionId: execution.id }),
+    );
+    expect(result).toMatchObject({ ok: false, error: { code: 'PROPOSAL_PENDING', message: expect.stringContaining(`Abandon proposal ${winnerId}`) } });
+    expect(await onlyProposalOf(execution.id)).toEqual([{ id: winnerId, kind: 'ABANDON', status: 'PENDING' }]);
   });
 });

@@ -37,12 +37,14 @@ describe('a takeover chosen as a deadlock victim', () => {
     const runtime = await newPool(1).connect();
     try {
       await runtime.query('begin');
-      // The runtime waits longer before checking for a deadlock, so the takeover is the victim.
-      await runtime.query(`set local deadlock_timeout = '30s'`);
+      // The takeover checks for a deadlock 3 s into its wait and the runtime 60 s into its own, so the takeover
+      // is the victim even when the runtime's insert starts waiting a while after the takeover did.
+      await runtime.query(`set local deadlock_timeout = '60s'`);
       await runtime.query('select id from oxide_batch.ob_job_instance where id = $1 for update', [instanceId]);
 
       // The takeover locks the execution, then its operator request's foreign key needs the instance row.
-      const confirming = confirmTakeover({ ...deps, uow: recoveryDeps(createDatabase(newPool(1))).uow }, approver, {
+      const takeoverPool = newPool(1, { options: '-c deadlock_timeout=3s' });
+      const confirming = confirmTakeover({ ...deps, uow: recoveryDeps(createDatabase(takeoverPool)).uow }, approver, {
         proposalId: proposal.id,
         evidenceDigest: proposal.evidenceDigestHex,
         expectedVersion: proposal.expectedVersion,
