@@ -44,7 +44,7 @@ export function startBulkReplayWorker({
 }: BulkReplayWorkerOptions): RunningWorker {
   return startWorkerLoop({
     name: 'bulk replay worker',
-    startFields: { batchSize, instance: lease.instance },
+    announce: { batchSize, instance: lease.instance },
     log,
     errorDelayMs: 5_000,
     async step() {

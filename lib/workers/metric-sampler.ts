@@ -111,7 +111,7 @@ export async function sampleMetrics(
 export function startMetricSampler({ db, log, staleThresholdMs, intervalMs = METRIC_SAMPLE_INTERVAL_MS, wait }: MetricSamplerOptions): RunningWorker {
   return startWorkerLoop({
     name: 'metric sampler',
-    startFields: { intervalMs },
+    announce: { intervalMs },
     log,
     errorDelayMs: intervalMs,
     wait,

@@ -22,7 +22,7 @@ export interface ProposalExpiryOptions {
 export function startProposalExpiry({ deps, log, intervalMs = PROPOSAL_EXPIRY_INTERVAL_MS, wait }: ProposalExpiryOptions): RunningWorker {
   return startWorkerLoop({
     name: 'proposal expiry',
-    startFields: { intervalMs },
+    announce: { intervalMs },
     log,
     errorDelayMs: intervalMs,
     wait,

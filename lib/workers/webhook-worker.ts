@@ -190,7 +190,7 @@ export function startWebhookWorker({ db, log, settings, baseUrl, fetch: send, wa
   let lastCheck = 0;
   return startWorkerLoop({
     name: 'webhook worker',
-    startFields: { endpoints: settings.endpoints.length },
+    announce: { endpoints: settings.endpoints.length },
     log,
     wait,
     errorDelayMs: 5_000,

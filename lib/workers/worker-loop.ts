@@ -45,8 +45,9 @@ const timerWait: WorkerWait = (delayMs, signal) =>
 /**
  * Runs `step` until stopped; `step` returns how long to wait before the next run (0 to
  * go on at once). A failing step is logged and retried after `errorDelayMs`. Timers are
- * unref'd so a worker never keeps a process alive on its own. Logs "<name> started"
- * (with `startFields`) at once and "<name> stopped" once the last step has finished.
+ * unref'd so a worker never keeps a process alive on its own. With `announce`, logs
+ * "<name> started" (with those fields) at once and "<name> stopped" once the last step has
+ * finished; loops that report on their own (the demo runtime's many) leave it out.
  */
 export function startWorkerLoop(options: {
   name: string;
@@ -54,10 +55,11 @@ export function startWorkerLoop(options: {
   step: () => Promise<number>;
   errorDelayMs: number;
   wait?: WorkerWait;
-  startFields?: Record<string, string | number | boolean>;
+  announce?: Record<string, string | number | boolean>;
 }): RunningWorker {
   const { name, log, step, errorDelayMs, wait = timerWait } = options;
-  log('info', `${name} started`, options.startFields);
+  const { announce } = options;
+  if (announce) log('info', `${name} started`, announce);
   const stopping = new AbortController();
   const loop = (async () => {
     while (!stopping.signal.aborted) {
@@ -80,7 +82,7 @@ export function startWorkerLoop(options: {
     async stop() {
       stopping.abort();
       await loop;
-      log('info', `${name} stopped`);
+      if (announce) log('info', `${name} stopped`);
     },
   };
 }
