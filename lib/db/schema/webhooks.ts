@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { bigint, check, index, integer, jsonb, text, timestamp, uniqueIndex, boolean } from 'drizzle-orm/pg-core';
+import { WEBHOOK_FORMATS } from '../../domain/webhook-formats';
 import { WEBHOOK_DELIVERY_STATUSES } from '../../domain/webhook-filters';
 import { textList } from '../sql/text-list';
 import { keel } from './keel';
@@ -16,10 +17,15 @@ export const webhookEndpoint = keel.table(
     name: text('name').primaryKey(),
     // Only the URL's origin, for the admin page: the path of a chat webhook is a secret.
     origin: text('origin').notNull(),
+    // KEEL_WEBHOOK_FORMAT_<NAME>, shown on the admin page; the keys it needs stay in the environment.
+    format: text('format').notNull().default('generic'),
     enabled: boolean('enabled').notNull().default(true),
     updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
   },
-  (t) => [check('webhook_endpoint_name', sql`${t.name} ~ '^[a-z0-9_-]{1,32}$'`)],
+  (t) => [
+    check('webhook_endpoint_name', sql`${t.name} ~ '^[a-z0-9_-]{1,32}$'`),
+    check('webhook_endpoint_format', sql`${t.format} in (${textList(WEBHOOK_FORMATS)})`),
+  ],
 );
 
 export const webhookEvent = keel.table(
