@@ -41,7 +41,7 @@ module.exports = {
       name: 'services-are-functions-of-their-ports',
       severity: 'error',
       comment:
-        'Use cases take their ports as arguments (STYLE.md 3): they never reach adapters, the database, the ' +
+        'Use cases take their ports as arguments (CONTRIBUTING.md#code-habits): they never reach adapters, the database, the ' +
         'server wiring, the read models, app/ or components/, nor Next, Drizzle, pg or better-auth.',
       from: { path: '^lib/services/' },
       to: {

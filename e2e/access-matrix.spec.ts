@@ -28,7 +28,7 @@ import { ACTIONS, actionPermission, NO_ID, PAGES, renderAccessTable, ROUTES } fr
  * The access matrix: every server action of the build, every page and route handler
  * under app/, and every better-auth endpoint, called by each role, by nobody, with an
  * expired session and with a forged cookie. Who may do what comes only from
- * PERMISSIONS (lib/domain/roles.ts, DESIGN.md section 1): what is allowed gets past
+ * PERMISSIONS (lib/domain/roles.ts, docs/design.md#roles): what is allowed gets past
  * the guard, the rest is refused, and a refusal changes nothing but the audit log,
  * which gains exactly the refusal's row (server actions refused for a role) or
  * nothing (pages, routes, strangers).

@@ -1,5 +1,5 @@
 /**
- * Every TanStack Query key comes from this factory (STYLE.md 7), so a mutation
+ * Every TanStack Query key comes from this factory (CONTRIBUTING.md#add-a-read), so a mutation
  * invalidates exactly what it changed.
  */
 type Filters = Record<string, string | number | boolean | Date | undefined | null>;

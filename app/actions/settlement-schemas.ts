@@ -7,7 +7,7 @@ import { deadLetterFiltersSchema } from '@/lib/queries/settlements-types';
 
 // Receipt ids are the runtime's free text: kept exactly as given, never trimmed.
 const receiptId = singleLineText(1_000, { min: 1, trim: false, required: 'A receipt id is required.' });
-// The dialog's idempotency key, made when it opens (DESIGN.md 5.1 bounds).
+// The dialog's idempotency key, made when it opens (docs/design.md#identifiers).
 const operationId = operationIdSchema();
 const requiredNote = multiLineText(2_000, { min: 1, required: 'Say why: a note is required.' });
 const optionalNote = multiLineText(2_000).optional();

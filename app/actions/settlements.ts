@@ -9,7 +9,7 @@ import { previewBulkRequeue } from '@/lib/services/bulk-requeue';
 import { bulkCancelSchema, bulkJobSchema, bulkPreviewSchema, bulkRequeuePreviewSchema, deadLetterActionSchema, requeueSchema } from './settlement-schemas';
 
 /**
- * Settlement mutations (DESIGN.md 4.4, 5.2, 5.3). Each is one service call; the
+ * Settlement mutations (docs/design.md#dead-letter-replay, #bulk-replay, #discard-and-requeue). Each is one service call; the
  * services are idempotent by operation id (replay, discard, requeue) or by job
  * (start, cancel), so a double click or a resubmitted dialog acts once.
  */

@@ -2,7 +2,7 @@ import type { OwnerObservation } from '@/lib/domain/batch-status';
 
 type MarkerKey = 'unknownCommit' | 'completedPartition' | 'committedFlowDecision' | 'ambiguousExternalEffect';
 
-/** Each marker of DESIGN.md 4.2 with what it means for a takeover, set and clear, in one sentence each. */
+/** Each marker of the recovery snapshot (docs/design.md#recovery-snapshot) with what it means for a takeover, set and clear, in one sentence each. */
 export const MARKERS: { key: MarkerKey; code: string; set: string; clear: string }[] = [
   {
     key: 'unknownCommit',

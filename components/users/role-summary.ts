@@ -1,6 +1,6 @@
 import type { Role } from '@/lib/domain/roles';
 
-/** What each role may do (DESIGN.md 1), for dialogs that say exactly what will change. */
+/** What each role may do (docs/design.md#roles), for dialogs that say exactly what will change. */
 export const ROLE_SUMMARY: Record<Role, string> = {
   viewer: 'reads every page and changes nothing',
   operator: 'reads, proposes recoveries and requests stops',

@@ -8,7 +8,7 @@ import { err, ok } from '../domain/result';
 import { PROPOSAL_STATUSES, type ProposalStatus } from '../domain/proposal-status';
 import type { LockedProposal, ProposalRepository, ProposalTarget, RecoveryProposal } from '../ports/proposal-repository';
 
-// The database's clock by the runtime's expression (DESIGN.md 4.2), as every rule reads it.
+// The database's clock by the runtime's expression (docs/design.md#runtime-timestamps), as every rule reads it.
 const serverTimeMs = sql<number>`${runtimeServerTimeMs}`;
 // Deadlines are whole milliseconds, so "now > deadline" means the same here as in TypeScript.
 const nowMsAligned = sql`date_trunc('milliseconds', clock_timestamp())`;

@@ -30,13 +30,13 @@ interface SnapshotRow extends Record<string, unknown> {
 
 
 /**
- * The snapshot statement of DESIGN.md 4.2. The owner token is a parameter compared
+ * The snapshot statement (docs/design.md#recovery-snapshot). The owner token is a parameter compared
  * in SQL and never a selected column, so no result, log or page can carry it.
  */
 function snapshotQuery(executionId: number, ownerToken: Buffer) {
   return sql<SnapshotRow>`
     select e.id, e.status, e.attempt, e.version,
-           -- The runtime's own expression (DESIGN.md 4.2): the cast rounds, .678999 ms reads 679.
+           -- The runtime's own expression (docs/design.md#runtime-timestamps): the cast rounds, .678999 ms reads 679.
            ${runtimeEpochMs(sql`e.updated_at`)} as updated_at_ms,
            ${runtimeServerTimeMs} as server_time_ms,
            ${ownerObservation(sql`e.owner_token`, ownerToken)} as owner,

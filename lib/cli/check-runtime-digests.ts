@@ -12,7 +12,7 @@ import { confirmTakeover } from '../services/confirm-takeover';
 import { proposeRecovery } from '../services/propose-recovery';
 import type { RecoveryServiceDeps } from '../services/recovery-common';
 
-/** Microseconds below the millisecond of the rows the check writes (DESIGN.md 4.2's rounding cases). */
+/** Microseconds below the millisecond of the rows the check writes (the rounding cases of docs/design.md#runtime-timestamps). */
 export const SUB_MILLISECOND_OFFSETS_US = [0, 300, 500, 700] as const;
 
 export interface DigestCheckRow {

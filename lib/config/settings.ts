@@ -9,7 +9,7 @@ import { parseWebhookSettings, type WebhookSettings } from './webhooks';
 
 export type { SettingError } from './setting-error';
 
-/** Keel's settings (DESIGN.md 3), read once from the environment at start. */
+/** Keel's settings (docs/configuration.md), read once from the environment at start. */
 export interface Settings {
   databaseUrl: string | undefined;
   /**

@@ -1,8 +1,8 @@
 import { sql, type SQL } from 'drizzle-orm';
 
 /**
- * The runtime's own conversion of a timestamptz to epoch milliseconds (DESIGN.md 3.1,
- * 4.2): the bigint cast rounds, so a value ending in .678999 ms reads as 679. Every
+ * The runtime's own conversion of a timestamptz to epoch milliseconds
+ * (docs/design.md#runtime-timestamps): the bigint cast rounds, so a value ending in .678999 ms reads as 679. Every
  * time that enters a digest or a rule goes through this expression and no other.
  */
 export const runtimeEpochMsText = (column: string): string => `(extract(epoch from ${column}) * 1000)::bigint`;

@@ -13,7 +13,7 @@ import { seedSettlements } from './seed-settlements';
 export const DEMO_SEED = 20261130;
 const SEED_MARKER = 'demo_seed';
 
-/** One user per role (DESIGN.md 8); approver2 lets two approvers meet on one proposal. */
+/** One user per role (docs/design.md#demo-mode); approver2 lets two approvers meet on one proposal. */
 export const DEMO_USERS: { username: string; name: string; role: Role }[] = [
   { username: 'viewer', name: 'Vera Viewer', role: 'viewer' },
   { username: 'operator', name: 'Otto Operator', role: 'operator' },

@@ -1,4 +1,4 @@
-// The runtime's bound on an actor reference (DESIGN.md 3.1), apart from the zod schemas in
+// The runtime's bound on an actor reference (docs/design.md#identifiers), apart from the zod schemas in
 // identifier-patterns.ts so a client component can check it without loading zod.
 
 export const ACTOR_REF_PATTERN = /^[A-Za-z0-9._:@-]{1,128}$/;

@@ -1,5 +1,5 @@
 
-/** The runtime's execution and step lifecycle vocabulary (DESIGN.md 3.1). */
+/** The runtime's execution and step lifecycle vocabulary (docs/design.md#execution-statuses). */
 export const BATCH_STATUSES = [
   'STARTING',
   'STARTED',

@@ -16,7 +16,7 @@ function describe(value: unknown): string {
 }
 
 /**
- * The runtimes' length-prefixed canonical encoding (DESIGN.md 4.2): every string and
+ * The runtimes' length-prefixed canonical encoding (docs/design.md#canonical-writer): every string and
  * byte string is a u64 big-endian length then its bytes, every integer a u64
  * big-endian, an optional integer 0x00 or 0x01 then the u64. The tag goes first.
  *

@@ -1,6 +1,6 @@
 import { totalResult, err, ok, type Result } from './result';
 
-/** The only orchestration spec a checkpoint may govern (DESIGN.md 4.3). */
+/** The only orchestration spec a checkpoint may govern (docs/design.md#orchestration-checkpoints). */
 export const GOVERNING_SPEC = '111-durable-dynamic-orchestration';
 
 const MAX_U32 = 0xffff_ffff;
@@ -152,7 +152,7 @@ function checkpointStrings(checkpoint: DurableCheckpoint): string[] {
   ];
 }
 
-/** The save-time rules of DESIGN.md 4.3: every refusal is InvalidCheckpoint with its reason. */
+/** The save-time rules (docs/design.md#checkpoint-rules): every refusal is InvalidCheckpoint with its reason. */
 function validateCheckpointUnchecked(checkpoint: DurableCheckpoint): Result<DurableCheckpoint, InvalidCheckpoint> {
   if (checkpoint.governingSpec !== GOVERNING_SPEC) {
     return err(invalidCheckpoint(`unsupported governing spec ${JSON.stringify(checkpoint.governingSpec)}`));

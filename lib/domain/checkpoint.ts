@@ -76,7 +76,7 @@ export type RecoveryError = CheckpointErrorOf<
 >;
 
 /**
- * Fails closed in the order of DESIGN.md 4.3, so the first broken guarantee is the one
+ * Fails closed in the order of docs/design.md#checkpoint-rules, so the first broken guarantee is the one
  * reported: presence and completeness, authenticity, governing snapshots, live lease.
  */
 function recoverCheckpointUnchecked(

@@ -5,7 +5,7 @@ import { textProblem } from './text-problem';
 // schemas that validate them on the server (dead-letter-filter.ts) re-export them.
 
 /**
- * Which dead letters a view or a bulk replay takes (DESIGN.md 5.2); every field narrows
+ * Which dead letters a view or a bulk replay takes (docs/design.md#bulk-replay); every field narrows
  * the set. The dead-letter list, its groups, the queue view (on its own columns) and
  * the bulk replay preview all read this one type, so a preview freezes exactly the rows
  * the list shows for the same fields.

@@ -1,6 +1,6 @@
 /**
  * The SCREAMING_SNAKE code a server action returns for a PascalCase error kind
- * (DESIGN.md 2): `StaleLease` -> `STALE_LEASE`. A run of capitals stays one word
+ * (docs/design.md#results-and-error-codes): `StaleLease` -> `STALE_LEASE`. A run of capitals stays one word
  * (`HTTPTimeout` -> `HTTP_TIMEOUT`), so codes stay stable when kinds hold acronyms.
  */
 export function toErrorCode(kind: string): string {

@@ -46,7 +46,7 @@ export type FaultStateFormatError =
 /** Limits read from a definition manifest's fault policy that are out of range. */
 export type FaultPolicyError = { kind: 'InvalidRetryLimit' } | { kind: 'InvalidRetryStateLimit' };
 
-/** The FaultStateStore port's errors (DESIGN.md 4.1). */
+/** The FaultStateStore port's errors (docs/design.md#fault-state-store). */
 export type FaultStateError =
   | { kind: 'CapacityExhausted'; max: number }
   | { kind: 'StaleReservation' }
@@ -157,7 +157,7 @@ function checksumHexUnchecked(envelope: FaultStateEnvelope): Result<string, Faul
   return sum.ok ? ok(sum.value.toString('hex')) : sum;
 }
 
-/** The shape checks after the size check, in DESIGN.md 4.1's order. */
+/** The shape checks after the size check, in the order of docs/design.md#fault-state-envelope. */
 function envelopeFromJson(value: unknown): Result<FaultStateEnvelope, FaultStateFormatError> {
   if (!isRecord(value) || !isDigestHex(value.checkpoint) || !Array.isArray(value.entries)) {
     return err({ kind: 'Malformed' });

@@ -5,8 +5,8 @@ import { err, ok, type Result } from './result';
 export { ACTOR_REF_MESSAGE, ACTOR_REF_PATTERN, isActorRef };
 
 /**
- * The runtime's bounds on the identifiers Keel writes into its tables (DESIGN.md 3.1,
- * 5.1): the one home of these patterns, for services, form schemas and actions alike.
+ * The runtime's bounds on the identifiers Keel writes into its tables
+ * (docs/design.md#identifiers): the one home of these patterns, for services, form schemas and actions alike.
  */
 export const REASON_CODE_PATTERN = /^[A-Z0-9_]{1,64}$/;
 export const OPERATION_ID_MAX_LENGTH = 64;

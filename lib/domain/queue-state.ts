@@ -1,5 +1,5 @@
 /**
- * Where a queued settlement attempt stands at an instant (DESIGN.md 3.3): a live lease
+ * Where a queued settlement attempt stands at an instant (docs/design.md#queue-states): a live lease
  * wins, then visibility. The overview, the queue view, the metrics and the claim all
  * use this rule; lib/db/sql/queue-state.ts is its SQL form, held equal by a test.
  */

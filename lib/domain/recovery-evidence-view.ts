@@ -100,7 +100,7 @@ function parseMarkers(value: unknown): RecoveryMarkers | undefined {
 }
 
 /**
- * The fields of DESIGN.md 4.2's evidence digest, in its order, so a page can show
+ * The fields of the evidence digest (docs/design.md#evidence-digest), in its order, so a page can show
  * exactly what the digest binds; `recomputedDigest` hashes this list itself.
  */
 export function batchDigestInputs(evidence: {
@@ -147,7 +147,7 @@ export function batchDigestInputs(evidence: {
   return withDigest(BATCH_EVIDENCE_TAG, fields);
 }
 
-/** The fields of DESIGN.md 4.3's orchestration evidence digest, in its order. */
+/** The fields of the orchestration evidence digest (docs/design.md#orchestration-evidence-digest), in its order. */
 export function orchestrationDigestInputs(evidence: {
   executionId: string;
   authenticationTag: string;

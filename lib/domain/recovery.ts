@@ -42,7 +42,7 @@ export interface RecoveryMarkers {
   ambiguousExternalEffect: boolean;
 }
 
-/** One value-redacted observation read with the database's clock (DESIGN.md 4.2). */
+/** One value-redacted observation read with the database's clock (docs/design.md#recovery-snapshot). */
 export interface RecoverySnapshot {
   executionId: number;
   status: BatchStatus;
@@ -192,7 +192,7 @@ export type RecoverRequestDigestError =
   | { kind: 'InvalidRecoveryOutcome' }
   | { kind: 'InvalidRequest'; field: string };
 
-/** The `request_digest` of the APPLIED RECOVER operator request (DESIGN.md 5.1). */
+/** The `request_digest` of the APPLIED RECOVER operator request (docs/design.md#recover-request-digest). */
 export function recoverRequestDigestHex(input: RecoverRequestDigestInput): Result<string, RecoverRequestDigestError> {
   if (!isObject(input)) return err({ kind: 'InvalidRequest', field: 'input' });
   const evidence = digestBytes(input.evidenceDigest);
@@ -234,7 +234,7 @@ export interface OrchestrationEvidenceInput {
   leaseOwner: string;
 }
 
-/** Evidence for taking over an orchestration whose lease expired (DESIGN.md 4.3). */
+/** Evidence for taking over an orchestration whose lease expired (docs/design.md#orchestration-evidence-digest). */
 export function orchestrationEvidenceDigestHex(input: OrchestrationEvidenceInput): Result<string, EvidenceDigestError> {
   if (!isObject(input)) return invalid('evidence');
   for (const field of ['executionId', 'authenticationTag', 'leaseOwner'] as const) {
@@ -314,7 +314,7 @@ function clockProblem(snapshot: RecoverySnapshot, clock: CandidateClock): ClockE
 }
 
 /**
- * The proposer rules of DESIGN.md 4.2, in order. Staleness is measured against
+ * The proposer rules (docs/design.md#proposer-rules), in order. Staleness is measured against
  * the database's clock only; the local clocks just decide whether that
  * measurement can be trusted.
  */

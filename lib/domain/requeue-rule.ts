@@ -1,5 +1,5 @@
 /**
- * The one rule for requeueing a settlement (DESIGN.md 5.3), shared by the single requeue
+ * The one rule for requeueing a settlement (docs/design.md#discard-and-requeue), shared by the single requeue
  * and each item of a bulk requeue: only a retry waiting for its time, still at the row
  * version the person saw (or the preview froze), and held by no live lease.
  */

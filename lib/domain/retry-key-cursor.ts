@@ -16,7 +16,7 @@ export type RetryKeyCursorError = { code: 'INVALID_CURSOR'; message: string };
 export const CURSOR_NOT_MADE_HERE = 'This cursor was not made by Keel.';
 
 // A retry key is an identity that never leaves the server in a URL, a log or a label
-// (DESIGN.md 4.1): the cursor that carries one is sealed with AES-256-GCM, so a link
+// (docs/design.md#retry-key): the cursor that carries one is sealed with AES-256-GCM, so a link
 // in browser history or an access log shows neither the key nor the step.
 const FORMAT = 1;
 const KEY_INFO = 'keel retry-key cursor';

@@ -47,7 +47,7 @@ function itemOrdinal(value: number | bigint): bigint | null {
 }
 
 /**
- * The opaque retry key (DESIGN.md 4.1). It holds no item value, but it still
+ * The opaque retry key (docs/design.md#retry-key). It holds no item value, but it still
  * identifies one unit of work, so it is never logged and never a metric label.
  */
 export function deriveRetryKey(input: RetryKeyInput): Result<Buffer, RetryKeyError> {

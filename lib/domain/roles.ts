@@ -1,4 +1,4 @@
-/** The five roles of DESIGN.md section 1 and what each may do. */
+/** The five roles and what each may do (docs/design.md#roles). */
 export const ROLES = ['viewer', 'operator', 'approver', 'support', 'admin'] as const;
 export type Role = (typeof ROLES)[number];
 

@@ -1,4 +1,4 @@
-/** The closed vocabularies the settlement runtime persists (DESIGN.md 4.4). */
+/** The closed vocabularies the settlement runtime persists (docs/design.md#settlement-vocabulary). */
 
 export const MAX_U32 = 0xffff_ffff;
 
@@ -73,7 +73,7 @@ export type SettlementRoute =
 export const SETTLEMENT_EVENT_KINDS = ['claimed', 'retry_scheduled', 'dead_lettered', 'replayed', 'finished'] as const;
 export type SettlementEventKind = (typeof SETTLEMENT_EVENT_KINDS)[number];
 
-/** The per-item results a bulk replay job ends with (DESIGN.md 5.2). */
+/** The per-item results a bulk replay job ends with (docs/design.md#bulk-replay). */
 export const BULK_REPLAY_ITEM_RESULTS = [
   'replayed',
   // A bulk discard's counterpart of replayed: the dead letter was deleted, its JSON kept in the audit log.

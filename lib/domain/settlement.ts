@@ -29,7 +29,7 @@ export interface ClaimParams {
 const isIntegerIn = (value: number, min: number, max: number): boolean =>
   Number.isInteger(value) && value >= min && value <= max;
 
-/** The claim bounds of DESIGN.md 4.4. The worker id is bounded in UTF-8 bytes, as the runtime's `str::len`. */
+/** The claim bounds (docs/design.md#settlement-claims). The worker id is bounded in UTF-8 bytes, as the runtime's `str::len`. */
 function validateClaimParamsUnchecked(params: ClaimParams): Result<ClaimParams, ClaimValidationError> {
   const workerIdBytes = Buffer.byteLength(params.workerId, 'utf8');
   if (workerIdBytes === 0 || workerIdBytes > MAX_SETTLEMENT_WORKER_ID_BYTES) return err({ kind: 'WorkerIdLength' });
@@ -120,7 +120,7 @@ function outcomeProblem(outcome: SettlementOutcome): string | null {
 }
 
 /**
- * Where a claimed outcome goes (DESIGN.md 4.4). `attempts` is the claim's count before
+ * Where a claimed outcome goes (docs/design.md#settlement-outcomes). `attempts` is the claim's count before
  * this invocation; `observedAtMs` is both the lease check time and the retry base.
  */
 function routeOutcomeUnchecked(

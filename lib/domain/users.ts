@@ -7,7 +7,7 @@ import { USER_STATUSES } from './user-search';
 export { USER_STATUSES, userSearch } from './user-search';
 
 /**
- * User management input (DESIGN.md 5.3), one schema per server action. The create
+ * User management input (docs/design.md#users), one schema per server action. The create
  * form checks its fields first with checkNewUser (new-user-check.ts: the same rules
  * and messages without zod, held equal to createUserSchema by a unit test). Users are
  * named by username: it is unique, never changes, and is what the audit log shows as

@@ -2,7 +2,7 @@ import type { Actor } from '../domain/actor';
 
 export type AuditOutcome = 'APPLIED' | 'REFUSED';
 
-/** One row of `keel.audit_event` (DESIGN.md 3.3): who did what to which target, and how it ended. */
+/** One row of `keel.audit_event` (docs/design.md#audit): who did what to which target, and how it ended. */
 export interface AuditEventInput {
   actor: Pick<Actor, 'id' | 'login' | 'role'>;
   action: string;

@@ -7,7 +7,7 @@ import type {
 import type { OperatorAction, OperatorOutcomeClass, OperatorRejectionCode } from '../domain/operator-request';
 import type { Result } from '../domain/result';
 
-/** Everything one recovery decision writes to the runtime's tables (DESIGN.md 5.1). */
+/** Everything one recovery decision writes to the runtime's tables (docs/design.md#guarded-takeover). */
 export interface RecoveryDecisionWrite {
   executionId: number;
   /** The version the evidence observed; the update is guarded by it. */

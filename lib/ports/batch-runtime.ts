@@ -114,8 +114,8 @@ export type BatchRuntimeError =
 export type BatchRuntimeErrorOf<K extends BatchRuntimeError['kind']> = Extract<BatchRuntimeError, { kind: K }>;
 
 /**
- * The writes a batch runtime makes to `oxide_batch` as it runs its jobs (DESIGN.md
- * 3.1): registering definitions, launching and restarting executions, moving them
+ * The writes a batch runtime makes to `oxide_batch` as it runs its jobs
+ * (docs/design.md#runtime-schema): registering definitions, launching and restarting executions, moving them
  * through the legal statuses, heartbeating, and creating, committing and finishing
  * steps. Keel itself never runs jobs; the demo runtime uses this port to behave like
  * the real runtime, so the console meets the rows and races a real one produces.
@@ -136,7 +136,7 @@ export interface BatchRuntime {
   ): Promise<
     Result<OwnedExecution, BatchRuntimeErrorOf<'DuplicateExecution' | 'NotRestartable' | 'InvalidWrite' | 'Unavailable'>>
   >;
-  /** One legal in-place move (DESIGN.md 3.1); resolving moves set `ended_at` and the exit code. */
+  /** One legal in-place move (docs/design.md#execution-statuses); resolving moves set `ended_at` and the exit code. */
   moveExecution(
     execution: OwnedExecution,
     move: StatusMove,

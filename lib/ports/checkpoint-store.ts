@@ -33,7 +33,7 @@ export interface TakeoverCandidatePage {
 }
 
 /**
- * Authenticated persistence of durable orchestration checkpoints (DESIGN.md 4.3).
+ * Authenticated persistence of durable orchestration checkpoints (docs/design.md#orchestration-checkpoints).
  * The store holds the signing key; it never enters a checkpoint or a result.
  */
 export interface CheckpointStore {

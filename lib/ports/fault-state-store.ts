@@ -34,7 +34,7 @@ export interface RetryReservation {
 }
 
 /**
- * Durable, bounded retry-reservation state for one step execution (DESIGN.md 4.1).
+ * Durable, bounded retry-reservation state for one step execution (docs/design.md#fault-state-store).
  * `reserve` is a compare-and-swap: a stale or concurrent writer loses instead of
  * spending one ordinal twice. Resolved keys are process-local until `clearResolved`
  * runs in the commit that advances the checkpoint.

@@ -10,7 +10,7 @@ export interface ProposalPerson {
   login: string;
 }
 
-/** The proposal's human-approval wait (DESIGN.md 3.3): owned by the proposal, bounded by the TTL. */
+/** The proposal's human-approval wait (docs/design.md#approval-wait): owned by the proposal, bounded by the TTL. */
 export interface ProposalWait {
   kind: 'human_approval';
   /** The proposal id, as text. */

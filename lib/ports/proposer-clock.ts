@@ -1,5 +1,5 @@
 /**
- * The local clocks the proposer rules judge a snapshot against (DESIGN.md 4.2).
+ * The local clocks the proposer rules judge a snapshot against (docs/design.md#proposer-rules).
  * Staleness is measured on the database's clock; these only decide whether that
  * measurement can be trusted.
  */

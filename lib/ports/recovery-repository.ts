@@ -7,7 +7,7 @@ export type RecoveryRepositoryError =
   | { kind: 'InvalidOwnerToken' }
   | { kind: 'Unavailable' };
 
-/** One bounded, value-redacted observation read with the database's clock (DESIGN.md 4.2). */
+/** One bounded, value-redacted observation read with the database's clock (docs/design.md#recovery-snapshot). */
 export interface RecoveryRepository {
   /**
    * Reads the snapshot in one statement. The owner token is compared in SQL and

@@ -23,7 +23,7 @@ export interface EnqueueSettlement {
 }
 
 /**
- * The settlement runtime's outcome store over Postgres (DESIGN.md 4.4). Workers claim
+ * The settlement runtime's outcome store over Postgres (docs/design.md#settlement-claims). Workers claim
  * due attempts under a lease and commit each outcome only while the row still equals
  * their claim, so a worker that lost its lease can never overwrite another's work.
  * Times are the caller's epoch milliseconds, as the runtime passes them.

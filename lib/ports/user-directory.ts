@@ -27,7 +27,7 @@ export interface AppliedUserOperation {
   username: string;
 }
 
-/** `keel.user`, `keel.account` and `keel.session` for user management (DESIGN.md 5.3). */
+/** `keel.user`, `keel.account` and `keel.session` for user management (docs/design.md#users). */
 export interface UserDirectory {
   /**
    * Serializes user management (a transaction-scoped lock) and returns the acting

@@ -21,7 +21,7 @@ export type ActionResult<T> =
 export type HandlerResult<T> = { ok: true; value: T } | { ok: false; error: { code: string; message: string } };
 
 /**
- * The one wrapper for every server action (STYLE.md 1): authenticate, check the
+ * The one wrapper for every server action (CONTRIBUTING.md#add-an-action): authenticate, check the
  * role, parse with zod, run the handler, map typed errors to the result union.
  * Unexpected errors are logged with a request id and never reach the client.
  * `name` (such as `user.create`) labels the audit events and outcome metrics and

@@ -13,7 +13,7 @@ import { readAlertGauges } from '../queries/alert-gauges';
 import { readOverview } from '../queries/overview';
 
 /**
- * Prometheus metrics (DESIGN.md 7). Label values come only from closed sets (action
+ * Prometheus metrics (docs/design.md#metrics). Label values come only from closed sets (action
  * names, outcomes, codes, route patterns, statuses, reason codes): a retry key, owner
  * token or receipt id is never a label, and anything that does not look like a member
  * of its set is reported as "other" so an id can never slip in.

@@ -25,7 +25,7 @@ interface Runtime {
   replica: { db: Database; pool: pg.Pool; monitor: ReplicaMonitor } | null;
   auth: KeelAuth;
   /**
-   * This process's owner token (DESIGN.md 4.2): random, never written anywhere, so
+   * This process's owner token (docs/design.md#owner-token): random, never written anywhere, so
    * the console only ever observes ABSENT or OTHER_PROCESS.
    */
   ownerToken: Buffer;

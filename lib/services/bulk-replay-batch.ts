@@ -63,7 +63,7 @@ export function starterLossReason(action: BulkAction, starterLogin: string, loss
  * Runs one batch of the oldest RUNNING job no other instance holds, in one transaction,
  * and renews `worker`'s lease on it:
  * each frozen item is replayed, or classified as already replayed, no longer
- * dead-lettered, or changed since the preview (DESIGN.md 5.2); a REQUEUE job's items go
+ * dead-lettered, or changed since the preview (docs/design.md#bulk-replay); a REQUEUE job's items go
  * to requeueBatchItems. Item results commit with
  * the replays, so a worker killed mid-batch leaves that batch wholly undone, and the
  * next run redoes it; the replay's unique operation id guards the rest. Null when no

@@ -50,7 +50,7 @@ const jobTarget = (jobId: number | string) => ({ kind: 'bulk_replay', id: String
 
 /**
  * Freezes the dead letters matching the filter into a new job's items with one
- * INSERT ... SELECT (DESIGN.md 5.2); the job replays exactly those, never later arrivals.
+ * INSERT ... SELECT (docs/design.md#bulk-replay); the job replays exactly those, never later arrivals.
  * More than 100,000 matches is refused rather than cut short.
  */
 export function previewBulkReplay(

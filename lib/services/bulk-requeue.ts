@@ -19,7 +19,7 @@ export interface BulkRequeuePreview {
 
 /**
  * Freezes those of the ticked receipts that are still retry-scheduled into a REQUEUE job
- * (DESIGN.md 5.2 and 5.3), each with its row_version; the job is started, cancelled and
+ * (docs/design.md#bulk-replay), each with its row_version; the job is started, cancelled and
  * worked exactly like a bulk replay, and each item is requeued with the single requeue's rule.
  */
 export function previewBulkRequeue(

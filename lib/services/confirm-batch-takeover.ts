@@ -19,7 +19,7 @@ import {
   type ServiceResult,
 } from './recovery-common';
 
-/** With an unknown commit, only this reason may fail the execution (DESIGN.md 5.1). */
+/** With an unknown commit, only this reason may fail the execution (docs/design.md#guarded-takeover). */
 export const UNKNOWN_EFFECT_REASON_CODE = 'UNKNOWN_EFFECT';
 
 interface BatchConfirmation {

@@ -41,7 +41,7 @@ function inputProblem(input: ConfirmTakeoverInput): string | null {
 }
 
 /**
- * Step 3 of the guarded takeover (DESIGN.md 5.1), in one transaction: lock the
+ * Step 3 of the guarded takeover (docs/design.md#guarded-takeover), in one transaction: lock the
  * proposal, then the target row; apply the wait and actor rules; re-read the
  * evidence; then take over. Two approvers at once: the second waits on the proposal
  * lock and then finds it decided.

@@ -86,7 +86,7 @@ const validReceipt = (receiptId: string) =>
   receiptId === '' ? { code: 'INVALID_INPUT', message: 'A receipt id is required.' } : null;
 
 /**
- * Replays one dead letter (DESIGN.md 4.4): in one transaction the dead letter goes, a
+ * Replays one dead letter (docs/design.md#dead-letter-replay): in one transaction the dead letter goes, a
  * fresh attempt is queued, and the replay and its audit event are recorded.
  */
 export function replayDeadLetter(transactions: UnitOfWork<SettlementReplayPorts>, actor: Actor, input: DeadLetterActionInput): Promise<ServiceResult<ReplayResult>> {
@@ -115,7 +115,7 @@ export function replayDeadLetter(transactions: UnitOfWork<SettlementReplayPorts>
   });
 }
 
-/** Deletes a dead letter for good (DESIGN.md 5.3); its JSON lives on in the audit event. */
+/** Deletes a dead letter for good (docs/design.md#discard-and-requeue); its JSON lives on in the audit event. */
 export function discardDeadLetter(transactions: UnitOfWork<SettlementReplayPorts>, actor: Actor, input: DeadLetterActionInput): Promise<ServiceResult<DiscardResult>> {
   const { receiptId, operationId } = input;
   const note = input.note.trim();
@@ -136,7 +136,7 @@ export function discardDeadLetter(transactions: UnitOfWork<SettlementReplayPorts
   });
 }
 
-/** Makes a retry-scheduled settlement due now (DESIGN.md 5.3), guarded by its row version. */
+/** Makes a retry-scheduled settlement due now (docs/design.md#discard-and-requeue), guarded by its row version. */
 export function requeueSettlement(transactions: UnitOfWork<SettlementReplayPorts>, actor: Actor, input: RequeueInput): Promise<ServiceResult<RequeueResult>> {
   const { receiptId, operationId, expectedRowVersion } = input;
   const note = input.note?.trim() ?? '';

@@ -20,7 +20,7 @@ function decidedFailure(proposal: RecoveryProposal): RecoveryFailure {
 }
 
 /**
- * The human-approval wait rules of DESIGN.md 5.1, in order: cancellation wins, then
+ * The human-approval wait rules (docs/design.md#approval-wait), in order: cancellation wins, then
  * the deadline (which only a still-pending proposal can newly miss), then a decision
  * already taken. `expire` says the refusal also closes the proposal as EXPIRED.
  */

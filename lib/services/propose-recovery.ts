@@ -142,7 +142,7 @@ async function orchestrationCandidate(ports: TakeoverPorts, executionId: string,
 }
 
 /**
- * Step 1 of the guarded takeover (DESIGN.md 5.1): read the evidence, apply the
+ * Step 1 of the guarded takeover (docs/design.md#guarded-takeover): read the evidence, apply the
  * proposer rules, and store a PENDING proposal with its human-approval wait. While
  * one is pending for the target, that one is returned instead.
  */

@@ -28,7 +28,7 @@ export interface StopRequested {
 }
 
 /**
- * Request stop as the runtime's STOP operator request (DESIGN.md 5.3): allowed on
+ * Request stop as the runtime's STOP operator request (docs/design.md#request-stop): allowed on
  * STARTING and STARTED, where it sets `stop_requested_at/by` and moves `updated_at`
  * forward without bumping the version, so the owner's next compare-and-set still
  * succeeds; a repeat on one already asked, STOPPING or finished succeeds and changes

@@ -16,7 +16,7 @@ export type ServiceResult<T> = Result<T, ServiceError>;
 /**
  * A refusal decided inside the transaction. It is thrown so the transaction rolls back
  * whatever it wrote, then recorded on its own: a refused mutation commits its audit
- * event and nothing else (DESIGN.md 3.3). It never leaves this module's callers.
+ * event and nothing else (docs/design.md#audit). It never leaves this module's callers.
  */
 class Refusal extends Error {
   constructor(

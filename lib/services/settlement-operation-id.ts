@@ -6,7 +6,7 @@ import { bulkReplayItemOperationId } from '../domain/settlement';
 const DIGEST_MARK = 'sha256.';
 
 /**
- * A bulk item's operation id: `<job>:<receipt>` (DESIGN.md 5.2) whenever that is a
+ * A bulk item's operation id: `<job>:<receipt>` (docs/design.md#bulk-replay) whenever that is a
  * valid operation id. Receipt ids are free text of any length, so a receipt that would
  * break the 64-character bound or the character set is replaced by the hex SHA-256 of
  * its UTF-8 bytes, cut to fit: `<job>:sha256.<hex>`, at least 37 hex digits (148 bits)

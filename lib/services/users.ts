@@ -8,7 +8,7 @@ import type { DirectoryUser, PasswordHasher, UserPorts } from '../ports/user-dir
 import type { UnitOfWork } from '../ports/unit-of-work';
 
 /**
- * User management (DESIGN.md 5.3): create, disable or enable, change role. Each use
+ * User management (docs/design.md#users): create, disable or enable, change role. Each use
  * case runs in one transaction with its audit event; a refusal commits its audit
  * event and nothing else. Repeating a request whose effect already holds changes
  * nothing and writes no second event, so a double submit is harmless.

@@ -29,7 +29,7 @@ function reportBatch(log: WorkerLog, report: BulkReplayBatchReport | null): void
 }
 
 /**
- * The server-side bulk replay worker (DESIGN.md 5.2). Its state is all in the
+ * The server-side bulk replay worker (docs/design.md#bulk-replay). Its state is all in the
  * database, so a restarted worker resumes every unfinished RUNNING job where the last
  * committed batch left it. A job stays with one instance while that instance's lease on
  * it holds (each batch renews it); once the lease runs out, another instance takes it over.

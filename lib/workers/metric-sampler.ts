@@ -107,7 +107,7 @@ export async function sampleMetrics(
   });
 }
 
-/** Samples every 15 s (DESIGN.md 3.3), starting at once. */
+/** Samples every 15 s (docs/design.md#metrics), starting at once. */
 export function startMetricSampler({ db, log, staleThresholdMs, intervalMs = METRIC_SAMPLE_INTERVAL_MS, wait }: MetricSamplerOptions): RunningWorker {
   return startWorkerLoop({
     name: 'metric sampler',

@@ -16,7 +16,7 @@ const approver2 = actor('approver', 'approver.two@example.com');
 
 /**
  * The runtime's `request_digest` written out by hand from the canonical writer's rules
- * (DESIGN.md 4.2; request.rs): a u64 big-endian length before every string, an
+ * (docs/design.md#canonical-writer; request.rs): a u64 big-endian length before every string, an
  * optional u64 as 0x01 then 8 bytes, and no arguments as the string NONE.
  */
 function independentRequestDigest(action: string, executionId: number, expectedVersion: number, reason: string): string {

@@ -18,7 +18,7 @@ const CURRENT = randomBytes(16);
 
 /**
  * The evidence digest of a stepless execution with no markers, written out by hand from
- * the canonical writer's rules (DESIGN.md 4.2), independent of Keel's writer.
+ * the canonical writer's rules (docs/design.md#canonical-writer), independent of Keel's writer.
  */
 function independentEvidenceDigest(e: { id: number; status: string; attempt: number; version: number; owner: string; updatedAtMs: number }): string {
   const u64 = (value: number | bigint) => {

@@ -49,7 +49,7 @@ describe('BatchStatus vocabulary', () => {
     expect(isUnresolved(status)).toBe(unresolved);
   });
 
-  it('allows exactly the in-place moves DESIGN lists', () => {
+  it('allows exactly the in-place moves the runtime allows', () => {
     const legal = new Set([
       'STARTING>STARTED', 'STARTING>STOPPING', 'STARTING>FAILED', 'STARTING>UNKNOWN',
       'STARTED>STOPPING', 'STARTED>STOPPED', 'STARTED>FAILED', 'STARTED>COMPLETED', 'STARTED>UNKNOWN',

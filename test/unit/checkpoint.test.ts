@@ -278,7 +278,7 @@ describe('recoverCheckpoint', () => {
     });
   });
 
-  it('reports the first failure in the order of DESIGN.md 4.3', () => {
+  it('reports the first failure in the order recover checks them', () => {
     const expected = checkpoint().snapshots;
     const otherSnapshots = { ...expected, manifestDigest: 'm2', registryDigest: 'r2' };
     const incompleteAndTampered = { ...sealed(), executionId: '', authenticationTag: 'x' };
@@ -490,7 +490,7 @@ describe('parseCheckpointJson', () => {
   });
 });
 
-describe('the nine errors of DESIGN.md 4.3', () => {
+describe('the nine checkpoint errors', () => {
   it('are each produced by the function that owns them', () => {
     const stored = sealed({ wait: wait(), retry: retryPolicy(), compensation: [step('undo', 1, 'wrong')] });
     const produced = new Set([

@@ -117,7 +117,7 @@ describe('evaluateCandidate', () => {
       expect(evaluateCandidate(stale, { ...clock, localWallMs: Number.NaN })).toEqual(unusable('WallClockSkewExceeded'));
     });
 
-    it('checks its conditions in the order DESIGN lists them', () => {
+    it('checks its conditions in the order the proposer rules list them', () => {
       const everything = { ...clock, lastServerTimeMs: NOW + 1, readFinishedMonoMs: 0, localWallMs: 0 };
       const future = { ...stale, updatedAtMs: NOW + 1 };
       expect(evaluateCandidate(future, everything)).toEqual(unusable('ServerTimeWentBackwards'));

@@ -116,7 +116,7 @@ describe('validateClaimParams', () => {
 });
 
 describe('vocabularies', () => {
-  it('hold the skip reasons, failure codes and retryable codes of DESIGN.md 4.4', () => {
+  it('hold the skip reasons, failure codes and retryable codes the settlement runtime persists', () => {
     expect(SKIP_REASONS).toEqual(['denied', 'no_economic_intent', 'zero_charge']);
     expect(FAILURE_CODES).toEqual([
       'invalid_receipt_signature', 'invalid_action_hash', 'untrusted_receipt_signer',

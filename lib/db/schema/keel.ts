@@ -18,7 +18,7 @@ import { BULK_REPLAY_STATUSES } from '../../domain/settlement-vocabulary';
 import { textList } from '../sql/text-list';
 import { bytea } from './types';
 
-/** Keel's own schema (DESIGN.md 3.3). Auth tables live beside these, in auth.ts. */
+/** Keel's own schema (docs/design.md#keel-schema). Auth tables live beside these, in auth.ts. */
 export const keel = pgSchema('keel');
 
 const createdAt = () => timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow();

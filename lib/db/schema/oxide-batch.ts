@@ -19,7 +19,7 @@ import { textList } from '../sql/text-list';
 import { bytea } from './types';
 
 /**
- * The oxide-batch runtime's tables at schema version 3 (DESIGN.md 3.1), as Keel reads
+ * The oxide-batch runtime's tables at schema version 3 (docs/design.md#runtime-schema), as Keel reads
  * and writes them. The runtime owns this schema: lib/db/bootstrap/oxide-batch.sql is
  * the source of truth and drizzle-kit never migrates it. The names, constraints and
  * indexes below mirror that file so queries are typed; keep the two in step.

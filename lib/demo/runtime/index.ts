@@ -22,7 +22,7 @@ export function demoDrivers(options: DemoDriverOptions = {}): DemoDriver[] {
 }
 
 /**
- * The drivers the demo runtime runs (DESIGN.md 8): settlement workers claim and record
+ * The drivers the demo runtime runs (docs/design.md#demo-mode): settlement workers claim and record
  * outcomes; batch workers launch and advance executions, reserve retries, and now and
  * then go silent or leave an execution UNKNOWN; orchestrators renew checkpoint leases
  * and let a few lapse.
