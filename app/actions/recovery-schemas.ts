@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { FAILURE_CATEGORIES, RECOVERY_RESULT_STATUSES } from '@/lib/domain/batch-status';
-import { actorRefSchema, operationIdSchema, reasonCodeSchema } from '@/lib/domain/identifier-patterns';
+import { actorRefSchema, operationIdSchema, reasonCodeSchema, wholeNumberSchema } from '@/lib/domain/identifier-patterns';
 import { multiLineText, singleLineText } from '@/lib/domain/text';
 import { STOP_OPERATION_ID_MAX } from '@/lib/domain/operator-request';
 
 /** Zod schemas shared by the recovery forms and their server actions. */
-const id = z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER);
+const id = wholeNumberSchema(1);
 
 export const proposalIdSchema = z.object({ proposalId: id });
 
@@ -25,8 +25,8 @@ export const proposeTakeoverSchema = z.discriminatedUnion('target', [
 export const confirmTakeoverSchema = z.object({
   proposalId: id,
   evidenceDigest: z.string().regex(/^[0-9a-f]{64}$/),
-  expectedVersion: z.coerce.number().int().nonnegative().optional(),
-  expectedFencingToken: z.coerce.number().int().positive().optional(),
+  expectedVersion: wholeNumberSchema(0).optional(),
+  expectedFencingToken: wholeNumberSchema(1).optional(),
   resultingStatus: z.enum(RECOVERY_RESULT_STATUSES).optional(),
   failureCategory: z.enum(FAILURE_CATEGORIES).optional(),
   reasonCode: reasonCodeSchema.optional(),

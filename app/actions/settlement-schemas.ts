@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { operationIdSchema } from '@/lib/domain/identifier-patterns';
+import { operationIdSchema, wholeNumberSchema } from '@/lib/domain/identifier-patterns';
 import { multiLineText, singleLineText } from '@/lib/domain/text';
 import { deadLetterFiltersSchema } from '@/lib/queries/settlements-types';
 
@@ -11,7 +11,7 @@ const receiptId = singleLineText(1_000, { min: 1, trim: false, required: 'A rece
 const operationId = operationIdSchema();
 const requiredNote = multiLineText(2_000, { min: 1, required: 'Say why: a note is required.' });
 const optionalNote = multiLineText(2_000).optional();
-const jobId = z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER);
+const jobId = wholeNumberSchema(1);
 
 /** Replay or discard one dead letter. */
 export const deadLetterActionSchema = z.object({ receiptId, note: requiredNote, operationId });
@@ -20,7 +20,7 @@ export type DeadLetterActionInput = z.input<typeof deadLetterActionSchema>;
 /** Make a retry-scheduled settlement due now, if it still has the row version the person saw. */
 export const requeueSchema = z.object({
   receiptId,
-  expectedRowVersion: z.coerce.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER),
+  expectedRowVersion: wholeNumberSchema(0),
   operationId,
   note: optionalNote,
 });

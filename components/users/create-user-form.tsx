@@ -9,7 +9,8 @@ export interface NewUserDraft {
   username: string;
   name: string;
   role: Role;
-  form: FormData;
+  /** The form's fields as the action takes them: plain text, never a FormData (lib/http/action-body.ts). */
+  fields: Record<string, string>;
 }
 
 const FIELD = 'mt-1 block w-full rounded-md border border-zinc-300 bg-white px-2 py-1.5 text-sm dark:border-zinc-700 dark:bg-zinc-950';
@@ -33,14 +34,15 @@ export function CreateUserForm({
 
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
-    const form = new FormData(event.currentTarget);
-    const checked = checkNewUser(Object.fromEntries(form.entries()));
+    const fields: Record<string, string> = {};
+    for (const [key, value] of new FormData(event.currentTarget)) if (typeof value === 'string') fields[key] = value;
+    const checked = checkNewUser(fields);
     if (!checked.ok) {
       setErrors(checked.errors);
       return;
     }
     setErrors({});
-    onReview({ ...checked.value, form });
+    onReview({ ...checked.value, fields });
   }
 
   const field = (name: 'username' | 'name' | 'password', label: string, props: Record<string, string> = {}) => {

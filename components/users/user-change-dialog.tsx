@@ -22,7 +22,8 @@ type Outcome = { ok: true; title: string; detail?: string; tone?: 'success' | 'i
 async function run(change: UserChange, reason: string): Promise<Outcome> {
   switch (change.kind) {
     case 'create': {
-      const r = await createUserAction(change.draft.form);
+      // The form's text as typed; the action parses it with createUserSchema.
+      const r = await createUserAction(change.draft.fields as Parameters<typeof createUserAction>[0]);
       if (!r.ok) return r;
       return r.value.created
         ? { ok: true, title: `Created ${r.value.user.username}`, detail: `Role ${r.value.user.role}. They can sign in now.` }

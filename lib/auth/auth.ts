@@ -14,6 +14,7 @@ import type { Database, DbOrTx } from '../db/client';
 import { account, rateLimit, session, user, user as userTable, verification } from '../db/schema/auth';
 import { ROLES } from '../domain/roles';
 import { REQUEST_ID_HEADER } from '../http/request-id';
+import { consoleOrigins } from '../http/console-origins';
 
 export interface AuthOptions {
   secret: string;
@@ -25,14 +26,7 @@ export interface AuthOptions {
   oidc?: OidcSettings;
 }
 
-/** The origins the console is served from: sign-in is accepted only from these (login CSRF). */
-export function consoleOrigins(options: Pick<AuthOptions, 'port' | 'baseUrl'>): string[] {
-  return [
-    `http://localhost:${options.port}`,
-    `http://127.0.0.1:${options.port}`,
-    ...(options.baseUrl ? [new URL(options.baseUrl).origin] : []),
-  ];
-}
+export { consoleOrigins };
 
 /**
  * The admin plugin's permissions, minus impersonation for everyone: an admin who

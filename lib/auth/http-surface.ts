@@ -1,6 +1,7 @@
 import type { SignInLockout } from '../adapters/sign-in-lockout';
 import { BREAK_GLASS_PREFIX, OIDC_PROVIDER_ID } from '../config/oidc';
 import { lockoutKey } from '../domain/sign-in-lockout';
+import { textProblem } from '../domain/text';
 import { REQUEST_ID_HEADER } from '../http/request-id';
 import type { KeelAuth } from './auth';
 
@@ -41,13 +42,28 @@ function json(status: number, body: unknown, headers: Record<string, string> = {
 
 const notFound = () => json(404, { code: 'NOT_FOUND', message: 'No such endpoint.' });
 
-/** Reads the username from a sign-in body without consuming the request. */
-async function typedUsername(request: Request): Promise<string | null> {
+/** A sign-in body as JSON, read without consuming the request; undefined when it is not JSON (better-auth answers that itself). */
+async function jsonBody(request: Request): Promise<unknown> {
   try {
-    const body: unknown = await request.clone().json();
-    if (body && typeof body === 'object' && 'username' in body && typeof body.username === 'string') return body.username;
+    return (await request.clone().json()) as unknown;
   } catch {
-    // better-auth answers a malformed body itself
+    return undefined;
+  }
+}
+
+function typedUsername(body: unknown): string | null {
+  return body && typeof body === 'object' && 'username' in body && typeof body.username === 'string' ? body.username : null;
+}
+
+/**
+ * The first field of a sign-in body holding NUL, another control character or broken
+ * Unicode: no username or password has one, and the username would reach the lockout
+ * query, where PostgreSQL refuses NUL with an error. Answered 400 before anything runs.
+ */
+function badTextField(body: unknown): string | null {
+  if (!body || typeof body !== 'object' || Array.isArray(body)) return null;
+  for (const [field, value] of Object.entries(body)) {
+    if (typeof value === 'string' && textProblem(value) !== null) return field;
   }
   return null;
 }
@@ -93,7 +109,12 @@ export function createAuthSurface(deps: AuthSurfaceDeps): (request: Request) => 
     }
     if (endpoint === SSO_START) return ssoStart(request);
     const requestId = request.headers.get(REQUEST_ID_HEADER);
-    const typed = await typedUsername(request);
+    const body = await jsonBody(request);
+    const badField = badTextField(body);
+    if (badField !== null) {
+      return json(400, { code: 'INVALID_INPUT', message: `${/^[A-Za-z]{1,32}$/.test(badField) ? `The ${badField}` : 'A field'} holds a control character or broken Unicode.` });
+    }
+    const typed = typedUsername(body);
     const key = typed === null ? '' : lockoutKey(typed);
     if (deps.localSignIn === false && !(typed ?? '').trim().toLowerCase().startsWith(BREAK_GLASS_PREFIX)) {
       return json(403, { code: 'LOCAL_SIGN_IN_OFF', message: 'Password sign-in is off; sign in with single sign-on.' });

@@ -40,7 +40,14 @@ async function serve() {
   const { parseTrustedProxies, stampClientAddress } = await tsImport('../http/client-address.ts', import.meta.url);
   const { stampRequestId } = await tsImport('../http/request-id.ts', import.meta.url);
   const { openFrontDoor } = await tsImport('../http/front-door.ts', import.meta.url);
-  const frontDoor = openFrontDoor({ development: dev });
+  const { consoleOrigins } = await tsImport('../http/console-origins.ts', import.meta.url);
+  const { readRouteMethods } = await tsImport('../http/route-methods.ts', import.meta.url);
+  const dir = fileURLToPath(new URL('../..', import.meta.url));
+  const frontDoor = openFrontDoor({
+    development: dev,
+    origins: consoleOrigins({ port, baseUrl: parsed.ok ? parsed.value.baseUrl : undefined }),
+    routes: readRouteMethods(dir),
+  });
   // KEEL_HOST: loopback in demo mode (lib/config/settings.ts).
   const host = parsed.ok ? parsed.value.host : '127.0.0.1';
 
@@ -55,7 +62,6 @@ async function serve() {
     process.exit(1);
   }
 
-  const dir = fileURLToPath(new URL('../..', import.meta.url));
   const app = next({ dev, dir, hostname: 'localhost', port });
   const handle = app.getRequestHandler();
   await app.prepare();
@@ -64,15 +70,16 @@ async function serve() {
     stampClientAddress(request, proxies);
     stampRequestId(request);
     // The session gate, the request guards and the nonce policy, before Next.js routes the request.
-    try {
-      if (frontDoor(request, response)) return;
-    } catch {
-      // A fault of Keel's own answers this request with 500, never passes it on unchecked, and keeps the process up.
-      if (!response.headersSent) response.writeHead(500, { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store' });
-      response.end('Internal error');
-      return;
-    }
-    void handle(request, response);
+    frontDoor(request, response).then(
+      (answered) => {
+        if (!answered) void handle(request, response);
+      },
+      () => {
+        // A fault of Keel's own answers this request with 500, never passes it on unchecked, and keeps the process up.
+        if (!response.headersSent) response.writeHead(500, { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store' });
+        response.end('Internal error');
+      },
+    );
   });
   if (dev) server.on('upgrade', app.getUpgradeHandler());
 

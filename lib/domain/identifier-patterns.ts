@@ -33,3 +33,13 @@ export const reasonCodeSchema = z.string().regex(REASON_CODE_PATTERN, REASON_COD
 export const actorRefSchema = z.string().trim().regex(ACTOR_REF_PATTERN, ACTOR_REF_MESSAGE);
 export const operationIdSchema = (max: number = OPERATION_ID_MAX_LENGTH) =>
   z.string().regex(OPERATION_ID_PATTERN, operationIdMessage(max)).max(max, operationIdMessage(max));
+
+/**
+ * A whole number as a form or a JSON caller sends it: a number, or its decimal digits.
+ * Never coerced from anything else (z.coerce.number() reads `true` as 1 and `""` as 0,
+ * which could name a real row).
+ */
+export const wholeNumberSchema = (min: 0 | 1) =>
+  z
+    .union([z.number(), z.string().regex(/^\d{1,16}$/, 'A whole number, in digits.').transform(Number)], { error: 'A whole number, in digits.' })
+    .pipe(z.number().int().min(min).max(Number.MAX_SAFE_INTEGER));

@@ -1,14 +1,19 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { getSessionCookie } from 'better-auth/cookies';
-import { refuseForeignServerAction, refuseMalformedPath, type GuardedRequest } from './request-guards';
+import { ACTION_BODY_LIMIT_BYTES, actionBodyProblem, REFUSED_BODY_HEADER } from './action-body';
+import { refuseForeignOrigin, refuseMalformedPath, refuseMethod, refusePagePost, type GuardedRequest } from './request-guards';
+import { allowedMethods, FILE_METHODS, type RouteMethods } from './route-methods';
 import { BASELINE_HEADERS, contentSecurityPolicy, createNonce } from './security-headers';
 
 /** Reached without a session: the sign-in page, the health check and the sign-in endpoints. */
 const PUBLIC_PATHS = ['/sign-in', '/api/health', '/api/auth'];
 
 /** Files Next.js serves as they are; next.config.ts gives them the static policy. */
-const FILE_PATHS = ['/_next/image', '/favicon.ico', '/icon.svg'];
+const FILE_PATHS = ['/favicon.ico', '/icon.svg'];
 const FILE_TREE = '/_next/static/';
+/** Next.js' image optimizer: Keel serves no images through it, and it would render any page it is pointed at. */
+const IMAGE_OPTIMIZER = '/_next/image';
+
 /** `keel dev` only: the development overlay's own endpoints, which Next.js answers itself. */
 const DEVELOPMENT_PREFIX = '/__nextjs_';
 
@@ -57,16 +62,30 @@ export type Admission = { kind: 'answer'; response: Response } | { kind: 'pass' 
  * pages go to sign-in and the API answers 401. Every page, handler and action still
  * verifies the session itself.
  */
-export function admit(method: string, target: string | undefined, headers: IncomingHttpHeaders): Admission {
-  return admitParsed(method, parseTarget(target), headers);
+export function admit(method: string, target: string | undefined, headers: IncomingHttpHeaders, policy: RequestPolicy): Admission {
+  return admitParsed(method, parseTarget(target), headers, policy);
 }
 
-function admitParsed(method: string, url: URL | null, headers: IncomingHttpHeaders): Admission {
+/** What the front door checks a request against besides the session. */
+export interface RequestPolicy {
+  /** Origins a state-changing request may come from: scheme, host and port, exactly. */
+  origins: readonly string[];
+  /** The methods each route handler answers. */
+  routes: RouteMethods;
+}
+
+function admitParsed(method: string, url: URL | null, headers: IncomingHttpHeaders, policy: RequestPolicy): Admission {
   if (url === null) {
     return { kind: 'answer', response: Response.json({ code: 'INVALID_INPUT', message: 'The request address does not parse.' }, { status: 400, headers: { 'Cache-Control': 'no-store' } }) };
   }
   const { pathname } = url;
-  const refused = refuseMalformedPath(pathname) ?? refuseForeignServerAction(guardedView(method, headers), pathname);
+  const request = guardedView(method, headers);
+  const allowed = allowedMethods(policy.routes, pathname) ?? FILE_METHODS;
+  const refused =
+    refuseMalformedPath(pathname) ??
+    refuseMethod(method, allowed) ??
+    refuseForeignOrigin(request, policy.origins) ??
+    refusePagePost(request, pathname);
   if (refused) return { kind: 'answer', response: refused };
   if (isPublicPath(pathname) || hasSessionCookie(headers)) return { kind: 'pass' };
   // A metrics scraper authenticates with a bearer token, which the route checks.
@@ -91,23 +110,95 @@ async function send(response: ServerResponse, answer: Response, policy: string):
   response.end(body);
 }
 
+const tooLarge = () =>
+  Response.json(
+    { code: 'PAYLOAD_TOO_LARGE', message: `A server action takes at most ${ACTION_BODY_LIMIT_BYTES / 1024} KiB.` },
+    { status: 413, headers: { 'Cache-Control': 'no-store', Connection: 'close' } },
+  );
+
+/** The whole body, or null once it passes `limit` bytes (the rest is not read). */
+function readBody(request: IncomingMessage, limit: number): Promise<Buffer | null> {
+  const declared = Number(request.headers['content-length']);
+  if (Number.isFinite(declared) && declared > limit) return Promise.resolve(null);
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    request.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        request.removeAllListeners('data');
+        request.pause();
+        resolve(null);
+        return;
+      }
+      chunks.push(chunk);
+    });
+    request.on('end', () => resolve(Buffer.concat(chunks)));
+    request.on('error', reject);
+  });
+}
+
+/** Next.js' per-request metadata: a body stashed here is decoded instead of the request stream (its `actionBody`). */
+const NEXT_REQUEST_META = Symbol.for('NextInternalRequestMeta');
+
+/**
+ * A server action's body, read here in full (at most ACTION_BODY_LIMIT_BYTES) and
+ * checked before React decodes it. A body Keel's clients never send is replaced by an
+ * empty argument list and the problem named in REFUSED_BODY_HEADER, so the action itself
+ * answers INVALID_INPUT and audits the refusal (lib/server/action.ts). Returns the answer
+ * for a body too large, or null once the request may go on.
+ */
+async function checkActionBody(request: IncomingMessage): Promise<Response | null> {
+  const body = await readBody(request, ACTION_BODY_LIMIT_BYTES);
+  if (body === null) return tooLarge();
+  const problem = actionBodyProblem(headerText(request.headers['content-type']), body);
+  const meta = ((request as unknown as Record<symbol, Record<string, unknown> | undefined>)[NEXT_REQUEST_META] ??= {});
+  if (problem === null) {
+    meta.actionBody = body;
+    return null;
+  }
+  request.headers[REFUSED_BODY_HEADER] = problem;
+  request.headers['content-type'] = 'text/plain;charset=UTF-8';
+  request.headers['content-length'] = '2';
+  meta.actionBody = Buffer.from('[]');
+  return null;
+}
+
 /**
  * Keel's HTTP server runs this on every request before Next.js sees it (lib/cli/server.mjs).
  * Pages and routes get a fresh nonce and the policy naming it: Next.js reads the nonce
  * from the request's policy header and puts it on its own scripts, and the layout reads
  * `x-nonce` for the theme script (docs/security.md, "Headers"); any copy a client sent is
- * replaced. Static files pass untouched. Returns true when it answered the request itself.
+ * replaced. Static files pass untouched. Resolves true when it answered the request itself.
  */
-export function openFrontDoor(options: { development: boolean }): (request: IncomingMessage, response: ServerResponse) => boolean {
-  return (request, response) => {
+export function openFrontDoor(options: { development: boolean } & RequestPolicy): (request: IncomingMessage, response: ServerResponse) => Promise<boolean> {
+  return async (request, response) => {
+    delete request.headers[REFUSED_BODY_HEADER];
     const url = parseTarget(request.url);
-    if (url !== null && (isFilePath(url.pathname) || (options.development && url.pathname.startsWith(DEVELOPMENT_PREFIX)))) return false;
+    const method = request.method ?? 'GET';
     const nonce = createNonce();
     const policy = contentSecurityPolicy(nonce, options.development);
-    const admission = admitParsed(request.method ?? 'GET', url, request.headers);
-    if (admission.kind === 'answer') {
-      send(response, admission.response, policy).catch(() => response.destroy());
+    const answer = (refusal: Response) => {
+      send(response, refusal, policy).catch(() => response.destroy());
       return true;
+    };
+    if (url !== null && url.pathname === IMAGE_OPTIMIZER) {
+      return answer(Response.json({ code: 'NOT_FOUND', message: 'Keel serves no images through the image optimizer.' }, { status: 404, headers: { 'Cache-Control': 'no-store' } }));
+    }
+    if (url !== null && (isFilePath(url.pathname) || (options.development && url.pathname.startsWith(DEVELOPMENT_PREFIX)))) {
+      const refused = options.development ? null : refuseMethod(method, FILE_METHODS);
+      return refused ? answer(refused) : false;
+    }
+    const admission = admitParsed(method, url, request.headers, options);
+    if (admission.kind === 'answer') return answer(admission.response);
+    if (method === 'POST' && request.headers['next-action'] !== undefined) {
+      const refused = await checkActionBody(request);
+      if (refused) {
+        answer(refused);
+        // What is left of a body too large is not read: the connection closes after the answer.
+        response.on('finish', () => request.destroy());
+        return true;
+      }
     }
     request.headers['x-nonce'] = nonce;
     request.headers['content-security-policy'] = policy;

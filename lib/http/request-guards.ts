@@ -33,34 +33,63 @@ export function refuseMalformedPath(pathname: string): Response | null {
   );
 }
 
+/** Methods that change nothing: the only ones answered without an Origin check. */
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
 /**
- * What Next.js takes for a server action: a POST naming one (Next-Action), or a
- * multipart form posted to a page, as a form without JavaScript sends it. Route
- * handlers under /api are not pages.
+ * A method the path does not answer: 405 with the methods it does (route-methods.ts).
+ * Next.js would answer an unknown method (TRACE, PROPFIND) with 500, and a known one a
+ * handler does not export with 405 but no `Allow`.
  */
-function mayBeServerAction(request: GuardedRequest, pathname: string): boolean {
-  if (request.method !== 'POST') return false;
-  if (request.headers.has('next-action')) return true;
-  return !pathname.startsWith('/api/') && (request.headers.get('content-type')?.startsWith('multipart/form-data') ?? false);
+export function refuseMethod(method: string, allowed: readonly string[]): Response | null {
+  if (allowed.includes(method)) return null;
+  return Response.json(
+    { code: 'METHOD_NOT_ALLOWED', message: `${method.slice(0, 32)} is not answered here; use ${allowed.join(', ')}.` },
+    { status: 405, headers: { ...NO_STORE, Allow: allowed.join(', ') } },
+  );
 }
 
 /**
- * A server action posted from another origin. Next.js refuses it too, but by
- * throwing, which answers 500 and logs an error; this answers 403. Same rule as
- * Next.js: the Origin's host must be the request's host (X-Forwarded-Host first, as
- * Next.js reads it); a request without Origin is left to Next.js.
+ * A POST to a page that names no server action. Keel's pages take no form posts (every
+ * form calls an action from script); Next.js would try to decode such a body as a
+ * form's action and answer a malformed one with 500.
  */
-export function refuseForeignServerAction(request: GuardedRequest, pathname: string): Response | null {
-  if (!mayBeServerAction(request, pathname)) return null;
+export function refusePagePost(request: GuardedRequest, pathname: string): Response | null {
+  if (request.method !== 'POST' || pathname === '/api' || pathname.startsWith('/api/') || request.headers.has('next-action')) return null;
+  return Response.json(
+    { code: 'INVALID_INPUT', message: 'A page takes no form posts: Keel\u2019s forms call server actions.' },
+    { status: 400, headers: NO_STORE },
+  );
+}
+
+/** The origin exactly as a browser serializes it (scheme, host and port), or null for `null` and anything that does not parse. */
+function serializedOrigin(value: string): string | null {
+  if (!URL.canParse(value)) return null;
+  const origin = new URL(value).origin;
+  return origin === 'null' || origin.toLowerCase() !== value.toLowerCase() ? null : origin.toLowerCase();
+}
+
+/**
+ * A state-changing request (any method but GET, HEAD and OPTIONS: server actions,
+ * sign-in, sign-out) from anywhere but the console's own origin. The Origin must be one
+ * of `origins`, compared on scheme, host and port (Next.js compares the host only, so
+ * an `https://` page could post to an `http://` console); a request without one is
+ * accepted only when the browser says it is same-origin (`Sec-Fetch-Site`).
+ */
+export function refuseForeignOrigin(request: GuardedRequest, origins: readonly string[]): Response | null {
+  if (SAFE_METHODS.has(request.method)) return null;
   const origin = request.headers.get('origin');
-  if (origin === null) return null;
-  const host = request.headers.get('x-forwarded-host')?.split(',')[0]?.trim() || request.headers.get('host');
-  let originHost: string | null;
-  try {
-    originHost = new URL(origin).host;
-  } catch {
-    originHost = null; // "null" (a sandboxed frame) or garbage
+  if (origin === null) {
+    if (request.headers.get('sec-fetch-site') === 'same-origin') return null;
+  } else {
+    const seen = serializedOrigin(origin);
+    if (seen !== null && origins.some((allowed) => allowed.toLowerCase() === seen)) return null;
   }
-  if (originHost !== null && host !== null && originHost.toLowerCase() === host.toLowerCase()) return null;
-  return Response.json({ code: 'FORBIDDEN', message: 'Server actions are accepted only from this console’s own pages.' }, { status: 403, headers: NO_STORE });
+  return Response.json(
+    {
+      code: 'FORBIDDEN',
+      message: origin === null ? 'A change must say where it comes from (Origin).' : 'Changes are accepted only from this console\u2019s own pages.',
+    },
+    { status: 403, headers: NO_STORE },
+  );
 }

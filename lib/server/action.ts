@@ -1,7 +1,9 @@
 import 'server-only';
 import { randomUUID } from 'node:crypto';
+import { headers } from 'next/headers';
 import type { z } from 'zod';
 import { ACTION_PERMISSIONS, can, type ActionName } from '../domain/roles';
+import { ACTION_BODY_PROBLEMS, isActionBodyProblem, REFUSED_BODY_HEADER, type ActionBodyProblem } from '../http/action-body';
 import { isDatabaseBusy } from '../db/client';
 import type { AuditLog } from '../ports/audit-log';
 import { parseInput } from './parse-input';
@@ -35,7 +37,7 @@ export function action<S extends z.ZodType, T>(
   name: ActionName,
   handler: (actor: Actor, input: z.output<S>, context: { requestId: string }) => Promise<HandlerResult<T>>,
   options: { deps?: ActionDeps } = {},
-): (input: z.input<S> | FormData) => Promise<ActionResult<T>> {
+): (input: z.input<S>) => Promise<ActionResult<T>> {
   const permission = ACTION_PERMISSIONS[name];
   const deps = options.deps ?? serverDeps;
   return async (raw) => {
@@ -46,12 +48,12 @@ export function action<S extends z.ZodType, T>(
     return result;
   };
 
-  function run(raw: z.input<S> | FormData): Promise<ActionResult<T>> {
+  function run(raw: unknown): Promise<ActionResult<T>> {
     const requestId = randomUUID();
     return withRequestId(requestId, () => guarded(raw, requestId));
   }
 
-  async function guarded(raw: z.input<S> | FormData, requestId: string): Promise<ActionResult<T>> {
+  async function guarded(raw: unknown, requestId: string): Promise<ActionResult<T>> {
     const seen: { actor: Actor | null } = { actor: null };
     const result = await decided(raw, requestId, seen);
     // Whatever the outcome, a signed-in user's action may have written: its change, or a refusal's audit event.
@@ -59,7 +61,7 @@ export function action<S extends z.ZodType, T>(
     return result;
   }
 
-  async function decided(raw: z.input<S> | FormData, requestId: string, seen: { actor: Actor | null }): Promise<ActionResult<T>> {
+  async function decided(raw: unknown, requestId: string, seen: { actor: Actor | null }): Promise<ActionResult<T>> {
     try {
       const actor = await deps.currentActor();
       if (!actor) return { ok: false, code: 'UNAUTHENTICATED', message: 'Your session has ended; sign in again.' };
@@ -76,8 +78,21 @@ export function action<S extends z.ZodType, T>(
         });
         return { ok: false, code: 'FORBIDDEN', message: `The ${actor.role} role may not do this.` };
       }
-      const data = raw instanceof FormData ? Object.fromEntries(raw.entries()) : raw;
-      const input = parseInput(schema, data);
+      const refusedBody = (await deps.refusedBody?.()) ?? null;
+      if (refusedBody !== null) {
+        // The front door replaced a body Keel's clients never send (lib/http/action-body.ts).
+        await deps.auditLog().record({
+          actor,
+          action: name,
+          target: { kind: 'action', id: name },
+          reason: `Malformed action body: ${ACTION_BODY_PROBLEMS[refusedBody]}.`,
+          outcome: 'REFUSED',
+          code: 'INVALID_INPUT',
+          requestId,
+        });
+        return { ok: false, code: 'INVALID_INPUT', message: 'This request is not one the console sends.' };
+      }
+      const input = parseInput(schema, raw);
       if (!input.ok) {
         // Audited like a forbidden call, naming the fields but never their bytes.
         await deps.auditLog().record({
@@ -107,6 +122,15 @@ export interface ActionDeps {
   auditLog: () => AuditLog;
   /** After a signed-in user's action: their later list reads must see what it wrote (lib/server/write-fence.ts). */
   fenceWrite: () => Promise<void>;
+  /** The problem the front door found in the call's body, or null (lib/http/action-body.ts). */
+  refusedBody?: () => Promise<ActionBodyProblem | null>;
 }
 
-const serverDeps: ActionDeps = { currentActor, auditLog: actionAuditLog, fenceWrite };
+async function refusedBody(): Promise<ActionBodyProblem | null> {
+  const problem = (await headers()).get(REFUSED_BODY_HEADER);
+  if (problem === null) return null;
+  // Only the front door sets it, with one of its words; anything else is refused all the same.
+  return isActionBodyProblem(problem) ? problem : 'NOT_JSON';
+}
+
+const serverDeps: ActionDeps = { currentActor, auditLog: actionAuditLog, fenceWrite, refusedBody };

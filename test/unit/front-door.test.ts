@@ -1,17 +1,28 @@
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
-import { admit, openFrontDoor } from '../../lib/http/front-door';
+import { ACTION_BODY_LIMIT_BYTES, REFUSED_BODY_HEADER } from '../../lib/http/action-body';
+import { admit as admitWith, openFrontDoor, type RequestPolicy } from '../../lib/http/front-door';
+import { readRouteMethods } from '../../lib/http/route-methods';
 
 const SESSION = { cookie: 'better-auth.session_token=abc.def' };
+const ORIGIN = 'http://localhost:3000';
+const POLICY: RequestPolicy = { origins: [ORIGIN, 'http://127.0.0.1:3000'], routes: readRouteMethods(process.cwd()) };
+const admit = (method: string, target: string, headers: IncomingHttpHeaders) => admitWith(method, target, headers, POLICY);
 
-/** What reached the stand-in for Next.js: the request headers as it saw them. */
+/** What reached the stand-in for Next.js: the request headers as it saw them, and the action body stashed for it. */
 const handedOn: IncomingHttpHeaders[] = [];
-const frontDoor = openFrontDoor({ development: false });
+const actionBodies: (string | undefined)[] = [];
+const NEXT_REQUEST_META = Symbol.for('NextInternalRequestMeta');
+const frontDoor = openFrontDoor({ development: false, ...POLICY });
 const server = createServer((request, response) => {
-  if (frontDoor(request, response)) return;
-  handedOn.push({ ...request.headers });
-  response.end('next');
+  void frontDoor(request, response).then((answered) => {
+    if (answered) return;
+    handedOn.push({ ...request.headers });
+    const meta = (request as unknown as Record<symbol, { actionBody?: Buffer } | undefined>)[NEXT_REQUEST_META];
+    actionBodies.push(meta?.actionBody?.toString('utf8'));
+    response.end('next');
+  });
 });
 await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
 const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -63,6 +74,67 @@ describe('admit', () => {
     expect(form.kind === 'answer' && form.response.status).toBe(403);
     expect(admit('POST', '/executions', { ...SESSION, 'next-action': 'abc', origin: 'http://localhost:3000', host: 'localhost:3000' }).kind).toBe('pass');
   });
+
+  const status = (method: string, target: string, headers: IncomingHttpHeaders) => {
+    const admission = admit(method, target, headers);
+    return admission.kind === 'answer' ? admission.response.status : 'pass';
+  };
+
+  it('compares a change\'s Origin with the console\'s on scheme, host and port, and wants one', () => {
+    const action = { ...SESSION, 'next-action': 'abc', host: 'localhost:3000' };
+    expect(status('POST', '/executions', { ...action, origin: ORIGIN })).toBe('pass');
+    expect(status('POST', '/executions', { ...action, origin: 'http://127.0.0.1:3000' })).toBe('pass');
+    // Next.js compares the host only: these passed it.
+    expect(status('POST', '/executions', { ...action, origin: 'https://localhost:3000' })).toBe(403);
+    expect(status('POST', '/executions', { ...action, origin: 'http://localhost:3001' })).toBe(403);
+    expect(status('POST', '/executions', { ...action, origin: 'http://localhost:3000/executions' })).toBe(403);
+    expect(status('POST', '/executions', { ...action, origin: 'null' })).toBe(403);
+    // No Origin: only a browser's own word that it is same-origin lets it through.
+    expect(status('POST', '/executions', action)).toBe(403);
+    expect(status('POST', '/executions', { ...action, 'sec-fetch-site': 'cross-site' })).toBe(403);
+    expect(status('POST', '/executions', { ...action, 'sec-fetch-site': 'same-origin' })).toBe('pass');
+    // Sign-in and sign-out are changes too; reads are not.
+    expect(status('POST', '/api/auth/sign-in/username', {})).toBe(403);
+    expect(status('POST', '/api/auth/sign-in/username', { origin: 'https://localhost:3000' })).toBe(403);
+    expect(status('POST', '/api/auth/sign-in/username', { origin: ORIGIN })).toBe('pass');
+    expect(status('GET', '/api/executions', SESSION)).toBe('pass');
+  });
+
+  it('answers a method a path does not serve 405 with Allow, signed in or not', async () => {
+    for (const [method, path, headers] of [
+      ['TRACE', '/api/health', {}],
+      ['TRACE', '/api/auth/sign-in/username', {}],
+      ['PUT', '/api/auth/sign-in/username', { origin: ORIGIN }],
+      ['TRACE', '/api/executions', SESSION],
+      ['DELETE', '/api/executions/12', { ...SESSION, origin: ORIGIN }],
+      ['PROPFIND', '/executions', SESSION],
+      ['OPTIONS', '/api/metrics', {}],
+      ['CONNECT', '/sign-in', {}],
+    ] as const) {
+      const admission = admit(method, path, headers);
+      if (admission.kind !== 'answer') throw new Error(`${method} ${path} passed`);
+      expect(admission.response.status, `${method} ${path}`).toBe(405);
+      expect((await admission.response.json()).code).toBe('METHOD_NOT_ALLOWED');
+    }
+    const allow = (path: string) => {
+      const admission = admit('TRACE', path, SESSION);
+      return admission.kind === 'answer' ? admission.response.headers.get('allow') : null;
+    };
+    expect(allow('/api/health')).toBe('GET, HEAD');
+    expect(allow('/api/auth/get-session')).toBe('GET, HEAD, POST');
+    expect(allow('/api/settlements/receipts/r-1')).toBe('GET, HEAD');
+    expect(allow('/executions/12')).toBe('GET, HEAD, POST');
+    // A path no handler serves is left to Next.js' 404 for the methods it knows.
+    expect(status('GET', '/api/nothing-here', SESSION)).toBe('pass');
+    expect(status('TRACE', '/api/nothing-here', SESSION)).toBe(405);
+  });
+
+  it('refuses a POST to a page that names no server action', async () => {
+    const form = admit('POST', '/sign-in', { 'content-type': 'multipart/form-data; boundary=x', origin: ORIGIN });
+    expect(form.kind === 'answer' && form.response.status).toBe(400);
+    expect(form.kind === 'answer' && (await form.response.json()).code).toBe('INVALID_INPUT');
+    expect(status('POST', '/executions', { ...SESSION, 'content-type': 'application/x-www-form-urlencoded', origin: ORIGIN })).toBe(400);
+  });
 });
 
 describe('the front door on a real server', () => {
@@ -97,7 +169,7 @@ describe('the front door on a real server', () => {
   });
 
   it('leaves static files to Next.js untouched: no session asked, no nonce', async () => {
-    for (const path of ['/_next/static/chunks/main.js', '/favicon.ico', '/icon.svg', '/_next/image?url=%2Ficon.svg&w=64&q=75']) {
+    for (const path of ['/_next/static/chunks/main.js', '/favicon.ico', '/icon.svg']) {
       const before = handedOn.length;
       const file = await fetch(`${base}${path}`, { headers: { 'x-nonce': 'chosen' } });
       expect(await file.text()).toBe('next');
@@ -111,16 +183,82 @@ describe('the front door on a real server', () => {
     }
   });
 
-  it('in development only, leaves the error overlay\'s endpoints to Next.js', () => {
+  it('in development only, leaves the error overlay\'s endpoints to Next.js', async () => {
     const served: string[] = [];
-    const respond = (door: ReturnType<typeof openFrontDoor>, url: string) => {
+    const respond = async (door: ReturnType<typeof openFrontDoor>, url: string) => {
       const request = { method: 'POST', url, headers: {} } as unknown as IncomingMessage;
       const response = { setHeader: () => undefined, writeHead: () => undefined, end: () => undefined, destroy: () => undefined } as unknown as ServerResponse;
-      if (!door(request, response)) served.push(url);
+      if (!(await door(request, response))) served.push(url);
     };
-    respond(openFrontDoor({ development: true }), '/__nextjs_original-stack-frames');
-    respond(frontDoor, '/__nextjs_original-stack-frames');
-    respond(openFrontDoor({ development: true }), '/executions');
+    await respond(openFrontDoor({ development: true, ...POLICY }), '/__nextjs_original-stack-frames');
+    await respond(frontDoor, '/__nextjs_original-stack-frames');
+    await respond(openFrontDoor({ development: true, ...POLICY }), '/executions');
     expect(served).toEqual(['/__nextjs_original-stack-frames']);
+  });
+
+  it('refuses Next.js\' image optimizer, which would render any page it is pointed at', async () => {
+    for (const headers of [{}, SESSION]) {
+      const before = handedOn.length;
+      const image = await fetch(`${base}/_next/image?url=/executions&w=64&q=75`, { headers });
+      expect(image.status).toBe(404);
+      expect((await image.json()).code).toBe('NOT_FOUND');
+      expect(handedOn.length).toBe(before);
+    }
+  });
+
+  const postAction = (body: BodyInit, headers: Record<string, string> = {}) =>
+    fetch(`${base}/settlements/dead-letters`, {
+      method: 'POST',
+      headers: { ...SESSION, origin: ORIGIN, 'next-action': 'abc', 'content-type': 'text/plain;charset=UTF-8', [REFUSED_BODY_HEADER]: 'chosen', ...headers },
+      body,
+    });
+
+  it('hands a well-formed action body on as it came, dropping a refusal header a client sent', async () => {
+    const body = JSON.stringify([{ note: '$$dollar', filters: {}, missing: '$undefined', n: '$-0' }]);
+    const response = await postAction(body);
+    expect(await response.text()).toBe('next');
+    expect(actionBodies.at(-1)).toBe(body);
+    expect(handedOn.at(-1)![REFUSED_BODY_HEADER]).toBeUndefined();
+  });
+
+  it('replaces a body Keel never sends with no arguments and names the problem for the action to refuse', async () => {
+    const boundary = 'x-boundary';
+    const multipart = `--${boundary}\r\nContent-Disposition: form-data; name="0"\r\n\r\n["$K1"]\r\n--${boundary}--\r\n`;
+    for (const [body, headers, problem] of [
+      [JSON.stringify([{ filters: { q: '$@0' }, note: 'n' }]), {}, 'REFERENCE'],
+      [JSON.stringify([{ filters: '$Q1', note: 'n' }]), {}, 'REFERENCE'],
+      ['[{"filters":', {}, 'NOT_JSON'],
+      [JSON.stringify({ filters: {} }), {}, 'NOT_AN_ARGUMENT_LIST'],
+      [Buffer.from([0x5b, 0x22, 0xff, 0x22, 0x5d]), {}, 'NOT_JSON'],
+      [multipart, { 'content-type': `multipart/form-data; boundary=${boundary}` }, 'NOT_TEXT'],
+    ] as const) {
+      const response = await postAction(body as BodyInit, headers);
+      expect(await response.text()).toBe('next');
+      expect(handedOn.at(-1)![REFUSED_BODY_HEADER]).toBe(problem);
+      expect(handedOn.at(-1)!['content-type']).toBe('text/plain;charset=UTF-8');
+      expect(actionBodies.at(-1)).toBe('[]');
+    }
+  });
+
+  it('answers an action body over the limit 413 without handing it on, declared or streamed', async () => {
+    const before = handedOn.length;
+    const big = 'x'.repeat(ACTION_BODY_LIMIT_BYTES + 1);
+    const declared = await postAction(JSON.stringify([big]));
+    expect(declared.status).toBe(413);
+    expect((await declared.json()).code).toBe('PAYLOAD_TOO_LARGE');
+    const chunks = new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (let i = 0; i < 17; i += 1) controller.enqueue(new TextEncoder().encode('y'.repeat(64 * 1024)));
+        controller.close();
+      },
+    });
+    const streamed = await fetch(`${base}/settlements/dead-letters`, {
+      method: 'POST',
+      headers: { ...SESSION, origin: ORIGIN, 'next-action': 'abc', 'content-type': 'text/plain;charset=UTF-8' },
+      body: chunks,
+      duplex: 'half',
+    } as RequestInit);
+    expect(streamed.status).toBe(413);
+    expect(handedOn.length).toBe(before);
   });
 });

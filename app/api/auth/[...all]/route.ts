@@ -24,4 +24,5 @@ function handle(request: Request): Promise<Response> {
   return surface(request);
 }
 
-export { handle as GET, handle as POST, handle as PUT, handle as PATCH, handle as DELETE };
+// Only what AUTH_HTTP_ENDPOINTS and SSO_HTTP_ENDPOINTS use; the front door answers any other method 405.
+export { handle as GET, handle as POST };
