@@ -14,8 +14,10 @@ import { startConsole } from './start';
 const HELP = `Usage: npm run keel -- <command> [options]
 
 Commands:
-  start [--fresh]       start the console (embedded PostgreSQL when DATABASE_URL is unset;
-                        --fresh discards the embedded database first and seeds anew)
+  start [--fresh] [--no-build]
+                        start the console (embedded PostgreSQL when DATABASE_URL is unset;
+                        --fresh discards the embedded database first and seeds anew;
+                        --no-build serves the build in .next as it is, never building)
   dev                   the same with Next.js in development mode
   migrate               apply migrations and check the oxide_batch schema version
   runtime-indexes [--apply]
@@ -223,7 +225,7 @@ export async function runCommand(argv: string[]): Promise<number | undefined> {
     switch (command) {
       case 'start':
       case 'dev':
-        return await startConsole(command, { fresh: rest.includes('--fresh') });
+        return await startConsole(command, { fresh: rest.includes('--fresh'), build: !rest.includes('--no-build') });
       case 'migrate':
         return await migrateCommand();
       case 'create-user':

@@ -52,6 +52,11 @@ function ensureProductionBuild(): void {
   writeFileSync(BUILD_STAMP, fingerprint);
 }
 
+/** `start --no-build` (the container image, whose root filesystem is read-only): the build in .next as it is. */
+function requirePreparedBuild(): void {
+  if (!existsSync(join('.next', 'BUILD_ID'))) throw new Error('--no-build: there is no production build in .next (npm run build makes one)');
+}
+
 /** Where this machine reaches the server listening on `host` (KEEL_HOST; every interface when unset). */
 function reachableOrigin(host: string | undefined, port: number): string {
   if (host === undefined || host === '0.0.0.0') return `http://127.0.0.1:${port}`;
@@ -73,7 +78,7 @@ async function waitForHealth(origin: string, child: ChildProcess): Promise<boole
 }
 
 /** `keel start` / `keel dev`: database, migrations, demo data, then the Next.js server. */
-export async function startConsole(mode: 'start' | 'dev', options: { fresh?: boolean } = {}): Promise<number> {
+export async function startConsole(mode: 'start' | 'dev', options: { fresh?: boolean; build?: boolean } = {}): Promise<number> {
   const startedAt = performance.now();
   let resolved;
   try {
@@ -128,7 +133,8 @@ export async function startConsole(mode: 'start' | 'dev', options: { fresh?: boo
     } finally {
       await pool.end();
     }
-    if (mode === 'start') ensureProductionBuild();
+    if (mode === 'start' && options.build === false) requirePreparedBuild();
+    else if (mode === 'start') ensureProductionBuild();
   } catch (error) {
     process.stderr.write(`[keel] start failed: ${describeForLog(error)}\n`);
     await shutdown(1);
