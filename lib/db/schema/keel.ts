@@ -147,6 +147,9 @@ export const settlementEvent = keel.table(
     index('settlement_event_receipt_idx').on(t.receiptId, t.id),
     // The metric sampler's recent retry count; claimed and finished events pay no entry.
     index('settlement_event_retry_at_idx').on(t.atMs).where(sql`${t.kind} = 'retry_scheduled'`),
+    // Every dead-lettering by reason, for the metric sampler's dead-lettered counter (drizzle/0022):
+    // history rows are never deleted, so the count only grows, whatever is replayed or discarded.
+    index('settlement_event_dead_lettered_idx').on(t.reasonCode).where(sql`${t.kind} = 'dead_lettered'`),
   ],
 );
 
