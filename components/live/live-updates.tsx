@@ -98,6 +98,17 @@ export function LiveUpdates({ userId }: { userId: string }) {
       }
       if (isLiveTopic(topic)) schedule([topic]);
     });
+    // The server closes the stream when the session ends or the role changes: stop
+    // reconnecting, and show the page for who the user is now (sign-in, once signed out).
+    source.addEventListener('ended', (event) => {
+      source.close();
+      let reason: unknown = null;
+      try {
+        reason = (JSON.parse((event as MessageEvent<string>).data) as { reason?: unknown }).reason;
+      } catch {}
+      if (reason === 'ROLE_CHANGED') window.location.reload();
+      else window.location.assign(`/sign-in?${new URLSearchParams({ next: window.location.pathname + window.location.search })}`);
+    });
     source.addEventListener('error', () => {
       failures += 1;
       if (failures >= 3 && !pollTimer) {

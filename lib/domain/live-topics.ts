@@ -1,3 +1,4 @@
+import { can, type Permission, type Role } from './roles';
 /**
  * The live-update vocabulary, shared by the server's event stream and the pages:
  * the server turns a changed table into one of these topics, and a page refetches
@@ -30,3 +31,20 @@ export function topicOfTable(table: string): LiveTopic | null {
 export function isLiveTopic(value: unknown): value is LiveTopic {
   return typeof value === 'string' && (LIVE_TOPICS as readonly string[]).includes(value);
 }
+
+/**
+ * The permission a stream's reader needs to be told of a topic: a change to the users
+ * or the webhook deliveries is news only to those who may open those pages.
+ */
+export const TOPIC_PERMISSIONS: Readonly<Record<LiveTopic, Permission>> = {
+  executions: 'read',
+  proposals: 'read',
+  settlements: 'read',
+  audit: 'read',
+  users: 'manageUsers',
+  webhooks: 'manageWebhooks',
+  metrics: 'read',
+};
+
+/** Whether a reader of `role` is told of changes to `topic`. */
+export const mayHearTopic = (role: Role, topic: LiveTopic): boolean => can(role, TOPIC_PERMISSIONS[topic]);

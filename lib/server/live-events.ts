@@ -8,6 +8,8 @@ import { recordLiveEventFailure } from './metrics';
 import { parseLsn } from '../domain/lsn';
 import type { ReplicaMonitor } from './read-replica';
 import { loggableError } from './safe-error';
+import { createStreamSessionWatch, type StreamSessionWatch } from './live-stream-sessions';
+import { runtime } from './runtime';
 
 /**
  * One listener per server process: LISTEN keel_events for Keel's own tables, and a
@@ -184,4 +186,13 @@ export interface ReplicaGate {
 
 export function liveEvents(databaseUrl: string, replica: ReplicaGate | null = null): LiveEvents {
   return singleton('live-events', () => new LiveEvents(databaseUrl, replica));
+}
+
+/** The process's watch over the sessions of its open event streams (one statement per check for all of them). */
+export function streamSessionWatch(): StreamSessionWatch {
+  return singleton('stream-session-watch', () =>
+    createStreamSessionWatch(runtime().pool, {
+      onError: (error) => logger.warn({ error: loggableError(error) }, 'event streams: session check failed; streams stay open until the next'),
+    }),
+  );
 }

@@ -2,7 +2,7 @@ import 'server-only';
 import { headers } from 'next/headers';
 import { redirect } from 'next/navigation';
 import { cache } from 'react';
-import { readLiveSession, sessionRules, type SessionRules } from '../auth/live-session';
+import { readLiveSession, sessionRules, signedSessionToken, type SessionRules } from '../auth/live-session';
 import type { KeelAuth } from '../auth/auth';
 import { can, isRole, type Permission } from '../domain/roles';
 import type { Actor } from '../domain/actor';
@@ -40,6 +40,21 @@ export const currentActor = cache(async function currentActor(): Promise<Actor |
   const login = (user as { username?: string | null }).username ?? user.email;
   return { id: user.id, login, name: user.name, role };
 });
+
+/**
+ * The token of the request's session, for what outlives the request and must check the
+ * session again later (the event stream, lib/server/live-stream-sessions.ts). Null
+ * without a session. It never leaves the server.
+ */
+export async function currentSessionToken(): Promise<string | null> {
+  const { auth } = runtime();
+  const requestHeaders = await headers();
+  const rules = await rulesOf(auth);
+  const cookie = requestHeaders.get('cookie');
+  const signed = rules && cookie ? signedSessionToken(cookie, rules) : undefined;
+  if (signed) return signed;
+  return (await auth.api.getSession({ headers: requestHeaders }))?.session.token ?? null;
+}
 
 /** For pages: the actor, or a redirect to sign-in. */
 export async function requireActor(): Promise<Actor> {

@@ -1,12 +1,19 @@
-import { liveEvents } from '@/lib/server/live-events';
+import { mayHearTopic } from '@/lib/domain/live-topics';
+import { liveEvents, streamSessionWatch } from '@/lib/server/live-events';
 import { runtime } from '@/lib/server/runtime';
-import { currentActor } from '@/lib/server/session';
+import { currentActor, currentSessionToken } from '@/lib/server/session';
 
 export const dynamic = 'force-dynamic';
 
-/** Server-sent events: one `change` event per changed table, and a heartbeat. */
+/**
+ * Server-sent events: one `change` event per changed table the reader's role may hear
+ * of, and a heartbeat. The session is checked again every few seconds; once it has
+ * ended, its user is disabled or its role has changed, an `ended` event says why and
+ * the stream closes (lib/server/live-stream-sessions.ts).
+ */
 export async function GET(request: Request) {
-  if (!(await currentActor())) {
+  const [actor, token] = await Promise.all([currentActor(), currentSessionToken()]);
+  if (!actor || !token) {
     return Response.json({ code: 'UNAUTHENTICATED', message: 'Sign in first.' }, { status: 401 });
   }
   const encoder = new TextEncoder();
@@ -17,6 +24,7 @@ export async function GET(request: Request) {
   let cleanup = () => {};
   const stream = new ReadableStream<Uint8Array>({
     start(controller) {
+      let open = true;
       const send = (text: string) => {
         try {
           controller.enqueue(encoder.encode(text));
@@ -25,18 +33,29 @@ export async function GET(request: Request) {
         }
       };
       send('retry: 2000\n\n');
-      const unsubscribe = events.subscribe((topic) => send(`event: change\ndata: ${JSON.stringify({ topic })}\n\n`));
+      const unsubscribe = events.subscribe((topic) => {
+        if (mayHearTopic(actor.role, topic)) send(`event: change\ndata: ${JSON.stringify({ topic })}\n\n`);
+      });
       const heartbeat = setInterval(() => send(': ping\n\n'), 15_000);
+      const unwatch = streamSessionWatch().watch({
+        token,
+        role: actor.role,
+        close: (why) => {
+          send(`event: ended\ndata: ${JSON.stringify({ reason: why })}\n\n`);
+          cleanup();
+        },
+      });
       cleanup = () => {
+        if (!open) return;
+        open = false;
         clearInterval(heartbeat);
         unsubscribe();
-      };
-      request.signal.addEventListener('abort', () => {
-        cleanup();
+        unwatch();
         try {
           controller.close();
         } catch {}
-      });
+      };
+      request.signal.addEventListener('abort', () => cleanup());
     },
     cancel() {
       cleanup();
