@@ -99,4 +99,22 @@ export const signInLockout = keel.table('sign_in_lockout', {
   lockedUntil: stamp('locked_until'),
 });
 
+/**
+ * The audit CSV exports running across every instance, each holding one row until it
+ * ends (lib/adapters/export-slots.ts): per user and per role at most EXPORT_LIMITS'
+ * shares. A row whose process died is void once `expires_at` passes (an export never
+ * runs longer).
+ */
+export const exportSlot = keel.table(
+  'export_slot',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    userId: text('user_id').notNull(),
+    role: text('role').notNull(),
+    acquiredAt: stamp('acquired_at').notNull().defaultNow(),
+    expiresAt: stamp('expires_at').notNull(),
+  },
+  (t) => [index('export_slot_expires_idx').on(t.expiresAt)],
+);
+
 export type UserRow = typeof user.$inferSelect;
