@@ -3,9 +3,8 @@ import type { AuditFilters } from '../domain/audit-filters';
 import { auditChanges, formatAuditChanges } from '../domain/audit-change';
 import { csvRow } from '../domain/csv';
 import { streamAuditEvents, type AuditEventView, type AuditReader } from '../queries/audit';
-import { createSlotLimiter } from './export-slots';
+import { ROLES } from '../domain/roles';
 import { logger } from './logger';
-import { singleton } from './singletons';
 
 /**
  * Bounds of the CSV export. Each admitted export holds one connection of its own pool
@@ -13,9 +12,14 @@ import { singleton } from './singletons';
  * reading for `idleMs` loses the connection and the response is ended.
  */
 export const EXPORT_LIMITS = {
-  total: 4,
   perUser: 2,
+  /** Every role keeps this many for its own readers, across every instance (lib/adapters/export-slots.ts). */
+  perRole: 2,
+  /** So at most this many at once in all, and on any one process: the export pool's size. */
+  total: 2 * ROLES.length,
   idleMs: 30_000,
+  /** However steadily its client reads, an export ends after this (its slot too). */
+  maxDurationMs: 10 * 60_000,
   /** One batch of 1,000 rows; a slower one is a bad plan, not a big log. */
   statementTimeoutMs: 30_000,
   /** The server ends a session left idle in its snapshot this long (a backstop to idleMs). */
@@ -23,9 +27,13 @@ export const EXPORT_LIMITS = {
   retryAfterSeconds: 30,
 } as const;
 
-/** The process's export slots, shared by every request. */
-export const exportSlots = () =>
-  singleton('export-slots', () => createSlotLimiter({ total: EXPORT_LIMITS.total, perOwner: EXPORT_LIMITS.perUser }));
+/** The export ran for its longest time; its client gets a cut file and an error. */
+export class ExportTooLongError extends Error {
+  override readonly name = 'ExportTooLongError';
+  constructor(maxDurationMs: number) {
+    super(`the export ran for ${maxDurationMs} ms, its longest; export ended`);
+  }
+}
 
 /** The client read nothing for the idle timeout; the export let go of its connection. */
 export class ExportIdleError extends Error {
@@ -46,6 +54,8 @@ const line = (e: AuditEventView) =>
     formatAuditChanges(auditChanges(e.before, e.after)) || null, json(e.before), json(e.after),
   ]);
 
+export type ExportOutcome = 'done' | 'cancelled' | 'idle' | 'overtime' | 'failed';
+
 /**
  * The filtered audit log as a CSV byte stream, read batch by batch from one snapshot:
  * the rows `options.reader` may see (lib/queries/audit.ts). `onEnd` runs exactly once,
@@ -55,17 +65,27 @@ const line = (e: AuditEventView) =>
 export function auditCsvStream(
   pool: pg.Pool,
   filters: AuditFilters,
-  options: { reader: AuditReader; idleMs?: number; batchSize?: number; onEnd?: (outcome: 'done' | 'cancelled' | 'idle' | 'failed', error?: unknown) => void },
+  options: {
+    reader: AuditReader;
+    idleMs?: number;
+    maxDurationMs?: number;
+    batchSize?: number;
+    onEnd?: (outcome: ExportOutcome, error?: unknown) => void;
+  },
 ): ReadableStream<Uint8Array> {
   const idleMs = options.idleMs ?? EXPORT_LIMITS.idleMs;
+  const maxDurationMs = options.maxDurationMs ?? EXPORT_LIMITS.maxDurationMs;
+  let overtimeTimer: NodeJS.Timeout | null = null;
   const batches = streamAuditEvents(pool, options.reader, filters, options.batchSize);
   const encoder = new TextEncoder();
   let idleTimer: NodeJS.Timeout | null = null;
   let ended = false;
-  const end = async (outcome: 'done' | 'cancelled' | 'idle' | 'failed', error?: unknown) => {
+  const end = async (outcome: ExportOutcome, error?: unknown) => {
     if (ended) return;
     ended = true;
     if (idleTimer) clearTimeout(idleTimer);
+    if (overtimeTimer) clearTimeout(overtimeTimer);
+    if (outcome === 'overtime') logger.warn({ maxDurationMs }, 'audit export ended: it ran for its longest time');
     if (outcome === 'failed') logger.error({ error }, 'audit export failed');
     else if (outcome === 'idle') logger.warn({ idleMs }, 'audit export ended: the client stopped reading');
     // Runs the generator's finally: rollback and release. Harmless once it has finished.
@@ -75,6 +95,11 @@ export function auditCsvStream(
   return new ReadableStream<Uint8Array>({
     start(controller) {
       controller.enqueue(encoder.encode(csvRow(HEADER)));
+      overtimeTimer = setTimeout(() => {
+        controller.error(new ExportTooLongError(maxDurationMs));
+        void end('overtime');
+      }, maxDurationMs);
+      overtimeTimer.unref();
     },
     async pull(controller) {
       if (idleTimer) clearTimeout(idleTimer);

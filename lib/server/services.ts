@@ -1,16 +1,21 @@
 import 'server-only';
 import { postgresAuditLog } from '../adapters/audit-log';
+import { postgresExportSlots, type ExportSlots } from '../adapters/export-slots';
 import { systemProposerClock } from '../adapters/proposer-clock';
 import { postgresSettlementUnitOfWork } from '../adapters/settlement-replay';
 import { postgresSignInLockout, type SignInLockout } from '../adapters/sign-in-lockout';
 import { postgresSsoRefusals } from '../adapters/sso-audit';
 import { postgresTakeoverUnitOfWork } from '../adapters/takeover-unit-of-work';
 import { authPasswordHasher, postgresUserUnitOfWork } from '../adapters/user-directory';
+import { postgresWebhookUnitOfWork } from '../adapters/webhook-deliveries';
+import { httpWebhookSender } from '../adapters/webhook-sender';
 import type { AuditLog } from '../ports/audit-log';
 import type { SettlementReplayPorts } from '../ports/settlement-replay';
 import type { UnitOfWork } from '../ports/unit-of-work';
 import type { RecoveryServiceDeps } from '../services/recovery-common';
 import type { UserServicePorts } from '../services/users';
+import type { WebhookAdminPorts } from '../services/webhook-admin';
+import { EXPORT_LIMITS } from './audit-export';
 import { runtime } from './runtime';
 import { singleton } from './singletons';
 
@@ -42,10 +47,22 @@ export function settlementTransactions(): UnitOfWork<SettlementReplayPorts> {
   return postgresSettlementUnitOfWork(runtime().db);
 }
 
+/** The audit CSV exports' slots, shared with every other process and instance through PostgreSQL. */
+export function exportSlots(): ExportSlots {
+  return postgresExportSlots(runtime().db, EXPORT_LIMITS);
+}
+
 /** User management: its unit of work and better-auth's password hasher. */
 export function userServicePorts(): UserServicePorts {
   const { db, auth } = runtime();
   return { unitOfWork: postgresUserUnitOfWork(db), passwords: authPasswordHasher(auth) };
+}
+
+/** The Webhooks page's Send test and Retry now: the delivery store and a sender with this process's endpoint settings. */
+export function webhookAdminPorts(): WebhookAdminPorts {
+  const { db, settings } = runtime();
+  const baseUrl = settings.baseUrl ?? `http://localhost:${settings.port}`;
+  return { unitOfWork: postgresWebhookUnitOfWork(db), sender: httpWebhookSender({ endpoints: settings.webhooks.endpoints, baseUrl }) };
 }
 
 /** The audit log `action()` writes refusals to, outside the handler's transaction. */

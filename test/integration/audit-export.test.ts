@@ -5,7 +5,8 @@ import { createDatabase, DatabaseBusyError, isDatabaseBusy } from '../../lib/db/
 import { auditEvent } from '../../lib/db/schema';
 import type { AuditFilters } from '../../lib/domain/audit-filters';
 import type { AuditReader } from '../../lib/queries/audit';
-import { auditCsvStream, ExportIdleError } from '../../lib/server/audit-export';
+import { postgresExportSlots } from '../../lib/adapters/export-slots';
+import { auditCsvStream, EXPORT_LIMITS, ExportIdleError, ExportTooLongError, type ExportOutcome } from '../../lib/server/audit-export';
 import { freshDatabase } from '../support/database';
 
 const ROWS = 2_500;
@@ -25,9 +26,9 @@ async function sessions(applicationName: string, state?: string): Promise<number
   return rows[0]!.n;
 }
 
-type Outcome = 'done' | 'cancelled' | 'idle' | 'failed';
+type Outcome = ExportOutcome;
 
-function exportWithOutcome(pool: Parameters<typeof auditCsvStream>[0], options: { idleMs: number; batchSize: number }) {
+function exportWithOutcome(pool: Parameters<typeof auditCsvStream>[0], options: { idleMs: number; batchSize: number; maxDurationMs?: number }) {
   let settle: (outcome: Outcome) => void = () => {};
   const ended = new Promise<Outcome>((resolve) => (settle = resolve));
   const stream = auditCsvStream(pool, {}, { ...options, reader: { role: 'admin' }, onEnd: (outcome) => settle(outcome) });
@@ -65,6 +66,20 @@ describe('audit CSV export stream', () => {
     const next = exportWithOutcome(pool, { idleMs: 5_000, batchSize: 1_000 });
     await next.reader.cancel();
     expect(await next.ended).toBe('cancelled');
+  });
+
+  it('ends an export at its longest time however steadily its client reads, and releases its connection', async () => {
+    const pool = database.newPool(1);
+    const { reader, ended } = exportWithOutcome(pool, { idleMs: 60_000, batchSize: 1, maxDurationMs: 300 });
+    let failure: unknown = null;
+    try {
+      for (;;) if ((await reader.read()).done) break;
+    } catch (error) {
+      failure = error;
+    }
+    expect(failure).toBeInstanceOf(ExportTooLongError);
+    expect(await ended).toBe('overtime');
+    await vi.waitFor(() => expect(pool.idleCount).toBe(pool.totalCount));
   });
 
   it('a client that goes away cancels the export and releases its connection', async () => {
@@ -176,5 +191,51 @@ describe('a session read on a busy pool', () => {
       held.release();
     }
     expect((await auth.api.getSession({ headers: new Headers({ cookie }) }))?.user.name).toBe('busy');
+  });
+});
+
+describe('export slots are shared by every instance, with a share kept for each role', () => {
+  // Two instances: two adapters over two pools of the same database.
+  const first = () => postgresExportSlots(createDatabase(database.newPool(2)), EXPORT_LIMITS);
+  const second = () => postgresExportSlots(createDatabase(database.newPool(2)), EXPORT_LIMITS);
+
+  it("two low-privilege users holding two exports each leave an admin's share free, on any instance", async () => {
+    const [a, b] = [first(), second()];
+    const viewer = { id: 'v-1', role: 'viewer' as const };
+    const viewer2 = { id: 'v-2', role: 'viewer' as const };
+    const support = { id: 's-1', role: 'support' as const };
+    const held = [await a.tryAcquire(viewer), await b.tryAcquire(viewer), await a.tryAcquire(support), await b.tryAcquire(support)];
+    expect(held.every((release) => release !== null)).toBe(true);
+    // The viewer's third, on either instance, and another viewer's first: the viewers' share is taken.
+    expect(await b.tryAcquire(viewer)).toBeNull();
+    expect(await a.tryAcquire(viewer2)).toBeNull();
+    const admin = await b.tryAcquire({ id: 'a-1', role: 'admin' });
+    expect(admin).not.toBeNull();
+    await held[0]!();
+    await held[0]!(); // twice gives back one slot
+    expect(await a.tryAcquire(viewer2)).not.toBeNull();
+    expect(await b.tryAcquire(viewer)).toBeNull();
+    await database.pool.query('delete from keel.export_slot');
+  });
+
+  it('admits exactly one share however many instances race for it', async () => {
+    const instances = Array.from({ length: 8 }, (_, i) => (i % 2 === 0 ? first() : second()));
+    const taken = await Promise.all(instances.map((slots, i) => slots.tryAcquire({ id: `o-${i}`, role: 'operator' })));
+    expect(taken.filter((release) => release !== null)).toHaveLength(EXPORT_LIMITS.perRole);
+    const { rows } = await database.pool.query<{ n: number }>(`select count(*)::int as n from keel.export_slot where role = 'operator'`);
+    expect(rows[0]!.n).toBe(EXPORT_LIMITS.perRole);
+    await database.pool.query('delete from keel.export_slot');
+  });
+
+  it('a slot whose process died is void once its export could no longer run', async () => {
+    const slots = first();
+    const approver = { id: 'p-1', role: 'approver' as const };
+    expect(await slots.tryAcquire(approver)).not.toBeNull();
+    expect(await slots.tryAcquire(approver)).not.toBeNull();
+    expect(await slots.tryAcquire(approver)).toBeNull();
+    // The process holding them is gone: nobody releases; their time runs out.
+    await database.pool.query(`update keel.export_slot set expires_at = now() - interval '1 second' where user_id = 'p-1'`);
+    expect(await slots.tryAcquire(approver)).not.toBeNull();
+    await database.pool.query('delete from keel.export_slot');
   });
 });
