@@ -1,6 +1,6 @@
 /**
  * Keel's layering, checked by `npm run lint:deps` (and so by `npm test`).
- * README.md "Layout" says what each folder is for; these rules keep the arrows pointing inwards:
+ * docs/architecture.md says what each folder is for; these rules keep the arrows pointing inwards:
  * app/components -> services -> ports -> domain, with adapters built in one composition root.
  * A rule compares resolved paths relative to the repository root ("@/..." is resolved through tsconfig.json).
  * @type {import('dependency-cruiser').IConfiguration}
