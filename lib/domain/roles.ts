@@ -49,6 +49,8 @@ export const ACTION_PERMISSIONS = {
   'user.disable': 'manageUsers',
   'user.enable': 'manageUsers',
   'user.role': 'manageUsers',
+  'webhook.send_test': 'manageWebhooks',
+  'webhook.retry': 'manageWebhooks',
   'session.sign_out': 'read',
 } as const satisfies Record<string, Permission>;
 

@@ -1,10 +1,22 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac } from 'node:crypto';
+import { err, ok, type Result } from './result';
 
 /**
- * Outgoing webhook deliveries: the body Keel posts, how it is signed and how a receiver
- * checks it. Header names and the signature scheme are documented in docs/webhooks.md.
+ * Outgoing webhook deliveries: the events, the generic body, and how a delivery is signed.
+ * Signing follows the Standard Webhooks specification (standardwebhooks.com), so a receiver
+ * verifies with one of its published libraries; docs/webhooks.md says how.
  */
 export const WEBHOOK_HEADERS = {
+  id: 'webhook-id',
+  timestamp: 'webhook-timestamp',
+  signature: 'webhook-signature',
+} as const;
+
+/**
+ * The headers of Keel's earlier scheme (hex HMAC of `<timestamp>.<body>`), still sent to
+ * generic endpoints so receivers written against them keep working while they move over.
+ */
+export const LEGACY_WEBHOOK_HEADERS = {
   id: 'keel-webhook-id',
   timestamp: 'keel-webhook-timestamp',
   signature: 'keel-webhook-signature',
@@ -19,11 +31,10 @@ export const WEBHOOK_KINDS = [
   'bulk_replay.finished',
   'bulk_replay.cancelled',
   'dead_letters.rising',
+  'webhook.test',
 ] as const;
 export type WebhookKind = (typeof WEBHOOK_KINDS)[number];
 
-/** How long a receiver accepts a signed timestamp, either side of its own clock. */
-export const WEBHOOK_REPLAY_WINDOW_SECONDS = 300;
 /** Attempts before a delivery is given up as FAILED (about 9 hours of backoff in all). */
 export const WEBHOOK_MAX_ATTEMPTS = 12;
 const FIRST_RETRY_MS = 5_000;
@@ -35,30 +46,44 @@ export function webhookRetryDelayMs(attempts: number): number {
   return Math.min(FIRST_RETRY_MS * 2 ** Math.min(attempts - 1, 30), RETRY_CAP_MS);
 }
 
-/** `v1=` then the hex HMAC-SHA256, keyed by the endpoint's secret, of `<timestamp>.<body>`. */
-export function webhookSignature(secret: string, timestampSeconds: number, body: string): string {
-  return `v1=${createHmac('sha256', secret).update(`${timestampSeconds}.${body}`).digest('hex')}`;
+const WHSEC_PREFIX = 'whsec_';
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+/** The Standard Webhooks bounds on a symmetric key: at least 24 bytes, at most 64 (512 bits). */
+export const WEBHOOK_KEY_BYTES = { min: 24, max: 64 } as const;
+/** A plain (pre-`whsec_`) secret's shortest length, as Keel has always asked. */
+export const WEBHOOK_PLAIN_SECRET_MIN = 32;
+
+/**
+ * The HMAC key of a signing secret. A `whsec_<base64>` secret is the Standard Webhooks
+ * form: its key is the decoded bytes. Any other secret (Keel's earlier form) keys the HMAC
+ * with its UTF-8 bytes, as before. Never echoes the secret in an error.
+ */
+export function webhookSigningKey(secret: string): Result<Buffer, string> {
+  if (secret.startsWith(WHSEC_PREFIX)) {
+    const encoded = secret.slice(WHSEC_PREFIX.length);
+    if (!BASE64.test(encoded)) return err('a whsec_ secret must be whsec_ followed by standard base64 (A-Z a-z 0-9 + /, = padding)');
+    const key = Buffer.from(encoded, 'base64');
+    if (key.length < WEBHOOK_KEY_BYTES.min || key.length > WEBHOOK_KEY_BYTES.max) {
+      return err(`a whsec_ secret must decode to ${WEBHOOK_KEY_BYTES.min} to ${WEBHOOK_KEY_BYTES.max} bytes (it decodes to ${key.length})`);
+    }
+    return ok(key);
+  }
+  if ([...secret].length < WEBHOOK_PLAIN_SECRET_MIN) return err(`a plain secret must be ${WEBHOOK_PLAIN_SECRET_MIN} or more characters (or use a whsec_ secret)`);
+  return ok(Buffer.from(secret, 'utf8'));
 }
 
-export type WebhookVerification =
-  | { ok: true }
-  | { ok: false; code: 'MISSING_HEADERS' | 'STALE_TIMESTAMP' | 'BAD_SIGNATURE' };
-
-/** What a receiver does: check the signature in constant time and the timestamp against its clock. */
-export function verifyWebhook(
-  secret: string,
-  headers: { timestamp: string | null | undefined; signature: string | null | undefined },
-  body: string,
-  nowSeconds: number,
-): WebhookVerification {
-  if (!headers.timestamp || !headers.signature || !/^\d{1,12}$/.test(headers.timestamp)) return { ok: false, code: 'MISSING_HEADERS' };
-  const timestamp = Number(headers.timestamp);
-  if (Math.abs(nowSeconds - timestamp) > WEBHOOK_REPLAY_WINDOW_SECONDS) return { ok: false, code: 'STALE_TIMESTAMP' };
-  const expected = Buffer.from(webhookSignature(secret, timestamp, body));
-  const given = Buffer.from(headers.signature);
-  if (expected.length !== given.length || !timingSafeEqual(expected, given)) return { ok: false, code: 'BAD_SIGNATURE' };
-  return { ok: true };
+/** Standard Webhooks `v1,` then the base64 HMAC-SHA256 of `<id>.<timestamp>.<body>`. */
+export function standardWebhookSignature(key: Uint8Array, id: string, timestampSeconds: number, body: string): string {
+  return `v1,${createHmac('sha256', key).update(`${id}.${timestampSeconds}.${body}`).digest('base64')}`;
 }
+
+/** Keel's earlier `v1=` then the hex HMAC-SHA256 of `<timestamp>.<body>`, with the same key. */
+export function legacyWebhookSignature(key: Uint8Array, timestampSeconds: number, body: string): string {
+  return `v1=${createHmac('sha256', key).update(`${timestampSeconds}.${body}`).digest('hex')}`;
+}
+
+/** The id a receiver deduplicates by: the same on every attempt and for every endpoint. Never contains a `.`. */
+export const webhookMessageId = (eventId: number): string => `keel-event-${eventId}`;
 
 export interface WebhookBody {
   id: string;
@@ -70,10 +95,18 @@ export interface WebhookBody {
   text: string;
 }
 
+export interface WebhookEvent {
+  id: number;
+  kind: WebhookKind;
+  createdAt: Date;
+  payload: Record<string, unknown>;
+}
+
 type Data = Record<string, unknown>;
 const str = (value: unknown): string => (typeof value === 'string' || typeof value === 'number' ? String(value) : '?');
 
-function summary(kind: WebhookKind, d: Data): string {
+/** One sentence saying what happened, without the link. */
+export function webhookSummary(kind: WebhookKind, d: Data): string {
   const target = `${str(d.targetKind)} ${str(d.targetId)}`;
   const proposal = `${d.proposalKind === 'ABANDON' ? 'Abandon' : 'Recovery'} proposal #${str(d.proposalId)} for ${target}`;
   switch (kind) {
@@ -93,17 +126,25 @@ function summary(kind: WebhookKind, d: Data): string {
       return `Bulk replay #${str(d.jobId)} was cancelled after ${str(d.processedCount)} of ${str(d.itemCount)} dead letters.`;
     case 'dead_letters.rising':
       return `Dead letters for reason ${str(d.reason)} are rising: ${str(d.count)} in the last ${str(d.windowMinutes)} min (threshold ${str(d.threshold)}).`;
+    case 'webhook.test':
+      return `Test notification from Keel to endpoint ${str(d.endpoint)}, sent by ${str(d.requestedBy)}.`;
   }
 }
 
-/** The JSON body of one delivery; its id stays the same across retries so a receiver can drop repeats. */
-export function webhookBody(event: { id: number; kind: WebhookKind; createdAt: Date; payload: Data }, baseUrl: string | undefined): WebhookBody {
+/** The event's fields with `path` made an absolute `url` (when Keel knows its base URL). */
+export function webhookData(event: Pick<WebhookEvent, 'payload'>, baseUrl: string | undefined): Data {
   const data: Data = { ...event.payload };
   const path = typeof data.path === 'string' ? data.path : undefined;
   delete data.path;
   if (path && baseUrl) data.url = new URL(path, baseUrl).toString();
-  const text = summary(event.kind, data) + (typeof data.url === 'string' ? ` ${data.url}` : '');
-  return { id: `keel-event-${event.id}`, type: event.kind, createdAt: event.createdAt.toISOString(), data, text };
+  return data;
+}
+
+/** The generic JSON body; its id stays the same across retries so a receiver can drop repeats. */
+export function webhookBody(event: WebhookEvent, baseUrl: string | undefined): WebhookBody {
+  const data = webhookData(event, baseUrl);
+  const text = webhookSummary(event.kind, data) + (typeof data.url === 'string' ? ` ${data.url}` : '');
+  return { id: webhookMessageId(event.id), type: event.kind, createdAt: event.createdAt.toISOString(), data, text };
 }
 
 export function isWebhookKind(value: unknown): value is WebhookKind {

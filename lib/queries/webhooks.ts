@@ -20,13 +20,15 @@ export type WebhookDeliveryView = {
   lastError: string | null;
   deliveredAt: string | null;
   createdAt: string;
+  /** A worker or an admin's request holds it and may be sending it now: Retry now would be refused. */
+  sending: boolean;
 };
 
 export interface WebhookPage {
   rows: WebhookDeliveryView[];
   count: CappedCount;
   nextCursor: string | null;
-  endpoints: { name: string; origin: string; enabled: boolean }[];
+  endpoints: { name: string; origin: string; format: string; enabled: boolean }[];
   serverNow: string;
 }
 
@@ -47,11 +49,12 @@ export async function listWebhookDeliveries(db: DbOrTx, query: Pick<WebhookDeliv
     db.execute<WebhookDeliveryView>(sql`
       select d.id, d.event_id as "eventId", e.kind, e.subject, d.endpoint, d.status, d.attempts,
              ${iso('d.next_attempt_at')} as "nextAttemptAt", d.last_http_status as "lastHttpStatus", d.last_error as "lastError",
-             ${iso('d.delivered_at')} as "deliveredAt", ${iso('d.created_at')} as "createdAt"
+             ${iso('d.delivered_at')} as "deliveredAt", ${iso('d.created_at')} as "createdAt",
+             coalesce(d.lease_until > clock_timestamp(), false) as sending
       from keel.webhook_delivery d join keel.webhook_event e on e.id = d.event_id
       where ${where} order by d.id desc limit ${pageSize + 1}`),
     db.execute<{ n: number }>(sql`select count(*)::int as n from (select 1 from keel.webhook_delivery where ${countWhere} limit ${COUNT_CAP + 1}) c`),
-    db.execute<{ name: string; origin: string; enabled: boolean }>(sql`select name, origin, enabled from keel.webhook_endpoint order by enabled desc, name`),
+    db.execute<{ name: string; origin: string; format: string; enabled: boolean }>(sql`select name, origin, format, enabled from keel.webhook_endpoint order by enabled desc, name`),
     db.execute<{ now: string }>(sql`select ${iso('clock_timestamp()')} as now`),
   ]);
   const page = rows.rows.slice(0, pageSize);
