@@ -13,7 +13,9 @@ import { KeysetPager } from '../ui/keyset-pager';
 import { ErrorState } from '../ui/states';
 import { StatusBadge } from '../ui/status-badge';
 import { Cell, DataTable } from '../ui/table';
-import { TimeAgo } from '../ui/time-ago';
+import { formatRelative, formatUtc } from '../ui/time-ago';
+import { RetryDeliveryButton } from './retry-delivery-button';
+import { SendTestButton } from './send-test-button';
 
 const SELECT = 'rounded-md border border-zinc-300 bg-white px-2 py-1 text-sm dark:border-zinc-700 dark:bg-zinc-950';
 const MUTED = 'text-zinc-600 dark:text-zinc-400';
@@ -44,9 +46,11 @@ export function WebhookDeliveriesView() {
         ) : (
           <ul className="flex flex-wrap gap-2 text-sm">
             {page?.endpoints.map((e) => (
-              <li key={e.name} className="rounded-md border border-zinc-200 px-3 py-1.5 dark:border-zinc-800">
-                <span className="font-medium">{e.name}</span> <span className={`font-mono text-xs ${MUTED}`}>{e.origin}</span>{' '}
-                {e.enabled ? null : <span className={`text-xs ${MUTED}`}>(removed from the settings)</span>}
+              <li key={e.name} className="flex flex-wrap items-center gap-x-2 rounded-md border border-zinc-200 px-3 py-1.5 dark:border-zinc-800">
+                <span className="font-medium">{e.name}</span>
+                <span className={`font-mono text-xs ${MUTED}`}>{e.origin}</span>
+                <span className="rounded bg-zinc-100 px-1.5 py-0.5 text-xs dark:bg-zinc-800">{e.format}</span>
+                {e.enabled ? <SendTestButton endpoint={e.name} /> : <span className={`text-xs ${MUTED}`}>(removed from the settings)</span>}
               </li>
             ))}
           </ul>
@@ -91,7 +95,7 @@ export function WebhookDeliveriesView() {
           </p>
         ) : (
           <>
-            <DataTable caption="Webhook deliveries" head={['Event', 'About', 'Endpoint', 'Status', 'Attempts', 'Next attempt', 'Last result', 'Created']}>
+            <DataTable caption="Webhook deliveries" head={['Event', 'Endpoint', 'Status', 'Attempts', 'Next attempt', 'Last result', 'Created', 'Action']}>
               {page.rows.length === 0 ? (
                 <tr>
                   <td colSpan={8} className={`px-3 py-8 text-center ${MUTED}`}>
@@ -101,26 +105,30 @@ export function WebhookDeliveriesView() {
               ) : (
                 page.rows.map((d) => (
                   <tr key={d.id}>
-                    <Cell mono>{d.kind}</Cell>
-                    <Cell mono>{d.subject}</Cell>
+                    <Cell mono>
+                      {d.kind}
+                      <span className={`block ${MUTED}`}>{d.subject}</span>
+                    </Cell>
                     <Cell>{d.endpoint}</Cell>
                     <Cell>
                       <StatusBadge status={d.status} />
                     </Cell>
                     <Cell>{d.attempts}</Cell>
-                    <Cell>{d.status === 'PENDING' ? <TimeAgo at={new Date(d.nextAttemptAt)} now={now} /> : <span className={MUTED}>—</span>}</Cell>
-                    <Cell>
+                    <Cell>{d.status === 'PENDING' ? <StackedTime at={d.nextAttemptAt} now={now} /> : <span className={MUTED}>—</span>}</Cell>
+                    <Cell wrap>
                       {d.status === 'DELIVERED' && d.deliveredAt ? (
                         <>
-                          HTTP {d.lastHttpStatus}, <TimeAgo at={new Date(d.deliveredAt)} now={now} />
+                          HTTP {d.lastHttpStatus}
+                          <StackedTime at={d.deliveredAt} now={now} />
                         </>
                       ) : (
                         (d.lastError ?? <span className={MUTED}>not tried yet</span>)
                       )}
                     </Cell>
                     <Cell>
-                      <TimeAgo at={new Date(d.createdAt)} now={now} />
+                      <StackedTime at={d.createdAt} now={now} />
                     </Cell>
+                    <Cell>{d.status === 'DELIVERED' ? <span className={MUTED}>—</span> : <RetryDeliveryButton deliveryId={d.id} sending={d.sending} />}</Cell>
                   </tr>
                 ))
               )}
@@ -132,5 +140,19 @@ export function WebhookDeliveriesView() {
         )}
       </section>
     </div>
+  );
+}
+
+/**
+ * A time as "3 min ago" over its UTC time in small print: two short lines instead of one
+ * long one, so the table's eight columns fit a 1440 px screen without scrolling.
+ */
+function StackedTime({ at, now }: { at: string; now: Date }) {
+  const date = new Date(at);
+  return (
+    <time dateTime={date.toISOString()} className="block">
+      {formatRelative(date, now)}
+      <span className={`block text-xs ${MUTED}`}>{formatUtc(date)}</span>
+    </time>
   );
 }

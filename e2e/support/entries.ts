@@ -40,6 +40,9 @@ export const ACTIONS: Record<string, { name: ActionName; input: unknown }> = {
   // Enabling an enabled user and giving a role the user has are real successes that change nothing.
   'app/actions/users.ts#enableUserAction': { name: 'user.enable', input: { username: 'viewer' } },
   'app/actions/users.ts#changeUserRoleAction': { name: 'user.role', input: { username: 'viewer', role: 'viewer', expectedRole: 'viewer' } },
+  // An endpoint no setting names is refused UNKNOWN_ENDPOINT, a delivery that does not exist NOT_FOUND: nothing is sent.
+  'app/actions/webhooks.ts#sendTestWebhookAction': { name: 'webhook.send_test', input: { endpoint: 'access-matrix-nobody', operationId: 'access-matrix-send-test' } },
+  'app/actions/webhooks.ts#retryWebhookAction': { name: 'webhook.retry', input: { deliveryId: NO_ID, operationId: 'access-matrix-retry' } },
   'app/actions/session.ts#signOut': { name: 'session.sign_out', input: {} },
 };
 
