@@ -1,4 +1,5 @@
 import { rmSync } from 'node:fs';
+import http from 'node:http';
 import { expect, test } from '@playwright/test';
 import fc from 'fast-check';
 import type pg from 'pg';
@@ -8,6 +9,7 @@ import { bulkCancelSchema, bulkJobSchema, bulkPreviewSchema, bulkRequeuePreviewS
 import { changeUserRoleSchema, createUserSchema, disableUserSchema, enableUserSchema } from '../lib/domain/users';
 import {
   appEntries,
+  baseUrl,
   callAction,
   DatabaseWatch,
   loadResults,
@@ -73,11 +75,18 @@ const HOSTILE_UNITS = [
   '\u0000', '\uD800', '\uDFFF', '\uFFFE', '\u202E', '\u200B', '\r\n', '\u0085', '\u2028', '\u0301',
   "'", '"', '\\', '%', '%00', '%zz', '${7*7}', '<script>', '../', 'İ', '😀', "' or '1'='1", '--',
 ];
+/**
+ * React's reply references ($@ a promise, $K a form, $Q a map, $h a server reference,
+ * $T a temporary one, $D a date, ...): a whole field's value made of one is decoded by
+ * React before any schema sees it, unless the front door refuses the body first.
+ */
+const REFERENCE_WORDS = ['$@0', '$@1', '$K1', '$Q1', '$W1', '$h1', '$T', '$F1', '$B1', '$R1', '$r1', '$X1', '$x1', '$n1', '$D2026-01-01T00:00:00.000Z', '$S1', '$i1', '$Y', '$'];
 const hostileUnit = fc.constantFrom(...HOSTILE_UNITS);
 const anyText = (maxLength: number) => fc.string({ unit: 'binary', maxLength });
 
 const hostileString = fc.oneof(
   { weight: 6, arbitrary: fc.tuple(anyText(12), hostileUnit, anyText(12)).map(([a, b, c]) => a + b + c) },
+  { weight: 2, arbitrary: fc.constantFrom(...REFERENCE_WORDS) },
   { weight: 1, arbitrary: fc.integer({ min: 2_001, max: 120_000 }).map((n) => 'x'.repeat(n)) },
   { weight: 1, arbitrary: fc.constantFrom('', ' ', '\t', 'null', 'undefined', 'NaN', '-1', '0', '1e309', '0x7fffffff', '9'.repeat(40)) },
 );
@@ -95,12 +104,12 @@ const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
 );
 
 /**
- * A value that z.coerce.number() would read as an id the demo data has (a form posts
- * "12"; true reads as 1) could change a real row: those are left to the access matrix,
- * which calls each action with its harmless input, and dropped here.
+ * A value an id field reads as an id the demo data has (a number, or its digits: a form
+ * posts "12") could change a real row: those are left to the access matrix, which calls
+ * each action with its harmless input, and dropped here. A boolean is never an id.
  */
 function couldNameARow(value: unknown): boolean {
-  if (value === true) return true;
+  if (typeof value === 'boolean') return false;
   if (typeof value === 'object' && value !== null && !Array.isArray(value)) return false;
   const n = Number(value as never);
   return Number.isInteger(n) && n >= 1 && n <= 1_000_000_000;
@@ -297,6 +306,138 @@ test('hostile query strings and path segments on every page and route handler: n
     await context.dispose();
   }
   console.log(`hostile input, pages and routes: ${results.length} cases, ${results.filter((r) => !r.pass).length} failed`);
+});
+
+const RUNS_PER_AUTH = Number(process.env.KEEL_HOSTILE_AUTH_RUNS ?? 60);
+const RUNS_PER_METHOD = Number(process.env.KEEL_HOSTILE_METHOD_RUNS ?? 60);
+const RUNS_PER_BODY = Number(process.env.KEEL_HOSTILE_BODY_RUNS ?? 12);
+
+/** A sign-in field with a control character or broken Unicode somewhere in it. */
+const controlText = fc
+  .tuple(anyText(8), fc.constantFrom('\u0000', '\u0001', '\u0007', '\u001B', '\u007F', '\n', '\uD800', '\uDFFF'), anyText(8))
+  .map(([a, b, c]) => a + b + c);
+
+test('NUL and control characters in every sign-in field: 400 INVALID_INPUT, never 5xx, nothing changed but rate-limit counters', async ({ playwright }) => {
+  const context = await playwright.request.newContext({ baseURL: baseUrl(), extraHTTPHeaders: { Origin: baseUrl() } });
+  const results: CaseResult[] = [];
+  try {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.record({ field: fc.constantFrom('username', 'password', 'rememberMe', 'callbackURL'), value: controlText, username: fc.constantFrom('viewer', 'admin', 'nobody') }),
+        async ({ field, value, username }) => {
+          const before = await watch.current();
+          const problems: string[] = [];
+          const response = await context.post('/api/auth/sign-in/username', { data: { username, password: 'not-the-password', [field]: value }, failOnStatusCode: false });
+          const actual = `HTTP ${response.status()}`;
+          if (response.status() !== 400) problems.push(`${actual}, not 400`);
+          else if ((await response.json()).code !== 'INVALID_INPUT') problems.push('not INVALID_INPUT');
+          const changed = DatabaseWatch.changed(before, await watch.current()).filter((t) => t !== 'keel.sign_in_lockout');
+          if (changed.length) problems.push(`changed ${changed.join(', ')}`);
+          record(results, { dimension: 'sign-in field', identity: 'no session', entry: field, expected: show(value), actual }, problems);
+        },
+      ),
+      { seed: SEED, numRuns: RUNS_PER_AUTH },
+    );
+  } finally {
+    saveResults('hostile-input', 'auth', results);
+    await context.dispose();
+  }
+});
+
+const ANY_METHOD = fc.oneof(
+  fc.constantFrom('GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'TRACE', 'TRACK', 'PROPFIND', 'MKCOL', 'LOCK', 'PURGE', 'SEARCH', 'QUERY'),
+  fc.stringMatching(/^[A-Z]{3,10}$/),
+);
+
+test('every HTTP method on every route and page: never 5xx, and what a path does not serve is 405 with Allow', async () => {
+  const { context } = await signedInContext('admin');
+  const cookie = (await context.storageState()).cookies.map((c) => `${c.name}=${c.value}`).join('; ');
+  const paths = [
+    ...appEntries('route').filter((r) => r !== '/api/events').map((r) => r.replace('[...all]', 'get-session').replace(/\[[^\]]+\]/g, 'x1')),
+    ...appEntries('page').map((p) => p.replace(/\[[^\]]+\]/g, 'x1')),
+  ];
+  const results: CaseResult[] = [];
+  try {
+    await fc.assert(
+      fc.asyncProperty(fc.record({ path: fc.constantFrom(...paths), method: ANY_METHOD, signedIn: fc.boolean() }), async ({ path, method, signedIn }) => {
+        const before = await watch.current();
+        const problems: string[] = [];
+        const answer = await new Promise<{ status: number; allow: string | undefined }>((resolve, reject) => {
+          const request = http.request(`${baseUrl()}${path}`, { method, agent: false, headers: signedIn ? { cookie, origin: baseUrl() } : {} }, (response) => {
+            response.resume();
+            response.on('end', () => resolve({ status: response.statusCode ?? 0, allow: response.headers.allow }));
+          });
+          request.on('error', reject);
+          request.end();
+        });
+        const actual = `HTTP ${answer.status}`;
+        if (answer.status >= 500) problems.push(actual);
+        if (answer.status === 405 && !answer.allow) problems.push('405 without Allow');
+        if (!['GET', 'HEAD', 'POST'].includes(method) && answer.status !== 405) problems.push(`${method} answered ${answer.status}, not 405`);
+        const changed = DatabaseWatch.changed(before, await watch.current());
+        if (changed.length) problems.push(`changed ${changed.join(', ')}`);
+        record(results, { dimension: 'HTTP method', identity: signedIn ? 'admin' : 'no session', entry: path, expected: method, actual }, problems);
+      }),
+      { seed: SEED, numRuns: RUNS_PER_METHOD },
+    );
+  } finally {
+    saveResults('hostile-input', 'methods', results);
+    await context.dispose();
+  }
+});
+
+test('oversize and malformed bodies posted to every page: never 5xx, nothing changed', async () => {
+  const { context } = await signedInContext('admin');
+  const cookie = (await context.storageState()).cookies.map((c) => `${c.name}=${c.value}`).join('; ');
+  const pages = appEntries('page').map((p) => p.replace(/\[[^\]]+\]/g, '1'));
+  const actionId = serverActions()[0]!.id;
+  const results: CaseResult[] = [];
+  try {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.record({
+          path: fc.constantFrom(...pages),
+          size: fc.integer({ min: 900_000, max: 2_500_000 }),
+          kind: fc.constantFrom('multipart', 'text', 'urlencoded'),
+          asAction: fc.boolean(),
+          signedIn: fc.boolean(),
+          declared: fc.boolean(),
+        }),
+        async ({ path, size, kind, asAction, signedIn, declared }) => {
+          const before = await watch.current();
+          const problems: string[] = [];
+          const boundary = 'fuzz-boundary';
+          const body =
+            kind === 'multipart'
+              ? Buffer.concat([Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="1_x"\r\n\r\n`), Buffer.alloc(size, 'x'), Buffer.from(`\r\n--${boundary}--\r\n`)])
+              : kind === 'text'
+                ? Buffer.from(JSON.stringify(['y'.repeat(size)]))
+                : Buffer.from(`a=${'z'.repeat(size)}`);
+          const type = { multipart: `multipart/form-data; boundary=${boundary}`, text: 'text/plain;charset=UTF-8', urlencoded: 'application/x-www-form-urlencoded' }[kind];
+          const headers: Record<string, string | number> = { 'content-type': type, origin: baseUrl(), ...(signedIn ? { cookie } : {}), ...(asAction ? { 'next-action': actionId } : {}) };
+          if (declared) headers['content-length'] = body.length;
+          const status = await new Promise<number>((resolve, reject) => {
+            const request = http.request(`${baseUrl()}${path}`, { method: 'POST', agent: false, headers }, (response) => {
+              response.resume();
+              response.on('end', () => resolve(response.statusCode ?? 0));
+            });
+            request.on('error', (error: NodeJS.ErrnoException) => (error.code === 'EPIPE' || error.code === 'ECONNRESET' ? undefined : reject(error)));
+            request.end(body);
+          });
+          if (status >= 500) problems.push(`HTTP ${status}`);
+          const changed = DatabaseWatch.changed(before, await watch.current());
+          const applied = (await watch.auditSince(before)).filter((row) => row.outcome !== 'REFUSED');
+          if (changed.length) problems.push(`changed ${changed.join(', ')}`);
+          if (applied.length) problems.push(`applied ${applied.map((a) => a.action).join(', ')}`);
+          record(results, { dimension: 'request body', identity: signedIn ? 'admin' : 'no session', entry: path, expected: `${kind} ${size} B${asAction ? ' as an action' : ''}`, actual: `HTTP ${status}` }, problems);
+        },
+      ),
+      { seed: SEED, numRuns: RUNS_PER_BODY },
+    );
+  } finally {
+    saveResults('hostile-input', 'bodies', results);
+    await context.dispose();
+  }
 });
 
 test('summary: hostile cases run', () => {
