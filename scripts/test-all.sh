@@ -24,26 +24,26 @@ if [ -z "${KEEL_PG_BIN:-}" ] && ! ls /usr/lib/postgresql/*/bin/pg_basebackup > /
 fi
 
 mkdir -p .keel/reports
-rm -f .keel/reports/*.json
+rm -f .keel/reports/*.json .keel/reports/tiers.txt
 started=$(date +%s)
 
-echo "[test] type check"
-npx tsc --noEmit -p .
+# Runs one tier and records its wall time for the summary.
+tier() {
+  local name=$1
+  shift
+  echo "[test] $name"
+  local began
+  began=$(date +%s)
+  "$@"
+  echo "$name	$(( $(date +%s) - began ))" >> .keel/reports/tiers.txt
+}
 
-echo "[test] dependency rules"
-npm run --silent lint:deps
-
-echo "[test] alerting rules (promtool)"
-bash scripts/check-alerts.sh
-
-echo "[test] unit"
-npx vitest run --project unit --reporter=default --reporter=json --outputFile.json=.keel/reports/unit.json
-
-echo "[test] integration (real PostgreSQL)"
-npx vitest run --project integration --reporter=default --reporter=json --outputFile.json=.keel/reports/integration.json
-
-echo "[test] end-to-end (production build, Chromium)"
-npx playwright test
+tier "type check" npx tsc --noEmit -p .
+tier "dependency rules" npm run --silent lint:deps
+tier "alerting rules (promtool)" bash scripts/check-alerts.sh
+tier "unit" npx vitest run --project unit --reporter=default --reporter=json --outputFile.json=.keel/reports/unit.json
+tier "integration (real PostgreSQL)" npx vitest run --project integration --reporter=default --reporter=json --outputFile.json=.keel/reports/integration.json
+tier "end-to-end (production build, Chromium)" npx playwright test
 
 # The e2e server was stopped with SIGTERM: its PostgreSQL must be gone too.
 if pgrep -f -- "-D $(pwd)/.keel/e2e/pg" > /dev/null; then
@@ -55,5 +55,7 @@ fi
 echo "[test] client weight (first-load JavaScript per page, gzip)"
 node scripts/bundle-budget.mjs --dir .next
 
+echo "[test] wall time by tier:"
+awk -F'\t' '{ printf "[test]   %-42s %5d s\n", $1, $2 }' .keel/reports/tiers.txt
 node scripts/test-summary.mjs .keel/reports/alerts.json .keel/reports/unit.json .keel/reports/integration.json .keel/reports/e2e.json
 echo "[test] wall time: $(( $(date +%s) - started ))s"
