@@ -162,6 +162,29 @@ describe('the /api/auth surface', () => {
     expect(none.status).toBe(403);
   });
 
+  it('answers a NUL, a control or broken Unicode in any sign-in field 400, before the lockout is read', async () => {
+    const failures = await auditCount(`action like 'auth.%'`);
+    for (const body of [
+      { username: 'lo\u0000cky', password: PASSWORD },
+      { username: 'locky\u0007', password: PASSWORD },
+      { username: 'locky\uD800', password: PASSWORD },
+      { username: 'locky', password: 'x\u0000y' },
+      { username: 'locky', password: PASSWORD, callbackURL: '/\u0000' },
+    ]) {
+      const response = await fetch(`${direct.url}/api/auth/sign-in/username`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', origin: ORIGIN },
+        body: JSON.stringify(body),
+      });
+      expect(response.status, JSON.stringify(body)).toBe(400);
+      expect(await response.json()).toMatchObject({ code: 'INVALID_INPUT' });
+    }
+    // Nothing was counted against the account, and nothing audited.
+    const { rows } = await database.pool.query(`select count(*)::int as n from keel.sign_in_lockout where username like 'lo%'`);
+    expect(rows[0].n).toBe(0);
+    expect(await auditCount(`action like 'auth.%'`)).toBe(failures);
+  });
+
   it('keys the rate limit on the socket address: 40 spoofed X-Forwarded-For values from an untrusted peer are limited', async () => {
     const statuses: number[] = [];
     for (let i = 0; i < 40; i += 1) {
