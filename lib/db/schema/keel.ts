@@ -94,6 +94,8 @@ export const recoveryProposal = keel.table(
     index('recovery_proposal_pending_deadline_idx').on(t.waitDeadline, t.id).where(sql`${t.status} = 'PENDING'`),
     index('recovery_proposal_status_idx').on(t.status, t.createdAt, t.id),
     index('recovery_proposal_target_idx').on(t.targetKind, t.targetId, t.createdAt),
+    // Search by evidence digest or a hex prefix of it: a range of this index (lib/queries/search.ts).
+    index('recovery_proposal_digest_idx').on(t.evidenceDigest),
   ],
 );
 

@@ -1,0 +1,1 @@
+CREATE INDEX "recovery_proposal_digest_idx" ON "keel"."recovery_proposal" USING btree ("evidence_digest");
