@@ -256,14 +256,15 @@ async function readSteps(db: DbOrTx, from: StepBound, filters: RetryKeyFilters, 
   return [...probed, ...rest.rows];
 }
 
-type ScannedStep = RowVersion & { fault_policy: unknown } & Record<string, unknown>;
+/** A step as the corrupt-only walk reads it: its row version and fault policy, no payload. */
+export type ScannedStep = RowVersion & { fault_policy: unknown } & Record<string, unknown>;
 
 /**
  * Each scanned step's verdict: kept ones as they are, the others judged from their
  * envelopes, read in one statement. A step rewritten since the scan is judged as read
  * now, and kept under that newer row version; a step gone since has none.
  */
-async function scannedVerdicts(db: DbOrTx, steps: ScannedStep[]): Promise<(Verdict | undefined)[]> {
+export async function scannedVerdicts(db: DbOrTx, steps: ScannedStep[]): Promise<(Verdict | undefined)[]> {
   const limits = steps.map((step) => limitsOf(step.fault_policy));
   const verdicts = steps.map((step, i) => keptVerdict(verdictKey(step, limits[i]!)));
   const unjudged = steps.flatMap((step, i) => (verdicts[i] ? [] : [Number(step.id)]));

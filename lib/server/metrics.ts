@@ -1,16 +1,18 @@
 import 'server-only';
 import { AggregatorRegistry, collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { randomUUID } from 'node:crypto';
-import { BATCH_STATUSES } from '../domain/batch-status';
-import { QUEUE_STATES } from '../domain/queue-state';
-import { FAILURE_CODES } from '../domain/settlement-vocabulary';
 import type { DbOrTx } from '../db/client';
 import type { ReplicaState } from './read-replica';
 import { HTTP_PROCESS_MESSAGES as M, type CollectedMetrics, type HttpProcessMessage } from './http-process-messages';
 import { logger } from './logger';
+import { registerAlertGauges, registerAlertSettings, registerReplicaGauges, registerSampledGauges } from './metric-gauges';
+import { loggableError } from './safe-error';
 import { singleton } from './singletons';
 import { readAlertGauges } from '../queries/alert-gauges';
-import { readOverview } from '../queries/overview';
+import { readLastSample, type LastSample } from '../queries/last-sample';
+import { sampleMetrics } from '../workers/metric-sampler';
+
+export { deadLetterReasonLabel } from './metric-gauges';
 
 /**
  * Prometheus metrics (docs/design.md#metrics). Label values come only from closed sets (action
@@ -120,80 +122,44 @@ export function recordApiRequest(route: string, method: string, status: number, 
   processMetrics().requestDuration.observe({ route, method, status: String(status) }, seconds);
 }
 
-/** A dead letter's reason as a label: its code when the vocabulary knows it, else "other". */
-export const deadLetterReasonLabel = (reason: string): string =>
-  (FAILURE_CODES as readonly string[]).includes(reason) ? reason : 'other';
+/**
+ * The metric sampler's last sample, as the overview page reads it: taken now when older
+ * than two intervals. A sample that fails (or that another process is taking) leaves the
+ * last one, whose age the scrape reports, so a scrape answers whenever the database does.
+ */
+async function currentSample(db: DbOrTx, staleThresholdMs: number): Promise<LastSample> {
+  const sample = await readLastSample(db);
+  if (sample.fresh) return sample;
+  try {
+    await sampleMetrics(db, { staleThresholdMs });
+  } catch (error) {
+    logger.warn({ error: loggableError(error) }, 'metrics: the sample failed; this scrape reports the last one');
+    return sample;
+  }
+  return readLastSample(db);
+}
+
+/** The settings /api/metrics reports beside the figures, for the alerting rules to compare with. */
+export interface MetricSettings {
+  deadLetterThreshold: number;
+}
 
 /**
- * The exposition text: gauges computed now from the database (the same queries as
- * the overview page, so the two always agree), then this process's counters.
+ * The exposition text: gauges from the database (the sampler's figures, as on the overview
+ * page, and the alerting figures read now), then this server's counters and histograms.
  */
 export async function renderMetrics(
   db: DbOrTx,
   staleThresholdMs: number,
   replica: ReplicaState | null = null,
+  settings: MetricSettings | null = null,
 ): Promise<{ contentType: string; body: string }> {
-  const [overview, alerting] = await Promise.all([readOverview(db, staleThresholdMs), readAlertGauges(db)]);
+  const [sample, alerting] = await Promise.all([currentSample(db, staleThresholdMs), readAlertGauges(db)]);
   const scrape = new Registry();
-  const queueDepth = new Gauge({
-    name: 'keel_settlement_queue_depth',
-    help: 'Settlement attempts by state: due (claimable now), leased, retry_scheduled (not yet visible).',
-    labelNames: ['state'],
-    registers: [scrape],
-  });
-  for (const state of QUEUE_STATES) queueDepth.set({ state }, overview.queue.find((q) => q.state === state)?.count ?? 0);
-
-  const deadLetters = new Gauge({
-    name: 'keel_settlement_dead_letters',
-    help: 'Dead-lettered settlements by reason code.',
-    labelNames: ['reason'],
-    registers: [scrape],
-  });
-  for (const { reason, count } of overview.deadLettersByReason) deadLetters.inc({ reason: deadLetterReasonLabel(reason) }, count);
-
-  const executions = new Gauge({
-    name: 'keel_batch_executions',
-    help: 'Batch job executions by status.',
-    labelNames: ['status'],
-    registers: [scrape],
-  });
-  for (const status of BATCH_STATUSES) executions.set({ status }, overview.executionsByStatus.find((e) => e.status === status)?.count ?? 0);
-
-  new Gauge({
-    name: 'keel_batch_stale_executions',
-    help: 'Active executions (STARTING, STARTED, STOPPING) with no update for longer than KEEL_STALE_THRESHOLD_MS.',
-    registers: [scrape],
-  }).set(overview.staleExecutions);
-  new Gauge({
-    name: 'keel_recovery_pending_proposals',
-    help: 'Recovery proposals waiting for an approver.',
-    registers: [scrape],
-  }).set(overview.pendingProposals);
-  const deadline = new Gauge({
-    name: 'keel_recovery_next_deadline_seconds',
-    help: 'Seconds until the earliest approval deadline of a pending recovery proposal (absent when none is pending).',
-    registers: [scrape],
-  });
-  if (alerting.nextProposalDeadlineSeconds !== null) deadline.set(alerting.nextProposalDeadlineSeconds);
-  new Gauge({
-    name: 'keel_settlement_oldest_due_seconds',
-    help: 'How long the oldest claimable settlement attempt has been due, in seconds (0 when none is due).',
-    registers: [scrape],
-  }).set(alerting.oldestDueSettlementSeconds);
-
-  if (replica) {
-    new Gauge({
-      name: 'keel_read_replica_usable',
-      help: 'Whether list reads go to the read replica (1) or, it being unreachable, not streaming or too far behind, to the primary (0).',
-      registers: [scrape],
-    }).set(replica.usable ? 1 : 0);
-    const lag = new Gauge({
-      name: 'keel_read_replica_lag_seconds',
-      help: 'How far the read replica is behind the primary, in seconds (absent when unknown).',
-      registers: [scrape],
-    });
-    if (replica.lagMs !== null) lag.set(replica.lagMs / 1000);
-  }
+  registerSampledGauges(scrape, sample);
+  registerAlertGauges(scrape, alerting);
+  if (settings) registerAlertSettings(scrape, settings);
+  if (replica) registerReplicaGauges(scrape, replica);
 
   const counted = await serverCounters();
   new Gauge({

@@ -6,6 +6,8 @@ import { inQueueState } from '../db/sql/queue-state';
 import { pruneExpiredLeaseGrants } from '../db/sql/lease-grants';
 import { BATCH_STATUSES } from '../domain/batch-status';
 import { QUEUE_STATES } from '../domain/queue-state';
+import { FAILURE_CODES } from '../domain/settlement-vocabulary';
+import { countCorruptEnvelopes } from '../queries/corrupt-envelopes';
 import { startWorkerLoop, type RunningWorker, type WorkerLog, type WorkerWait } from './worker-loop';
 
 export const METRIC_SAMPLE_INTERVAL_MS = 15_000;
@@ -27,11 +29,21 @@ export const METRICS = {
   /** label = reason code. */
   deadLetters: 'settlement_dead_letters',
   deadLettersTotal: 'settlement_dead_letters_total',
+  /**
+   * label = reason code (every code, and `other`): settlements dead-lettered ever, counted
+   * from their history events, so it never drops when dead letters are replayed or discarded.
+   */
+  deadLettered: 'settlement_dead_lettered',
   staleExecutions: 'batch_stale_executions',
   /** label = execution status, every status (zero or not): the overview's and /api/metrics' counts. */
   executions: 'batch_executions',
   pendingProposals: 'recovery_pending_proposals',
+  /** Retained fault-state envelopes that fail validation (the Retry keys page's CORRUPT rows). */
+  corruptEnvelopes: 'fault_state_corrupt_envelopes',
 } as const;
+
+/** The reason labels of the dead-lettered counter: each failure code, and `other` for any code outside the vocabulary. */
+export const DEAD_LETTER_REASON_LABELS = [...FAILURE_CODES, 'other'] as const;
 
 export interface MetricSamplerOptions {
   db: DbOrTx;
@@ -45,7 +57,8 @@ export interface MetricSamplerOptions {
 /**
  * Writes one sample of every series, stamped with the server's clock, and deletes
  * samples past retention and expired lease grants, in one transaction. Returns null when another process
- * sampled within this interval, so several Keel servers still write one series.
+ * sampled within this interval, so several Keel servers still write one series, and when another
+ * process is sampling right now: no caller (a scrape, a page) ever waits behind a sample.
  */
 export async function sampleMetrics(
   db: DbOrTx,
@@ -53,13 +66,16 @@ export async function sampleMetrics(
 ): Promise<{ written: number; deleted: number } | null> {
   const intervalMs = options.intervalMs ?? METRIC_SAMPLE_INTERVAL_MS;
   return db.transaction(async (tx) => {
-    await tx.execute(sql`select pg_advisory_xact_lock(${SAMPLER_LOCK_KEY}::bigint)`);
+    const locked = await tx.execute<{ locked: boolean }>(sql`select pg_try_advisory_xact_lock(${SAMPLER_LOCK_KEY}::bigint) as locked`);
+    if (!locked.rows[0]?.locked) return null;
     const recent = await tx.execute<{ recent: boolean }>(sql`
       select exists (
         select 1 from keel.metric_sample
         where sampled_at > clock_timestamp() - make_interval(secs => ${(intervalMs * 0.9) / 1000}::float8)
       ) as recent`);
     if (recent.rows[0]?.recent) return null;
+    const corruptEnvelopes = await countCorruptEnvelopes(tx);
+    const reasonCodes = sql.param([...FAILURE_CODES]);
     const queueCountPairs = sql.join(
       QUEUE_STATES.map((state) => sql`${state}::text, count(*) filter (where ${inQueueState(state, sql`clock.ms`, 'a')})`),
       sql`, `,
@@ -89,6 +105,15 @@ export async function sampleMetrics(
         select ${METRICS.deadLetters}, reason, count(*)::float8 from settle.dead_letters group by reason
         union all
         select ${METRICS.deadLettersTotal}, '', count(*)::float8 from settle.dead_letters
+        union all
+        select ${METRICS.deadLettered}, r.reason, coalesce(d.n, 0)::float8
+        from unnest(${sql.param([...DEAD_LETTER_REASON_LABELS])}::text[]) as r(reason)
+        left join (
+          select case when e.reason_code = any(${reasonCodes}::text[]) then e.reason_code else 'other' end as reason, count(*) as n
+          from keel.settlement_event e where e.kind = 'dead_lettered' group by 1
+        ) d using (reason)
+        union all
+        select ${METRICS.corruptEnvelopes}, '', ${corruptEnvelopes}::float8
         union all
         select ${METRICS.staleExecutions}, '', count(*)::float8 from oxide_batch.ob_job_execution
         where ${staleExecution(options.staleThresholdMs)}

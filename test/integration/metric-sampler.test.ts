@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createDatabase } from '../../lib/db/client';
-import { METRICS, sampleMetrics, startMetricSampler } from '../../lib/workers/metric-sampler';
+import { DEAD_LETTER_REASON_LABELS, METRICS, sampleMetrics, startMetricSampler } from '../../lib/workers/metric-sampler';
 import { BATCH_STATUSES } from '../../lib/domain/batch-status';
 import { freshDatabase } from '../support/database';
 
@@ -53,6 +53,10 @@ async function givenAQueue(nowMs: number) {
   await pool.query(`insert into settle.dead_letters values ('d1', 1, 6, 'rpc', '{}', 1), ('d2', 1, 6, 'rpc', '{}', 1), ('d3', 1, 1, 'signature', '{}', 1)`);
   await pool.query(`insert into keel.settlement_event (receipt_id, kind, attempt, at_ms) values
     ('due-2', 'retry_scheduled', 2, $1), ('later-1', 'retry_scheduled', 1, $1), ('old', 'retry_scheduled', 1, $2)`, [nowMs - 1_000, nowMs - 3_600_000]);
+  // The dead letters' history, one dead letter replayed since (its event stays), and a code outside the vocabulary.
+  await pool.query(`insert into keel.settlement_event (receipt_id, kind, attempt, reason_code, at_ms) values
+    ('d1', 'dead_lettered', 6, 'rpc', 1), ('d2', 'dead_lettered', 6, 'rpc', 1), ('d3', 'dead_lettered', 1, 'signature', 1),
+    ('replayed-1', 'dead_lettered', 6, 'rpc', 1), ('replayed-1', 'replayed', 6, 'rpc', 2), ('odd', 'dead_lettered', 2, 'cosmic_ray', 1)`);
   // One stale execution (silent for an hour), one fresh one, and a pending proposal.
   await pool.query(`insert into oxide_batch.ob_job_definition (id, job_name, definition_revision, manifest_format, manifest_digest, manifest)
     values (1, 'job', 'r1', 1, sha256('m'), '{}')`);
@@ -67,7 +71,7 @@ async function givenAQueue(nowMs: number) {
 describe('metric sampler', () => {
   it('samples queue depth by state, retries, dead letters by reason, stale executions, pending proposals and executions by status', async () => {
     await givenAQueue(await serverNowMs());
-    expect(await sampleMetrics(db, { staleThresholdMs: STALE_MS })).toMatchObject({ written: 18, deleted: 0 });
+    expect(await sampleMetrics(db, { staleThresholdMs: STALE_MS })).toMatchObject({ written: 34, deleted: 0 });
     expect(await latest()).toEqual({
       [`${METRICS.queueDepth}{due}`]: 3,
       [`${METRICS.queueDepth}{leased}`]: 1,
@@ -77,6 +81,9 @@ describe('metric sampler', () => {
       [`${METRICS.deadLetters}{rpc}`]: 2,
       [`${METRICS.deadLetters}{signature}`]: 1,
       [METRICS.deadLettersTotal]: 3,
+      // Every reason, zero or not, so a counter never appears mid-way with its whole count.
+      ...Object.fromEntries(DEAD_LETTER_REASON_LABELS.map((reason) => [`${METRICS.deadLettered}{${reason}}`, { rpc: 3, signature: 1, other: 1 }[reason as string] ?? 0])),
+      [METRICS.corruptEnvelopes]: 0,
       [METRICS.staleExecutions]: 1,
       [METRICS.pendingProposals]: 1,
       // Every status, zero or not, so the overview and /api/metrics read them without counting.
@@ -84,7 +91,7 @@ describe('metric sampler', () => {
     });
     // No label ever holds a receipt id.
     const labels = await pool.query(`select distinct label from keel.metric_sample`);
-    expect(labels.rows.map((r) => r.label).sort()).toEqual(['', ...BATCH_STATUSES, 'due', 'leased', 'retry_scheduled', 'rpc', 'signature'].sort());
+    expect(labels.rows.map((r) => r.label).sort()).toEqual([...new Set(['', ...BATCH_STATUSES, 'due', 'leased', 'retry_scheduled', ...DEAD_LETTER_REASON_LABELS])].sort());
   });
 
   it('writes one sample per interval however many processes sample, and forgets samples after two days', async () => {
@@ -93,7 +100,7 @@ describe('metric sampler', () => {
       (clock_timestamp() - interval '2 days 1 minute', 'old', '', 1), (clock_timestamp() - interval '47 hours', 'kept', '', 1)`);
     const samplers = Array.from({ length: 4 }, () => createDatabase(newPool(1)));
     const results = await Promise.all(samplers.map((d) => sampleMetrics(d, { staleThresholdMs: STALE_MS })));
-    expect(results.filter((r) => r !== null)).toEqual([{ written: 18, deleted: 1 }]);
+    expect(results.filter((r) => r !== null)).toEqual([{ written: 34, deleted: 1 }]);
     const { rows } = await pool.query(`select metric, count(*)::int as n from keel.metric_sample where metric in ('old', 'kept', $1) group by 1 order by 1`, [METRICS.pendingProposals]);
     expect(rows).toEqual([{ metric: 'kept', n: 1 }, { metric: METRICS.pendingProposals, n: 1 }]);
   });

@@ -8,6 +8,9 @@ export interface Sample {
 const LINE = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})?\s+(\S+)(?:\s+\d+)?$/;
 const LABEL = /([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g;
 
+/** A sample's value: a float, or +Inf, -Inf or NaN as the format spells them. */
+const sampleValue = (text: string): number => (text === '+Inf' ? Infinity : text === '-Inf' ? -Infinity : Number(text));
+
 /** Parses exposition text (format 0.0.4); comment lines are skipped, a malformed line throws. */
 export function parsePrometheus(text: string): Sample[] {
   const samples: Sample[] = [];
@@ -17,7 +20,7 @@ export function parsePrometheus(text: string): Sample[] {
     if (!match) throw new Error(`not a Prometheus sample: ${line}`);
     const labels: Record<string, string> = {};
     for (const [, key, value] of (match[2] ?? '').matchAll(LABEL)) labels[key!] = value!.replace(/\\(.)/g, (_, c: string) => (c === 'n' ? '\n' : c));
-    samples.push({ name: match[1]!, labels, value: Number(match[3]) });
+    samples.push({ name: match[1]!, labels, value: sampleValue(match[3]!) });
   }
   return samples;
 }

@@ -8,7 +8,9 @@ export const dynamic = 'force-dynamic';
 
 async function metricsResponse(): Promise<Response> {
   const { db, settings, replica } = runtime();
-  const { contentType, body } = await renderMetrics(db, settings.staleThresholdMs, replica?.monitor.state() ?? null);
+  const { contentType, body } = await renderMetrics(db, settings.staleThresholdMs, replica?.monitor.state() ?? null, {
+    deadLetterThreshold: settings.webhooks.deadLetterThreshold,
+  });
   return new Response(body, { headers: { 'Content-Type': contentType, 'Cache-Control': 'no-store' } });
 }
 
@@ -22,8 +24,9 @@ function tokenMatches(given: string, expected: string): boolean {
 }
 
 /**
- * GET /api/metrics : Prometheus text. Gauges are counted from the database at
- * scrape time; counters and histograms are this process's. A scraper presents
+ * GET /api/metrics : Prometheus text. Gauges come from the database (the metric
+ * sampler's last figures and the alerting figures read now); counters and histograms are
+ * this server's (every HTTP process's, summed). A scraper presents
  * `Authorization: Bearer <KEEL_METRICS_TOKEN>`; people use their session.
  */
 export async function GET(request: Request, context: unknown) {
