@@ -115,7 +115,7 @@ test('an execution shows the runtime operator history: actor, origin, outcome, r
   await expectNoSeriousViolations(page);
 });
 
-test('keyboard: ? lists the shortcuts, / focuses the search, g e goes to executions', async ({ page }) => {
+test('keyboard: ? lists the shortcuts, / focuses the header search, g e goes to executions', async ({ page }) => {
   await signIn(page, 'viewer');
   await page.keyboard.press('?');
   await expect(page.getByRole('dialog', { name: 'Keyboard shortcuts' })).toBeVisible();
@@ -125,7 +125,9 @@ test('keyboard: ? lists the shortcuts, / focuses the search, g e goes to executi
   await page.keyboard.press('e');
   await expect(page).toHaveURL(/\/executions$/);
   await page.keyboard.press('/');
-  await expect(page.getByLabel('Search (execution or instance id)')).toBeFocused();
+  await expect(page.getByRole('searchbox', { name: 'Find by id' })).toBeFocused();
+  await page.keyboard.press('Escape');
+  await page.getByLabel('Search (execution or instance id)').focus();
   await page.keyboard.type('42');
   await page.keyboard.press('Enter');
   await expect(page).toHaveURL(/q=42/);

@@ -46,4 +46,6 @@ export const queryKeys = {
     all: ['webhooks'] as const,
     deliveries: (filters: Filters) => ['webhooks', 'deliveries', filters] as const,
   },
+  /** The header search and its results page: one text, every kind of id. */
+  search: (q: string) => ['search', q] as const,
 };

@@ -9,6 +9,7 @@ import { readJson } from '@/lib/http/read-json';
 import type { ExecutionPage } from '@/lib/queries/executions-types';
 import { queryKeys } from '@/lib/query-keys';
 import { executionsSearch, serializeExecutionsSearch, type ExecutionsSearch } from '@/lib/url-state/executions';
+import { SearchEverywhereLink } from '../search/search-everywhere-link';
 import { Button } from '../ui/button';
 import { KeysetPager } from '../ui/keyset-pager';
 import { ErrorState, hasFilters, LoadingRow, NoMatches } from '../ui/states';
@@ -53,7 +54,7 @@ export function ExecutionsView() {
       >
         <label className="flex flex-col text-xs font-medium">
           Search (execution or instance id)
-          <input key={filters.q ?? ''} name="q" defaultValue={filters.q ?? ''} inputMode="numeric" placeholder="Press / to search" className={`${field} mt-1 w-56`} />
+          <input key={filters.q ?? ''} name="q" defaultValue={filters.q ?? ''} inputMode="numeric" placeholder="Digits" className={`${field} mt-1 w-56`} />
         </label>
         <label className="flex flex-col text-xs font-medium">
           Status
@@ -94,6 +95,7 @@ export function ExecutionsView() {
       </form>
 
       {error ? <ErrorState detail={`${(error as Error).message}`} /> : null}
+      {filters.q && !/^\d+$/.test(filters.q.trim()) ? <SearchEverywhereLink text={filters.q.trim()} /> : null}
       {data?.indexWarning ? (
         <p role="note" className="rounded-md border-l-4 border-amber-500 bg-amber-50 p-2 text-sm text-amber-950 dark:bg-amber-950 dark:text-amber-50">
           {data.indexWarning}

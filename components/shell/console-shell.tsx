@@ -3,12 +3,15 @@
 import { usePathname } from 'next/navigation';
 import { useEffect, useRef, useState, type ReactNode } from 'react';
 import { Providers } from '../providers';
+import { SearchBox } from './search-box';
 
 /**
  * The console's frame. From the md breakpoint (768 px) up the main navigation is a
  * sidebar; below it the navigation folds behind a Menu button (a disclosure with
  * aria-expanded) and opens under the header, so a phone-width page never scrolls
  * sideways. Escape or following a link folds it again.
+ *
+ * The header holds the search that finds anything by its id (search-box.tsx).
  *
  * It also holds the console's client providers (TanStack Query, nuqs, toasts): only the
  * console's pages use them, so the sign-in page does not download them.
@@ -35,6 +38,7 @@ export function ConsoleShell({ nav, header, children }: { nav: ReactNode; header
             </svg>
             Menu
           </button>
+          <SearchBox className="order-last w-full md:order-first md:mr-auto md:w-80" />
           {header}
         </header>
         <nav

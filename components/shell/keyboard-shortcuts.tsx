@@ -2,12 +2,17 @@
 
 import { useRouter } from 'next/navigation';
 import { useEffect, useRef, useState, type ReactNode } from 'react';
-import { GO } from './shortcut-keys';
+import { CONSOLE_SEARCH_ID, GO } from './shortcut-keys';
 
-const typing = (target: EventTarget | null) =>
-  target instanceof HTMLElement && (['INPUT', 'TEXTAREA', 'SELECT'].includes(target.tagName) || target.isContentEditable);
+/**
+ * Whether a key goes to a field rather than to the shortcuts: the event's target, or
+ * the focused element (a key can reach the window from elsewhere while a field has focus).
+ */
+const inField = (element: Element | null) =>
+  element instanceof HTMLElement && (['INPUT', 'TEXTAREA', 'SELECT'].includes(element.tagName) || element.isContentEditable);
+const typing = (event: KeyboardEvent) => inField(event.target instanceof Element ? event.target : null) || inField(document.activeElement);
 
-/** `?` lists the shortcuts (`children`: the list, from shortcut-list.tsx), `/` focuses the page's search, `g` then a letter goes to a page. */
+/** `?` lists the shortcuts (`children`: the list, from shortcut-list.tsx), `/` focuses the header's search, `g` then a letter goes to a page. */
 export function KeyboardShortcuts({ children }: { children: ReactNode }) {
   const router = useRouter();
   const dialog = useRef<HTMLDialogElement>(null);
@@ -15,7 +20,12 @@ export function KeyboardShortcuts({ children }: { children: ReactNode }) {
   useEffect(() => {
     let timer: ReturnType<typeof setTimeout> | null = null;
     const onKey = (event: KeyboardEvent) => {
-      if (event.metaKey || event.ctrlKey || event.altKey || typing(event.target)) return;
+      if (event.metaKey || event.ctrlKey || event.altKey || event.isComposing) return;
+      if (typing(event)) {
+        // A `g` typed before the field took focus must not turn the field's next letter into a jump.
+        if (pendingG) setPendingG(false);
+        return;
+      }
       if (pendingG) {
         setPendingG(false);
         const target = GO[event.key];
@@ -29,7 +39,7 @@ export function KeyboardShortcuts({ children }: { children: ReactNode }) {
         event.preventDefault();
         dialog.current?.showModal();
       } else if (event.key === '/') {
-        const search = document.querySelector<HTMLInputElement>('[role="search"] input:not([type="hidden"]), [role="search"] select');
+        const search = document.getElementById(CONSOLE_SEARCH_ID);
         if (search) {
           event.preventDefault();
           search.focus();

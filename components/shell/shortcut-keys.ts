@@ -7,3 +7,6 @@ export const GO: Record<string, { href: string; label: string }> = {
   s: { href: '/settlements', label: 'Settlements' },
   a: { href: '/audit', label: 'Audit' },
 };
+
+/** The header search's input, which `/` focuses. */
+export const CONSOLE_SEARCH_ID = 'console-search';

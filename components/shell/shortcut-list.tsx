@@ -10,7 +10,7 @@ export function ShortcutList() {
         <dt><kbd className="font-mono">?</kbd></dt>
         <dd>Show this list</dd>
         <dt><kbd className="font-mono">/</kbd></dt>
-        <dd>Search or filter on this page</dd>
+        <dd>Find anything by its id</dd>
         {Object.entries(GO).map(([key, target]) => (
           <div key={key} className="contents">
             <dt><kbd className="font-mono">g {key}</kbd></dt>
@@ -18,7 +18,7 @@ export function ShortcutList() {
           </div>
         ))}
         <dt><kbd className="font-mono">Esc</kbd></dt>
-        <dd>Close a dialog</dd>
+        <dd>Close a dialog, or leave the search box</dd>
       </dl>
       <form method="dialog" className="mt-4 flex justify-end">
         <Button type="submit">Close</Button>

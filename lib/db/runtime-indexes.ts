@@ -16,6 +16,23 @@ export function retainedEnvelopePredicate(alias?: string): string {
     + ` AND ${c('fault_state_checksum')} = '\\x${EMPTY_CHECKSUM_HEX}'::bytea AND ${c('fault_state_payload')} = '${emptyPayload}'::jsonb))`;
 }
 
+/** How many leading hex digits of each retry key the prefix index holds: the shortest prefix search takes. */
+export const RETRY_KEY_INDEXED_PREFIX = 8;
+
+/**
+ * The first RETRY_KEY_INDEXED_PREFIX hex digits of every retry key in a step's
+ * envelope, as text[]: what the prefix index holds and what search (lib/queries/search.ts)
+ * repeats word for word, so the planner matches the two. Index expressions allow no
+ * subquery, hence the text surgery on the key array; it never raises (lax, silent
+ * jsonpath), since a runtime write of a corrupt envelope must still succeed. A key that
+ * is not hex leaves a junk element that no prefix matches.
+ */
+export function retryKeyPrefixesExpression(alias?: string): string {
+  const payload = alias ? `${alias}.fault_state_payload` : 'fault_state_payload';
+  const keys = `jsonb_path_query_array(${payload}, 'lax $.entries[*].key', '{}', true)::text`;
+  return `(string_to_array(btrim(regexp_replace(${keys}, '"([0-9a-f]{${RETRY_KEY_INDEXED_PREFIX}})[^"]*"', '\\1', 'g'), '[]'), ', '))`;
+}
+
 /**
  * Indexes Keel's filters want on the runtime's tables. Keel never alters an
  * attached oxide_batch schema by itself: `keel runtime-indexes` prints these and,
@@ -38,6 +55,11 @@ export const RUNTIME_INDEXES: { name: string; purpose: string; definition: strin
     name: 'keel_ob_step_execution_envelope_entries_idx',
     purpose: 'retry keys filtered by phase or category: envelope containment (@>) on the same steps',
     definition: `oxide_batch.ob_step_execution USING gin (fault_state_payload jsonb_path_ops) WHERE ${retainedEnvelopePredicate()}`,
+  },
+  {
+    name: 'keel_ob_step_execution_retry_key_prefix_idx',
+    purpose: 'search: steps holding a retry key that starts with the hex digits typed (8 or more)',
+    definition: `oxide_batch.ob_step_execution USING gin (${retryKeyPrefixesExpression()}) WHERE ${retainedEnvelopePredicate()}`,
   },
 ];
 
