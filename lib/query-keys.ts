@@ -24,6 +24,7 @@ export const queryKeys = {
   orchestrations: {
     all: ['orchestrations'] as const,
     list: (filters: Filters) => ['orchestrations', 'list', filters] as const,
+    detail: (executionId: string) => ['orchestrations', 'detail', executionId] as const,
   },
   settlements: {
     all: ['settlements'] as const,

@@ -6,6 +6,7 @@ import { can, mayCancelProposal, type Role } from '@/lib/domain/roles';
 import { readJson } from '@/lib/http/read-json';
 import type { ProposalDetail } from '@/lib/queries/recovery-types';
 import { queryKeys } from '@/lib/query-keys';
+import { orchestrationHref } from '../orchestrations/links';
 import { CopyButton } from '../ui/copy-button';
 import { Fact } from '../ui/fact';
 import { PageHeader } from '../ui/page-header';
@@ -35,7 +36,7 @@ export function ProposalView({
   });
   if (!proposal) return error ? <ErrorState detail={error.message} /> : null;
   const now = new Date(proposal.serverNow);
-  const targetHref = proposal.targetKind === 'batch' ? `/executions/${proposal.targetId}` : '/recovery#orchestrations';
+  const targetHref = proposal.targetKind === 'batch' ? `/executions/${proposal.targetId}` : orchestrationHref(proposal.targetId);
   return (
     <>
       <p className="mb-2 text-sm">

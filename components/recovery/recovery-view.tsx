@@ -12,6 +12,7 @@ import { ErrorState } from '../ui/states';
 import { StatusBadge } from '../ui/status-badge';
 import { Cell, DataTable } from '../ui/table';
 import { TimeAgo } from '../ui/time-ago';
+import { orchestrationHref } from '../orchestrations/links';
 import { OrchestrationTakeoverButton } from './orchestration-takeover-button';
 
 const tab = 'rounded-md border border-zinc-300 px-2 py-1 aria-[current=page]:bg-zinc-900 aria-[current=page]:text-white dark:border-zinc-700 dark:aria-[current=page]:bg-zinc-100 dark:aria-[current=page]:text-zinc-900';
@@ -70,7 +71,7 @@ export function RecoveryView({ canPropose }: { canPropose: boolean }) {
         <DataTable caption="Orchestration leases" head={['Orchestration', 'Owner', 'Fencing token', 'Lease expires', 'Authentication', '']} empty={leases.data?.items.length === 0}>
           {leases.data?.items.map((l) => (
             <tr key={l.executionId}>
-              <Cell mono>{l.executionId}</Cell>
+              <Cell mono><Link href={orchestrationHref(l.executionId)} className={LINK}>{l.executionId}</Link></Cell>
               <Cell wrap>{l.leaseOwner}</Cell>
               <Cell>{l.fencingToken}</Cell>
               <Cell><TimeAgo at={new Date(l.expiresAt)} now={now} />{l.expired ? <span className="ml-2 text-xs font-medium text-amber-800 dark:text-amber-300">lapsed</span> : null}</Cell>
