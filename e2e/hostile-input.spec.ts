@@ -6,6 +6,7 @@ import type pg from 'pg';
 import type { z } from 'zod';
 import { cancelProposalSchema, confirmTakeoverSchema, proposeAbandonSchema, rejectProposalSchema, proposeTakeoverSchema, requestStopSchema } from '../app/actions/recovery-schemas';
 import { bulkCancelSchema, bulkJobSchema, bulkPreviewSchema, bulkRequeuePreviewSchema, deadLetterActionSchema, requeueSchema } from '../app/actions/settlement-schemas';
+import { retryWebhookSchema, sendTestWebhookSchema } from '../app/actions/webhook-schemas';
 import { changeUserRoleSchema, createUserSchema, disableUserSchema, enableUserSchema } from '../lib/domain/users';
 import {
   appEntries,
@@ -57,6 +58,8 @@ const SCHEMAS: Record<string, z.ZodType | 'empty'> = {
   'app/actions/users.ts#disableUserAction': disableUserSchema,
   'app/actions/users.ts#enableUserAction': enableUserSchema,
   'app/actions/users.ts#changeUserRoleAction': changeUserRoleSchema,
+  'app/actions/webhooks.ts#sendTestWebhookAction': sendTestWebhookSchema,
+  'app/actions/webhooks.ts#retryWebhookAction': retryWebhookSchema,
   'app/actions/session.ts#signOut': 'empty',
 };
 

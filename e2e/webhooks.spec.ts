@@ -45,12 +45,12 @@ async function startReceiver(refuse: (body: WebhookBody) => boolean = () => fals
   return { server, received };
 }
 
-/** A proposal for an orchestration no page lists, cancelled again by the test that made it. */
-async function insertProposal(db: Awaited<ReturnType<typeof e2eDatabase>>, note: string): Promise<number> {
+/** A proposal for an orchestration no page lists (one per test: a target has one pending proposal at most). */
+async function insertProposal(db: Awaited<ReturnType<typeof e2eDatabase>>, target: string, note: string): Promise<number> {
   const { rows } = await db.query(`insert into keel.recovery_proposal (target_kind, target_id, evidence_digest, evidence, expected_fencing_token, successor_owner,
       proposer_id, proposer_login, proposer_note, wait_owner, wait_deadline, wait_cancellation_id)
-    values ('orchestration', 'e2e-webhook-target', decode(repeat('ab', 32), 'hex'), '{}', 1, 'keel', 'u', 'operator', $1, 'p', now() + interval '15 minutes', 'c')
-    returning id`, [note]);
+    values ('orchestration', $1, decode(repeat('ab', 32), 'hex'), '{}', 1, 'keel', 'u', 'operator', $2, 'p', now() + interval '15 minutes', 'c')
+    returning id`, [target, note]);
   return Number(rows[0].id); // int8 arrives as a string from pg
 }
 
@@ -65,7 +65,7 @@ test('a proposal notifies the configured webhook, signed, and admins see the del
   const receiver = await startReceiver();
   const db = await e2eDatabase();
   try {
-    const id = await insertProposal(db, 'lease lapsed on host 7');
+    const id = await insertProposal(db, 'e2e-webhook-target', 'lease lapsed on host 7');
     await expect.poll(() => receiver.received.filter((r) => r.body.data.proposalId === id).length, { timeout: 15_000 }).toBe(1);
     const [delivery] = receiver.received.filter((r) => r.body.data.proposalId === id);
     expect(delivery!.verified).toBe(true);
@@ -73,9 +73,15 @@ test('a proposal notifies the configured webhook, signed, and admins see the del
     expect(delivery!.body).toMatchObject({ type: 'proposal.created', data: { proposer: 'operator', note: 'lease lapsed on host 7', targetId: 'e2e-webhook-target' } });
     expect(delivery!.body.text).toContain(`/recovery/${id}`);
 
-    // A 1440 px screen shows every column of the deliveries without scrolling sideways.
+    // A 1440 px screen shows every column of the deliveries without scrolling sideways, with
+    // the widest row the page shows: a retry due in an hour after a network error, Retry now.
+    const { rows: wide } = await db.query(`with event as (
+        insert into keel.webhook_event (kind, subject, payload) values ('dead_letters.rising', 'dead_letters:ledger_rpc_timeout', '{}') returning id)
+      insert into keel.webhook_delivery (event_id, endpoint, attempts, next_attempt_at, last_error)
+      select id, $1, 11, now() + interval '59 minutes', 'network error ECONNREFUSED' from event returning id`, [E2E_WEBHOOK.name]);
     await page.setViewportSize({ width: 1440, height: 900 });
     await openWebhooks(page);
+    await expect(page.getByRole('button', { name: `Retry delivery ${wide[0].id} now` })).toBeVisible();
     const row = page.getByRole('row').filter({ hasText: `proposal:${id}` });
     await expect(row).toContainText('proposal.created');
     await expect(row).toContainText('DELIVERED');
@@ -99,6 +105,7 @@ test('a proposal notifies the configured webhook, signed, and admins see the del
       await page.screenshot({ path: `docs/screenshots/webhooks-${theme}.png` });
     }
 
+    await db.query(`update keel.webhook_delivery set status = 'FAILED', attempts = 12 where id = $1`, [wide[0].id]);
     await db.query(`update keel.recovery_proposal set status = 'CANCELLED', decided_at = now(), decider_id = 'u', decider_login = 'operator' where id = $1`, [id]);
     await expect.poll(() => receiver.received.some((r) => r.body.type === 'proposal.cancelled' && r.body.data.proposalId === id), { timeout: 15_000 }).toBe(true);
   } finally {
@@ -145,7 +152,7 @@ test('Retry now sends a failed delivery again with the same webhook-id, and is a
   const receiver = await startReceiver((body) => body.data.note === note && !accept);
   const db = await e2eDatabase();
   try {
-    const id = await insertProposal(db, note);
+    const id = await insertProposal(db, 'e2e-webhook-retry-target', note);
     // The receiver refuses it once; then its retries run out (as after 12 refusals), so only an admin sends it again.
     await expect
       .poll(

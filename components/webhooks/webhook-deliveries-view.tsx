@@ -107,7 +107,7 @@ export function WebhookDeliveriesView() {
                   <tr key={d.id}>
                     <Cell mono>
                       {d.kind}
-                      <span className={`block ${MUTED}`}>{d.subject}</span>
+                      <Subject subject={d.subject} />
                     </Cell>
                     <Cell>{d.endpoint}</Cell>
                     <Cell>
@@ -154,5 +154,20 @@ function StackedTime({ at, now }: { at: string; now: Date }) {
       {formatRelative(date, now)}
       <span className={`block text-xs ${MUTED}`}>{formatUtc(date)}</span>
     </time>
+  );
+}
+
+/**
+ * What the event is about (`proposal:17`, `dead_letters:<reason>`): it may break after its
+ * colon, and anywhere in a long reason, so the first column stays narrow.
+ */
+function Subject({ subject }: { subject: string }) {
+  const colon = subject.indexOf(':') + 1;
+  return (
+    <span className={`block whitespace-normal [overflow-wrap:anywhere] ${MUTED}`}>
+      {subject.slice(0, colon)}
+      <wbr />
+      {subject.slice(colon)}
+    </span>
   );
 }
