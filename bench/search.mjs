@@ -11,9 +11,8 @@
 // Each kind cycles through --samples different ids read from the database (so a run is not
 // one cached row); --prepare first adds the proposals, operation ids and settlement history
 // `keel load-scale` does not make (bench/search-samples.mjs). The bench user should be an
-// admin, so usernames are searched too. Run it alone on the machine
-// (`/work/shared/tools/heavy --alone`, or nothing else running). A figure-printing script,
-// not a test: it asserts nothing and never runs in `npm test`.
+// admin, so usernames are searched too. Run it with nothing else busy on the machine.
+// A figure-printing script, not a test: it asserts nothing and never runs in `npm test`.
 import autocannon from 'autocannon';
 import { writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -70,7 +69,7 @@ async function measure(paths) {
   });
   const result = await run;
   times.sort((a, b) => a - b);
-  const rank = (p) => (times.length ? times[Math.min(times.length - 1, Math.ceil(p * times.length) - 1)] : null);
+  const rank = (p) => (times.length ? Number(times[Math.min(times.length - 1, Math.ceil(p * times.length) - 1)].toFixed(1)) : null);
   const bad = [...statuses].filter(([status]) => status !== 200).reduce((n, [, count]) => n + count, 0) + result.errors + result.timeouts;
   return { requests: times.length, p50: rank(0.5), p95: rank(0.95), bad };
 }
