@@ -229,6 +229,7 @@ async function waitForHealth() {
 
 async function main() {
   const figures = {};
+  const testStarted = performance.now();
   let built = false;
   let started = false;
   let databaseMade = false;
@@ -373,7 +374,7 @@ async function main() {
     check(podman(['container', 'exists', CONTAINER], { capture: true, allowFail: true }).status === 1, 'the container is gone');
     started = false;
 
-    log(`PASS: ${passed} checks; build ${figures.build} s, image ${figures.sizeMb} MB, healthy ${figures.healthy} s after run, stop ${figures.stop} s`);
+    log(`PASS: ${passed} checks; build ${figures.build} s, image ${figures.sizeMb} MB, healthy ${figures.healthy} s after run, stop ${figures.stop} s; ${seconds(testStarted)} s in all`);
     return 0;
   } catch (error) {
     if (started) process.stdout.write(`--- container log ---\n${containerLogs()}\n---\n`);
