@@ -24,16 +24,29 @@ const timed = new Map<string | number, Toast>();
 
 function show(toast: Toast, duration: number, id?: string | number) {
   const { tone, title, detail } = toast;
+  // sonner's list is a polite live region and its items carry no role, so a refusal
+  // would wait its turn; its title and detail go in an alert of their own instead,
+  // which screen readers announce at once.
+  const alert = tone === 'error';
   const options: ExternalToast = {
     id,
-    description: detail,
+    description: alert ? undefined : detail,
     testId: 'toast',
     duration,
     className: tones[tone],
     onDismiss: (t) => timed.delete(t.id),
     onAutoClose: (t) => timed.delete(t.id),
   };
-  return tone === 'error' ? sonner.error(title, options) : tone === 'success' ? sonner.success(title, options) : sonner.info(title, options);
+  if (alert) {
+    const content = (
+      <div role="alert">
+        {title}
+        {detail ? <div className="mt-0.5 text-sm font-normal break-words">{detail}</div> : null}
+      </div>
+    );
+    return sonner.error(content, options);
+  }
+  return tone === 'success' ? sonner.success(title, options) : sonner.info(title, options);
 }
 
 /** Errors stay until dismissed; the others close after 6 s, paused while hovered or focused. */
