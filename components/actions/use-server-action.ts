@@ -7,18 +7,26 @@ import { useToast } from '../ui/toast';
 /** What a server action answers (lib/server/action.ts's ActionResult, as the browser sees it). */
 export type Result<T> = { ok: true; value: T } | { ok: false; code: string; message: string; fieldErrors?: Record<string, string[]> };
 
+export type Refusal = Extract<Result<unknown>, { ok: false }>;
+
 /**
  * Runs a server action with the console's conventions: a pending flag, a toast with
  * the outcome (a refusal names its code) and invalidation of the queries the action
  * changed (keys from lib/query-keys.ts). Pages read through TanStack Query, so no
- * server re-render is needed.
+ * server re-render is needed. `shownInline`: the form shows this refusal beside its
+ * field itself, so no toast repeats it (one message, where the fix is made).
  */
 export function useServerAction<I, T>(
   run: (input: I) => Promise<Result<T>>,
-  options: { success: (value: T) => string; invalidate?: QueryKey[]; onSuccess?: (value: T) => void },
+  options: {
+    success: (value: T) => string;
+    invalidate?: QueryKey[];
+    onSuccess?: (value: T) => void;
+    shownInline?: (refusal: Refusal) => boolean;
+  },
 ) {
   const [pending, start] = useTransition();
-  const [lastError, setLastError] = useState<{ code: string; message: string; fieldErrors?: Record<string, string[]> } | null>(null);
+  const [lastError, setLastError] = useState<Refusal | null>(null);
   const toast = useToast();
   const queryClient = useQueryClient();
   const execute = (input: I) =>
@@ -37,7 +45,7 @@ export function useServerAction<I, T>(
           options.onSuccess?.(result.value);
         } else {
           setLastError(result);
-          toast({ tone: 'error', title: `Refused: ${result.code}`, detail: result.message });
+          if (!options.shownInline?.(result)) toast({ tone: 'error', title: `Refused: ${result.code}`, detail: result.message });
         }
         resolve(result);
       }),

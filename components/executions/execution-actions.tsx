@@ -37,6 +37,7 @@ export function ExecutionActions(props: ExecutionActionsProps) {
     success: (v) => (v.created ? `Proposal ${v.proposalId} created` : `Proposal ${v.proposalId} was already pending`),
     invalidate: [queryKeys.proposals.all, queryKeys.executions.all],
     onSuccess: (v) => router.push(`/recovery/${v.proposalId}`),
+    shownInline: (refusal) => reasonError(refusal) !== undefined,
   });
   const stop = useServerAction(requestExecutionStop, {
     success: (v) => (v.changed ? 'Stop requested' : 'Stop already requested; nothing changed'),

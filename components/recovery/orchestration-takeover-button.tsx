@@ -19,6 +19,7 @@ export function OrchestrationTakeoverButton({ executionId, leaseOwner, fencingTo
     success: (v) => (v.created ? `Proposal ${v.proposalId} created` : `Proposal ${v.proposalId} was already pending`),
     invalidate: [queryKeys.proposals.all, queryKeys.orchestrations.all],
     onSuccess: (v) => router.push(`/recovery/${v.proposalId}`),
+    shownInline: (refusal) => reasonError(refusal) !== undefined,
   });
   return (
     <>

@@ -37,6 +37,8 @@ export function ProposalDecision({ proposal, canDecide, canCancel, ownProposal }
           ? `Abandon applied: execution is now ${v.resultingStatus}`
           : `Takeover applied: execution is now ${v.resultingStatus}`,
     invalidate,
+    // Invalid input keeps the dialog open with the refusal in it; other refusals close it and toast.
+    shownInline: (refusal) => refusal.code === 'INVALID_INPUT',
   });
   const reject = useServerAction(rejectRecoveryProposal, { success: () => 'Proposal rejected', invalidate });
   const cancel = useServerAction(cancelRecoveryProposal, { success: () => 'Proposal cancelled', invalidate });
@@ -113,7 +115,7 @@ export function ProposalDecision({ proposal, canDecide, canCancel, ownProposal }
         {abandon ? (
           <>
             <p>
-              If the execution is still at version {proposal.expectedVersion} with the same evidence, it becomes <strong>ABANDONED</strong>
+              If the execution is still at version {proposal.expectedVersion} with the same evidence, it becomes <strong>ABANDONED</strong>{' '}
               for good; its version goes up by one and an ABANDON operator request is written for the runtime. The owner token is left as
               it is.
             </p>

@@ -1,3 +1,4 @@
+import type { Refusal } from '../actions/use-server-action';
 import { TextAreaField } from '../ui/text-area-field';
 
 /**
@@ -10,7 +11,7 @@ export function RequestReasonField({ id, value, onChange, error }: { id: string;
 }
 
 /** What a refused proposal request says about its reason field, from the schema or the service. */
-export function reasonError(lastError: { code: string; message: string; fieldErrors?: Record<string, string[]> } | null): string | undefined {
+export function reasonError(lastError: Refusal | null): string | undefined {
   if (!lastError) return undefined;
   return lastError.fieldErrors?.reason?.[0] ?? (lastError.code === 'REASON_REQUIRED' ? lastError.message : undefined);
 }

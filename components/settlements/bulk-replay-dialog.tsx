@@ -57,7 +57,7 @@ export function BulkReplayDialog({
       >
         <p>
           The preview freezes {filterText} as they are now
-          {matching && !receiptIds ? ` (${formatCappedCount(matching)} match at the moment)` : ''} and shows the exact count and a sample. Nothing is
+          {matching && !receiptIds ? ` (${formatCappedCount(matching)} match at the moment)` : ''} and shows the exact count and a sample. Nothing is{' '}
           {discard ? 'discarded' : 'replayed'} until you start it; dead letters recorded after the preview are never part of it.
         </p>
         <NoteField id="bulk-note" value={note} onChange={setNote} required error={previewAction.lastError?.fieldErrors?.note?.[0]} />

@@ -3,18 +3,28 @@
 import { useState } from 'react';
 import { discardDeadLetterAction, replayDeadLetterAction } from '@/app/actions/settlements';
 import { queryKeys } from '@/lib/query-keys';
-import { useServerAction } from '../actions/use-server-action';
+import { useServerAction, type Refusal } from '../actions/use-server-action';
 import { ConfirmDialog } from '../ui/confirm-dialog';
 import type { DeadLetterTarget } from './dead-letter-target';
 import { NoteField } from './note-field';
 
 const INVALIDATE = [queryKeys.settlements.all, queryKeys.audit.all];
+// A refused note is shown under the note field, not again in a toast.
+const noteRefused = (refusal: Refusal) => Boolean(refusal.fieldErrors?.note);
 
 /** Replay or discard one dead letter, with a required note; mounted only while open. */
 export function DeadLetterDialog({ target, onClose }: { target: DeadLetterTarget; onClose: () => void }) {
   const [note, setNote] = useState('');
-  const replay = useServerAction(replayDeadLetterAction, { success: (v) => `Replayed ${v.receiptId}: queued again with 0 attempts`, invalidate: INVALIDATE });
-  const discard = useServerAction(discardDeadLetterAction, { success: (v) => `Discarded the dead letter of ${v.receiptId}`, invalidate: INVALIDATE });
+  const replay = useServerAction(replayDeadLetterAction, {
+    success: (v) => `Replayed ${v.receiptId}: queued again with 0 attempts`,
+    invalidate: INVALIDATE,
+    shownInline: noteRefused,
+  });
+  const discard = useServerAction(discardDeadLetterAction, {
+    success: (v) => `Discarded the dead letter of ${v.receiptId}`,
+    invalidate: INVALIDATE,
+    shownInline: noteRefused,
+  });
   const run = target.kind === 'replay' ? replay : discard;
   const attempts = `${target.attempts} attempt${target.attempts === 1 ? '' : 's'}`;
   return (

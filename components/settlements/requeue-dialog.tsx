@@ -15,6 +15,7 @@ export function RequeueDialog({ target, onClose }: { target: RequeueTarget; onCl
   const requeue = useServerAction(requeueSettlementAction, {
     success: (v) => `Requeued ${v.receiptId}: due now`,
     invalidate: [queryKeys.settlements.all, queryKeys.audit.all],
+    shownInline: (refusal) => Boolean(refusal.fieldErrors?.note),
   });
   return (
     <ConfirmDialog
@@ -33,7 +34,7 @@ export function RequeueDialog({ target, onClose }: { target: RequeueTarget; onCl
         picks it up. Its attempts ({target.attempts}) and reason stay as they are. This applies only if the row is still at row
         version {target.rowVersion} and no worker holds it; otherwise it is refused with CONFLICT.
       </p>
-      <NoteField id="requeue-note" value={note} onChange={setNote} />
+      <NoteField id="requeue-note" value={note} onChange={setNote} error={requeue.lastError?.fieldErrors?.note?.[0]} />
     </ConfirmDialog>
   );
 }

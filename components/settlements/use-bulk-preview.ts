@@ -29,6 +29,8 @@ export function useBulkPreview<I, P extends { jobId: number; itemCount: number }
       setPreviewed(value);
       words.onPreviewed?.();
     },
+    // The dialogs show a refused note under the note field.
+    shownInline: (refusal) => Boolean(refusal.fieldErrors?.note),
   });
   const start = useServerAction(startBulkReplayAction, {
     success: words.started,
