@@ -21,6 +21,7 @@ test('an approver proposes abandoning a FAILED execution, approver2 confirms, an
   const approver = await pageAs(browser, 'approver');
   await approver.goto(`/executions/${executionId}`);
   await approver.getByRole('button', { name: 'Propose abandon' }).click();
+  await approver.getByRole('alertdialog').getByLabel('Reason for the request').fill('Its input file was withdrawn; nobody will rerun it.');
   await approver.getByRole('alertdialog').getByRole('button', { name: 'Create abandon proposal' }).click();
   await expect(approver).toHaveURL(/\/recovery\/\d+$/);
   const proposalId = Number(new URL(approver.url()).pathname.split('/').pop());

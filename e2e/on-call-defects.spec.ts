@@ -60,3 +60,40 @@ test('the bulk dialog reads as sentences, and a refusal shown beside its field i
   await expect(toast(operator)).toContainText(/Proposal \d+ created/);
   await expect(operator.getByTestId('toast')).toHaveCount(1);
 });
+
+test('an abandon request carries a required reason, kept on the proposal and shown to the approver', async ({ browser }) => {
+  const { rows } = await db.query<{ id: string }>(
+    `select e.id from oxide_batch.ob_job_execution e
+     where e.status = 'FAILED'
+       and not exists (select 1 from keel.recovery_proposal p where p.target_kind = 'batch' and p.target_id = e.id::text)
+       and not exists (select 1 from oxide_batch.ob_recovery_decision d where d.job_execution_id = e.id)
+     order by e.id desc limit 1`,
+  );
+  const executionId = Number(rows[0]!.id);
+  const approver = await pageAs(browser, 'approver');
+  await approver.goto(`/executions/${executionId}`);
+  await approver.getByRole('button', { name: 'Propose abandon' }).click();
+  const dialog = approver.getByRole('alertdialog');
+  await dialog.getByRole('button', { name: 'Create abandon proposal' }).click();
+  await expect(dialog.getByRole('alert')).toHaveText('Say why the execution should be abandoned: the approver reads it before deciding.');
+  await expect(dialog.getByLabel('Reason for the request')).toHaveAttribute('aria-invalid', 'true');
+  const none = await db.query(`select count(*)::int as n from keel.recovery_proposal where target_kind = 'batch' and target_id = $1`, [String(executionId)]);
+  expect(none.rows[0].n).toBe(0);
+
+  const reason = 'The source file was withdrawn upstream; this run must never be resumed.';
+  await dialog.getByLabel('Reason for the request').fill(reason);
+  await dialog.getByRole('button', { name: 'Create abandon proposal' }).click();
+  await expect(approver).toHaveURL(/\/recovery\/\d+$/);
+  const proposalId = Number(new URL(approver.url()).pathname.split('/').pop());
+
+  const approver2 = await pageAs(browser, 'approver2');
+  await approver2.goto(`/recovery/${proposalId}`);
+  const summary = approver2.getByRole('region', { name: 'Proposal' });
+  await expect(summary).toContainText('Reason for the request');
+  await expect(summary).toContainText(reason);
+  await expect(summary).not.toContainText('no reason given');
+  const stored = await db.query(`select kind, proposer_note as note from keel.recovery_proposal where id = $1`, [proposalId]);
+  expect(stored.rows).toEqual([{ kind: 'ABANDON', note: reason }]);
+  const audit = await db.query(`select reason from keel.audit_event where action = 'execution.abandon.propose' and operation_id = $1`, [`keel-proposal-${proposalId}`]);
+  expect(audit.rows).toEqual([{ reason }]);
+});

@@ -33,6 +33,7 @@ export function ExecutionActions(props: ExecutionActionsProps) {
   // The stop request's idempotency key, made when its dialog opens: a double submit is one request.
   const [stopOperationId, setStopOperationId] = useState('');
   const [takeoverReason, setTakeoverReason] = useState('');
+  const [abandonReason, setAbandonReason] = useState('');
   const propose = useServerAction(proposeTakeover, {
     success: (v) => (v.created ? `Proposal ${v.proposalId} created` : `Proposal ${v.proposalId} was already pending`),
     invalidate: [queryKeys.proposals.all, queryKeys.executions.all],
@@ -47,6 +48,7 @@ export function ExecutionActions(props: ExecutionActionsProps) {
     success: (v) => (v.created ? `Abandon proposal ${v.proposalId} created` : `Abandon proposal ${v.proposalId} was already pending`),
     invalidate: [queryKeys.proposals.all, queryKeys.executions.all],
     onSuccess: (v) => router.push(`/recovery/${v.proposalId}`),
+    shownInline: (refusal) => reasonError(refusal, 'note') !== undefined,
   });
   const stoppable = (STOP_REQUESTABLE_STATUSES as readonly string[]).includes(props.status) && !props.stopRequested;
   const abandonable =
@@ -87,7 +89,13 @@ export function ExecutionActions(props: ExecutionActionsProps) {
         </Button>
       ) : null}
       {props.canAbandon && abandonable && !props.pendingProposalId ? (
-        <Button variant="danger" onClick={() => setDialog('abandon')}>
+        <Button
+          variant="danger"
+          onClick={() => {
+            setAbandonReason('');
+            setDialog('abandon');
+          }}
+        >
           Propose abandon
         </Button>
       ) : null}
@@ -140,7 +148,7 @@ export function ExecutionActions(props: ExecutionActionsProps) {
         pending={abandon.pending}
         onClose={() => setDialog(null)}
         onConfirm={async () => {
-          const result = await abandon.execute({ executionId: props.executionId });
+          const result = await abandon.execute({ executionId: props.executionId, note: abandonReason });
           if (result.ok) setDialog(null);
         }}
       >
@@ -149,6 +157,7 @@ export function ExecutionActions(props: ExecutionActionsProps) {
           proposal bound to the execution&apos;s current evidence; another approver must confirm it, and if the execution changes
           first the proposal is superseded.
         </p>
+        <RequestReasonField id="abandon-reason" value={abandonReason} onChange={setAbandonReason} error={reasonError(abandon.lastError, 'note')} />
       </ConfirmDialog>
     </section>
   );

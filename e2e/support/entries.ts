@@ -24,7 +24,7 @@ export const ACTIONS: Record<string, { name: ActionName; input: unknown }> = {
   'app/actions/recovery.ts#proposeTakeover': { name: 'recovery.propose', input: { target: 'batch', executionId: NO_ID, reason: 'access matrix' } },
   'app/actions/recovery.ts#confirmProposal': { name: 'recovery.confirm', input: { proposalId: NO_ID, evidenceDigest: '0'.repeat(64) } },
   'app/actions/recovery.ts#rejectRecoveryProposal': { name: 'recovery.reject', input: { proposalId: NO_ID, reason: 'access matrix' } },
-  'app/actions/recovery.ts#proposeExecutionAbandon': { name: 'execution.abandon.propose', input: { executionId: NO_ID } },
+  'app/actions/recovery.ts#proposeExecutionAbandon': { name: 'execution.abandon.propose', input: { executionId: NO_ID, note: 'access matrix' } },
   'app/actions/recovery.ts#cancelRecoveryProposal': { name: 'recovery.cancel', input: { proposalId: NO_ID } },
   'app/actions/recovery.ts#requestExecutionStop': { name: 'execution.request_stop', input: { executionId: NO_ID, operationId: 'access-matrix-stop' } },
   'app/actions/settlements.ts#replayDeadLetterAction': { name: 'settlement.replay', input: { receiptId: NO_RECEIPT, note: 'access matrix', operationId: 'access-matrix-replay' } },

@@ -18,15 +18,20 @@ import {
   isPositiveId,
   proposalOperationId,
   refuse,
+  REQUEST_REASON_MAX,
+  requestReason,
   type AuditContext,
   type RecoveryServiceDeps,
   type ServiceResult,
 } from './recovery-common';
 
+/** `note`: why the execution should be abandoned; required, so the approver decides knowing it. */
 export interface ProposeAbandonInput {
   executionId: number;
   note?: string | null;
 }
+
+export const ABANDON_REASON_MESSAGE = 'Say why the execution should be abandoned: the approver reads it before deciding.';
 
 export interface ProposeAbandonValue {
   proposal: RecoveryProposal;
@@ -35,8 +40,8 @@ export interface ProposeAbandonValue {
 
 /**
  * Step 1 of abandoning an execution, behind the same four eyes as a takeover: an
- * approver or admin reads the evidence and stores a PENDING ABANDON proposal bound to
- * its digest and version. The runtime's ABANDON guard is applied now too, so a
+ * approver or admin reads the evidence and, with a reason the approver will read,
+ * stores a PENDING ABANDON proposal bound to its digest and version. The runtime's ABANDON guard is applied now too, so a
  * proposal that could never be confirmed is refused at once: STOPPED and FAILED may
  * be abandoned, UNKNOWN only after a recovery decision (UNRESOLVED_RECOVERY_REQUIRED
  * otherwise), anything else is INVALID_STATE (ABANDONED included: there is nothing to
@@ -47,10 +52,11 @@ export async function proposeAbandon(
   actor: Actor,
   input: ProposeAbandonInput,
 ): Promise<ServiceResult<ProposeAbandonValue>> {
+  const note = requestReason(input.note);
   const context: AuditContext = {
     action: 'execution.abandon.propose',
     target: { kind: 'batch_execution', id: String(input.executionId) },
-    reason: typeof input.note === 'string' ? input.note : null,
+    reason: note ?? (typeof input.note === 'string' ? input.note.slice(0, REQUEST_REASON_MAX) : null),
   };
   return deps.uow.transaction(async (ports) => {
     if (!can(actor.role, 'abandonExecution')) {
@@ -59,6 +65,7 @@ export async function proposeAbandon(
     if (!isPositiveId(input.executionId) || !isOptionalText(input.note)) {
       return refuse(ports.audit, actor, context, failure('INVALID_INPUT', 'The abandon request is not valid.'));
     }
+    if (note === null) return refuse(ports.audit, actor, context, failure('REASON_REQUIRED', ABANDON_REASON_MESSAGE));
     const target = { kind: 'batch' as const, executionId: input.executionId };
     const record = async (proposal: RecoveryProposal, created: boolean) => {
       await ports.audit.record({
@@ -98,7 +105,7 @@ export async function proposeAbandon(
       expectedFencingToken: null,
       successorOwner: null,
       proposer: { id: actor.id, login: actor.login },
-      note: typeof input.note === 'string' ? input.note : null,
+      note,
       ttlMs: deps.settings.proposalTtlMs,
       cancellationId: randomUUID(),
     });

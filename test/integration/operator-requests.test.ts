@@ -151,7 +151,10 @@ describe('abandon through four eyes (the runtime ABANDON)', () => {
       Number((await pool.query('select (extract(epoch from ended_at) * 1000)::bigint as ms from oxide_batch.ob_job_execution where id = $1', [execution.id])).rows[0].ms);
     const endedBeforeMs = await endedMs();
     expect(codeOf(await proposeAbandon(deps, operator, { executionId: execution.id }))).toBe('FORBIDDEN');
+    // Without a reason nothing is proposed: the approver would have nothing to weigh.
+    expect(codeOf(await proposeAbandon(deps, approver, { executionId: execution.id, note: '  ' }))).toBe('REASON_REQUIRED');
     const proposed = await proposeAbandon(deps, approver, { executionId: execution.id, note: 'poison input' });
+    expect(proposed.ok && proposed.value.proposal.note).toBe('poison input');
     if (!proposed.ok) throw new Error(proposed.error.code);
     const proposal = proposed.value.proposal;
     expect(proposal).toMatchObject({ kind: 'ABANDON', status: 'PENDING', expectedVersion: 9 });
@@ -207,11 +210,11 @@ describe('abandon through four eyes (the runtime ABANDON)', () => {
 
   it('refuses an UNKNOWN execution without a recovery decision, and allows it after one', async () => {
     const execution = await seedStaleExecution(db, { status: 'UNKNOWN', version: 2 });
-    expect(codeOf(await proposeAbandon(deps, approver, { executionId: execution.id }))).toBe('UNRESOLVED_RECOVERY_REQUIRED');
+    expect(codeOf(await proposeAbandon(deps, approver, { executionId: execution.id, note: 'unknown for a day' }))).toBe('UNRESOLVED_RECOVERY_REQUIRED');
     expect(await requestRows(execution.id)).toHaveLength(0);
     for (const status of ['STARTED', 'COMPLETED', 'ABANDONED'] as const) {
       const seeded = await seedStaleExecution(db, { status });
-      expect(codeOf(await proposeAbandon(deps, approver, { executionId: seeded.id }))).toBe('INVALID_STATE');
+      expect(codeOf(await proposeAbandon(deps, approver, { executionId: seeded.id, note: 'not wanted' }))).toBe('INVALID_STATE');
     }
 
     // With a decision on record (an earlier version), UNKNOWN may be abandoned.
@@ -221,7 +224,7 @@ describe('abandon through four eyes (the runtime ABANDON)', () => {
        values ($1, 1, 'STARTED', 'FAILED', 'OPERATOR_CONFIRMED', 'cli', $2, date_trunc('milliseconds', clock_timestamp()))`,
       [execution.id, randomBytes(32)],
     );
-    const proposed = await proposeAbandon(deps, approver, { executionId: execution.id });
+    const proposed = await proposeAbandon(deps, approver, { executionId: execution.id, note: 'input rejected upstream' });
     if (!proposed.ok) throw new Error(proposed.error.code);
     const { proposal } = proposed.value;
 
@@ -238,7 +241,7 @@ describe('abandon through four eyes (the runtime ABANDON)', () => {
 
   it('supersedes the proposal when the execution changed before the confirmation', async () => {
     const execution = await seedStaleExecution(db, { status: 'STOPPED', version: 4 });
-    const proposed = await proposeAbandon(deps, approver, { executionId: execution.id });
+    const proposed = await proposeAbandon(deps, approver, { executionId: execution.id, note: 'input rejected upstream' });
     if (!proposed.ok) throw new Error(proposed.error.code);
     await pool.query('update oxide_batch.ob_job_execution set version = version + 1 where id = $1', [execution.id]);
     const result = await confirmTakeover(deps, approver2, { proposalId: proposed.value.proposal.id, evidenceDigest: proposed.value.proposal.evidenceDigestHex, expectedVersion: 4 });

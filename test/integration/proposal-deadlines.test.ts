@@ -67,11 +67,11 @@ describe('a proposal past its approval deadline', () => {
   it('does not stand in for a new abandon request either, nor block it as a takeover', async () => {
     const { execution, proposal } = await takeoverProposal();
     await pool.query(`update oxide_batch.ob_job_execution set status = 'STOPPED', ended_at = updated_at where id = $1`, [execution.id]);
-    const blocked = await proposeAbandon(deps, approver, { executionId: execution.id });
+    const blocked = await proposeAbandon(deps, approver, { executionId: execution.id, note: 'nobody will rerun it' });
     expect(blocked).toMatchObject({ ok: false, error: { code: 'PROPOSAL_PENDING' } });
 
     await expireDeadline(db, proposal.id);
-    const abandon = await proposeAbandon(deps, approver, { executionId: execution.id });
+    const abandon = await proposeAbandon(deps, approver, { executionId: execution.id, note: 'nobody will rerun it' });
     expect(abandon).toMatchObject({ ok: true, value: { created: true, proposal: { kind: 'ABANDON', status: 'PENDING' } } });
     expect((await proposalRow(proposal.id)).status).toBe('EXPIRED');
     expect(await expiryAudit(proposal.id)).toHaveLength(1);
@@ -143,7 +143,7 @@ describe('two requests of different kinds racing for one execution', () => {
   it('an abandon request that loses to a takeover is refused PROPOSAL_PENDING, never handed the takeover as its own', async () => {
     const execution = await seedStaleExecution(db, { status: 'STOPPED' });
     const { result, winnerId } = await raceAgainstUncommitted('TAKEOVER', execution.id, (racer) =>
-      proposeAbandon({ ...deps, uow: recoveryDeps(racer).uow }, approver, { executionId: execution.id }),
+      proposeAbandon({ ...deps, uow: recoveryDeps(racer).uow }, approver, { executionId: execution.id, note: 'nobody will rerun it' }),
     );
     expect(result).toMatchObject({ ok: false, error: { code: 'PROPOSAL_PENDING', message: expect.stringContaining(`Takeover proposal ${winnerId}`) } });
     expect(await onlyProposalOf(execution.id)).toEqual([{ id: winnerId, kind: 'TAKEOVER', status: 'PENDING' }]);
