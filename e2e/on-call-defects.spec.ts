@@ -1,4 +1,5 @@
 import { expect, test } from '@playwright/test';
+import { expectNoSeriousViolations } from './support/axe';
 import { specDatabase } from './support/database';
 import { signedInPages, toast } from './support/session';
 
@@ -26,6 +27,34 @@ test('a refusal toast is an alert of its own, announced at once rather than afte
   await expect(alert).toContainText('not dead-lettered');
   // The alert is its own live region: nothing polite stands between it and the screen reader.
   expect(await alert.evaluate((el) => el.closest('[aria-live], [role="alert"], [role="status"], [role="log"]') === el)).toBe(true);
+});
+
+test('a wrong id opens a not-found page inside the console that names what is missing and links back to its list', async ({ browser }) => {
+  const viewer = await pageAs(browser, 'viewer');
+  const cases = [
+    { url: '/executions/999999999', heading: 'No execution 999999999', link: 'All executions', href: '/executions' },
+    { url: '/recovery/999999999', heading: 'No recovery proposal 999999999', link: 'All recovery proposals', href: '/recovery' },
+    { url: '/recovery/xyz', heading: 'No recovery proposal xyz', link: 'All recovery proposals', href: '/recovery' },
+    { url: '/settlements/nope', heading: 'No receipt nope', link: 'Dead letters', href: '/settlements/dead-letters' },
+    { url: '/settlements/bulk/999999999', heading: 'No bulk replay 999999999', link: 'All bulk replays', href: '/settlements/bulk' },
+  ];
+  for (const entry of cases) {
+    const response = await viewer.goto(entry.url);
+    expect(response?.status(), entry.url).toBe(404);
+    await expect(viewer.getByTestId('signed-in-user'), entry.url).toContainText('viewer');
+    await expect(viewer.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Executions' })).toBeVisible();
+    await expect(viewer.getByRole('heading', { level: 1 }), entry.url).toHaveText(entry.heading);
+    await expect(viewer.getByRole('main').getByRole('link', { name: entry.link })).toHaveAttribute('href', entry.href);
+  }
+  await expectNoSeriousViolations(viewer);
+  await viewer.getByRole('main').getByRole('link', { name: 'All bulk replays' }).click();
+  await expect(viewer.getByRole('heading', { level: 1 })).toHaveText('Bulk replays');
+
+  // An address no page has says so too, with a way back into the console.
+  const response = await viewer.goto('/recovery/proposals/xyz');
+  expect(response?.status()).toBe(404);
+  await expect(viewer.getByRole('heading', { level: 1 })).toHaveText('No page at /recovery/proposals/xyz');
+  await expect(viewer.getByRole('link', { name: 'Overview' })).toHaveAttribute('href', '/');
 });
 
 /** Stale STARTED executions nobody has proposed yet, by the server's clock. */
