@@ -57,6 +57,26 @@ test('a wrong id opens a not-found page inside the console that names what is mi
   await expect(viewer.getByRole('link', { name: 'Overview' })).toHaveAttribute('href', '/');
 });
 
+test('a filter that does not parse is explained in words, one sentence per field, with a way back', async ({ browser }) => {
+  const viewer = await pageAs(browser, 'viewer');
+  const problems = viewer.getByTestId('filter-problems');
+  await viewer.goto('/executions?updatedFrom=yesterday');
+  await expect(problems.getByRole('listitem')).toHaveText(['Updated from must be a date like 2026-12-03 or a UTC time like 2026-12-03T10:00:00Z.']);
+
+  await viewer.goto('/settlements/dead-letters?minAttempts=lots&reason=nope&minAge=ages');
+  await expect(problems.getByRole('listitem')).toHaveCount(3);
+  await expect(problems).toContainText('Attempts at least must be a whole number of attempts, such as 3.');
+  await expect(problems).toContainText('Unknown reason code nope.');
+  await expect(problems).toContainText('Age at least: An age such as 45s, 30m, 6h or 2d.');
+  await expect(problems).not.toContainText('Invalid');
+
+  await viewer.goto('/recovery?status=DONE');
+  await expect(problems.getByRole('listitem')).toHaveText(['Status must be one of PENDING, APPROVED, REJECTED, EXPIRED, SUPERSEDED, CANCELLED.']);
+  await viewer.getByRole('link', { name: 'Clear the filters' }).click();
+  await expect(viewer).toHaveURL(/\/recovery$/);
+  await expect(viewer.getByRole('table', { name: 'Recovery proposals' })).toBeVisible();
+});
+
 /** Stale STARTED executions nobody has proposed yet, by the server's clock. */
 async function staleExecution(): Promise<number> {
   const { rows } = await db.query<{ id: string }>(

@@ -2,6 +2,8 @@
 
 import type { FormEvent } from 'react';
 import { AUDIT_OUTCOMES, type AuditSearch } from '@/lib/domain/audit-search';
+import { AUDIT_FILTER_WORDS } from '@/lib/url-state/audit';
+import { fieldProblem } from '@/lib/url-state/filter-words';
 import { Button } from '../ui/button';
 
 const FIELD =
@@ -45,8 +47,12 @@ export function AuditFilterForm({
       to: fromLocalUtc(text('to')),
     });
   }
+  const problem = (name: string) => {
+    const message = fieldErrors?.[name]?.[0];
+    return message ? fieldProblem(AUDIT_FILTER_WORDS, name, message) : undefined;
+  };
   const timeField = (name: 'from' | 'to', label: string) => {
-    const error = fieldErrors?.[name]?.[0];
+    const error = problem(name);
     return (
       <div>
         <label htmlFor={`audit-${name}`} className="block text-xs font-medium text-zinc-700 dark:text-zinc-300">
@@ -72,7 +78,7 @@ export function AuditFilterForm({
   return (
     <form key={JSON.stringify(filters)} onSubmit={submit} aria-label="Audit filters" className="mb-4 flex flex-wrap items-end gap-3">
       {textFields(canManageUsers).map((field) => {
-        const error = fieldErrors?.[field.name]?.[0];
+        const error = problem(field.name);
         return (
           <div key={field.name}>
             <label htmlFor={`audit-${field.name}`} className="block text-xs font-medium text-zinc-700 dark:text-zinc-300">

@@ -4,7 +4,8 @@ import { useQueryStates } from 'nuqs';
 import type { FormEvent } from 'react';
 import { FAILURE_CODES } from '@/lib/domain/settlement-vocabulary';
 import { FILTER_KEYS } from '@/lib/queries/settlements-filter-types';
-import { settlementFiltersSearch } from '@/lib/url-state/settlements';
+import { fieldProblem } from '@/lib/url-state/filter-words';
+import { SETTLEMENT_FILTER_WORDS, settlementFiltersSearch } from '@/lib/url-state/settlements';
 import { Button } from '../ui/button';
 import type { FilterKey, FilterValues } from './filter-params';
 
@@ -51,7 +52,8 @@ export function SettlementFilterForm({
     onApply(Object.fromEntries(FILTER_KEYS.map((k) => [k, String(form.get(k) ?? '').trim()])));
   }
   const field = (name: FilterKey, text: string, props: { placeholder?: string; width?: string; inputMode?: 'numeric' } = {}) => {
-    const error = fieldErrors?.[name]?.[0];
+    const message = fieldErrors?.[name]?.[0];
+    const error = message ? fieldProblem(SETTLEMENT_FILTER_WORDS, name, message) : undefined;
     return (
       <div>
         <label htmlFor={`filter-${name}`} className={LABEL}>

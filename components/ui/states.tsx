@@ -19,11 +19,6 @@ export function LoadingRow({ columns }: { columns: number }) {
   );
 }
 
-/** A page reached with filters that do not parse: it says which and why, and queries nothing. */
-export function InvalidFilters({ issues }: { issues: { path: PropertyKey[]; message: string }[] }) {
-  return <ErrorState title="These filters are not valid" detail={issues.map((i) => `${i.path.map(String).join('.')}: ${i.message}`).join('; ')} />;
-}
-
 /**
  * What an empty list says when filters are applied: the filters match nothing (not
  * "Nothing here yet", which is for a table with no rows at all), with a way back.

@@ -1,5 +1,6 @@
 import { createLoader, parseAsIsoDateTime, parseAsString, parseAsStringLiteral, type inferParserType } from 'nuqs/server';
 import { AUDIT_OUTCOMES, auditSearch, type AuditSearch } from '../domain/audit-search';
+import { CURSOR_WORD, INSTANT_WORDS, oneOf, type FilterWords } from './filter-words';
 
 /**
  * The audit log's URL state for the server page, the view and the export link;
@@ -38,3 +39,15 @@ export function auditStateOf(search: AuditSearch): Omit<AuditUrlState, 'cursor'>
     to: at(search.to),
   };
 }
+
+/** The audit filters in the page's words, for the form's field errors. */
+export const AUDIT_FILTER_WORDS: FilterWords = {
+  actor: { label: 'Actor', expect: 'a username of at most 200 characters' },
+  action: { label: 'Action', expect: 'an action name of at most 200 characters, such as settlement.replay' },
+  targetKind: { label: 'Target kind', expect: 'a kind of at most 200 characters, such as settlement' },
+  targetId: { label: 'Target id', expect: 'an id of at most 200 characters' },
+  outcome: { label: 'Outcome', expect: oneOf(AUDIT_OUTCOMES) },
+  from: { label: 'From', expect: INSTANT_WORDS },
+  to: { label: 'To', expect: INSTANT_WORDS },
+  cursor: CURSOR_WORD,
+};

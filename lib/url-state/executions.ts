@@ -1,5 +1,6 @@
 import { createLoader, createSerializer, parseAsIsoDateTime, parseAsString, parseAsStringLiteral, type inferParserType } from 'nuqs/server';
 import { BATCH_STATUSES } from '../domain/batch-status';
+import { CURSOR_WORD, INSTANT_WORDS, oneOf, type FilterWords } from './filter-words';
 
 /**
  * The executions list's URL state, typed once for the server page (loader), the
@@ -21,3 +22,14 @@ export const loadExecutionsSearch = createLoader(executionsSearch);
 /** `/executions?…` for a view, or `/api/executions?…` for its data: one serializer for both. */
 export const serializeExecutionsSearch = createSerializer(executionsSearch);
 export const executionsHref = (search: Partial<ExecutionsSearch>) => serializeExecutionsSearch('/executions', search);
+
+/** The executions filters in the page's words, for its invalid-filter state. */
+export const EXECUTION_FILTER_WORDS: FilterWords = {
+  status: { label: 'Status', expect: oneOf(BATCH_STATUSES) },
+  job: { label: 'Job', expect: 'a job name of at most 128 characters' },
+  stale: { label: 'Stale only', expect: '1, or left out' },
+  updatedFrom: { label: 'Updated from', expect: INSTANT_WORDS },
+  updatedTo: { label: 'Updated before', expect: INSTANT_WORDS },
+  q: { label: 'Search', expect: 'an execution id or a job instance id (digits only)' },
+  cursor: CURSOR_WORD,
+};

@@ -1,5 +1,6 @@
 import { createLoader, createSerializer, parseAsString, parseAsStringLiteral, type inferParserType } from 'nuqs/server';
 import { PROPOSAL_STATUSES } from '../domain/proposal-status';
+import { CURSOR_WORD, oneOf, type FilterWords } from './filter-words';
 
 /** The recovery page's URL state (proposalFiltersSchema validates the same params). */
 export const recoverySearch = {
@@ -14,3 +15,9 @@ export const recoveryHref = (search: Partial<RecoverySearch>) => serializeRecove
 
 /** GET /api/proposals params for a URL state, and the list's query-key filters. */
 export const proposalListParams = (s: RecoverySearch) => ({ status: s.status ?? undefined, cursor: s.cursor ?? undefined });
+
+/** The proposal filters in the page's words, for its invalid-filter state. */
+export const PROPOSAL_FILTER_WORDS: FilterWords = {
+  status: { label: 'Status', expect: oneOf(PROPOSAL_STATUSES) },
+  cursor: CURSOR_WORD,
+};

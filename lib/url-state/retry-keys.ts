@@ -1,5 +1,6 @@
 import { createLoader, createSerializer, parseAsString, parseAsStringLiteral, type inferParserType } from 'nuqs/server';
 import { FAILURE_CATEGORIES, FAULT_PHASES } from '../domain/batch-status';
+import { CURSOR_WORD, oneOf, type FilterWords } from './filter-words';
 
 /** The retry keys page's URL state: filters and the cursors of its two lists. */
 export const retryKeysSearch = {
@@ -24,3 +25,12 @@ export const retryKeysHref = (search: Partial<RetryKeysSearch>) => serializeRetr
 export const unresolvedKeysParams = (s: RetryKeysSearch) =>
   ({ only: 'keys', job: s.job ?? undefined, phase: s.phase ?? undefined, category: s.category ?? undefined, cursor: s.cursor ?? undefined }) as const;
 export const corruptEnvelopesParams = (s: RetryKeysSearch) => ({ only: 'corrupt', job: s.job ?? undefined, cursor: s.corruptCursor ?? undefined }) as const;
+
+/** The retry-key filters in the page's words, for its invalid-filter state. */
+export const RETRY_KEY_FILTER_WORDS: FilterWords = {
+  job: { label: 'Job', expect: 'a job name of at most 128 characters' },
+  phase: { label: 'Phase', expect: oneOf(FAULT_PHASES) },
+  category: { label: 'Category', expect: oneOf(FAILURE_CATEGORIES) },
+  cursor: CURSOR_WORD,
+  corruptCursor: CURSOR_WORD,
+};

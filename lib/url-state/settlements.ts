@@ -1,6 +1,7 @@
 import { createLoader, createSerializer, parseAsString, parseAsStringLiteral, type inferParserType } from 'nuqs/server';
 import { FAILURE_CODES } from '../domain/settlement-vocabulary';
 import { BULK_ITEM_RESULTS, BULK_REPLAY_STATUSES, QUEUE_STATE_FILTERS } from '../queries/settlements-filter-types';
+import { CURSOR_WORD, oneOf, type FilterWords } from './filter-words';
 
 /**
  * The settlement views' URL state, typed once for the server pages (loaders), the
@@ -42,3 +43,24 @@ export const bulkReplayHref = (jobId: number, search: Partial<inferParserType<ty
   serializeBulkReplayItems(`/settlements/bulk/${jobId}`, search);
 /** A receipt's history page. Receipt ids are free text, so they are always encoded. */
 export const receiptHref = (receiptId: string) => `/settlements/${encodeURIComponent(receiptId)}`;
+
+const AGE_WORDS = 'an age such as 45s, 30m, 6h or 2d';
+const ATTEMPT_WORDS = 'a whole number of attempts, such as 3';
+
+/** The settlement filters in the pages' words, for the invalid-filter state and the form's field errors. */
+export const SETTLEMENT_FILTER_WORDS: FilterWords = {
+  q: { label: 'Receipt id starts with', expect: 'the start of a receipt id, on one line' },
+  reason: { label: 'Reason code', expect: oneOf(FAILURE_CODES) },
+  minAttempts: { label: 'Attempts at least', expect: ATTEMPT_WORDS },
+  maxAttempts: { label: 'Attempts at most', expect: ATTEMPT_WORDS },
+  minAge: { label: 'Age at least', expect: AGE_WORDS },
+  maxAge: { label: 'Age at most', expect: AGE_WORDS },
+  state: { label: 'Queue state', expect: oneOf(QUEUE_STATE_FILTERS) },
+  cursor: CURSOR_WORD,
+};
+
+/** The bulk replay list's filters in the page's words. */
+export const BULK_REPLAY_FILTER_WORDS: FilterWords = {
+  status: { label: 'Status', expect: oneOf(BULK_REPLAY_STATUSES) },
+  cursor: CURSOR_WORD,
+};

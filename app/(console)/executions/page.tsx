@@ -2,12 +2,13 @@ import type { Metadata } from 'next';
 import { Prefetched } from '@/components/data/prefetched';
 import { ExecutionsView } from '@/components/executions/executions-view';
 import { PageHeader } from '@/components/ui/page-header';
-import { InvalidFilters } from '@/components/ui/states';
+import { InvalidFilters } from '@/components/ui/invalid-filters';
 import { executionFiltersSchema } from '@/lib/queries/executions';
 import { queryKeys } from '@/lib/query-keys';
 import { executionsPage, jobNames } from '@/lib/server/console-reads';
 import { page } from '@/lib/server/page';
 import { loadExecutionsSearch } from '@/lib/url-state/executions';
+import { EXECUTION_FILTER_WORDS } from '@/lib/url-state/executions';
 
 export const metadata: Metadata = { title: 'Executions' };
 
@@ -17,7 +18,7 @@ export default page('read', { search: executionFiltersSchema }, async function E
     return (
       <>
         {header}
-        <InvalidFilters issues={search.issues} />
+        <InvalidFilters issues={search.issues} words={EXECUTION_FILTER_WORDS} clearHref="/executions" />
       </>
     );
   }

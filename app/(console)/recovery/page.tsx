@@ -2,7 +2,7 @@ import type { Metadata } from 'next';
 import { Prefetched } from '@/components/data/prefetched';
 import { RecoveryView } from '@/components/recovery/recovery-view';
 import { PageHeader } from '@/components/ui/page-header';
-import { InvalidFilters } from '@/components/ui/states';
+import { InvalidFilters } from '@/components/ui/invalid-filters';
 import { can } from '@/lib/domain/roles';
 import { listOrchestrationLeases, listProposals, proposalFiltersSchema } from '@/lib/queries/recovery';
 import { queryKeys } from '@/lib/query-keys';
@@ -10,6 +10,7 @@ import { page } from '@/lib/server/page';
 import { listDb } from '@/lib/server/read-source';
 import { runtime } from '@/lib/server/runtime';
 import { loadRecoverySearch, proposalListParams } from '@/lib/url-state/recovery';
+import { PROPOSAL_FILTER_WORDS } from '@/lib/url-state/recovery';
 
 export const metadata: Metadata = { title: 'Recovery' };
 
@@ -20,7 +21,7 @@ export default page('read', { search: proposalFiltersSchema }, async function Re
   return (
     <>
       <PageHeader title="Recovery" description="Recovery proposals, each bound to an evidence digest, and orchestration leases." />
-      {search.ok ? null : <InvalidFilters issues={search.issues} />}
+      {search.ok ? null : <InvalidFilters issues={search.issues} words={PROPOSAL_FILTER_WORDS} clearHref="/recovery" />}
       <Prefetched
         queries={[
           ...(search.ok ? [{ queryKey: queryKeys.proposals.list(params), queryFn: () => listProposals(db, search.value) }] : []),

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { Prefetched } from '@/components/data/prefetched';
 import { RetryKeysView } from '@/components/retry-keys/retry-keys-view';
 import { PageHeader } from '@/components/ui/page-header';
-import { InvalidFilters } from '@/components/ui/states';
+import { InvalidFilters } from '@/components/ui/invalid-filters';
 import { FAILURE_CATEGORIES, FAULT_PHASES } from '@/lib/domain/batch-status';
 import { singleLineText } from '@/lib/domain/text';
 import { queryKeys } from '@/lib/query-keys';
@@ -11,6 +11,7 @@ import { jobNames, retryKeysPage } from '@/lib/server/console-reads';
 import { page } from '@/lib/server/page';
 import { retryKeyCursorText } from '@/lib/server/retry-key-cursor';
 import { corruptEnvelopesParams, loadRetryKeysSearch, unresolvedKeysParams } from '@/lib/url-state/retry-keys';
+import { RETRY_KEY_FILTER_WORDS } from '@/lib/url-state/retry-keys';
 
 export const metadata: Metadata = { title: 'Retry keys' };
 
@@ -30,7 +31,7 @@ export default page('read', { search: filtersSchema }, async function RetryKeysP
     return (
       <>
         {header}
-        <InvalidFilters issues={search.issues} />
+        <InvalidFilters issues={search.issues} words={RETRY_KEY_FILTER_WORDS} clearHref="/retry-keys" />
       </>
     );
   }

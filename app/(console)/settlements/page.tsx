@@ -3,13 +3,14 @@ import { Prefetched } from '@/components/data/prefetched';
 import { filterParams } from '@/components/settlements/filter-params';
 import { QueueView } from '@/components/settlements/queue-view';
 import { PageHeader } from '@/components/ui/page-header';
-import { InvalidFilters } from '@/components/ui/states';
+import { InvalidFilters } from '@/components/ui/invalid-filters';
 import { can } from '@/lib/domain/roles';
 import { queueFiltersSchema } from '@/lib/queries/settlements-types';
 import { queryKeys } from '@/lib/query-keys';
 import { settlementQueuePage } from '@/lib/server/console-reads';
 import { page } from '@/lib/server/page';
 import { loadQueueSearch } from '@/lib/url-state/settlements';
+import { SETTLEMENT_FILTER_WORDS } from '@/lib/url-state/settlements';
 
 export const metadata: Metadata = { title: 'Settlements' };
 
@@ -24,7 +25,7 @@ export default page('read', { search: queueFiltersSchema }, async function Settl
     return (
       <>
         {header}
-        <InvalidFilters issues={search.issues} />
+        <InvalidFilters issues={search.issues} words={SETTLEMENT_FILTER_WORDS} clearHref="/settlements" />
       </>
     );
   }

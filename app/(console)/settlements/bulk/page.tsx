@@ -4,13 +4,14 @@ import { BulkReplayList } from '@/components/settlements/bulk-replay-list';
 import { filterParams } from '@/components/settlements/filter-params';
 import { SettlementTabs } from '@/components/settlements/settlement-tabs';
 import { PageHeader } from '@/components/ui/page-header';
-import { InvalidFilters } from '@/components/ui/states';
+import { InvalidFilters } from '@/components/ui/invalid-filters';
 import { listBulkReplays } from '@/lib/queries/settlements';
 import { bulkReplayListSchema } from '@/lib/queries/settlements-types';
 import { queryKeys } from '@/lib/query-keys';
 import { listDb } from '@/lib/server/read-source';
 import { page } from '@/lib/server/page';
 import { loadBulkReplaysSearch } from '@/lib/url-state/settlements';
+import { BULK_REPLAY_FILTER_WORDS } from '@/lib/url-state/settlements';
 
 export const metadata: Metadata = { title: 'Bulk replays' };
 
@@ -25,7 +26,7 @@ export default page('read', { search: bulkReplayListSchema }, async function Bul
           <BulkReplayList />
         </Prefetched>
       ) : (
-        <InvalidFilters issues={search.issues} />
+        <InvalidFilters issues={search.issues} words={BULK_REPLAY_FILTER_WORDS} clearHref="/settlements/bulk" />
       )}
     </>
   );

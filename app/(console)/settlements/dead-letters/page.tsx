@@ -3,13 +3,14 @@ import { Prefetched } from '@/components/data/prefetched';
 import { DeadLettersView } from '@/components/settlements/dead-letters-view';
 import { filterParams } from '@/components/settlements/filter-params';
 import { PageHeader } from '@/components/ui/page-header';
-import { InvalidFilters } from '@/components/ui/states';
+import { InvalidFilters } from '@/components/ui/invalid-filters';
 import { can } from '@/lib/domain/roles';
 import { deadLetterFiltersSchema } from '@/lib/queries/settlements-types';
 import { queryKeys } from '@/lib/query-keys';
 import { deadLetterGroupsPage, deadLettersPage, settlementReadContext } from '@/lib/server/console-reads';
 import { page } from '@/lib/server/page';
 import { loadDeadLettersSearch } from '@/lib/url-state/settlements';
+import { SETTLEMENT_FILTER_WORDS } from '@/lib/url-state/settlements';
 
 export const metadata: Metadata = { title: 'Dead letters' };
 
@@ -25,7 +26,7 @@ export default page('read', { search: deadLetterFiltersSchema }, async function 
     return (
       <>
         {header}
-        <InvalidFilters issues={search.issues} />
+        <InvalidFilters issues={search.issues} words={SETTLEMENT_FILTER_WORDS} clearHref="/settlements/dead-letters" />
       </>
     );
   }
