@@ -1,4 +1,10 @@
-import { expect, test } from '@playwright/test';
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { expect, test, type Locator, type Page } from '@playwright/test';
+import { checkpointRow } from '../lib/demo/seed-orchestrations';
+import { sealCheckpoint } from '../lib/domain/checkpoint';
+import { GOVERNING_SPEC, type DurableCheckpoint } from '../lib/domain/checkpoint-model';
 import { expectNoSeriousViolations } from './support/axe';
 import { specDatabase } from './support/database';
 import { signedInPages, toast } from './support/session';
@@ -10,6 +16,20 @@ test.describe.configure({ mode: 'serial' });
 
 const db = specDatabase(test);
 const pageAs = signedInPages(test);
+
+/** The element lies inside the viewport and inside its scroll box, with the box scrolled to its start. */
+async function expectShownWithin(page: Page, element: Locator, box: Locator) {
+  await box.evaluate((b) => (b.scrollLeft = 0));
+  const el = (await element.boundingBox())!;
+  const outer = (await box.boundingBox())!;
+  expect(el.x).toBeGreaterThanOrEqual(outer.x);
+  expect(el.x + el.width).toBeLessThanOrEqual(Math.min(outer.x + outer.width, page.viewportSize()!.width) + 0.5);
+}
+
+async function expectNoSidewaysScroll(box: Locator) {
+  const { scrollWidth, clientWidth } = await box.evaluate((b) => ({ scrollWidth: b.scrollWidth, clientWidth: b.clientWidth }));
+  expect(scrollWidth).toBeLessThanOrEqual(clientWidth);
+}
 
 test('a refusal toast is an alert of its own, announced at once rather than after the polite queue', async ({ browser }) => {
   const { rows } = await db.query<{ receipt_id: string }>(`select receipt_id from settle.dead_letters where reason = 'backend' order by receipt_id limit 1`);
@@ -75,6 +95,60 @@ test('a filter that does not parse is explained in words, one sentence per field
   await viewer.getByRole('link', { name: 'Clear the filters' }).click();
   await expect(viewer).toHaveURL(/\/recovery$/);
   await expect(viewer.getByRole('table', { name: 'Recovery proposals' })).toBeVisible();
+});
+
+/** A lapsed lease held under the long names the demo runtime's orchestrators use, sealed with the e2e server's key. */
+async function longNamedLapsedLease(): Promise<string> {
+  const key = Buffer.from(readFileSync(join(resolve(process.env.KEEL_E2E_HOME ?? '.keel/e2e'), 'checkpoint.key'), 'utf8').trim(), 'hex');
+  const now = Date.now();
+  const checkpoint: DurableCheckpoint = {
+    governingSpec: GOVERNING_SPEC,
+    executionId: `orch-merchant-onboarding-${randomBytes(4).toString('hex')}`,
+    snapshots: { proposalDigest: '1'.repeat(64), manifestDigest: '2'.repeat(64), registryDigest: '3'.repeat(64), policyDigest: '4'.repeat(64), authorizationDigest: '5'.repeat(64) },
+    lease: { ownerId: `demo-orchestrator-${randomBytes(3).toString('hex')}-2`, fencingToken: 1_234_567, expiresAt: now - 3 * 3_600_000 },
+    completedNodeIds: ['start', 'validate'],
+    wait: null,
+    retry: { retryable: true, maxAttempts: 5, backoffUnits: 2, budgetUnits: 10, idempotencyKey: 'idem-e2e-long' },
+    compensation: [],
+    authenticationTag: '',
+  };
+  const sealed = sealCheckpoint(checkpoint, key);
+  if (!sealed.ok) throw new Error(sealed.error.reason);
+  const row = checkpointRow(sealed.value);
+  await db.query(
+    `insert into keel.durable_checkpoint (execution_id, checkpoint, authentication_tag, lease_owner, fencing_token, lease_expires_at_ms) values ($1, $2, $3, $4, $5, $6)`,
+    [row.executionId, JSON.stringify(row.checkpoint), row.authenticationTag, row.leaseOwner, row.fencingToken, row.leaseExpiresAtMs],
+  );
+  return row.executionId;
+}
+
+test('at 1440 px Request takeover stays inside the leases table with long runtime names, and the bulk sample shows every column', async ({ browser }) => {
+  const orchestration = await longNamedLapsedLease();
+  const operator = await pageAs(browser, 'operator');
+  await operator.goto('/recovery');
+  const leases = operator.getByRole('table', { name: 'Orchestration leases' });
+  const region = leases.locator('xpath=..');
+  const row = leases.getByRole('row').filter({ hasText: orchestration });
+  const takeover = row.getByRole('button', { name: 'Request takeover' });
+  await expect(takeover).toBeVisible();
+  await expectNoSidewaysScroll(region);
+  await expectShownWithin(operator, takeover, region);
+  await test.info().attach('leases at 1440 px', { body: await operator.screenshot(), contentType: 'image/png' });
+
+  const support = await pageAs(browser, 'support');
+  await support.goto('/settlements/dead-letters?reason=malformed_financial_metadata');
+  await support.getByRole('button', { name: 'Bulk replay these…' }).click();
+  const dialog = support.getByRole('alertdialog');
+  await dialog.getByLabel(/Note/).fill('signer fixed');
+  await dialog.getByRole('button', { name: 'Preview' }).click();
+  const sample = dialog.getByRole('table', { name: /^Sample of bulk replay/ });
+  await expect(sample.locator('tbody tr').first()).toBeVisible();
+  const box = sample.locator('xpath=..');
+  await expectNoSidewaysScroll(box);
+  await expectShownWithin(support, sample.getByRole('columnheader', { name: 'Recorded' }), box);
+  await expectShownWithin(support, sample.locator('tbody tr').first().locator('td').last(), box);
+  await test.info().attach('bulk sample at 1440 px', { body: await support.screenshot(), contentType: 'image/png' });
+  await dialog.getByRole('button', { name: 'Cancel' }).click();
 });
 
 /** Stale STARTED executions nobody has proposed yet, by the server's clock. */

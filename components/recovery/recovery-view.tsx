@@ -11,12 +11,14 @@ import { proposalListParams, recoveryHref, recoverySearch } from '@/lib/url-stat
 import { ErrorState } from '../ui/states';
 import { StatusBadge } from '../ui/status-badge';
 import { Cell, DataTable } from '../ui/table';
-import { TimeAgo } from '../ui/time-ago';
+import { formatRelative, formatUtc, TimeAgo } from '../ui/time-ago';
 import { orchestrationHref } from '../orchestrations/links';
 import { OrchestrationTakeoverButton } from './orchestration-takeover-button';
 
 const tab = 'rounded-md border border-zinc-300 px-2 py-1 aria-[current=page]:bg-zinc-900 aria-[current=page]:text-white dark:border-zinc-700 dark:aria-[current=page]:bg-zinc-100 dark:aria-[current=page]:text-zinc-900';
 const LINK = 'text-sky-800 underline dark:text-sky-300';
+// Orchestration ids and owner names are the runtime's own and can be long: they break anywhere rather than push the actions out of view.
+const ID_CELL = 'min-w-32 max-w-64 px-3 py-2 [overflow-wrap:anywhere]';
 
 export type LeasePage = { items: OrchestrationLease[]; serverNow: string };
 
@@ -71,10 +73,17 @@ export function RecoveryView({ canPropose }: { canPropose: boolean }) {
         <DataTable caption="Orchestration leases" head={['Orchestration', 'Owner', 'Fencing token', 'Lease expires', 'Authentication', '']} empty={leases.data?.items.length === 0}>
           {leases.data?.items.map((l) => (
             <tr key={l.executionId}>
-              <Cell mono><Link href={orchestrationHref(l.executionId)} className={LINK}>{l.executionId}</Link></Cell>
-              <Cell wrap>{l.leaseOwner}</Cell>
+              <td className={`${ID_CELL} font-mono text-xs`}><Link href={orchestrationHref(l.executionId)} className={LINK}>{l.executionId}</Link></td>
+              <td className={ID_CELL}>{l.leaseOwner}</td>
               <Cell>{l.fencingToken}</Cell>
-              <Cell><TimeAgo at={new Date(l.expiresAt)} now={now} />{l.expired ? <span className="ml-2 text-xs font-medium text-amber-800 dark:text-amber-300">lapsed</span> : null}</Cell>
+              {/* Relative time, then the UTC time on a line of its own: the row keeps its actions in view at 1440 px. */}
+              <td className="px-3 py-2">
+                <span className="block whitespace-nowrap">
+                  {formatRelative(new Date(l.expiresAt), now)}
+                  {l.expired ? <span className="ml-2 text-xs font-medium text-amber-800 dark:text-amber-300">lapsed</span> : null}
+                </span>
+                <time dateTime={l.expiresAt} className="block whitespace-nowrap text-xs text-zinc-500 dark:text-zinc-400">{formatUtc(new Date(l.expiresAt))}</time>
+              </td>
               <Cell>{l.authenticated ? 'verified' : <span className="font-medium text-red-800 dark:text-red-300">does not verify</span>}</Cell>
               <Cell>
                 {l.pendingProposalId ? (

@@ -70,6 +70,7 @@ export function BulkReplayDialog({
       title={`Start bulk ${verb} ${preview.jobId}?`}
       confirmLabel={`${discard ? 'Discard' : 'Replay'} ${preview.itemCount.toLocaleString('en-US')} dead letters`}
       tone={discard ? 'danger' : 'primary'}
+      wide
       pending={start.pending}
       canConfirm={preview.itemCount > 0}
       onClose={onClose}

@@ -46,6 +46,7 @@ export function BulkRequeueDialog({ receiptIds, onClose, onPreviewed }: { receip
       open
       title={`Start bulk requeue ${preview.jobId}?`}
       confirmLabel={`Requeue ${plural(preview.itemCount)}`}
+      wide
       pending={start.pending}
       canConfirm={preview.itemCount > 0}
       onClose={onClose}

@@ -12,6 +12,8 @@ export interface ConfirmDialogProps {
   tone?: 'primary' | 'danger';
   pending?: boolean;
   canConfirm?: boolean;
+  /** Room for a table (a bulk preview's sample): 48rem instead of 32rem, still within the screen. */
+  wide?: boolean;
   onConfirm: () => void;
   onClose: () => void;
 }
@@ -25,6 +27,7 @@ export function RadixConfirmDialog({
   tone = 'primary',
   pending,
   canConfirm = true,
+  wide = false,
   onConfirm,
   onClose,
   opener,
@@ -47,7 +50,7 @@ export function RadixConfirmDialog({
           onEscapeKeyDown={(event) => {
             if (pending) event.preventDefault();
           }}
-          className="fixed top-1/2 left-1/2 z-50 flex max-h-[calc(100dvh-2rem)] w-[calc(100vw-2rem)] max-w-lg -translate-x-1/2 -translate-y-1/2 flex-col overflow-y-auto rounded-lg border border-zinc-200 bg-white text-zinc-900 shadow-xl dark:border-zinc-700 dark:bg-zinc-900 dark:text-zinc-100"
+          className={`fixed top-1/2 left-1/2 z-50 flex max-h-[calc(100dvh-2rem)] w-[calc(100vw-2rem)] ${wide ? 'max-w-3xl' : 'max-w-lg'} -translate-x-1/2 -translate-y-1/2 flex-col overflow-y-auto rounded-lg border border-zinc-200 bg-white text-zinc-900 shadow-xl dark:border-zinc-700 dark:bg-zinc-900 dark:text-zinc-100`}
         >
           <form
             onSubmit={(event) => {
