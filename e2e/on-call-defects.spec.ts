@@ -31,6 +31,38 @@ async function expectNoSidewaysScroll(box: Locator) {
   expect(scrollWidth).toBeLessThanOrEqual(clientWidth);
 }
 
+test('a replayed dead letter links to its receipt, and a reason filter carried to the Due tab names itself as what hides it, cleared in one click', async ({ browser }) => {
+  const { rows } = await db.query<{ receipt_id: string }>(`select receipt_id from settle.dead_letters where reason = 'rpc' order by receipt_id limit 1`);
+  const receipt = rows[0]!.receipt_id;
+  const support = await pageAs(browser, 'support');
+  await support.goto('/settlements/dead-letters');
+  await support.getByTestId('dead-letter-groups').locator('[data-reason="rpc"]').click();
+  await expect(support).toHaveURL(/reason=rpc/);
+  await support.getByLabel('Receipt id starts with').fill(receipt);
+  await support.getByRole('button', { name: 'Apply filters' }).click();
+  await support.getByRole('button', { name: `Replay ${receipt}` }).click();
+  await support.getByRole('alertdialog').getByLabel(/Note/).fill('rpc endpoint back');
+  await support.getByRole('alertdialog').getByRole('button', { name: 'Replay dead letter' }).click();
+  await expect(toast(support)).toContainText(`Replayed ${receipt}`);
+
+  // The toast leads to where the receipt went.
+  await toast(support).getByRole('link', { name: `Open ${receipt}` }).click();
+  await expect(support.getByRole('heading', { level: 1 })).toHaveText(`Receipt ${receipt}`);
+  await expect(support.getByTestId('receipt-place')).toContainText('queued, due');
+
+  // Back on the dead letters, the Due tab keeps reason=rpc, which the replayed receipt no longer has.
+  await support.goBack();
+  await expect(support).toHaveURL(/\/settlements\/dead-letters\?/);
+  await support.getByRole('navigation', { name: 'Settlement views' }).getByRole('link', { name: /^Due/ }).click();
+  await expect(support).toHaveURL(/state=due/);
+  await expect(support).toHaveURL(/reason=rpc/);
+  const table = support.getByRole('table', { name: 'Settlement queue' });
+  await expect(table).toContainText(`Receipt ${receipt} is queued (due), hidden by the filter reason rpc.`);
+  await table.getByRole('link', { name: 'Clear reason rpc' }).click();
+  await expect(support).not.toHaveURL(/reason=/);
+  await expect(table.getByRole('row').filter({ hasText: receipt })).toContainText('due');
+});
+
 test('a refusal toast is an alert of its own, announced at once rather than after the polite queue', async ({ browser }) => {
   const { rows } = await db.query<{ receipt_id: string }>(`select receipt_id from settle.dead_letters where reason = 'backend' order by receipt_id limit 1`);
   const receipt = rows[0]!.receipt_id;

@@ -32,6 +32,8 @@ export const queryKeys = {
     deadLetters: (filters: Filters) => ['settlements', 'dead-letters', filters] as const,
     deadLetterGroups: (filters: Filters) => ['settlements', 'dead-letter-groups', filters] as const,
     receipt: (receiptId: string) => ['settlements', 'receipt', receiptId] as const,
+    /** Which filters hide a receipt searched by its exact id (components/settlements/hidden-receipt.tsx). */
+    hiddenBy: (filters: Filters) => ['settlements', 'hidden-by', filters] as const,
     bulkReplays: (filters: Filters) => ['settlements', 'bulk-replays', filters] as const,
     bulkReplay: (id: number, filters: Filters = {}) => ['settlements', 'bulk-replay', id, filters] as const,
   },

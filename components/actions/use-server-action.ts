@@ -20,6 +20,8 @@ export function useServerAction<I, T>(
   run: (input: I) => Promise<Result<T>>,
   options: {
     success: (value: T) => string;
+    /** Where the success toast sends the user to see the outcome. */
+    link?: (value: T) => { href: string; label: string };
     invalidate?: QueryKey[];
     onSuccess?: (value: T) => void;
     shownInline?: (refusal: Refusal) => boolean;
@@ -40,7 +42,7 @@ export function useServerAction<I, T>(
         }
         if (result.ok) {
           setLastError(null);
-          toast({ tone: 'success', title: options.success(result.value) });
+          toast({ tone: 'success', title: options.success(result.value), link: options.link?.(result.value) });
           await Promise.all((options.invalidate ?? []).map((queryKey) => queryClient.invalidateQueries({ queryKey })));
           options.onSuccess?.(result.value);
         } else {

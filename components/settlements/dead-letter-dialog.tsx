@@ -6,22 +6,27 @@ import { queryKeys } from '@/lib/query-keys';
 import { useServerAction, type Refusal } from '../actions/use-server-action';
 import { ConfirmDialog } from '../ui/confirm-dialog';
 import type { DeadLetterTarget } from './dead-letter-target';
+import { receiptHref } from './links';
 import { NoteField } from './note-field';
 
 const INVALIDATE = [queryKeys.settlements.all, queryKeys.audit.all];
 // A refused note is shown under the note field, not again in a toast.
 const noteRefused = (refusal: Refusal) => Boolean(refusal.fieldErrors?.note);
+// The replayed receipt leaves the list it was on (and a filter carried to the queue may hide it): its own page shows where it is.
+const receiptLink = (v: { receiptId: string }) => ({ href: receiptHref(v.receiptId), label: `Open ${v.receiptId}` });
 
 /** Replay or discard one dead letter, with a required note; mounted only while open. */
 export function DeadLetterDialog({ target, onClose }: { target: DeadLetterTarget; onClose: () => void }) {
   const [note, setNote] = useState('');
   const replay = useServerAction(replayDeadLetterAction, {
     success: (v) => `Replayed ${v.receiptId}: queued again with 0 attempts`,
+    link: receiptLink,
     invalidate: INVALIDATE,
     shownInline: noteRefused,
   });
   const discard = useServerAction(discardDeadLetterAction, {
     success: (v) => `Discarded the dead letter of ${v.receiptId}`,
+    link: receiptLink,
     invalidate: INVALIDATE,
     shownInline: noteRefused,
   });

@@ -16,6 +16,7 @@ import { deadLetterTarget, type DeadLetterTarget } from './dead-letter-target';
 import { DeadLetterGroupsPanel } from './dead-letter-groups';
 import { DeadLetterSelectionBar, useDeadLetterSelection } from './dead-letter-selection';
 import { filterParams } from './filter-params';
+import { HiddenReceipt } from './hidden-receipt';
 import { LINK, receiptHref } from './links';
 import { SettlementFilterForm, useSettlementFilters } from './settlement-filters';
 import { SettlementTabs } from './settlement-tabs';
@@ -54,6 +55,12 @@ export function DeadLettersView({ canAct }: { canAct: boolean }) {
   const selection = useDeadLetterSelection(new URLSearchParams(filterParams(values)).toString());
   const selected = () => (selection.all ? {} : { receiptIds: [...selection.ids] });
   const pageIds = page?.rows.map((r) => r.receiptId) ?? [];
+  // A search by an exact receipt id says what hides that receipt, if it exists.
+  const noMatches = values.q ? (
+    <HiddenReceipt view={{ kind: 'dead-letters' }} values={values} noun="dead letters" onClear={() => apply({})} />
+  ) : (
+    <NoMatches noun="dead letters" onClear={() => apply({})} />
+  );
 
   return (
     <section aria-label="Dead letters" className="space-y-4">
@@ -88,7 +95,7 @@ export function DeadLettersView({ canAct }: { canAct: boolean }) {
           onDiscard={() => setBulk({ ...selected(), action: 'DISCARD' })}
         />
       ) : null}
-      <DataTable caption="Dead letters" head={head} empty={page?.rows.length === 0 && (filtered ? <NoMatches noun="dead letters" onClear={() => apply({})} /> : true)}>
+      <DataTable caption="Dead letters" head={head} empty={page?.rows.length === 0 && (filtered ? noMatches : true)}>
         {!page ? <LoadingRow columns={head.length} /> : null}
         {page?.rows.map((row) => (
           <DeadLetterTableRow

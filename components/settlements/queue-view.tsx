@@ -18,6 +18,7 @@ import { useDeadLetterSelection } from './dead-letter-selection';
 import { requeueTarget, type RequeueTarget } from './requeue-target';
 import { RequeueSelectionBar } from './requeue-selection';
 import { filterParams } from './filter-params';
+import { HiddenReceipt } from './hidden-receipt';
 import { LINK, receiptHref } from './links';
 import { SettlementFilterForm, useSettlementFilters } from './settlement-filters';
 import { SettlementTabs } from './settlement-tabs';
@@ -54,6 +55,12 @@ export function QueueView({ canAct }: { canAct: boolean }) {
   const selecting = canAct && current === 'retry_scheduled';
   const selection = useDeadLetterSelection(`${current}?${new URLSearchParams(filterParams(values)).toString()}`);
   const pageIds = page?.rows.filter(isRequeueable).map((r) => r.receiptId) ?? [];
+  // A search by an exact receipt id says what hides that receipt, if it exists.
+  const noMatches = values.q ? (
+    <HiddenReceipt view={{ kind: 'queue', state: current }} values={values} noun="settlements" onClear={() => apply({})} />
+  ) : (
+    <NoMatches noun="settlements" onClear={() => apply({})} />
+  );
   const head = ['Receipt', 'State', 'Attempts', current === 'retry_scheduled' ? 'Next visible' : 'Due since', 'Lease', 'Reason', ...(canAct ? ['Actions'] : [])];
 
   return (
@@ -72,7 +79,7 @@ export function QueueView({ canAct }: { canAct: boolean }) {
         {query.isFetching && page ? <span className="ml-2 text-zinc-600 dark:text-zinc-400">Refreshing…</span> : null}
       </p>
       {selecting ? <RequeueSelectionBar selection={selection} pageIds={pageIds} onRequeue={() => setBulkRequeue([...selection.ids])} /> : null}
-      <DataTable caption="Settlement queue" head={head} empty={page?.rows.length === 0 && (hasFilters(values) ? <NoMatches noun="settlements" onClear={() => apply({})} /> : true)}>
+      <DataTable caption="Settlement queue" head={head} empty={page?.rows.length === 0 && (hasFilters(values) ? noMatches : true)}>
         {!page ? <LoadingRow columns={head.length} /> : null}
         {page?.rows.map((row) => (
           <QueueTableRow

@@ -6,6 +6,7 @@ import { queryKeys } from '@/lib/query-keys';
 import { useServerAction } from '../actions/use-server-action';
 import { ConfirmDialog } from '../ui/confirm-dialog';
 import { formatUtc } from '../ui/time-ago';
+import { receiptHref } from './links';
 import { NoteField } from './note-field';
 import type { RequeueTarget } from './requeue-target';
 
@@ -14,6 +15,8 @@ export function RequeueDialog({ target, onClose }: { target: RequeueTarget; onCl
   const [note, setNote] = useState('');
   const requeue = useServerAction(requeueSettlementAction, {
     success: (v) => `Requeued ${v.receiptId}: due now`,
+    // It leaves the Retry scheduled tab: its own page shows where it went.
+    link: (v) => ({ href: receiptHref(v.receiptId), label: `Open ${v.receiptId}` }),
     invalidate: [queryKeys.settlements.all, queryKeys.audit.all],
     shownInline: (refusal) => Boolean(refusal.fieldErrors?.note),
   });

@@ -1,6 +1,7 @@
 'use client';
 
 import { useCallback, useEffect, useRef } from 'react';
+import Link from 'next/link';
 import { Toaster, toast as sonner, type ExternalToast } from 'sonner';
 
 // sonner and the list it renders, loaded by toast.tsx with the first toast of a page.
@@ -10,6 +11,8 @@ export interface Toast {
   tone: Tone;
   title: string;
   detail?: string;
+  /** Where the outcome can be seen, e.g. the receipt an action changed. */
+  link?: { href: string; label: string };
 }
 
 const LIFETIME_MS = 6_000;
@@ -23,14 +26,25 @@ const tones: Record<Tone, string> = {
 const timed = new Map<string | number, Toast>();
 
 function show(toast: Toast, duration: number, id?: string | number) {
-  const { tone, title, detail } = toast;
+  const { tone, title, detail, link } = toast;
+  const linked = link ? (
+    <Link href={link.href} prefetch={false} className="mt-1 inline-block text-sm font-medium underline">
+      {link.label}
+    </Link>
+  ) : null;
   // sonner's list is a polite live region and its items carry no role, so a refusal
   // would wait its turn; its title and detail go in an alert of their own instead,
   // which screen readers announce at once.
   const alert = tone === 'error';
   const options: ExternalToast = {
     id,
-    description: alert ? undefined : detail,
+    description: alert || !(detail || linked) ? undefined : (
+      <>
+        {detail}
+        {detail && linked ? <br /> : null}
+        {linked}
+      </>
+    ),
     testId: 'toast',
     duration,
     className: tones[tone],
@@ -42,6 +56,7 @@ function show(toast: Toast, duration: number, id?: string | number) {
       <div role="alert">
         {title}
         {detail ? <div className="mt-0.5 text-sm font-normal break-words">{detail}</div> : null}
+        {linked}
       </div>
     );
     return sonner.error(content, options);
