@@ -252,3 +252,41 @@ test('an abandon request carries a required reason, kept on the proposal and sho
   const audit = await db.query(`select reason from keel.audit_event where action = 'execution.abandon.propose' and operation_id = $1`, [`keel-proposal-${proposalId}`]);
   expect(audit.rows).toEqual([{ reason }]);
 });
+
+test('after a takeover the execution page says what happened and what comes next, with no destructive button up front', async ({ browser }) => {
+  const executionId = await staleExecution();
+  const operator = await pageAs(browser, 'operator');
+  await operator.goto(`/executions/${executionId}`);
+  await operator.getByRole('button', { name: 'Request takeover' }).click();
+  await operator.getByRole('alertdialog').getByLabel('Reason for the request').fill('Worker host batch-3 is gone.');
+  await operator.getByRole('alertdialog').getByRole('button', { name: 'Create proposal' }).click();
+  await expect(operator).toHaveURL(/\/recovery\/\d+$/);
+  const proposalId = Number(new URL(operator.url()).pathname.split('/').pop());
+
+  const approver = await pageAs(browser, 'approver');
+  await approver.goto(`/recovery/${proposalId}`);
+  await approver.getByRole('button', { name: 'Confirm takeover' }).click();
+  const dialog = approver.getByRole('alertdialog');
+  await expect(dialog).toBeVisible();
+  const ack = dialog.getByRole('checkbox');
+  if (await ack.isVisible()) await ack.check();
+  await dialog.getByRole('button', { name: 'Confirm takeover' }).click();
+  await expect(toast(approver)).toContainText('Takeover applied: execution is now FAILED');
+
+  await approver.goto(`/executions/${executionId}`);
+  const outcome = approver.getByRole('region', { name: 'Taken over: the execution is FAILED' });
+  await expect(outcome).toContainText(`Proposal ${proposalId} (asked by operator) was confirmed by approver`);
+  await expect(outcome).toContainText('The old worker is fenced out.');
+  await expect(outcome).toContainText('New owner: none.');
+  // The abandon is still there for an approver, folded away; nothing red is the next thing to press.
+  await expect(approver.getByRole('button', { name: 'Propose abandon' })).toBeHidden();
+  await expect(approver.getByTestId('not-candidate')).toHaveCount(0);
+  await expectNoSeriousViolations(approver);
+  await approver.getByText('More actions').click();
+  await expect(approver.getByRole('button', { name: 'Propose abandon' })).toBeVisible();
+
+  await operator.goto(`/executions/${executionId}`);
+  await expect(operator.getByRole('region', { name: 'Taken over: the execution is FAILED' })).toBeVisible();
+  await expect(operator.getByRole('button', { name: 'Request takeover' })).toHaveCount(0);
+  await expect(operator.getByTestId('not-candidate')).toHaveCount(0);
+});

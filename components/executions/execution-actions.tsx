@@ -10,6 +10,7 @@ import { Button } from '../ui/button';
 import { ConfirmDialog } from '../ui/confirm-dialog';
 import { reasonError, RequestReasonField } from '../recovery/request-reason-field';
 import { newOperationId } from '../users/operation-id';
+import { TakeoverOutcomePanel, type TakeoverOutcome } from './takeover-outcome';
 
 export interface ExecutionActionsProps {
   executionId: number;
@@ -23,6 +24,8 @@ export interface ExecutionActionsProps {
   candidacy: { candidate: boolean; code: string | null; message: string | null };
   stopRequested: boolean;
   pendingProposalId: number | null;
+  /** Set when the execution stands at an applied takeover: an explanation replaces the takeover and abandon buttons. */
+  takeover: { outcome: TakeoverOutcome; instanceId: number; now: Date } | null;
 }
 
 /** The runtime's STOP takes effect on these; on STOPPING or a finished execution it changes nothing. */
@@ -54,14 +57,38 @@ export function ExecutionActions(props: ExecutionActionsProps) {
   const abandonable =
     props.status === 'STOPPED' || props.status === 'FAILED' || (props.status === 'UNKNOWN' && props.hasRecoveryDecision);
 
+  const abandonButton =
+    props.canAbandon && abandonable && !props.pendingProposalId ? (
+      <Button
+        variant="danger"
+        onClick={() => {
+          setAbandonReason('');
+          setDialog('abandon');
+        }}
+      >
+        Propose abandon
+      </Button>
+    ) : null;
+
   return (
     <section aria-label="Actions" className="mb-6 flex flex-wrap items-center gap-3">
+      {props.takeover ? (
+        <div className="basis-full space-y-3">
+          <TakeoverOutcomePanel outcome={props.takeover.outcome} instanceId={props.takeover.instanceId} now={props.takeover.now} />
+          {abandonButton ? (
+            <details className="text-sm">
+              <summary className="cursor-pointer font-medium">More actions</summary>
+              <div className="mt-2">{abandonButton}</div>
+            </details>
+          ) : null}
+        </div>
+      ) : null}
       {props.pendingProposalId ? (
         <a href={`/recovery/${props.pendingProposalId}`} className="text-sm font-medium text-sky-800 underline dark:text-sky-300">
           Proposal {props.pendingProposalId} is pending approval
         </a>
       ) : null}
-      {props.canPropose && !props.pendingProposalId ? (
+      {props.canPropose && !props.pendingProposalId && !props.takeover ? (
         props.candidacy.candidate ? (
           <Button
             variant="primary"
@@ -88,17 +115,7 @@ export function ExecutionActions(props: ExecutionActionsProps) {
           Request stop
         </Button>
       ) : null}
-      {props.canAbandon && abandonable && !props.pendingProposalId ? (
-        <Button
-          variant="danger"
-          onClick={() => {
-            setAbandonReason('');
-            setDialog('abandon');
-          }}
-        >
-          Propose abandon
-        </Button>
-      ) : null}
+      {props.takeover ? null : abandonButton}
       <ConfirmDialog
         open={dialog === 'takeover'}
         title={`Request takeover of execution ${props.executionId}`}

@@ -15,6 +15,7 @@ import { TimeAgo } from '../ui/time-ago';
 import { ExecutionActions } from './execution-actions';
 import { OperatorHistoryTable } from './operator-history-table';
 import { StepsTable } from './steps-table';
+import { takeoverOutcome } from './takeover-outcome';
 
 /** An execution's detail, prefetched by the page and kept current by live events and actions. */
 export function ExecutionView({ id, role }: { id: number; role: Role }) {
@@ -27,6 +28,7 @@ export function ExecutionView({ id, role }: { id: number; role: Role }) {
   const pendingProposalId = detail.proposals.find((p) => p.status === 'PENDING')?.id ?? null;
   const candidacy = detail.candidacy;
   const now = new Date(detail.serverNow);
+  const takenOver = takeoverOutcome(detail);
   const at = (value: string | null) => (value ? <TimeAgo at={new Date(value)} now={now} /> : '—');
   return (
     <>
@@ -51,6 +53,7 @@ export function ExecutionView({ id, role }: { id: number; role: Role }) {
         candidacy={candidacy}
         stopRequested={detail.stopRequest !== null}
         pendingProposalId={pendingProposalId}
+        takeover={takenOver ? { outcome: takenOver, instanceId: detail.instanceId, now } : null}
       />
       <section aria-label="Summary" className="mb-8 rounded-lg border border-zinc-200 bg-white p-4 dark:border-zinc-800 dark:bg-zinc-900">
         <dl className="grid grid-cols-2 gap-4 md:grid-cols-4">
