@@ -253,6 +253,25 @@ test('an abandon request carries a required reason, kept on the proposal and sho
   expect(audit.rows).toEqual([{ reason }]);
 });
 
+test('no role but admin gets a link to /users from the audit log', async ({ browser }) => {
+  // A user event of the kind an admin's role change leaves (the matrix and the user tests make real ones).
+  await db.query(
+    `insert into keel.audit_event (actor_login, actor_role, action, target_kind, target_id, before, after, outcome, request_id)
+     values ('admin', 'admin', 'user.role', 'user', 'viewer', '{"role":"viewer"}', '{"role":"viewer"}', 'APPLIED', 'e2e-on-call-user-link')`,
+  );
+  for (const role of ['viewer', 'operator', 'approver', 'support'] as const) {
+    const page = await pageAs(browser, role);
+    await page.goto('/audit');
+    await expect(page.getByRole('table', { name: 'Audit events' }).locator('tbody tr').first()).toBeVisible();
+    await page.goto('/audit?targetKind=user');
+    await expect(page.getByTestId('audit-count')).toHaveText(/match/);
+    await expect(page.locator('a[href^="/users"]'), role).toHaveCount(0);
+  }
+  const admin = await pageAs(browser, 'admin');
+  await admin.goto('/audit?targetKind=user&targetId=viewer');
+  await expect(admin.getByRole('table', { name: 'Audit events' }).getByRole('link', { name: 'user viewer' }).first()).toHaveAttribute('href', '/users#user-viewer');
+});
+
 test('after a takeover the execution page says what happened and what comes next, with no destructive button up front', async ({ browser }) => {
   const executionId = await staleExecution();
   const operator = await pageAs(browser, 'operator');
