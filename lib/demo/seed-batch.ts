@@ -8,7 +8,7 @@ import {
   obStepExecution,
   obStepPartition,
 } from '../db/schema/oxide-batch';
-import { isUnresolved, type BatchStatus, type FailureCategory, type FaultPhase } from '../domain/batch-status';
+import { isActive, isUnresolved, type BatchStatus, type FailureCategory, type FaultPhase } from '../domain/batch-status';
 import { checksum, EMPTY_CHECKSUM_HEX, EMPTY_ENVELOPE, newEnvelope, type FaultStateEntry } from '../domain/fault-state';
 import { deriveRetryKeyHex } from '../domain/retry-key';
 import { chunks, SeededRandom, sha256 } from './random';
@@ -120,8 +120,19 @@ export interface BatchSeedSummary {
   corrupt: number;
 }
 
+export interface BatchSeedOptions {
+  targetExecutions?: number;
+  /**
+   * The owner token of an execution still live at seeding (active, not stale): a process
+   * the demo runtime plays, which re-derives it to carry the execution on. Without it
+   * every owner token is random, and live executions go stale once the threshold passes.
+   */
+  liveOwnerToken?: (executionId: number) => Buffer;
+}
+
 /** Job definitions, instances, executions with steps and fault state, partitions and flow decisions. */
-export async function seedBatch(db: DbOrTx, random: SeededRandom, nowMs: number, targetExecutions = 2000): Promise<BatchSeedSummary> {
+export async function seedBatch(db: DbOrTx, random: SeededRandom, nowMs: number, options: BatchSeedOptions = {}): Promise<BatchSeedSummary> {
+  const { targetExecutions = 2000, liveOwnerToken } = options;
   const definitions = DEMO_DEFINITIONS.map((plan, index) => {
     const manifest = manifestFor(plan);
     return { id: index + 1, plan, manifest, digest: sha256(JSON.stringify(manifest)) };
@@ -166,6 +177,8 @@ export async function seedBatch(db: DbOrTx, random: SeededRandom, nowMs: number,
         : Math.min(nowMs - 1_000, startedMs + random.int(MINUTE, 90 * MINUTE));
       if (isStale && status !== 'UNKNOWN') stale += 1;
       const failed = status === 'FAILED';
+      // The random token is drawn either way, so the rest of the seed stays as it was.
+      const ownerToken = (drawn: Buffer | null) => (drawn && liveOwnerToken && isActive(status) && !isStale ? liveOwnerToken(id) : drawn);
       executions.push({
         id,
         jobInstanceId: instanceId,
@@ -182,7 +195,7 @@ export async function seedBatch(db: DbOrTx, random: SeededRandom, nowMs: number,
         endedAt: unresolved ? null : new Date(updatedMs),
         updatedAt: new Date(updatedMs),
         version: random.int(2, 40),
-        ownerToken: unresolved && !(isStale && random.chance(0.25)) ? random.bytes(16) : null,
+        ownerToken: ownerToken(unresolved && !(isStale && random.chance(0.25)) ? random.bytes(16) : null),
         stopRequestedAt: status === 'STOPPING' ? new Date(updatedMs - 1_000) : null,
         // Half the stops were asked through Keel by the demo operator (audited), half with the runtime's CLI.
         stopRequestedBy: status === 'STOPPING' ? (id % 2 === 0 ? 'operator' : 'cli:ops') : null,

@@ -7,6 +7,7 @@ import type { Database } from '../db/client';
 import { keelMeta } from '../db/schema/keel';
 import { SeededRandom } from './random';
 import { seedBatch } from './seed-batch';
+import { seededOwnerToken } from './seeded-owner';
 import { seedOrchestrations } from './seed-orchestrations';
 import { seedSettlements } from './seed-settlements';
 
@@ -36,7 +37,7 @@ export async function seedDemo(db: Database, settings: Settings, log: (line: str
   const nowMs = Date.now();
   const random = new SeededRandom(DEMO_SEED);
   await db.transaction(async (tx) => {
-    const batch = await seedBatch(tx, random, nowMs);
+    const batch = await seedBatch(tx, random, nowMs, { liveOwnerToken: (id) => seededOwnerToken(checkpointKey, id) });
     const settlements = await seedSettlements(tx, random, nowMs);
     const orchestrations = await seedOrchestrations(tx, random, nowMs, checkpointKey);
     log(

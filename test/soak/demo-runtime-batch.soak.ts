@@ -144,7 +144,7 @@ describe('demo runtime: batch executions and orchestrations', () => {
   }, RUN_MS + 90_000);
 
   it('runs the batch and orchestration drivers by default', () => {
-    expect(DEMO_DRIVERS.map((driver) => driver.name)).toEqual(['settlement', 'batch', 'orchestration']);
+    expect(DEMO_DRIVERS.map((driver) => driver.name)).toEqual(['settlement', 'batch', 'orchestration', 'seeded', 'runtime-ops', 'support']);
     expect(lines.some((line) => line.startsWith('info demo batch executions stopped'))).toBe(true);
     expect(lines.some((line) => line.startsWith('info demo orchestrations stopped'))).toBe(true);
     const problems = lines.filter((line) => /^(warn|error) /.test(line) && /batch|orchestrat|runtime/.test(line));

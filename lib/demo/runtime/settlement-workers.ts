@@ -25,6 +25,12 @@ export interface SettlementDemoOptions {
   abandonShare: number;
   /** Simulated hook latency per receipt, ms. */
   hookLatencyMs: [number, number];
+  /**
+   * Now and then the ledger's RPC endpoint goes down for a while: most attempts fail
+   * with rpc, retries run out and dead letters rise (an incident the alerting rules and
+   * the dead-letter webhook see), until the demo's support desk replays them.
+   */
+  outage: { firstAfterMs: number; everyMs: number; lastsMs: number; failShare: number };
 }
 
 export const DEFAULT_SETTLEMENT_DEMO: SettlementDemoOptions = {
@@ -36,7 +42,14 @@ export const DEFAULT_SETTLEMENT_DEMO: SettlementDemoOptions = {
   policy: { maxRetries: 5, initialBackoffMs: 1_000, backoffMultiplier: 2, backoffCapMs: 30_000 },
   abandonShare: 0.01,
   hookLatencyMs: [2, 25],
+  outage: { firstAfterMs: 12 * 60_000, everyMs: 30 * 60_000, lastsMs: 90_000, failShare: 0.85 },
 };
+
+/** Whether the simulated RPC outage is on at `nowMs`, for a runtime started at `startedAtMs`. */
+export function inOutage(outage: SettlementDemoOptions['outage'], startedAtMs: number, nowMs: number): boolean {
+  const since = nowMs - startedAtMs - outage.firstAfterMs;
+  return since >= 0 && since % outage.everyMs < outage.lastsMs;
+}
 
 const SKIPS: SkipReason[] = ['denied', 'no_economic_intent', 'zero_charge'];
 const PERMANENT_CODES: FailureCode[] = ['invalid_receipt_signature', 'invalid_action_hash', 'malformed_financial_metadata', 'untrusted_receipt_signer', 'verification', 'signature'];
@@ -71,6 +84,7 @@ export function demoOutcome(attempts: number, roll = Math.random()): SettlementO
 }
 
 interface Tally {
+  outageFailures: number;
   enqueued: number;
   finished: number;
   retried: number;
@@ -84,14 +98,20 @@ interface Tally {
  * statement (the store's batch form, as a runtime's workers do); abandoned claims are
  * left to run out their lease.
  */
-async function settleBatch(store: SettlementOutcomeStore, claims: SettlementAttemptClaim[], options: SettlementDemoOptions, tally: Tally, log: WorkerLog) {
+async function settleBatch(store: SettlementOutcomeStore, claims: SettlementAttemptClaim[], options: SettlementDemoOptions, tally: Tally, log: WorkerLog, startedAtMs: number) {
   const items = [];
+  const outage = inOutage(options.outage, startedAtMs, Date.now());
   for (const claim of claims) {
     if (Math.random() < options.abandonShare) {
       tally.abandoned += 1;
       continue;
     }
     await sleep(between(options.hookLatencyMs));
+    if (outage && Math.random() < options.outage.failShare) {
+      tally.outageFailures += 1;
+      items.push({ claim, outcome: { kind: 'Retryable' as const, code: 'rpc' as const, detailSha256: failureDetailSha256Hex(`rpc: ledger endpoint unreachable ${randomBytes(4).toString('hex')}`) } });
+      continue;
+    }
     items.push({ claim, outcome: demoOutcome(claim.attempts) });
   }
   if (items.length === 0) return;
@@ -111,7 +131,7 @@ async function settleBatch(store: SettlementOutcomeStore, claims: SettlementAtte
   }
 }
 
-function startWorker(store: SettlementOutcomeStore, workerId: string, options: SettlementDemoOptions, tally: Tally, log: WorkerLog): RunningWorker {
+function startWorker(store: SettlementOutcomeStore, workerId: string, options: SettlementDemoOptions, tally: Tally, log: WorkerLog, startedAtMs: number): RunningWorker {
   return startWorkerLoop({
     name: 'demo settlement worker',
     log,
@@ -122,7 +142,7 @@ function startWorker(store: SettlementOutcomeStore, workerId: string, options: S
         log('warn', 'demo settlement claim refused', { error: claimed.error.kind });
         return options.pollMs;
       }
-      await settleBatch(store, claimed.value, options, tally, log);
+      await settleBatch(store, claimed.value, options, tally, log, startedAtMs);
       // A full batch means a backlog: go again at once, as a real worker drains its queue.
       return claimed.value.length === options.claimBatch ? 0 : options.pollMs;
     },
@@ -160,12 +180,13 @@ export function settlementWorkersDriver(overrides: Partial<SettlementDemoOptions
     name: 'settlement',
     start({ db, log }) {
       const store = postgresSettlementStore(db);
-      const tally: Tally = { enqueued: 0, finished: 0, retried: 0, deadLettered: 0, abandoned: 0, conflicts: 0 };
+      const startedAtMs = Date.now();
+      const tally: Tally = { outageFailures: 0, enqueued: 0, finished: 0, retried: 0, deadLettered: 0, abandoned: 0, conflicts: 0 };
       // Worker ids are unique per process, so two demo runtimes never pose as one worker.
       const instance = randomBytes(3).toString('hex');
       const loops = [
         startEnqueuer(store, options, tally, log),
-        ...Array.from({ length: options.workers }, (_, i) => startWorker(store, `demo-settle-${instance}-${i + 1}`, options, tally, log)),
+        ...Array.from({ length: options.workers }, (_, i) => startWorker(store, `demo-settle-${instance}-${i + 1}`, options, tally, log, startedAtMs)),
       ];
       return {
         async stop() {
