@@ -161,7 +161,8 @@ export async function searchEverything(db: Database, q: string, plan: SearchPlan
   const notes: string[] = [];
   const searchRetryKeys = plan.hexPrefix !== null && (await hasRetryKeyPrefixIndex(db));
   if (plan.hexPrefix !== null && !searchRetryKeys) notes.push(RETRY_KEYS_UNINDEXED_NOTE);
-  if (plan.hexPrefix === null && /^[0-9a-fA-F]{1,7}$/.test(q)) notes.push(HEX_TOO_SHORT_NOTE);
+  // Said of a short run of hex with a letter in it; plain digits are ids, and saying it under every id would be noise.
+  if (plan.hexPrefix === null && /^[0-9a-fA-F]{4,7}$/.test(q) && /[a-fA-F]/.test(q)) notes.push(HEX_TOO_SHORT_NOTE);
   const rows = await runBranches(db, branches(plan, searchRetryKeys));
   return { q, groups: grouped(rows), notes };
 }

@@ -42,6 +42,7 @@ describe('searchEverything', () => {
     const short = await search(KEY.slice(0, 7));
     expect(kinds(short)).toEqual([]);
     expect(short.notes).toEqual([HEX_TOO_SHORT_NOTE]);
+    expect((await search('1234567')).notes).toEqual([]);
   });
 
   it('lets the runtime store any envelope, however damaged: the prefix index never raises', async () => {
