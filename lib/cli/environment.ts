@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { formatSettingErrors, parseSettings, type Settings } from '../config/settings';
-import { startEmbeddedPostgres, type EmbeddedDatabase } from '../db/embedded';
+import { discardEmbeddedCluster, startEmbeddedPostgres, type EmbeddedDatabase } from '../db/embedded';
 
 /** Where the embedded default keeps its cluster and generated secrets. */
 export function keelHome(): string {
@@ -40,7 +40,7 @@ export async function resolveEnvironment(log: (line: string) => void, options: {
     const home = keelHome();
     if (options.fresh) {
       log(`--fresh: discarding the embedded database in ${home}`);
-      rmSync(join(home, 'pg'), { recursive: true, force: true });
+      discardEmbeddedCluster(home);
     }
     env.KEEL_CHECKPOINT_KEY ??= generatedCheckpointKey(home);
     env.KEEL_DEMO ??= '1';
@@ -48,7 +48,8 @@ export async function resolveEnvironment(log: (line: string) => void, options: {
     embedded = await startEmbeddedPostgres({
       home,
       preferredPort: Number(env.KEEL_EMBEDDED_PG_PORT ?? 54329),
-      log: env.KEEL_LOG_POSTGRES === '1' ? log : () => {},
+      log,
+      postgresLog: env.KEEL_LOG_POSTGRES === '1' ? log : undefined,
     });
     env.DATABASE_URL = embedded.url('keel');
     await ensureDatabaseExists(embedded.url('postgres'), 'keel');
