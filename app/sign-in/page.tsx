@@ -13,6 +13,7 @@ function ssoErrorMessage(code: string | undefined): string | null {
   if (!code) return null;
   const upper = code.toUpperCase();
   if (upper === 'NO_MAPPED_GROUP') return 'Your account at the identity provider is in no group that gives access to Keel. Ask an administrator to add you to one.';
+  if (upper === 'GROUPS_OVERAGE') return 'The identity provider did not send your groups: you are in more groups than its sign-in token can carry. Ask an administrator to send Keel only the groups assigned to it.';
   if (upper === 'BANNED' || upper === 'BANNED_USER') return 'This account is disabled.';
   return 'Single sign-on failed. Try again; if it keeps failing, ask an administrator.';
 }

@@ -13,7 +13,12 @@ export function SignOutButton() {
       disabled={pending}
       onClick={() =>
         start(async () => {
-          await signOut({});
+          const result = await signOut({});
+          // A single sign-on user ends the provider's session too; the provider sends them back to /sign-in.
+          if (result.ok && result.value.providerSignOutUrl) {
+            window.location.assign(result.value.providerSignOutUrl);
+            return;
+          }
           router.replace('/sign-in');
           router.refresh();
         })

@@ -4,9 +4,9 @@ import { drizzleAdapter } from 'better-auth/adapters/drizzle';
 import { nextCookies } from 'better-auth/next-js';
 import { admin, username } from 'better-auth/plugins';
 import { defaultAc } from 'better-auth/plugins/admin/access';
-import { genericOAuth } from 'better-auth/plugins/generic-oauth';
+import { genericOAuth, type GenericOAuthConfig, type GenericOAuthUserInfo } from 'better-auth/plugins/generic-oauth';
 import { eq } from 'drizzle-orm';
-import { groupsFromClaims, OIDC_PROVIDER_ID, roleFromGroups, SSO_USERNAME_PREFIX, type OidcSettings } from '../config/oidc';
+import { groupsFromClaims, groupsOverage, OIDC_PROVIDER_ID, roleFromGroups, SSO_USERNAME_PREFIX, type OidcSettings } from '../config/oidc';
 import { auditEvent } from '../db/schema/keel';
 import { CLIENT_ADDRESS_HEADER } from '../http/client-address';
 import { logger } from '../server/logger';
@@ -14,6 +14,7 @@ import type { Database, DbOrTx } from '../db/client';
 import { account, rateLimit, session, user, user as userTable, verification } from '../db/schema/auth';
 import { ROLES } from '../domain/roles';
 import { REQUEST_ID_HEADER } from '../http/request-id';
+import { discoveryUrl, providerMetadata } from './oidc-discovery';
 import { consoleOrigins } from '../http/console-origins';
 
 export interface AuthOptions {
@@ -141,13 +142,16 @@ function ssoProviderConfig(oidc: OidcSettings) {
   return {
     providerId: OIDC_PROVIDER_ID,
     name: oidc.name,
-    discoveryUrl: `${oidc.issuer.replace(/\/$/, '')}/.well-known/openid-configuration`,
+    discoveryUrl: discoveryUrl(oidc.issuer),
     clientId: oidc.clientId,
     clientSecret: oidc.clientSecret,
     scopes: oidc.scopes,
     pkce: true,
     // ID tokens are checked against the discovered issuer, the JWKS and the nonce sent.
     requireIdTokenVerification: true,
+    getUserInfo: (tokens: SsoTokens) => ssoProfile(oidc, tokens),
+    // Keel builds the provider's logout URL itself (signOutSession).
+    disableProviderLogout: true,
     mapProfileToUser: (profile: Record<string, unknown>) => ({
       email: ssoEmail(oidc.issuer, String(profile.sub ?? profile.id ?? '')),
       emailVerified: true,
@@ -155,6 +159,103 @@ function ssoProviderConfig(oidc: OidcSettings) {
       username: ssoUsername(profile),
     }),
   };
+}
+
+type SsoTokens = Parameters<NonNullable<GenericOAuthConfig['getUserInfo']>>[0];
+
+/** The claims of a JWT, or null when it is not one. Only for an ID token better-auth has verified already. */
+function jwtClaims(token: string): Record<string, unknown> | null {
+  try {
+    const claims: unknown = JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8'));
+    return claims !== null && typeof claims === 'object' && !Array.isArray(claims) ? (claims as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The userinfo endpoint's claims; {} when the provider has none; null when it fails. */
+async function userInfoClaims(oidc: OidcSettings, accessToken: string | undefined): Promise<Record<string, unknown> | null> {
+  const metadata = await providerMetadata(oidc.issuer);
+  const endpoint = metadata.ok ? metadata.value.userinfo_endpoint : undefined;
+  if (!endpoint || !accessToken) return {};
+  try {
+    const response = await fetch(endpoint, { headers: { authorization: `Bearer ${accessToken}`, accept: 'application/json' }, signal: AbortSignal.timeout(10_000) });
+    if (!response.ok) {
+      logger.warn({ source: 'sso', status: response.status }, 'the provider refused the userinfo request');
+      return null;
+    }
+    const claims: unknown = await response.json();
+    return claims !== null && typeof claims === 'object' && !Array.isArray(claims) ? (claims as Record<string, unknown>) : null;
+  } catch {
+    logger.warn({ source: 'sso' }, 'the provider\'s userinfo endpoint did not answer');
+    return null;
+  }
+}
+
+/**
+ * The profile a sign-in is decided on. better-auth has verified the ID token (keys,
+ * issuer, audience, nonce) before this runs. When the token carries the groups claim, or
+ * says it left the groups out (groupsOverage), its claims decide alone; otherwise the
+ * userinfo endpoint's claims are laid over them, for providers that send groups only
+ * there. (better-auth by itself reads the token only when it carries an email, so a token
+ * without one would have lost its groups.)
+ */
+async function ssoProfile(oidc: OidcSettings, tokens: SsoTokens): Promise<GenericOAuthUserInfo | null> {
+  const fromToken = tokens.idToken ? jwtClaims(tokens.idToken) : {};
+  if (fromToken === null) return null;
+  let claims = fromToken;
+  if (fromToken[oidc.groupsClaim] === undefined && !groupsOverage(fromToken, oidc.groupsClaim)) {
+    const fromEndpoint = await userInfoClaims(oidc, tokens.accessToken);
+    if (fromEndpoint === null) return null;
+    // OpenID Connect Core 5.3.2: userinfo about another subject is not this user's.
+    if (fromToken.sub !== undefined && fromEndpoint.sub !== undefined && fromEndpoint.sub !== fromToken.sub) return null;
+    claims = { ...fromToken, ...fromEndpoint };
+  }
+  if (typeof claims.sub !== 'string' || claims.sub === '') return null;
+  return { ...claims, id: claims.sub, emailVerified: false };
+}
+
+/** Where the provider sends the browser back after ending its session: register `<console origin>` + this path. */
+export const SIGNED_OUT_PATH = '/sign-in';
+
+export type SignOutOptions = Pick<AuthOptions, 'port' | 'baseUrl' | 'oidc'>;
+
+/**
+ * Ends the caller's Keel session. For a single sign-on user whose provider offers
+ * RP-initiated logout (an end_session_endpoint), also returns the provider's URL that ends
+ * the provider's session, for the browser to visit: with the user's last ID token as
+ * id_token_hint, and SIGNED_OUT_PATH on the console's origin as post_logout_redirect_uri
+ * (the provider sends the browser back there). Otherwise null: the provider's session, if
+ * any, outlives Keel's. (better-auth's own logout URL needs a fixed baseURL, which Keel
+ * leaves unset without KEEL_BASE_URL to answer on localhost and 127.0.0.1 alike.)
+ */
+export async function signOutSession(auth: KeelAuth, headers: Headers, options: SignOutOptions): Promise<{ providerSignOutUrl: string | null }> {
+  const idToken = options.oidc ? await ssoIdToken(auth, headers) : null;
+  await auth.api.signOut({ headers });
+  if (!options.oidc || !idToken) return { providerSignOutUrl: null };
+  const metadata = await providerMetadata(options.oidc.issuer);
+  if (!metadata.ok || !metadata.value.end_session_endpoint) return { providerSignOutUrl: null };
+  const url = new URL(metadata.value.end_session_endpoint);
+  url.searchParams.set('id_token_hint', idToken);
+  url.searchParams.set('post_logout_redirect_uri', new URL(SIGNED_OUT_PATH, consoleOrigin(options, headers)).href);
+  url.searchParams.set('client_id', options.oidc.clientId);
+  return { providerSignOutUrl: url.href };
+}
+
+/** The ID token of the signed-in user's provider account, if the session is a single sign-on user's. */
+async function ssoIdToken(auth: KeelAuth, headers: Headers): Promise<string | null> {
+  const session = await auth.api.getSession({ headers });
+  if (!session) return null;
+  const accounts = await (await auth.$context).internalAdapter.findAccounts(session.user.id);
+  return accounts.find((account) => account.providerId === OIDC_PROVIDER_ID)?.idToken ?? null;
+}
+
+/** The console's origin this request came to: KEEL_BASE_URL's, else whichever of its own origins the Host names. */
+function consoleOrigin(options: Pick<AuthOptions, 'port' | 'baseUrl'>, headers: Headers): string {
+  if (options.baseUrl) return new URL(options.baseUrl).origin;
+  const origins = consoleOrigins(options);
+  const asked = `http://${headers.get('host') ?? ''}`;
+  return origins.includes(asked) ? asked : origins[0]!;
 }
 
 /** The request id Keel's server gave this request (lib/http/request-id.ts), so audit rows name it. */
@@ -183,6 +284,13 @@ async function gateSsoUser(db: Database, oidc: OidcSettings, { user, source }: G
   }
   const claims = source.oauth.profile ?? {};
   const subject = String(claims.sub ?? '');
+  if (groupsOverage(claims, oidc.groupsClaim)) {
+    // Audited by the callback's handler (lib/auth/http-surface.ts) with this code.
+    return {
+      error: 'GROUPS_OVERAGE',
+      errorDescription: 'The provider sent no groups: you are in more groups than its tokens carry.',
+    };
+  }
   const groups = groupsFromClaims(claims, oidc.groupsClaim);
   const role = roleFromGroups(groups, oidc.roleMap);
   if (!role) {

@@ -2,8 +2,8 @@
 // server), so the client address is derived from the socket, never from what the
 // client says. Started by lib/cli/start.ts as `node lib/cli/server.mjs <start|dev> <port>`.
 // Plain JavaScript so Next's own modules load without a TypeScript loader; only Keel's
-// own modules it needs (settings, the HTTP processes' parent, the client address, the
-// request id and the front door) go through tsx.
+// own modules it needs (settings, the provider check, the HTTP processes' parent, the client
+// address, the request id and the front door) go through tsx.
 import cluster from 'node:cluster';
 import { createServer } from 'node:http';
 import { fileURLToPath } from 'node:url';
@@ -17,6 +17,17 @@ const dev = mode === 'dev';
 // The settings this process needs (start.ts has refused bad ones already).
 const { parseSettings } = await tsImport('../config/settings.ts', import.meta.url);
 const parsed = parseSettings(process.env);
+
+// Run directly rather than by `keel start` (which checks it before anything starts): a
+// wrong single sign-on issuer stops the server before it serves.
+if (cluster.isPrimary && process.env.KEEL_LAUNCHED !== '1' && parsed.ok && parsed.value.signIn.oidc) {
+  const { checkProviderAtStart } = await tsImport('../auth/oidc-discovery.ts', import.meta.url);
+  const refusal = await checkProviderAtStart(parsed.value.signIn.oidc, (line) => process.stdout.write(`[keel] ${line}\n`));
+  if (refusal) {
+    process.stderr.write(`${refusal}\n`);
+    process.exit(1);
+  }
+}
 
 // KEEL_HTTP_PROCESSES above 1 (production only): this process becomes the parent of that
 // many copies of itself sharing the port (lib/cli/http-primary.ts) and serves nothing.

@@ -80,6 +80,19 @@ export function groupsFromClaims(claims: Record<string, unknown>, claim: string)
 }
 
 /**
+ * Whether the provider left the groups out because there were too many of them. Entra ID
+ * does so past 200 groups in a JWT (6 in a URL): `_claim_names` then names the groups claim
+ * (a distributed claim, to be read from Microsoft Graph), or `hasgroups` is true. Such a
+ * token says nothing about the user's groups, so it must not count as "no groups".
+ */
+export function groupsOverage(claims: Record<string, unknown>, claim: string): boolean {
+  if (claims[claim] !== undefined) return false;
+  const names = claims._claim_names;
+  if (names !== null && typeof names === 'object' && Object.hasOwn(names, claim)) return true;
+  return claim === 'groups' && (claims.hasgroups === true || claims.hasgroups === 'true');
+}
+
+/**
  * KEEL_OIDC_* settings: all of issuer, client id and role map, or none (SSO off).
  * The client secret is required too: Keel is a confidential client.
  */

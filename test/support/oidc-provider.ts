@@ -7,6 +7,8 @@ export interface ProviderUser {
   sub: string;
   name: string;
   groups: string[];
+  /** Too many groups for a token: they are left out, and `_claim_names` points elsewhere, as Entra ID does. */
+  groupsOverage?: boolean;
 }
 
 export interface TestProvider {
@@ -26,6 +28,12 @@ export interface TestProviderOptions {
   users: ProviderUser[];
   clientId?: string;
   clientSecret?: string;
+  /** Where the provider may send the browser after ending its session (RP-initiated logout). */
+  postLogoutRedirectUris?: string[];
+  /** Put the scopes' claims (groups included) in the ID token too, as Entra ID does; by default they come only from userinfo. */
+  claimsInIdToken?: boolean;
+  /** RP-initiated logout (an end_session_endpoint); on unless false. */
+  endSession?: boolean;
 }
 
 /**
@@ -52,6 +60,7 @@ export async function startTestProvider(options: TestProviderOptions): Promise<T
         client_id: clientId,
         client_secret: clientSecret,
         redirect_uris: options.redirectUris,
+        post_logout_redirect_uris: options.postLogoutRedirectUris ?? [],
         grant_types: ['authorization_code'],
         response_types: ['code'],
         token_endpoint_auth_method: 'client_secret_basic',
@@ -65,6 +74,10 @@ export async function startTestProvider(options: TestProviderOptions): Promise<T
         // Read at token time, so a group change applies to the next sign-in.
         async claims() {
           const current = users.get(sub);
+          if (current?.groupsOverage) {
+            const overage = { _claim_names: { groups: 'src1' }, _claim_sources: { src1: { endpoint: `https://graph.microsoft.com/v1.0/users/${sub}/getMemberObjects` } } };
+            return { sub, name: current.name, preferred_username: sub, ...overage };
+          }
           return { sub, name: current?.name, preferred_username: sub, groups: current ? [...current.groups] : [] };
         },
       };
@@ -72,7 +85,8 @@ export async function startTestProvider(options: TestProviderOptions): Promise<T
     claims: { openid: ['sub'], profile: ['name', 'preferred_username'], email: ['email', 'email_verified'], groups: ['groups'] },
     scopes: ['openid', 'profile', 'email', 'groups'],
     pkce: { methods: ['S256'], required: () => true },
-    features: { devInteractions: { enabled: true } },
+    conformIdTokenClaims: options.claimsInIdToken !== true,
+    features: { devInteractions: { enabled: true }, rpInitiatedLogout: { enabled: options.endSession !== false } },
     cookies: { keys: ['keel-test-provider-cookie-key'] },
     async loadExistingGrant(ctx: any) {
       const grantId = ctx.oidc.result?.consent?.grantId || ctx.oidc.session!.grantIdFor(ctx.oidc.client!.clientId);
