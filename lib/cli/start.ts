@@ -1,13 +1,17 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync, readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { join } from 'node:path';
+import { checkProviderAtStart } from '../auth/oidc-discovery';
+import { parseSignInSettings } from '../config/oidc';
+import type { SettingError } from '../config/setting-error';
 import { createDatabase, createPool } from '../db/client';
 import { migrateDatabase } from '../db/migrate';
+import { sourceFingerprint } from '../../next.config';
 import { seedDemo } from '../demo/seed';
 import { describeForLog } from '../server/log-sanitizer';
-import { resolveEnvironment, SettingsRefused } from './environment';
+import { resolveEnvironment, SettingsRefused, type ResolvedEnvironment } from './environment';
 import { DEMO_PASSWORD } from '../config/settings';
 
 const log = (line: string) => process.stdout.write(`[keel] ${line}\n`);
@@ -23,33 +27,35 @@ const SERVER = join('lib', 'cli', 'server.mjs');
  * 48 MB per process.
  */
 export const SERVER_NODE_FLAGS = ['--max-semi-space-size=64'] as const;
-const BUILD_INPUTS = ['app', 'components', 'lib', 'public', 'next.config.ts', 'postcss.config.mjs', 'instrumentation.ts', 'package-lock.json'];
-const BUILD_STAMP = join('.next', 'keel-build-stamp');
+const BUILD_ID = join('.next', 'BUILD_ID');
 
-/** A cheap fingerprint of what `next build` reads, so a start rebuilds only after a change. */
-function sourceFingerprint(): string {
-  const hash = createHash('sha256');
-  const visit = (path: string) => {
-    if (!existsSync(path)) return;
-    const stat = statSync(path);
-    if (stat.isDirectory()) {
-      for (const entry of readdirSync(path).sort()) visit(join(path, entry));
-    } else {
-      hash.update(`${path}\0${stat.size}\0${stat.mtimeMs}\n`);
-    }
-  };
-  BUILD_INPUTS.forEach(visit);
-  return hash.digest('hex');
+/** The sources the build in .next was made from (its build id, next.config.ts), or null without a build. */
+function builtFrom(): string | null {
+  return existsSync(BUILD_ID) ? readFileSync(BUILD_ID, 'utf8').trim() : null;
 }
 
-function ensureProductionBuild(): void {
-  const fingerprint = sourceFingerprint();
-  const current = existsSync(BUILD_STAMP) ? readFileSync(BUILD_STAMP, 'utf8') : '';
-  if (existsSync(join('.next', 'BUILD_ID')) && current === fingerprint) return;
-  log('building the console (next build); later starts reuse the build until the source changes');
-  const build = spawnSync(process.execPath, [NEXT_BIN, 'build'], { stdio: 'inherit', env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' } });
-  if (build.status !== 0) throw new Error('next build failed');
-  writeFileSync(BUILD_STAMP, fingerprint);
+/**
+ * Builds the console unless .next holds a build of the current sources, however it was
+ * made (`npm run build` or an earlier start). `track` is told of the build process, so a
+ * stop signal during the build ends it.
+ */
+async function ensureProductionBuild(track: (build: ChildProcess) => void): Promise<void> {
+  const fingerprint = sourceFingerprint(process.cwd());
+  const built = builtFrom();
+  if (built === fingerprint) {
+    log('serving the build in .next, made from these sources');
+    return;
+  }
+  log(
+    built === null
+      ? 'building the console (next build); later starts reuse the build until the source changes'
+      : 'building the console (next build): the sources changed since the build in .next was made',
+  );
+  const build = spawn(process.execPath, [NEXT_BIN, 'build'], { stdio: 'inherit', env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' } });
+  track(build);
+  const [code, signal] = (await once(build, 'exit')) as [number | null, NodeJS.Signals | null];
+  if (code !== 0) throw new Error(`next build failed (${code ?? signal})`);
+  if (builtFrom() !== fingerprint) log('the sources changed during the build, or it does not name them (next.config.ts, generateBuildId): the next start builds again');
 }
 
 /** `start --no-build` (the container image, whose root filesystem is read-only): the build in .next as it is. */
@@ -77,44 +83,94 @@ async function waitForHealth(origin: string, child: ChildProcess): Promise<boole
   }
 }
 
-/** `keel start` / `keel dev`: database, migrations, demo data, then the Next.js server. */
+/** The signals that stop the launcher, with the exit status that stands for each (128 + its number). */
+const STOP_SIGNALS = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 } as const;
+type StopSignal = keyof typeof STOP_SIGNALS;
+type Stop = { code: number } | { signal: StopSignal };
+
+/**
+ * Ends the launcher once everything it started has stopped. After a signal it dies of
+ * that signal, as a program that cleans up on one should: its parent then sees how it
+ * ended (npm passes it on; systemd counts death by SIGTERM as a clean stop but exit
+ * status 143 as a failure). Process 1 in a container is not killed by its own signal,
+ * so there it exits with 128 + the signal's number.
+ */
+function exitLauncher(how: Stop): never {
+  if ('signal' in how) {
+    for (const signal of Object.keys(STOP_SIGNALS)) process.removeAllListeners(signal);
+    process.kill(process.pid, how.signal);
+  }
+  process.exit('signal' in how ? STOP_SIGNALS[how.signal] : how.code);
+}
+
+/** Stops a child process: SIGTERM, then SIGKILL after 10 s. */
+async function stopChild(child: ChildProcess | null): Promise<void> {
+  if (!child || child.exitCode !== null || child.signalCode !== null) return;
+  const exited = once(child, 'exit');
+  child.kill('SIGTERM');
+  await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 10_000))]);
+  if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+}
+
+/** Single sign-on's provider checked before anything starts: the line that refuses the start, or null. */
+async function checkSingleSignOn(): Promise<string | null> {
+  const errors: SettingError[] = [];
+  const { oidc } = parseSignInSettings(process.env, errors);
+  // Bad KEEL_OIDC_* settings are reported with the others, by resolveEnvironment.
+  if (!oidc || errors.length > 0) return null;
+  return checkProviderAtStart(oidc, log);
+}
+
+/**
+ * `keel start` / `keel dev`: the provider check, database, migrations, demo data, the
+ * build, then the Next.js server. SIGINT, SIGTERM or SIGHUP to this process, at any
+ * point, stops what has started (the build or the server, then the embedded PostgreSQL).
+ */
 export async function startConsole(mode: 'start' | 'dev', options: { fresh?: boolean; build?: boolean } = {}): Promise<number> {
   const startedAt = performance.now();
-  let resolved;
+  let environment: Promise<ResolvedEnvironment | null> = Promise.resolve(null);
+  let child: ChildProcess | null = null;
+  let exiting = false;
+  const shutdown = async (how: Stop) => {
+    if (exiting) return;
+    exiting = true;
+    await stopChild(child);
+    // A signal while the database starts waits for it to be up, then stops it.
+    const resolved = await environment.catch(() => null);
+    await resolved?.stop();
+    log('stopped');
+    exitLauncher(how);
+  };
+  // Once stopping, the start's own steps fail as their processes go: the shutdown ends the launcher.
+  const stopped = () => new Promise<number>(() => {});
+  for (const signal of Object.keys(STOP_SIGNALS) as StopSignal[]) process.on(signal, () => void shutdown({ signal }));
+  // Under a shell that does not exec its last command (`sh -c "node ..."`), a signal to the
+  // shell kills it without reaching us: a changed parent means whoever started us is gone.
+  const parent = process.ppid;
+  setInterval(() => {
+    if (process.ppid !== parent) void shutdown({ code: 143 });
+  }, 500).unref();
+
+  const refusal = await checkSingleSignOn();
+  if (exiting) return stopped();
+  if (refusal) {
+    process.stderr.write(`${refusal}\n`);
+    return 1;
+  }
+  environment = resolveEnvironment(log, options);
+  let resolved: ResolvedEnvironment;
   try {
-    resolved = await resolveEnvironment(log, options);
+    resolved = (await environment)!;
   } catch (error) {
+    if (exiting) return stopped();
     if (error instanceof SettingsRefused) {
       process.stderr.write(`${error.message}\n`);
       return 1;
     }
     throw error;
   }
+  if (exiting) return stopped();
   const { settings, env } = resolved;
-  let child: ChildProcess | null = null;
-  let exiting = false;
-  const shutdown = async (code: number) => {
-    if (exiting) return;
-    exiting = true;
-    if (child && child.exitCode === null) {
-      const exited = new Promise((resolve) => child?.once('exit', resolve));
-      child.kill('SIGTERM');
-      await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 10_000))]);
-      if (child.exitCode === null) child.kill('SIGKILL');
-    }
-    await resolved.stop();
-    log('stopped');
-    process.exit(code);
-  };
-  process.on('SIGINT', () => void shutdown(130));
-  process.on('SIGTERM', () => void shutdown(143));
-  process.on('SIGHUP', () => void shutdown(129));
-  // `npm start` runs us under `sh -c`, which dies on SIGTERM without passing it on:
-  // a changed parent means whoever started us is gone, so stop everything we started.
-  const parent = process.ppid;
-  setInterval(() => {
-    if (process.ppid !== parent) void shutdown(143);
-  }, 500).unref();
 
   try {
     const pool = createPool(settings.databaseUrl!, 2);
@@ -122,7 +178,7 @@ export async function startConsole(mode: 'start' | 'dev', options: { fresh?: boo
       const migrated = await migrateDatabase(pool);
       if (!migrated.ok) {
         process.stderr.write(`[keel] refusing to start (${migrated.error.code}): ${migrated.error.message}\n`);
-        await shutdown(1);
+        await shutdown({ code: 1 });
         return 1;
       }
       log(`database ready: oxide_batch schema ${migrated.value.runtimeSchema} at version ${migrated.value.runtimeVersion}`);
@@ -134,12 +190,14 @@ export async function startConsole(mode: 'start' | 'dev', options: { fresh?: boo
       await pool.end();
     }
     if (mode === 'start' && options.build === false) requirePreparedBuild();
-    else if (mode === 'start') ensureProductionBuild();
+    else if (mode === 'start' && !exiting) await ensureProductionBuild((build) => (child = build));
   } catch (error) {
+    if (exiting) return stopped();
     process.stderr.write(`[keel] start failed: ${describeForLog(error)}\n`);
-    await shutdown(1);
+    await shutdown({ code: 1 });
     return 1;
   }
+  if (exiting) return stopped();
 
   const port = settings.port;
   const server = spawn(process.execPath, [...SERVER_NODE_FLAGS, SERVER, mode, String(port)], {
@@ -147,7 +205,7 @@ export async function startConsole(mode: 'start' | 'dev', options: { fresh?: boo
     env: { ...env, NODE_ENV: mode === 'dev' ? 'development' : 'production', NEXT_TELEMETRY_DISABLED: '1', KEEL_LAUNCHED: '1' } as unknown as NodeJS.ProcessEnv,
   });
   child = server;
-  server.once('exit', (code) => void shutdown(code ?? 1));
+  server.once('exit', (code) => void shutdown({ code: code ?? 1 }));
   if (await waitForHealth(reachableOrigin(settings.host, port), server)) {
     const seconds = ((performance.now() - startedAt) / 1000).toFixed(1);
     log(`console ready on http://localhost:${port} after ${seconds}s`);
