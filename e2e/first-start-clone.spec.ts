@@ -5,7 +5,7 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFile
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { discardEmbeddedCluster, RELOCATION_ROOT } from '../lib/db/embedded';
-import { childPids, isAlive, launch, NPM_START } from './support/launcher';
+import { childPids, isAlive, launch, NPM_START, stopLaunched } from './support/launcher';
 
 /**
  * The first day on a fresh machine, as root: a clone in a folder only root may enter
@@ -51,7 +51,8 @@ function workingTreeFiles(): string[] {
   }
 }
 
-test.afterAll(() => {
+test.afterAll(async () => {
+  await stopLaunched();
   if (!clone) return;
   discardEmbeddedCluster(join(clone, '.keel'));
   rmSync(folder, { recursive: true, force: true });

@@ -2,7 +2,7 @@ import { expect, test } from '@playwright/test';
 import { rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { discardEmbeddedCluster, freePort } from '../lib/db/embedded';
-import { childPids, commandLine, isAlive, launch, LAUNCHER, NPM_START, postmasterPid, type Launched } from './support/launcher';
+import { childPids, commandLine, isAlive, launch, LAUNCHER, NPM_START, postmasterPid, stopLaunched, type Launched } from './support/launcher';
 
 /**
  * `keel start` under a process manager: a stop signal sent to the launcher's PID alone
@@ -22,7 +22,8 @@ test.beforeAll(() => {
   rmSync(home, { recursive: true, force: true });
 });
 
-test.afterAll(() => {
+test.afterAll(async () => {
+  await stopLaunched();
   discardEmbeddedCluster(home);
   rmSync(home, { recursive: true, force: true });
 });

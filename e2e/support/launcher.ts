@@ -8,6 +8,25 @@ import { freePort } from '../../lib/db/embedded';
 export const LAUNCHER = [process.execPath, '--import', 'tsx', '--conditions=react-server', 'bin/keel.ts', 'start'] as const;
 export const NPM_START = ['npm', 'start'] as const;
 
+/** What launch() started and is still running. */
+const running = new Set<ChildProcess>();
+
+/**
+ * Stops whatever launch() started that a failed test left running (SIGTERM, SIGKILL after
+ * 20 s), so no console or PostgreSQL outlives its spec.
+ */
+export async function stopLaunched(): Promise<void> {
+  await Promise.all(
+    [...running].map(async (child) => {
+      const exited = once(child, 'exit');
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+      await exited;
+      clearTimeout(timer);
+    }),
+  );
+}
+
 export interface Launched {
   /** The process started: the launcher, or npm. */
   process: ChildProcess;
@@ -39,6 +58,8 @@ export async function launch(command: readonly string[], options: { cwd?: string
   if (!options.home) delete env.KEEL_HOME;
   const started = performance.now();
   const child = spawn(command[0]!, command.slice(1), { cwd: options.cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  running.add(child);
+  child.once('exit', () => running.delete(child));
   const chunks: string[] = [];
   child.stdout!.on('data', (chunk: Buffer) => chunks.push(chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => chunks.push(chunk.toString()));
