@@ -112,7 +112,11 @@ test('every method a route or page does not serve answers 405 with Allow, signed
       for (const headers of [{}, { cookie, origin: ORIGIN }] as Record<string, string>[]) {
         const answer = await rawRequest(method, path, headers);
         const allow = answer.headers.allow ?? '';
-        if (answer.status !== 405 || !/^(GET|HEAD|POST)(, (HEAD|POST))*$/.test(allow)) failures.push(`${method} ${path} ${'cookie' in headers ? 'signed in' : 'anonymous'}: ${answer.status} Allow ${allow}`);
+        const who = `${method} ${path} ${'cookie' in headers ? 'signed in' : 'anonymous'}`;
+        // A method Node's HTTP parser does not know (TRACK) is answered 400 by Node itself, before Keel sees it.
+        if (!http.METHODS.includes(method)) {
+          if (answer.status !== 400) failures.push(`${who}: ${answer.status}, not Node's 400`);
+        } else if (answer.status !== 405 || !/^(GET|HEAD|POST)(, (HEAD|POST))*$/.test(allow)) failures.push(`${who}: ${answer.status} Allow ${allow}`);
       }
     }
   }
@@ -266,7 +270,11 @@ test('an open event stream ends within seconds of sign-out, disabling or demotio
     const streams = new Map(users.map((u) => [u, openStream(cookies.get(u)!)]));
     await Promise.all([...streams.values()].map((s) => s.open));
 
-    const signOut = await fetch(`${ORIGIN}/api/auth/sign-out`, { method: 'POST', headers: { cookie: cookies.get('stream.out')!, origin: ORIGIN } });
+    const signOut = await fetch(`${ORIGIN}/api/auth/sign-out`, {
+      method: 'POST',
+      headers: { cookie: cookies.get('stream.out')!, origin: ORIGIN, 'content-type': 'application/json' },
+      body: '{}',
+    });
     expect(signOut.status).toBe(200);
     expect((await callAction(admin.context, action('disableUserAction'), [{ username: 'stream.off', reason: 'e2e: stream must end' }])).result?.ok).toBe(true);
     expect((await callAction(admin.context, action('changeUserRoleAction'), [{ username: 'stream.down', role: 'viewer', expectedRole: 'operator' }])).result?.ok).toBe(true);

@@ -376,7 +376,9 @@ test('every HTTP method on every route and page: never 5xx, and what a path does
         const actual = `HTTP ${answer.status}`;
         if (answer.status >= 500) problems.push(actual);
         if (answer.status === 405 && !answer.allow) problems.push('405 without Allow');
-        if (!['GET', 'HEAD', 'POST'].includes(method) && answer.status !== 405) problems.push(`${method} answered ${answer.status}, not 405`);
+        // A method Node's HTTP parser does not know is answered 400 by Node itself, before Keel sees it.
+        const expected = http.METHODS.includes(method) ? 405 : 400;
+        if (!['GET', 'HEAD', 'POST'].includes(method) && answer.status !== expected) problems.push(`${method} answered ${answer.status}, not ${expected}`);
         const changed = DatabaseWatch.changed(before, await watch.current());
         if (changed.length) problems.push(`changed ${changed.join(', ')}`);
         record(results, { dimension: 'HTTP method', identity: signedIn ? 'admin' : 'no session', entry: path, expected: method, actual }, problems);
