@@ -16,7 +16,6 @@ import { deadLetterTarget, type DeadLetterTarget } from './dead-letter-target';
 import { DeadLetterGroupsPanel } from './dead-letter-groups';
 import { DeadLetterSelectionBar, useDeadLetterSelection } from './dead-letter-selection';
 import { filterParams } from './filter-params';
-import { HiddenReceipt } from './hidden-receipt';
 import { LINK, receiptHref } from './links';
 import { SettlementFilterForm, useSettlementFilters } from './settlement-filters';
 import { SettlementTabs } from './settlement-tabs';
@@ -24,6 +23,8 @@ import { SettlementTabs } from './settlement-tabs';
 // The dialogs load when one first opens, not with the list (React.lazy: no next/dynamic runtime on the page either).
 const DeadLetterDialog = lazy(() => import('./dead-letter-dialog').then((m) => ({ default: m.DeadLetterDialog })));
 const BulkReplayDialog = lazy(() => import('./bulk-replay-dialog').then((m) => ({ default: m.BulkReplayDialog })));
+// What hides a receipt searched by its exact id: needed only when such a search finds nothing.
+const HiddenReceipt = lazy(() => import('./hidden-receipt').then((m) => ({ default: m.HiddenReceipt })));
 
 /**
  * Dead letters, newest first, grouped by reason code, with the filters and cursor in
@@ -57,7 +58,9 @@ export function DeadLettersView({ canAct }: { canAct: boolean }) {
   const pageIds = page?.rows.map((r) => r.receiptId) ?? [];
   // A search by an exact receipt id says what hides that receipt, if it exists.
   const noMatches = values.q ? (
-    <HiddenReceipt view={{ kind: 'dead-letters' }} values={values} noun="dead letters" onClear={() => apply({})} />
+    <Suspense fallback={<NoMatches noun="dead letters" onClear={() => apply({})} />}>
+      <HiddenReceipt view={{ kind: 'dead-letters' }} values={values} noun="dead letters" onClear={() => apply({})} />
+    </Suspense>
   ) : (
     <NoMatches noun="dead letters" onClear={() => apply({})} />
   );

@@ -18,7 +18,6 @@ import { useDeadLetterSelection } from './dead-letter-selection';
 import { requeueTarget, type RequeueTarget } from './requeue-target';
 import { RequeueSelectionBar } from './requeue-selection';
 import { filterParams } from './filter-params';
-import { HiddenReceipt } from './hidden-receipt';
 import { LINK, receiptHref } from './links';
 import { SettlementFilterForm, useSettlementFilters } from './settlement-filters';
 import { SettlementTabs } from './settlement-tabs';
@@ -27,6 +26,8 @@ import { useOpenOnStateWithRows } from './open-on-rows';
 // The dialogs load when one first opens, not with the list (React.lazy: no next/dynamic runtime on the page either).
 const RequeueDialog = lazy(() => import('./requeue-dialog').then((m) => ({ default: m.RequeueDialog })));
 const BulkRequeueDialog = lazy(() => import('./bulk-requeue-dialog').then((m) => ({ default: m.BulkRequeueDialog })));
+// What hides a receipt searched by its exact id: needed only when such a search finds nothing.
+const HiddenReceipt = lazy(() => import('./hidden-receipt').then((m) => ({ default: m.HiddenReceipt })));
 
 const STATE_LABEL: Record<QueueState, string> = { due: 'due', leased: 'leased', retry_scheduled: 'retry scheduled' };
 const DASH = <span className="text-zinc-500 dark:text-zinc-400">—</span>;
@@ -57,7 +58,9 @@ export function QueueView({ canAct }: { canAct: boolean }) {
   const pageIds = page?.rows.filter(isRequeueable).map((r) => r.receiptId) ?? [];
   // A search by an exact receipt id says what hides that receipt, if it exists.
   const noMatches = values.q ? (
-    <HiddenReceipt view={{ kind: 'queue', state: current }} values={values} noun="settlements" onClear={() => apply({})} />
+    <Suspense fallback={<NoMatches noun="settlements" onClear={() => apply({})} />}>
+      <HiddenReceipt view={{ kind: 'queue', state: current }} values={values} noun="settlements" onClear={() => apply({})} />
+    </Suspense>
   ) : (
     <NoMatches noun="settlements" onClear={() => apply({})} />
   );
