@@ -1,7 +1,7 @@
 import http from 'node:http';
 import { expect, test } from '@playwright/test';
 import { e2eDatabase } from './support/database';
-import { DEMO_PASSWORD, signIn } from './support/session';
+import { DEMO_PASSWORD, sessionCookie, signIn } from './support/session';
 
 const PORT = Number(process.env.KEEL_E2E_PORT ?? 3100);
 const ORIGIN = `http://localhost:${PORT}`;
@@ -13,19 +13,6 @@ const FILLER_ROWS = 60_000;
 // EXPORT_LIMITS in lib/server/audit-export.ts: two per role, and the six users hold five roles
 // (approver and approver2 share theirs), so every role's share is taken.
 const EXPORT_SLOTS = 10;
-
-async function sessionCookie(username: string): Promise<string> {
-  const response = await fetch(`${ORIGIN}/api/auth/sign-in/username`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', origin: ORIGIN },
-    body: JSON.stringify({ username, password: DEMO_PASSWORD }),
-  });
-  expect(response.status).toBe(200);
-  return response.headers
-    .getSetCookie()
-    .map((cookie) => cookie.split(';')[0]!)
-    .join('; ');
-}
 
 interface OpenedExport {
   status: number;

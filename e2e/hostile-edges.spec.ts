@@ -2,7 +2,7 @@ import http from 'node:http';
 import { expect, test } from '@playwright/test';
 import { appEntries, baseUrl, callAction, parseFlight, serverActions, signedInContext, type ServerActionEntry } from './support/access';
 import { specDatabase } from './support/database';
-import { DEMO_PASSWORD } from './support/session';
+import { DEMO_PASSWORD, sessionCookie } from './support/session';
 
 /**
  * The hostile edges a probe of the running console found: anonymous requests that made
@@ -20,19 +20,6 @@ const action = (name: string): ServerActionEntry => {
   if (!found) throw new Error(`no server action ${name}`);
   return found;
 };
-
-async function sessionCookie(username: string): Promise<string> {
-  const response = await fetch(`${ORIGIN}/api/auth/sign-in/username`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', origin: ORIGIN },
-    body: JSON.stringify({ username, password: DEMO_PASSWORD }),
-  });
-  expect(response.status).toBe(200);
-  return response.headers
-    .getSetCookie()
-    .map((cookie) => cookie.split(';')[0]!)
-    .join('; ');
-}
 
 const lastAuditId = async () => Number((await db.query(`select coalesce(max(id), 0)::int as n from keel.audit_event`)).rows[0].n);
 const auditSince = async (id: number) =>
@@ -318,7 +305,7 @@ test("two low-privilege users holding two exports each leave an admin's export f
        from generate_series(1, 60000) as i`,
     );
   }
-  const [viewer, support, admin] = await Promise.all(['viewer', 'support', 'admin'].map(sessionCookie));
+  const [viewer, support, admin] = await Promise.all(['viewer', 'support', 'admin'].map((u) => sessionCookie(u)));
   const held = await Promise.all([viewer, viewer, support, support].map((c) => heldExport(c!)));
   try {
     expect(held.map((h) => h.status)).toEqual([200, 200, 200, 200]);

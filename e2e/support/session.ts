@@ -2,6 +2,21 @@ import { expect, type Browser, type BrowserContext, type Page } from '@playwrigh
 
 export const DEMO_PASSWORD = process.env.KEEL_DEMO_PASSWORD ?? 'keel-demo';
 
+/** Signs in over HTTP, as a script would, and returns the Cookie header for the session. */
+export async function sessionCookie(username: string, password = DEMO_PASSWORD): Promise<string> {
+  const origin = `http://localhost:${Number(process.env.KEEL_E2E_PORT ?? 3100)}`;
+  const response = await fetch(`${origin}/api/auth/sign-in/username`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', origin },
+    body: JSON.stringify({ username, password }),
+  });
+  if (response.status !== 200) throw new Error(`sign-in as ${username} answered ${response.status}`);
+  return response.headers
+    .getSetCookie()
+    .map((cookie) => cookie.split(';')[0]!)
+    .join('; ');
+}
+
 /** Signs in through the form, as a person would, and waits for the console shell. */
 export async function signIn(page: Page, username: string, password = DEMO_PASSWORD): Promise<void> {
   await page.goto('/sign-in');
