@@ -1,6 +1,7 @@
 'use client';
 
 import { useState } from 'react';
+import { FAILURE_CATEGORIES, type FailureCategory } from '@/lib/domain/batch-status';
 import { cancelRecoveryProposal, confirmProposal, rejectRecoveryProposal } from '@/app/actions/recovery';
 import { queryKeys } from '@/lib/query-keys';
 import type { ProposalDetail } from '@/lib/queries/recovery-types';
@@ -8,7 +9,8 @@ import { useServerAction } from '../actions/use-server-action';
 import { Button } from '../ui/button';
 import { ConfirmDialog } from '../ui/confirm-dialog';
 
-const CATEGORIES = ['STALE_RECOVERED', 'UNKNOWN_COMMIT', 'TRANSIENT_INFRASTRUCTURE', 'PERMANENT_INFRASTRUCTURE', 'TIMEOUT', 'SHUTDOWN_INCOMPLETE', 'USER_COMPONENT', 'CANCELLED'];
+// Every category the runtime records (and the action accepts), the usual one for a takeover first.
+const CATEGORIES: readonly FailureCategory[] = ['STALE_RECOVERED', ...FAILURE_CATEGORIES.filter((c) => c !== 'STALE_RECOVERED')];
 const field = 'mt-1 block w-full rounded-md border border-zinc-300 bg-white px-2 py-1.5 text-sm dark:border-zinc-700 dark:bg-zinc-950';
 const invalidate = [queryKeys.proposals.all, queryKeys.executions.all, queryKeys.orchestrations.all, queryKeys.audit.all];
 
@@ -19,7 +21,7 @@ const invalidate = [queryKeys.proposals.all, queryKeys.executions.all, queryKeys
 export function ProposalDecision({ proposal, canDecide, canCancel, ownProposal }: { proposal: ProposalDetail; canDecide: boolean; canCancel: boolean; ownProposal: boolean }) {
   const [dialog, setDialog] = useState<'confirm' | 'reject' | 'cancel' | null>(null);
   const [resulting, setResulting] = useState<'FAILED' | 'ABANDONED'>('FAILED');
-  const [category, setCategory] = useState('STALE_RECOVERED');
+  const [category, setCategory] = useState<FailureCategory>('STALE_RECOVERED');
   const unknownCommit = proposal.markers?.unknownCommit ?? false;
   const needsAck = unknownCommit || (proposal.markers?.ambiguousExternalEffect ?? false);
   const [reasonCode, setReasonCode] = useState(unknownCommit && proposal.kind !== 'ABANDON' ? 'UNKNOWN_EFFECT' : 'OPERATOR_CONFIRMED');
@@ -94,7 +96,7 @@ export function ProposalDecision({ proposal, canDecide, canCancel, ownProposal }
             ...(abandon
               ? { expectedVersion: proposal.expectedVersion ?? undefined, reasonCode }
               : batch
-              ? { expectedVersion: proposal.expectedVersion ?? undefined, resultingStatus: resulting, failureCategory: resulting === 'FAILED' ? (category as 'STALE_RECOVERED') : undefined, reasonCode }
+              ? { expectedVersion: proposal.expectedVersion ?? undefined, resultingStatus: resulting, failureCategory: resulting === 'FAILED' ? category : undefined, reasonCode }
               : { expectedFencingToken: proposal.expectedFencingToken ?? undefined }),
             acknowledged: needsAck && !abandon ? acknowledged : undefined,
             reason: reason || undefined,
@@ -145,7 +147,7 @@ export function ProposalDecision({ proposal, canDecide, canCancel, ownProposal }
             {resulting === 'FAILED' ? (
               <label className="block text-xs font-medium">
                 Failure category
-                <select value={category} onChange={(e) => setCategory(e.target.value)} className={field}>
+                <select value={category} onChange={(e) => setCategory(e.target.value as FailureCategory)} className={field}>
                   {CATEGORIES.map((c) => (
                     <option key={c}>{c}</option>
                   ))}
