@@ -90,9 +90,9 @@ test.afterAll(async () => {
 });
 
 /** The URL to call for a route pattern, and whether its dynamic segment names a row that exists. */
-function concrete(pattern: string, sample?: string): { url: string; exists: boolean } {
+function concrete(pattern: string, sample?: string, query?: string): { url: string; exists: boolean } {
   const value = sample ? samples.get(sample) ?? null : null;
-  const url = pattern.replace(/\[[^\]]+\]/g, () => encodeURIComponent(value ?? String(NO_ID)));
+  const url = pattern.replace(/\[[^\]]+\]/g, () => encodeURIComponent(value ?? String(NO_ID))) + (query ? `?${query}` : '');
   return { url, exists: !sample || value !== null };
 }
 
@@ -186,7 +186,7 @@ test('pages and route handlers, requested by every role and stranger', async () 
       for (const { dimension, pattern, spec } of entries) {
         if (!spec || spec.permission === 'better-auth') continue;
         const allowed = permits(spec.permission, identity);
-        const { url, exists } = concrete(pattern, spec.sample);
+        const { url, exists } = concrete(pattern, spec.sample, 'query' in spec ? spec.query : undefined);
         await caller.restoreExpired();
         const before = await watch.current();
         let status: number;

@@ -67,7 +67,8 @@ export const PAGES: Record<string, { permission: Permission | 'public'; sample?:
   '/sign-in': { permission: 'public' },
 };
 
-export const ROUTES: Record<string, { permission: Permission | 'public' | 'better-auth'; sample?: string }> = {
+/** `query`: what a route needs beside its path to answer at all (the search asks for something to find). */
+export const ROUTES: Record<string, { permission: Permission | 'public' | 'better-auth'; sample?: string; query?: string }> = {
   '/api/audit': { permission: 'read' },
   '/api/audit/export': { permission: 'read' },
   '/api/auth/[...all]': { permission: 'better-auth' },
@@ -83,7 +84,7 @@ export const ROUTES: Record<string, { permission: Permission | 'public' | 'bette
   '/api/proposals': { permission: 'read' },
   '/api/proposals/[id]': { permission: 'read', sample: PAGES['/recovery/[id]']!.sample },
   '/api/retry-keys': { permission: 'read' },
-  '/api/search': { permission: 'read' },
+  '/api/search': { permission: 'read', query: 'q=1' },
   '/api/settlements/bulk-replays': { permission: 'read' },
   '/api/settlements/bulk-replays/[id]': { permission: 'read', sample: PAGES['/settlements/bulk/[id]']!.sample },
   '/api/settlements/dead-letters': { permission: 'read' },
