@@ -62,7 +62,7 @@ test('an admin creates a user, changes their role and disables them, who is sign
   await dialog.getByRole('button', { name: 'Make operator' }).click();
   await expect(toast(page)).toContainText(`${NEW_USER} is now operator`);
   await expect(row.getByLabel(`Role of ${NEW_USER}`)).toHaveValue('operator');
-  await dana.reload();
+  // Dana's open page hears its session's role change on its event stream and reloads by itself.
   await expect(dana.getByTestId('signed-in-role')).toHaveText('operator');
 
   await row.getByRole('button', { name: `Disable ${NEW_USER}` }).click();
@@ -74,8 +74,7 @@ test('an admin creates a user, changes their role and disables them, who is sign
   await expect(row).toContainText('disabled');
   await expect(row.getByRole('button', { name: `Enable ${NEW_USER}` })).toBeVisible();
 
-  // Signed out at once: the next request finds no session.
-  await dana.reload();
+  // Signed out at once: the open page's event stream ends and it goes to sign-in by itself.
   await expect(dana).toHaveURL(/\/sign-in/);
   await dana.getByLabel('Username').fill(NEW_USER);
   await dana.getByLabel('Password').fill(NEW_PASSWORD);
