@@ -8,32 +8,12 @@ import { OIDC_CALLBACK_PATH, parseSignInSettings } from '../../lib/config/oidc';
 import type { SettingError } from '../../lib/config/settings';
 import { freshDatabase, type TestDatabase } from '../support/database';
 import { startTestProvider, type TestProvider } from '../support/oidc-provider';
+import { CookieJar } from '../support/oidc-flow';
 
 const PORT = 3993;
 const KEEL = `http://localhost:${PORT}`;
 const CALLBACK = `${KEEL}${OIDC_CALLBACK_PATH}`;
 const ROLE_MAP = 'keel-admins=admin,keel-operators=operator,keel-approvers=approver,keel-support=support,keel-viewers=viewer';
-
-/** Cookies as a browser keeps them for one site. */
-class Jar {
-  private readonly cookies = new Map<string, string>();
-  take(response: Response): void {
-    for (const line of response.headers.getSetCookie()) {
-      const pair = line.split(';', 1)[0]!;
-      const at = pair.indexOf('=');
-      const name = pair.slice(0, at);
-      const value = pair.slice(at + 1);
-      if (value === '' || /max-age=0/i.test(line)) this.cookies.delete(name);
-      else this.cookies.set(name, value);
-    }
-  }
-  header(): string {
-    return [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
-  }
-  has(name: string): boolean {
-    return this.cookies.has(name);
-  }
-}
 
 describe('single sign-on through a real OpenID provider', () => {
   let database: TestDatabase;
@@ -85,7 +65,7 @@ describe('single sign-on through a real OpenID provider', () => {
     await provider?.close();
   });
 
-  async function start(keel: Jar): Promise<string> {
+  async function start(keel: CookieJar): Promise<string> {
     const response = await surface(
       new Request(`${KEEL}/api/auth/sign-in/social`, {
         method: 'POST',
@@ -105,7 +85,7 @@ describe('single sign-on through a real OpenID provider', () => {
 
   /** Follows the provider's redirects and fills its login form; the URL it sends the browser back to Keel with, or null. */
   async function loginAtProvider(authorizeUrl: string, login: string): Promise<string | null> {
-    const jar = new Jar();
+    const jar = new CookieJar();
     let next: { url: string; init?: RequestInit } = { url: authorizeUrl };
     let submitted = false;
     for (let hop = 0; hop < 15; hop += 1) {
@@ -137,7 +117,7 @@ describe('single sign-on through a real OpenID provider', () => {
     return null;
   }
 
-  async function finish(keel: Jar, callbackUrl: string): Promise<Response> {
+  async function finish(keel: CookieJar, callbackUrl: string): Promise<Response> {
     const response = await surface(new Request(callbackUrl, { headers: { cookie: keel.header() } }));
     keel.take(response);
     return response;
@@ -145,7 +125,7 @@ describe('single sign-on through a real OpenID provider', () => {
 
   /** One whole sign-in: where Keel sends the browser after the callback, and the session's user if any. */
   async function signInAs(login: string) {
-    const keel = new Jar();
+    const keel = new CookieJar();
     const callbackUrl = await loginAtProvider(await start(keel), login);
     expect(callbackUrl).not.toBeNull();
     const response = await finish(keel, callbackUrl!);
@@ -204,7 +184,7 @@ describe('single sign-on through a real OpenID provider', () => {
   });
 
   it('refuses a tampered state', async () => {
-    const keel = new Jar();
+    const keel = new CookieJar();
     const callbackUrl = new URL((await loginAtProvider(await start(keel), 'ivan'))!);
     callbackUrl.searchParams.set('state', `${callbackUrl.searchParams.get('state')}x`);
     const before = (await audit(`action = 'auth.sso_sign_in' and outcome = 'REFUSED' and target_kind = 'sso_provider'`)).length;
@@ -218,7 +198,7 @@ describe('single sign-on through a real OpenID provider', () => {
   });
 
   it('refuses a response from another issuer', async () => {
-    const keel = new Jar();
+    const keel = new CookieJar();
     const callbackUrl = new URL((await loginAtProvider(await start(keel), 'ivan'))!);
     expect(callbackUrl.searchParams.get('iss')).toBe(provider.issuer);
     callbackUrl.searchParams.set('iss', 'http://127.0.0.1:1');
@@ -234,11 +214,11 @@ describe('single sign-on through a real OpenID provider', () => {
     const code = new URL(first.callbackUrl).searchParams.get('code')!;
 
     // The same callback again: its state was spent.
-    const again = await finish(new Jar(), first.callbackUrl);
+    const again = await finish(new CookieJar(), first.callbackUrl);
     expect(again.headers.get('location')).toMatch(/^\/sign-in\?error=/);
 
     // The spent code under a fresh, valid state: the provider refuses the exchange.
-    const keel = new Jar();
+    const keel = new CookieJar();
     const fresh = new URL(await start(keel));
     const replay = new URL(CALLBACK);
     replay.searchParams.set('code', code);
@@ -254,7 +234,7 @@ describe('single sign-on through a real OpenID provider', () => {
     const first = await signInAs('gone');
     expect(first.session?.user).toMatchObject({ role: 'operator' });
     provider.users.delete('gone');
-    const keel = new Jar();
+    const keel = new CookieJar();
     const callbackUrl = await loginAtProvider(await start(keel), 'gone');
     if (callbackUrl !== null) {
       await finish(keel, callbackUrl);
