@@ -1,7 +1,7 @@
 'use client';
 
-import { useEffect, useState } from 'react';
 import { formatUtc } from '../ui/time-ago';
+import { useServerClock } from '../ui/use-server-clock';
 
 const two = (n: number) => String(n).padStart(2, '0');
 
@@ -19,12 +19,7 @@ export function timeLeft(leftMs: number): string {
  * (the browser's own clock may be off). A wake at the deadline itself is still on time.
  */
 export function WaitCountdown({ deadline, serverNow }: { deadline: string; serverNow: string }) {
-  const [offsetMs] = useState(() => new Date(serverNow).getTime() - Date.now());
-  const [now, setNow] = useState(() => Date.now() + offsetMs);
-  useEffect(() => {
-    const timer = setInterval(() => setNow(Date.now() + offsetMs), 1_000);
-    return () => clearInterval(timer);
-  }, [offsetMs]);
+  const now = useServerClock(serverNow);
   const left = new Date(deadline).getTime() - now;
   return (
     <span data-testid="wait-countdown">

@@ -1,16 +1,11 @@
 'use client';
 
-import { useEffect, useState } from 'react';
 import { formatUtc } from '../ui/time-ago';
+import { useServerClock } from '../ui/use-server-clock';
 
 /** Time left until a deadline, ticking every second against the server's clock at load. */
 export function DeadlineCountdown({ deadline, serverNow }: { deadline: string; serverNow: string }) {
-  const [offsetMs] = useState(() => new Date(serverNow).getTime() - Date.now());
-  const [now, setNow] = useState(() => Date.now() + offsetMs);
-  useEffect(() => {
-    const timer = setInterval(() => setNow(Date.now() + offsetMs), 1_000);
-    return () => clearInterval(timer);
-  }, [offsetMs]);
+  const now = useServerClock(serverNow);
   const left = new Date(deadline).getTime() - now;
   const text =
     left <= 0 ? 'deadline passed' : `${Math.floor(left / 60_000)} min ${String(Math.floor((left % 60_000) / 1000)).padStart(2, '0')} s left`;
