@@ -19,7 +19,18 @@ export const BASELINE_HEADERS = [
 ];
 
 /** What `next build` reads from the repository (node_modules through the lockfile). */
-export const BUILD_INPUTS = ['app', 'components', 'lib', 'public', 'instrumentation.ts', 'next.config.ts', 'postcss.config.mjs', 'tsconfig.json', 'package.json', 'package-lock.json'];
+export const BUILD_INPUTS = [
+  'app',
+  'components',
+  'lib',
+  'public',
+  'instrumentation.ts',
+  'next.config.ts',
+  'postcss.config.mjs',
+  'tsconfig.json',
+  'package.json',
+  'package-lock.json',
+];
 
 /**
  * A hash of the contents of the build inputs under `root`, made the build id below: however

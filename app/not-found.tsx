@@ -7,7 +7,11 @@ export const metadata: Metadata = { title: 'Not found' };
 export default function NotFound() {
   return (
     <main className="p-6">
-      <NotFoundNotice what="page" why="Keel has no page at the address you opened." lists={[{ href: '/', label: 'Overview' }]} />
+      <NotFoundNotice
+        what="page"
+        why="Keel has no page at the address you opened."
+        lists={[{ href: '/', label: 'Overview' }]}
+      />
     </main>
   );
 }

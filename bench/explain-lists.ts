@@ -37,8 +37,11 @@ const recording = new Proxy(pool, {
       const text = typeof query === 'string' ? query : query.text;
       if (/^\s*explain \(format json\)/i.test(text)) estimates += 1;
       // Reads only: a sample the overview takes on demand is written, not explained (EXPLAIN ANALYZE would write it again).
-      if (!/^\s*(begin|commit|rollback|set |select pg_advisory|explain)/i.test(text) && !/insert into|delete from/i.test(text)) {
-        recorded.push({ text, values: params ?? (typeof query === "string" ? [] : query.values) ?? [] });
+      if (
+        !/^\s*(begin|commit|rollback|set |select pg_advisory|explain)/i.test(text) &&
+        !/insert into|delete from/i.test(text)
+      ) {
+        recorded.push({ text, values: params ?? (typeof query === 'string' ? [] : query.values) ?? [] });
       }
       return (target.query as (...args: unknown[]) => unknown)(query, params);
     };
@@ -57,11 +60,25 @@ const CASES: [string, () => Promise<unknown>][] = [
   ['executions status=FAILED', () => listExecutions(db, { status: 'FAILED' }, context)],
   ['executions stale=1', () => listExecutions(db, { stale: '1' }, context)],
   ['executions job=settle-invoices', () => listExecutions(db, { job: 'settle-invoices' }, context)],
-  ['executions updated range', () => listExecutions(db, { updatedFrom: new Date(Date.now() - 30 * 86_400_000).toISOString(), updatedTo: new Date(Date.now() - 20 * 86_400_000).toISOString() }, context)],
+  [
+    'executions updated range',
+    () =>
+      listExecutions(
+        db,
+        {
+          updatedFrom: new Date(Date.now() - 30 * 86_400_000).toISOString(),
+          updatedTo: new Date(Date.now() - 20 * 86_400_000).toISOString(),
+        },
+        context,
+      ),
+  ],
   ['executions q=123456', () => listExecutions(db, { q: '123456' }, context)],
   ['retry keys', () => listRetryKeys(db, { only: 'keys', limit: 50 })],
   ['retry keys phase=read', () => listRetryKeys(db, { only: 'keys', phase: 'read', limit: 50 })],
-  ['retry keys phase=write category=SERIALIZATION', () => listRetryKeys(db, { only: 'keys', phase: 'write', category: 'SERIALIZATION', limit: 50 })],
+  [
+    'retry keys phase=write category=SERIALIZATION',
+    () => listRetryKeys(db, { only: 'keys', phase: 'write', category: 'SERIALIZATION', limit: 50 }),
+  ],
   ['retry keys category=TIMEOUT', () => listRetryKeys(db, { only: 'keys', category: 'TIMEOUT', limit: 50 })],
   ['retry keys job=import-ledger', () => listRetryKeys(db, { only: 'keys', job: 'import-ledger', limit: 50 })],
   ['retry keys corrupt', () => listRetryKeys(db, { only: 'corrupt', limit: 50 })],
@@ -72,7 +89,10 @@ const CASES: [string, () => Promise<unknown>][] = [
   ['queue minAttempts=3 minAge=30m', () => listSettlementQueue(db, queue({ minAttempts: '3', minAge: '30m' }))],
   ['queue q=rcpt_ab', () => listSettlementQueue(db, queue({ q: 'rcpt_ab' }))],
   ['queue maxAttempts=1', () => listSettlementQueue(db, queue({ maxAttempts: '1' }))],
-  ['queue retry_scheduled maxAge=10m', () => listSettlementQueue(db, queue({ state: 'retry_scheduled', maxAge: '10m' }))],
+  [
+    'queue retry_scheduled maxAge=10m',
+    () => listSettlementQueue(db, queue({ state: 'retry_scheduled', maxAge: '10m' })),
+  ],
   ['dead letters', () => listDeadLetterPage(db, dead({}))],
   ['dead letters reason=rpc maxAge=2d', () => listDeadLetterPage(db, dead({ reason: 'rpc', maxAge: '2d' }))],
   ['dead letters minAttempts=5', () => listDeadLetterPage(db, dead({ minAttempts: '5' }))],
@@ -104,7 +124,9 @@ for (const [name, read] of CASES.filter(([n]) => !values.only || n.includes(valu
     const seqLines = plan.filter((line) => LARGE.some((t) => new RegExp(`Seq Scan on ${t}\\b`).test(line)));
     const untaken = seqLines.filter((line) => line.includes('(never executed)'));
     const seq = seqLines.filter(
-      (line) => !untaken.includes(line) && (Number(/actual time=\S+ rows=(\d+)/.exec(line)?.[1] ?? Infinity) > 10_001 || /loops=[2-9]/.test(line)),
+      (line) =>
+        !untaken.includes(line) &&
+        (Number(/actual time=\S+ rows=(\d+)/.exec(line)?.[1] ?? Infinity) > 10_001 || /loops=[2-9]/.test(line)),
     );
     sequential += seq.length;
     planned += untaken.length;
@@ -119,5 +141,7 @@ for (const [name, read] of CASES.filter(([n]) => !values.only || n.includes(valu
     process.stdout.write(`${statement.text.replace(/\s+/g, ' ').trim()}\n${plan.join('\n')}\n`);
   }
 }
-process.stdout.write(`\n${sequential} sequential scan(s) of a large table run; ${planned} more planned in branches not taken\n`);
+process.stdout.write(
+  `\n${sequential} sequential scan(s) of a large table run; ${planned} more planned in branches not taken\n`,
+);
 await pool.end();

@@ -14,7 +14,9 @@ import { searchPlan } from '../lib/domain/search';
 import { searchEverything } from '../lib/queries/search';
 import { prepareSearchRows, searchSamples } from './search-samples.mjs';
 
-const { values } = parseArgs({ options: { prepare: { type: 'boolean', default: false }, full: { type: 'boolean', default: false } } });
+const { values } = parseArgs({
+  options: { prepare: { type: 'boolean', default: false }, full: { type: 'boolean', default: false } },
+});
 const url = process.env.DATABASE_URL;
 if (!url) throw new Error('set DATABASE_URL to the loaded database');
 
@@ -25,7 +27,8 @@ const recording = new Proxy(pool, {
     if (name !== 'query') return Reflect.get(target, name, receiver);
     return (query: string | { text: string; values?: unknown[] }, params?: unknown[]) => {
       const text = typeof query === 'string' ? query : query.text;
-      if (/union all/i.test(text)) recorded.push({ text, values: params ?? (typeof query === 'string' ? [] : query.values) ?? [] });
+      if (/union all/i.test(text))
+        recorded.push({ text, values: params ?? (typeof query === 'string' ? [] : query.values) ?? [] });
       return (target.query as (...args: unknown[]) => unknown)(query, params);
     };
   },
@@ -33,7 +36,8 @@ const recording = new Proxy(pool, {
 const db = createDatabase(recording);
 
 const client = await pool.connect();
-if (values.prepare) process.stderr.write(`bench rows added to: ${(await prepareSearchRows(client)).join(', ') || 'none (all there)'}\n`);
+if (values.prepare)
+  process.stderr.write(`bench rows added to: ${(await prepareSearchRows(client)).join(', ') || 'none (all there)'}\n`);
 const samples = await searchSamples(client, { count: 1 });
 client.release();
 
@@ -50,10 +54,18 @@ for (const [kind, [text]] of Object.entries(samples)) {
     if (!best || ms < best.ms) best = { ms, plan };
   }
   const scans = [...best!.plan.matchAll(/Seq Scan on (\S+)/g)].map((m) => m[1]);
-  const indexes = [...new Set([...best!.plan.matchAll(/(?:Index Scan|Index Only Scan|Bitmap Index Scan)(?: Backward)? (?:using|on) (\S+)/g)].map((m) => m[1]))];
+  const indexes = [
+    ...new Set(
+      [
+        ...best!.plan.matchAll(/(?:Index Scan|Index Only Scan|Bitmap Index Scan)(?: Backward)? (?:using|on) (\S+)/g),
+      ].map((m) => m[1]),
+    ),
+  ];
   sequential += scans.length;
   const hits = results.groups.map((g) => `${g.kind} ${g.hits.length}${g.more ? '+' : ''}`).join(', ') || 'none';
-  console.log(`${kind.padEnd(26)} ${best!.ms.toFixed(2).padStart(7)} ms  hits: ${hits}  seq scans: ${scans.join(', ') || 'none'}`);
+  console.log(
+    `${kind.padEnd(26)} ${best!.ms.toFixed(2).padStart(7)} ms  hits: ${hits}  seq scans: ${scans.join(', ') || 'none'}`,
+  );
   console.log(`${''.padEnd(26)} indexes: ${indexes.join(', ')}`);
   if (values.full) console.log(`${best!.plan}\n`);
 }

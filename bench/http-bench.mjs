@@ -8,7 +8,9 @@ export function benchCredentials() {
   const username = process.env.KEEL_BENCH_USER ?? 'bench';
   const password = process.env.KEEL_BENCH_PASSWORD;
   if (!password) {
-    process.stderr.write('set KEEL_BENCH_PASSWORD (and KEEL_BENCH_USER) to a user made with `npm run keel -- create-user`\n');
+    process.stderr.write(
+      'set KEEL_BENCH_PASSWORD (and KEEL_BENCH_USER) to a user made with `npm run keel -- create-user`\n',
+    );
     process.exit(2);
   }
   return { username, password };
@@ -22,7 +24,10 @@ export async function signIn(base, { username, password }) {
     body: JSON.stringify({ username, password }),
   });
   if (!response.ok) throw new Error(`sign-in failed: ${response.status} ${await response.text()}`);
-  return response.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+  return response.headers
+    .getSetCookie()
+    .map((c) => c.split(';')[0])
+    .join('; ');
 }
 
 const TICK_MS = 1000 / Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim());
@@ -35,6 +40,10 @@ export function processCpuMs(pid) {
 
 /** Busy CPU of the whole machine (every core, every process), in ms. */
 export function machineCpuMs() {
-  const [user, nice, system, , , irq, softirq, steal] = readFileSync('/proc/stat', 'utf8').split('\n')[0].split(/\s+/).slice(1).map(Number);
+  const [user, nice, system, , , irq, softirq, steal] = readFileSync('/proc/stat', 'utf8')
+    .split('\n')[0]
+    .split(/\s+/)
+    .slice(1)
+    .map(Number);
   return (user + nice + system + irq + softirq + steal) * TICK_MS;
 }

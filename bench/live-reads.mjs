@@ -46,7 +46,16 @@ const database = new EmbeddedPostgres({
   createPostgresUser: process.getuid?.() === 0,
   authMethod: 'scram-sha-256',
   initdbFlags: ['--encoding=UTF8', '--locale=C'],
-  postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200', '-c', 'shared_preload_libraries=pg_stat_statements', '-c', 'pg_stat_statements.track=all'],
+  postgresFlags: [
+    '-c',
+    'listen_addresses=127.0.0.1',
+    '-c',
+    'max_connections=200',
+    '-c',
+    'shared_preload_libraries=pg_stat_statements',
+    '-c',
+    'pg_stat_statements.track=all',
+  ],
   onLog: () => {},
 });
 await database.initialise();
@@ -57,10 +66,24 @@ const stats = new pg.Client({ connectionString: url, application_name: 'keel-ben
 await stats.connect();
 await stats.query('create extension if not exists pg_stat_statements');
 
-const consoleProcess = spawn(process.execPath, ['--import', 'tsx', '--conditions=react-server', 'bin/keel.ts', 'start'], {
-  env: { ...process.env, DATABASE_URL: url, KEEL_DEMO: '1', KEEL_DEMO_RUNTIME: '1', KEEL_CHECKPOINT_KEY: randomBytes(32).toString('hex'), PORT: String(PORT), KEEL_HOME: HOME, KEEL_SIGNIN_RATE_LIMIT: '1000', KEEL_LOG_LEVEL: 'warn' },
-  stdio: ['ignore', 'pipe', 'inherit'],
-});
+const consoleProcess = spawn(
+  process.execPath,
+  ['--import', 'tsx', '--conditions=react-server', 'bin/keel.ts', 'start'],
+  {
+    env: {
+      ...process.env,
+      DATABASE_URL: url,
+      KEEL_DEMO: '1',
+      KEEL_DEMO_RUNTIME: '1',
+      KEEL_CHECKPOINT_KEY: randomBytes(32).toString('hex'),
+      PORT: String(PORT),
+      KEEL_HOME: HOME,
+      KEEL_SIGNIN_RATE_LIMIT: '1000',
+      KEEL_LOG_LEVEL: 'warn',
+    },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  },
+);
 await new Promise((ok, fail) => {
   consoleProcess.stdout.on('data', (chunk) => String(chunk).includes('console ready') && ok());
   consoleProcess.once('exit', (code) => fail(new Error(`console exited (${code})`)));
@@ -75,12 +98,18 @@ process.on('uncaughtException', async (error) => {
   await database.stop().catch(() => {});
   process.exit(1);
 });
-const browser = await chromium.launch({ executablePath: process.env.KEEL_CHROMIUM ?? '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu'] });
+const browser = await chromium.launch({
+  executablePath: process.env.KEEL_CHROMIUM ?? '/usr/bin/chromium',
+  args: ['--no-sandbox', '--disable-gpu'],
+});
 // One browser context per tab: each has its own connection pool, as separate people's
 // browsers do (one profile allows 6 HTTP/1.1 connections per host, and each tab holds
 // one for its event stream).
 const login = await browser.newContext({ baseURL: base });
-const signIn = await login.request.post('/api/auth/sign-in/username', { headers: { origin: base }, data: { username: 'viewer', password: process.env.KEEL_DEMO_PASSWORD ?? 'keel-demo' } });
+const signIn = await login.request.post('/api/auth/sign-in/username', {
+  headers: { origin: base },
+  data: { username: 'viewer', password: process.env.KEEL_DEMO_PASSWORD ?? 'keel-demo' },
+});
 if (!signIn.ok()) throw new Error(`sign-in failed: ${signIn.status()}`);
 const session = await login.storageState();
 // Counts the live events each tab receives.
@@ -100,11 +129,14 @@ async function window_(label) {
   const started = Date.now();
   await new Promise((ok) => setTimeout(ok, WINDOW_MS));
   const seconds = (Date.now() - started) / 1000;
-  const { rows } = await stats.query(`select coalesce(sum(calls), 0)::bigint as calls, coalesce(sum(rows), 0)::bigint as rows
+  const { rows } =
+    await stats.query(`select coalesce(sum(calls), 0)::bigint as calls, coalesce(sum(rows), 0)::bigint as rows
     from pg_stat_statements where dbid = (select oid from pg_database where datname = 'keel') and query not like '%pg_stat_statements%'`);
   const calls = Number(rows[0].calls);
   const read = Number(rows[0].rows);
-  console.log(`${label}: ${(calls / seconds).toFixed(1)} statements/s, ${Math.round(read / seconds)} rows/s over ${seconds.toFixed(0)} s`);
+  console.log(
+    `${label}: ${(calls / seconds).toFixed(1)} statements/s, ${Math.round(read / seconds)} rows/s over ${seconds.toFixed(0)} s`,
+  );
   return { perSecond: calls / seconds, rowsPerSecond: read / seconds };
 }
 
@@ -121,7 +153,7 @@ for (let i = 0; i < TABS; i += 1) {
     // A server re-render (router.refresh, or a navigation's RSC payload) is a request Next marks with `RSC: 1`.
     // Next's prefetch of a link that came into view carries `Next-Router-Prefetch: 1`: counted apart.
     else if (request.headers()['next-router-prefetch'] === '1') tab.prefetches += 1;
-    else if (request.headers()['rsc'] === '1' || url.searchParams.has('_rsc')) tab.renders += 1;
+    else if (request.headers().rsc === '1' || url.searchParams.has('_rsc')) tab.renders += 1;
   });
   await page.goto(PAGES[i % PAGES.length], { waitUntil: 'domcontentloaded', timeout: 180_000 });
   tabs.push(tab);
@@ -143,9 +175,15 @@ for (const tab of tabs) {
   renders += tab.renders;
   prefetches += tab.prefetches;
 }
-console.log(`console: ${(open.perSecond - idle.perSecond).toFixed(1)} statements/s, ${Math.round(open.rowsPerSecond - idle.rowsPerSecond)} rows/s more with ${TABS} tabs`);
-console.log(`live events received: ${events} (${(events / TABS).toFixed(1)} per tab); API reads: ${reads}; API reads per live event per tab: ${events ? (reads / events).toFixed(2) : 'n/a'}`);
-console.log(`server re-renders: ${renders} (${events ? (renders / events).toFixed(2) : 'n/a'} per live event per tab); link prefetches: ${prefetches}`);
+console.log(
+  `console: ${(open.perSecond - idle.perSecond).toFixed(1)} statements/s, ${Math.round(open.rowsPerSecond - idle.rowsPerSecond)} rows/s more with ${TABS} tabs`,
+);
+console.log(
+  `live events received: ${events} (${(events / TABS).toFixed(1)} per tab); API reads: ${reads}; API reads per live event per tab: ${events ? (reads / events).toFixed(2) : 'n/a'}`,
+);
+console.log(
+  `server re-renders: ${renders} (${events ? (renders / events).toFixed(2) : 'n/a'} per live event per tab); link prefetches: ${prefetches}`,
+);
 
 await browser.close();
 await stats.end();

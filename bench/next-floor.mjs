@@ -185,31 +185,55 @@ async function measure(base, pid, route, seconds) {
   const cpuMs = processCpuMs(pid) - cpuBefore;
   times.sort((a, b) => a - b);
   const rank = (p) => Math.round(times[Math.min(times.length - 1, Math.ceil(p * times.length) - 1)]);
-  return { p50: rank(0.5), p95: rank(0.95), requests: times.length, failed: result.non2xx + result.errors + result.timeouts, cpu: cpuMs / times.length };
+  return {
+    p50: rank(0.5),
+    p95: rank(0.95),
+    requests: times.length,
+    failed: result.non2xx + result.errors + result.timeouts,
+    cpu: cpuMs / times.length,
+  };
 }
 
 let server;
 try {
   writeApp();
   process.stdout.write(`scratch app in ${app}; building with ${join(root, 'node_modules', 'next')}\n`);
-  execFileSync(process.execPath, [nextBin, 'build'], { cwd: app, stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' } });
+  execFileSync(process.execPath, [nextBin, 'build'], {
+    cwd: app,
+    stdio: ['ignore', 'ignore', 'inherit'],
+    env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' },
+  });
   try {
-    execFileSync(process.execPath, [join(root, 'scripts', 'bundle-budget.mjs'), '--dir', join(app, '.next'), '--budget', '150'], { stdio: 'inherit' });
+    execFileSync(
+      process.execPath,
+      [join(root, 'scripts', 'bundle-budget.mjs'), '--dir', join(app, '.next'), '--budget', '150'],
+      { stdio: 'inherit' },
+    );
   } catch {
     // bundle-budget exits 1 when a page passes the budget: that is a figure here, not a failure.
   }
 
   const port = values.port;
   const base = `http://127.0.0.1:${port}`;
-  server = spawn(process.execPath, [nextBin, 'start', '-p', port, '-H', '127.0.0.1'], { cwd: app, stdio: 'ignore', env: { ...process.env, NODE_ENV: 'production', NEXT_TELEMETRY_DISABLED: '1' } });
+  server = spawn(process.execPath, [nextBin, 'start', '-p', port, '-H', '127.0.0.1'], {
+    cwd: app,
+    stdio: 'ignore',
+    env: { ...process.env, NODE_ENV: 'production', NEXT_TELEMETRY_DISABLED: '1' },
+  });
   await waitForServer(base);
   const pid = listenerPid(port);
-  process.stdout.write(`\n${connections} clients, ${values.seconds} s per route, ${values.rounds} rounds; server pid ${pid}\n`);
-  process.stdout.write(`${'route'.padEnd(8)} ${'p50 ms'.padStart(7)} ${'p95 ms'.padStart(7)} ${'server ms/req'.padStart(14)} ${'requests'.padStart(9)}\n`);
+  process.stdout.write(
+    `\n${connections} clients, ${values.seconds} s per route, ${values.rounds} rounds; server pid ${pid}\n`,
+  );
+  process.stdout.write(
+    `${'route'.padEnd(8)} ${'p50 ms'.padStart(7)} ${'p95 ms'.padStart(7)} ${'server ms/req'.padStart(14)} ${'requests'.padStart(9)}\n`,
+  );
   for (let round = 0; round < Number(values.rounds); round++) {
     for (const route of ['/empty', '/table']) {
       const f = await measure(base, pid, route, Number(values.seconds));
-      process.stdout.write(`${route.padEnd(8)} ${String(f.p50).padStart(7)} ${String(f.p95).padStart(7)} ${f.cpu.toFixed(1).padStart(14)} ${String(f.requests).padStart(9)}${f.failed ? `  ${f.failed} failed` : ''}\n`);
+      process.stdout.write(
+        `${route.padEnd(8)} ${String(f.p50).padStart(7)} ${String(f.p95).padStart(7)} ${f.cpu.toFixed(1).padStart(14)} ${String(f.requests).padStart(9)}${f.failed ? `  ${f.failed} failed` : ''}\n`,
+      );
     }
   }
 } finally {

@@ -13,7 +13,13 @@ import { execFileSync } from 'node:child_process';
 import { parseArgs } from 'node:util';
 import { benchCredentials, processCpuMs, signIn } from './http-bench.mjs';
 
-const { values } = parseArgs({ options: { server: { type: 'string', multiple: true }, requests: { type: 'string', default: '10' }, only: { type: 'string' } } });
+const { values } = parseArgs({
+  options: {
+    server: { type: 'string', multiple: true },
+    requests: { type: 'string', default: '10' },
+    only: { type: 'string' },
+  },
+});
 if (!values.server?.length) {
   process.stderr.write('pass --server name=url (once or twice)\n');
   process.exit(2);
@@ -38,13 +44,37 @@ for (const spec of values.server) {
 
 const days = (n) => new Date(Date.now() - n * 86_400_000).toISOString();
 const ROUTES = [
-  ...['', 'status=FAILED', 'stale=1', 'job=settle-invoices', `updatedFrom=${days(30)}&updatedTo=${days(20)}`, 'q=123456'].flatMap((q) => [`/api/executions?${q}`, `/executions?${q}`]),
-  ...['', 'phase=read', 'phase=write&category=SERIALIZATION', 'only=corrupt', 'job=import-ledger&phase=process'].map((q) => `/api/retry-keys?${q}`),
+  ...[
+    '',
+    'status=FAILED',
+    'stale=1',
+    'job=settle-invoices',
+    `updatedFrom=${days(30)}&updatedTo=${days(20)}`,
+    'q=123456',
+  ].flatMap((q) => [`/api/executions?${q}`, `/executions?${q}`]),
+  ...['', 'phase=read', 'phase=write&category=SERIALIZATION', 'only=corrupt', 'job=import-ledger&phase=process'].map(
+    (q) => `/api/retry-keys?${q}`,
+  ),
   ...['', 'phase=read', 'job=import-ledger'].map((q) => `/retry-keys?${q}`),
-  ...['', 'state=leased', 'state=all', 'reason=rpc', 'minAttempts=3', 'maxAttempts=1', 'minAge=30m', 'maxAge=10m', 'q=rcpt_ab'].flatMap((q) => [`/api/settlements/queue?${q}`, `/settlements?${q}`]),
-  ...['', 'reason=rpc', 'minAttempts=5', 'minAge=30d', 'q=rcpt_ab'].flatMap((q) => [`/api/settlements/dead-letters?${q}`, `/settlements/dead-letters?${q}`]),
+  ...[
+    '',
+    'state=leased',
+    'state=all',
+    'reason=rpc',
+    'minAttempts=3',
+    'maxAttempts=1',
+    'minAge=30m',
+    'maxAge=10m',
+    'q=rcpt_ab',
+  ].flatMap((q) => [`/api/settlements/queue?${q}`, `/settlements?${q}`]),
+  ...['', 'reason=rpc', 'minAttempts=5', 'minAge=30d', 'q=rcpt_ab'].flatMap((q) => [
+    `/api/settlements/dead-letters?${q}`,
+    `/settlements/dead-letters?${q}`,
+  ]),
   ...['', 'minAttempts=5'].map((q) => `/api/settlements/dead-letters/groups?${q}`),
-  '/api/metrics', '/', '/api/settlements/bulk-replays',
+  '/api/metrics',
+  '/',
+  '/api/settlements/bulk-replays',
 ].map((u) => u.replace(/\?$/, ''));
 
 async function measure(server, url) {
@@ -62,7 +92,9 @@ async function measure(server, url) {
   return { cpu: (processCpuMs(server.pid) - before) / requests, wall: walls[Math.floor(walls.length / 2)] };
 }
 
-process.stdout.write(`${requests} sequential requests per route; CPU ms per request of the server process, then median wall ms\n`);
+process.stdout.write(
+  `${requests} sequential requests per route; CPU ms per request of the server process, then median wall ms\n`,
+);
 process.stdout.write(`${servers.map((s) => `${s.name} cpu / wall`.padStart(22)).join(' ')}  route\n`);
 const rows = [];
 for (const [i, url] of ROUTES.filter((u) => !values.only || u.includes(values.only)).entries()) {
@@ -70,9 +102,13 @@ for (const [i, url] of ROUTES.filter((u) => !values.only || u.includes(values.on
   const figures = {};
   for (const server of order) figures[server.name] = await measure(server, url);
   rows.push({ url, ...figures });
-  process.stdout.write(`${servers.map((s) => `${figures[s.name].cpu.toFixed(1)} / ${figures[s.name].wall.toFixed(0)}`.padStart(22)).join(' ')}  ${url}\n`);
+  process.stdout.write(
+    `${servers.map((s) => `${figures[s.name].cpu.toFixed(1)} / ${figures[s.name].wall.toFixed(0)}`.padStart(22)).join(' ')}  ${url}\n`,
+  );
 }
 for (const s of servers) {
   const cpu = rows.reduce((a, r) => a + r[s.name].cpu, 0);
-  process.stdout.write(`${s.name}: ${cpu.toFixed(0)} ms of server CPU for one request to each of ${rows.length} routes\n`);
+  process.stdout.write(
+    `${s.name}: ${cpu.toFixed(0)} ms of server CPU for one request to each of ${rows.length} routes\n`,
+  );
 }

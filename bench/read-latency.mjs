@@ -43,10 +43,46 @@ const DEPTH = 10;
 const days = (n) => new Date(Date.now() - n * 86_400_000).toISOString();
 
 const API = {
-  '/api/executions': ['', 'status=FAILED', 'status=STARTED', 'stale=1', 'job=settle-invoices', `updatedFrom=${days(30)}&updatedTo=${days(20)}`, 'q=123456'],
-  '/api/retry-keys': ['', 'phase=read', 'category=TIMEOUT', 'phase=write&category=SERIALIZATION', 'only=keys', 'only=corrupt', 'job=import-ledger', 'job=import-ledger&phase=process'],
-  '/api/settlements/queue': ['', 'state=leased', 'state=retry_scheduled', 'state=all', 'reason=rpc', 'minAttempts=3', 'maxAttempts=1', 'minAge=30m', 'maxAge=10m', 'q=rcpt_ab'],
-  '/api/settlements/dead-letters': ['', 'reason=rpc', 'reason=invalid_binding', 'minAttempts=5', 'minAge=30d', 'maxAge=2d', 'q=rcpt_ab'],
+  '/api/executions': [
+    '',
+    'status=FAILED',
+    'status=STARTED',
+    'stale=1',
+    'job=settle-invoices',
+    `updatedFrom=${days(30)}&updatedTo=${days(20)}`,
+    'q=123456',
+  ],
+  '/api/retry-keys': [
+    '',
+    'phase=read',
+    'category=TIMEOUT',
+    'phase=write&category=SERIALIZATION',
+    'only=keys',
+    'only=corrupt',
+    'job=import-ledger',
+    'job=import-ledger&phase=process',
+  ],
+  '/api/settlements/queue': [
+    '',
+    'state=leased',
+    'state=retry_scheduled',
+    'state=all',
+    'reason=rpc',
+    'minAttempts=3',
+    'maxAttempts=1',
+    'minAge=30m',
+    'maxAge=10m',
+    'q=rcpt_ab',
+  ],
+  '/api/settlements/dead-letters': [
+    '',
+    'reason=rpc',
+    'reason=invalid_binding',
+    'minAttempts=5',
+    'minAge=30d',
+    'maxAge=2d',
+    'q=rcpt_ab',
+  ],
   '/api/settlements/dead-letters/groups': ['', 'minAttempts=5', 'maxAge=2d'],
   '/api/metrics': [''],
   '/api/audit': [''],
@@ -104,17 +140,21 @@ async function measure({ base, cookie }, url) {
   run.on('response', (_client, _status, _bytes, responseTime) => times.push(responseTime));
   const result = await run;
   times.sort((a, b) => a - b);
-  const rank = (p) => (times.length ? Math.round(times[Math.min(times.length - 1, Math.ceil(p * times.length) - 1)]) : null);
+  const rank = (p) =>
+    times.length ? Math.round(times[Math.min(times.length - 1, Math.ceil(p * times.length) - 1)]) : null;
   const bad = result.non2xx + result.errors + result.timeouts;
   return { url, status: probe.status, requests: times.length, p50: rank(0.5), p95: rank(0.95), bad };
 }
 
 const cookie = await signIn(base, credentials);
 const servers = [{ name: 'this', base, cookie }];
-if (values.compare) servers.unshift({ name: 'compared', base: values.compare, cookie: await signIn(values.compare, credentials) });
+if (values.compare)
+  servers.unshift({ name: 'compared', base: values.compare, cookie: await signIn(values.compare, credentials) });
 const targets = [];
-for (const [path, queries] of Object.entries(API)) for (const q of queries) targets.push({ kind: 'api', path, url: withQuery(path, q), query: q });
-for (const [path, queries] of Object.entries(PAGES)) for (const q of queries) targets.push({ kind: 'page', path, url: withQuery(path, q), query: q });
+for (const [path, queries] of Object.entries(API))
+  for (const q of queries) targets.push({ kind: 'api', path, url: withQuery(path, q), query: q });
+for (const [path, queries] of Object.entries(PAGES))
+  for (const q of queries) targets.push({ kind: 'page', path, url: withQuery(path, q), query: q });
 for (const [path, { page }] of Object.entries(CURSORS)) {
   for (const q of API[path]) {
     process.stderr.write(`following ${path}?${q} ${DEPTH} pages in\n`);
@@ -122,7 +162,14 @@ for (const [path, { page }] of Object.entries(CURSORS)) {
     if (!cursor) continue;
     const deep = [q, `cursor=${encodeURIComponent(cursor)}`].filter(Boolean).join('&');
     targets.push({ kind: 'api', path, url: withQuery(path, deep), query: `${q} (page ${DEPTH + 1})`, deep: true });
-    if (PAGES[page]?.includes(q)) targets.push({ kind: 'page', path: page, url: withQuery(page, deep), query: `${q} (page ${DEPTH + 1})`, deep: true });
+    if (PAGES[page]?.includes(q))
+      targets.push({
+        kind: 'page',
+        path: page,
+        url: withQuery(page, deep),
+        query: `${q} (page ${DEPTH + 1})`,
+        deep: true,
+      });
   }
 }
 
@@ -131,14 +178,23 @@ if (!values.cold && values.warm !== '0') {
   process.stderr.write(`warming ${measured.length} routes, ${warmRequests} requests each\n`);
   for (const target of measured) {
     for (const server of servers) {
-      await autocannon({ url: `${server.base}${target.url}`, connections, headers: { Cookie: server.cookie }, amount: warmRequests });
+      await autocannon({
+        url: `${server.base}${target.url}`,
+        connections,
+        headers: { Cookie: server.cookie },
+        amount: warmRequests,
+      });
     }
   }
 }
 
 const rows = [];
-process.stdout.write(`${connections} clients, ${seconds} s per route (2 requests per client when one takes over 1 s), ${values.cold || values.warm === '0' ? 'no warm-up' : `after a warm-up of ${warmRequests} requests per route`}, ${servers.map((s) => `${s.name} ${s.base}`).join(' then ')}\n`);
-process.stdout.write(`${'kind'.padEnd(5)} ${servers.map((s) => `${s.name} p50 / p95 (reqs)`.padStart(28)).join(' ')}  route\n`);
+process.stdout.write(
+  `${connections} clients, ${seconds} s per route (2 requests per client when one takes over 1 s), ${values.cold || values.warm === '0' ? 'no warm-up' : `after a warm-up of ${warmRequests} requests per route`}, ${servers.map((s) => `${s.name} ${s.base}`).join(' then ')}\n`,
+);
+process.stdout.write(
+  `${'kind'.padEnd(5)} ${servers.map((s) => `${s.name} p50 / p95 (reqs)`.padStart(28)).join(' ')}  route\n`,
+);
 const shown = (f) => `${f.p50} / ${f.p95} (${f.requests}${f.bad ? `, ${f.bad} failed, first status ${f.status}` : ''})`;
 for (const [i, target] of measured.entries()) {
   // Alternate which server goes first, so neither always meets the other's leftovers.
@@ -147,11 +203,15 @@ for (const [i, target] of measured.entries()) {
   for (const server of order) figures[server.name] = await measure(server, target.url);
   const row = { ...target, ...figures.this, ...(values.compare ? { compared: figures.compared } : {}) };
   rows.push(row);
-  process.stdout.write(`${target.kind.padEnd(5)} ${servers.map((s) => shown(figures[s.name]).padStart(28)).join(' ')}  ${target.path}${target.query ? ` ?${target.query}` : ''}\n`);
+  process.stdout.write(
+    `${target.kind.padEnd(5)} ${servers.map((s) => shown(figures[s.name]).padStart(28)).join(' ')}  ${target.path}${target.query ? ` ?${target.query}` : ''}\n`,
+  );
 }
 const worst = (kind, pick) => Math.max(...rows.filter((r) => r.kind === kind).map((r) => pick(r).p95));
 for (const server of servers) {
   const pick = server.name === 'this' ? (r) => r : (r) => r.compared;
-  process.stdout.write(`worst p95 (${server.name}): api ${worst('api', pick)} ms (goal 100), pages ${worst('page', pick)} ms (goal 150)\n`);
+  process.stdout.write(
+    `worst p95 (${server.name}): api ${worst('api', pick)} ms (goal 100), pages ${worst('page', pick)} ms (goal 150)\n`,
+  );
 }
 if (values.json) writeFileSync(values.json, JSON.stringify(rows, null, 2));

@@ -10,7 +10,10 @@ const MARK = 'bench-search';
  * the scale load makes executions, steps and settlements only. Rows only a search reads;
  * nothing acts on them. Returns the tables it filled.
  */
-export async function prepareSearchRows(client, { proposals = 5_000, requests = 20_000, replays = 20_000, audit = 200_000, history = 500_000 } = {}) {
+export async function prepareSearchRows(
+  client,
+  { proposals = 5_000, requests = 20_000, replays = 20_000, audit = 200_000, history = 500_000 } = {},
+) {
   const steps = [
     {
       table: 'keel.recovery_proposal',
@@ -79,12 +82,32 @@ const column = async (client, text, params = []) => (await client.query(text, pa
  */
 export async function searchSamples(client, { count = 200, username = null } = {}) {
   const kinds = {
-    'execution id': await column(client, `select id as v from oxide_batch.ob_job_execution tablesample system (1) order by random() limit $1`, [count]),
-    'job instance id': await column(client, `select job_instance_id as v from oxide_batch.ob_job_execution tablesample system (1) order by random() limit $1`, [count]),
-    'receipt id (queued)': await column(client, `select receipt_id as v from settle.attempts tablesample system (1) order by random() limit $1`, [count]),
-    'receipt id (dead letter)': await column(client, `select receipt_id as v from settle.dead_letters tablesample system (5) order by random() limit $1`, [count]),
+    'execution id': await column(
+      client,
+      `select id as v from oxide_batch.ob_job_execution tablesample system (1) order by random() limit $1`,
+      [count],
+    ),
+    'job instance id': await column(
+      client,
+      `select job_instance_id as v from oxide_batch.ob_job_execution tablesample system (1) order by random() limit $1`,
+      [count],
+    ),
+    'receipt id (queued)': await column(
+      client,
+      `select receipt_id as v from settle.attempts tablesample system (1) order by random() limit $1`,
+      [count],
+    ),
+    'receipt id (dead letter)': await column(
+      client,
+      `select receipt_id as v from settle.dead_letters tablesample system (5) order by random() limit $1`,
+      [count],
+    ),
     // Two characters past the common `rcpt_`: about 1 in 256 receipts, so every prefix has more than 20.
-    'receipt prefix': await column(client, `select distinct left(receipt_id, 7) as v from settle.attempts tablesample system (1) limit $1`, [count]),
+    'receipt prefix': await column(
+      client,
+      `select distinct left(receipt_id, 7) as v from settle.attempts tablesample system (1) limit $1`,
+      [count],
+    ),
     'retry key prefix (12 hex)': await column(
       client,
       `select left(k, 12) as v from (select jsonb_path_query(fault_state_payload, 'lax $.entries[*].key') #>> '{}' as k
@@ -97,13 +120,37 @@ export async function searchSamples(client, { count = 200, username = null } = {
          from oxide_batch.ob_step_execution where fault_state_payload -> 'entries' <> '[]'::jsonb and id % 11 = 0 limit $1) x`,
       [count],
     ),
-    'proposal id': await column(client, `select id as v from keel.recovery_proposal order by random() limit $1`, [count]),
-    'digest prefix (12 hex)': await column(client, `select left(encode(evidence_digest, 'hex'), 12) as v from keel.recovery_proposal order by random() limit $1`, [count]),
-    'operation id (runtime)': await column(client, `select operation_id as v from oxide_batch.ob_operator_request order by random() limit $1`, [count]),
-    'operation id (replay)': await column(client, `select operation_id as v from keel.settlement_replay order by random() limit $1`, [count]),
-    'operation id (audit)': await column(client, `select operation_id as v from keel.audit_event where operation_id is not null order by random() limit $1`, [count]),
-    'receipt id (history only)': await column(client, `select receipt_id as v from keel.settlement_event tablesample system (1) where receipt_id like 'rcpt_${MARK}_done_%' limit $1`, [count]),
-    username: username ? [username] : await column(client, `select username as v from keel."user" where username is not null limit $1`, [count]),
+    'proposal id': await column(client, `select id as v from keel.recovery_proposal order by random() limit $1`, [
+      count,
+    ]),
+    'digest prefix (12 hex)': await column(
+      client,
+      `select left(encode(evidence_digest, 'hex'), 12) as v from keel.recovery_proposal order by random() limit $1`,
+      [count],
+    ),
+    'operation id (runtime)': await column(
+      client,
+      `select operation_id as v from oxide_batch.ob_operator_request order by random() limit $1`,
+      [count],
+    ),
+    'operation id (replay)': await column(
+      client,
+      `select operation_id as v from keel.settlement_replay order by random() limit $1`,
+      [count],
+    ),
+    'operation id (audit)': await column(
+      client,
+      `select operation_id as v from keel.audit_event where operation_id is not null order by random() limit $1`,
+      [count],
+    ),
+    'receipt id (history only)': await column(
+      client,
+      `select receipt_id as v from keel.settlement_event tablesample system (1) where receipt_id like 'rcpt_${MARK}_done_%' limit $1`,
+      [count],
+    ),
+    username: username
+      ? [username]
+      : await column(client, `select username as v from keel."user" where username is not null limit $1`, [count]),
     'no match': Array.from({ length: count }, (_, i) => `no-such-id-${i}`),
   };
   return Object.fromEntries(Object.entries(kinds).filter(([, texts]) => texts.length > 0));

@@ -42,14 +42,20 @@ const seconds = Number(values.seconds);
 
 const client = new pg.Client({ connectionString: databaseUrl });
 await client.connect();
-if (values.prepare) process.stderr.write(`bench rows added to: ${(await prepareSearchRows(client)).join(', ') || 'none (all there)'}\n`);
+if (values.prepare)
+  process.stderr.write(`bench rows added to: ${(await prepareSearchRows(client)).join(', ') || 'none (all there)'}\n`);
 const samples = await searchSamples(client, { count: Number(values.samples), username: credentials.username });
-const sizes = (await client.query(`select (select reltuples::bigint from pg_class where oid = 'oxide_batch.ob_job_execution'::regclass) as executions,
-  (select reltuples::bigint from pg_class where oid = 'settle.attempts'::regclass) as attempts`)).rows[0];
+const sizes = (
+  await client.query(`select (select reltuples::bigint from pg_class where oid = 'oxide_batch.ob_job_execution'::regclass) as executions,
+  (select reltuples::bigint from pg_class where oid = 'settle.attempts'::regclass) as attempts`)
+).rows[0];
 await client.end();
 
 const cookie = await signIn(base, credentials);
-const load = () => loadavg().map((n) => n.toFixed(2)).join(' ');
+const load = () =>
+  loadavg()
+    .map((n) => n.toFixed(2))
+    .join(' ');
 
 /** Every response time of `paths`, cycled across the clients for the given time. */
 async function measure(paths) {
@@ -69,8 +75,12 @@ async function measure(paths) {
   });
   const result = await run;
   times.sort((a, b) => a - b);
-  const rank = (p) => (times.length ? Number(times[Math.min(times.length - 1, Math.ceil(p * times.length) - 1)].toFixed(1)) : null);
-  const bad = [...statuses].filter(([status]) => status !== 200).reduce((n, [, count]) => n + count, 0) + result.errors + result.timeouts;
+  const rank = (p) =>
+    times.length ? Number(times[Math.min(times.length - 1, Math.ceil(p * times.length) - 1)].toFixed(1)) : null;
+  const bad =
+    [...statuses].filter(([status]) => status !== 200).reduce((n, [, count]) => n + count, 0) +
+    result.errors +
+    result.timeouts;
   return { requests: times.length, p50: rank(0.5), p95: rank(0.95), bad };
 }
 
@@ -83,12 +93,17 @@ const targets = [
 
 // Warm every target (not counted), so the first rows do not pay for loading the server's code.
 for (const target of targets) {
-  for (const path of target.paths.slice(0, connections * 2)) await (await fetch(`${base}${path}`, { headers: { Cookie: cookie } })).arrayBuffer();
+  for (const path of target.paths.slice(0, connections * 2))
+    await (await fetch(`${base}${path}`, { headers: { Cookie: cookie } })).arrayBuffer();
 }
 
 const rows = [];
-process.stdout.write(`${sizes.executions} executions, ${sizes.attempts} settlement attempts; ${connections} clients, ${seconds} s per row\n\n`);
-process.stdout.write(`${'what'.padEnd(28)} ${'ids'.padStart(4)} ${'requests'.padStart(8)} ${'p50 ms'.padStart(7)} ${'p95 ms'.padStart(7)} ${'p95/floor'.padStart(9)}  load before -> after\n`);
+process.stdout.write(
+  `${sizes.executions} executions, ${sizes.attempts} settlement attempts; ${connections} clients, ${seconds} s per row\n\n`,
+);
+process.stdout.write(
+  `${'what'.padEnd(28)} ${'ids'.padStart(4)} ${'requests'.padStart(8)} ${'p50 ms'.padStart(7)} ${'p95 ms'.padStart(7)} ${'p95/floor'.padStart(9)}  load before -> after\n`,
+);
 let floor = null;
 for (const target of targets) {
   const before = load();
@@ -96,7 +111,14 @@ for (const target of targets) {
   const after = load();
   if (target.name === 'floor: /api/job-names') floor = figures.p95;
   const ratio = floor && figures.p95 !== null ? (figures.p95 / floor).toFixed(2) : '';
-  rows.push({ name: target.name, ids: target.paths.length, ...figures, ratioToFloor: ratio ? Number(ratio) : null, loadBefore: before, loadAfter: after });
+  rows.push({
+    name: target.name,
+    ids: target.paths.length,
+    ...figures,
+    ratioToFloor: ratio ? Number(ratio) : null,
+    loadBefore: before,
+    loadAfter: after,
+  });
   process.stdout.write(
     `${target.name.padEnd(28)} ${String(target.paths.length).padStart(4)} ${String(figures.requests).padStart(8)} ${String(figures.p50).padStart(7)} ${String(figures.p95).padStart(7)} ${ratio.padStart(9)}  ${before} -> ${after}${figures.bad ? `  (${figures.bad} failed)` : ''}\n`,
   );

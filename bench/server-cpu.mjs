@@ -19,15 +19,31 @@ import { benchCredentials, machineCpuMs, processCpuMs, signIn } from './http-ben
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
-  options: { requests: { type: 'string', default: '400' }, pids: { type: 'string' }, connections: { type: 'string', default: '10' } },
+  options: {
+    requests: { type: 'string', default: '400' },
+    pids: { type: 'string' },
+    connections: { type: 'string', default: '10' },
+  },
 });
 const base = process.env.KEEL_BENCH_URL ?? 'http://127.0.0.1:3160';
 const credentials = benchCredentials();
 const requests = Number(values.requests);
 const connections = Number(values.connections);
-const routes = positionals.length > 0
-  ? positionals
-  : ['/api/health', '/api/executions', '/api/settlements/queue', '/api/retry-keys', '/settlements/bulk', '/', '/audit', '/executions', '/settlements', '/retry-keys'];
+const routes =
+  positionals.length > 0
+    ? positionals
+    : [
+        '/api/health',
+        '/api/executions',
+        '/api/settlements/queue',
+        '/api/retry-keys',
+        '/settlements/bulk',
+        '/',
+        '/audit',
+        '/executions',
+        '/settlements',
+        '/retry-keys',
+      ];
 
 const pids = values.pids
   ? values.pids.split(',').map(Number)
@@ -37,8 +53,12 @@ const serverCpuMs = () => pids.reduce((sum, pid) => sum + processCpuMs(pid), 0);
 const cookie = await signIn(base, credentials);
 
 const cores = availableParallelism();
-process.stdout.write(`${connections} clients, ${requests} requests per route after ${requests / 4} not counted; server pids ${pids.join(',')}; ${cores} cores\n`);
-process.stdout.write(`${'route'.padEnd(28)} ${'server ms/req'.padStart(14)} ${'machine ms/req'.padStart(15)} ${'floor p50 ms'.padStart(13)} ${'measured p50'.padStart(13)}\n`);
+process.stdout.write(
+  `${connections} clients, ${requests} requests per route after ${requests / 4} not counted; server pids ${pids.join(',')}; ${cores} cores\n`,
+);
+process.stdout.write(
+  `${'route'.padEnd(28)} ${'server ms/req'.padStart(14)} ${'machine ms/req'.padStart(15)} ${'floor p50 ms'.padStart(13)} ${'measured p50'.padStart(13)}\n`,
+);
 for (const route of routes) {
   const options = { url: `${base}${route}`, connections, headers: { Cookie: cookie } };
   await autocannon({ ...options, amount: requests / 4 });

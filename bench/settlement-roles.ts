@@ -103,7 +103,13 @@ async function pgBossWorker(url: string, batch: number): Promise<void> {
   await boss.stop({ graceful: true, wait: true, close: true });
 }
 
-export async function runRole(role: string, url: string, workerId: string, batch: number, extra: string): Promise<void> {
+export async function runRole(
+  role: string,
+  url: string,
+  workerId: string,
+  batch: number,
+  extra: string,
+): Promise<void> {
   if (role === 'keel') await keelWorker(url, workerId, batch, extra);
   else if (role === 'graphile') await graphileWorker(url, batch, Number(extra));
   else if (role === 'pgboss') await pgBossWorker(url, batch);

@@ -54,7 +54,8 @@ async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T
 }
 
 const admin = (sql: string) => withClient(args.url!, (c) => c.query(sql));
-const walLsn = (client: pg.Client) => client.query<{ lsn: string }>('select pg_current_wal_lsn()::text as lsn').then((r) => r.rows[0]!.lsn);
+const walLsn = (client: pg.Client) =>
+  client.query<{ lsn: string }>('select pg_current_wal_lsn()::text as lsn').then((r) => r.rows[0]!.lsn);
 /**
  * WAL this database wrote between two LSNs (pg_waldump), or the cluster-wide difference
  * when the WAL cannot be read here; `walSource` says which one a run printed.
@@ -90,9 +91,13 @@ interface Child {
 }
 
 function forkWorker(role: string, url: string, workerId: string, extra: string): Child {
-  const child = fork(SELF, ['--role', role, '--url', url, '--worker-id', workerId, '--batch', String(BATCH), '--extra', extra], {
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
+  const child = fork(
+    SELF,
+    ['--role', role, '--url', url, '--worker-id', workerId, '--batch', String(BATCH), '--extra', extra],
+    {
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    },
+  );
   let ready!: () => void;
   let done!: (report: WorkerReport | null) => void;
   const result: Child = {
@@ -162,14 +167,16 @@ async function triggerCalls(client: pg.Client): Promise<number> {
 async function runKeel(url: string): Promise<Run> {
   return withClient(url, async (client) => {
     await loadKeelAttempts(client, Date.now());
-    const children = Array.from({ length: WORKERS }, (_, i) => forkWorker('keel', url, `bench-worker-${i + 1}`, args['keel-path']!));
+    const children = Array.from({ length: WORKERS }, (_, i) =>
+      forkWorker('keel', url, `bench-worker-${i + 1}`, args['keel-path']!),
+    );
     await Promise.all(children.map((c) => c.ready));
     // The load's own trigger calls are flushed and counted here, so only the drain's are reported.
     await client.query('select pg_stat_force_next_flush()');
     const callsBefore = await triggerCalls(client);
     const lsn = await walLsn(client);
     const started = performance.now();
-    children.forEach((c) => c.send({ type: 'go' }));
+    for (const c of children) c.send({ type: 'go' });
     const reports = await Promise.all(children.map((c) => c.done));
     const elapsed = (performance.now() - started) / 1000;
     const wal = await walBytes(client, lsn, await walLsn(client));
@@ -177,7 +184,8 @@ async function runKeel(url: string): Promise<Run> {
     const settled = reports.reduce((sum, r) => sum + (r?.settled ?? 0), 0);
     const statements = reports.reduce((sum, r) => sum + (r?.statements ?? 0), 0);
     const { rows } = await client.query<{ left: string }>('select count(*)::text as left from settle.attempts');
-    if (Number(rows[0]!.left) !== 0 || settled !== ITEMS) throw new Error(`keel left ${rows[0]!.left} rows, settled ${settled}`);
+    if (Number(rows[0]!.left) !== 0 || settled !== ITEMS)
+      throw new Error(`keel left ${rows[0]!.left} rows, settled ${settled}`);
     const calls = (await triggerCalls(client)) - callsBefore;
     return {
       system: `keel (${args['keel-path']})`,
@@ -191,7 +199,14 @@ async function runKeel(url: string): Promise<Run> {
 }
 
 /** Starts the workers on an empty queue, then queues every item in one transaction: the clock starts at its commit. */
-async function runQueue(system: string, url: string, role: string, extra: string, load: (client: pg.Client) => Promise<void>, emptyQuery: string): Promise<Run> {
+async function runQueue(
+  system: string,
+  url: string,
+  role: string,
+  extra: string,
+  load: (client: pg.Client) => Promise<void>,
+  emptyQuery: string,
+): Promise<Run> {
   const children = Array.from({ length: WORKERS }, (_, i) => forkWorker(role, url, `w${i}`, extra));
   await Promise.all(children.map((c) => c.ready));
   return withClient(url, async (client) => {
@@ -201,7 +216,7 @@ async function runQueue(system: string, url: string, role: string, extra: string
     await waitEmpty(client, emptyQuery);
     const elapsed = (performance.now() - started) / 1000;
     const wal = await walBytes(client, lsn, await walLsn(client));
-    children.forEach((c) => c.send({ type: 'stop' }));
+    for (const c of children) c.send({ type: 'stop' });
     await Promise.all(children.map((c) => c.exited));
     return { system, perSecond: ITEMS / elapsed, walPerItem: wal / ITEMS };
   });
@@ -215,12 +230,14 @@ async function runGraphile(url: string): Promise<Run> {
     'graphile',
     args['graphile-concurrency']!,
     (client) =>
-      client.query(
-        `select count(*) from graphile_worker.add_jobs(array(
+      client
+        .query(
+          `select count(*) from graphile_worker.add_jobs(array(
            select row('settle', json_build_object('n', n), null, null, null, null, null, null)::graphile_worker.job_spec
            from generate_series(1, $1::int) as n))`,
-        [ITEMS],
-      ).then(() => undefined),
+          [ITEMS],
+        )
+        .then(() => undefined),
     'select exists (select 1 from graphile_worker._private_jobs) as left',
   );
 }
@@ -237,10 +254,12 @@ async function runPgBoss(url: string): Promise<Run> {
     'pgboss',
     '',
     (client) =>
-      client.query(
-        `insert into pgboss.job (name, data) select 'settle', json_build_object('n', n)::jsonb from generate_series(1, $1::int) as n`,
-        [ITEMS],
-      ).then(() => undefined),
+      client
+        .query(
+          `insert into pgboss.job (name, data) select 'settle', json_build_object('n', n)::jsonb from generate_series(1, $1::int) as n`,
+          [ITEMS],
+        )
+        .then(() => undefined),
     `select exists (select 1 from pgboss.job where name = 'settle' and state < 'completed') as left`,
   );
 }
@@ -249,7 +268,13 @@ function pgbenchBinary(): string {
   return process.env.PGBENCH ?? '/usr/lib/postgresql/15/bin/pgbench';
 }
 
-async function runPgbench(system: string, url: string, script: string, prepare: (client: pg.Client, nowMs: number) => Promise<void>, leftQuery: string): Promise<Run> {
+async function runPgbench(
+  system: string,
+  url: string,
+  script: string,
+  prepare: (client: pg.Client, nowMs: number) => Promise<void>,
+  leftQuery: string,
+): Promise<Run> {
   return withClient(url, async (client) => {
     const nowMs = Date.now();
     await prepare(client, nowMs);
@@ -258,9 +283,26 @@ async function runPgbench(system: string, url: string, script: string, prepare: 
     const lsn = await walLsn(client);
     const started = performance.now();
     await new Promise<void>((resolve, reject) => {
-      const child = spawn(pgbenchBinary(), ['-n', '-c', String(WORKERS), '-j', String(WORKERS), '-t', String(perClient), '-D', `now=${nowMs}`, '-f', `${PGBENCH_DIR}${script}`, url], {
-        stdio: ['ignore', 'ignore', 'inherit'],
-      });
+      const child = spawn(
+        pgbenchBinary(),
+        [
+          '-n',
+          '-c',
+          String(WORKERS),
+          '-j',
+          String(WORKERS),
+          '-t',
+          String(perClient),
+          '-D',
+          `now=${nowMs}`,
+          '-f',
+          `${PGBENCH_DIR}${script}`,
+          url,
+        ],
+        {
+          stdio: ['ignore', 'ignore', 'inherit'],
+        },
+      );
       child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`pgbench exited with ${code}`))));
     });
     const elapsed = (performance.now() - started) / 1000;
@@ -283,23 +325,43 @@ const SYSTEMS: Record<string, (db: string) => Promise<Run>> = {
   },
   'pgbench-delete': async (db) => {
     await admin(`create database ${db}`);
-    return runPgbench('pgbench claim-100-and-delete', urlFor(db), 'claim-delete.sql', async (client) => {
-      await client.query('create table bench_queue (id bigint primary key, run_at bigint not null, payload jsonb not null)');
-      await client.query(`insert into bench_queue select n, 0, json_build_object('n', n) from generate_series(1, $1::int) as n`, [ITEMS]);
-      await client.query('vacuum analyze bench_queue');
-    }, 'select count(*)::text as left from bench_queue');
+    return runPgbench(
+      'pgbench claim-100-and-delete',
+      urlFor(db),
+      'claim-delete.sql',
+      async (client) => {
+        await client.query(
+          'create table bench_queue (id bigint primary key, run_at bigint not null, payload jsonb not null)',
+        );
+        await client.query(
+          `insert into bench_queue select n, 0, json_build_object('n', n) from generate_series(1, $1::int) as n`,
+          [ITEMS],
+        );
+        await client.query('vacuum analyze bench_queue');
+      },
+      'select count(*)::text as left from bench_queue',
+    );
   },
   'pgbench-keel': async (db) =>
-    runPgbench('pgbench Keel own shape', await keelDatabase(db), 'keel-shape.sql', loadKeelAttempts, 'select count(*)::text as left from settle.attempts'),
+    runPgbench(
+      'pgbench Keel own shape',
+      await keelDatabase(db),
+      'keel-shape.sql',
+      loadKeelAttempts,
+      'select count(*)::text as left from settle.attempts',
+    ),
 };
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
-const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+const fmt = (n: number, digits = 0) =>
+  n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
 async function main() {
   const systems = args.systems!.split(',');
   const runs: Run[] = [];
-  console.log(`# ${ITEMS} due items, ${WORKERS} workers, claim batch ${BATCH}, ${REPS} interleaved repetitions, keel path ${args['keel-path']}`);
+  console.log(
+    `# ${ITEMS} due items, ${WORKERS} workers, claim batch ${BATCH}, ${REPS} interleaved repetitions, keel path ${args['keel-path']}`,
+  );
   try {
     for (let rep = 1; rep <= REPS; rep += 1) {
       for (const system of systems) {
@@ -309,8 +371,12 @@ async function main() {
         try {
           const run = await factory(db);
           runs.push(run);
-          console.log(`rep ${rep} ${run.system}: ${fmt(run.perSecond)} settlements/s, WAL ${fmt(run.walPerItem)} B/item` +
-            (run.statementsPerItem !== undefined ? `, ${fmt(run.statementsPerItem, 3)} statements (= round trips)/settlement, ${fmt(run.triggerCallsPerItem!, 2)} trigger calls/settlement, ${run.conflicts} conflicts` : ''));
+          console.log(
+            `rep ${rep} ${run.system}: ${fmt(run.perSecond)} settlements/s, WAL ${fmt(run.walPerItem)} B/item` +
+              (run.statementsPerItem !== undefined
+                ? `, ${fmt(run.statementsPerItem, 3)} statements (= round trips)/settlement, ${fmt(run.triggerCallsPerItem!, 2)} trigger calls/settlement, ${run.conflicts} conflicts`
+                : ''),
+          );
         } finally {
           await admin(`drop database if exists ${db} with (force)`);
         }
@@ -327,14 +393,23 @@ async function main() {
   for (const [system, list] of bySystem) {
     const rates = list.map((r) => r.perSecond);
     medians.set(system, median(rates));
-    console.log(`| ${system} | ${fmt(median(rates))} | ${fmt(Math.min(...rates))}-${fmt(Math.max(...rates))} | ${fmt(median(list.map((r) => r.walPerItem)))} |`);
+    console.log(
+      `| ${system} | ${fmt(median(rates))} | ${fmt(Math.min(...rates))}-${fmt(Math.max(...rates))} | ${fmt(median(list.map((r) => r.walPerItem)))} |`,
+    );
   }
   const keel = [...bySystem.keys()].find((s) => s.startsWith('keel'));
   if (keel) {
     const k = bySystem.get(keel)!;
-    console.log(`\n${keel}: ${fmt(median(k.map((r) => r.statementsPerItem!)), 3)} statements/settlement and as many round trips (counted client-side: pg_stat_statements is not in shared_preload_libraries), ` +
-      `${fmt(median(k.map((r) => r.triggerCallsPerItem!)), 3)} settle.* trigger function calls/settlement (pg_stat_user_functions), ${fmt(median(k.map((r) => r.walPerItem)))} WAL bytes/settlement (${walSource})`);
-    for (const [label, other] of [['graphile-worker', 'graphile-worker'], ['pg-boss', 'pg-boss'], ['pgbench own shape', 'pgbench Keel own shape'], ['pgbench claim-and-delete', 'pgbench claim-100-and-delete']] as const) {
+    console.log(
+      `\n${keel}: ${fmt(median(k.map((r) => r.statementsPerItem!)), 3)} statements/settlement and as many round trips (counted client-side: pg_stat_statements is not in shared_preload_libraries), ` +
+        `${fmt(median(k.map((r) => r.triggerCallsPerItem!)), 3)} settle.* trigger function calls/settlement (pg_stat_user_functions), ${fmt(median(k.map((r) => r.walPerItem)))} WAL bytes/settlement (${walSource})`,
+    );
+    for (const [label, other] of [
+      ['graphile-worker', 'graphile-worker'],
+      ['pg-boss', 'pg-boss'],
+      ['pgbench own shape', 'pgbench Keel own shape'],
+      ['pgbench claim-and-delete', 'pgbench claim-100-and-delete'],
+    ] as const) {
       const theirs = medians.get(other);
       if (theirs) console.log(`Keel/${label}: ${fmt(medians.get(keel)! / theirs, 2)}x`);
     }

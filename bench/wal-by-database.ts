@@ -11,7 +11,12 @@ const RECORD = /^rmgr: \S+\s+len \(rec\/tot\):\s*\d+\/\s*(\d+), tx:\s*(\d+), lsn
  * transaction that did (its commit record, for one). Null when pg_waldump cannot read
  * the range (not run as root or postgres, or the segments were recycled).
  */
-export async function walBytesOfDatabase(walDir: string, oid: number, from: string, to: string): Promise<number | null> {
+export async function walBytesOfDatabase(
+  walDir: string,
+  oid: number,
+  from: string,
+  to: string,
+): Promise<number | null> {
   const binary = process.env.PG_WALDUMP ?? '/usr/lib/postgresql/15/bin/pg_waldump';
   const child = spawn(binary, ['-p', walDir, '-s', from, '-e', to], { stdio: ['ignore', 'pipe', 'ignore'] });
   const marker = `/${oid}/`;

@@ -17,7 +17,10 @@ const EMPTY = 'Enter your username and password.';
  * lib/auth/http-surface.ts), with a plain fetch rather than better-auth's client: the
  * page needs this one request, not the client's 13 kB gzip. Null when signed in.
  */
-async function signInWithPassword(username: string, password: string): Promise<{ status: number; code?: string; message?: string } | null> {
+async function signInWithPassword(
+  username: string,
+  password: string,
+): Promise<{ status: number; code?: string; message?: string } | null> {
   let response: Response;
   try {
     response = await fetch('/api/auth/sign-in/username', {
@@ -45,7 +48,13 @@ export interface SignInFormProps {
   breakGlassLink?: boolean;
 }
 
-export function SignInForm({ next, ssoName = null, ssoError = null, passwords = true, breakGlassLink = false }: SignInFormProps) {
+export function SignInForm({
+  next,
+  ssoName = null,
+  ssoError = null,
+  passwords = true,
+  breakGlassLink = false,
+}: SignInFormProps) {
   const router = useRouter();
   const [error, setError] = useState<string | null>(ssoError);
   const [pending, setPending] = useState(false);
@@ -95,7 +104,9 @@ export function SignInForm({ next, ssoName = null, ssoError = null, passwords = 
     const failure = await signInWithPassword(username, password);
     if (failure) {
       setPending(false);
-      refuse(failure.code === 'ACCOUNT_LOCKED' ? LOCKED : (MESSAGES[failure.status] ?? failure.message ?? 'Sign-in failed.'));
+      refuse(
+        failure.code === 'ACCOUNT_LOCKED' ? LOCKED : (MESSAGES[failure.status] ?? failure.message ?? 'Sign-in failed.'),
+      );
       return;
     }
     // Checked again here against this page's own origin: the prop came from the URL.
@@ -134,29 +145,36 @@ export function SignInForm({ next, ssoName = null, ssoError = null, passwords = 
   if (!passwords) return sso;
   return (
     <>
-    {sso}
-    <form onSubmit={onSubmit} className="mt-6 space-y-4" noValidate>
-      <div>
-        <label htmlFor="username" className="block text-sm font-medium">
-          Username
-        </label>
-        <input id="username" name="username" autoComplete="username" required className={field} />
-      </div>
-      <div>
-        <label htmlFor="password" className="block text-sm font-medium">
-          Password
-        </label>
-        <input id="password" name="password" type="password" autoComplete="current-password" required className={field} />
-      </div>
-      {alert}
-      <button
-        type="submit"
-        disabled={pending}
-        className="w-full rounded-md bg-sky-700 px-3 py-2 text-sm font-medium text-white hover:bg-sky-800 disabled:opacity-60"
-      >
-        {pending ? 'Signing in…' : 'Sign in'}
-      </button>
-    </form>
+      {sso}
+      <form onSubmit={onSubmit} className="mt-6 space-y-4" noValidate>
+        <div>
+          <label htmlFor="username" className="block text-sm font-medium">
+            Username
+          </label>
+          <input id="username" name="username" autoComplete="username" required className={field} />
+        </div>
+        <div>
+          <label htmlFor="password" className="block text-sm font-medium">
+            Password
+          </label>
+          <input
+            id="password"
+            name="password"
+            type="password"
+            autoComplete="current-password"
+            required
+            className={field}
+          />
+        </div>
+        {alert}
+        <button
+          type="submit"
+          disabled={pending}
+          className="w-full rounded-md bg-sky-700 px-3 py-2 text-sm font-medium text-white hover:bg-sky-800 disabled:opacity-60"
+        >
+          {pending ? 'Signing in…' : 'Sign in'}
+        </button>
+      </form>
     </>
   );
 }

@@ -9,6 +9,7 @@ export function ThemeToggle() {
   const toggle = () => {
     const next = !document.documentElement.classList.contains('dark');
     document.documentElement.classList.toggle('dark', next);
+    // biome-ignore lint/suspicious/noDocumentCookie: one lax, non-secret preference cookie read by the server
     document.cookie = `keel-theme=${next ? 'dark' : 'light'}; path=/; max-age=31536000; samesite=lax`;
     setDark(next);
   };

@@ -8,7 +8,9 @@ const db = specDatabase(test);
 
 const pageAs = signedInPages(test);
 
-test('an approver proposes abandoning a FAILED execution, approver2 confirms, and the execution shows ABANDONED', async ({ browser }) => {
+test('an approver proposes abandoning a FAILED execution, approver2 confirms, and the execution shows ABANDONED', async ({
+  browser,
+}) => {
   const { rows } = await db.query<{ id: string; version: string }>(
     `select e.id, e.version from oxide_batch.ob_job_execution e
      where e.status = 'FAILED'
@@ -21,7 +23,10 @@ test('an approver proposes abandoning a FAILED execution, approver2 confirms, an
   const approver = await pageAs(browser, 'approver');
   await approver.goto(`/executions/${executionId}`);
   await approver.getByRole('button', { name: 'Propose abandon' }).click();
-  await approver.getByRole('alertdialog').getByLabel('Reason for the request').fill('Its input file was withdrawn; nobody will rerun it.');
+  await approver
+    .getByRole('alertdialog')
+    .getByLabel('Reason for the request')
+    .fill('Its input file was withdrawn; nobody will rerun it.');
   await approver.getByRole('alertdialog').getByRole('button', { name: 'Create abandon proposal' }).click();
   await expect(approver).toHaveURL(/\/recovery\/\d+$/);
   const proposalId = Number(new URL(approver.url()).pathname.split('/').pop());
@@ -44,7 +49,14 @@ test('an approver proposes abandoning a FAILED execution, approver2 confirms, an
   );
   // Keel wrote exactly one request (the demo seed's LAUNCH by the runtime CLI stays beside it).
   expect(request.rows).toEqual([
-    { action: 'ABANDON', authorization_class: 'DESTRUCTIVE', outcome_class: 'APPLIED', actor_ref: 'approver2', prior_status: 'FAILED', result_status: 'ABANDONED' },
+    {
+      action: 'ABANDON',
+      authorization_class: 'DESTRUCTIVE',
+      outcome_class: 'APPLIED',
+      actor_ref: 'approver2',
+      prior_status: 'FAILED',
+      result_status: 'ABANDONED',
+    },
   ]);
 });
 
@@ -62,9 +74,14 @@ test('an operator requests a stop: the dialog carries an operation id and the ve
   expect(operationId).toMatch(/^[0-9a-f-]{36}$/);
   await dialog.getByRole('button', { name: 'Request stop' }).click();
   await expect(toast(operator)).toContainText('Stop requested');
-  const after = await db.query(`select version, stop_requested_by from oxide_batch.ob_job_execution where id = $1`, [executionId]);
+  const after = await db.query(`select version, stop_requested_by from oxide_batch.ob_job_execution where id = $1`, [
+    executionId,
+  ]);
   expect(Number(after.rows[0].version)).toBe(Number(rows[0]!.version));
   expect(after.rows[0].stop_requested_by).toBe('operator');
-  const requests = await db.query(`select operation_id from oxide_batch.ob_operator_request where job_execution_id = $1 and action = 'STOP'`, [executionId]);
+  const requests = await db.query(
+    `select operation_id from oxide_batch.ob_operator_request where job_execution_id = $1 and action = 'STOP'`,
+    [executionId],
+  );
   expect(requests.rows).toEqual([{ operation_id: `keel-stop-${operationId}` }]);
 });

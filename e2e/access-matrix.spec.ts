@@ -18,8 +18,6 @@ import {
   serverActions,
   signedInContext,
   type CaseResult,
-  type Identity,
-  type Picture,
 } from './support/access';
 import { e2eDatabase } from './support/database';
 import { ACTIONS, actionPermission, NO_ID, PAGES, renderAccessTable, ROUTES } from './support/entries';
@@ -40,7 +38,14 @@ test.describe.configure({ timeout: 420_000 });
  * The tables the /api/auth surface can write: better-auth's (lib/auth/auth.ts) besides its
  * rate-limit counters, and the per-account lockout's failure count, which a wrong password moves.
  */
-const AUTH_TABLES = ['keel.user', 'keel.session', 'keel.account', 'keel.verification', 'keel.sign_in_lockout', 'keel.audit_event'];
+const AUTH_TABLES = [
+  'keel.user',
+  'keel.session',
+  'keel.account',
+  'keel.verification',
+  'keel.sign_in_lockout',
+  'keel.audit_event',
+];
 
 /**
  * The only better-auth endpoints the console uses (issue 9, item 1), and the SSO start and
@@ -54,19 +59,39 @@ const AUTH_ALLOWED = new Set<string>([...AUTH_HTTP_ENDPOINTS, ...SSO_HTTP_ENDPOI
  * ones issue 9 reproduced, so that unmounting a plugin cannot drop them from the matrix.
  */
 function authEndpoints(): string[] {
-  const auth = createAuth({} as never, { secret: 'access-matrix-enumeration-only-0123456789', port: 3000, trustedProxies: [], signInPerMinute: 10 } as never);
+  const auth = createAuth(
+    {} as never,
+    {
+      secret: 'access-matrix-enumeration-only-0123456789',
+      port: 3000,
+      trustedProxies: [],
+      signInPerMinute: 10,
+    } as never,
+  );
   const found = new Set<string>();
-  for (const endpoint of Object.values(auth.api as Record<string, { path?: string; options?: { method?: string | string[] } }>)) {
+  for (const endpoint of Object.values(
+    auth.api as Record<string, { path?: string; options?: { method?: string | string[] } }>,
+  )) {
     if (!endpoint?.path) continue;
     const methods = endpoint.options?.method ?? 'GET';
-    for (const method of Array.isArray(methods) ? methods : [methods]) found.add(`${method === '*' ? 'GET' : method} ${endpoint.path}`);
+    for (const method of Array.isArray(methods) ? methods : [methods])
+      found.add(`${method === '*' ? 'GET' : method} ${endpoint.path}`);
   }
   for (const known of [
-    'POST /admin/impersonate-user', 'POST /admin/set-role', 'POST /admin/create-user', 'POST /admin/ban-user', 'POST /admin/set-user-password',
-    'POST /admin/revoke-user-sessions', 'POST /admin/update-user', 'POST /admin/remove-user', 'POST /update-user', 'POST /is-username-available',
+    'POST /admin/impersonate-user',
+    'POST /admin/set-role',
+    'POST /admin/create-user',
+    'POST /admin/ban-user',
+    'POST /admin/set-user-password',
+    'POST /admin/revoke-user-sessions',
+    'POST /admin/update-user',
+    'POST /admin/remove-user',
+    'POST /update-user',
+    'POST /is-username-available',
     'GET /list-sessions',
     ...SSO_HTTP_ENDPOINTS,
-  ]) found.add(known);
+  ])
+    found.add(known);
   return [...found].sort();
 }
 
@@ -81,7 +106,8 @@ test.beforeAll(async () => {
   watch = new DatabaseWatch(db);
   await watch.init();
   for (const spec of [...Object.values(PAGES), ...Object.values(ROUTES)]) {
-    if (spec.sample && !samples.has(spec.sample)) samples.set(spec.sample, (await db.query<{ v: string | null }>(spec.sample)).rows[0]?.v ?? null);
+    if (spec.sample && !samples.has(spec.sample))
+      samples.set(spec.sample, (await db.query<{ v: string | null }>(spec.sample)).rows[0]?.v ?? null);
   }
 });
 
@@ -91,14 +117,19 @@ test.afterAll(async () => {
 
 /** The URL to call for a route pattern, and whether its dynamic segment names a row that exists. */
 function concrete(pattern: string, sample?: string, query?: string): { url: string; exists: boolean } {
-  const value = sample ? samples.get(sample) ?? null : null;
-  const url = pattern.replace(/\[[^\]]+\]/g, () => encodeURIComponent(value ?? String(NO_ID))) + (query ? `?${query}` : '');
+  const value = sample ? (samples.get(sample) ?? null) : null;
+  const url =
+    pattern.replace(/\[[^\]]+\]/g, () => encodeURIComponent(value ?? String(NO_ID))) + (query ? `?${query}` : '');
   return { url, exists: !sample || value !== null };
 }
 
 /** Checks one case and records it; the failures are soft so one run reports every case. */
 function record(results: CaseResult[], result: Omit<CaseResult, 'pass'>, problems: string[]): void {
-  results.push({ ...result, pass: problems.length === 0, actual: problems.length ? `${result.actual} — ${problems.join('; ')}` : result.actual });
+  results.push({
+    ...result,
+    pass: problems.length === 0,
+    actual: problems.length ? `${result.actual} — ${problems.join('; ')}` : result.actual,
+  });
   expect.soft(problems, `${result.dimension} ${result.entry} as ${result.identity}`).toEqual([]);
 }
 
@@ -106,19 +137,34 @@ test('the matrix knows every server action, page and route handler the build and
   rmSync('.keel/reports/access-matrix', { recursive: true, force: true });
   const actions = serverActions();
   expect(actions.length).toBeGreaterThan(0);
-  expect(actions.map((a) => a.key).filter((k) => !(k in ACTIONS)), 'server actions with no row in the matrix').toEqual([]);
-  expect(appEntries('page').filter((p) => !(p in PAGES)), 'pages with no row in the matrix').toEqual([]);
-  expect(appEntries('route').filter((r) => !(r in ROUTES)), 'route handlers with no row in the matrix').toEqual([]);
+  expect(
+    actions.map((a) => a.key).filter((k) => !(k in ACTIONS)),
+    'server actions with no row in the matrix',
+  ).toEqual([]);
+  expect(
+    appEntries('page').filter((p) => !(p in PAGES)),
+    'pages with no row in the matrix',
+  ).toEqual([]);
+  expect(
+    appEntries('route').filter((r) => !(r in ROUTES)),
+    'route handlers with no row in the matrix',
+  ).toEqual([]);
   // Each action's wrapper names the action the matrix takes its permission from.
-  const declared = actions.filter((a) => ACTIONS[a.key]).map((a) => {
-    const source = readFileSync(a.key.split('#')[0]!, 'utf8');
-    const wrapped = new RegExp(`export const ${a.exportName} = action\\([\\s\\S]*?'([a-z_.]+)'`).exec(source);
-    return `${a.exportName}: ${wrapped?.[1] ?? 'no action() wrapper'}`;
-  });
-  expect(declared, 'the action name each export declares').toEqual(actions.filter((a) => ACTIONS[a.key]).map((a) => `${a.exportName}: ${ACTIONS[a.key]!.name}`));
+  const declared = actions
+    .filter((a) => ACTIONS[a.key])
+    .map((a) => {
+      const source = readFileSync(a.key.split('#')[0]!, 'utf8');
+      const wrapped = new RegExp(`export const ${a.exportName} = action\\([\\s\\S]*?'([a-z_.]+)'`).exec(source);
+      return `${a.exportName}: ${wrapped?.[1] ?? 'no action() wrapper'}`;
+    });
+  expect(declared, 'the action name each export declares').toEqual(
+    actions.filter((a) => ACTIONS[a.key]).map((a) => `${a.exportName}: ${ACTIONS[a.key]!.name}`),
+  );
   expect(authEndpoints().length).toBeGreaterThan(AUTH_ALLOWED.size);
   // docs/security.md's table is this one: regenerate it with renderAccessTable() when an entry changes.
-  expect(readFileSync('docs/security.md', 'utf8'), 'docs/security.md, "Who can reach what"').toContain(renderAccessTable());
+  expect(readFileSync('docs/security.md', 'utf8'), 'docs/security.md, "Who can reach what"').toContain(
+    renderAccessTable(),
+  );
 });
 
 test('server actions, called by every role and stranger', async () => {
@@ -131,40 +177,70 @@ test('server actions, called by every role and stranger', async () => {
         if (!spec) continue; // the inventory test names it
         const allowed = permits(actionPermission(spec), identity);
         // Signing out ends the session: an allowed sign-out gets a session of its own.
-        const own = allowed && action.exportName === 'signOut' && isRole(identity) ? await signedInContext(identity) : null;
+        const own =
+          allowed && action.exportName === 'signOut' && isRole(identity) ? await signedInContext(identity) : null;
         await caller.restoreExpired();
         const before = await watch.current();
         const answer = await callAction(own?.context ?? caller.context, action, [spec.input]);
         const after = await watch.current();
         const changed = DatabaseWatch.changed(before, after);
         const audit = await watch.auditSince(before);
-        const code = answer.result ? (answer.result.ok ? 'ok' : answer.result.code) : `HTTP ${answer.status}${answer.location ? ` -> ${answer.location}` : ''}`;
+        const code = answer.result
+          ? answer.result.ok
+            ? 'ok'
+            : answer.result.code
+          : `HTTP ${answer.status}${answer.location ? ` -> ${answer.location}` : ''}`;
         const problems: string[] = [];
         if (answer.status >= 500) problems.push(`HTTP ${answer.status}`);
         if (allowed) {
           if (!answer.result) problems.push('no action result');
-          else if (!answer.result.ok && ['FORBIDDEN', 'UNAUTHENTICATED', 'INTERNAL'].includes(answer.result.code ?? '')) problems.push(`refused ${answer.result.code}`);
+          else if (!answer.result.ok && ['FORBIDDEN', 'UNAUTHENTICATED', 'INTERNAL'].includes(answer.result.code ?? ''))
+            problems.push(`refused ${answer.result.code}`);
           if (own) {
             const live = await db.query('select 1 from keel.session where token = $1', [own.token]);
             if (live.rowCount) problems.push('the session outlived sign-out');
             if (changed.some((t) => t !== 'keel.session')) problems.push(`changed ${changed.join(', ')}`);
             await own.context.dispose();
           } else if (changed.length) problems.push(`changed ${changed.join(', ')}`);
-          if (audit.some((row) => row.code === 'FORBIDDEN' || row.actor_login !== identity)) problems.push(`audit ${JSON.stringify(audit)}`);
+          if (audit.some((row) => row.code === 'FORBIDDEN' || row.actor_login !== identity))
+            problems.push(`audit ${JSON.stringify(audit)}`);
         } else if (isRole(identity)) {
           if (answer.result?.code !== 'FORBIDDEN') problems.push(`expected FORBIDDEN, got ${code}`);
           if (changed.length) problems.push(`changed ${changed.join(', ')}`);
           const [row, ...extra] = audit;
-          if (!row || extra.length || row.outcome !== 'REFUSED' || row.code !== 'FORBIDDEN' || row.actor_login !== identity || !row.request_id) {
-            problems.push(`expected exactly one REFUSED FORBIDDEN audit row by ${identity} with a request id, got ${JSON.stringify(audit)}`);
+          if (
+            !row ||
+            extra.length ||
+            row.outcome !== 'REFUSED' ||
+            row.code !== 'FORBIDDEN' ||
+            row.actor_login !== identity ||
+            !row.request_id
+          ) {
+            problems.push(
+              `expected exactly one REFUSED FORBIDDEN audit row by ${identity} with a request id, got ${JSON.stringify(audit)}`,
+            );
           }
         } else {
-          const toSignIn = answer.status >= 300 && answer.status < 400 && new URL(answer.location ?? '/', baseUrl()).pathname === '/sign-in';
-          if (!(toSignIn || answer.status === 401 || answer.result?.code === 'UNAUTHENTICATED')) problems.push(`expected UNAUTHENTICATED, got ${code}`);
+          const toSignIn =
+            answer.status >= 300 &&
+            answer.status < 400 &&
+            new URL(answer.location ?? '/', baseUrl()).pathname === '/sign-in';
+          if (!(toSignIn || answer.status === 401 || answer.result?.code === 'UNAUTHENTICATED'))
+            problems.push(`expected UNAUTHENTICATED, got ${code}`);
           if (changed.length) problems.push(`changed ${changed.join(', ')}`);
           if (audit.length) problems.push(`audit ${JSON.stringify(audit)}`);
         }
-        record(results, { dimension: 'server action', identity, entry: action.exportName, expected: allowed ? 'allowed' : 'refused', actual: code ?? '?' }, problems);
+        record(
+          results,
+          {
+            dimension: 'server action',
+            identity,
+            entry: action.exportName,
+            expected: allowed ? 'allowed' : 'refused',
+            actual: code ?? '?',
+          },
+          problems,
+        );
       }
     } finally {
       saveResults('access-matrix', `actions ${identity}`, results);
@@ -194,13 +270,17 @@ test('pages and route handlers, requested by every role and stranger', async () 
         if (pattern === '/api/events') {
           // An event stream never ends: read the status, then hang up.
           const abort = new AbortController();
-          const response = await fetch(baseUrl() + url, { headers: { cookie: await cookieHeader(caller.context) }, redirect: 'manual', signal: abort.signal });
+          const response = await fetch(baseUrl() + url, {
+            headers: { cookie: await cookieHeader(caller.context) },
+            redirect: 'manual',
+            signal: abort.signal,
+          });
           status = response.status;
           abort.abort();
         } else {
           const response = await caller.context.get(url, { maxRedirects: 0, failOnStatusCode: false });
           status = response.status();
-          location = response.headers()['location'] ?? null;
+          location = response.headers().location ?? null;
           await response.body();
         }
         const after = await watch.current();
@@ -217,11 +297,16 @@ test('pages and route handlers, requested by every role and stranger', async () 
           if (status !== 403) problems.push('expected 403');
         } else {
           const toSignIn = status >= 300 && status < 400 && new URL(location ?? '/', baseUrl()).pathname === '/sign-in';
-          if (dimension === 'page' ? !toSignIn : status !== 401) problems.push(dimension === 'page' ? 'expected a redirect to /sign-in' : 'expected 401');
+          if (dimension === 'page' ? !toSignIn : status !== 401)
+            problems.push(dimension === 'page' ? 'expected a redirect to /sign-in' : 'expected 401');
         }
         if (changed.length) problems.push(`changed ${changed.join(', ')}`);
         if (audit.length) problems.push(`audit ${JSON.stringify(audit)}`);
-        record(results, { dimension, identity, entry: pattern, expected: allowed ? 'allowed' : 'refused', actual }, problems);
+        record(
+          results,
+          { dimension, identity, entry: pattern, expected: allowed ? 'allowed' : 'refused', actual },
+          problems,
+        );
       }
     } finally {
       saveResults('access-matrix', `pages ${identity}`, results);
@@ -242,7 +327,10 @@ test('better-auth endpoints, called by every role and stranger', async () => {
       for (const endpoint of authEndpoints()) {
         const [method, path] = endpoint.split(' ') as [string, string];
         const allowed = AUTH_ALLOWED.has(endpoint);
-        if (own && !(await db.query('select 1 from keel.session where token = $1 and expires_at > now()', [own.token])).rowCount) {
+        if (
+          own &&
+          !(await db.query('select 1 from keel.session where token = $1 and expires_at > now()', [own.token])).rowCount
+        ) {
           await own.context.dispose();
           own = await signedInContext(identity);
         }
@@ -253,8 +341,16 @@ test('better-auth endpoints, called by every role and stranger', async () => {
         const before = await watch.picture(AUTH_TABLES);
         const url = `/api/auth${path.replace(/:[a-zA-Z]+/g, 'access-matrix')}`;
         // A username of its own per identity, so the per-account lockout does not turn the answer into 429.
-        const body = path === '/sign-in/username' ? { username: `matrix_nobody_${IDENTITIES.indexOf(identity)}`, password: 'not-the-password' } : {};
-        const response = await context.fetch(url, { method, maxRedirects: 0, failOnStatusCode: false, ...(method === 'GET' ? {} : { data: body }) });
+        const body =
+          path === '/sign-in/username'
+            ? { username: `matrix_nobody_${IDENTITIES.indexOf(identity)}`, password: 'not-the-password' }
+            : {};
+        const response = await context.fetch(url, {
+          method,
+          maxRedirects: 0,
+          failOnStatusCode: false,
+          ...(method === 'GET' ? {} : { data: body }),
+        });
         const status = response.status();
         const text = await response.text();
         const after = await watch.picture(AUTH_TABLES);
@@ -269,13 +365,24 @@ test('better-auth endpoints, called by every role and stranger', async () => {
         } else if (endpoint === 'GET /get-session') {
           const session = JSON.parse(text || 'null') as { user?: { username?: string } } | null;
           if (status !== 200) problems.push('expected 200');
-          else if (isRole(identity) ? session?.user?.username !== identity : session !== null) problems.push(`session ${text.slice(0, 80)}`);
+          else if (isRole(identity) ? session?.user?.username !== identity : session !== null)
+            problems.push(`session ${text.slice(0, 80)}`);
           if (text.includes('"token"')) problems.push('the session token reached the response body');
           if (changed.length) problems.push(`changed ${changed.join(', ')}`);
         } else if (endpoint === 'POST /sign-in/username') {
           if (status !== 401 && status !== 429) problems.push('expected 401 (or 429 once locked) for an unknown user');
         } else if (status === 404) problems.push('an endpoint the console uses answered 404');
-        record(results, { dimension: 'better-auth endpoint', identity, entry: endpoint, expected: allowed ? 'allowed' : 'refused (404)', actual: `HTTP ${status}` }, problems);
+        record(
+          results,
+          {
+            dimension: 'better-auth endpoint',
+            identity,
+            entry: endpoint,
+            expected: allowed ? 'allowed' : 'refused (404)',
+            actual: `HTTP ${status}`,
+          },
+          problems,
+        );
       }
       const outside = DatabaseWatch.changed(start, await watch.current()).filter((t) => !AUTH_TABLES.includes(t));
       expect.soft(outside, 'tables outside better-auth changed by its endpoints').toEqual([]);
@@ -296,8 +403,11 @@ test('summary: cases per dimension', async () => {
     if (r.pass) d.passed += 1;
     byDimension.set(r.dimension, d);
   }
-  const lines = [...byDimension].map(([d, c]) => `${d}: ${c.cases} cases, ${c.passed} passed, ${c.cases - c.passed} failed`);
+  const lines = [...byDimension].map(
+    ([d, c]) => `${d}: ${c.cases} cases, ${c.passed} passed, ${c.cases - c.passed} failed`,
+  );
   console.log(`access matrix over ${IDENTITIES.length} identities\n${lines.join('\n')}`);
-  for (const r of results.filter((x) => !x.pass)) console.log(`  FAIL ${r.dimension} ${r.entry} as ${r.identity}: expected ${r.expected}, got ${r.actual}`);
+  for (const r of results.filter((x) => !x.pass))
+    console.log(`  FAIL ${r.dimension} ${r.entry} as ${r.identity}: expected ${r.expected}, got ${r.actual}`);
   expect(results.length).toBeGreaterThan(0);
 });

@@ -19,9 +19,16 @@ interface CapturedAction {
 const captured: Partial<Record<'create' | 'disable', CapturedAction>> = {};
 
 async function capture(page: Page, act: () => Promise<void>): Promise<CapturedAction> {
-  const [request] = await Promise.all([page.waitForRequest((r: Request) => r.method() === 'POST' && Boolean(r.headers()['next-action'])), act()]);
+  const [request] = await Promise.all([
+    page.waitForRequest((r: Request) => r.method() === 'POST' && Boolean(r.headers()['next-action'])),
+    act(),
+  ]);
   const headers = await request.allHeaders();
-  return { id: headers['next-action']!, contentType: headers['content-type'] ?? 'text/plain;charset=UTF-8', body: request.postData() ?? '' };
+  return {
+    id: headers['next-action']!,
+    contentType: headers['content-type'] ?? 'text/plain;charset=UTF-8',
+    body: request.postData() ?? '',
+  };
 }
 
 async function newSignedInPage(browser: Browser, username: string, password = DEMO_PASSWORD): Promise<Page> {
@@ -33,7 +40,10 @@ async function newSignedInPage(browser: Browser, username: string, password = DE
 
 const toast = (page: Page) => page.getByTestId('toast').first();
 
-test('an admin creates a user, changes their role and disables them, who is signed out at once', async ({ page, browser }) => {
+test('an admin creates a user, changes their role and disables them, who is signed out at once', async ({
+  page,
+  browser,
+}) => {
   await signIn(page, 'admin');
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Users' }).click();
   await expect(page.getByRole('heading', { level: 1, name: 'Users' })).toBeVisible();
@@ -96,11 +106,15 @@ test('an admin creates a user, changes their role and disables them, who is sign
   await expect(self).toContainText('You cannot disable yourself');
 });
 
-test('a non-admin has no Users page, and a forged user action is refused and changes nothing', async ({ page, baseURL }) => {
+test('a non-admin has no Users page, and a forged user action is refused and changes nothing', async ({
+  page,
+  baseURL,
+}) => {
   expect(captured.create && captured.disable).toBeTruthy();
   const db = await e2eDatabase();
   try {
-    const lastAuditId = async () => Number((await db.query(`select coalesce(max(id), 0) as n from keel.audit_event`)).rows[0].n);
+    const lastAuditId = async () =>
+      Number((await db.query(`select coalesce(max(id), 0) as n from keel.audit_event`)).rows[0].n);
     const before = await lastAuditId();
     await signIn(page, 'operator');
     await expect(page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Users' })).toHaveCount(0);
@@ -115,7 +129,12 @@ test('a non-admin has no Users page, and a forged user action is refused and cha
     // Replay the admin's own action requests with the operator's cookies.
     const replay = (action: CapturedAction, body: string) =>
       page.request.post('/users', {
-        headers: { 'next-action': action.id, 'content-type': action.contentType, accept: 'text/x-component', origin: baseURL! },
+        headers: {
+          'next-action': action.id,
+          'content-type': action.contentType,
+          accept: 'text/x-component',
+          origin: baseURL!,
+        },
         data: body,
       });
     const forgedCreate = await replay(captured.create!, captured.create!.body.replaceAll(NEW_USER, 'forged.e2e'));
@@ -127,27 +146,45 @@ test('a non-admin has no Users page, and a forged user action is refused and cha
     // The same calls from inside the operator's page, as a script on the page would make them.
     const fromPage = await page.evaluate(
       async ({ id, contentType, body }) => {
-        const response = await fetch('/users', { method: 'POST', headers: { 'next-action': id, 'content-type': contentType, accept: 'text/x-component' }, body });
+        const response = await fetch('/users', {
+          method: 'POST',
+          headers: { 'next-action': id, 'content-type': contentType, accept: 'text/x-component' },
+          body,
+        });
         return response.text();
       },
       { ...captured.disable!, body: captured.disable!.body.replaceAll(NEW_USER, 'approver') },
     );
     expect(fromPage).toContain('FORBIDDEN');
 
-    expect((await db.query(`select count(*)::int as n from keel.user where username = 'forged.e2e'`)).rows[0].n).toBe(0);
-    expect((await db.query(`select username, banned from keel.user where username in ('admin', 'approver') order by username`)).rows).toEqual([
+    expect((await db.query(`select count(*)::int as n from keel.user where username = 'forged.e2e'`)).rows[0].n).toBe(
+      0,
+    );
+    expect(
+      (
+        await db.query(
+          `select username, banned from keel.user where username in ('admin', 'approver') order by username`,
+        )
+      ).rows,
+    ).toEqual([
       { username: 'admin', banned: false },
       { username: 'approver', banned: false },
     ]);
     // Each forged call is audited as a refusal, and nothing was applied.
-    const since = await db.query(`select actor_login, outcome, code from keel.audit_event where id > $1 order by id`, [before]);
-    expect(since.rows).toEqual(Array.from({ length: 3 }, () => ({ actor_login: 'operator', outcome: 'REFUSED', code: 'FORBIDDEN' })));
+    const since = await db.query(`select actor_login, outcome, code from keel.audit_event where id > $1 order by id`, [
+      before,
+    ]);
+    expect(since.rows).toEqual(
+      Array.from({ length: 3 }, () => ({ actor_login: 'operator', outcome: 'REFUSED', code: 'FORBIDDEN' })),
+    );
   } finally {
     await db.end();
   }
 });
 
-test('the audit page lists those actions with actor and outcome to an admin, and its CSV export holds the same rows; a viewer finds none', async ({ page }) => {
+test('the audit page lists those actions with actor and outcome to an admin, and its CSV export holds the same rows; a viewer finds none', async ({
+  page,
+}) => {
   await signIn(page, 'admin');
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Audit' }).click();
   await page.getByLabel('Actor').fill('admin');
@@ -161,7 +198,10 @@ test('the audit page lists those actions with actor and outcome to an admin, and
   await expect(rows).toHaveCount(4);
   await expect(page.getByTestId('audit-count')).toContainText('4 events match');
   // Newest first: the refused duplicate, the disable, the role change, the creation.
-  const cells = async () => rows.evaluateAll((trs) => trs.map((tr) => Array.from(tr.querySelectorAll('td'), (td) => td.textContent?.trim() ?? '')));
+  const cells = async () =>
+    rows.evaluateAll((trs) =>
+      trs.map((tr) => Array.from(tr.querySelectorAll('td'), (td) => td.textContent?.trim() ?? '')),
+    );
   const shown = await cells();
   expect(shown.map((c) => [c[1], c[2], c[3], c[7]])).toEqual([
     ['admin', 'admin', 'user.create', 'REFUSEDUSER_EXISTS'],
@@ -173,7 +213,10 @@ test('the audit page lists those actions with actor and outcome to an admin, and
   // The change column: what each change changed, old and new.
   expect(shown.map((c) => c[5])).toEqual(['—', 'disabled: false → true', 'role: viewer → operator', '—']);
   // The target links to the user's row on the users page.
-  await expect(rows.nth(2).getByRole('link', { name: `user ${NEW_USER}` })).toHaveAttribute('href', `/users#user-${NEW_USER}`);
+  await expect(rows.nth(2).getByRole('link', { name: `user ${NEW_USER}` })).toHaveAttribute(
+    'href',
+    `/users#user-${NEW_USER}`,
+  );
   expect(shown[0]![0]).toMatch(/ago|just now/);
   expect(shown[0]![0]).toMatch(/\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC/);
 
@@ -182,10 +225,15 @@ test('the audit page lists those actions with actor and outcome to an admin, and
   await expect(rows).toHaveCount(4);
   await expect(page.getByLabel('Target id')).toHaveValue(NEW_USER);
 
-  const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Export CSV (filtered)' }).click()]);
+  const [download] = await Promise.all([
+    page.waitForEvent('download'),
+    page.getByRole('link', { name: 'Export CSV (filtered)' }).click(),
+  ]);
   const csv = await readFile((await download.path())!, 'utf8');
   const lines = csv.trimEnd().split('\r\n');
-  expect(lines[0]).toBe('id,at_utc,actor,role,action,target_kind,target_id,reason,outcome,code,digest,operation_id,request_id,change,before,after');
+  expect(lines[0]).toBe(
+    'id,at_utc,actor,role,action,target_kind,target_id,reason,outcome,code,digest,operation_id,request_id,change,before,after',
+  );
   // The role change's line ends with the change and the before and after values as JSON.
   expect(lines[3]).toMatch(/,role: viewer → operator,"\{""role"":""viewer""\}","\{""role"":""operator""\}"$/);
   const exported = lines.slice(1).map((l) => l.split(','));
@@ -221,8 +269,14 @@ test('the audit page lists those actions with actor and outcome to an admin, and
   const asked = await page.request.get(`/api/audit?targetKind=user&targetId=${NEW_USER}`);
   expect(asked.status()).toBe(200);
   expect(await asked.json()).toMatchObject({ rows: [], count: { value: 0, capped: false } });
-  const newest = (await (await page.request.get('/api/audit')).json()) as { rows: { action: string; targetKind: string }[] };
-  expect(newest.rows.filter((r) => ['user', 'sso_subject', 'sso_provider'].includes(r.targetKind) || r.action.startsWith('auth.'))).toEqual([]);
+  const newest = (await (await page.request.get('/api/audit')).json()) as {
+    rows: { action: string; targetKind: string }[];
+  };
+  expect(
+    newest.rows.filter(
+      (r) => ['user', 'sso_subject', 'sso_provider'].includes(r.targetKind) || r.action.startsWith('auth.'),
+    ),
+  ).toEqual([]);
   const viewerCsv = await (await page.request.get('/api/audit/export?targetKind=user')).text();
   expect(viewerCsv.trimEnd().split('\r\n')).toHaveLength(1);
 });

@@ -9,7 +9,9 @@ import { signIn } from './support/session';
  * the runtime's executions through the database (heartbeats that reorder the list and
  * make the console's live events fire), as the runtime does while people navigate.
  */
-test('Back and Forward on a filtered list keep the URL, the filter control and the rows equal (10 tries while rows are written)', async ({ page }) => {
+test('Back and Forward on a filtered list keep the URL, the filter control and the rows equal (10 tries while rows are written)', async ({
+  page,
+}) => {
   const db = await e2eDatabase();
   try {
     const { rows } = await db.query<{ status: string }>(

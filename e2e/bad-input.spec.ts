@@ -75,7 +75,13 @@ const DYNAMIC = [
 ];
 
 /** Pages that show their invalid-filter state for a NUL filter (the audit view names the field client-side). */
-const FILTER_PAGES = ['/executions?job=a%00b', '/retry-keys?cursor=a%00b', '/settlements?q=a%00b', '/settlements/dead-letters?q=a%00b', '/settlements/bulk?cursor=a%00b'];
+const FILTER_PAGES = [
+  '/executions?job=a%00b',
+  '/retry-keys?cursor=a%00b',
+  '/settlements?q=a%00b',
+  '/settlements/dead-letters?q=a%00b',
+  '/settlements/bulk?cursor=a%00b',
+];
 
 async function probe(request: APIRequestContext, url: string): Promise<number> {
   const response = await request.get(url, { maxRedirects: 0 });
@@ -107,7 +113,9 @@ test('every API route and page answers hostile query values and path segments wi
       if (![400, 404].includes(status)) failures.push(`${status} ${prefix}<${name}>`);
     }
   }
-  console.log(`bad-input: ${probes} probes over ${Object.keys(QUERIES).length} query targets and ${DYNAMIC.length} dynamic routes; failures: ${failures.length}`);
+  console.log(
+    `bad-input: ${probes} probes over ${Object.keys(QUERIES).length} query targets and ${DYNAMIC.length} dynamic routes; failures: ${failures.length}`,
+  );
   expect(failures).toEqual([]);
 });
 
@@ -142,7 +150,9 @@ test('the audit export with a NUL filter answers 400 before any CSV is streamed'
   expect((await fine.text()).split('\n')[0]).toContain('request_id');
 });
 
-test('pages show their invalid-filter state for a NUL filter, and not-found or 400 for a bad segment', async ({ page }) => {
+test('pages show their invalid-filter state for a NUL filter, and not-found or 400 for a bad segment', async ({
+  page,
+}) => {
   await signIn(page, 'viewer');
   for (const url of FILTER_PAGES) {
     const response = await page.goto(url);
@@ -160,7 +170,9 @@ test('pages show their invalid-filter state for a NUL filter, and not-found or 4
 
 test('a server action posted from a foreign Origin answers 403', async ({ page, baseURL }) => {
   await signIn(page, 'admin');
-  const manifest = JSON.parse(readFileSync('.next/server/server-reference-manifest.json', 'utf8')) as { node: Record<string, { exportedName?: string }> };
+  const manifest = JSON.parse(readFileSync('.next/server/server-reference-manifest.json', 'utf8')) as {
+    node: Record<string, { exportedName?: string }>;
+  };
   const id = Object.entries(manifest.node).find(([, entry]) => entry.exportedName === 'createUserAction')?.[0];
   expect(id).toBeTruthy();
   const post = (origin: string) =>
@@ -170,7 +182,12 @@ test('a server action posted from a foreign Origin answers 403', async ({ page, 
     });
   // Scheme, host and port are compared exactly: the console's own host on another scheme or port is foreign too.
   const port = Number(new URL(baseURL!).port);
-  for (const origin of ['http://evil.example', 'null', baseURL!.replace('http:', 'https:'), baseURL!.replace(String(port), String(port + 1))]) {
+  for (const origin of [
+    'http://evil.example',
+    'null',
+    baseURL!.replace('http:', 'https:'),
+    baseURL!.replace(String(port), String(port + 1)),
+  ]) {
     const response = await post(origin);
     expect(response.status(), origin).toBe(403);
     expect(await response.json()).toMatchObject({ code: 'FORBIDDEN' });
@@ -183,28 +200,58 @@ test('a server action posted from a foreign Origin answers 403', async ({ page, 
   }
 });
 
-test('a NUL note sent straight to a server action is INVALID_INPUT, audited with a request id, and changes nothing', async ({ page, baseURL }) => {
+test('a NUL note sent straight to a server action is INVALID_INPUT, audited with a request id, and changes nothing', async ({
+  page,
+  baseURL,
+}) => {
   const db = await e2eDatabase();
   try {
-    const receiptId = (await db.query(`select receipt_id from settle.dead_letters order by receipt_id limit 1`)).rows[0]?.receipt_id as string;
+    const receiptId = (await db.query(`select receipt_id from settle.dead_letters order by receipt_id limit 1`)).rows[0]
+      ?.receipt_id as string;
     expect(receiptId).toBeTruthy();
     const lastAudit = Number((await db.query(`select coalesce(max(id), 0)::int as n from keel.audit_event`)).rows[0].n);
-    const manifest = JSON.parse(readFileSync('.next/server/server-reference-manifest.json', 'utf8')) as { node: Record<string, { exportedName?: string }> };
+    const manifest = JSON.parse(readFileSync('.next/server/server-reference-manifest.json', 'utf8')) as {
+      node: Record<string, { exportedName?: string }>;
+    };
     const id = Object.entries(manifest.node).find(([, entry]) => entry.exportedName === 'replayDeadLetterAction')?.[0];
     expect(id).toBeTruthy();
     await signIn(page, 'support');
     const response = await page.request.post('/settlements/dead-letters', {
-      headers: { 'next-action': id!, 'content-type': 'text/plain;charset=UTF-8', accept: 'text/x-component', origin: baseURL! },
+      headers: {
+        'next-action': id!,
+        'content-type': 'text/plain;charset=UTF-8',
+        accept: 'text/x-component',
+        origin: baseURL!,
+      },
       data: JSON.stringify([{ receiptId, note: 'ledger\u0000back', operationId: 'e2e-nul-note' }]),
     });
     expect(response.status()).toBe(200);
     const text = await response.text();
     expect(text).toContain('INVALID_INPUT');
     expect(text).not.toContain('INTERNAL');
-    expect((await db.query(`select count(*)::int as n from settle.dead_letters where receipt_id = $1`, [receiptId])).rows[0].n).toBe(1);
-    expect((await db.query(`select count(*)::int as n from keel.settlement_replay where operation_id = 'e2e-nul-note'`)).rows[0].n).toBe(0);
-    const rows = (await db.query(`select action, outcome, code, reason, request_id from keel.audit_event where id > $1 order by id`, [lastAudit])).rows;
-    expect(rows).toEqual([{ action: 'settlement.replay', outcome: 'REFUSED', code: 'INVALID_INPUT', reason: 'Invalid input: note.', request_id: expect.stringMatching(/^[0-9a-f-]{36}$/) }]);
+    expect(
+      (await db.query(`select count(*)::int as n from settle.dead_letters where receipt_id = $1`, [receiptId])).rows[0]
+        .n,
+    ).toBe(1);
+    expect(
+      (await db.query(`select count(*)::int as n from keel.settlement_replay where operation_id = 'e2e-nul-note'`))
+        .rows[0].n,
+    ).toBe(0);
+    const rows = (
+      await db.query(
+        `select action, outcome, code, reason, request_id from keel.audit_event where id > $1 order by id`,
+        [lastAudit],
+      )
+    ).rows;
+    expect(rows).toEqual([
+      {
+        action: 'settlement.replay',
+        outcome: 'REFUSED',
+        code: 'INVALID_INPUT',
+        reason: 'Invalid input: note.',
+        request_id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      },
+    ]);
   } finally {
     await db.end();
   }
@@ -238,7 +285,9 @@ test('a disabled user’s open tab gets no data on client navigation', async ({ 
 test('every audit row written so far carries a request id', async () => {
   const db = await e2eDatabase();
   try {
-    const { rows } = await db.query(`select count(*)::int as total, count(*) filter (where request_id is null)::int as missing from keel.audit_event`);
+    const { rows } = await db.query(
+      `select count(*)::int as total, count(*) filter (where request_id is null)::int as missing from keel.audit_event`,
+    );
     expect(rows[0].total).toBeGreaterThan(0);
     expect(rows[0].missing).toBe(0);
   } finally {

@@ -24,13 +24,17 @@ const attempt = async (receipt: string) =>
     )
   ).rows[0];
 
-test('support ticks three retries, previews, one changes before the start, and each gets its own result', async ({ page }) => {
+test('support ticks three retries, previews, one changes before the start, and each gets its own result', async ({
+  page,
+}) => {
   await signIn(page, 'support');
   await page.goto('/settlements?state=retry_scheduled');
   const table = page.getByRole('table', { name: 'Settlement queue' });
   const boxes = table.getByRole('checkbox', { name: /^Select / });
   await expect(boxes.first()).toBeVisible();
-  const names = await boxes.evaluateAll((inputs) => inputs.map((i) => i.getAttribute('aria-label')!.replace(/^Select /, '')));
+  const names = await boxes.evaluateAll((inputs) =>
+    inputs.map((i) => i.getAttribute('aria-label')!.replace(/^Select /, '')),
+  );
   // The first rows are the soonest due: the three, and every other retry with them, move an hour out together
   // (row versions kept), so none turns due mid-test and the due order the live list refreshes in stays as shown.
   const receipts = names.slice(0, 3);
@@ -65,16 +69,25 @@ test('support ticks three retries, previews, one changes before the start, and e
   await expect(counts.getByRole('button', { name: /^requeued/ })).toContainText('2');
   await expect(counts.getByRole('button', { name: /^changed_since_preview/ })).toContainText('1');
   const items = page.getByRole('table', { name: /^Items of bulk replay/ });
-  const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  await expect(items.getByRole('row', { name: new RegExp(`${escape(receipts[1]!)}.*changed_since_preview`) })).toBeVisible();
-  for (const receipt of [receipts[0]!, receipts[2]!]) await expect(items.getByRole('row', { name: new RegExp(`${escape(receipt)}.*requeued`) })).toBeVisible();
+  const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  await expect(
+    items.getByRole('row', { name: new RegExp(`${escapeRegExp(receipts[1]!)}.*changed_since_preview`) }),
+  ).toBeVisible();
+  for (const receipt of [receipts[0]!, receipts[2]!])
+    await expect(items.getByRole('row', { name: new RegExp(`${escapeRegExp(receipt)}.*requeued`) })).toBeVisible();
 
   for (const i of [0, 2]) {
-    expect(await attempt(receipts[i]!)).toMatchObject({ v: before[i]!.v + 1, attempts: before[i]!.attempts, due: true });
+    expect(await attempt(receipts[i]!)).toMatchObject({
+      v: before[i]!.v + 1,
+      attempts: before[i]!.attempts,
+      due: true,
+    });
   }
   // Left alone: only the test's own bump, its visibility as it was.
   expect(await attempt(receipts[1]!)).toEqual({ ...before[1]!, v: before[1]!.v + 1 });
-  const audited = await db.query(`select target_id from keel.audit_event where action = 'settlement.requeue' and reason = 'ledger is back' order by target_id`);
+  const audited = await db.query(
+    `select target_id from keel.audit_event where action = 'settlement.requeue' and reason = 'ledger is back' order by target_id`,
+  );
   expect(audited.rows.map((r) => r.target_id)).toEqual([receipts[0], receipts[2]].sort());
 });
 

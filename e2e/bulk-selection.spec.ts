@@ -15,7 +15,9 @@ test('support ticks two dead letters and replays exactly those, with a result fo
   await signIn(page, 'support');
   await page.goto(`/settlements/dead-letters?reason=${reason}`);
   const table = page.getByRole('table', { name: 'Dead letters' });
-  const receipts = await table.locator('tbody tr[data-receipt]').evaluateAll((trs) => trs.slice(0, 2).map((tr) => tr.getAttribute('data-receipt')!));
+  const receipts = await table
+    .locator('tbody tr[data-receipt]')
+    .evaluateAll((trs) => trs.slice(0, 2).map((tr) => tr.getAttribute('data-receipt')!));
   expect(receipts).toHaveLength(2);
   for (const receipt of receipts) await table.getByRole('checkbox', { name: `Select ${receipt}` }).check();
   const selection = page.getByRole('group', { name: 'Selection' });
@@ -32,9 +34,14 @@ test('support ticks two dead letters and replays exactly those, with a result fo
   await expect(page).toHaveURL(/\/settlements\/bulk\/\d+$/);
   await expect(page.getByTestId('bulk-status')).toHaveText('COMPLETED', { timeout: 20_000 });
   await expect(page.getByTestId('bulk-counts').locator('[data-result="replayed"]')).toContainText('2');
-  const left = await db.query(`select count(*)::int as n from settle.dead_letters where receipt_id = any($1::text[])`, [receipts]);
+  const left = await db.query(`select count(*)::int as n from settle.dead_letters where receipt_id = any($1::text[])`, [
+    receipts,
+  ]);
   expect(left.rows[0].n).toBe(0);
-  const audited = await db.query(`select count(*)::int as n from keel.audit_event where action = 'settlement.replay' and target_id = any($1::text[])`, [receipts]);
+  const audited = await db.query(
+    `select count(*)::int as n from keel.audit_event where action = 'settlement.replay' and target_id = any($1::text[])`,
+    [receipts],
+  );
   expect(audited.rows[0].n).toBe(2);
 });
 
@@ -58,14 +65,19 @@ test('selecting the whole page offers every dead letter, and that selection is t
   await expect(selection.getByTestId('selection-count')).toHaveText('0 selected');
 });
 
-test('support ticks one dead letter and discards it through a frozen preview; its JSON stays in the audit log', async ({ page }) => {
+test('support ticks one dead letter and discards it through a frozen preview; its JSON stays in the audit log', async ({
+  page,
+}) => {
   const pick = await db.query<{ receipt_id: string; reason: string }>(
     `select receipt_id, reason from settle.dead_letters where reason <> 'rpc' order by recorded_at_ms, receipt_id limit 1`,
   );
   const { receipt_id: receipt, reason } = pick.rows[0]!;
   await signIn(page, 'support');
   await page.goto(`/settlements/dead-letters?q=${encodeURIComponent(receipt)}`);
-  await page.getByRole('table', { name: 'Dead letters' }).getByRole('checkbox', { name: `Select ${receipt}` }).check();
+  await page
+    .getByRole('table', { name: 'Dead letters' })
+    .getByRole('checkbox', { name: `Select ${receipt}` })
+    .check();
   await page.getByRole('group', { name: 'Selection' }).getByRole('button', { name: 'Discard selected…' }).click();
   const dialog = page.getByRole('alertdialog', { name: 'Bulk discard: preview' });
   await expect(dialog).toContainText('the 1 selected dead letter');
@@ -79,8 +91,13 @@ test('support ticks one dead letter and discards it through a frozen preview; it
   await expect(page.getByTestId('bulk-counts').locator('[data-result="discarded"]')).toContainText('1');
   const gone = await db.query(`select count(*)::int as n from settle.dead_letters where receipt_id = $1`, [receipt]);
   expect(gone.rows[0].n).toBe(0);
-  const replays = await db.query(`select count(*)::int as n from keel.settlement_replay where receipt_id = $1`, [receipt]);
+  const replays = await db.query(`select count(*)::int as n from keel.settlement_replay where receipt_id = $1`, [
+    receipt,
+  ]);
   expect(replays.rows[0].n).toBe(0);
-  const audit = await db.query(`select before->>'reason' as reason, before ? 'canonicalJson' as kept from keel.audit_event where action = 'settlement.discard' and target_id = $1`, [receipt]);
+  const audit = await db.query(
+    `select before->>'reason' as reason, before ? 'canonicalJson' as kept from keel.audit_event where action = 'settlement.discard' and target_id = $1`,
+    [receipt],
+  );
   expect(audit.rows).toEqual([{ reason, kept: true }]);
 });

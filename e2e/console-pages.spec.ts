@@ -7,7 +7,9 @@ test.use({ viewport: { width: 1440, height: 900 } });
 test.describe.configure({ mode: 'serial' });
 
 /** The pages operators and approvers work in, each checked with axe and captured in both themes. */
-async function pagesToCheck(page: Page): Promise<{ name: string; path: string; heading: string | RegExp; fullPage?: boolean }[]> {
+async function pagesToCheck(
+  page: Page,
+): Promise<{ name: string; path: string; heading: string | RegExp; fullPage?: boolean }[]> {
   const db = await e2eDatabase();
   try {
     // One with an operator history worth showing: its CLI launch and a refused request.
@@ -37,7 +39,9 @@ async function pagesToCheck(page: Page): Promise<{ name: string; path: string; h
   }
 }
 
-test('overview, executions, retry keys and recovery pages have no serious accessibility violations, light and dark', async ({ page }) => {
+test('overview, executions, retry keys and recovery pages have no serious accessibility violations, light and dark', async ({
+  page,
+}) => {
   test.setTimeout(180_000);
   await signIn(page, 'operator');
   const pages = await pagesToCheck(page);
@@ -52,22 +56,35 @@ test('overview, executions, retry keys and recovery pages have no serious access
   }
 });
 
-test('a proposal shows its evidence in words, with each marker, the digest to copy and the raw evidence one click away', async ({ page }) => {
+test('a proposal shows its evidence in words, with each marker, the digest to copy and the raw evidence one click away', async ({
+  page,
+}) => {
   await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
   await signIn(page, 'operator');
   const db = await e2eDatabase();
   let proposalId: number;
   try {
-    const { rows } = await db.query(`select id from keel.recovery_proposal where status = 'PENDING' and target_kind = 'batch' order by id desc limit 1`);
+    const { rows } = await db.query(
+      `select id from keel.recovery_proposal where status = 'PENDING' and target_kind = 'batch' order by id desc limit 1`,
+    );
     proposalId = Number(rows[0].id);
   } finally {
     await db.end();
   }
   await page.goto(`/recovery/${proposalId}`);
   const evidence = page.getByRole('region', { name: 'Evidence' });
-  await expect(evidence.getByRole('term')).toHaveText(['Last update', 'Inactive for', 'Server clock offset', 'Owner', 'Latest step', 'Execution']);
+  await expect(evidence.getByRole('term')).toHaveText([
+    'Last update',
+    'Inactive for',
+    'Server clock offset',
+    'Owner',
+    'Latest step',
+    'Execution',
+  ]);
   await expect(evidence.getByRole('definition').nth(0)).toContainText(/ago · \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC/);
-  await expect(evidence.getByRole('definition').nth(1)).toContainText(/^\d+ (d|h|min)( \d+ (h|min|s))?Stale means more than 15 min: above the threshold when read\.$/);
+  await expect(evidence.getByRole('definition').nth(1)).toContainText(
+    /^\d+ (d|h|min)( \d+ (h|min|s))?Stale means more than 15 min: above the threshold when read\.$/,
+  );
   await expect(evidence.getByRole('definition').nth(2)).toContainText(/^\d+ (ms|s).*The read took \d+ ms\.$/);
   await expect(evidence.getByRole('definition').nth(3)).toContainText(/^(Another process|Absent)/);
   await expect(evidence.getByRole('definition').nth(4)).toContainText(/#\d+ STARTED/);
@@ -90,7 +107,9 @@ test('a proposal shows its evidence in words, with each marker, the digest to co
   await expectNoSeriousViolations(page);
 });
 
-test('an execution shows the runtime operator history: actor, origin, outcome, rejection and digest', async ({ page }) => {
+test('an execution shows the runtime operator history: actor, origin, outcome, rejection and digest', async ({
+  page,
+}) => {
   await signIn(page, 'viewer');
   const db = await e2eDatabase();
   let executionId: number;
@@ -103,7 +122,17 @@ test('an execution shows the runtime operator history: actor, origin, outcome, r
   }
   await page.goto(`/executions/${executionId}`);
   const history = page.getByRole('table', { name: 'Operator requests' });
-  await expect(history.getByRole('columnheader')).toHaveText(['Requested', 'Action / class', 'Outcome', 'Actor', 'Origin', 'Observed version', 'Status', 'Reason', 'Digest']);
+  await expect(history.getByRole('columnheader')).toHaveText([
+    'Requested',
+    'Action / class',
+    'Outcome',
+    'Actor',
+    'Origin',
+    'Observed version',
+    'Status',
+    'Reason',
+    'Digest',
+  ]);
   // Newest first: the refused STOP came after the launch.
   await expect(history.getByRole('row').nth(1)).toContainText('STOPLIFECYCLE');
   await expect(history.getByRole('row').nth(1)).toContainText('REJECTEDOPTIMISTIC_CONFLICT');

@@ -30,7 +30,9 @@ async function pendingProposal(page: Page): Promise<string> {
   }
 }
 
-test('each confirmation on the proposal page is an alertdialog named by its own title, and reopens after Escape', async ({ browser }) => {
+test('each confirmation on the proposal page is an alertdialog named by its own title, and reopens after Escape', async ({
+  browser,
+}) => {
   const path = await pendingProposal(await pageAs(browser, 'operator'));
   const page = await pageAs(browser, 'admin');
   await page.goto(path);
@@ -45,7 +47,9 @@ test('each confirmation on the proposal page is an alertdialog named by its own 
     await opener.click();
     const dialog = page.getByRole('alertdialog', { name });
     await expect(dialog).toBeVisible();
-    await expect(dialog).toHaveAccessibleDescription(/nothing changes on the target|If the execution is still at version/);
+    await expect(dialog).toHaveAccessibleDescription(
+      /nothing changes on the target|If the execution is still at version/,
+    );
     await expect(page.getByRole('alertdialog')).toHaveCount(1);
     await page.keyboard.press('Escape');
     await expect(page.getByRole('alertdialog')).toHaveCount(0);
@@ -61,7 +65,10 @@ test('a toast closes after 6 s, but not while focus is inside it', async ({ page
   await page.goto('/audit');
   // The page's clock stands still from here; only runFor moves it.
   await page.clock.pauseAt((await page.evaluate(() => Date.now())) + 5_000);
-  await page.getByRole('button', { name: /^Copy digest / }).first().click();
+  await page
+    .getByRole('button', { name: /^Copy digest / })
+    .first()
+    .click();
   // The toast list loads with a page's first toast; the stopped clock moves in small steps until it shows.
   const toast = page.getByTestId('toast').first();
   await expect

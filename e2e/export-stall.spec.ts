@@ -1,7 +1,7 @@
 import http from 'node:http';
 import { expect, test } from '@playwright/test';
 import { e2eDatabase } from './support/database';
-import { DEMO_PASSWORD, sessionCookie, signIn } from './support/session';
+import { sessionCookie, signIn } from './support/session';
 
 const PORT = Number(process.env.KEEL_E2E_PORT ?? 3100);
 const ORIGIN = `http://localhost:${PORT}`;
@@ -51,9 +51,12 @@ async function timed<T>(work: () => Promise<T>): Promise<[T, number]> {
   return [value, performance.now() - started];
 }
 
-const quantile = (values: number[], q: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(q * values.length))]!;
+const quantile = (values: number[], q: number) =>
+  [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(q * values.length))]!;
 
-test('50 stalled CSV exports take no request connection: pages, the read API and health keep answering, and the exports are let go', async ({ page }) => {
+test('50 stalled CSV exports take no request connection: pages, the read API and health keep answering, and the exports are let go', async ({
+  page,
+}) => {
   test.setTimeout(300_000);
   const db = await e2eDatabase();
   try {
@@ -86,7 +89,9 @@ test('50 stalled CSV exports take no request connection: pages, the read API and
 
     // 50 downloads at once, spread over six users: each reads its first bytes, then stops.
     const stalledAt = performance.now();
-    const opened = await Promise.all(Array.from({ length: STALLED }, (_, i) => stalledExport(cookies.get(USERS[i % USERS.length]!)!)));
+    const opened = await Promise.all(
+      Array.from({ length: STALLED }, (_, i) => stalledExport(cookies.get(USERS[i % USERS.length]!)!)),
+    );
     const admitted = opened.filter((o) => o.status === 200);
     const refused = opened.filter((o) => o.status !== 200);
     expect(admitted).toHaveLength(EXPORT_SLOTS);
@@ -110,14 +115,21 @@ test('50 stalled CSV exports take no request connection: pages, the read API and
     const viewer = cookies.get('viewer')!;
     const apiMs: number[] = [];
     for (let i = 0; i < 10; i += 1) {
-      const [response, ms] = await timed(() => fetch(`${ORIGIN}/api/audit?outcome=APPLIED`, { headers: { cookie: viewer } }));
+      const [response, ms] = await timed(() =>
+        fetch(`${ORIGIN}/api/audit?outcome=APPLIED`, { headers: { cookie: viewer } }),
+      );
       expect(response.status).toBe(200);
       expect(((await response.json()) as { rows: unknown[] }).rows.length).toBeGreaterThan(0);
       apiMs.push(ms);
     }
     const pageMs: number[] = [];
     await signIn(page, 'operator');
-    for (const [path, heading] of [['/audit', 'Audit'], ['/executions', 'Executions'], ['/', 'Overview'], ['/settlements', 'Settlements']] as const) {
+    for (const [path, heading] of [
+      ['/audit', 'Audit'],
+      ['/executions', 'Executions'],
+      ['/', 'Overview'],
+      ['/settlements', 'Settlements'],
+    ] as const) {
       const [, ms] = await timed(async () => {
         const response = await page.goto(path);
         expect(response?.status()).toBe(200);

@@ -7,7 +7,9 @@ const db = specDatabase(test);
 
 const pageAs = signedInPages(test);
 
-test('an empty sign-in form says what is missing without a request; a wrong password moves focus to the message', async ({ page }) => {
+test('an empty sign-in form says what is missing without a request; a wrong password moves focus to the message', async ({
+  page,
+}) => {
   await page.goto('/sign-in');
   const signInRequests: string[] = [];
   page.on('request', (r) => {
@@ -31,7 +33,9 @@ test('an empty sign-in form says what is missing without a request; a wrong pass
   await expect(message).toBeFocused();
 });
 
-test('a demo stop asked through Keel has its audit event on the audit page, with the operation id of its runtime request', async ({ browser }) => {
+test('a demo stop asked through Keel has its audit event on the audit page, with the operation id of its runtime request', async ({
+  browser,
+}) => {
   const seeded = await db.query<{ job_execution_id: string; operation_id: string }>(
     `select job_execution_id, operation_id from oxide_batch.ob_operator_request
      where action = 'STOP' and operation_id like 'keel-stop-demo-%' order by id limit 1`,
@@ -45,7 +49,10 @@ test('a demo stop asked through Keel has its audit event on the audit page, with
   await expect(rows.first()).toContainText('operator');
   await expect(rows.first()).toContainText('execution.request_stop');
   await expect(rows.first()).toContainText('APPLIED');
-  const audited = await db.query(`select operation_id from keel.audit_event where action = 'execution.request_stop' and target_id = $1`, [executionId]);
+  const audited = await db.query(
+    `select operation_id from keel.audit_event where action = 'execution.request_stop' and target_id = $1`,
+    [executionId],
+  );
   expect(audited.rows).toEqual([{ operation_id: seeded.rows[0]!.operation_id.slice('keel-stop-'.length) }]);
 });
 
@@ -61,10 +68,15 @@ test('a refused stop closes its dialog and says why in a toast over the page as 
   const dialog = operator.getByRole('alertdialog', { name: `Request stop of execution ${executionId}` });
   await expect(dialog).toBeVisible();
   // Meanwhile the runtime lost track of it: UNKNOWN cannot be asked to stop.
-  await db.query(`update oxide_batch.ob_job_execution set status = 'UNKNOWN', version = version + 1, updated_at = clock_timestamp() where id = $1`, [executionId]);
+  await db.query(
+    `update oxide_batch.ob_job_execution set status = 'UNKNOWN', version = version + 1, updated_at = clock_timestamp() where id = $1`,
+    [executionId],
+  );
   await dialog.getByRole('button', { name: 'Request stop' }).click();
   await expect(dialog).toBeHidden();
   await expect(toast(operator)).toContainText('Refused: INVALID_STATE');
-  await expect(operator.getByRole('region', { name: 'Actions' }).getByRole('button', { name: 'Request stop' })).toHaveCount(0);
+  await expect(
+    operator.getByRole('region', { name: 'Actions' }).getByRole('button', { name: 'Request stop' }),
+  ).toHaveCount(0);
   await expect(operator.getByText('UNKNOWN').first()).toBeVisible();
 });

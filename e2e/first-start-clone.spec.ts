@@ -1,7 +1,17 @@
 import { expect, test } from '@playwright/test';
 import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  statSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { discardEmbeddedCluster, RELOCATION_ROOT } from '../lib/db/embedded';
@@ -39,10 +49,21 @@ test.beforeAll(() => {
 /** The files of the checkout a clone would have: git's tracked and new ones, or without git all but what it ignores. */
 function workingTreeFiles(): string[] {
   try {
-    const listed = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', '-z'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+    const listed = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', '-z'], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
     return listed.split('\0').filter((file) => file && existsSync(file));
   } catch {
-    const ignored = new Set(['.git', 'node_modules', '.next', '.keel', 'test-results', 'playwright-report', 'next-env.d.ts']);
+    const ignored = new Set([
+      '.git',
+      'node_modules',
+      '.next',
+      '.keel',
+      'test-results',
+      'playwright-report',
+      'next-env.d.ts',
+    ]);
     const walk = (folder: string): string[] =>
       readdirSync(folder, { withFileTypes: true })
         .filter((entry) => !ignored.has(entry.name) && !entry.name.endsWith('.tsbuildinfo'))
@@ -60,9 +81,14 @@ test.afterAll(async () => {
 
 test('a clone in a 0700 folder: `npm run build`, then `npm start` serves that build on the embedded PostgreSQL', async () => {
   test.setTimeout(900_000);
-  const build = spawn('npm', ['run', 'build'], { cwd: clone, env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const build = spawn('npm', ['run', 'build'], {
+    cwd: clone,
+    env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let buildOutput = '';
-  for (const stream of [build.stdout, build.stderr]) stream.on('data', (chunk: Buffer) => (buildOutput = `${buildOutput}${chunk.toString()}`.slice(-4000)));
+  for (const stream of [build.stdout, build.stderr])
+    stream.on('data', (chunk: Buffer) => (buildOutput = `${buildOutput}${chunk.toString()}`.slice(-4000)));
   const [buildCode] = await once(build, 'exit');
   expect(buildCode, buildOutput).toBe(0);
 
@@ -81,7 +107,9 @@ test('a clone in a 0700 folder: `npm run build`, then `npm start` serves that bu
     expect(readFileSync(`/proc/${postgres}/status`, 'utf8')).toMatch(new RegExp(`^Uid:\\s+${postgresUid}\\s`, 'm'));
     expect(realpathSync(`/proc/${postgres}/exe`).startsWith(`${RELOCATION_ROOT}/postgres-`)).toBe(true);
     expect(realpathSync(join(home, 'pg')).startsWith(`${RELOCATION_ROOT}/clusters/`)).toBe(true);
-    expect(npm.output()).toContain(`[keel] the postgres user cannot enter ${home}: the embedded cluster lives in ${RELOCATION_ROOT}/clusters/`);
+    expect(npm.output()).toContain(
+      `[keel] the postgres user cannot enter ${home}: the embedded cluster lives in ${RELOCATION_ROOT}/clusters/`,
+    );
   }
 
   const [launcher] = childPids(npm.process.pid!, '.');

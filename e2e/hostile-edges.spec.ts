@@ -1,6 +1,14 @@
 import http from 'node:http';
 import { expect, test } from '@playwright/test';
-import { appEntries, baseUrl, callAction, parseFlight, serverActions, signedInContext, type ServerActionEntry } from './support/access';
+import {
+  appEntries,
+  baseUrl,
+  callAction,
+  parseFlight,
+  serverActions,
+  signedInContext,
+  type ServerActionEntry,
+} from './support/access';
 import { specDatabase } from './support/database';
 import { DEMO_PASSWORD, sessionCookie } from './support/session';
 
@@ -21,9 +29,15 @@ const action = (name: string): ServerActionEntry => {
   return found;
 };
 
-const lastAuditId = async () => Number((await db.query(`select coalesce(max(id), 0)::int as n from keel.audit_event`)).rows[0].n);
+const lastAuditId = async () =>
+  Number((await db.query(`select coalesce(max(id), 0)::int as n from keel.audit_event`)).rows[0].n);
 const auditSince = async (id: number) =>
-  (await db.query(`select action, outcome, code, reason, actor_login from keel.audit_event where id > $1 order by id`, [id])).rows as {
+  (
+    await db.query(
+      `select action, outcome, code, reason, actor_login from keel.audit_event where id > $1 order by id`,
+      [id],
+    )
+  ).rows as {
     action: string;
     outcome: string;
     code: string | null;
@@ -47,7 +61,12 @@ test('a NUL or another control character in any sign-in field answers 400, never
 });
 
 /** A raw HTTP request, so nothing adds an Origin or a cookie the probe did not send. */
-function rawRequest(method: string, path: string, headers: Record<string, string | number>, body?: Buffer): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
+function rawRequest(
+  method: string,
+  path: string,
+  headers: Record<string, string | number>,
+  body?: Buffer,
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
   return new Promise((resolve, reject) => {
     const request = http.request(`${ORIGIN}${path}`, { method, headers, agent: false }, (response) => {
       let text = '';
@@ -56,7 +75,9 @@ function rawRequest(method: string, path: string, headers: Record<string, string
       response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: text }));
     });
     // The server may answer and close before the whole of a large body is sent.
-    request.on('error', (error: NodeJS.ErrnoException) => (error.code === 'EPIPE' || error.code === 'ECONNRESET' ? undefined : reject(error)));
+    request.on('error', (error: NodeJS.ErrnoException) =>
+      error.code === 'EPIPE' || error.code === 'ECONNRESET' ? undefined : reject(error),
+    );
     request.end(body);
   });
 }
@@ -76,7 +97,17 @@ test('a multipart post over 1 MB to any page, signed in or not, is refused as su
     ['/sign-in', { 'content-type': type, 'content-length': body.length, origin: ORIGIN }, 400],
     ['/settlements/dead-letters', { 'content-type': type, 'content-length': body.length, origin: ORIGIN, cookie }, 400],
     // Named as an action: too large to read at all.
-    ['/settlements/dead-letters', { 'content-type': type, 'content-length': body.length, origin: ORIGIN, cookie, 'next-action': action('previewBulkReplayAction').id }, 413],
+    [
+      '/settlements/dead-letters',
+      {
+        'content-type': type,
+        'content-length': body.length,
+        origin: ORIGIN,
+        cookie,
+        'next-action': action('previewBulkReplayAction').id,
+      },
+      413,
+    ],
   ];
   for (const [path, headers, status] of cases) {
     const answer = await rawRequest('POST', path, headers, body);
@@ -103,7 +134,8 @@ test('every method a route or page does not serve answers 405 with Allow, signed
         // A method Node's HTTP parser does not know (TRACK) is answered 400 by Node itself, before Keel sees it.
         if (!http.METHODS.includes(method)) {
           if (answer.status !== 400) failures.push(`${who}: ${answer.status}, not Node's 400`);
-        } else if (answer.status !== 405 || !/^(GET|HEAD|POST)(, (HEAD|POST))*$/.test(allow)) failures.push(`${who}: ${answer.status} Allow ${allow}`);
+        } else if (answer.status !== 405 || !/^(GET|HEAD|POST)(, (HEAD|POST))*$/.test(allow))
+          failures.push(`${who}: ${answer.status} Allow ${allow}`);
       }
     }
   }
@@ -130,7 +162,13 @@ test('a bulk preview whose filters are not a filter object is refused and freeze
       const answer = await callAction(context, preview, [{ filters, note: 'hostile preview' }]);
       expect(answer.result, JSON.stringify(filters)).toMatchObject({ ok: false, code: 'INVALID_INPUT' });
       expect(Number((await db.query(`select count(*)::int as n from keel.bulk_replay`)).rows[0].n)).toBe(jobs);
-      expect(await auditSince(since)).toEqual([expect.objectContaining({ action: 'settlement.bulk_replay.preview', outcome: 'REFUSED', code: 'INVALID_INPUT' })]);
+      expect(await auditSince(since)).toEqual([
+        expect.objectContaining({
+          action: 'settlement.bulk_replay.preview',
+          outcome: 'REFUSED',
+          code: 'INVALID_INPUT',
+        }),
+      ]);
     }
   } finally {
     await context.dispose();
@@ -141,21 +179,40 @@ test('an id is never read from a boolean: executionId true writes no stop reques
   const { context } = await signedInContext('operator');
   try {
     const stop = action('requestExecutionStop');
-    const requests = Number((await db.query(`select count(*)::int as n from oxide_batch.ob_operator_request`)).rows[0].n);
+    const requests = Number(
+      (await db.query(`select count(*)::int as n from oxide_batch.ob_operator_request`)).rows[0].n,
+    );
     for (const executionId of [true, false, '', ' 1', '1e0', 1.5]) {
-      const answer = await callAction(context, stop, [{ executionId, operationId: `keel-e2e-bool-${String(executionId).length}` }]);
+      const answer = await callAction(context, stop, [
+        { executionId, operationId: `keel-e2e-bool-${String(executionId).length}` },
+      ]);
       expect(answer.result, JSON.stringify(executionId)).toMatchObject({ ok: false, code: 'INVALID_INPUT' });
     }
-    expect(Number((await db.query(`select count(*)::int as n from oxide_batch.ob_operator_request`)).rows[0].n)).toBe(requests);
+    expect(Number((await db.query(`select count(*)::int as n from oxide_batch.ob_operator_request`)).rows[0].n)).toBe(
+      requests,
+    );
   } finally {
     await context.dispose();
   }
 });
 
 /** Posts a raw action body, as the probe did, and reads the answer. */
-async function rawAction(cookie: string, entry: ServerActionEntry, body: string | Buffer, contentType = 'text/plain;charset=UTF-8') {
-  const answer = await rawRequest('POST', entry.pagePath, { cookie, origin: ORIGIN, 'next-action': entry.id, 'content-type': contentType, accept: 'text/x-component' }, Buffer.from(body));
-  return { ...answer, result: answer.headers['content-type']?.includes('text/x-component') ? parseFlight(answer.body) : null };
+async function rawAction(
+  cookie: string,
+  entry: ServerActionEntry,
+  body: string | Buffer,
+  contentType = 'text/plain;charset=UTF-8',
+) {
+  const answer = await rawRequest(
+    'POST',
+    entry.pagePath,
+    { cookie, origin: ORIGIN, 'next-action': entry.id, 'content-type': contentType, accept: 'text/x-component' },
+    Buffer.from(body),
+  );
+  return {
+    ...answer,
+    result: answer.headers['content-type']?.includes('text/x-component') ? parseFlight(answer.body) : null,
+  };
 }
 
 /** Bodies Keel's clients never send: React's reference words, broken JSON, wrong shapes. */
@@ -197,16 +254,29 @@ test("malformed action bodies get Keel's typed refusal, each audited, never Next
     const answer = await rawAction(cookie, preview, body);
     const audit = await auditSince(since);
     const label = JSON.stringify(body.toString()).slice(0, 60);
-    if (answer.status !== 200 || answer.result?.code !== 'INVALID_INPUT') failures.push(`${label}: HTTP ${answer.status} ${answer.result?.code ?? answer.body.slice(0, 80)}`);
+    if (answer.status !== 200 || answer.result?.code !== 'INVALID_INPUT')
+      failures.push(`${label}: HTTP ${answer.status} ${answer.result?.code ?? answer.body.slice(0, 80)}`);
     if (/^\d+:E\{/m.test(answer.body)) failures.push(`${label}: Next.js error marker`);
-    if (audit.length !== 1 || audit[0]!.outcome !== 'REFUSED' || audit[0]!.code !== 'INVALID_INPUT') failures.push(`${label}: audit ${JSON.stringify(audit)}`);
+    if (audit.length !== 1 || audit[0]!.outcome !== 'REFUSED' || audit[0]!.code !== 'INVALID_INPUT')
+      failures.push(`${label}: audit ${JSON.stringify(audit)}`);
   }
   // A multipart form is not a body Keel sends either.
   const boundary = 'b';
   const since = await lastAuditId();
-  const form = await rawAction(cookie, preview, `--${boundary}\r\nContent-Disposition: form-data; name="0"\r\n\r\n[{"filters":{},"note":"n"}]\r\n--${boundary}--\r\n`, `multipart/form-data; boundary=${boundary}`);
+  const form = await rawAction(
+    cookie,
+    preview,
+    `--${boundary}\r\nContent-Disposition: form-data; name="0"\r\n\r\n[{"filters":{},"note":"n"}]\r\n--${boundary}--\r\n`,
+    `multipart/form-data; boundary=${boundary}`,
+  );
   expect(form.result).toMatchObject({ ok: false, code: 'INVALID_INPUT' });
-  expect(await auditSince(since)).toEqual([expect.objectContaining({ outcome: 'REFUSED', code: 'INVALID_INPUT', reason: expect.stringContaining('Malformed action body') })]);
+  expect(await auditSince(since)).toEqual([
+    expect.objectContaining({
+      outcome: 'REFUSED',
+      code: 'INVALID_INPUT',
+      reason: expect.stringContaining('Malformed action body'),
+    }),
+  ]);
   expect(failures).toEqual([]);
   expect(Number((await db.query(`select count(*)::int as n from keel.bulk_replay`)).rows[0].n)).toBe(jobs);
 });
@@ -228,7 +298,14 @@ function openStream(cookie: string) {
           opened();
         }
       });
-      response.on('end', () => resolve({ reason: /event: ended\ndata: (.*)\n/.exec(text)?.[1] ? (JSON.parse(/event: ended\ndata: (.*)\n/.exec(text)![1]!) as { reason: string }).reason : null, afterMs: performance.now() - since }));
+      response.on('end', () =>
+        resolve({
+          reason: /event: ended\ndata: (.*)\n/.exec(text)?.[1]
+            ? (JSON.parse(/event: ended\ndata: (.*)\n/.exec(text)![1]!) as { reason: string }).reason
+            : null,
+          afterMs: performance.now() - since,
+        }),
+      );
     });
     request.on('error', reject);
   });
@@ -242,7 +319,9 @@ test('an open event stream ends within seconds of sign-out, disabling or demotio
   try {
     const create = action('createUserAction');
     for (const username of users) {
-      const answer = await callAction(admin.context, create, [{ username, name: username, role: 'operator', password: 'stream-password-1' }]);
+      const answer = await callAction(admin.context, create, [
+        { username, name: username, role: 'operator', password: 'stream-password-1' },
+      ]);
       expect(answer.result?.ok, username).toBe(true);
     }
     const cookies = new Map<string, string>();
@@ -252,7 +331,13 @@ test('an open event stream ends within seconds of sign-out, disabling or demotio
         headers: { 'content-type': 'application/json', origin: ORIGIN },
         body: JSON.stringify({ username, password: 'stream-password-1' }),
       });
-      cookies.set(username, response.headers.getSetCookie().map((c) => c.split(';')[0]!).join('; '));
+      cookies.set(
+        username,
+        response.headers
+          .getSetCookie()
+          .map((c) => c.split(';')[0]!)
+          .join('; '),
+      );
     }
     const streams = new Map(users.map((u) => [u, openStream(cookies.get(u)!)]));
     await Promise.all([...streams.values()].map((s) => s.open));
@@ -263,8 +348,20 @@ test('an open event stream ends within seconds of sign-out, disabling or demotio
       body: '{}',
     });
     expect(signOut.status).toBe(200);
-    expect((await callAction(admin.context, action('disableUserAction'), [{ username: 'stream.off', reason: 'e2e: stream must end' }])).result?.ok).toBe(true);
-    expect((await callAction(admin.context, action('changeUserRoleAction'), [{ username: 'stream.down', role: 'viewer', expectedRole: 'operator' }])).result?.ok).toBe(true);
+    expect(
+      (
+        await callAction(admin.context, action('disableUserAction'), [
+          { username: 'stream.off', reason: 'e2e: stream must end' },
+        ])
+      ).result?.ok,
+    ).toBe(true);
+    expect(
+      (
+        await callAction(admin.context, action('changeUserRoleAction'), [
+          { username: 'stream.down', role: 'viewer', expectedRole: 'operator' },
+        ])
+      ).result?.ok,
+    ).toBe(true);
 
     const [out, off, down] = await Promise.all(users.map((u) => streams.get(u)!.ended));
     expect(out!.reason).toBe('SIGNED_OUT');
@@ -323,9 +420,19 @@ test('a server action is accepted only from the exact origin, or same-origin wit
   const cookie = await sessionCookie('support');
   const preview = action('previewBulkReplayAction');
   const post = (headers: Record<string, string>) =>
-    rawRequest('POST', preview.pagePath, { cookie, 'next-action': preview.id, 'content-type': 'text/plain;charset=UTF-8', ...headers }, Buffer.from('[{"filters":{},"note":""}]'));
+    rawRequest(
+      'POST',
+      preview.pagePath,
+      { cookie, 'next-action': preview.id, 'content-type': 'text/plain;charset=UTF-8', ...headers },
+      Buffer.from('[{"filters":{},"note":""}]'),
+    );
   const port = new URL(ORIGIN).port;
-  for (const origin of [ORIGIN.replace('http:', 'https:'), `http://localhost:${Number(port) + 1}`, 'http://evil.example', 'null']) {
+  for (const origin of [
+    ORIGIN.replace('http:', 'https:'),
+    `http://localhost:${Number(port) + 1}`,
+    'http://evil.example',
+    'null',
+  ]) {
     expect((await post({ origin })).status, origin).toBe(403);
   }
   expect((await post({})).status).toBe(403);

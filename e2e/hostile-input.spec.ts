@@ -4,8 +4,22 @@ import { expect, test } from '@playwright/test';
 import fc from 'fast-check';
 import type pg from 'pg';
 import type { z } from 'zod';
-import { cancelProposalSchema, confirmTakeoverSchema, proposeAbandonSchema, rejectProposalSchema, proposeTakeoverSchema, requestStopSchema } from '../app/actions/recovery-schemas';
-import { bulkCancelSchema, bulkJobSchema, bulkPreviewSchema, bulkRequeuePreviewSchema, deadLetterActionSchema, requeueSchema } from '../app/actions/settlement-schemas';
+import {
+  cancelProposalSchema,
+  confirmTakeoverSchema,
+  proposeAbandonSchema,
+  rejectProposalSchema,
+  proposeTakeoverSchema,
+  requestStopSchema,
+} from '../app/actions/recovery-schemas';
+import {
+  bulkCancelSchema,
+  bulkJobSchema,
+  bulkPreviewSchema,
+  bulkRequeuePreviewSchema,
+  deadLetterActionSchema,
+  requeueSchema,
+} from '../app/actions/settlement-schemas';
 import { retryWebhookSchema, sendTestWebhookSchema } from '../app/actions/webhook-schemas';
 import { changeUserRoleSchema, createUserSchema, disableUserSchema, enableUserSchema } from '../lib/domain/users';
 import {
@@ -75,15 +89,57 @@ function fieldsOf(schema: unknown): string[] {
 // Hostile values
 
 const HOSTILE_UNITS = [
-  '\u0000', '\uD800', '\uDFFF', '\uFFFE', '\u202E', '\u200B', '\r\n', '\u0085', '\u2028', '\u0301',
-  "'", '"', '\\', '%', '%00', '%zz', '${7*7}', '<script>', '../', 'İ', '😀', "' or '1'='1", '--',
+  '\u0000',
+  '\uD800',
+  '\uDFFF',
+  '\uFFFE',
+  '\u202E',
+  '\u200B',
+  '\r\n',
+  '\u0085',
+  '\u2028',
+  '\u0301',
+  "'",
+  '"',
+  '\\',
+  '%',
+  '%00',
+  '%zz',
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a template-injection probe, sent as text
+  '${7*7}',
+  '<script>',
+  '../',
+  'İ',
+  '😀',
+  "' or '1'='1",
+  '--',
 ];
 /**
  * React's reply references ($@ a promise, $K a form, $Q a map, $h a server reference,
  * $T a temporary one, $D a date, ...): a whole field's value made of one is decoded by
  * React before any schema sees it, unless the front door refuses the body first.
  */
-const REFERENCE_WORDS = ['$@0', '$@1', '$K1', '$Q1', '$W1', '$h1', '$T', '$F1', '$B1', '$R1', '$r1', '$X1', '$x1', '$n1', '$D2026-01-01T00:00:00.000Z', '$S1', '$i1', '$Y', '$'];
+const REFERENCE_WORDS = [
+  '$@0',
+  '$@1',
+  '$K1',
+  '$Q1',
+  '$W1',
+  '$h1',
+  '$T',
+  '$F1',
+  '$B1',
+  '$R1',
+  '$r1',
+  '$X1',
+  '$x1',
+  '$n1',
+  '$D2026-01-01T00:00:00.000Z',
+  '$S1',
+  '$i1',
+  '$Y',
+  '$',
+];
 const hostileUnit = fc.constantFrom(...HOSTILE_UNITS);
 const anyText = (maxLength: number) => fc.string({ unit: 'binary', maxLength });
 
@@ -91,19 +147,57 @@ const hostileString = fc.oneof(
   { weight: 6, arbitrary: fc.tuple(anyText(12), hostileUnit, anyText(12)).map(([a, b, c]) => a + b + c) },
   { weight: 2, arbitrary: fc.constantFrom(...REFERENCE_WORDS) },
   { weight: 1, arbitrary: fc.integer({ min: 2_001, max: 120_000 }).map((n) => 'x'.repeat(n)) },
-  { weight: 1, arbitrary: fc.constantFrom('', ' ', '\t', 'null', 'undefined', 'NaN', '-1', '0', '1e309', '0x7fffffff', '9'.repeat(40)) },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(
+      '',
+      ' ',
+      '\t',
+      'null',
+      'undefined',
+      'NaN',
+      '-1',
+      '0',
+      '1e309',
+      '0x7fffffff',
+      '9'.repeat(40),
+    ),
+  },
 );
 
 const hostileScalar = fc.oneof(
   { weight: 6, arbitrary: hostileString },
-  { weight: 2, arbitrary: fc.constantFrom<unknown>(null, false, 0, -1, -0, 1.5, 2 ** 53, 2 ** 63, -(2 ** 31) - 1, 1e300, Number.NaN, Number.POSITIVE_INFINITY) },
+  {
+    weight: 2,
+    arbitrary: fc.constantFrom<unknown>(
+      null,
+      false,
+      0,
+      -1,
+      -0,
+      1.5,
+      2 ** 53,
+      2 ** 63,
+      -(2 ** 31) - 1,
+      1e300,
+      Number.NaN,
+      Number.POSITIVE_INFINITY,
+    ),
+  },
   { weight: 1, arbitrary: fc.integer({ min: -(2 ** 31), max: 0 }) },
 );
 
 const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
   { weight: 8, arbitrary: hostileScalar },
   { weight: 1, arbitrary: fc.array(hostileScalar, { maxLength: 3 }) },
-  { weight: 1, arbitrary: fc.dictionary(fc.constantFrom('__proto__', 'constructor', 'toString', 'then', '$$typeof', 'a'), hostileScalar, { maxKeys: 2 }) },
+  {
+    weight: 1,
+    arbitrary: fc.dictionary(
+      fc.constantFrom('__proto__', 'constructor', 'toString', 'then', '$$typeof', 'a'),
+      hostileScalar,
+      { maxKeys: 2 },
+    ),
+  },
 );
 
 /**
@@ -141,7 +235,10 @@ function hostileArgs(key: string): fc.Arbitrary<unknown[]> {
   const base = (ACTIONS[key]?.input ?? {}) as Record<string, unknown>;
   if (schema === 'empty' || !schema) {
     // An object would pass z.object({}) and sign the caller out; everything else must be refused.
-    return fc.oneof(safeHostile.filter((v) => typeof v !== 'object' || v === null || Array.isArray(v)).map((v) => [v]), fc.constant<unknown[]>([]));
+    return fc.oneof(
+      safeHostile.filter((v) => typeof v !== 'object' || v === null || Array.isArray(v)).map((v) => [v]),
+      fc.constant<unknown[]>([]),
+    );
   }
   const fields = [...new Set([...fieldsOf(schema), ...Object.keys(base)])];
   const overrides = FIELD_VALUES[key] ?? {};
@@ -159,34 +256,101 @@ function hostileArgs(key: string): fc.Arbitrary<unknown[]> {
       });
       for (const [field, value] of Object.entries(fixed)) input[field] = value;
       // An own __proto__ key, as JSON.parse makes one.
-      if (extraKey) Object.defineProperty(input, '__proto__', { value: { role: 'admin' }, enumerable: true, configurable: true, writable: true });
+      if (extraKey)
+        Object.defineProperty(input, '__proto__', {
+          value: { role: 'admin' },
+          enumerable: true,
+          configurable: true,
+          writable: true,
+        });
       return [input];
     });
-  const whole = fc.oneof(safeHostile.map((v) => [v]), fc.constant<unknown[]>([]), safeHostile.filter((v) => typeof v !== 'object' || v === null).map((v) => [base, v]));
+  const whole = fc.oneof(
+    safeHostile.map((v) => [v]),
+    fc.constant<unknown[]>([]),
+    safeHostile.filter((v) => typeof v !== 'object' || v === null).map((v) => [base, v]),
+  );
   return fc.oneof({ weight: 5, arbitrary: replaced }, { weight: 1, arbitrary: whole });
 }
 
-const HOSTILE_PERCENT = ['%', '%zz', '%E0%A4%A', '%C0%80', '%ED%A0%80', '%FF', '%00', '%25', '%2F', '%5C', '..', '%2E%2E', '%u0000', '%%', '%0A'];
+const HOSTILE_PERCENT = [
+  '%',
+  '%zz',
+  '%E0%A4%A',
+  '%C0%80',
+  '%ED%A0%80',
+  '%FF',
+  '%00',
+  '%25',
+  '%2F',
+  '%5C',
+  '..',
+  '%2E%2E',
+  '%u0000',
+  '%%',
+  '%0A',
+];
 /** Text percent-encoded byte by byte (lone surrogates included, which encodeURIComponent refuses). */
-const encodeAny = (s: string) => [...s].map((ch) => (ch.length === 1 && ch >= '\uD800' && ch <= '\uDFFF' ? '%ED%A0%80' : encodeURIComponent(ch))).join('');
+const encodeAny = (s: string) =>
+  [...s]
+    .map((ch) => (ch.length === 1 && ch >= '\uD800' && ch <= '\uDFFF' ? '%ED%A0%80' : encodeURIComponent(ch)))
+    .join('');
 const urlPiece = fc.oneof(anyText(8).map(encodeAny), fc.constantFrom(...HOSTILE_PERCENT), hostileUnit.map(encodeAny));
 const urlText = fc.array(urlPiece, { minLength: 1, maxLength: 4 }).map((pieces) => pieces.join(''));
 
 /** Query keys the pages and routes read, and a few they do not. */
 const QUERY_KEYS = [
-  'actor', 'action', 'targetKind', 'targetId', 'outcome', 'cursor', 'status', 'q', 'reason', 'minAttempts', 'maxAttempts', 'minAge', 'maxAge',
-  'state', 'job', 'phase', 'category', 'executionId', 'only', 'limit', 'role', 'result', 'after', 'stale', 'updatedFrom', 'updatedTo', 'next', '__proto__',
+  'actor',
+  'action',
+  'targetKind',
+  'targetId',
+  'outcome',
+  'cursor',
+  'status',
+  'q',
+  'reason',
+  'minAttempts',
+  'maxAttempts',
+  'minAge',
+  'maxAge',
+  'state',
+  'job',
+  'phase',
+  'category',
+  'executionId',
+  'only',
+  'limit',
+  'role',
+  'result',
+  'after',
+  'stale',
+  'updatedFrom',
+  'updatedTo',
+  'next',
+  '__proto__',
 ];
 const query = fc
-  .array(fc.tuple(fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...QUERY_KEYS) }, { weight: 1, arbitrary: urlText }), urlText), { minLength: 1, maxLength: 4 })
+  .array(
+    fc.tuple(
+      fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...QUERY_KEYS) }, { weight: 1, arbitrary: urlText }),
+      urlText,
+    ),
+    { minLength: 1, maxLength: 4 },
+  )
   .map((pairs) => pairs.map(([k, v]) => `${k}=${v}`).join('&'));
 
 function hostileUrl(pattern: string): fc.Arbitrary<string> {
   const dynamic = pattern.includes('[');
-  return fc.record({ segment: urlText, q: query, extra: fc.option(urlText, { freq: 4 }) }).map(({ segment, q, extra }) => {
-    const path = dynamic ? pattern.replace(/\[[^\]]+\]/g, segment) : extra ? `${pattern.replace(/\/$/, '')}/${extra}` : pattern;
-    return `${path}?${q}`;
-  });
+  return fc
+    .record({ segment: urlText, q: query, extra: fc.option(urlText, { freq: 4 }) })
+    .map(({ segment, q, extra }) => {
+      const path = dynamic
+        ? pattern.replace(/\[[^\]]+\]/g, segment)
+        : extra
+          ? `${pattern.replace(/\/$/, '')}/${extra}`
+          : pattern;
+      return `${path}?${q}`;
+    });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -204,16 +368,27 @@ test.afterAll(async () => {
   await db?.end();
 });
 
-const show = (value: unknown) => JSON.stringify(value, (_k, v) => (typeof v === 'string' && v.length > 60 ? `${v.slice(0, 60)}…(${v.length})` : v)).slice(0, 300);
+const show = (value: unknown) =>
+  JSON.stringify(value, (_k, v) =>
+    typeof v === 'string' && v.length > 60 ? `${v.slice(0, 60)}…(${v.length})` : v,
+  ).slice(0, 300);
 
 function record(results: CaseResult[], result: Omit<CaseResult, 'pass'>, problems: string[]): void {
-  results.push({ ...result, pass: problems.length === 0, actual: problems.length ? `${result.actual} — ${problems.join('; ')}` : result.actual });
+  results.push({
+    ...result,
+    pass: problems.length === 0,
+    actual: problems.length ? `${result.actual} — ${problems.join('; ')}` : result.actual,
+  });
   expect.soft(problems, `${result.dimension} ${result.entry}: ${result.expected}`).toEqual([]);
 }
 
 test('every server action and route has a hostile-input generator', () => {
   rmSync('.keel/reports/hostile-input', { recursive: true, force: true });
-  expect(serverActions().map((a) => a.key).filter((k) => !(k in SCHEMAS))).toEqual([]);
+  expect(
+    serverActions()
+      .map((a) => a.key)
+      .filter((k) => !(k in SCHEMAS)),
+  ).toEqual([]);
   expect(appEntries('page').filter((p) => !(p in PAGES))).toEqual([]);
   expect(appEntries('route').filter((r) => !(r in ROUTES))).toEqual([]);
 });
@@ -237,7 +412,9 @@ test('hostile arguments to every server action: no 5xx, no INTERNAL, nothing cha
     saveResults('hostile-input', 'actions', results);
     await context.dispose();
   }
-  console.log(`hostile input, server actions: ${results.length} cases, ${results.filter((r) => !r.pass).length} failed`);
+  console.log(
+    `hostile input, server actions: ${results.length} cases, ${results.filter((r) => !r.pass).length} failed`,
+  );
 });
 
 async function runActionCase(
@@ -264,7 +441,17 @@ async function runActionCase(
   const applied = (await watch.auditSince(before)).filter((row) => row.outcome !== 'REFUSED');
   if (changed.length) problems.push(`changed ${changed.join(', ')}`);
   if (applied.length) problems.push(`applied ${applied.map((a) => a.action).join(', ')}`);
-  record(results, { dimension: 'server action', identity: 'admin', entry: action.exportName, expected: show(args) + (headers.Origin ? ` from ${headers.Origin}` : ''), actual }, problems);
+  record(
+    results,
+    {
+      dimension: 'server action',
+      identity: 'admin',
+      entry: action.exportName,
+      expected: show(args) + (headers.Origin ? ` from ${headers.Origin}` : ''),
+      actual,
+    },
+    problems,
+  );
 }
 
 test('hostile query strings and path segments on every page and route handler: no 5xx, no INTERNAL, nothing changed', async () => {
@@ -290,7 +477,8 @@ test('hostile query strings and path segments on every page and route handler: n
             actual = `HTTP ${response.status()}`;
             if (response.status() >= 500) problems.push(actual);
             // Only a JSON answer carries a code (metrics text may count earlier INTERNAL outcomes as a label).
-            if ((response.headers()['content-type'] ?? '').includes('json') && /"code"\s*:\s*"INTERNAL"/.test(body)) problems.push('INTERNAL');
+            if ((response.headers()['content-type'] ?? '').includes('json') && /"code"\s*:\s*"INTERNAL"/.test(body))
+              problems.push('INTERNAL');
           } catch (error) {
             problems.push(`no complete answer: ${(error as Error).message.split('\n')[0]}`);
           }
@@ -299,7 +487,11 @@ test('hostile query strings and path segments on every page and route handler: n
           const audit = await watch.auditSince(before);
           if (changed.length) problems.push(`changed ${changed.join(', ')}`);
           if (audit.length) problems.push(`audit ${audit.map((a) => a.action).join(', ')}`);
-          record(results, { dimension, identity: 'admin', entry: pattern, expected: url.slice(0, 200), actual }, problems);
+          record(
+            results,
+            { dimension, identity: 'admin', entry: pattern, expected: url.slice(0, 200), actual },
+            problems,
+          );
         }),
         { seed: SEED, numRuns: runs },
       );
@@ -308,7 +500,9 @@ test('hostile query strings and path segments on every page and route handler: n
     saveResults('hostile-input', 'routes', results);
     await context.dispose();
   }
-  console.log(`hostile input, pages and routes: ${results.length} cases, ${results.filter((r) => !r.pass).length} failed`);
+  console.log(
+    `hostile input, pages and routes: ${results.length} cases, ${results.filter((r) => !r.pass).length} failed`,
+  );
 });
 
 const RUNS_PER_AUTH = Number(process.env.KEEL_HOSTILE_AUTH_RUNS ?? 60);
@@ -317,26 +511,45 @@ const RUNS_PER_BODY = Number(process.env.KEEL_HOSTILE_BODY_RUNS ?? 12);
 
 /** A sign-in field with a control character or broken Unicode somewhere in it. */
 const controlText = fc
-  .tuple(anyText(8), fc.constantFrom('\u0000', '\u0001', '\u0007', '\u001B', '\u007F', '\n', '\uD800', '\uDFFF'), anyText(8))
+  .tuple(
+    anyText(8),
+    fc.constantFrom('\u0000', '\u0001', '\u0007', '\u001B', '\u007F', '\n', '\uD800', '\uDFFF'),
+    anyText(8),
+  )
   .map(([a, b, c]) => a + b + c);
 
-test('NUL and control characters in every sign-in field: 400 INVALID_INPUT, never 5xx, nothing changed but rate-limit counters', async ({ playwright }) => {
+test('NUL and control characters in every sign-in field: 400 INVALID_INPUT, never 5xx, nothing changed but rate-limit counters', async ({
+  playwright,
+}) => {
   const context = await playwright.request.newContext({ baseURL: baseUrl(), extraHTTPHeaders: { Origin: baseUrl() } });
   const results: CaseResult[] = [];
   try {
     await fc.assert(
       fc.asyncProperty(
-        fc.record({ field: fc.constantFrom('username', 'password', 'rememberMe', 'callbackURL'), value: controlText, username: fc.constantFrom('viewer', 'admin', 'nobody') }),
+        fc.record({
+          field: fc.constantFrom('username', 'password', 'rememberMe', 'callbackURL'),
+          value: controlText,
+          username: fc.constantFrom('viewer', 'admin', 'nobody'),
+        }),
         async ({ field, value, username }) => {
           const before = await watch.current();
           const problems: string[] = [];
-          const response = await context.post('/api/auth/sign-in/username', { data: { username, password: 'not-the-password', [field]: value }, failOnStatusCode: false });
+          const response = await context.post('/api/auth/sign-in/username', {
+            data: { username, password: 'not-the-password', [field]: value },
+            failOnStatusCode: false,
+          });
           const actual = `HTTP ${response.status()}`;
           if (response.status() !== 400) problems.push(`${actual}, not 400`);
           else if ((await response.json()).code !== 'INVALID_INPUT') problems.push('not INVALID_INPUT');
-          const changed = DatabaseWatch.changed(before, await watch.current()).filter((t) => t !== 'keel.sign_in_lockout');
+          const changed = DatabaseWatch.changed(before, await watch.current()).filter(
+            (t) => t !== 'keel.sign_in_lockout',
+          );
           if (changed.length) problems.push(`changed ${changed.join(', ')}`);
-          record(results, { dimension: 'sign-in field', identity: 'no session', entry: field, expected: show(value), actual }, problems);
+          record(
+            results,
+            { dimension: 'sign-in field', identity: 'no session', entry: field, expected: show(value), actual },
+            problems,
+          );
         },
       ),
       { seed: SEED, numRuns: RUNS_PER_AUTH },
@@ -348,7 +561,23 @@ test('NUL and control characters in every sign-in field: 400 INVALID_INPUT, neve
 });
 
 const ANY_METHOD = fc.oneof(
-  fc.constantFrom('GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'TRACE', 'TRACK', 'PROPFIND', 'MKCOL', 'LOCK', 'PURGE', 'SEARCH', 'QUERY'),
+  fc.constantFrom(
+    'GET',
+    'HEAD',
+    'POST',
+    'PUT',
+    'PATCH',
+    'DELETE',
+    'OPTIONS',
+    'TRACE',
+    'TRACK',
+    'PROPFIND',
+    'MKCOL',
+    'LOCK',
+    'PURGE',
+    'SEARCH',
+    'QUERY',
+  ),
   fc.stringMatching(/^[A-Z]{3,10}$/),
 );
 
@@ -356,33 +585,53 @@ test('every HTTP method on every route and page: never 5xx, and what a path does
   const { context } = await signedInContext('admin');
   const cookie = (await context.storageState()).cookies.map((c) => `${c.name}=${c.value}`).join('; ');
   const paths = [
-    ...appEntries('route').filter((r) => r !== '/api/events').map((r) => r.replace('[...all]', 'get-session').replace(/\[[^\]]+\]/g, 'x1')),
+    ...appEntries('route')
+      .filter((r) => r !== '/api/events')
+      .map((r) => r.replace('[...all]', 'get-session').replace(/\[[^\]]+\]/g, 'x1')),
     ...appEntries('page').map((p) => p.replace(/\[[^\]]+\]/g, 'x1')),
   ];
   const results: CaseResult[] = [];
   try {
     await fc.assert(
-      fc.asyncProperty(fc.record({ path: fc.constantFrom(...paths), method: ANY_METHOD, signedIn: fc.boolean() }), async ({ path, method, signedIn }) => {
-        const before = await watch.current();
-        const problems: string[] = [];
-        const answer = await new Promise<{ status: number; allow: string | undefined }>((resolve, reject) => {
-          const request = http.request(`${baseUrl()}${path}`, { method, agent: false, headers: signedIn ? { cookie, origin: baseUrl() } : {} }, (response) => {
-            response.resume();
-            response.on('end', () => resolve({ status: response.statusCode ?? 0, allow: response.headers.allow }));
+      fc.asyncProperty(
+        fc.record({ path: fc.constantFrom(...paths), method: ANY_METHOD, signedIn: fc.boolean() }),
+        async ({ path, method, signedIn }) => {
+          const before = await watch.current();
+          const problems: string[] = [];
+          const answer = await new Promise<{ status: number; allow: string | undefined }>((resolve, reject) => {
+            const request = http.request(
+              `${baseUrl()}${path}`,
+              { method, agent: false, headers: signedIn ? { cookie, origin: baseUrl() } : {} },
+              (response) => {
+                response.resume();
+                response.on('end', () => resolve({ status: response.statusCode ?? 0, allow: response.headers.allow }));
+              },
+            );
+            request.on('error', reject);
+            request.end();
           });
-          request.on('error', reject);
-          request.end();
-        });
-        const actual = `HTTP ${answer.status}`;
-        if (answer.status >= 500) problems.push(actual);
-        if (answer.status === 405 && !answer.allow) problems.push('405 without Allow');
-        // A method Node's HTTP parser does not know is answered 400 by Node itself, before Keel sees it.
-        const expected = http.METHODS.includes(method) ? 405 : 400;
-        if (!['GET', 'HEAD', 'POST'].includes(method) && answer.status !== expected) problems.push(`${method} answered ${answer.status}, not ${expected}`);
-        const changed = DatabaseWatch.changed(before, await watch.current());
-        if (changed.length) problems.push(`changed ${changed.join(', ')}`);
-        record(results, { dimension: 'HTTP method', identity: signedIn ? 'admin' : 'no session', entry: path, expected: method, actual }, problems);
-      }),
+          const actual = `HTTP ${answer.status}`;
+          if (answer.status >= 500) problems.push(actual);
+          if (answer.status === 405 && !answer.allow) problems.push('405 without Allow');
+          // A method Node's HTTP parser does not know is answered 400 by Node itself, before Keel sees it.
+          const expected = http.METHODS.includes(method) ? 405 : 400;
+          if (!['GET', 'HEAD', 'POST'].includes(method) && answer.status !== expected)
+            problems.push(`${method} answered ${answer.status}, not ${expected}`);
+          const changed = DatabaseWatch.changed(before, await watch.current());
+          if (changed.length) problems.push(`changed ${changed.join(', ')}`);
+          record(
+            results,
+            {
+              dimension: 'HTTP method',
+              identity: signedIn ? 'admin' : 'no session',
+              entry: path,
+              expected: method,
+              actual,
+            },
+            problems,
+          );
+        },
+      ),
       { seed: SEED, numRuns: RUNS_PER_METHOD },
     );
   } finally {
@@ -414,19 +663,38 @@ test('oversize and malformed bodies posted to every page: never 5xx, nothing cha
           const boundary = 'fuzz-boundary';
           const body =
             kind === 'multipart'
-              ? Buffer.concat([Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="1_x"\r\n\r\n`), Buffer.alloc(size, 'x'), Buffer.from(`\r\n--${boundary}--\r\n`)])
+              ? Buffer.concat([
+                  Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="1_x"\r\n\r\n`),
+                  Buffer.alloc(size, 'x'),
+                  Buffer.from(`\r\n--${boundary}--\r\n`),
+                ])
               : kind === 'text'
                 ? Buffer.from(JSON.stringify(['y'.repeat(size)]))
                 : Buffer.from(`a=${'z'.repeat(size)}`);
-          const type = { multipart: `multipart/form-data; boundary=${boundary}`, text: 'text/plain;charset=UTF-8', urlencoded: 'application/x-www-form-urlencoded' }[kind];
-          const headers: Record<string, string | number> = { 'content-type': type, origin: baseUrl(), ...(signedIn ? { cookie } : {}), ...(asAction ? { 'next-action': actionId } : {}) };
+          const type = {
+            multipart: `multipart/form-data; boundary=${boundary}`,
+            text: 'text/plain;charset=UTF-8',
+            urlencoded: 'application/x-www-form-urlencoded',
+          }[kind];
+          const headers: Record<string, string | number> = {
+            'content-type': type,
+            origin: baseUrl(),
+            ...(signedIn ? { cookie } : {}),
+            ...(asAction ? { 'next-action': actionId } : {}),
+          };
           if (declared) headers['content-length'] = body.length;
           const status = await new Promise<number>((resolve, reject) => {
-            const request = http.request(`${baseUrl()}${path}`, { method: 'POST', agent: false, headers }, (response) => {
-              response.resume();
-              response.on('end', () => resolve(response.statusCode ?? 0));
-            });
-            request.on('error', (error: NodeJS.ErrnoException) => (error.code === 'EPIPE' || error.code === 'ECONNRESET' ? undefined : reject(error)));
+            const request = http.request(
+              `${baseUrl()}${path}`,
+              { method: 'POST', agent: false, headers },
+              (response) => {
+                response.resume();
+                response.on('end', () => resolve(response.statusCode ?? 0));
+              },
+            );
+            request.on('error', (error: NodeJS.ErrnoException) =>
+              error.code === 'EPIPE' || error.code === 'ECONNRESET' ? undefined : reject(error),
+            );
             request.end(body);
           });
           if (status >= 500) problems.push(`HTTP ${status}`);
@@ -434,7 +702,17 @@ test('oversize and malformed bodies posted to every page: never 5xx, nothing cha
           const applied = (await watch.auditSince(before)).filter((row) => row.outcome !== 'REFUSED');
           if (changed.length) problems.push(`changed ${changed.join(', ')}`);
           if (applied.length) problems.push(`applied ${applied.map((a) => a.action).join(', ')}`);
-          record(results, { dimension: 'request body', identity: signedIn ? 'admin' : 'no session', entry: path, expected: `${kind} ${size} B${asAction ? ' as an action' : ''}`, actual: `HTTP ${status}` }, problems);
+          record(
+            results,
+            {
+              dimension: 'request body',
+              identity: signedIn ? 'admin' : 'no session',
+              entry: path,
+              expected: `${kind} ${size} B${asAction ? ' as an action' : ''}`,
+              actual: `HTTP ${status}`,
+            },
+            problems,
+          );
         },
       ),
       { seed: SEED, numRuns: RUNS_PER_BODY },
@@ -458,7 +736,11 @@ test('summary: hostile cases run', () => {
     by.set(r.dimension, d);
   }
   console.log(`hostile input (seed ${SEED})`);
-  for (const [d, c] of by) console.log(`${d}: ${c.cases} cases, ${c.cases - c.failed} passed, ${c.failed} failed${c.failed ? ` (on ${[...c.entries].join(', ')})` : ''}`);
-  for (const r of results.filter((x) => !x.pass).slice(0, 40)) console.log(`  FAIL ${r.dimension} ${r.entry}: ${r.expected} -> ${r.actual}`);
+  for (const [d, c] of by)
+    console.log(
+      `${d}: ${c.cases} cases, ${c.cases - c.failed} passed, ${c.failed} failed${c.failed ? ` (on ${[...c.entries].join(', ')})` : ''}`,
+    );
+  for (const r of results.filter((x) => !x.pass).slice(0, 40))
+    console.log(`  FAIL ${r.dimension} ${r.entry}: ${r.expected} -> ${r.actual}`);
   expect(results.length).toBeGreaterThan(0);
 });

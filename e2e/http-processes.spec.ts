@@ -40,7 +40,10 @@ test.beforeAll(async () => {
     body: JSON.stringify({ username: 'viewer', password: DEMO_PASSWORD }),
   });
   expect(signedIn.status).toBe(200);
-  cookie = signedIn.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+  cookie = signedIn.headers
+    .getSetCookie()
+    .map((c) => c.split(';')[0])
+    .join('; ');
 });
 
 test.afterAll(async () => {
@@ -56,12 +59,16 @@ test.afterAll(async () => {
 /** A GET on a connection of its own: the cluster hands each new connection to the next process. */
 function getFresh(path: string): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest(`${keel.url}${path}`, { agent: false, headers: { Cookie: cookie, Connection: 'close' } }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (body += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-    });
+    const req = httpRequest(
+      `${keel.url}${path}`,
+      { agent: false, headers: { Cookie: cookie, Connection: 'close' } },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (body += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      },
+    );
     req.on('error', reject);
     req.end();
   });
@@ -76,10 +83,19 @@ const metric = (body: string, line: string): number | null => {
 /** The pids of the HTTP processes: the children of the server's parent process under the launcher. */
 function httpProcessPids(): number[] {
   // The launcher's other children (its TypeScript loader's esbuild service) are not the server.
-  const parent = execFileSync('pgrep', ['-P', String(keel.launcher.pid), '-f', 'server\\.mjs']).toString().trim().split('\n').filter(Boolean);
+  const parent = execFileSync('pgrep', ['-P', String(keel.launcher.pid), '-f', 'server\\.mjs'])
+    .toString()
+    .trim()
+    .split('\n')
+    .filter(Boolean);
   expect(parent).toHaveLength(1);
   try {
-    return execFileSync('pgrep', ['-P', parent[0]!, '-f', 'server\\.mjs']).toString().trim().split('\n').filter(Boolean).map(Number);
+    return execFileSync('pgrep', ['-P', parent[0]!, '-f', 'server\\.mjs'])
+      .toString()
+      .trim()
+      .split('\n')
+      .filter(Boolean)
+      .map(Number);
   } catch {
     return []; // pgrep exits 1 when the parent has no children
   }

@@ -2,7 +2,17 @@ import { expect, test } from '@playwright/test';
 import { rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { discardEmbeddedCluster, freePort } from '../lib/db/embedded';
-import { childPids, commandLine, isAlive, launch, LAUNCHER, NPM_START, postmasterPid, stopLaunched, type Launched } from './support/launcher';
+import {
+  childPids,
+  commandLine,
+  isAlive,
+  launch,
+  LAUNCHER,
+  NPM_START,
+  postmasterPid,
+  stopLaunched,
+  type Launched,
+} from './support/launcher';
 
 /**
  * `keel start` under a process manager: a stop signal sent to the launcher's PID alone
@@ -83,9 +93,19 @@ test('a start whose single sign-on provider does not answer warns and serves', a
   const issuer = `http://127.0.0.1:${await freePort()}`;
   const keel = await launch(LAUNCHER, {
     home,
-    env: { ...env, KEEL_OIDC_ISSUER: issuer, KEEL_OIDC_CLIENT_ID: 'keel', KEEL_OIDC_CLIENT_SECRET: 'keel-client-secret', KEEL_OIDC_ROLE_MAP: 'keel-admins=admin' },
+    env: {
+      ...env,
+      KEEL_OIDC_ISSUER: issuer,
+      KEEL_OIDC_CLIENT_ID: 'keel',
+      KEEL_OIDC_CLIENT_SECRET: 'keel-client-secret',
+      KEEL_OIDC_ROLE_MAP: 'keel-admins=admin',
+    },
   });
-  expect(keel.output()).toMatch(new RegExp(`single sign-on: ${issuer}/\\.well-known/openid-configuration did not answer \\(.*\\); checked again at the first sign-in`));
+  expect(keel.output()).toMatch(
+    new RegExp(
+      `single sign-on: ${issuer}/\\.well-known/openid-configuration did not answer \\(.*\\); checked again at the first sign-in`,
+    ),
+  );
   expectBuildReused(keel);
   process.kill(keel.process.pid!, 'SIGTERM');
   expect(await keel.exited).toEqual({ code: null, signal: 'SIGTERM' });

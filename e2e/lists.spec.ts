@@ -20,18 +20,28 @@ test('overview cards and count tables link to the filtered lists', async ({ page
   await expect(page).toHaveURL(/\/recovery\?status=PENDING$/);
 
   await page.goto('/');
-  const { rows } = await db.query<{ reason: string }>(`select reason from settle.dead_letters group by reason order by count(*) desc, reason limit 1`);
+  const { rows } = await db.query<{ reason: string }>(
+    `select reason from settle.dead_letters group by reason order by count(*) desc, reason limit 1`,
+  );
   const reason = rows[0]!.reason;
-  await page.getByRole('table', { name: 'Dead letters by reason' }).getByRole('link', { name: reason, exact: true }).click();
+  await page
+    .getByRole('table', { name: 'Dead letters by reason' })
+    .getByRole('link', { name: reason, exact: true })
+    .click();
   await expect(page).toHaveURL(new RegExp(`/settlements/dead-letters\\?reason=${reason}$`));
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('Dead letters');
 
   await page.goto('/');
-  await page.getByRole('table', { name: 'Executions by status' }).getByRole('link', { name: /^FAILED: / }).click();
+  await page
+    .getByRole('table', { name: 'Executions by status' })
+    .getByRole('link', { name: /^FAILED: / })
+    .click();
   await expect(page).toHaveURL(/\/executions\?status=FAILED$/);
 });
 
-test('a filter that matches nothing says so and clears in one click; a disabled pager button looks disabled', async ({ page }) => {
+test('a filter that matches nothing says so and clears in one click; a disabled pager button looks disabled', async ({
+  page,
+}) => {
   await signIn(page, 'support');
   await page.goto('/settlements/dead-letters?q=no-such-receipt-prefix');
   const table = page.getByRole('table', { name: 'Dead letters' });
@@ -46,7 +56,8 @@ test('a filter that matches nothing says so and clears in one click; a disabled 
   const next = pager.getByRole('button', { name: 'Next page' });
   await expect(first).toBeDisabled();
   await expect(next).toBeEnabled();
-  const look = (button: typeof first) => button.evaluate((b) => ({ border: getComputedStyle(b).borderStyle, color: getComputedStyle(b).color }));
+  const look = (button: typeof first) =>
+    button.evaluate((b) => ({ border: getComputedStyle(b).borderStyle, color: getComputedStyle(b).color }));
   const [disabled, enabled] = [await look(first), await look(next)];
   expect(disabled.border).toBe('dashed');
   expect(enabled.border).toBe('solid');
@@ -71,18 +82,29 @@ test('settlements: one row of tabs, and the page opens on the state that has row
   await expect(tabs.getByRole('link', { name: /^Retry scheduled \(1\)$/ })).toHaveAttribute('aria-current', 'page');
   await expect(page.getByRole('table', { name: 'Settlement queue' })).toContainText(receipt);
   await expect(page.getByRole('navigation', { name: 'Queue states' })).toHaveCount(0);
-  await expect(tabs.getByRole('link')).toHaveText([/^Due/, /^Leased/, /^Retry scheduled/, 'All queued', /^Dead letters/, 'Bulk replays']);
+  await expect(tabs.getByRole('link')).toHaveText([
+    /^Due/,
+    /^Leased/,
+    /^Retry scheduled/,
+    'All queued',
+    /^Dead letters/,
+    'Bulk replays',
+  ]);
 
   // Due chosen by hand stays Due, empty or not, and says the filter matches nothing.
   await tabs.getByRole('link', { name: /^Due/ }).click();
   await expect(page).toHaveURL(/state=due/);
-  await expect(page.getByRole('table', { name: 'Settlement queue' })).toContainText('No settlements match these filters.');
+  await expect(page.getByRole('table', { name: 'Settlement queue' })).toContainText(
+    'No settlements match these filters.',
+  );
   // The filter carries over to the dead letters tab.
   await tabs.getByRole('link', { name: /^Dead letters/ }).click();
   await expect(page).toHaveURL(new RegExp(`/settlements/dead-letters\\?q=${receipt}`));
 });
 
-test('retry keys: the keys tab does not wait for the corrupt count, whose label keeps its room until the count arrives', async ({ page }) => {
+test('retry keys: the keys tab does not wait for the corrupt count, whose label keeps its room until the count arrives', async ({
+  page,
+}) => {
   let release!: () => void;
   const released = new Promise<void>((resolve) => (release = resolve));
   const corruptReads: string[] = [];
@@ -108,7 +130,9 @@ test('retry keys: the keys tab does not wait for the corrupt count, whose label 
   expect(shown.y).toBe(waiting.y);
 });
 
-test('retry keys: the corrupt envelopes have a tab of their own, and each copy button names the key it copies', async ({ page }) => {
+test('retry keys: the corrupt envelopes have a tab of their own, and each copy button names the key it copies', async ({
+  page,
+}) => {
   await signIn(page, 'viewer');
   await page.goto('/retry-keys');
   const tabs = page.getByRole('navigation', { name: 'Retry key lists' });
@@ -121,7 +145,10 @@ test('retry keys: the corrupt envelopes have a tab of their own, and each copy b
   await tabs.getByRole('link', { name: /^Corrupt envelopes \(\d+\+?\)$/ }).click();
   await expect(page).toHaveURL(/show=corrupt/);
   // The corrupt tab's page renders its own list: its label has the count at once.
-  await expect(tabs.getByRole('link', { name: /^Corrupt envelopes \(\d+\+?\)$/ })).toHaveAttribute('aria-current', 'page');
+  await expect(tabs.getByRole('link', { name: /^Corrupt envelopes \(\d+\+?\)$/ })).toHaveAttribute(
+    'aria-current',
+    'page',
+  );
   await expect(page.getByRole('table', { name: 'Corrupt fault-state envelopes' })).toContainText('CORRUPT');
   await expect(page.getByRole('table', { name: 'Unresolved retry keys' })).toHaveCount(0);
 });

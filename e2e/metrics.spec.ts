@@ -1,5 +1,10 @@
 import { expect, test } from '@playwright/test';
-import { countsFromDatabase, countsFromLastSample, forbiddenLabelValues, scrapeViolations } from '../test/support/metric-truth';
+import {
+  countsFromDatabase,
+  countsFromLastSample,
+  forbiddenLabelValues,
+  scrapeViolations,
+} from '../test/support/metric-truth';
 import { byLabel, parsePrometheus } from '../test/support/prometheus';
 import { E2E_METRICS_TOKEN } from './support/server';
 import { e2eDatabase } from './support/database';
@@ -12,7 +17,9 @@ test('/api/metrics needs a session or the scraper token', async ({ request }) =>
   const response = await request.get('/api/metrics');
   expect(response.status()).toBe(401);
   expect(await response.text()).not.toContain('keel_');
-  const wrong = await request.get('/api/metrics', { headers: { authorization: 'Bearer not-the-token-not-the-token-not-the' } });
+  const wrong = await request.get('/api/metrics', {
+    headers: { authorization: 'Bearer not-the-token-not-the-token-not-the' },
+  });
   expect(wrong.status()).toBe(401);
   expect(await wrong.text()).not.toContain('keel_');
   const scraper = await request.get('/api/metrics', { headers: { authorization: `Bearer ${E2E_METRICS_TOKEN}` } });
@@ -53,7 +60,12 @@ test('a scrape reports the database counts, action outcomes and API latency, and
     expect(scrapeViolations(reported, before, after)).toEqual([]);
     // And the sample is the database's: nothing writes dead letters or executions in this run.
     const database = await countsFromDatabase(db, STALE_THRESHOLD_MS);
-    const nonzero = (m: Record<string, number>) => Object.fromEntries(Object.entries(m).filter(([, n]) => n > 0).sort());
+    const nonzero = (m: Record<string, number>) =>
+      Object.fromEntries(
+        Object.entries(m)
+          .filter(([, n]) => n > 0)
+          .sort(),
+      );
     expect(nonzero(reported.deadLetters)).toEqual(nonzero(database.deadLetters));
     expect(nonzero(reported.executions)).toEqual(nonzero(database.executions));
     // The whole queue does not move with the clock: it equals the database's (earlier specs replay
@@ -64,11 +76,19 @@ test('a scrape reports the database counts, action outcomes and API latency, and
     expect(total(reported.deadLetters)).toBeGreaterThan(0);
 
     const refused = samples.find(
-      (s) => s.name === 'keel_action_outcomes_total' && s.labels.action === 'user.create' && s.labels.outcome === 'REFUSED' && s.labels.code === 'USER_EXISTS',
+      (s) =>
+        s.name === 'keel_action_outcomes_total' &&
+        s.labels.action === 'user.create' &&
+        s.labels.outcome === 'REFUSED' &&
+        s.labels.code === 'USER_EXISTS',
     );
     expect(refused?.value).toBeGreaterThanOrEqual(1);
     const reads = samples.find(
-      (s) => s.name === 'keel_api_request_duration_seconds_count' && s.labels.route === '/api/audit' && s.labels.method === 'GET' && s.labels.status === '200',
+      (s) =>
+        s.name === 'keel_api_request_duration_seconds_count' &&
+        s.labels.route === '/api/audit' &&
+        s.labels.method === 'GET' &&
+        s.labels.status === '200',
     );
     expect(reads?.value).toBeGreaterThanOrEqual(1);
 

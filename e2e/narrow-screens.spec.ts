@@ -17,7 +17,10 @@ async function consolePages(page: Page): Promise<{ name: string; path: string }[
         and e.updated_at < clock_timestamp() - interval '30 minutes' order by e.id desc limit 1`);
       await page.goto(`/executions/${stale.rows[0].id}`);
       await page.getByRole('button', { name: 'Request takeover' }).click();
-      await page.getByRole('alertdialog').getByLabel('Reason for the request').fill('The worker host stopped answering.');
+      await page
+        .getByRole('alertdialog')
+        .getByLabel('Reason for the request')
+        .fill('The worker host stopped answering.');
       await page.getByRole('alertdialog').getByRole('button', { name: 'Create proposal' }).click();
       await expect(page).toHaveURL(/\/recovery\/\d+$/);
     }
@@ -46,7 +49,20 @@ async function consolePages(page: Page): Promise<{ name: string; path: string }[
 }
 
 /** Pages whose dark theme a full-width spec puts through axe (console-pages, settlements, audit-users). */
-const DARK_CHECKED_AT_FULL_WIDTH = new Set(['overview', 'executions', 'execution', 'retry-keys', 'recovery', 'proposal', 'settlements', 'dead-letters', 'receipt', 'bulk-replays', 'audit', 'users']);
+const DARK_CHECKED_AT_FULL_WIDTH = new Set([
+  'overview',
+  'executions',
+  'execution',
+  'retry-keys',
+  'recovery',
+  'proposal',
+  'settlements',
+  'dead-letters',
+  'receipt',
+  'bulk-replays',
+  'audit',
+  'users',
+]);
 
 async function expectNoSidewaysScroll(page: Page, what: string) {
   const { scrollWidth, clientWidth } = await page.evaluate(() => ({
@@ -123,13 +139,18 @@ test('at 390 px the navigation folds behind a Menu button that works by keyboard
   await expect(nav.getByRole('link', { name: 'Audit' })).toBeHidden();
 });
 
-test('at 390 px a confirmation dialog fits the screen and tables scroll in their own box with the key column pinned', async ({ page }) => {
+test('at 390 px a confirmation dialog fits the screen and tables scroll in their own box with the key column pinned', async ({
+  page,
+}) => {
   await signIn(page, 'admin');
   await page.goto('/settlements/dead-letters');
   const table = page.getByRole('table', { name: 'Dead letters' });
   const region = table.locator('xpath=..');
   // The table is wider than the phone; its box scrolls, the page does not, and the first column stays put.
-  const { scrollWidth, clientWidth } = await region.evaluate((r) => ({ scrollWidth: r.scrollWidth, clientWidth: r.clientWidth }));
+  const { scrollWidth, clientWidth } = await region.evaluate((r) => ({
+    scrollWidth: r.scrollWidth,
+    clientWidth: r.clientWidth,
+  }));
   expect(scrollWidth).toBeGreaterThan(clientWidth);
   const firstCell = table.locator('tbody tr').first().locator('td').first();
   const before = (await firstCell.boundingBox())!.x;
@@ -137,7 +158,10 @@ test('at 390 px a confirmation dialog fits the screen and tables scroll in their
   expect((await firstCell.boundingBox())!.x).toBeCloseTo(before, 0);
   await expectNoSidewaysScroll(page, 'scrolled table');
 
-  await table.getByRole('button', { name: /^Replay / }).first().click();
+  await table
+    .getByRole('button', { name: /^Replay / })
+    .first()
+    .click();
   const dialog = page.getByRole('alertdialog');
   await expect(dialog).toBeVisible();
   await expect(dialog).toHaveAccessibleName(/^Replay/);
@@ -157,11 +181,14 @@ test('at 390 px a confirmation dialog fits the screen and tables scroll in their
 test.describe('at 1440 px', () => {
   test.use({ viewport: { width: 1440, height: 900 } });
 
-  test('the audit Outcome and Digest columns and the steps Fault state column are shown without scrolling', async ({ page }) => {
+  test('the audit Outcome and Digest columns and the steps Fault state column are shown without scrolling', async ({
+    page,
+  }) => {
     await signIn(page, 'admin');
     await page.goto('/audit');
     const audit = page.getByRole('table', { name: 'Audit events' }).locator('xpath=..');
-    for (const column of ['Outcome', 'Digest']) await expectShownWithin(page, audit.getByRole('columnheader', { name: column }), audit);
+    for (const column of ['Outcome', 'Digest'])
+      await expectShownWithin(page, audit.getByRole('columnheader', { name: column }), audit);
     const digest = audit.locator('tbody tr').first().locator('td').last();
     await expectShownWithin(page, digest, audit);
 

@@ -14,7 +14,10 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
     port: E2E_OIDC.port,
     clientId: E2E_OIDC.clientId,
     clientSecret: E2E_OIDC.clientSecret,
-    redirectUris: [`http://localhost:${keelPort}/api/auth/callback/oidc`, `http://127.0.0.1:${keelPort}/api/auth/callback/oidc`],
+    redirectUris: [
+      `http://localhost:${keelPort}/api/auth/callback/oidc`,
+      `http://127.0.0.1:${keelPort}/api/auth/callback/oidc`,
+    ],
     postLogoutRedirectUris: [`http://localhost:${keelPort}/sign-in`, `http://127.0.0.1:${keelPort}/sign-in`],
     users: E2E_OIDC.users,
   });

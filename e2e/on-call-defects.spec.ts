@@ -27,12 +27,19 @@ async function expectShownWithin(page: Page, element: Locator, box: Locator) {
 }
 
 async function expectNoSidewaysScroll(box: Locator) {
-  const { scrollWidth, clientWidth } = await box.evaluate((b) => ({ scrollWidth: b.scrollWidth, clientWidth: b.clientWidth }));
+  const { scrollWidth, clientWidth } = await box.evaluate((b) => ({
+    scrollWidth: b.scrollWidth,
+    clientWidth: b.clientWidth,
+  }));
   expect(scrollWidth).toBeLessThanOrEqual(clientWidth);
 }
 
-test('a replayed dead letter links to its receipt, and a reason filter carried to the Due tab names itself as what hides it, cleared in one click', async ({ browser }) => {
-  const { rows } = await db.query<{ receipt_id: string }>(`select receipt_id from settle.dead_letters where reason = 'rpc' order by receipt_id limit 1`);
+test('a replayed dead letter links to its receipt, and a reason filter carried to the Due tab names itself as what hides it, cleared in one click', async ({
+  browser,
+}) => {
+  const { rows } = await db.query<{ receipt_id: string }>(
+    `select receipt_id from settle.dead_letters where reason = 'rpc' order by receipt_id limit 1`,
+  );
   const receipt = rows[0]!.receipt_id;
   const support = await pageAs(browser, 'support');
   await support.goto('/settlements/dead-letters');
@@ -46,7 +53,9 @@ test('a replayed dead letter links to its receipt, and a reason filter carried t
   await expect(toast(support)).toContainText(`Replayed ${receipt}`);
 
   // The toast leads to where the receipt went.
-  await toast(support).getByRole('link', { name: `Open ${receipt}` }).click();
+  await toast(support)
+    .getByRole('link', { name: `Open ${receipt}` })
+    .click();
   await expect(support.getByRole('heading', { level: 1 })).toHaveText(`Receipt ${receipt}`);
   await expect(support.getByTestId('receipt-place')).toContainText('queued, due');
 
@@ -63,8 +72,12 @@ test('a replayed dead letter links to its receipt, and a reason filter carried t
   await expect(table.getByRole('row').filter({ hasText: receipt })).toContainText('due');
 });
 
-test('a refusal toast is an alert of its own, announced at once rather than after the polite queue', async ({ browser }) => {
-  const { rows } = await db.query<{ receipt_id: string }>(`select receipt_id from settle.dead_letters where reason = 'backend' order by receipt_id limit 1`);
+test('a refusal toast is an alert of its own, announced at once rather than after the polite queue', async ({
+  browser,
+}) => {
+  const { rows } = await db.query<{ receipt_id: string }>(
+    `select receipt_id from settle.dead_letters where reason = 'backend' order by receipt_id limit 1`,
+  );
   const receipt = rows[0]!.receipt_id;
   const support = await pageAs(browser, 'support');
   await support.goto(`/settlements/dead-letters?q=${receipt}`);
@@ -78,23 +91,39 @@ test('a refusal toast is an alert of its own, announced at once rather than afte
   await expect(alert).toContainText('Refused: CONFLICT');
   await expect(alert).toContainText('not dead-lettered');
   // The alert is its own live region: nothing polite stands between it and the screen reader.
-  expect(await alert.evaluate((el) => el.closest('[aria-live], [role="alert"], [role="status"], [role="log"]') === el)).toBe(true);
+  expect(
+    await alert.evaluate((el) => el.closest('[aria-live], [role="alert"], [role="status"], [role="log"]') === el),
+  ).toBe(true);
 });
 
-test('a wrong id opens a not-found page inside the console that names what is missing and links back to its list', async ({ browser }) => {
+test('a wrong id opens a not-found page inside the console that names what is missing and links back to its list', async ({
+  browser,
+}) => {
   const viewer = await pageAs(browser, 'viewer');
   const cases = [
     { url: '/executions/999999999', heading: 'No such execution', link: 'All executions', href: '/executions' },
-    { url: '/recovery/999999999', heading: 'No such recovery proposal', link: 'All recovery proposals', href: '/recovery' },
+    {
+      url: '/recovery/999999999',
+      heading: 'No such recovery proposal',
+      link: 'All recovery proposals',
+      href: '/recovery',
+    },
     { url: '/recovery/xyz', heading: 'No such recovery proposal', link: 'All recovery proposals', href: '/recovery' },
     { url: '/settlements/nope', heading: 'No such receipt', link: 'Dead letters', href: '/settlements/dead-letters' },
-    { url: '/settlements/bulk/999999999', heading: 'No such bulk replay', link: 'All bulk replays', href: '/settlements/bulk' },
+    {
+      url: '/settlements/bulk/999999999',
+      heading: 'No such bulk replay',
+      link: 'All bulk replays',
+      href: '/settlements/bulk',
+    },
   ];
   for (const entry of cases) {
     const response = await viewer.goto(entry.url);
     expect(response?.status(), entry.url).toBe(404);
     await expect(viewer.getByTestId('signed-in-user'), entry.url).toContainText('viewer');
-    await expect(viewer.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Executions' })).toBeVisible();
+    await expect(
+      viewer.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Executions' }),
+    ).toBeVisible();
     await expect(viewer.getByRole('heading', { level: 1 }), entry.url).toHaveText(entry.heading);
     await expect(viewer.getByRole('main').getByRole('link', { name: entry.link })).toHaveAttribute('href', entry.href);
   }
@@ -109,11 +138,15 @@ test('a wrong id opens a not-found page inside the console that names what is mi
   await expect(viewer.getByRole('link', { name: 'Overview' })).toHaveAttribute('href', '/');
 });
 
-test('a filter that does not parse is explained in words, one sentence per field, with a way back', async ({ browser }) => {
+test('a filter that does not parse is explained in words, one sentence per field, with a way back', async ({
+  browser,
+}) => {
   const viewer = await pageAs(browser, 'viewer');
   const problems = viewer.getByTestId('filter-problems');
   await viewer.goto('/executions?updatedFrom=yesterday');
-  await expect(problems.getByRole('listitem')).toHaveText(['Updated from must be a date like 2026-12-03 or a UTC time like 2026-12-03T10:00:00Z.']);
+  await expect(problems.getByRole('listitem')).toHaveText([
+    'Updated from must be a date like 2026-12-03 or a UTC time like 2026-12-03T10:00:00Z.',
+  ]);
 
   await viewer.goto('/settlements/dead-letters?minAttempts=lots&reason=nope&minAge=ages');
   await expect(problems.getByRole('listitem')).toHaveCount(3);
@@ -123,7 +156,9 @@ test('a filter that does not parse is explained in words, one sentence per field
   await expect(problems).not.toContainText('Invalid');
 
   await viewer.goto('/recovery?status=DONE');
-  await expect(problems.getByRole('listitem')).toHaveText(['Status must be one of PENDING, APPROVED, REJECTED, EXPIRED, SUPERSEDED, CANCELLED.']);
+  await expect(problems.getByRole('listitem')).toHaveText([
+    'Status must be one of PENDING, APPROVED, REJECTED, EXPIRED, SUPERSEDED, CANCELLED.',
+  ]);
   await viewer.getByRole('link', { name: 'Clear the filters' }).click();
   await expect(viewer).toHaveURL(/\/recovery$/);
   await expect(viewer.getByRole('table', { name: 'Recovery proposals' })).toBeVisible();
@@ -131,13 +166,26 @@ test('a filter that does not parse is explained in words, one sentence per field
 
 /** A lapsed lease held under the long names the demo runtime's orchestrators use, sealed with the e2e server's key. */
 async function longNamedLapsedLease(): Promise<string> {
-  const key = Buffer.from(readFileSync(join(resolve(process.env.KEEL_E2E_HOME ?? '.keel/e2e'), 'checkpoint.key'), 'utf8').trim(), 'hex');
+  const key = Buffer.from(
+    readFileSync(join(resolve(process.env.KEEL_E2E_HOME ?? '.keel/e2e'), 'checkpoint.key'), 'utf8').trim(),
+    'hex',
+  );
   const now = Date.now();
   const checkpoint: DurableCheckpoint = {
     governingSpec: GOVERNING_SPEC,
     executionId: `orch-merchant-onboarding-${randomBytes(4).toString('hex')}`,
-    snapshots: { proposalDigest: '1'.repeat(64), manifestDigest: '2'.repeat(64), registryDigest: '3'.repeat(64), policyDigest: '4'.repeat(64), authorizationDigest: '5'.repeat(64) },
-    lease: { ownerId: `demo-orchestrator-${randomBytes(3).toString('hex')}-2`, fencingToken: 1_234_567, expiresAt: now - 3 * 3_600_000 },
+    snapshots: {
+      proposalDigest: '1'.repeat(64),
+      manifestDigest: '2'.repeat(64),
+      registryDigest: '3'.repeat(64),
+      policyDigest: '4'.repeat(64),
+      authorizationDigest: '5'.repeat(64),
+    },
+    lease: {
+      ownerId: `demo-orchestrator-${randomBytes(3).toString('hex')}-2`,
+      fencingToken: 1_234_567,
+      expiresAt: now - 3 * 3_600_000,
+    },
     completedNodeIds: ['start', 'validate'],
     wait: null,
     retry: { retryable: true, maxAttempts: 5, backoffUnits: 2, budgetUnits: 10, idempotencyKey: 'idem-e2e-long' },
@@ -149,12 +197,21 @@ async function longNamedLapsedLease(): Promise<string> {
   const row = checkpointRow(sealed.value);
   await db.query(
     `insert into keel.durable_checkpoint (execution_id, checkpoint, authentication_tag, lease_owner, fencing_token, lease_expires_at_ms) values ($1, $2, $3, $4, $5, $6)`,
-    [row.executionId, JSON.stringify(row.checkpoint), row.authenticationTag, row.leaseOwner, row.fencingToken, row.leaseExpiresAtMs],
+    [
+      row.executionId,
+      JSON.stringify(row.checkpoint),
+      row.authenticationTag,
+      row.leaseOwner,
+      row.fencingToken,
+      row.leaseExpiresAtMs,
+    ],
   );
   return row.executionId;
 }
 
-test('at 1440 px Request takeover stays inside the leases table with long runtime names, and the bulk sample shows every column', async ({ browser }) => {
+test('at 1440 px Request takeover stays inside the leases table with long runtime names, and the bulk sample shows every column', async ({
+  browser,
+}) => {
   const orchestration = await longNamedLapsedLease();
   const operator = await pageAs(browser, 'operator');
   await operator.goto('/recovery');
@@ -194,7 +251,9 @@ async function staleExecution(): Promise<number> {
   return Number(rows[0]!.id);
 }
 
-test('the bulk dialog reads as sentences, and a refusal shown beside its field is not repeated in a toast', async ({ browser }) => {
+test('the bulk dialog reads as sentences, and a refusal shown beside its field is not repeated in a toast', async ({
+  browser,
+}) => {
   const support = await pageAs(browser, 'support');
   await support.goto('/settlements/dead-letters?reason=unsupported');
   await support.getByRole('button', { name: 'Bulk replay these…' }).click();
@@ -207,7 +266,9 @@ test('the bulk dialog reads as sentences, and a refusal shown beside its field i
   await operator.getByRole('button', { name: 'Request takeover' }).click();
   const dialog = operator.getByRole('alertdialog');
   await dialog.getByRole('button', { name: 'Create proposal' }).click();
-  await expect(dialog.getByRole('alert')).toHaveText('Say why the takeover is needed: the approver reads it before deciding.');
+  await expect(dialog.getByRole('alert')).toHaveText(
+    'Say why the takeover is needed: the approver reads it before deciding.',
+  );
   await dialog.getByLabel('Reason for the request').fill('The worker host stopped answering.');
   await dialog.getByRole('button', { name: 'Create proposal' }).click();
   await expect(operator).toHaveURL(/\/recovery\/\d+$/);
@@ -216,7 +277,9 @@ test('the bulk dialog reads as sentences, and a refusal shown beside its field i
   await expect(operator.getByTestId('toast')).toHaveCount(1);
 });
 
-test('an abandon request carries a required reason, kept on the proposal and shown to the approver', async ({ browser }) => {
+test('an abandon request carries a required reason, kept on the proposal and shown to the approver', async ({
+  browser,
+}) => {
   const { rows } = await db.query<{ id: string }>(
     `select e.id from oxide_batch.ob_job_execution e
      where e.status = 'FAILED'
@@ -230,9 +293,14 @@ test('an abandon request carries a required reason, kept on the proposal and sho
   await approver.getByRole('button', { name: 'Propose abandon' }).click();
   const dialog = approver.getByRole('alertdialog');
   await dialog.getByRole('button', { name: 'Create abandon proposal' }).click();
-  await expect(dialog.getByRole('alert')).toHaveText('Say why the execution should be abandoned: the approver reads it before deciding.');
+  await expect(dialog.getByRole('alert')).toHaveText(
+    'Say why the execution should be abandoned: the approver reads it before deciding.',
+  );
   await expect(dialog.getByLabel('Reason for the request')).toHaveAttribute('aria-invalid', 'true');
-  const none = await db.query(`select count(*)::int as n from keel.recovery_proposal where target_kind = 'batch' and target_id = $1`, [String(executionId)]);
+  const none = await db.query(
+    `select count(*)::int as n from keel.recovery_proposal where target_kind = 'batch' and target_id = $1`,
+    [String(executionId)],
+  );
   expect(none.rows[0].n).toBe(0);
 
   const reason = 'The source file was withdrawn upstream; this run must never be resumed.';
@@ -247,9 +315,14 @@ test('an abandon request carries a required reason, kept on the proposal and sho
   await expect(summary).toContainText('Reason for the request');
   await expect(summary).toContainText(reason);
   await expect(summary).not.toContainText('no reason given');
-  const stored = await db.query(`select kind, proposer_note as note from keel.recovery_proposal where id = $1`, [proposalId]);
+  const stored = await db.query(`select kind, proposer_note as note from keel.recovery_proposal where id = $1`, [
+    proposalId,
+  ]);
   expect(stored.rows).toEqual([{ kind: 'ABANDON', note: reason }]);
-  const audit = await db.query(`select reason from keel.audit_event where action = 'execution.abandon.propose' and operation_id = $1`, [`keel-proposal-${proposalId}`]);
+  const audit = await db.query(
+    `select reason from keel.audit_event where action = 'execution.abandon.propose' and operation_id = $1`,
+    [`keel-proposal-${proposalId}`],
+  );
   expect(audit.rows).toEqual([{ reason }]);
 });
 
@@ -269,10 +342,14 @@ test('no role but admin gets a link to /users from the audit log', async ({ brow
   }
   const admin = await pageAs(browser, 'admin');
   await admin.goto('/audit?targetKind=user&targetId=viewer');
-  await expect(admin.getByRole('table', { name: 'Audit events' }).getByRole('link', { name: 'user viewer' }).first()).toHaveAttribute('href', '/users#user-viewer');
+  await expect(
+    admin.getByRole('table', { name: 'Audit events' }).getByRole('link', { name: 'user viewer' }).first(),
+  ).toHaveAttribute('href', '/users#user-viewer');
 });
 
-test('after a takeover the execution page says what happened and what comes next, with no destructive button up front', async ({ browser }) => {
+test('after a takeover the execution page says what happened and what comes next, with no destructive button up front', async ({
+  browser,
+}) => {
   const executionId = await staleExecution();
   const operator = await pageAs(browser, 'operator');
   await operator.goto(`/executions/${executionId}`);

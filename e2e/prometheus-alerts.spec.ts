@@ -5,7 +5,13 @@ import { promisify } from 'node:util';
 import pg from 'pg';
 import { freePort } from '../lib/db/embedded';
 import { e2eDatabase, e2eDatabaseUrl } from './support/database';
-import { startPrometheus, until, type ActiveAlert, type PrometheusServer, type ScrapeJob } from './support/prometheus-server';
+import {
+  startPrometheus,
+  until,
+  type ActiveAlert,
+  type PrometheusServer,
+  type ScrapeJob,
+} from './support/prometheus-server';
 import { startKeelInstance, type KeelInstance } from './support/replica-cluster';
 import { E2E_METRICS_TOKEN } from './support/server';
 
@@ -35,7 +41,8 @@ let db: pg.Client;
 let scrapeJob: ScrapeJob;
 const held: pg.Client[] = [];
 
-const sql = async <T extends pg.QueryResultRow = Record<string, unknown>>(text: string, params: unknown[] = []) => (await db.query<T>(text, params)).rows;
+const sql = async <T extends pg.QueryResultRow = Record<string, unknown>>(text: string, params: unknown[] = []) =>
+  (await db.query<T>(text, params)).rows;
 const nowMs = `(extract(epoch from clock_timestamp()) * 1000)::bigint`;
 
 /** A connection of its own, for a lock held across steps the way a hung worker would hold it. */
@@ -56,7 +63,7 @@ test.beforeAll(async () => {
   }
   const env = {
     DATABASE_URL: e2eDatabaseUrl(databaseName),
-    KEEL_CHECKPOINT_KEY: 'a1e27'.repeat(12) + 'a1e2',
+    KEEL_CHECKPOINT_KEY: `${'a1e27'.repeat(12)}a1e2`,
     KEEL_DEMO: '0',
     KEEL_DEMO_RUNTIME: '0',
     KEEL_METRICS_TOKEN: E2E_METRICS_TOKEN,
@@ -66,9 +73,23 @@ test.beforeAll(async () => {
     KEEL_DEAD_LETTER_ALERT_THRESHOLD: String(DEAD_LETTER_THRESHOLD),
   };
   // The CLI migrates the empty database and makes the user the live-update page signs in as.
-  await promisify(execFile)(process.execPath, ['--import', 'tsx', '--conditions=react-server', 'bin/keel.ts', 'create-user', '--username', 'alerts', '--role', 'viewer'], {
-    env: { ...process.env, ...env, KEEL_NEW_USER_PASSWORD: PASSWORD },
-  });
+  await promisify(execFile)(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      '--conditions=react-server',
+      'bin/keel.ts',
+      'create-user',
+      '--username',
+      'alerts',
+      '--role',
+      'viewer',
+    ],
+    {
+      env: { ...process.env, ...env, KEEL_NEW_USER_PASSWORD: PASSWORD },
+    },
+  );
   keel = await startKeelInstance('keel-alerts', env);
   db = new pg.Client({ connectionString: e2eDatabaseUrl(databaseName) });
   await db.connect();
@@ -104,9 +125,13 @@ async function expectAlerts(active: string[], passing: string[] = [], timeoutMs 
     for (const alert of alerts) if (alert.state === 'pending') reachedPending.add(alert.labels.alertname);
     const names = activeNames(alerts);
     const unexpected = names.filter((name) => !active.includes(name) && !passing.includes(name));
-    if (unexpected.length > 0) throw new Error(`active without their condition: ${unexpected.join(', ')}\n${JSON.stringify(alerts, null, 1)}`);
+    if (unexpected.length > 0)
+      throw new Error(`active without their condition: ${unexpected.join(', ')}\n${JSON.stringify(alerts, null, 1)}`);
     if (JSON.stringify(names) === wanted) return;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for exactly ${wanted}; active: ${JSON.stringify(names)}`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `timed out after ${timeoutMs} ms waiting for exactly ${wanted}; active: ${JSON.stringify(names)}`,
+      );
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
 }
@@ -133,20 +158,37 @@ test('each alert of docs/alerts.yml reaches pending by its real condition, and n
     await page.getByLabel('Password').fill(PASSWORD);
     await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await expect(page.getByTestId('signed-in-user')).toContainText('alerts');
-    await until('the LISTEN connection', () => sql(`select pid from pg_stat_activity where application_name = 'keel-live' and datname = $1`, [databaseName]), (rows) => rows.length === 1);
+    await until(
+      'the LISTEN connection',
+      () =>
+        sql(`select pid from pg_stat_activity where application_name = 'keel-live' and datname = $1`, [databaseName]),
+      (rows) => rows.length === 1,
+    );
   });
 
   await test.step('nothing holds on an empty database: no alert, and no deadline series at all', async () => {
-    const scraped = await until('a successful scrape with the sampled figures', () => prometheus.query('up{job="keel"} == 1 and on () count(keel_settlement_dead_lettered_total) > 0'), (r) => r.length === 1);
+    const scraped = await until(
+      'a successful scrape with the sampled figures',
+      () => prometheus.query('up{job="keel"} == 1 and on () count(keel_settlement_dead_lettered_total) > 0'),
+      (r) => r.length === 1,
+    );
     expect(scraped).toHaveLength(1);
     const since = Date.now();
     // Rules evaluated after that scrape; KeelNotScraped may have been pending before it.
-    await until('a rule evaluation after the first scrape', () => prometheus.lastEvaluation(), (at) => at > since + 1_000);
+    await until(
+      'a rule evaluation after the first scrape',
+      () => prometheus.lastEvaluation(),
+      (at) => at > since + 1_000,
+    );
     await expectAlerts([], ['KeelNotScraped']);
     // No proposal is pending: the series is absent (it used to be scraped as 0, which paged at once).
     expect(await prometheus.query('keel_recovery_next_deadline_seconds')).toEqual([]);
-    expect(await prometheus.query('keel_settlement_oldest_due_seconds')).toMatchObject([{ value: [expect.any(Number), '0'] }]);
-    expect(await prometheus.query('keel_dead_letter_alert_threshold')).toMatchObject([{ value: [expect.any(Number), String(DEAD_LETTER_THRESHOLD)] }]);
+    expect(await prometheus.query('keel_settlement_oldest_due_seconds')).toMatchObject([
+      { value: [expect.any(Number), '0'] },
+    ]);
+    expect(await prometheus.query('keel_dead_letter_alert_threshold')).toMatchObject([
+      { value: [expect.any(Number), String(DEAD_LETTER_THRESHOLD)] },
+    ]);
     await expectAlerts([]);
     reachedPending.clear();
   });
@@ -160,13 +202,18 @@ test('each alert of docs/alerts.yml reaches pending by its real condition, and n
     // Not while a worker holds it mid-send: its outcome would be refused and the lease waited out.
     await until(
       'the delivery at its last attempt',
-      async () => (await db.query(`update keel.webhook_delivery set attempts = 11, next_attempt_at = clock_timestamp()
-                                   where status = 'PENDING' and attempts between 1 and 10 and (lease_until is null or lease_until < clock_timestamp())`)).rowCount,
+      async () =>
+        (
+          await db.query(`update keel.webhook_delivery set attempts = 11, next_attempt_at = clock_timestamp()
+                                   where status = 'PENDING' and attempts between 1 and 10 and (lease_until is null or lease_until < clock_timestamp())`)
+        ).rowCount,
       (count) => count === 1,
     );
     on.splice(on.indexOf('KeelWebhookDeliveriesFailing'), 1);
     await turnOn('KeelWebhookDeliveriesGivenUp', ['KeelWebhookDeliveriesFailing']);
-    expect(await sql(`select status, attempts from keel.webhook_delivery`)).toEqual([{ status: 'FAILED', attempts: 12 }]);
+    expect(await sql(`select status, attempts from keel.webhook_delivery`)).toEqual([
+      { status: 'FAILED', attempts: 12 },
+    ]);
     // Every later event's delivery fails too: the failing alert stays on from here.
     await insertProposal(`alerts-far-2-${run}`, '1 hour');
     await turnOn('KeelWebhookDeliveriesFailing');
@@ -185,9 +232,13 @@ test('each alert of docs/alerts.yml reaches pending by its real condition, and n
 
   let executionId = 0;
   await test.step('an execution stops updating for longer than the stale threshold', async () => {
-    const [definition] = await sql<{ id: string }>(`insert into oxide_batch.ob_job_definition (job_name, definition_revision, manifest_format, manifest_digest, manifest)
+    const [definition] = await sql<{
+      id: string;
+    }>(`insert into oxide_batch.ob_job_definition (job_name, definition_revision, manifest_format, manifest_digest, manifest)
       values ('alerts-job', 'r1', 1, sha256('alerts-manifest'), '{}') returning id`);
-    const [instance] = await sql<{ id: string }>(`insert into oxide_batch.ob_job_instance (job_name, instance_key) values ('alerts-job', sha256('alerts-instance')) returning id`);
+    const [instance] = await sql<{ id: string }>(
+      `insert into oxide_batch.ob_job_instance (job_name, instance_key) values ('alerts-job', sha256('alerts-instance')) returning id`,
+    );
     const [execution] = await sql<{ id: string }>(
       `insert into oxide_batch.ob_job_execution (job_instance_id, definition_id, attempt, status, started_at, updated_at, version)
        values ($1, $2, 1, 'STARTED', clock_timestamp() - interval '3 hours', clock_timestamp() - interval '2 hours', 1) returning id`,
@@ -249,9 +300,25 @@ test('each alert of docs/alerts.yml reaches pending by its real condition, and n
 
   await test.step('the live-update listener loses its connection four times', async () => {
     for (let loss = 0; loss < 4; loss += 1) {
-      const [listener] = await until('the LISTEN connection', () => sql<{ pid: number }>(`select pid from pg_stat_activity where application_name = 'keel-live' and datname = $1`, [databaseName]), (rows) => rows.length === 1);
+      const [listener] = await until(
+        'the LISTEN connection',
+        () =>
+          sql<{ pid: number }>(
+            `select pid from pg_stat_activity where application_name = 'keel-live' and datname = $1`,
+            [databaseName],
+          ),
+        (rows) => rows.length === 1,
+      );
       await sql('select pg_terminate_backend($1)', [listener!.pid]);
-      await until('a new LISTEN connection', () => sql<{ pid: number }>(`select pid from pg_stat_activity where application_name = 'keel-live' and datname = $1`, [databaseName]), (rows) => rows.length === 1 && rows[0]!.pid !== listener!.pid);
+      await until(
+        'a new LISTEN connection',
+        () =>
+          sql<{ pid: number }>(
+            `select pid from pg_stat_activity where application_name = 'keel-live' and datname = $1`,
+            [databaseName],
+          ),
+        (rows) => rows.length === 1 && rows[0]!.pid !== listener!.pid,
+      );
     }
     await turnOn('KeelLiveUpdatesFailing');
   });
@@ -265,7 +332,12 @@ test('each alert of docs/alerts.yml reaches pending by its real condition, and n
     await turnOn('KeelMetricsStale', [], 90_000);
     expect(Date.now() - samplerStuckAt).toBeGreaterThan(45_000);
     // The dead_letters.rising webhook (checked every minute) saw the same rise as the alert.
-    await until('the dead_letters.rising event', () => sql(`select 1 from keel.webhook_event where kind = 'dead_letters.rising' and subject = 'dead_letters:rpc'`), (rows) => rows.length === 1, 75_000);
+    await until(
+      'the dead_letters.rising event',
+      () => sql(`select 1 from keel.webhook_event where kind = 'dead_letters.rising' and subject = 'dead_letters:rpc'`),
+      (rows) => rows.length === 1,
+      75_000,
+    );
   });
 
   await test.step('no Keel instance answers', async () => {

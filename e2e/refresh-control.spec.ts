@@ -29,9 +29,12 @@ async function liveExecutions(page: Page) {
   return page.getByRole('button', { name: 'Updates waiting', includeHidden: true });
 }
 
-const executionIds = (page: Page) => page.getByRole('table', { name: 'Executions' }).locator('tbody tr td:first-child').allInnerTexts();
+const executionIds = (page: Page) =>
+  page.getByRole('table', { name: 'Executions' }).locator('tbody tr td:first-child').allInnerTexts();
 
-test('paused sends no API request for 30 s while rows are written, and is remembered; live reads again', async ({ page }) => {
+test('paused sends no API request for 30 s while rows are written, and is remembered; live reads again', async ({
+  page,
+}) => {
   await page.clock.install();
   await signIn(page, 'operator');
   await page.goto('/executions');
@@ -64,7 +67,9 @@ test('paused sends no API request for 30 s while rows are written, and is rememb
     .toBeGreaterThan(0);
 });
 
-test('no row moves under a focused filter field or an open dialog while rows are written, and typed text stays', async ({ page }) => {
+test('no row moves under a focused filter field or an open dialog while rows are written, and typed text stays', async ({
+  page,
+}) => {
   const waiting = await liveExecutions(page);
 
   // A focused text field: the rows hold still and the typed text stays.
@@ -94,7 +99,9 @@ test('no row moves under a focused filter field or an open dialog while rows are
   await expect.poll(async () => (await executionIds(page)).slice(0, 3).sort()).toEqual([...movedAgain].sort());
 });
 
-test('no row moves under the pointer while rows are written; they move once the pointer leaves the table', async ({ page }) => {
+test('no row moves under the pointer while rows are written; they move once the pointer leaves the table', async ({
+  page,
+}) => {
   const waiting = await liveExecutions(page);
   const row = page.getByRole('table', { name: 'Executions' }).locator('tbody tr').nth(2);
   const box = (await row.boundingBox())!;

@@ -70,9 +70,13 @@ test('an execution id opens the execution; a job instance id lists its execution
   await expect(page).toHaveURL(new RegExp(`/executions/${restarted.newest}$`));
 });
 
-test('a receipt id pasted into the executions search is offered to search everywhere, and opens from the header', async ({ browser }) => {
+test('a receipt id pasted into the executions search is offered to search everywhere, and opens from the header', async ({
+  browser,
+}) => {
   const page = await pageAs(browser, 'support');
-  const { receipt_id: receipt } = await one<{ receipt_id: string }>(`select receipt_id from settle.dead_letters order by receipt_id limit 1`);
+  const { receipt_id: receipt } = await one<{ receipt_id: string }>(
+    `select receipt_id from settle.dead_letters order by receipt_id limit 1`,
+  );
   await page.goto('/executions');
   const filter = page.getByLabel('Search (execution or instance id)');
   await filter.fill(receipt);
@@ -97,7 +101,9 @@ test('a receipt id prefix lists the receipts that start with it', async ({ brows
   );
   await find(page, prefix);
   await expect(page).toHaveURL(/\/search\?q=/);
-  await expect(page.getByRole('region', { name: 'Receipts' }).getByRole('link', { name: new RegExp(`^Receipt ${prefix}`) })).toHaveCount(n);
+  await expect(
+    page.getByRole('region', { name: 'Receipts' }).getByRole('link', { name: new RegExp(`^Receipt ${prefix}`) }),
+  ).toHaveCount(n);
 });
 
 test('a retry key prefix opens the execution whose step holds the key', async ({ browser }) => {
@@ -114,7 +120,9 @@ test('a retry key prefix opens the execution whose step holds the key', async ({
 
 test('a proposal is found by its id and by the start of its evidence digest', async ({ browser }) => {
   const digest = createHash('sha256').update(`search spec ${Date.now()}`).digest();
-  const target = await one<{ id: string; version: string }>(`select id, version from oxide_batch.ob_job_execution order by id desc limit 1`);
+  const target = await one<{ id: string; version: string }>(
+    `select id, version from oxide_batch.ob_job_execution order by id desc limit 1`,
+  );
   const proposal = await one<{ id: string }>(
     `insert into keel.recovery_proposal (target_kind, target_id, kind, evidence_digest, evidence, expected_version, proposer_id, proposer_login,
        status, decided_at, wait_owner, wait_deadline, wait_cancellation_id)
@@ -129,7 +137,10 @@ test('a proposal is found by its id and by the start of its evidence digest', as
   await page.goto('/');
   await find(page, proposal.id);
   await expect(page).toHaveURL(new RegExp(`/search\\?q=${proposal.id}$`));
-  await page.getByRole('region', { name: 'Recovery proposals' }).getByRole('link', { name: `Recovery proposal ${proposal.id}` }).click();
+  await page
+    .getByRole('region', { name: 'Recovery proposals' })
+    .getByRole('link', { name: `Recovery proposal ${proposal.id}` })
+    .click();
   await expect(page).toHaveURL(new RegExp(`/recovery/${proposal.id}$`));
 });
 
@@ -174,5 +185,7 @@ test('bad search text is refused with a typed 400, and the results page names th
   }
   expect((await page.request.get('/api/search')).status()).toBe(400);
   await page.goto(`/search?q=${'x'.repeat(1_001)}`);
-  await expect(page.getByRole('alert').filter({ hasText: 'Could not search' })).toContainText('INVALID_INPUT: At most 1,000 characters.');
+  await expect(page.getByRole('alert').filter({ hasText: 'Could not search' })).toContainText(
+    'INVALID_INPUT: At most 1,000 characters.',
+  );
 });

@@ -65,7 +65,8 @@ function expectSecurityHeaders(headers: Record<string, string>) {
   const csp = headers['content-security-policy'] ?? '';
   expect(csp).toMatch(/script-src 'self' 'nonce-[A-Za-z0-9+/=]+' 'strict-dynamic'/);
   expect(csp).not.toMatch(/script-src[^;]*'unsafe-inline'/);
-  for (const directive of ["frame-ancestors 'none'", "object-src 'none'", "base-uri 'self'", "form-action 'self'"]) expect(csp).toContain(directive);
+  for (const directive of ["frame-ancestors 'none'", "object-src 'none'", "base-uri 'self'", "form-action 'self'"])
+    expect(csp).toContain(directive);
   expect(headers['permissions-policy']).toContain('camera=()');
   expect(headers['permissions-policy']).toContain('microphone=()');
   expect(headers['permissions-policy']).toContain('geolocation=()');
@@ -82,13 +83,17 @@ async function watchViolations(page: Page): Promise<string[]> {
   await page.exposeFunction('__keelCspViolation', (text: string) => violations.push(text));
   await page.addInitScript(() => {
     document.addEventListener('securitypolicyviolation', (event) => {
-      (window as unknown as { __keelCspViolation: (t: string) => void }).__keelCspViolation(`${event.violatedDirective} ${event.blockedURI}`);
+      (window as unknown as { __keelCspViolation: (t: string) => void }).__keelCspViolation(
+        `${event.violatedDirective} ${event.blockedURI}`,
+      );
     });
   });
   return violations;
 }
 
-test('every better-auth endpoint Keel does not use answers 404, even for an admin; impersonation is impossible', async ({ page }) => {
+test('every better-auth endpoint Keel does not use answers 404, even for an admin; impersonation is impossible', async ({
+  page,
+}) => {
   await signIn(page, 'admin');
   const db = await e2eDatabase();
   try {
@@ -98,7 +103,16 @@ test('every better-auth endpoint Keel does not use answers 404, even for an admi
       const response = await page.request.fetch(`/api/auth/${path}`, {
         method,
         headers: { origin: ORIGIN, 'content-type': 'application/json' },
-        data: method === 'POST' ? { userId: approver, role: 'admin', username: 'renamed', newPassword: 'x'.repeat(12), currentPassword: DEMO_PASSWORD } : undefined,
+        data:
+          method === 'POST'
+            ? {
+                userId: approver,
+                role: 'admin',
+                username: 'renamed',
+                newPassword: 'x'.repeat(12),
+                currentPassword: DEMO_PASSWORD,
+              }
+            : undefined,
       });
       if (response.status() !== 404) reachable.push(`${method} ${path} -> ${response.status()}`);
     }
@@ -106,35 +120,55 @@ test('every better-auth endpoint Keel does not use answers 404, even for an admi
     // Still the admin, nobody was renamed or re-roled, and no impersonated session exists.
     const session = await page.request.get('/api/auth/get-session');
     expect((await session.json()).user).toMatchObject({ username: 'admin', role: 'admin' });
-    expect((await db.query(`select count(*)::int as n from keel.session where impersonated_by is not null`)).rows[0].n).toBe(0);
-    expect((await db.query(`select role from keel.user where id = $1`, [approver])).rows).toEqual([{ role: 'approver' }]);
+    expect(
+      (await db.query(`select count(*)::int as n from keel.session where impersonated_by is not null`)).rows[0].n,
+    ).toBe(0);
+    expect((await db.query(`select role from keel.user where id = $1`, [approver])).rows).toEqual([
+      { role: 'approver' },
+    ]);
     expect((await db.query(`select count(*)::int as n from keel.user where username = 'renamed'`)).rows[0].n).toBe(0);
   } finally {
     await db.end();
   }
 });
 
-test('the sign-in response carries no session token, and a foreign origin cannot sign anyone in', async ({ request }) => {
-  const ok = await request.post('/api/auth/sign-in/username', { headers: { origin: ORIGIN }, data: { username: 'viewer', password: DEMO_PASSWORD } });
+test('the sign-in response carries no session token, and a foreign origin cannot sign anyone in', async ({
+  request,
+}) => {
+  const ok = await request.post('/api/auth/sign-in/username', {
+    headers: { origin: ORIGIN },
+    data: { username: 'viewer', password: DEMO_PASSWORD },
+  });
   expect(ok.status()).toBe(200);
   const body = await ok.json();
   expect(body.user).toMatchObject({ username: 'viewer' });
   expect(body).not.toHaveProperty('token');
   expectSecurityHeaders(ok.headers());
-  const cookie = ok.headersArray().find((h) => h.name.toLowerCase() === 'set-cookie' && h.value.includes('session_token='));
+  const cookie = ok
+    .headersArray()
+    .find((h) => h.name.toLowerCase() === 'set-cookie' && h.value.includes('session_token='));
   expect(cookie?.value).toMatch(/HttpOnly/i);
 
-  const foreign = await request.post('/api/auth/sign-in/username', { headers: { origin: 'https://evil.example' }, data: { username: 'viewer', password: DEMO_PASSWORD } });
+  const foreign = await request.post('/api/auth/sign-in/username', {
+    headers: { origin: 'https://evil.example' },
+    data: { username: 'viewer', password: DEMO_PASSWORD },
+  });
   expect(foreign.status()).toBe(403);
   expect(foreign.headersArray().filter((h) => h.name.toLowerCase() === 'set-cookie')).toEqual([]);
 });
 
-test('40 wrong passwords under 40 spoofed X-Forwarded-For values are refused after 5, the lockout is audited, and nothing keys on the header', async ({ request }) => {
+test('40 wrong passwords under 40 spoofed X-Forwarded-For values are refused after 5, the lockout is audited, and nothing keys on the header', async ({
+  request,
+}) => {
   const username = 'e2e_spoof_probe';
   const statuses: number[] = [];
   for (let i = 0; i < 40; i += 1) {
     const response = await request.post('/api/auth/sign-in/username', {
-      headers: { origin: ORIGIN, 'x-forwarded-for': `198.51.100.${i + 1}`, 'x-keel-client-address': `203.0.113.${i + 1}` },
+      headers: {
+        origin: ORIGIN,
+        'x-forwarded-for': `198.51.100.${i + 1}`,
+        'x-keel-client-address': `203.0.113.${i + 1}`,
+      },
       data: { username, password: 'not-the-password' },
     });
     statuses.push(response.status());
@@ -161,14 +195,25 @@ test('40 wrong passwords under 40 spoofed X-Forwarded-For values are refused aft
       data: { username: 'support', password: DEMO_PASSWORD },
     });
     expect(signedIn.status()).toBe(200);
-    const addresses = await db.query(`select distinct s.ip_address from keel.session s join keel.user u on u.id = s.user_id where u.username = 'support'`);
+    const addresses = await db.query(
+      `select distinct s.ip_address from keel.session s join keel.user u on u.id = s.user_id where u.username = 'support'`,
+    );
     expect(addresses.rows.map((r) => r.ip_address)).not.toContain('198.51.100.250');
   } finally {
     await db.end();
   }
 });
 
-const REDIRECT_PAYLOADS = ['/%5Cevil.example/', '/%09/evil.example/', '//evil.example/', '/%2F%2Fevil.example/', '/.//evil.example/', 'https://evil.example/', 'javascript:alert(1)', '/%0d%0a/evil.example/'];
+const REDIRECT_PAYLOADS = [
+  '/%5Cevil.example/',
+  '/%09/evil.example/',
+  '//evil.example/',
+  '/%2F%2Fevil.example/',
+  '/.//evil.example/',
+  'https://evil.example/',
+  'javascript:alert(1)',
+  '/%0d%0a/evil.example/',
+];
 
 test('redirect payloads after sign-in stay on the site, from the form and when already signed in', async ({ page }) => {
   await page.goto(`/sign-in?next=${REDIRECT_PAYLOADS[0]}`);
@@ -196,7 +241,10 @@ test('the form itself stays on the site for a payload the server never saw', asy
   expect(new URL(page.url()).origin).toBe(ORIGIN);
 });
 
-test('pages, the API and sign-in carry the CSP and Permissions-Policy; the main pages run with no CSP violation', async ({ page, request }) => {
+test('pages, the API and sign-in carry the CSP and Permissions-Policy; the main pages run with no CSP violation', async ({
+  page,
+  request,
+}) => {
   await page.emulateMedia({ colorScheme: 'dark' });
   const violations = await watchViolations(page);
   const signInPage = await page.goto('/sign-in');
@@ -243,13 +291,22 @@ function listeningAddresses(port: number): string[] {
       if (parseInt(portHex!, 16) !== port) continue;
       // IPv4 is one little-endian word; IPv6 four of them.
       const words = hex!.match(/.{8}/g)!.map((w) => w.match(/../g)!.reverse().join(''));
-      addresses.push(words.length === 1 ? words[0]!.match(/../g)!.map((b) => parseInt(b, 16)).join('.') : words.join(':'));
+      addresses.push(
+        words.length === 1
+          ? words[0]!
+              .match(/../g)!
+              .map((b) => parseInt(b, 16))
+              .join('.')
+          : words.join(':'),
+      );
     }
   }
   return addresses;
 }
 
-test('in demo mode, whose users have a published password, the console listens on loopback only', async ({ request }) => {
+test('in demo mode, whose users have a published password, the console listens on loopback only', async ({
+  request,
+}) => {
   expect((await request.get('/api/health')).status()).toBe(200);
   expect(listeningAddresses(PORT)).toEqual(['127.0.0.1']);
 });

@@ -10,11 +10,17 @@ test.describe.configure({ mode: 'serial' });
 const db = specDatabase(test);
 
 /** What the journeys leave for the later tests: the captured replay, the receipts and the jobs. */
-const state: { replay?: { url: string; id: string; contentType: string; body: string }; receipt?: string; bulkReason?: string; bulkJob?: number } = {};
+const state: {
+  replay?: { url: string; id: string; contentType: string; body: string };
+  receipt?: string;
+  bulkReason?: string;
+  bulkJob?: number;
+} = {};
 
 const toast = (page: Page) => page.getByTestId('toast').first();
 const count = async (text: string, values: unknown[] = []) => Number((await db.query(text, values)).rows[0].n);
-const replaysOf = (receiptId: string) => count(`select count(*)::int as n from keel.settlement_replay where receipt_id = $1`, [receiptId]);
+const replaysOf = (receiptId: string) =>
+  count(`select count(*)::int as n from keel.settlement_replay where receipt_id = $1`, [receiptId]);
 
 async function pageAs(browser: Browser, username: string): Promise<Page> {
   const page = await (await browser.newContext({ viewport: { width: 1440, height: 900 } })).newPage();
@@ -23,16 +29,32 @@ async function pageAs(browser: Browser, username: string): Promise<Page> {
 }
 
 async function captureAction(page: Page, act: () => Promise<void>) {
-  const [request] = await Promise.all([page.waitForRequest((r: Request) => r.method() === 'POST' && Boolean(r.headers()['next-action'])), act()]);
+  const [request] = await Promise.all([
+    page.waitForRequest((r: Request) => r.method() === 'POST' && Boolean(r.headers()['next-action'])),
+    act(),
+  ]);
   const headers = await request.allHeaders();
-  return { url: request.url(), id: headers['next-action']!, contentType: headers['content-type'] ?? 'text/plain;charset=UTF-8', body: request.postData() ?? '' };
+  return {
+    url: request.url(),
+    id: headers['next-action']!,
+    contentType: headers['content-type'] ?? 'text/plain;charset=UTF-8',
+    body: request.postData() ?? '',
+  };
 }
 
 const postAction = (page: Page, action: NonNullable<typeof state.replay>, body: string, origin: string) =>
-  page.request.post(action.url, { headers: { 'next-action': action.id, 'content-type': action.contentType, accept: 'text/x-component', origin }, data: body });
+  page.request.post(action.url, {
+    headers: { 'next-action': action.id, 'content-type': action.contentType, accept: 'text/x-component', origin },
+    data: body,
+  });
 
-test('support replays one dead letter, once however often it is submitted, and its history shows the replay', async ({ page, baseURL }) => {
-  const { rows } = await db.query(`select receipt_id, reason, attempts from settle.dead_letters where reason = 'rpc' order by recorded_at_ms desc, receipt_id limit 1`);
+test('support replays one dead letter, once however often it is submitted, and its history shows the replay', async ({
+  page,
+  baseURL,
+}) => {
+  const { rows } = await db.query(
+    `select receipt_id, reason, attempts from settle.dead_letters where reason = 'rpc' order by recorded_at_ms desc, receipt_id limit 1`,
+  );
   const receipt = rows[0].receipt_id as string;
   state.receipt = receipt;
   await signIn(page, 'support');
@@ -85,7 +107,10 @@ test('support replays one dead letter, once however often it is submitted, and i
 
 test('a receipt id with a space, a slash and a percent sign has its own history page', async ({ page }) => {
   const odd = 'e2e odd/id%41';
-  await db.query(`insert into settle.dead_letters (receipt_id, finalized_at, attempts, reason, canonical_json, recorded_at_ms) values ($1, 1, 2, 'unsupported', '{}', 1) on conflict (receipt_id) do nothing`, [odd]);
+  await db.query(
+    `insert into settle.dead_letters (receipt_id, finalized_at, attempts, reason, canonical_json, recorded_at_ms) values ($1, 1, 2, 'unsupported', '{}', 1) on conflict (receipt_id) do nothing`,
+    [odd],
+  );
   await signIn(page, 'viewer');
   await page.goto(`/settlements/dead-letters?q=${encodeURIComponent('e2e odd')}`);
   await page.getByRole('link', { name: odd }).click();
@@ -95,8 +120,13 @@ test('a receipt id with a space, a slash and a percent sign has its own history 
   expect(await api.json()).toMatchObject({ receiptId: odd, deadLetter: { attempts: 2 } });
 });
 
-test('support bulk-replays one reason code: exactly the previewed items, each with its result', async ({ page, browser }) => {
-  const pick = await db.query(`select reason, count(*)::int as n from settle.dead_letters where reason <> 'rpc' group by reason having count(*) between 4 and 30 order by count(*), reason limit 1`);
+test('support bulk-replays one reason code: exactly the previewed items, each with its result', async ({
+  page,
+  browser,
+}) => {
+  const pick = await db.query(
+    `select reason, count(*)::int as n from settle.dead_letters where reason <> 'rpc' group by reason having count(*) between 4 and 30 order by count(*), reason limit 1`,
+  );
   const { reason, n } = pick.rows[0] as { reason: string; n: number };
   state.bulkReason = reason;
   await signIn(page, 'support');
@@ -112,16 +142,25 @@ test('support bulk-replays one reason code: exactly the previewed items, each wi
   await dialog.getByRole('button', { name: 'Preview' }).click();
   await expect(dialog.getByTestId('bulk-preview-count')).toContainText(`Exactly ${n} dead letters were frozen`);
   await expect(dialog.getByRole('table').locator('tbody tr')).toHaveCount(Math.min(n, 20));
-  const job = Number((await db.query(`select max(id) as id from keel.bulk_replay where created_by_login = 'support'`)).rows[0].id);
+  const job = Number(
+    (await db.query(`select max(id) as id from keel.bulk_replay where created_by_login = 'support'`)).rows[0].id,
+  );
   state.bulkJob = job;
 
   // After the preview: a new dead letter that matches, one item recorded again, one discarded.
   const late = `e2e-late-${reason}`;
-  await db.query(`insert into settle.dead_letters (receipt_id, finalized_at, attempts, reason, canonical_json, recorded_at_ms)
-    values ($1, 1, 1, $2, '{}', (extract(epoch from clock_timestamp()) * 1000)::bigint)`, [late, reason]);
-  const frozen = (await db.query(`select receipt_id from keel.bulk_replay_item where job = $1 order by receipt_id`, [job])).rows.map((r) => r.receipt_id as string);
+  await db.query(
+    `insert into settle.dead_letters (receipt_id, finalized_at, attempts, reason, canonical_json, recorded_at_ms)
+    values ($1, 1, 1, $2, '{}', (extract(epoch from clock_timestamp()) * 1000)::bigint)`,
+    [late, reason],
+  );
+  const frozen = (
+    await db.query(`select receipt_id from keel.bulk_replay_item where job = $1 order by receipt_id`, [job])
+  ).rows.map((r) => r.receipt_id as string);
   expect(frozen).toHaveLength(n);
-  await db.query(`update settle.dead_letters set recorded_at_ms = recorded_at_ms + 1 where receipt_id = $1`, [frozen[0]]);
+  await db.query(`update settle.dead_letters set recorded_at_ms = recorded_at_ms + 1 where receipt_id = $1`, [
+    frozen[0],
+  ]);
   const other = await pageAs(browser, 'support');
   await other.goto(`/settlements/${encodeURIComponent(frozen[1]!)}`);
   await other.getByRole('button', { name: 'Discard…' }).click();
@@ -155,20 +194,28 @@ test('support bulk-replays one reason code: exactly the previewed items, each wi
 
   // The results stay viewable from the list of past jobs.
   await page.goto('/settlements/bulk');
-  const listed = page.getByRole('table', { name: 'Bulk replays' }).getByRole('row').filter({ has: page.getByRole('link', { name: String(job), exact: true }) });
+  const listed = page
+    .getByRole('table', { name: 'Bulk replays' })
+    .getByRole('row')
+    .filter({ has: page.getByRole('link', { name: String(job), exact: true }) });
   await expect(listed).toContainText('COMPLETED');
   await expect(listed).toContainText(`${n} / ${n}`);
 });
 
 test('support cancels a previewed bulk replay and requeues a retry now', async ({ page }) => {
-  const pick = await db.query(`select reason, count(*)::int as n from settle.dead_letters where reason not in ('rpc', $1) group by reason order by count(*), reason limit 1`, [state.bulkReason]);
+  const pick = await db.query(
+    `select reason, count(*)::int as n from settle.dead_letters where reason not in ('rpc', $1) group by reason order by count(*), reason limit 1`,
+    [state.bulkReason],
+  );
   const { reason, n } = pick.rows[0] as { reason: string; n: number };
   await signIn(page, 'support');
   await page.goto(`/settlements/dead-letters?reason=${reason}`);
   await page.getByRole('button', { name: 'Bulk replay these…' }).click();
   await page.getByRole('alertdialog').getByLabel(/Note/).fill('not yet');
   await page.getByRole('alertdialog').getByRole('button', { name: 'Preview' }).click();
-  await expect(page.getByRole('alertdialog').getByTestId('bulk-preview-count')).toContainText(`Exactly ${n} dead letters`);
+  await expect(page.getByRole('alertdialog').getByTestId('bulk-preview-count')).toContainText(
+    `Exactly ${n} dead letters`,
+  );
   await page.getByRole('alertdialog').getByRole('button', { name: 'Cancel' }).click();
   const job = Number((await db.query(`select max(id) as id from keel.bulk_replay`)).rows[0].id);
   await page.goto(`/settlements/bulk/${job}`);
@@ -181,23 +228,34 @@ test('support cancels a previewed bulk replay and requeues a retry now', async (
   expect(await count(`select count(*)::int as n from settle.dead_letters where reason = $1`, [reason])).toBe(n);
   // A preview cancelled before it started is no job: gone from the list, still under the CANCELLED filter.
   await page.goto('/settlements/bulk');
-  await expect(page.getByRole('table', { name: 'Bulk replays' }).getByRole('link', { name: String(job), exact: true })).toHaveCount(0);
+  await expect(
+    page.getByRole('table', { name: 'Bulk replays' }).getByRole('link', { name: String(job), exact: true }),
+  ).toHaveCount(0);
   await page.goto('/settlements/bulk?status=CANCELLED');
-  await expect(page.getByRole('table', { name: 'Bulk replays' }).getByRole('link', { name: String(job), exact: true })).toHaveCount(1);
+  await expect(
+    page.getByRole('table', { name: 'Bulk replays' }).getByRole('link', { name: String(job), exact: true }),
+  ).toHaveCount(1);
 
   await page.goto('/settlements?state=retry_scheduled');
   const first = page.getByRole('table', { name: 'Settlement queue' }).locator('tbody tr').first();
   const receipt = (await first.getByRole('link').textContent())!;
-  const before = (await db.query(`select row_version::int as v from settle.attempts where receipt_id = $1`, [receipt])).rows[0].v;
+  const before = (await db.query(`select row_version::int as v from settle.attempts where receipt_id = $1`, [receipt]))
+    .rows[0].v;
   await first.getByRole('button', { name: `Requeue ${receipt} now` }).click();
   await expect(page.getByRole('alertdialog')).toContainText(`still at row version ${before}`);
   await page.getByRole('alertdialog').getByRole('button', { name: 'Requeue now' }).click();
   await expect(toast(page)).toContainText(`Requeued ${receipt}: due now`);
-  const after = await db.query(`select row_version::int as v, next_visible_at_ms <= (extract(epoch from clock_timestamp()) * 1000)::bigint as due from settle.attempts where receipt_id = $1`, [receipt]);
+  const after = await db.query(
+    `select row_version::int as v, next_visible_at_ms <= (extract(epoch from clock_timestamp()) * 1000)::bigint as due from settle.attempts where receipt_id = $1`,
+    [receipt],
+  );
   expect(after.rows[0]).toEqual({ v: before + 1, due: true });
 });
 
-test('a viewer sees no settlement actions, and a forged replay from the viewer is refused and changes nothing', async ({ page, baseURL }) => {
+test('a viewer sees no settlement actions, and a forged replay from the viewer is refused and changes nothing', async ({
+  page,
+  baseURL,
+}) => {
   expect(state.replay && state.bulkJob).toBeTruthy();
   await signIn(page, 'viewer');
   await page.goto('/settlements/dead-letters');
@@ -211,16 +269,23 @@ test('a viewer sees no settlement actions, and a forged replay from the viewer i
   await expect(page.getByTestId('bulk-status')).toBeVisible();
   await expect(page.getByRole('button', { name: /Cancel bulk replay|Start replay/ })).toHaveCount(0);
 
-  const target = (await db.query(`select receipt_id from settle.dead_letters where reason = 'rpc' order by receipt_id limit 1`)).rows[0].receipt_id as string;
+  const target = (
+    await db.query(`select receipt_id from settle.dead_letters where reason = 'rpc' order by receipt_id limit 1`)
+  ).rows[0].receipt_id as string;
   await page.goto(`/settlements/${encodeURIComponent(target)}`);
   await expect(page.getByTestId('receipt-place')).toContainText('dead-lettered');
   await expect(page.getByRole('button', { name: /Replay|Discard/ })).toHaveCount(0);
 
   const replaysBefore = await count(`select count(*)::int as n from keel.settlement_replay`);
   // Other specs (the access matrix) may have had the viewer refused before: count this refusal alone.
-  const refusalsOf = () => db.query(`select actor_login, outcome, code from keel.audit_event where action = 'settlement.replay' and actor_login = 'viewer' order by id`);
+  const refusalsOf = () =>
+    db.query(
+      `select actor_login, outcome, code from keel.audit_event where action = 'settlement.replay' and actor_login = 'viewer' order by id`,
+    );
   const refusedBefore = (await refusalsOf()).rows.length;
-  const forgedBody = state.replay!.body.replaceAll(state.receipt!, target).replace(/"operationId":"[^"]+"/, '"operationId":"forged-by-viewer"');
+  const forgedBody = state
+    .replay!.body.replaceAll(state.receipt!, target)
+    .replace(/"operationId":"[^"]+"/, '"operationId":"forged-by-viewer"');
   const forged = await postAction(page, state.replay!, forgedBody, baseURL!);
   expect(await forged.text()).toContain('FORBIDDEN');
   expect(await count(`select count(*)::int as n from keel.settlement_replay`)).toBe(replaysBefore);
@@ -229,10 +294,15 @@ test('a viewer sees no settlement actions, and a forged replay from the viewer i
   expect(refused.rows.slice(refusedBefore)).toEqual([{ actor_login: 'viewer', outcome: 'REFUSED', code: 'FORBIDDEN' }]);
 });
 
-test('the audit page lists each settlement action with actor and outcome, and the CSV export holds the same rows', async ({ page }) => {
+test('the audit page lists each settlement action with actor and outcome, and the CSV export holds the same rows', async ({
+  page,
+}) => {
   await signIn(page, 'admin');
   const expected: Record<string, [string, string][]> = {
-    'settlement.replay': [['viewer', 'REFUSEDFORBIDDEN'], ['support', 'APPLIED']],
+    'settlement.replay': [
+      ['viewer', 'REFUSEDFORBIDDEN'],
+      ['support', 'APPLIED'],
+    ],
     'settlement.discard': [['support', 'APPLIED']],
     'settlement.requeue': [['support', 'APPLIED']],
     'settlement.bulk_replay.preview': [['support', 'APPLIED']],
@@ -246,10 +316,16 @@ test('the audit page lists each settlement action with actor and outcome, and th
     const total = await count(`select count(*)::int as n from keel.audit_event where action = $1`, [action]);
     // One page holds 50; a bulk requeue earlier in the run can write more requeues than that.
     await expect(rows).toHaveCount(Math.min(total, 50));
-    const shown = await rows.evaluateAll((trs) => trs.map((tr) => Array.from(tr.querySelectorAll('td'), (td) => td.textContent?.trim() ?? '')));
-    for (const [actor, outcome] of pairs) expect(shown.some((c) => c[1] === actor && c[3] === action && c[7] === outcome)).toBe(true);
+    const shown = await rows.evaluateAll((trs) =>
+      trs.map((tr) => Array.from(tr.querySelectorAll('td'), (td) => td.textContent?.trim() ?? '')),
+    );
+    for (const [actor, outcome] of pairs)
+      expect(shown.some((c) => c[1] === actor && c[3] === action && c[7] === outcome)).toBe(true);
 
-    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Export CSV (filtered)' }).click()]);
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('link', { name: 'Export CSV (filtered)' }).click(),
+    ]);
     const lines = (await readFile((await download.path())!, 'utf8')).trimEnd().split('\r\n').slice(1);
     const ids = await rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-audit-id')));
     expect(lines).toHaveLength(total);
@@ -262,11 +338,27 @@ for (const theme of ['light', 'dark'] as const) {
   test(`the settlement pages have no serious accessibility violations in ${theme} mode`, async ({ page }) => {
     await signIn(page, 'support');
     const pages: [string, string, () => Promise<void>][] = [
-      ['settlements', '/settlements', () => expect(page.getByRole('table', { name: 'Settlement queue' }).locator('tbody tr')).toHaveCount(50)],
+      [
+        'settlements',
+        '/settlements',
+        () => expect(page.getByRole('table', { name: 'Settlement queue' }).locator('tbody tr')).toHaveCount(50),
+      ],
       ['dead-letters', '/settlements/dead-letters', () => expect(page.getByTestId('dead-letter-groups')).toBeVisible()],
-      ['receipt-history', `/settlements/${encodeURIComponent(state.receipt!)}`, () => expect(page.getByRole('table', { name: 'Replays' })).toBeVisible()],
-      ['bulk-replay', `/settlements/bulk/${state.bulkJob}`, () => expect(page.getByTestId('bulk-status')).toHaveText('COMPLETED')],
-      ['bulk-replays', '/settlements/bulk', () => expect(page.getByRole('table', { name: 'Bulk replays' }).locator('tbody tr').first()).toBeVisible()],
+      [
+        'receipt-history',
+        `/settlements/${encodeURIComponent(state.receipt!)}`,
+        () => expect(page.getByRole('table', { name: 'Replays' })).toBeVisible(),
+      ],
+      [
+        'bulk-replay',
+        `/settlements/bulk/${state.bulkJob}`,
+        () => expect(page.getByTestId('bulk-status')).toHaveText('COMPLETED'),
+      ],
+      [
+        'bulk-replays',
+        '/settlements/bulk',
+        () => expect(page.getByRole('table', { name: 'Bulk replays' }).locator('tbody tr').first()).toBeVisible(),
+      ],
     ];
     for (const [name, path, ready] of pages) {
       await page.goto(path);
@@ -277,7 +369,11 @@ for (const theme of ['light', 'dark'] as const) {
     }
     // An open dialog is held to the same bar.
     await page.goto('/settlements/dead-letters');
-    await page.getByRole('table', { name: 'Dead letters' }).getByRole('button', { name: /^Replay / }).first().click();
+    await page
+      .getByRole('table', { name: 'Dead letters' })
+      .getByRole('button', { name: /^Replay / })
+      .first()
+      .click();
     await expect(page.getByRole('alertdialog')).toBeVisible();
     await expectNoSeriousViolations(page);
   });

@@ -13,7 +13,9 @@ test('signing out of Keel ends the session at the OpenID provider too', async ({
   await expect(page.getByTestId('signed-in-role')).toHaveText('operator');
 
   // Ending only Keel's session leaves the provider's: the next sign-in goes through without its login form.
-  expect((await page.request.post('/api/auth/sign-out', { headers: { origin: baseURL! }, data: {} })).status()).toBe(200);
+  expect((await page.request.post('/api/auth/sign-out', { headers: { origin: baseURL! }, data: {} })).status()).toBe(
+    200,
+  );
   await page.goto('/sign-in');
   await ssoButton(page).click();
   await expect(page.getByTestId('signed-in-role')).toHaveText('operator');

@@ -11,7 +11,9 @@ async function signInAtProvider(page: Page, login: string) {
   await page.getByRole('button', { name: 'Sign-in' }).click();
 }
 
-test('an operator signs in through the OpenID provider and lands with the role their group maps to', async ({ page }) => {
+test('an operator signs in through the OpenID provider and lands with the role their group maps to', async ({
+  page,
+}) => {
   await signInAtProvider(page, 'olga');
   await expect(page).toHaveURL(/\/$/);
   await expect(page.getByTestId('signed-in-role')).toHaveText('operator');

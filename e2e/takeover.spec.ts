@@ -40,7 +40,9 @@ async function confirmThroughPage(page: Page, proposalId: number): Promise<void>
   await dialog.getByRole('button', { name: 'Confirm takeover' }).click();
 }
 
-test('an operator proposes, a different approver confirms, and the execution shows the decision', async ({ browser }) => {
+test('an operator proposes, a different approver confirms, and the execution shows the decision', async ({
+  browser,
+}) => {
   const [executionId] = await staleExecutions(1);
   const operator = await pageAs(browser, 'operator');
   const proposalId = await proposeThroughPage(operator, executionId!);
@@ -59,24 +61,36 @@ test('an operator proposes, a different approver confirms, and the execution sho
   await expect(decisions).toContainText('FAILED');
   await expect(decisions).toContainText(`keel:proposal:${proposalId}`);
   await expect(approver.getByRole('table', { name: 'Recovery proposals' })).toContainText('APPROVED');
-  const row = await db.query(`select status, failure_category, failure_id::int as failure_id from oxide_batch.ob_job_execution where id = $1`, [executionId]);
+  const row = await db.query(
+    `select status, failure_category, failure_id::int as failure_id from oxide_batch.ob_job_execution where id = $1`,
+    [executionId],
+  );
   expect(row.rows[0]).toEqual({ status: 'FAILED', failure_category: 'STALE_RECOVERED', failure_id: proposalId });
 });
 
-test('a takeover request needs a reason: an empty one is refused and creates nothing, a given one is shown to the approver', async ({ browser }) => {
+test('a takeover request needs a reason: an empty one is refused and creates nothing, a given one is shown to the approver', async ({
+  browser,
+}) => {
   const [executionId] = await staleExecutions(1);
   const operator = await pageAs(browser, 'operator');
   await operator.goto(`/executions/${executionId}`);
   await operator.getByRole('button', { name: 'Request takeover' }).click();
   const dialog = operator.getByRole('alertdialog');
   await dialog.getByRole('button', { name: 'Create proposal' }).click();
-  await expect(dialog.getByRole('alert')).toHaveText('Say why the takeover is needed: the approver reads it before deciding.');
+  await expect(dialog.getByRole('alert')).toHaveText(
+    'Say why the takeover is needed: the approver reads it before deciding.',
+  );
   await expect(dialog.getByLabel('Reason for the request')).toHaveAttribute('aria-invalid', 'true');
   await expect(operator).toHaveURL(new RegExp(`/executions/${executionId}$`));
-  const none = await db.query(`select count(*)::int as n from keel.recovery_proposal where target_kind = 'batch' and target_id = $1`, [String(executionId)]);
+  const none = await db.query(
+    `select count(*)::int as n from keel.recovery_proposal where target_kind = 'batch' and target_id = $1`,
+    [String(executionId)],
+  );
   expect(none.rows[0].n).toBe(0);
 
-  await dialog.getByLabel('Reason for the request').fill('Worker host batch-7 lost power at 06:10; nobody is running it.');
+  await dialog
+    .getByLabel('Reason for the request')
+    .fill('Worker host batch-7 lost power at 06:10; nobody is running it.');
   await dialog.getByRole('button', { name: 'Create proposal' }).click();
   await expect(operator).toHaveURL(/\/recovery\/\d+$/);
   const proposalId = Number(new URL(operator.url()).pathname.split('/').pop());
@@ -86,7 +100,10 @@ test('a takeover request needs a reason: an empty one is refused and creates not
   const summary = approver.getByRole('region', { name: 'Proposal' });
   await expect(summary).toContainText('Reason for the request');
   await expect(summary).toContainText('Worker host batch-7 lost power at 06:10; nobody is running it.');
-  const audit = await db.query(`select reason from keel.audit_event where action = 'recovery.propose' and operation_id = $1`, [`keel-proposal-${proposalId}`]);
+  const audit = await db.query(
+    `select reason from keel.audit_event where action = 'recovery.propose' and operation_id = $1`,
+    [`keel-proposal-${proposalId}`],
+  );
   expect(audit.rows).toEqual([{ reason: 'Worker host batch-7 lost power at 06:10; nobody is running it.' }]);
 
   // A proposal made before reasons were asked for has none: the page says so.
@@ -103,7 +120,9 @@ test('an admin who proposed sees why they cannot decide it, before submitting an
   const decision = admin.getByRole('region', { name: 'Decision' });
   await expect(decision.getByRole('button', { name: 'Confirm takeover' })).toBeDisabled();
   await expect(decision.getByRole('button', { name: 'Reject' })).toBeDisabled();
-  await expect(decision.getByRole('button', { name: 'Confirm takeover' })).toHaveAccessibleDescription(/another approver or admin must confirm or reject it \(four eyes, FOUR_EYES_REQUIRED\)/);
+  await expect(decision.getByRole('button', { name: 'Confirm takeover' })).toHaveAccessibleDescription(
+    /another approver or admin must confirm or reject it \(four eyes, FOUR_EYES_REQUIRED\)/,
+  );
   await expect(decision.getByRole('button', { name: 'Cancel proposal' })).toBeEnabled();
   const proposal = await db.query(`select status from keel.recovery_proposal where id = $1`, [proposalId]);
   expect(proposal.rows[0].status).toBe('PENDING');
@@ -116,7 +135,10 @@ test('a confirm after the evidence changed is refused with RECOVERY_EVIDENCE_STA
   const approver = await pageAs(browser, 'approver2');
   await approver.goto(`/recovery/${proposalId}`);
   // The runtime writes in between: a heartbeat moves updated_at and the version.
-  await db.query(`update oxide_batch.ob_job_execution set version = version + 1, updated_at = updated_at + interval '1 second' where id = $1`, [executionId]);
+  await db.query(
+    `update oxide_batch.ob_job_execution set version = version + 1, updated_at = updated_at + interval '1 second' where id = $1`,
+    [executionId],
+  );
   await approver.getByRole('button', { name: 'Confirm takeover' }).click();
   const dialog = approver.getByRole('alertdialog');
   await expect(dialog).toBeVisible();
@@ -124,29 +146,45 @@ test('a confirm after the evidence changed is refused with RECOVERY_EVIDENCE_STA
   if (await ack.isVisible()) await ack.check();
   await dialog.getByRole('button', { name: 'Confirm takeover' }).click();
   await expect(toast(approver)).toContainText('Refused: RECOVERY_EVIDENCE_STALE');
-  const after = await db.query(`select p.status, e.status as execution_status from keel.recovery_proposal p join oxide_batch.ob_job_execution e on e.id::text = p.target_id where p.id = $1`, [proposalId]);
+  const after = await db.query(
+    `select p.status, e.status as execution_status from keel.recovery_proposal p join oxide_batch.ob_job_execution e on e.id::text = p.target_id where p.id = $1`,
+    [proposalId],
+  );
   expect(after.rows[0]).toEqual({ status: 'SUPERSEDED', execution_status: 'STARTED' });
 });
 
-test('a non-candidate says why: NOT_RECOVERABLE for a finished execution, NOT_STALE for a live one', async ({ browser }) => {
+test('a non-candidate says why: NOT_RECOVERABLE for a finished execution, NOT_STALE for a live one', async ({
+  browser,
+}) => {
   const operator = await pageAs(browser, 'operator');
-  const completed = await db.query(`select id from oxide_batch.ob_job_execution where status = 'COMPLETED' order by id limit 1`);
+  const completed = await db.query(
+    `select id from oxide_batch.ob_job_execution where status = 'COMPLETED' order by id limit 1`,
+  );
   await operator.goto(`/executions/${completed.rows[0].id}`);
   await expect(operator.getByTestId('not-candidate')).toContainText('NOT_RECOVERABLE');
-  const live = await db.query(`update oxide_batch.ob_job_execution set updated_at = clock_timestamp(), version = version + 1
+  const live =
+    await db.query(`update oxide_batch.ob_job_execution set updated_at = clock_timestamp(), version = version + 1
     where id = (select min(id) from oxide_batch.ob_job_execution where status = 'STARTED' and not exists (select 1 from keel.recovery_proposal p where p.target_id = ob_job_execution.id::text and p.status = 'PENDING')) returning id`);
   await operator.goto(`/executions/${live.rows[0].id}`);
   await expect(operator.getByTestId('not-candidate')).toContainText('NOT_STALE');
-  await expect(operator.getByTestId('not-candidate')).toContainText(/Inactive for (\d+ ms|\d+ s( \d+ ms)?), which is not above the 15 min threshold/);
+  await expect(operator.getByTestId('not-candidate')).toContainText(
+    /Inactive for (\d+ ms|\d+ s( \d+ ms)?), which is not above the 15 min threshold/,
+  );
 });
 
-test('a viewer sees no mutation buttons, and a forged action from the viewer session is refused and changes nothing', async ({ browser, baseURL }) => {
+test('a viewer sees no mutation buttons, and a forged action from the viewer session is refused and changes nothing', async ({
+  browser,
+  baseURL,
+}) => {
   const [executionId, other] = await staleExecutions(2);
   // Capture the real propose action as the operator's browser sends it.
   const operator = await pageAs(browser, 'operator');
   await operator.goto(`/executions/${executionId}`);
   await operator.getByRole('button', { name: 'Request takeover' }).click();
-  await operator.getByRole('alertdialog').getByLabel('Reason for the request').fill('The worker host stopped answering.');
+  await operator
+    .getByRole('alertdialog')
+    .getByLabel('Reason for the request')
+    .fill('The worker host stopped answering.');
   const [request] = await Promise.all([
     operator.waitForRequest((r: Request) => r.method() === 'POST' && Boolean(r.headers()['next-action'])),
     operator.getByRole('alertdialog').getByRole('button', { name: 'Create proposal' }).click(),
@@ -166,7 +204,12 @@ test('a viewer sees no mutation buttons, and a forged action from the viewer ses
 
   const before = await db.query(`select count(*)::int as n from keel.recovery_proposal`);
   const forged = await viewer.request.post(`/executions/${other}`, {
-    headers: { 'next-action': headers['next-action']!, 'content-type': headers['content-type'] ?? 'text/plain;charset=UTF-8', accept: 'text/x-component', origin: baseURL! },
+    headers: {
+      'next-action': headers['next-action']!,
+      'content-type': headers['content-type'] ?? 'text/plain;charset=UTF-8',
+      accept: 'text/x-component',
+      origin: baseURL!,
+    },
     data: (request.postData() ?? '').replaceAll(String(executionId), String(other)),
   });
   expect(await forged.text()).toContain('FORBIDDEN');
@@ -178,11 +221,16 @@ test('a viewer sees no mutation buttons, and a forged action from the viewer ses
 
 test('a change made by another client shows on an open page within 2 seconds', async ({ page }) => {
   await signIn(page, 'viewer');
-  const { rows } = await db.query(`select id, version::int as version from oxide_batch.ob_job_execution where status = 'COMPLETED' order by id desc limit 1`);
+  const { rows } = await db.query(
+    `select id, version::int as version from oxide_batch.ob_job_execution where status = 'COMPLETED' order by id desc limit 1`,
+  );
   const { id, version } = rows[0];
   await page.goto(`/executions/${id}`);
   await expect(page.getByTestId('live-status')).toHaveAttribute('data-mode', 'live');
   await expect(page.getByText(`version ${version}`, { exact: false }).first()).toBeVisible();
-  await db.query(`update oxide_batch.ob_job_execution set version = version + 1, updated_at = clock_timestamp() where id = $1`, [id]);
+  await db.query(
+    `update oxide_batch.ob_job_execution set version = version + 1, updated_at = clock_timestamp() where id = $1`,
+    [id],
+  );
   await expect(page.getByText(`version ${version + 1}`, { exact: false }).first()).toBeVisible({ timeout: 2_000 });
 });

@@ -1,6 +1,11 @@
 import { expect, test, type Browser, type Page } from '@playwright/test';
 import type pg from 'pg';
-import { startKeelInstance, startReplicatedPostgres, type KeelInstance, type ReplicatedPostgres } from './support/replica-cluster';
+import {
+  startKeelInstance,
+  startReplicatedPostgres,
+  type KeelInstance,
+  type ReplicatedPostgres,
+} from './support/replica-cluster';
 import { DEMO_PASSWORD, toast } from './support/session';
 
 /**
@@ -29,7 +34,7 @@ test.beforeAll(async () => {
     // Replay is paused on purpose below: the replica stays in use however long that takes.
     KEEL_READ_MAX_LAG_MS: '600000',
     KEEL_WORKER_LEASE_MS: '2000',
-    KEEL_CHECKPOINT_KEY: 'c0ffee'.repeat(10) + 'c0ffee00',
+    KEEL_CHECKPOINT_KEY: `${'c0ffee'.repeat(10)}c0ffee00`,
     KEEL_DEMO: '1',
     KEEL_DEMO_RUNTIME: '0',
     KEEL_SIGNIN_RATE_LIMIT: '1000',
@@ -60,7 +65,8 @@ async function newPage(browser: Browser): Promise<Page> {
   return context.newPage();
 }
 
-const health = async (instance: KeelInstance) => (await (await fetch(`${instance.url}/api/health`)).json()) as { reads: { source: string; replica?: string } };
+const health = async (instance: KeelInstance) =>
+  (await (await fetch(`${instance.url}/api/health`)).json()) as { reads: { source: string; replica?: string } };
 
 async function deadLetter(receiptId: string): Promise<void> {
   await primary.query(
@@ -73,11 +79,18 @@ async function deadLetter(receiptId: string): Promise<void> {
 /** The standby has replayed everything the primary has written so far. */
 async function replicaCaughtUp(): Promise<void> {
   const { rows } = await primary.query(`select pg_current_wal_lsn()::text as lsn`);
-  await expect.poll(async () => (await standby.query(`select pg_last_wal_replay_lsn() >= $1::pg_lsn as ok`, [rows[0].lsn])).rows[0].ok).toBe(true);
+  await expect
+    .poll(
+      async () =>
+        (await standby.query(`select pg_last_wal_replay_lsn() >= $1::pg_lsn as ok`, [rows[0].lsn])).rows[0].ok,
+    )
+    .toBe(true);
 }
 
 const listed = async (page: Page, instance: KeelInstance, prefix: string) => {
-  const response = await page.request.get(`${instance.url}/api/settlements/dead-letters?q=${encodeURIComponent(prefix)}`);
+  const response = await page.request.get(
+    `${instance.url}/api/settlements/dead-letters?q=${encodeURIComponent(prefix)}`,
+  );
   expect(response.status()).toBe(200);
   return ((await response.json()) as { rows: { receiptId: string }[] }).rows.map((r) => r.receiptId);
 };
@@ -124,7 +137,9 @@ test('lists read from the replica, but a user who has just written reads their w
     await dialog.getByRole('button', { name: 'Replay dead letter' }).click();
     await expect(toast(support)).toContainText(`Replayed ${mine}`);
     // Their list shows their own write: the replica has not replayed it, so it reads the primary.
-    await expect(support.getByRole('table', { name: 'Dead letters' })).toContainText('No dead letters match these filters.');
+    await expect(support.getByRole('table', { name: 'Dead letters' })).toContainText(
+      'No dead letters match these filters.',
+    );
     expect(await listed(support, b, hidden)).toEqual([hidden]);
     // Someone who wrote nothing still reads the replica, which has neither change yet.
     expect(await listed(viewer, b, mine)).toEqual([mine]);
@@ -148,7 +163,9 @@ test('a replica that goes away sends lists to the primary until it is back', asy
   try {
     // At once, before the instance's next check has noticed: the read falls over to the primary.
     expect(await listed(viewer, a, gone)).toEqual([gone]);
-    await expect.poll(async () => (await health(a)).reads).toEqual({ source: 'primary', replica: 'unreachable', lagMs: null });
+    await expect
+      .poll(async () => (await health(a)).reads)
+      .toEqual({ source: 'primary', replica: 'unreachable', lagMs: null });
     expect(await listed(viewer, a, gone)).toEqual([gone]);
     const metrics = await (await viewer.request.get(`${a.url}/api/metrics`)).text();
     expect(metrics).toMatch(/^keel_read_replica_usable 0$/m);
@@ -176,9 +193,13 @@ test('a replica cut off from its primary falls behind, though it has replayed al
   await standby.query('select pg_reload_conf()');
   try {
     // No WAL receiver any more; the primary goes on writing.
-    await expect.poll(async () => (await standby.query(`select count(*)::int as n from pg_stat_wal_receiver`)).rows[0].n).toBe(0);
+    await expect
+      .poll(async () => (await standby.query(`select count(*)::int as n from pg_stat_wal_receiver`)).rows[0].n)
+      .toBe(0);
     await deadLetter(`mi-cut-${run}`);
-    await expect.poll(async () => ((await health(b)).reads as { lagMs?: number }).lagMs ?? 0, { timeout: 15_000 }).toBeGreaterThan(0);
+    await expect
+      .poll(async () => ((await health(b)).reads as { lagMs?: number }).lagMs ?? 0, { timeout: 15_000 })
+      .toBeGreaterThan(0);
   } finally {
     await standby.query(`alter system set primary_conninfo = $$${conninfo.replaceAll('$', '')}$$`);
     await standby.query('select pg_reload_conf()');
@@ -218,13 +239,17 @@ async function diagnosedOnFailure(job: number, check: () => Promise<void>): Prom
   try {
     await check();
   } catch (error) {
-    const { rows: jobs } = await primary.query(`select id, status, processed_count, worker_instance, worker_lease_until, clock_timestamp() as now from keel.bulk_replay order by id`);
+    const { rows: jobs } = await primary.query(
+      `select id, status, processed_count, worker_instance, worker_lease_until, clock_timestamp() as now from keel.bulk_replay order by id`,
+    );
     const { rows: sessions } = await primary.query(
       `select pid, application_name, state, wait_event_type, wait_event, now() - xact_start as in_transaction, left(query, 160) as query
          from pg_stat_activity where pid <> pg_backend_pid() and datname = current_database() order by pid`,
     );
     const logs = [a, b].map((instance) => `${instance.name}:\n${instance.output().split('\n').slice(-40).join('\n')}`);
-    const detail = [`job ${job}`, JSON.stringify(jobs, null, 1), JSON.stringify(sessions, null, 1), ...logs].join('\n\n');
+    const detail = [`job ${job}`, JSON.stringify(jobs, null, 1), JSON.stringify(sessions, null, 1), ...logs].join(
+      '\n\n',
+    );
     await test.info().attach('bulk handoff diagnostics', { body: detail, contentType: 'text/plain' });
     throw new Error(`${(error as Error).message}\n\n${detail}`);
   }
@@ -242,7 +267,9 @@ test('a bulk job is worked by one instance; killing it hands the job to the othe
   );
   // A job as a second person's start leaves it: RUNNING, its dead letters frozen. The starter
   // must still hold the permission when each batch runs, as an admin does.
-  const { rows: users } = await primary.query(`select id, username from keel."user" where username in ('support', 'admin') order by username`);
+  const { rows: users } = await primary.query(
+    `select id, username from keel."user" where username in ('support', 'admin') order by username`,
+  );
   const [admin, support] = users as { id: string; username: string }[];
   // The job and its items in one statement: a worker that found the job RUNNING with no items
   // yet would rightly complete it at once, with nothing processed.
@@ -261,18 +288,26 @@ test('a bulk job is worked by one instance; killing it hands the job to the othe
   );
   const job = Number(jobs[0].id);
   const jobRow = async () =>
-    (await primary.query(`select status, processed_count, worker_instance from keel.bulk_replay where id = $1`, [job])).rows[0] as {
+    (await primary.query(`select status, processed_count, worker_instance from keel.bulk_replay where id = $1`, [job]))
+      .rows[0] as {
       status: string;
       processed_count: number;
       worker_instance: string | null;
     };
-  await diagnosedOnFailure(job, () => expect.poll(async () => (await jobRow()).processed_count, { timeout: 60_000, intervals: [50] }).toBeGreaterThan(0));
+  await diagnosedOnFailure(job, () =>
+    expect.poll(async () => (await jobRow()).processed_count, { timeout: 60_000, intervals: [50] }).toBeGreaterThan(0),
+  );
   const owner = (await jobRow()).worker_instance;
   expect(['keel-a', 'keel-b']).toContain(owner);
   // Two batches by the same instance, the other idle beside it the while.
-  await diagnosedOnFailure(job, () => expect.poll(async () => (await jobRow()).processed_count, { timeout: 60_000, intervals: [50] }).toBeGreaterThanOrEqual(2_048));
+  await diagnosedOnFailure(job, () =>
+    expect
+      .poll(async () => (await jobRow()).processed_count, { timeout: 60_000, intervals: [50] })
+      .toBeGreaterThanOrEqual(2_048),
+  );
   expect((await jobRow()).worker_instance).toBe(owner);
-  const takeovers = () => [a, b].flatMap((instance) => instance.output().split('\n')).filter((line) => line.includes('taken over'));
+  const takeovers = () =>
+    [a, b].flatMap((instance) => instance.output().split('\n')).filter((line) => line.includes('taken over'));
   expect(takeovers()).toEqual([]);
   const [worker, survivor] = owner === 'keel-a' ? [a, b] : [b, a];
   worker.kill();
@@ -281,7 +316,9 @@ test('a bulk job is worked by one instance; killing it hands the job to the othe
   expect(atKill.processed_count).toBeLessThan(items);
 
   // The survivor takes the job once the killed instance's lease runs out, and finishes it.
-  await diagnosedOnFailure(job, () => expect.poll(async () => (await jobRow()).status, { timeout: 120_000 }).toBe('COMPLETED'));
+  await diagnosedOnFailure(job, () =>
+    expect.poll(async () => (await jobRow()).status, { timeout: 120_000 }).toBe('COMPLETED'),
+  );
   expect(await jobRow()).toMatchObject({ processed_count: items, worker_instance: survivor.name });
   expect(takeovers()).toEqual([expect.stringContaining(`"from":"${owner}"`)]);
   const { rows: replays } = await primary.query(
@@ -289,12 +326,20 @@ test('a bulk job is worked by one instance; killing it hands the job to the othe
     [job],
   );
   expect(replays[0]).toEqual({ replays: items, receipts: items });
-  expect((await primary.query(`select count(*)::int as n from settle.dead_letters where starts_with(receipt_id, $1)`, [prefix])).rows[0].n).toBe(0);
+  expect(
+    (
+      await primary.query(`select count(*)::int as n from settle.dead_letters where starts_with(receipt_id, $1)`, [
+        prefix,
+      ])
+    ).rows[0].n,
+  ).toBe(0);
 
   const page = await newPage(browser);
   await signInAt(page, survivor, 'viewer');
   await page.goto(`${survivor.url}/settlements/bulk/${job}`);
   await expect(page.getByTestId('bulk-worker')).toHaveText(survivor.name);
-  await expect(page.getByTestId('bulk-progress')).toHaveText(`${items.toLocaleString('en-US')} of ${items.toLocaleString('en-US')} items processed`);
+  await expect(page.getByTestId('bulk-progress')).toHaveText(
+    `${items.toLocaleString('en-US')} of ${items.toLocaleString('en-US')} items processed`,
+  );
   await page.context().close();
 });

@@ -43,7 +43,8 @@ function manifests(folder) {
 // Each manifest is a script assigning into globalThis.__RSC_MANIFEST; run it in an empty context.
 const context = {};
 context.globalThis = context;
-for (const file of manifests(join(dir, 'server', 'app'))) runInNewContext(readFileSync(file, 'utf8'), context, { filename: file });
+for (const file of manifests(join(dir, 'server', 'app')))
+  runInNewContext(readFileSync(file, 'utf8'), context, { filename: file });
 
 const gzipped = new Map();
 const size = (chunk) => {
@@ -57,7 +58,9 @@ for (const [entry, manifest] of Object.entries(context.__RSC_MANIFEST ?? {})) {
   // "/(console)/settlements/[receiptId]/page" is served at /settlements/[receiptId]; the error page only on an error.
   const route = entry.replace(/\/page$/, '').replace(/\/\([^/)]*\)/g, '') || '/';
   if (route === '/_global-error') continue;
-  const own = [...new Set(Object.values(manifest.entryJSFiles ?? {}).flat())].filter((chunk) => !rootMainFiles.includes(chunk));
+  const own = [...new Set(Object.values(manifest.entryJSFiles ?? {}).flat())].filter(
+    (chunk) => !rootMainFiles.includes(chunk),
+  );
   const framework = rootMainFiles.reduce((sum, chunk) => sum + size(chunk), 0);
   const app = own.reduce((sum, chunk) => sum + size(chunk), 0);
   rows.push({ route, framework, app, total: framework + app, own });
@@ -72,12 +75,19 @@ const width = Math.max(...rows.map((row) => row.route.length), 5);
 console.log(`${'page'.padEnd(width)}  framework  layouts+page  first load (kB gzip)`);
 for (const row of rows) {
   const over = row.total > budgetKb * 1000 ? `  OVER ${budgetKb} kB` : '';
-  console.log(`${row.route.padEnd(width)}  ${kb(row.framework).padStart(9)}  ${kb(row.app).padStart(12)}  ${kb(row.total).padStart(10)}${over}`);
+  console.log(
+    `${row.route.padEnd(width)}  ${kb(row.framework).padStart(9)}  ${kb(row.app).padStart(12)}  ${kb(row.total).padStart(10)}${over}`,
+  );
   if (showChunks) {
-    for (const chunk of row.own) console.log(`${''.padEnd(width)}    ${kb(size(chunk)).padStart(7)}  ${relative(dir, join(dir, chunk)).split(sep).join('/')}`);
+    for (const chunk of row.own)
+      console.log(
+        `${''.padEnd(width)}    ${kb(size(chunk)).padStart(7)}  ${relative(dir, join(dir, chunk)).split(sep).join('/')}`,
+      );
   }
 }
 const largest = rows.reduce((a, b) => (b.total > a.total ? b : a));
 const over = rows.filter((row) => row.total > budgetKb * 1000);
-console.log(`[bundle] largest first load: ${largest.route} ${kb(largest.total)} kB; budget ${budgetKb} kB; ${over.length} page(s) over`);
+console.log(
+  `[bundle] largest first load: ${largest.route} ${kb(largest.total)} kB; budget ${budgetKb} kB; ${over.length} page(s) over`,
+);
 if (over.length > 0) process.exit(1);

@@ -7,13 +7,22 @@ import { resolve } from 'node:path';
 
 const home = resolve('.keel/measure');
 const port = 3300;
-const env = { ...process.env, KEEL_HOME: home, PORT: String(port), KEEL_EMBEDDED_PG_PORT: '54359', KEEL_DEMO_RUNTIME: '0' };
+const env = {
+  ...process.env,
+  KEEL_HOME: home,
+  PORT: String(port),
+  KEEL_EMBEDDED_PG_PORT: '54359',
+  KEEL_DEMO_RUNTIME: '0',
+};
 delete env.DATABASE_URL;
 
 const postgresLeft = () => {
   try {
     // No shell in between: its own command line would contain the pattern.
-    return execFileSync('pgrep', ['-f', '--', `-D ${home}/pg`], { encoding: 'utf8' }).trim().split('\n').filter(Boolean).length;
+    return execFileSync('pgrep', ['-f', '--', `-D ${home}/pg`], { encoding: 'utf8' })
+      .trim()
+      .split('\n')
+      .filter(Boolean).length;
   } catch {
     return 0;
   }
@@ -32,7 +41,11 @@ async function firstPage(child) {
 
 async function run(label, args, signal) {
   const started = performance.now();
-  const child = spawn(process.execPath, ['--import', 'tsx', '--conditions=react-server', 'bin/keel.ts', 'start', ...args], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', '--conditions=react-server', 'bin/keel.ts', 'start', ...args],
+    { env, stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   let built = false;
   child.stdout.on('data', (chunk) => {
     if (String(chunk).includes('building the console')) built = true;
@@ -45,7 +58,9 @@ async function run(label, args, signal) {
   await exited;
   const stopped = (performance.now() - stopping) / 1000;
   await new Promise((r) => setTimeout(r, 500));
-  console.log(`${label}: first page after ${ready.toFixed(1)} s${built ? ' (including next build)' : ''}; ${signal} -> exit in ${stopped.toFixed(1)} s; postgres processes left: ${postgresLeft()}`);
+  console.log(
+    `${label}: first page after ${ready.toFixed(1)} s${built ? ' (including next build)' : ''}; ${signal} -> exit in ${stopped.toFixed(1)} s; postgres processes left: ${postgresLeft()}`,
+  );
 }
 
 // Without its build id, the build in .next is not taken for one of these sources: the cold start builds.

@@ -39,6 +39,7 @@ tier() {
 }
 
 tier "type check" npx tsc --noEmit -p .
+tier "lint and format (Biome)" npx biome ci .
 tier "dependency rules" npm run --silent lint:deps
 tier "alerting rules (promtool)" bash scripts/check-alerts.sh
 tier "unit" npx vitest run --project unit --reporter=default --reporter=json --outputFile.json=.keel/reports/unit.json

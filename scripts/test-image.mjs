@@ -50,7 +50,11 @@ function run(command, args, { privileged = false, capture = false, allowFail = f
   let argv = [command, ...args];
   if (env) argv = ['env', ...Object.entries(env).map(([k, v]) => `${k}=${v}`), ...argv];
   if (privileged && !isRoot) argv = ['sudo', ...argv];
-  const result = spawnSync(argv[0], argv.slice(1), { stdio: capture ? ['ignore', 'pipe', 'pipe'] : 'inherit', encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  const result = spawnSync(argv[0], argv.slice(1), {
+    stdio: capture ? ['ignore', 'pipe', 'pipe'] : 'inherit',
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+  });
   if (result.error) throw new Failure(`${command} could not run: ${result.error.message}`);
   if (result.status !== 0 && !allowFail) {
     const said = capture ? `\n${result.stderr || result.stdout}` : '';
@@ -80,7 +84,10 @@ function ensureTools() {
   if (missing.length === 0) return;
   log(`installing ${missing.join(', ')} with apt-get`);
   run('apt-get', ['update', '-qq'], { privileged: true });
-  run('apt-get', ['install', '-y', '-qq', ...missing], { privileged: true, env: { DEBIAN_FRONTEND: 'noninteractive' } });
+  run('apt-get', ['install', '-y', '-qq', ...missing], {
+    privileged: true,
+    env: { DEBIAN_FRONTEND: 'noninteractive' },
+  });
 }
 
 const RELEASE = /^(?:oldoldstable|oldstable|stable|testing|unstable|sid|buster|bullseye|bookworm|trixie|forky)$/;
@@ -91,19 +98,31 @@ function debianMirror() {
   const entries = [];
   const files = ['/etc/apt/sources.list'];
   if (existsSync('/etc/apt/sources.list.d')) {
-    files.push(...readdirSync('/etc/apt/sources.list.d').filter((f) => /\.(list|sources)$/.test(f)).map((f) => join('/etc/apt/sources.list.d', f)));
+    files.push(
+      ...readdirSync('/etc/apt/sources.list.d')
+        .filter((f) => /\.(list|sources)$/.test(f))
+        .map((f) => join('/etc/apt/sources.list.d', f)),
+    );
   }
   for (const file of files.filter((f) => existsSync(f))) {
     const text = readFileSync(file, 'utf8');
     if (file.endsWith('.sources')) {
       for (const stanza of text.split(/\n\s*\n/)) {
-        const field = (name) => stanza.match(new RegExp(`^${name}:\\s*(.+)$`, 'im'))?.[1].trim().split(/\s+/) ?? [];
+        const field = (name) =>
+          stanza
+            .match(new RegExp(`^${name}:\\s*(.+)$`, 'im'))?.[1]
+            .trim()
+            .split(/\s+/) ?? [];
         if (!field('Types').includes('deb') || /^Enabled:\s*no/im.test(stanza)) continue;
         for (const uri of field('URIs')) entries.push({ uri, suites: field('Suites') });
       }
     } else {
       for (const line of text.split('\n')) {
-        const words = line.replace(/#.*/, '').replace(/\[[^\]]*\]/, '').trim().split(/\s+/);
+        const words = line
+          .replace(/#.*/, '')
+          .replace(/\[[^\]]*\]/, '')
+          .trim()
+          .split(/\s+/);
         if (words[0] === 'deb' && words.length >= 3) entries.push({ uri: words[1], suites: [words[2]] });
       }
     }
@@ -128,7 +147,15 @@ function localAuthorities() {
   return found.sort();
 }
 
-const TAR_EXCLUDES = ['./dev/*', './proc/*', './sys/*', './var/cache/apt/*', './var/lib/apt/lists/*', './usr/share/man/*', './usr/share/locale/*'].map((p) => `--exclude=${p}`);
+const TAR_EXCLUDES = [
+  './dev/*',
+  './proc/*',
+  './sys/*',
+  './var/cache/apt/*',
+  './var/lib/apt/lists/*',
+  './usr/share/man/*',
+  './usr/share/locale/*',
+].map((p) => `--exclude=${p}`);
 
 /**
  * The two bases as tarballs, cached by suite: Debian's nodejs (the image's base) and the
@@ -148,26 +175,47 @@ function baseTarballs() {
     return { runtimeTar, buildTar };
   }
   mkdirSync(BASE_DIR, { recursive: true });
-  for (const stale of readdirSync(BASE_DIR).filter((f) => f.startsWith(`${SUITE}-`) && f.endsWith('.tar'))) rmSync(join(BASE_DIR, stale));
+  for (const stale of readdirSync(BASE_DIR).filter((f) => f.startsWith(`${SUITE}-`) && f.endsWith('.tar')))
+    rmSync(join(BASE_DIR, stale));
   const mirror = debianMirror();
   const rootfs = join(BASE_DIR, `${SUITE}-root`);
   const started = performance.now();
   run('rm', ['-rf', rootfs], { privileged: true });
   log(`debootstrap ${SUITE} from ${mirror}`);
-  run('debootstrap', ['--variant=minbase', '--include=nodejs,ca-certificates', SUITE, rootfs, mirror], { privileged: true, capture: true });
+  run('debootstrap', ['--variant=minbase', '--include=nodejs,ca-certificates', SUITE, rootfs, mirror], {
+    privileged: true,
+    capture: true,
+  });
   try {
     const node = run('chroot', [rootfs, 'node', '--version'], { privileged: true, capture: true }).stdout.trim();
-    if (!node.startsWith('v20.')) throw new Failure(`Debian ${SUITE} ships Node.js ${node}, not 20: set KEEL_IMAGE_SUITE to a suite with Node.js 20`);
+    if (!node.startsWith('v20.'))
+      throw new Failure(
+        `Debian ${SUITE} ships Node.js ${node}, not 20: set KEEL_IMAGE_SUITE to a suite with Node.js 20`,
+      );
     const tar = (target) => {
-      run('tar', ['-C', rootfs, '--numeric-owner', ...TAR_EXCLUDES, '-cf', `${target}.part`, '.'], { privileged: true });
+      run('tar', ['-C', rootfs, '--numeric-owner', ...TAR_EXCLUDES, '-cf', `${target}.part`, '.'], {
+        privileged: true,
+      });
       renameSync(`${target}.part`, target);
     };
     tar(runtimeTar);
-    for (const path of authorities) copyFileSync(path, join(rootfs, 'usr/local/share/ca-certificates', `local-${createHash('sha256').update(path).digest('hex').slice(0, 8)}.crt`));
+    for (const path of authorities)
+      copyFileSync(
+        path,
+        join(
+          rootfs,
+          'usr/local/share/ca-certificates',
+          `local-${createHash('sha256').update(path).digest('hex').slice(0, 8)}.crt`,
+        ),
+      );
     run('mount', ['-t', 'proc', 'proc', join(rootfs, 'proc')], { privileged: true });
     try {
-      log('adding npm and this machine\'s certificate authorities for the build stage');
-      run('chroot', [rootfs, 'apt-get', 'install', '-y', '-qq', '--no-install-recommends', 'npm'], { privileged: true, capture: true, env: { DEBIAN_FRONTEND: 'noninteractive' } });
+      log("adding npm and this machine's certificate authorities for the build stage");
+      run('chroot', [rootfs, 'apt-get', 'install', '-y', '-qq', '--no-install-recommends', 'npm'], {
+        privileged: true,
+        capture: true,
+        env: { DEBIAN_FRONTEND: 'noninteractive' },
+      });
       run('chroot', [rootfs, 'update-ca-certificates'], { privileged: true, capture: true });
     } finally {
       run('umount', [join(rootfs, 'proc')], { privileged: true });
@@ -204,7 +252,9 @@ async function withAdmin(work) {
 }
 
 const containerState = () => {
-  const { stdout } = podman(['container', 'inspect', '--format', '{{.State.Status}} {{.State.ExitCode}}', CONTAINER], { capture: true });
+  const { stdout } = podman(['container', 'inspect', '--format', '{{.State.Status}} {{.State.ExitCode}}', CONTAINER], {
+    capture: true,
+  });
   const [status, exitCode] = stdout.trim().split(' ');
   return { status, exitCode: Number(exitCode) };
 };
@@ -212,7 +262,8 @@ const containerLogs = () => {
   const { stdout, stderr } = podman(['logs', CONTAINER], { capture: true, allowFail: true });
   return `${stdout}${stderr}`;
 };
-const inContainer = (args, options = {}) => podman(['exec', ...(options.env ?? []), CONTAINER, ...args], { capture: true, allowFail: true });
+const inContainer = (args, options = {}) =>
+  podman(['exec', ...(options.env ?? []), CONTAINER, ...args], { capture: true, allowFail: true });
 
 async function waitForHealth() {
   const started = performance.now();
@@ -220,9 +271,11 @@ async function waitForHealth() {
     const { status } = containerState();
     if (status !== 'running') throw new Failure(`the container is ${status} before it was healthy`);
     // The image's own HEALTHCHECK, run on demand (no systemd here to run it on a timer).
-    if (podman(['healthcheck', 'run', CONTAINER], { capture: true, allowFail: true }).status === 0) return performance.now() - started;
+    if (podman(['healthcheck', 'run', CONTAINER], { capture: true, allowFail: true }).status === 0)
+      return performance.now() - started;
     if (interrupted) throw new Failure('interrupted');
-    if (performance.now() - started > HEALTH_LIMIT_MS) throw new Failure(`not healthy within ${HEALTH_LIMIT_MS / 1000} s`);
+    if (performance.now() - started > HEALTH_LIMIT_MS)
+      throw new Failure(`not healthy within ${HEALTH_LIMIT_MS / 1000} s`);
     await delay(500);
   }
 }
@@ -248,14 +301,39 @@ async function main() {
     log('building the image (npm ci and next build inside)');
     const buildStarted = performance.now();
     built = true;
-    podman(['build', '--format', 'docker', '--layers=false', '--force-rm', '--network', 'host', ...LIMITS, '--build-arg', `BASE=${RUNTIME_BASE}`, '--build-arg', `BUILD_BASE=${BUILD_BASE}`, '-f', 'Containerfile', '-t', TAG, '.']);
+    podman([
+      'build',
+      '--format',
+      'docker',
+      '--layers=false',
+      '--force-rm',
+      '--network',
+      'host',
+      ...LIMITS,
+      '--build-arg',
+      `BASE=${RUNTIME_BASE}`,
+      '--build-arg',
+      `BUILD_BASE=${BUILD_BASE}`,
+      '-f',
+      'Containerfile',
+      '-t',
+      TAG,
+      '.',
+    ]);
     figures.build = seconds(buildStarted);
     const [image] = JSON.parse(podman(['image', 'inspect', TAG], { capture: true }).stdout);
     figures.sizeMb = Math.round(image.Size / 1e6);
     log(`built in ${figures.build} s: ${TAG}, ${figures.sizeMb} MB`);
     check(image.Config.User === 'keel', 'the image runs as its own user', image.Config.User);
-    check(image.Config.Entrypoint?.[0] === 'node' && image.Config.Entrypoint.includes('bin/keel.ts'), 'the entrypoint is the launcher run by node', JSON.stringify(image.Config.Entrypoint));
-    check((image.Healthcheck ?? image.Config.Healthcheck)?.Test?.join(' ').includes('bin/healthcheck.mjs'), 'the image has its HEALTHCHECK');
+    check(
+      image.Config.Entrypoint?.[0] === 'node' && image.Config.Entrypoint.includes('bin/keel.ts'),
+      'the entrypoint is the launcher run by node',
+      JSON.stringify(image.Config.Entrypoint),
+    );
+    check(
+      (image.Healthcheck ?? image.Config.Healthcheck)?.Test?.join(' ').includes('bin/healthcheck.mjs'),
+      'the image has its HEALTHCHECK',
+    );
 
     await withAdmin(async (admin) => {
       await admin.query(`drop database if exists ${DATABASE} with (force)`);
@@ -315,20 +393,50 @@ async function main() {
     const uid = status.match(/^Uid:\s+(\d+)/m)?.[1];
     check(uid !== undefined && uid !== '0', 'process 1 is not root', `uid ${uid}`);
     const cmdline = inContainer(['cat', '/proc/1/cmdline']).stdout.split('\0').filter(Boolean);
-    check(cmdline[0] === 'node' && cmdline.includes('bin/keel.ts') && cmdline.includes('start'), 'process 1 is node running the launcher', cmdline.join(' '));
+    check(
+      cmdline[0] === 'node' && cmdline.includes('bin/keel.ts') && cmdline.includes('start'),
+      'process 1 is node running the launcher',
+      cmdline.join(' '),
+    );
     check(inContainer(['test', '-e', '/tmp/keel']).status !== 0, 'with DATABASE_URL nothing is written to KEEL_HOME');
 
     const health = await fetch(`${origin}/api/health`);
     check(health.status === 200, 'GET /api/health answers 200', String(health.status));
 
     const password = randomBytes(18).toString('base64url');
-    const created = inContainer(['node', '--import', 'tsx', '--conditions=react-server', 'bin/keel.ts', 'create-user', '--username', 'image_admin', '--role', 'admin', '--name', 'Image Admin'], {
-      env: ['-e', `KEEL_NEW_USER_PASSWORD=${password}`],
-    });
-    check(created.status === 0 && created.stdout.includes('created image_admin'), 'keel create-user makes an admin in the running container', created.stderr || created.stdout);
+    const created = inContainer(
+      [
+        'node',
+        '--import',
+        'tsx',
+        '--conditions=react-server',
+        'bin/keel.ts',
+        'create-user',
+        '--username',
+        'image_admin',
+        '--role',
+        'admin',
+        '--name',
+        'Image Admin',
+      ],
+      {
+        env: ['-e', `KEEL_NEW_USER_PASSWORD=${password}`],
+      },
+    );
+    check(
+      created.status === 0 && created.stdout.includes('created image_admin'),
+      'keel create-user makes an admin in the running container',
+      created.stderr || created.stdout,
+    );
 
     const anonymous = await fetch(`${origin}/executions`, { redirect: 'manual' });
-    check(anonymous.status >= 300 && anonymous.status < 400 && (anonymous.headers.get('location') ?? '').includes('/sign-in'), 'a page without a session redirects to sign-in', `${anonymous.status} ${anonymous.headers.get('location')}`);
+    check(
+      anonymous.status >= 300 &&
+        anonymous.status < 400 &&
+        (anonymous.headers.get('location') ?? '').includes('/sign-in'),
+      'a page without a session redirects to sign-in',
+      `${anonymous.status} ${anonymous.headers.get('location')}`,
+    );
 
     const signIn = await fetch(`${origin}/api/auth/sign-in/username`, {
       method: 'POST',
@@ -339,22 +447,51 @@ async function main() {
       .getSetCookie()
       .map((c) => c.split(';')[0])
       .join('; ');
-    check(signIn.status === 200 && cookie !== '', 'the user signs in over HTTP', `${signIn.status} ${await signIn.text()}`);
+    check(
+      signIn.status === 200 && cookie !== '',
+      'the user signs in over HTTP',
+      `${signIn.status} ${await signIn.text()}`,
+    );
 
     const page = await fetch(`${origin}/executions`, { headers: { Cookie: cookie }, redirect: 'manual' });
     const html = await page.text();
-    check(page.status === 200 && html.includes('data-testid="signed-in-user"') && html.includes('>image_admin<'), 'GET /executions with the session serves the page to that user', String(page.status));
+    check(
+      page.status === 200 && html.includes('data-testid="signed-in-user"') && html.includes('>image_admin<'),
+      'GET /executions with the session serves the page to that user',
+      String(page.status),
+    );
     const csp = page.headers.get('content-security-policy') ?? '';
     const nonce = csp.match(/script-src 'self' 'nonce-([A-Za-z0-9+/=]+)' 'strict-dynamic'(;|$)/)?.[1];
-    check(nonce !== undefined && html.includes(`nonce="${nonce}"`), "the page's Content-Security-Policy carries the nonce its scripts use", csp);
-    check(["frame-ancestors 'none'", "object-src 'none'", "base-uri 'self'"].every((d) => csp.includes(d)) && !csp.includes('unsafe-eval'), 'the policy forbids framing, plugins and eval', csp);
-    const baseline = { 'x-content-type-options': 'nosniff', 'x-frame-options': 'DENY', 'referrer-policy': 'same-origin' };
+    check(
+      nonce !== undefined && html.includes(`nonce="${nonce}"`),
+      "the page's Content-Security-Policy carries the nonce its scripts use",
+      csp,
+    );
+    check(
+      ["frame-ancestors 'none'", "object-src 'none'", "base-uri 'self'"].every((d) => csp.includes(d)) &&
+        !csp.includes('unsafe-eval'),
+      'the policy forbids framing, plugins and eval',
+      csp,
+    );
+    const baseline = {
+      'x-content-type-options': 'nosniff',
+      'x-frame-options': 'DENY',
+      'referrer-policy': 'same-origin',
+    };
     const wrong = Object.entries(baseline).filter(([name, value]) => page.headers.get(name) !== value);
-    check(wrong.length === 0 && (page.headers.get('permissions-policy') ?? '').startsWith('camera=()'), 'the baseline security headers are sent', JSON.stringify(wrong));
+    check(
+      wrong.length === 0 && (page.headers.get('permissions-policy') ?? '').startsWith('camera=()'),
+      'the baseline security headers are sent',
+      JSON.stringify(wrong),
+    );
 
     const metrics = await fetch(`${origin}/api/metrics`, { headers: { Authorization: `Bearer ${metricsToken}` } });
     const scraped = await metrics.text();
-    check(metrics.status === 200 && /^keel_http_processes /m.test(scraped), '/api/metrics answers the bearer KEEL_METRICS_TOKEN', String(metrics.status));
+    check(
+      metrics.status === 200 && /^keel_http_processes /m.test(scraped),
+      '/api/metrics answers the bearer KEEL_METRICS_TOKEN',
+      String(metrics.status),
+    );
 
     const written = inContainer(['ls', '-A', '/tmp']).stdout.trim().split('\n').filter(Boolean);
     log(`written to /tmp: ${written.join(', ') || 'nothing'}`);
@@ -364,28 +501,42 @@ async function main() {
     const stopMs = performance.now() - stopStarted;
     figures.stop = (stopMs / 1000).toFixed(1);
     const stopped = containerState();
-    check(stopped.status === 'exited' && stopMs < STOP_LIMIT_MS, `stopped by SIGTERM in ${figures.stop} s`, `${stopped.status} after ${figures.stop} s`);
+    check(
+      stopped.status === 'exited' && stopMs < STOP_LIMIT_MS,
+      `stopped by SIGTERM in ${figures.stop} s`,
+      `${stopped.status} after ${figures.stop} s`,
+    );
     check(stopped.exitCode === 143, 'the launcher exited on its own (143), not killed', String(stopped.exitCode));
     const logs = containerLogs();
     check(logs.includes('[keel] stopped'), 'the launcher logged its stop');
-    const trouble = logs.split('\n').filter((line) => /EROFS|read-only file system|building the console|EACCES/i.test(line));
+    const trouble = logs
+      .split('\n')
+      .filter((line) => /EROFS|read-only file system|building the console|EACCES/i.test(line));
     check(trouble.length === 0, 'no write refused and no build at start in the logs', trouble.join('\n'));
     podman(['rm', CONTAINER], { capture: true });
-    check(podman(['container', 'exists', CONTAINER], { capture: true, allowFail: true }).status === 1, 'the container is gone');
+    check(
+      podman(['container', 'exists', CONTAINER], { capture: true, allowFail: true }).status === 1,
+      'the container is gone',
+    );
     started = false;
 
-    log(`PASS: ${passed} checks; build ${figures.build} s, image ${figures.sizeMb} MB, healthy ${figures.healthy} s after run, stop ${figures.stop} s; ${seconds(testStarted)} s in all`);
+    log(
+      `PASS: ${passed} checks; build ${figures.build} s, image ${figures.sizeMb} MB, healthy ${figures.healthy} s after run, stop ${figures.stop} s; ${seconds(testStarted)} s in all`,
+    );
     return 0;
   } catch (error) {
     if (started) process.stdout.write(`--- container log ---\n${containerLogs()}\n---\n`);
-    log(`FAILED: ${error instanceof Failure ? error.message : error?.stack ?? error}`);
+    log(`FAILED: ${error instanceof Failure ? error.message : (error?.stack ?? error)}`);
     log(`FAIL after ${passed} passed checks`);
     return 1;
   } finally {
     if (started) podman(['rm', '--force', CONTAINER], { capture: true, allowFail: true });
     const images = [...(built && process.env.KEEL_IMAGE_KEEP !== '1' ? [TAG] : []), ...imported];
     if (images.length > 0) podman(['rmi', '--force', ...images], { capture: true, allowFail: true });
-    if (databaseMade) await withAdmin((admin) => admin.query(`drop database if exists ${DATABASE} with (force)`)).catch((error) => log(`could not drop ${DATABASE}: ${error.message}`));
+    if (databaseMade)
+      await withAdmin((admin) => admin.query(`drop database if exists ${DATABASE} with (force)`)).catch((error) =>
+        log(`could not drop ${DATABASE}: ${error.message}`),
+      );
   }
 }
 

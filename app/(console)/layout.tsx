@@ -19,11 +19,16 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
         <>
           <span className="text-sm" data-testid="signed-in-user">
             <span className="font-medium">{actor.login}</span>{' '}
-            <span className="rounded bg-zinc-100 px-1.5 py-0.5 text-xs font-medium uppercase tracking-wide text-zinc-700 dark:bg-zinc-800 dark:text-zinc-300" data-testid="signed-in-role">
+            <span
+              className="rounded bg-zinc-100 px-1.5 py-0.5 text-xs font-medium uppercase tracking-wide text-zinc-700 dark:bg-zinc-800 dark:text-zinc-300"
+              data-testid="signed-in-role"
+            >
               {actor.role}
             </span>
           </span>
-          <span className="hidden text-xs text-zinc-600 lg:inline dark:text-zinc-400">Press <kbd className="font-mono">?</kbd> for shortcuts</span>
+          <span className="hidden text-xs text-zinc-600 lg:inline dark:text-zinc-400">
+            Press <kbd className="font-mono">?</kbd> for shortcuts
+          </span>
           <KeyboardShortcuts>
             <ShortcutList />
           </KeyboardShortcuts>

@@ -1,6 +1,11 @@
 import { z } from 'zod';
 import { FAILURE_CATEGORIES, RECOVERY_RESULT_STATUSES } from '@/lib/domain/batch-status';
-import { actorRefSchema, operationIdSchema, reasonCodeSchema, wholeNumberSchema } from '@/lib/domain/identifier-patterns';
+import {
+  actorRefSchema,
+  operationIdSchema,
+  reasonCodeSchema,
+  wholeNumberSchema,
+} from '@/lib/domain/identifier-patterns';
 import { multiLineText, singleLineText } from '@/lib/domain/text';
 import { STOP_OPERATION_ID_MAX } from '@/lib/domain/operator-request';
 
@@ -10,7 +15,10 @@ const id = wholeNumberSchema(1);
 export const proposalIdSchema = z.object({ proposalId: id });
 
 /** Why the takeover is asked for: required, shown to the approver on the proposal. */
-const requestReason = multiLineText(500, { min: 1, required: 'Say why the takeover is needed: the approver reads it before deciding.' });
+const requestReason = multiLineText(500, {
+  min: 1,
+  required: 'Say why the takeover is needed: the approver reads it before deciding.',
+});
 
 export const proposeTakeoverSchema = z.discriminatedUnion('target', [
   z.object({ target: z.literal('batch'), executionId: id, reason: requestReason }),
@@ -35,7 +43,9 @@ export const confirmTakeoverSchema = z.object({
   reason: multiLineText(500).optional(),
 });
 
-export const rejectProposalSchema = proposalIdSchema.extend({ reason: multiLineText(500, { min: 1, required: 'Say why.' }) });
+export const rejectProposalSchema = proposalIdSchema.extend({
+  reason: multiLineText(500, { min: 1, required: 'Say why.' }),
+});
 export const cancelProposalSchema = proposalIdSchema.extend({ reason: multiLineText(500).optional() });
 
 export const requestStopSchema = z.object({ executionId: id, operationId: operationIdSchema(STOP_OPERATION_ID_MAX) });

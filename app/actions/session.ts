@@ -12,6 +12,10 @@ import { runtime } from '@/lib/server/runtime';
  */
 export const signOut = action(z.object({}), 'session.sign_out', async () => {
   const { settings, auth } = runtime();
-  const signedOut = await signOutSession(auth, await headers(), { port: settings.port, baseUrl: settings.baseUrl, oidc: settings.signIn.oidc });
+  const signedOut = await signOutSession(auth, await headers(), {
+    port: settings.port,
+    baseUrl: settings.baseUrl,
+    oidc: settings.signIn.oidc,
+  });
   return { ok: true, value: signedOut };
 });

@@ -40,7 +40,10 @@ export const bulkPreviewSchema = z.object({
 
 /** Freeze those of the ticked settlements that are still retry-scheduled into a REQUEUE job. */
 export const bulkRequeuePreviewSchema = z.object({
-  receiptIds: z.array(receiptId).min(1, 'Select at least one settlement.').max(1_000, 'Select at most 1,000 settlements.'),
+  receiptIds: z
+    .array(receiptId)
+    .min(1, 'Select at least one settlement.')
+    .max(1_000, 'Select at most 1,000 settlements.'),
   note: requiredNote,
 });
 export type BulkRequeuePreviewInput = z.input<typeof bulkRequeuePreviewSchema>;

@@ -6,7 +6,14 @@ import { settlementTransactions } from '@/lib/server/services';
 import { cancelBulkReplay, previewBulkReplay, startBulkReplay } from '@/lib/services/bulk-replay';
 import { discardDeadLetter, replayDeadLetter, requeueSettlement } from '@/lib/services/dead-letter-actions';
 import { previewBulkRequeue } from '@/lib/services/bulk-requeue';
-import { bulkCancelSchema, bulkJobSchema, bulkPreviewSchema, bulkRequeuePreviewSchema, deadLetterActionSchema, requeueSchema } from './settlement-schemas';
+import {
+  bulkCancelSchema,
+  bulkJobSchema,
+  bulkPreviewSchema,
+  bulkRequeuePreviewSchema,
+  deadLetterActionSchema,
+  requeueSchema,
+} from './settlement-schemas';
 
 /**
  * Settlement mutations (docs/design.md#dead-letter-replay, #bulk-replay, #discard-and-requeue). Each is one service call; the
@@ -15,36 +22,33 @@ import { bulkCancelSchema, bulkJobSchema, bulkPreviewSchema, bulkRequeuePreviewS
  */
 
 /** Replays one dead letter: it leaves settle.dead_letters and is queued again, attempts 0. */
-export const replayDeadLetterAction = action(
-  deadLetterActionSchema,
-  'settlement.replay',
-  async (actor, input) => {
-    const result = await replayDeadLetter(settlementTransactions(), actor, input);
-    if (!result.ok) return result;
-    const r = result.value;
-    return { ok: true, value: { receiptId: r.receiptId, operationId: r.operationId, priorAttempts: r.priorAttempts, priorReason: r.priorReason, at: r.at.toISOString() } };
-  },
-);
+export const replayDeadLetterAction = action(deadLetterActionSchema, 'settlement.replay', async (actor, input) => {
+  const result = await replayDeadLetter(settlementTransactions(), actor, input);
+  if (!result.ok) return result;
+  const r = result.value;
+  return {
+    ok: true,
+    value: {
+      receiptId: r.receiptId,
+      operationId: r.operationId,
+      priorAttempts: r.priorAttempts,
+      priorReason: r.priorReason,
+      at: r.at.toISOString(),
+    },
+  };
+});
 
 /** Deletes one dead letter for good; its JSON is kept in the audit event. */
-export const discardDeadLetterAction = action(
-  deadLetterActionSchema,
-  'settlement.discard',
-  async (actor, input) => {
-    const result = await discardDeadLetter(settlementTransactions(), actor, input);
-    return result.ok ? { ok: true, value: { receiptId: result.value.receiptId, reason: result.value.reason } } : result;
-  },
-);
+export const discardDeadLetterAction = action(deadLetterActionSchema, 'settlement.discard', async (actor, input) => {
+  const result = await discardDeadLetter(settlementTransactions(), actor, input);
+  return result.ok ? { ok: true, value: { receiptId: result.value.receiptId, reason: result.value.reason } } : result;
+});
 
 /** Makes a retry-scheduled settlement due now, guarded by the row version shown. */
-export const requeueSettlementAction = action(
-  requeueSchema,
-  'settlement.requeue',
-  async (actor, input) => {
-    const result = await requeueSettlement(settlementTransactions(), actor, input);
-    return result.ok ? { ok: true, value: result.value } : result;
-  },
-);
+export const requeueSettlementAction = action(requeueSchema, 'settlement.requeue', async (actor, input) => {
+  const result = await requeueSettlement(settlementTransactions(), actor, input);
+  return result.ok ? { ok: true, value: result.value } : result;
+});
 
 /** Freezes the dead letters of a filter into a PREVIEWED job: the exact count and a sample. */
 export const previewBulkReplayAction = action(
@@ -52,7 +56,11 @@ export const previewBulkReplayAction = action(
   'settlement.bulk_replay.preview',
   async (actor, input) => {
     const filter = input.receiptIds ? { receiptIds: input.receiptIds } : toDeadLetterFilter(input.filters);
-    const result = await previewBulkReplay(settlementTransactions(), actor, { filter, note: input.note, action: input.action });
+    const result = await previewBulkReplay(settlementTransactions(), actor, {
+      filter,
+      note: input.note,
+      action: input.action,
+    });
     return result.ok ? { ok: true, value: result.value } : result;
   },
 );
@@ -71,14 +79,15 @@ export const previewBulkRequeueAction = action(
 );
 
 /** Hands a previewed job to the worker; starting a running or finished job changes nothing. */
-export const startBulkReplayAction = action(
-  bulkJobSchema,
-  'settlement.bulk_replay.start',
-  async (actor, input) => {
-    const result = await startBulkReplay(settlementTransactions(), actor, input);
-    return result.ok ? { ok: true, value: { jobId: result.value.id, status: result.value.status as string, itemCount: result.value.itemCount } } : result;
-  },
-);
+export const startBulkReplayAction = action(bulkJobSchema, 'settlement.bulk_replay.start', async (actor, input) => {
+  const result = await startBulkReplay(settlementTransactions(), actor, input);
+  return result.ok
+    ? {
+        ok: true,
+        value: { jobId: result.value.id, status: result.value.status as string, itemCount: result.value.itemCount },
+      }
+    : result;
+});
 
 /** Stops a job between batches; items not yet processed end as `cancelled`. */
 export const cancelBulkReplayAction = action(
@@ -86,6 +95,15 @@ export const cancelBulkReplayAction = action(
   'settlement.bulk_replay.cancel',
   async (actor, input) => {
     const result = await cancelBulkReplay(settlementTransactions(), actor, input);
-    return result.ok ? { ok: true, value: { jobId: result.value.job.id, cancelled: result.value.counts.cancelled, processed: result.value.job.processedCount } } : result;
+    return result.ok
+      ? {
+          ok: true,
+          value: {
+            jobId: result.value.job.id,
+            cancelled: result.value.counts.cancelled,
+            processed: result.value.job.processedCount,
+          },
+        }
+      : result;
   },
 );

@@ -37,11 +37,7 @@ export const sendTestWebhookAction = action(
 );
 
 /** Sends a pending or failed delivery now, unless a worker is sending it at this moment. */
-export const retryWebhookAction = action(
-  retryWebhookSchema,
-  'webhook.retry',
-  async (actor, input, { requestId }) => {
-    const result = await retryWebhookDelivery(webhookAdminPorts(), actor, input, { requestId });
-    return result.ok ? { ok: true, value: outcome(result.value) } : result;
-  },
-);
+export const retryWebhookAction = action(retryWebhookSchema, 'webhook.retry', async (actor, input, { requestId }) => {
+  const result = await retryWebhookDelivery(webhookAdminPorts(), actor, input, { requestId });
+  return result.ok ? { ok: true, value: outcome(result.value) } : result;
+});

@@ -5,7 +5,9 @@ import { useState, useTransition } from 'react';
 import { useToast } from '../ui/toast';
 
 /** What a server action answers (lib/server/action.ts's ActionResult, as the browser sees it). */
-export type Result<T> = { ok: true; value: T } | { ok: false; code: string; message: string; fieldErrors?: Record<string, string[]> };
+export type Result<T> =
+  | { ok: true; value: T }
+  | { ok: false; code: string; message: string; fieldErrors?: Record<string, string[]> };
 
 export type Refusal = Extract<Result<unknown>, { ok: false }>;
 
@@ -38,7 +40,11 @@ export function useServerAction<I, T>(
         try {
           result = await run(input);
         } catch {
-          result = { ok: false, code: 'NETWORK', message: 'The server could not be reached; nothing was changed by this page.' };
+          result = {
+            ok: false,
+            code: 'NETWORK',
+            message: 'The server could not be reached; nothing was changed by this page.',
+          };
         }
         if (result.ok) {
           setLastError(null);
@@ -47,7 +53,8 @@ export function useServerAction<I, T>(
           options.onSuccess?.(result.value);
         } else {
           setLastError(result);
-          if (!options.shownInline?.(result)) toast({ tone: 'error', title: `Refused: ${result.code}`, detail: result.message });
+          if (!options.shownInline?.(result))
+            toast({ tone: 'error', title: `Refused: ${result.code}`, detail: result.message });
         }
         resolve(result);
       }),

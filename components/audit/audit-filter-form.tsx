@@ -10,8 +10,10 @@ const FIELD =
   'mt-1 block w-44 rounded-md border border-zinc-300 bg-white px-2 py-1.5 text-sm dark:border-zinc-700 dark:bg-zinc-950';
 
 /** datetime-local has no zone: the console works in UTC, so the fields are read and shown as UTC. */
-const fromLocalUtc = (local: string) => (local ? new Date(`${local.length === 16 ? `${local}:00` : local}Z`).toISOString() : '');
-const toLocalUtc = (iso: string | undefined) => (iso && !Number.isNaN(Date.parse(iso)) ? new Date(iso).toISOString().slice(0, 16) : '');
+const fromLocalUtc = (local: string) =>
+  local ? new Date(`${local.length === 16 ? `${local}:00` : local}Z`).toISOString() : '';
+const toLocalUtc = (iso: string | undefined) =>
+  iso && !Number.isNaN(Date.parse(iso)) ? new Date(iso).toISOString().slice(0, 16) : '';
 
 // Events about users and sign-in are listed only to those who manage users: others get examples they can find.
 const textFields = (canManageUsers: boolean) =>
@@ -76,12 +78,20 @@ export function AuditFilterForm({
     );
   };
   return (
-    <form key={JSON.stringify(filters)} onSubmit={submit} aria-label="Audit filters" className="mb-4 flex flex-wrap items-end gap-3">
+    <form
+      key={JSON.stringify(filters)}
+      onSubmit={submit}
+      aria-label="Audit filters"
+      className="mb-4 flex flex-wrap items-end gap-3"
+    >
       {textFields(canManageUsers).map((field) => {
         const error = problem(field.name);
         return (
           <div key={field.name}>
-            <label htmlFor={`audit-${field.name}`} className="block text-xs font-medium text-zinc-700 dark:text-zinc-300">
+            <label
+              htmlFor={`audit-${field.name}`}
+              className="block text-xs font-medium text-zinc-700 dark:text-zinc-300"
+            >
               {field.label}
             </label>
             <input

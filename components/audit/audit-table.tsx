@@ -60,7 +60,12 @@ export function AuditTable({
               <TimeAgo at={new Date(e.at)} now={serverNow} />
             </Cell>
             <Cell>
-              <button type="button" className={link} title={`Only ${e.actorLogin}'s actions`} onClick={() => onFilter({ actor: e.actorLogin })}>
+              <button
+                type="button"
+                className={link}
+                title={`Only ${e.actorLogin}'s actions`}
+                onClick={() => onFilter({ actor: e.actorLogin })}
+              >
                 {e.actorLogin}
               </button>
             </Cell>
@@ -87,9 +92,17 @@ export function AuditTable({
             </td>
             <td className="px-3 py-2">
               <StatusBadge status={e.outcome} />
-              {e.code ? <span className="mt-0.5 block font-mono text-xs [overflow-wrap:anywhere]">{e.code}</span> : null}
+              {e.code ? (
+                <span className="mt-0.5 block font-mono text-xs [overflow-wrap:anywhere]">{e.code}</span>
+              ) : null}
             </td>
-            <Cell>{e.digest ? <DigestButton digest={e.digest} /> : <span className="text-zinc-500 dark:text-zinc-400">—</span>}</Cell>
+            <Cell>
+              {e.digest ? (
+                <DigestButton digest={e.digest} />
+              ) : (
+                <span className="text-zinc-500 dark:text-zinc-400">—</span>
+              )}
+            </Cell>
           </tr>
         ))
       )}
@@ -121,7 +134,8 @@ function AuditChange({ before, after }: { before: unknown; after: unknown }) {
     <ul className="space-y-0.5">
       {changes.map((c) => (
         <li key={c.field}>
-          <span className="font-medium">{c.field}</span>: <span className="font-mono">{c.before}</span> → <span className="font-mono">{c.after}</span>
+          <span className="font-medium">{c.field}</span>: <span className="font-mono">{c.before}</span> →{' '}
+          <span className="font-mono">{c.after}</span>
         </li>
       ))}
     </ul>

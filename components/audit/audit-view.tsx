@@ -12,7 +12,6 @@ import { Button } from '../ui/button';
 import { AuditFilterForm } from './audit-filter-form';
 import { AuditTable } from './audit-table';
 
-
 /**
  * The audit log with its filters in the URL. The server prefetched the first view;
  * live events of the audit topic refresh it through the read API.
@@ -35,13 +34,22 @@ export function AuditView({ canManageUsers }: { canManageUsers: boolean }) {
 
   return (
     <section aria-label="Audit log">
-      <AuditFilterForm filters={filters} fieldErrors={failure?.fieldErrors} canManageUsers={canManageUsers} onApply={apply} />
+      <AuditFilterForm
+        filters={filters}
+        fieldErrors={failure?.fieldErrors}
+        canManageUsers={canManageUsers}
+        onApply={apply}
+      />
       {canManageUsers ? null : (
-        <p className="mb-3 text-xs text-zinc-600 dark:text-zinc-400">Events about users and sign-in are shown to admins only.</p>
+        <p className="mb-3 text-xs text-zinc-600 dark:text-zinc-400">
+          Events about users and sign-in are shown to admins only.
+        </p>
       )}
       <div className="mb-3 flex flex-wrap items-center justify-between gap-3 text-sm">
         <p data-testid="audit-count" aria-live="polite">
-          {page ? `${formatCappedCount(page.count)} ${page.count.value === 1 && !page.count.capped ? 'event' : 'events'}${filtered ? ' match' : ''}` : '\u00a0'}
+          {page
+            ? `${formatCappedCount(page.count)} ${page.count.value === 1 && !page.count.capped ? 'event' : 'events'}${filtered ? ' match' : ''}`
+            : '\u00a0'}
           {query.isFetching && page ? <span className="ml-2 text-zinc-600 dark:text-zinc-400">Refreshing…</span> : null}
         </p>
         <a
@@ -53,17 +61,21 @@ export function AuditView({ canManageUsers }: { canManageUsers: boolean }) {
         </a>
       </div>
       {query.isError && !page ? (
-        <div role="alert" className="rounded-lg border border-red-300 bg-red-50 p-4 text-sm text-red-900 dark:border-red-800 dark:bg-red-950 dark:text-red-100">
-          <p className="font-medium">
-            Could not load the audit log{failure ? ` (${failure.code})` : ''}.
-          </p>
+        <div
+          role="alert"
+          className="rounded-lg border border-red-300 bg-red-50 p-4 text-sm text-red-900 dark:border-red-800 dark:bg-red-950 dark:text-red-100"
+        >
+          <p className="font-medium">Could not load the audit log{failure ? ` (${failure.code})` : ''}.</p>
           <p className="mt-1">{query.error.message}</p>
           <Button className="mt-3" onClick={() => query.refetch()}>
             Try again
           </Button>
         </div>
       ) : !page ? (
-        <p role="status" className="rounded-lg border border-zinc-200 bg-white p-8 text-center text-sm text-zinc-600 dark:border-zinc-800 dark:bg-zinc-900 dark:text-zinc-400">
+        <p
+          role="status"
+          className="rounded-lg border border-zinc-200 bg-white p-8 text-center text-sm text-zinc-600 dark:border-zinc-800 dark:bg-zinc-900 dark:text-zinc-400"
+        >
           Loading audit events…
         </p>
       ) : (
@@ -78,16 +90,30 @@ export function AuditView({ canManageUsers }: { canManageUsers: boolean }) {
             serverNow={new Date(page.serverNow)}
             canManageUsers={canManageUsers}
             onFilter={(f) => apply({ ...filters, ...f })}
-            emptyMessage={filtered ? 'No audit events match these filters.' : 'No actions have been taken through Keel yet.'}
+            emptyMessage={
+              filtered ? 'No audit events match these filters.' : 'No actions have been taken through Keel yet.'
+            }
           />
           <nav aria-label="Audit pages" className="mt-3 flex gap-2">
-            <Button className="disabled:opacity-50" disabled={!page.prevCursor} onClick={() => setState({ cursor: null })}>
+            <Button
+              className="disabled:opacity-50"
+              disabled={!page.prevCursor}
+              onClick={() => setState({ cursor: null })}
+            >
               Newest
             </Button>
-            <Button className="disabled:opacity-50" disabled={!page.prevCursor} onClick={() => setState({ cursor: page.prevCursor })}>
+            <Button
+              className="disabled:opacity-50"
+              disabled={!page.prevCursor}
+              onClick={() => setState({ cursor: page.prevCursor })}
+            >
               ← Newer
             </Button>
-            <Button className="disabled:opacity-50" disabled={!page.nextCursor} onClick={() => setState({ cursor: page.nextCursor })}>
+            <Button
+              className="disabled:opacity-50"
+              disabled={!page.nextCursor}
+              onClick={() => setState({ cursor: page.nextCursor })}
+            >
               Older →
             </Button>
           </nav>

@@ -48,14 +48,17 @@ export function ExecutionActions(props: ExecutionActionsProps) {
     invalidate: [queryKeys.executions.all],
   });
   const abandon = useServerAction(proposeExecutionAbandon, {
-    success: (v) => (v.created ? `Abandon proposal ${v.proposalId} created` : `Abandon proposal ${v.proposalId} was already pending`),
+    success: (v) =>
+      v.created ? `Abandon proposal ${v.proposalId} created` : `Abandon proposal ${v.proposalId} was already pending`,
     invalidate: [queryKeys.proposals.all, queryKeys.executions.all],
     onSuccess: (v) => router.push(`/recovery/${v.proposalId}`),
     shownInline: (refusal) => reasonError(refusal, 'note') !== undefined,
   });
   const stoppable = (STOP_REQUESTABLE_STATUSES as readonly string[]).includes(props.status) && !props.stopRequested;
   const abandonable =
-    props.status === 'STOPPED' || props.status === 'FAILED' || (props.status === 'UNKNOWN' && props.hasRecoveryDecision);
+    props.status === 'STOPPED' ||
+    props.status === 'FAILED' ||
+    (props.status === 'UNKNOWN' && props.hasRecoveryDecision);
 
   const abandonButton =
     props.canAbandon && abandonable && !props.pendingProposalId ? (
@@ -74,7 +77,11 @@ export function ExecutionActions(props: ExecutionActionsProps) {
     <section aria-label="Actions" className="mb-6 flex flex-wrap items-center gap-3">
       {props.takeover ? (
         <div className="basis-full space-y-3">
-          <TakeoverOutcomePanel outcome={props.takeover.outcome} instanceId={props.takeover.instanceId} now={props.takeover.now} />
+          <TakeoverOutcomePanel
+            outcome={props.takeover.outcome}
+            instanceId={props.takeover.instanceId}
+            now={props.takeover.now}
+          />
           {abandonButton ? (
             <details className="text-sm">
               <summary className="cursor-pointer font-medium">More actions</summary>
@@ -84,7 +91,10 @@ export function ExecutionActions(props: ExecutionActionsProps) {
         </div>
       ) : null}
       {props.pendingProposalId ? (
-        <a href={`/recovery/${props.pendingProposalId}`} className="text-sm font-medium text-sky-800 underline dark:text-sky-300">
+        <a
+          href={`/recovery/${props.pendingProposalId}`}
+          className="text-sm font-medium text-sky-800 underline dark:text-sky-300"
+        >
           Proposal {props.pendingProposalId} is pending approval
         </a>
       ) : null}
@@ -101,7 +111,8 @@ export function ExecutionActions(props: ExecutionActionsProps) {
           </Button>
         ) : (
           <p className="text-sm text-zinc-700 dark:text-zinc-300" data-testid="not-candidate">
-            Not a takeover candidate: <span className="font-mono text-xs">{props.candidacy.code}</span> — {props.candidacy.message}
+            Not a takeover candidate: <span className="font-mono text-xs">{props.candidacy.code}</span> —{' '}
+            {props.candidacy.message}
           </p>
         )
       ) : null}
@@ -123,15 +134,24 @@ export function ExecutionActions(props: ExecutionActionsProps) {
         pending={propose.pending}
         onClose={() => setDialog(null)}
         onConfirm={async () => {
-          const result = await propose.execute({ target: 'batch', executionId: props.executionId, reason: takeoverReason });
+          const result = await propose.execute({
+            target: 'batch',
+            executionId: props.executionId,
+            reason: takeoverReason,
+          });
           if (result.ok) setDialog(null);
         }}
       >
         <p>
-          This records a recovery proposal bound to the execution&apos;s current evidence. Nothing changes on the execution until a
-          different approver confirms it; if the execution changes first, the proposal is superseded.
+          This records a recovery proposal bound to the execution&apos;s current evidence. Nothing changes on the
+          execution until a different approver confirms it; if the execution changes first, the proposal is superseded.
         </p>
-        <RequestReasonField id="takeover-reason" value={takeoverReason} onChange={setTakeoverReason} error={reasonError(propose.lastError)} />
+        <RequestReasonField
+          id="takeover-reason"
+          value={takeoverReason}
+          onChange={setTakeoverReason}
+          error={reasonError(propose.lastError)}
+        />
       </ConfirmDialog>
       <ConfirmDialog
         open={dialog === 'stop'}
@@ -149,12 +169,15 @@ export function ExecutionActions(props: ExecutionActionsProps) {
         }}
       >
         <p>
-          This sets a stop request on the execution (your name and the time). The runtime stops it at its next safe point; Keel
-          itself does not interrupt anything. The execution&apos;s version stays as it is, so its worker&apos;s next write still
-          succeeds and sees the request.
+          This sets a stop request on the execution (your name and the time). The runtime stops it at its next safe
+          point; Keel itself does not interrupt anything. The execution&apos;s version stays as it is, so its
+          worker&apos;s next write still succeeds and sees the request.
         </p>
         <p className="text-xs text-zinc-600 dark:text-zinc-400">
-          Operation id <span className="font-mono" data-testid="stop-operation-id">{stopOperationId}</span>
+          Operation id{' '}
+          <span className="font-mono" data-testid="stop-operation-id">
+            {stopOperationId}
+          </span>
         </p>
       </ConfirmDialog>
       <ConfirmDialog
@@ -170,11 +193,16 @@ export function ExecutionActions(props: ExecutionActionsProps) {
         }}
       >
         <p>
-          Abandoning makes the execution permanently ABANDONED: its job instance can no longer be restarted from it. This records a
-          proposal bound to the execution&apos;s current evidence; another approver must confirm it, and if the execution changes
-          first the proposal is superseded.
+          Abandoning makes the execution permanently ABANDONED: its job instance can no longer be restarted from it.
+          This records a proposal bound to the execution&apos;s current evidence; another approver must confirm it, and
+          if the execution changes first the proposal is superseded.
         </p>
-        <RequestReasonField id="abandon-reason" value={abandonReason} onChange={setAbandonReason} error={reasonError(abandon.lastError, 'note')} />
+        <RequestReasonField
+          id="abandon-reason"
+          value={abandonReason}
+          onChange={setAbandonReason}
+          error={reasonError(abandon.lastError, 'note')}
+        />
       </ConfirmDialog>
     </section>
   );

@@ -20,7 +20,8 @@ import { TimeAgo } from '../ui/time-ago';
 /** The list's data for a URL state; the page prefetches the same key. */
 export const executionsQuery = (search: ExecutionsSearch) => ({
   queryKey: queryKeys.executions.list(search),
-  queryFn: ({ signal }: { signal: AbortSignal }) => readJson<ExecutionPage>(serializeExecutionsSearch('/api/executions', search), {}, signal),
+  queryFn: ({ signal }: { signal: AbortSignal }) =>
+    readJson<ExecutionPage>(serializeExecutionsSearch('/api/executions', search), {}, signal),
 });
 export const jobNamesQuery = () => ({
   queryKey: queryKeys.jobNames(),
@@ -54,11 +55,22 @@ export function ExecutionsView() {
       >
         <label className="flex flex-col text-xs font-medium">
           Search (execution or instance id)
-          <input key={filters.q ?? ''} name="q" defaultValue={filters.q ?? ''} inputMode="numeric" placeholder="Digits" className={`${field} mt-1 w-56`} />
+          <input
+            key={filters.q ?? ''}
+            name="q"
+            defaultValue={filters.q ?? ''}
+            inputMode="numeric"
+            placeholder="Digits"
+            className={`${field} mt-1 w-56`}
+          />
         </label>
         <label className="flex flex-col text-xs font-medium">
           Status
-          <select value={filters.status ?? ''} onChange={(e) => set({ status: BATCH_STATUSES.find((s) => s === e.target.value) ?? null })} className={`${field} mt-1`}>
+          <select
+            value={filters.status ?? ''}
+            onChange={(e) => set({ status: BATCH_STATUSES.find((s) => s === e.target.value) ?? null })}
+            className={`${field} mt-1`}
+          >
             <option value="">Any status</option>
             {BATCH_STATUSES.map((s) => (
               <option key={s} value={s}>
@@ -69,7 +81,11 @@ export function ExecutionsView() {
         </label>
         <label className="flex flex-col text-xs font-medium">
           Job
-          <select value={filters.job ?? ''} onChange={(e) => set({ job: e.target.value || null })} className={`${field} mt-1`}>
+          <select
+            value={filters.job ?? ''}
+            onChange={(e) => set({ job: e.target.value || null })}
+            className={`${field} mt-1`}
+          >
             <option value="">Any job</option>
             {jobNames.map((j) => (
               <option key={j} value={j}>
@@ -80,14 +96,28 @@ export function ExecutionsView() {
         </label>
         <label className="flex flex-col text-xs font-medium">
           Updated from (UTC)
-          <input type="datetime-local" value={fromUtcDate(filters.updatedFrom)} onChange={(e) => set({ updatedFrom: toUtcDate(e.target.value) })} className={`${field} mt-1`} />
+          <input
+            type="datetime-local"
+            value={fromUtcDate(filters.updatedFrom)}
+            onChange={(e) => set({ updatedFrom: toUtcDate(e.target.value) })}
+            className={`${field} mt-1`}
+          />
         </label>
         <label className="flex flex-col text-xs font-medium">
           Updated before (UTC)
-          <input type="datetime-local" value={fromUtcDate(filters.updatedTo)} onChange={(e) => set({ updatedTo: toUtcDate(e.target.value) })} className={`${field} mt-1`} />
+          <input
+            type="datetime-local"
+            value={fromUtcDate(filters.updatedTo)}
+            onChange={(e) => set({ updatedTo: toUtcDate(e.target.value) })}
+            className={`${field} mt-1`}
+          />
         </label>
         <label className="flex items-center gap-2 pb-2 text-sm">
-          <input type="checkbox" checked={filters.stale === '1'} onChange={(e) => set({ stale: e.target.checked ? '1' : null })} />
+          <input
+            type="checkbox"
+            checked={filters.stale === '1'}
+            onChange={(e) => set({ stale: e.target.checked ? '1' : null })}
+          />
           Stale only
         </label>
         <Button type="submit">Search</Button>
@@ -97,7 +127,10 @@ export function ExecutionsView() {
       {error ? <ErrorState detail={`${(error as Error).message}`} /> : null}
       {filters.q && !/^\d+$/.test(filters.q.trim()) ? <SearchEverywhereLink text={filters.q.trim()} /> : null}
       {data?.indexWarning ? (
-        <p role="note" className="rounded-md border-l-4 border-amber-500 bg-amber-50 p-2 text-sm text-amber-950 dark:bg-amber-950 dark:text-amber-50">
+        <p
+          role="note"
+          className="rounded-md border-l-4 border-amber-500 bg-amber-50 p-2 text-sm text-amber-950 dark:bg-amber-950 dark:text-amber-50"
+        >
           {data.indexWarning}
         </p>
       ) : null}
@@ -105,7 +138,14 @@ export function ExecutionsView() {
         {data ? `${formatCappedCount(data.total)} executions match` : ' '}
         {isFetching ? ' · refreshing…' : ''}
       </p>
-      <DataTable caption="Executions" head={['Execution', 'Job', 'Status', 'Attempt', 'Version', 'Owner', 'Updated']} empty={data?.items.length === 0 && (hasFilters(filters) ? <NoMatches noun="executions" onClear={() => void setFilters(null)} /> : true)}>
+      <DataTable
+        caption="Executions"
+        head={['Execution', 'Job', 'Status', 'Attempt', 'Version', 'Owner', 'Updated']}
+        empty={
+          data?.items.length === 0 &&
+          (hasFilters(filters) ? <NoMatches noun="executions" onClear={() => void setFilters(null)} /> : true)
+        }
+      >
         {!data ? <LoadingRow columns={7} /> : null}
         {data?.items.map((row) => (
           <tr key={row.id}>
@@ -117,19 +157,30 @@ export function ExecutionsView() {
             <Cell>{row.jobName}</Cell>
             <Cell>
               <StatusBadge status={row.status} />
-              {row.stale ? <span className="ml-2 rounded bg-amber-100 px-1.5 py-0.5 text-xs font-medium text-amber-900 dark:bg-amber-950 dark:text-amber-200">stale</span> : null}
+              {row.stale ? (
+                <span className="ml-2 rounded bg-amber-100 px-1.5 py-0.5 text-xs font-medium text-amber-900 dark:bg-amber-950 dark:text-amber-200">
+                  stale
+                </span>
+              ) : null}
               {row.stopRequested ? <span className="ml-2 text-xs">stop requested</span> : null}
             </Cell>
             <Cell>{row.attempt}</Cell>
             <Cell>{row.version}</Cell>
-            <Cell>{row.owner === 'ABSENT' ? 'none' : row.owner === 'CURRENT_PROCESS' ? 'this process' : 'other process'}</Cell>
+            <Cell>
+              {row.owner === 'ABSENT' ? 'none' : row.owner === 'CURRENT_PROCESS' ? 'this process' : 'other process'}
+            </Cell>
             <Cell>
               <TimeAgo at={new Date(row.updatedAt)} now={now} />
             </Cell>
           </tr>
         ))}
       </DataTable>
-      <KeysetPager label="Pages" cursor={filters.cursor} nextCursor={data?.nextCursor} onChange={(cursor) => void setFilters({ cursor })} />
+      <KeysetPager
+        label="Pages"
+        cursor={filters.cursor}
+        nextCursor={data?.nextCursor}
+        onChange={(cursor) => void setFilters({ cursor })}
+      />
     </div>
   );
 }

@@ -13,7 +13,12 @@ const sub = 'mt-0.5 block text-xs text-zinc-600 dark:text-zinc-400';
 
 function StatusChange({ prior, result }: { prior: string | null; result: string | null }) {
   if (prior === null && result === null) return <>—</>;
-  if (prior === result) return <>{prior} <span className="text-zinc-600 dark:text-zinc-400">(unchanged)</span></>;
+  if (prior === result)
+    return (
+      <>
+        {prior} <span className="text-zinc-600 dark:text-zinc-400">(unchanged)</span>
+      </>
+    );
   return (
     <>
       {prior ?? 'new'} → {result ?? '—'}
@@ -26,7 +31,17 @@ export function OperatorHistoryTable({ requests, now }: { requests: OperatorRequ
   return (
     <DataTable
       caption="Operator requests"
-      head={['Requested', 'Action / class', 'Outcome', 'Actor', 'Origin', 'Observed version', 'Status', 'Reason', 'Digest']}
+      head={[
+        'Requested',
+        'Action / class',
+        'Outcome',
+        'Actor',
+        'Origin',
+        'Observed version',
+        'Status',
+        'Reason',
+        'Digest',
+      ]}
       empty={requests.length === 0}
     >
       {requests.map((r) => {
@@ -52,9 +67,13 @@ export function OperatorHistoryTable({ requests, now }: { requests: OperatorRequ
               <span title={`${ORIGIN[r.origin].title}; operation ${r.operationId}`}>{ORIGIN[r.origin].label}</span>
             </Cell>
             <Cell>{r.observedVersion ?? '—'}</Cell>
-            <Cell><StatusChange prior={r.priorStatus} result={r.resultStatus} /></Cell>
+            <Cell>
+              <StatusChange prior={r.priorStatus} result={r.resultStatus} />
+            </Cell>
             <Cell mono>{r.reasonCode ?? '—'}</Cell>
-            <Cell><DigestButton digest={r.requestDigest} /></Cell>
+            <Cell>
+              <DigestButton digest={r.requestDigest} />
+            </Cell>
           </tr>
         );
       })}

@@ -16,7 +16,11 @@ function FaultState({ state }: { state: StepDetail['faultState'] }) {
   return (
     <span>
       {state.entries} unresolved{' '}
-      <span className="text-zinc-600 dark:text-zinc-400">{state.limits ? `(state limit ${state.limits.stateLimit}, retry limit ${state.limits.retryLimit})` : '(limit unknown)'}</span>
+      <span className="text-zinc-600 dark:text-zinc-400">
+        {state.limits
+          ? `(state limit ${state.limits.stateLimit}, retry limit ${state.limits.retryLimit})`
+          : '(limit unknown)'}
+      </span>
     </span>
   );
 }
@@ -25,7 +29,17 @@ export function StepsTable({ steps }: { steps: StepDetail[] }) {
   return (
     <DataTable
       caption="Steps"
-      head={['Step', 'Status', 'Read / processed / written', 'Filtered', 'Commits / rollbacks', 'Retries (r/p/w)', 'Skips (r/p/w)', 'Checkpoint', 'Fault state']}
+      head={[
+        'Step',
+        'Status',
+        'Read / processed / written',
+        'Filtered',
+        'Commits / rollbacks',
+        'Retries (r/p/w)',
+        'Skips (r/p/w)',
+        'Checkpoint',
+        'Fault state',
+      ]}
       empty={steps.length === 0}
     >
       {steps.map((step) => (
@@ -41,7 +55,11 @@ export function StepsTable({ steps }: { steps: StepDetail[] }) {
           <Cell>{`${step.counts.commit} / ${step.counts.rollback}`}</Cell>
           <Cell>{triple(step.retries)}</Cell>
           <Cell>{triple(step.skips)}</Cell>
-          <Cell mono wrap>{step.checkpoint ? `${step.checkpoint.schema} v${step.checkpoint.schemaVersion} (format ${step.checkpoint.format}, ${step.checkpoint.encodedLen} B)` : 'none'}</Cell>
+          <Cell mono wrap>
+            {step.checkpoint
+              ? `${step.checkpoint.schema} v${step.checkpoint.schemaVersion} (format ${step.checkpoint.format}, ${step.checkpoint.encodedLen} B)`
+              : 'none'}
+          </Cell>
           <Cell wrap>
             <FaultState state={step.faultState} />
           </Cell>

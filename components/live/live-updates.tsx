@@ -3,7 +3,15 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
 import { isLiveTopic, LIVE_TOPICS, type LiveTopic } from '@/lib/domain/live-topics';
-import { holdReason, REFRESH_INTERVAL_MS, REFRESH_LABELS, REFRESH_MODES, storedRefreshMode, storeRefreshMode, type RefreshMode } from './refresh-setting';
+import {
+  holdReason,
+  REFRESH_INTERVAL_MS,
+  REFRESH_LABELS,
+  REFRESH_MODES,
+  storedRefreshMode,
+  storeRefreshMode,
+  type RefreshMode,
+} from './refresh-setting';
 import { TOPIC_QUERIES } from './topic-queries';
 
 const POLL_FALLBACK_MS = 5_000;
@@ -37,7 +45,13 @@ export function LiveUpdates({ userId }: { userId: string }) {
   useEffect(() => {
     // Paused means no request at all: no stream, and no refetch when the window regains focus.
     const paused = refresh === 'paused';
-    queryClient.setDefaultOptions({ queries: { ...queryClient.getDefaultOptions().queries, refetchOnWindowFocus: !paused, refetchOnReconnect: !paused } });
+    queryClient.setDefaultOptions({
+      queries: {
+        ...queryClient.getDefaultOptions().queries,
+        refetchOnWindowFocus: !paused,
+        refetchOnReconnect: !paused,
+      },
+    });
     if (paused || !ready) return;
 
     const pending = new Set<LiveTopic>();
@@ -107,7 +121,10 @@ export function LiveUpdates({ userId }: { userId: string }) {
         reason = (JSON.parse((event as MessageEvent<string>).data) as { reason?: unknown }).reason;
       } catch {}
       if (reason === 'ROLE_CHANGED') window.location.reload();
-      else window.location.assign(`/sign-in?${new URLSearchParams({ next: window.location.pathname + window.location.search })}`);
+      else
+        window.location.assign(
+          `/sign-in?${new URLSearchParams({ next: window.location.pathname + window.location.search })}`,
+        );
     });
     source.addEventListener('error', () => {
       failures += 1;
@@ -139,8 +156,16 @@ export function LiveUpdates({ userId }: { userId: string }) {
           Updates waiting
         </button>
       ) : null}
-      <span role="status" data-testid="live-status" data-mode={mode} className="inline-flex items-center gap-1.5 text-xs text-zinc-600 dark:text-zinc-400">
-        <span aria-hidden className={`inline-block h-2 w-2 rounded-full ${mode === 'live' ? 'bg-emerald-500' : mode === 'polling' ? 'bg-amber-500' : 'bg-zinc-400'}`} />
+      <span
+        role="status"
+        data-testid="live-status"
+        data-mode={mode}
+        className="inline-flex items-center gap-1.5 text-xs text-zinc-600 dark:text-zinc-400"
+      >
+        <span
+          aria-hidden
+          className={`inline-block h-2 w-2 rounded-full ${mode === 'live' ? 'bg-emerald-500' : mode === 'polling' ? 'bg-amber-500' : 'bg-zinc-400'}`}
+        />
         {label}
       </span>
       <label className="inline-flex items-center gap-1 text-xs text-zinc-700 dark:text-zinc-300">

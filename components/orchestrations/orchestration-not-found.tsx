@@ -16,14 +16,19 @@ const decoded = (segment: string) => {
 export function OrchestrationNotFound() {
   const id = decoded((usePathname() ?? '').split('/').filter(Boolean)[1] ?? '');
   return (
-    <section aria-labelledby="not-found-title" className="max-w-xl rounded-lg border border-zinc-200 bg-white p-6 dark:border-zinc-800 dark:bg-zinc-900">
+    <section
+      aria-labelledby="not-found-title"
+      className="max-w-xl rounded-lg border border-zinc-200 bg-white p-6 dark:border-zinc-800 dark:bg-zinc-900"
+    >
       <p className="font-mono text-sm text-zinc-600 dark:text-zinc-400">404 NOT FOUND</p>
       <h1 id="not-found-title" className="mt-1 text-2xl font-semibold tracking-tight [overflow-wrap:anywhere]">
         No orchestration {id}
       </h1>
       <p className="mt-2 text-sm">No orchestration checkpoint has this execution id; ids are matched exactly.</p>
       <p className="mt-4 text-sm">
-        <Link href="/recovery#orchestrations" className={`font-medium ${LINK}`}>Orchestration leases</Link>
+        <Link href="/recovery#orchestrations" className={`font-medium ${LINK}`}>
+          Orchestration leases
+        </Link>
       </p>
     </section>
   );

@@ -25,7 +25,9 @@ const WAIT_KINDS = { event: 'event', schedule: 'schedule', human_approval: 'huma
 function Section({ id, title, children }: { id: string; title: string; children: ReactNode }) {
   return (
     <section aria-labelledby={id} className={BOX}>
-      <h2 id={id} className="mb-3 text-sm font-semibold">{title}</h2>
+      <h2 id={id} className="mb-3 text-sm font-semibold">
+        {title}
+      </h2>
       {children}
     </section>
   );
@@ -33,8 +35,21 @@ function Section({ id, title, children }: { id: string; title: string; children:
 
 function TakeoverState({ detail }: { detail: OrchestrationDetail }) {
   const pending = detail.proposals.find((p) => p.status === 'PENDING');
-  if (pending) return <Link href={`/recovery/${pending.id}`} className={LINK}>Proposal {pending.id} pending</Link>;
-  if (detail.takeoverCandidate) return <>Candidate: the lease lapsed; <Link href="/recovery#orchestrations" className={LINK}>request a takeover on Recovery</Link></>;
+  if (pending)
+    return (
+      <Link href={`/recovery/${pending.id}`} className={LINK}>
+        Proposal {pending.id} pending
+      </Link>
+    );
+  if (detail.takeoverCandidate)
+    return (
+      <>
+        Candidate: the lease lapsed;{' '}
+        <Link href="/recovery#orchestrations" className={LINK}>
+          request a takeover on Recovery
+        </Link>
+      </>
+    );
   if (detail.lease.expired) return <>Not a candidate: the lease lapsed, but its tag does not verify</>;
   return <>Not a candidate: the lease is live</>;
 }
@@ -51,22 +66,35 @@ export function OrchestrationView({ executionId }: { executionId: string }) {
   return (
     <>
       <p className="mb-2 text-sm">
-        <Link href="/recovery#orchestrations" className={LINK}>Orchestration leases</Link>
+        <Link href="/recovery#orchestrations" className={LINK}>
+          Orchestration leases
+        </Link>
       </p>
-      <PageHeader title={`Orchestration ${detail.executionId}`} description={checkpoint ? `Durable checkpoint governed by ${checkpoint.governingSpec}` : 'Durable checkpoint'}>
+      <PageHeader
+        title={`Orchestration ${detail.executionId}`}
+        description={checkpoint ? `Durable checkpoint governed by ${checkpoint.governingSpec}` : 'Durable checkpoint'}
+      >
         <TagBadge verification={detail.verification} />
       </PageHeader>
       <TagVerificationNotice verification={detail.verification} hasCheckpoint={checkpoint !== null} />
       <section aria-label="Lease" className={BOX}>
         <dl className="grid grid-cols-2 gap-4 md:grid-cols-4">
-          <Fact label="Lease owner"><span className="[overflow-wrap:anywhere]">{detail.lease.ownerId}</span></Fact>
+          <Fact label="Lease owner">
+            <span className="[overflow-wrap:anywhere]">{detail.lease.ownerId}</span>
+          </Fact>
           <Fact label="Fencing token">{detail.lease.fencingToken.toLocaleString('en-US')}</Fact>
           <Fact label="Lease expires">
             <TimeAgo at={new Date(detail.lease.expiresAt)} now={now} />
-            {detail.lease.expired ? <span className="ml-2 text-xs font-medium text-amber-800 dark:text-amber-300">lapsed</span> : null}
+            {detail.lease.expired ? (
+              <span className="ml-2 text-xs font-medium text-amber-800 dark:text-amber-300">lapsed</span>
+            ) : null}
           </Fact>
-          <Fact label="Takeover"><TakeoverState detail={detail} /></Fact>
-          <Fact label="Last saved"><TimeAgo at={new Date(detail.updatedAt)} now={now} /></Fact>
+          <Fact label="Takeover">
+            <TakeoverState detail={detail} />
+          </Fact>
+          <Fact label="Last saved">
+            <TimeAgo at={new Date(detail.updatedAt)} now={now} />
+          </Fact>
         </dl>
       </section>
       {checkpoint ? (
@@ -75,9 +103,15 @@ export function OrchestrationView({ executionId }: { executionId: string }) {
             {checkpoint.wait ? (
               <dl className="grid grid-cols-2 gap-4 md:grid-cols-4">
                 <Fact label="Kind">{WAIT_KINDS[checkpoint.wait.kind]}</Fact>
-                <Fact label="Owner"><span className="[overflow-wrap:anywhere]">{checkpoint.wait.ownerId}</span></Fact>
-                <Fact label="Deadline"><WaitCountdown deadline={checkpoint.wait.deadline} serverNow={detail.serverNow} /></Fact>
-                <Fact label="Cancellation id"><span className="font-mono text-xs [overflow-wrap:anywhere]">{checkpoint.wait.cancellationId}</span></Fact>
+                <Fact label="Owner">
+                  <span className="[overflow-wrap:anywhere]">{checkpoint.wait.ownerId}</span>
+                </Fact>
+                <Fact label="Deadline">
+                  <WaitCountdown deadline={checkpoint.wait.deadline} serverNow={detail.serverNow} />
+                </Fact>
+                <Fact label="Cancellation id">
+                  <span className="font-mono text-xs [overflow-wrap:anywhere]">{checkpoint.wait.cancellationId}</span>
+                </Fact>
               </dl>
             ) : (
               <p className="text-sm">Not waiting.</p>
@@ -87,7 +121,11 @@ export function OrchestrationView({ executionId }: { executionId: string }) {
             {checkpoint.completedNodeIds.length > 0 ? (
               <ol aria-label="Completed nodes" className="flex flex-wrap gap-2 text-sm">
                 {checkpoint.completedNodeIds.map((node, index) => (
-                  <li key={`${index}-${node}`} className="rounded border border-zinc-300 px-2 py-0.5 font-mono text-xs [overflow-wrap:anywhere] dark:border-zinc-700">
+                  <li
+                    // biome-ignore lint/suspicious/noArrayIndexKey: a fixed, ordered list in which a node may repeat
+                    key={`${index}-${node}`}
+                    className="rounded border border-zinc-300 px-2 py-0.5 font-mono text-xs [overflow-wrap:anywhere] dark:border-zinc-700"
+                  >
                     <span className="text-zinc-600 dark:text-zinc-400">{index + 1}.</span> {node}
                   </li>
                 ))}
@@ -108,14 +146,28 @@ export function OrchestrationView({ executionId }: { executionId: string }) {
         </>
       ) : null}
       <section aria-labelledby="orchestration-proposals" className="mb-6">
-        <h2 id="orchestration-proposals" className="mb-2 text-sm font-semibold">Proposals</h2>
-        <DataTable caption="Proposals for this orchestration" head={['Proposal', 'Status', 'Proposed by', 'Created']} empty={detail.proposals.length === 0 ? 'No proposal has targeted it.' : false}>
+        <h2 id="orchestration-proposals" className="mb-2 text-sm font-semibold">
+          Proposals
+        </h2>
+        <DataTable
+          caption="Proposals for this orchestration"
+          head={['Proposal', 'Status', 'Proposed by', 'Created']}
+          empty={detail.proposals.length === 0 ? 'No proposal has targeted it.' : false}
+        >
           {detail.proposals.map((p) => (
             <tr key={p.id}>
-              <Cell mono><Link href={`/recovery/${p.id}`} className={LINK}>{p.id}</Link></Cell>
-              <Cell><StatusBadge status={p.status} /></Cell>
+              <Cell mono>
+                <Link href={`/recovery/${p.id}`} className={LINK}>
+                  {p.id}
+                </Link>
+              </Cell>
+              <Cell>
+                <StatusBadge status={p.status} />
+              </Cell>
               <Cell>{p.proposerLogin}</Cell>
-              <Cell><TimeAgo at={new Date(p.createdAt)} now={now} /></Cell>
+              <Cell>
+                <TimeAgo at={new Date(p.createdAt)} now={now} />
+              </Cell>
             </tr>
           ))}
         </DataTable>

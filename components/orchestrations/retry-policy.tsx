@@ -13,7 +13,11 @@ export function RetryPolicy({ retry }: { retry: OrchestrationRetryPolicy | null 
     <>
       {retry.notDeclared ? (
         <p role="note" className="mb-3 text-sm font-medium text-red-800 dark:text-red-300">
-          Retries are refused whatever was used (RetryNotDeclared): {retry.retryable ? 'the idempotency key is blank, so a retry could repeat an external effect' : 'the policy says not retryable'}.
+          Retries are refused whatever was used (RetryNotDeclared):{' '}
+          {retry.retryable
+            ? 'the idempotency key is blank, so a retry could repeat an external effect'
+            : 'the policy says not retryable'}
+          .
         </p>
       ) : null}
       <dl className="grid grid-cols-2 gap-4 md:grid-cols-3">
@@ -22,10 +26,17 @@ export function RetryPolicy({ retry }: { retry: OrchestrationRetryPolicy | null 
         <Fact label="Budget">{units(retry.budgetUnits)}</Fact>
         <Fact label="Backoff per retry">{units(retry.backoffUnits)}</Fact>
         <Fact label="Idempotency key">
-          {retry.idempotencyKey.trim() === '' ? 'blank' : <span className="font-mono text-xs [overflow-wrap:anywhere]">{retry.idempotencyKey}</span>}
+          {retry.idempotencyKey.trim() === '' ? (
+            'blank'
+          ) : (
+            <span className="font-mono text-xs [overflow-wrap:anywhere]">{retry.idempotencyKey}</span>
+          )}
         </Fact>
         <Fact label="Used so far">
-          <span className="text-zinc-600 dark:text-zinc-400">not recorded in the checkpoint: a retry is allowed while attempts used stay below {retry.maxAttempts.toLocaleString('en-US')} and budget used below {units(retry.budgetUnits)}</span>
+          <span className="text-zinc-600 dark:text-zinc-400">
+            not recorded in the checkpoint: a retry is allowed while attempts used stay below{' '}
+            {retry.maxAttempts.toLocaleString('en-US')} and budget used below {units(retry.budgetUnits)}
+          </span>
         </Fact>
       </dl>
     </>

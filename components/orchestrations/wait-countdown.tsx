@@ -11,7 +11,9 @@ export function timeLeft(leftMs: number): string {
   const seconds = Math.floor(leftMs / 1000);
   const hours = Math.floor(seconds / 3600);
   const minutes = Math.floor((seconds % 3600) / 60);
-  return hours > 0 ? `${hours} h ${two(minutes)} min ${two(seconds % 60)} s left` : `${minutes} min ${two(seconds % 60)} s left`;
+  return hours > 0
+    ? `${hours} h ${two(minutes)} min ${two(seconds % 60)} s left`
+    : `${minutes} min ${two(seconds % 60)} s left`;
 }
 
 /**
@@ -24,7 +26,10 @@ export function WaitCountdown({ deadline, serverNow }: { deadline: string; serve
   return (
     <span data-testid="wait-countdown">
       {/* The server renders it a moment earlier than the browser hydrates it. */}
-      <span suppressHydrationWarning className={left <= 60_000 ? 'font-medium text-red-800 dark:text-red-300' : 'font-medium'}>
+      <span
+        suppressHydrationWarning
+        className={left <= 60_000 ? 'font-medium text-red-800 dark:text-red-300' : 'font-medium'}
+      >
         {timeLeft(left)}
       </span>{' '}
       <span className="text-zinc-600 dark:text-zinc-400">({formatUtc(new Date(deadline))})</span>

@@ -33,13 +33,20 @@ export function OverviewView({ links }: { links: OverviewLinks }) {
       <PageHeader title="Overview" description={`As of ${formatUtc(new Date(overview.serverNow))} (server clock)`} />
       <section aria-label="Totals" className="grid grid-cols-2 gap-4 lg:grid-cols-5">
         <StatCard label="Executions" value={total.toLocaleString('en-US')} href="/executions" />
-        <StatCard label="Stale executions" value={overview.staleExecutions.toLocaleString('en-US')} hint={`no update for over ${Math.round(overview.staleThresholdMs / 60_000)} min`} href={links.stale} />
+        <StatCard
+          label="Stale executions"
+          value={overview.staleExecutions.toLocaleString('en-US')}
+          hint={`no update for over ${Math.round(overview.staleThresholdMs / 60_000)} min`}
+          href={links.stale}
+        />
         <StatCard label="Pending proposals" value={overview.pendingProposals} href={links.pending} />
         <StatCard label="Settlement queue" value={queueDepth.toLocaleString('en-US')} href={links.queue} />
         <StatCard label="Dead letters" value={deadLetters.toLocaleString('en-US')} href="/settlements/dead-letters" />
       </section>
       <section aria-labelledby="last-hour" className="mt-8">
-        <h2 id="last-hour" className="mb-2 text-sm font-semibold">Last hour (sampled every 15 s)</h2>
+        <h2 id="last-hour" className="mb-2 text-sm font-semibold">
+          Last hour (sampled every 15 s)
+        </h2>
         <div className="grid grid-cols-1 gap-4 sm:grid-cols-2 lg:grid-cols-3">
           {overview.charts.map((series) => (
             <Sparkline key={series.name} series={series} />
@@ -48,34 +55,103 @@ export function OverviewView({ links }: { links: OverviewLinks }) {
       </section>
       <div className="mt-8 grid gap-6 lg:grid-cols-3">
         <section aria-labelledby="by-status">
-          <h2 id="by-status" className="mb-2 text-sm font-semibold">Executions by status</h2>
-          <DataTable caption="Executions by status" head={['Status', 'Count']} empty={overview.executionsByStatus.length === 0}>
+          <h2 id="by-status" className="mb-2 text-sm font-semibold">
+            Executions by status
+          </h2>
+          <DataTable
+            caption="Executions by status"
+            head={['Status', 'Count']}
+            empty={overview.executionsByStatus.length === 0}
+          >
             {overview.executionsByStatus.map((r) => (
               <tr key={r.status}>
-                <Cell><Link href={links.executionsByStatus[r.status as keyof OverviewLinks['executionsByStatus']] ?? '/executions'} aria-label={`${r.status}: ${r.count.toLocaleString('en-US')} executions`}><StatusBadge status={r.status} /></Link></Cell>
-                <Cell><Link href={links.executionsByStatus[r.status as keyof OverviewLinks['executionsByStatus']] ?? '/executions'} tabIndex={-1} className={COUNT_LINK}>{r.count.toLocaleString('en-US')}</Link></Cell>
+                <Cell>
+                  <Link
+                    href={
+                      links.executionsByStatus[r.status as keyof OverviewLinks['executionsByStatus']] ?? '/executions'
+                    }
+                    aria-label={`${r.status}: ${r.count.toLocaleString('en-US')} executions`}
+                  >
+                    <StatusBadge status={r.status} />
+                  </Link>
+                </Cell>
+                <Cell>
+                  <Link
+                    href={
+                      links.executionsByStatus[r.status as keyof OverviewLinks['executionsByStatus']] ?? '/executions'
+                    }
+                    tabIndex={-1}
+                    className={COUNT_LINK}
+                  >
+                    {r.count.toLocaleString('en-US')}
+                  </Link>
+                </Cell>
               </tr>
             ))}
           </DataTable>
         </section>
         <section aria-labelledby="queue">
-          <h2 id="queue" className="mb-2 text-sm font-semibold">Settlement queue by state</h2>
+          <h2 id="queue" className="mb-2 text-sm font-semibold">
+            Settlement queue by state
+          </h2>
           <DataTable caption="Settlement queue by state" head={['State', 'Count']} empty={overview.queue.length === 0}>
             {overview.queue.map((r) => (
               <tr key={r.state}>
-                <Cell><Link href={links.queueByState[r.state as keyof OverviewLinks['queueByState']] ?? '/settlements'} className={COUNT_LINK}>{r.state}</Link></Cell>
-                <Cell><Link href={links.queueByState[r.state as keyof OverviewLinks['queueByState']] ?? '/settlements'} tabIndex={-1} className={COUNT_LINK}>{r.count.toLocaleString('en-US')}</Link></Cell>
+                <Cell>
+                  <Link
+                    href={links.queueByState[r.state as keyof OverviewLinks['queueByState']] ?? '/settlements'}
+                    className={COUNT_LINK}
+                  >
+                    {r.state}
+                  </Link>
+                </Cell>
+                <Cell>
+                  <Link
+                    href={links.queueByState[r.state as keyof OverviewLinks['queueByState']] ?? '/settlements'}
+                    tabIndex={-1}
+                    className={COUNT_LINK}
+                  >
+                    {r.count.toLocaleString('en-US')}
+                  </Link>
+                </Cell>
               </tr>
             ))}
           </DataTable>
         </section>
         <section aria-labelledby="dead">
-          <h2 id="dead" className="mb-2 text-sm font-semibold">Dead letters by reason</h2>
-          <DataTable caption="Dead letters by reason" head={['Reason', 'Count']} empty={overview.deadLettersByReason.length === 0}>
+          <h2 id="dead" className="mb-2 text-sm font-semibold">
+            Dead letters by reason
+          </h2>
+          <DataTable
+            caption="Dead letters by reason"
+            head={['Reason', 'Count']}
+            empty={overview.deadLettersByReason.length === 0}
+          >
             {overview.deadLettersByReason.map((r) => (
               <tr key={r.reason}>
-                <Cell mono><Link href={links.deadLettersByReason[r.reason as keyof OverviewLinks['deadLettersByReason']] ?? '/settlements/dead-letters'} className={COUNT_LINK}>{r.reason}</Link></Cell>
-                <Cell><Link href={links.deadLettersByReason[r.reason as keyof OverviewLinks['deadLettersByReason']] ?? '/settlements/dead-letters'} tabIndex={-1} className={COUNT_LINK}>{r.count}</Link></Cell>
+                <Cell mono>
+                  <Link
+                    href={
+                      links.deadLettersByReason[r.reason as keyof OverviewLinks['deadLettersByReason']] ??
+                      '/settlements/dead-letters'
+                    }
+                    className={COUNT_LINK}
+                  >
+                    {r.reason}
+                  </Link>
+                </Cell>
+                <Cell>
+                  <Link
+                    href={
+                      links.deadLettersByReason[r.reason as keyof OverviewLinks['deadLettersByReason']] ??
+                      '/settlements/dead-letters'
+                    }
+                    tabIndex={-1}
+                    className={COUNT_LINK}
+                  >
+                    {r.count}
+                  </Link>
+                </Cell>
               </tr>
             ))}
           </DataTable>

@@ -8,7 +8,9 @@ export function DeadlineCountdown({ deadline, serverNow }: { deadline: string; s
   const now = useServerClock(serverNow);
   const left = new Date(deadline).getTime() - now;
   const text =
-    left <= 0 ? 'deadline passed' : `${Math.floor(left / 60_000)} min ${String(Math.floor((left % 60_000) / 1000)).padStart(2, '0')} s left`;
+    left <= 0
+      ? 'deadline passed'
+      : `${Math.floor(left / 60_000)} min ${String(Math.floor((left % 60_000) / 1000)).padStart(2, '0')} s left`;
   return (
     <span data-testid="deadline">
       <span className={left <= 60_000 ? 'font-medium text-red-800 dark:text-red-300' : ''}>{text}</span>{' '}

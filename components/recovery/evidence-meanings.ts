@@ -33,9 +33,13 @@ export const MARKERS: { key: MarkerKey; code: string; set: string; clear: string
 /** The owner observation in an approver's words: who holds the execution and what a takeover does to them. */
 export const OWNER_MEANINGS: Record<OwnerObservation, { label: string; meaning: string }> = {
   ABSENT: { label: 'Absent', meaning: 'No process holds the owner token: nothing is running this execution.' },
-  CURRENT_PROCESS: { label: 'This console', meaning: 'This Keel process holds the owner token; it never takes over its own executions.' },
+  CURRENT_PROCESS: {
+    label: 'This console',
+    meaning: 'This Keel process holds the owner token; it never takes over its own executions.',
+  },
   OTHER_PROCESS: {
     label: 'Another process',
-    meaning: 'A runtime worker holds the owner token but has gone quiet; the takeover moves the version on, so that worker’s next guarded write fails.',
+    meaning:
+      'A runtime worker holds the owner token but has gone quiet; the takeover moves the version on, so that worker’s next guarded write fails.',
   },
 };

@@ -25,7 +25,17 @@ export interface EvidenceSettings {
   maxClockSkewMs: number;
 }
 
-function BatchEvidence({ view, now, stepName, settings }: { view: BatchEvidenceView; now: Date; stepName: string | null; settings: EvidenceSettings }) {
+function BatchEvidence({
+  view,
+  now,
+  stepName,
+  settings,
+}: {
+  view: BatchEvidenceView;
+  now: Date;
+  stepName: string | null;
+  settings: EvidenceSettings;
+}) {
   const threshold = view.staleThresholdMs ?? settings.staleThresholdMs;
   const skew = view.maxClockSkewMs ?? settings.maxClockSkewMs;
   const read = new Date(view.serverTimeMs);
@@ -40,9 +50,17 @@ function BatchEvidence({ view, now, stepName, settings }: { view: BatchEvidenceV
         <Item
           label="Inactive for"
           meaning={
-            view.status === 'UNKNOWN'
-              ? <>An UNKNOWN execution needs recovery however long it was quiet; the threshold ({thresholdPhrase(threshold)}) does not apply.</>
-              : <>Stale means {thresholdPhrase(threshold)}: {view.inactivityMs > threshold ? 'above' : 'not above'} the threshold when read.</>
+            view.status === 'UNKNOWN' ? (
+              <>
+                An UNKNOWN execution needs recovery however long it was quiet; the threshold (
+                {thresholdPhrase(threshold)}) does not apply.
+              </>
+            ) : (
+              <>
+                Stale means {thresholdPhrase(threshold)}: {view.inactivityMs > threshold ? 'above' : 'not above'} the
+                threshold when read.
+              </>
+            )
           }
         >
           <strong title={exactMs(view.inactivityMs)}>{humanDuration(view.inactivityMs)}</strong>
@@ -52,11 +70,17 @@ function BatchEvidence({ view, now, stepName, settings }: { view: BatchEvidenceV
           meaning={
             <>
               Keel’s clock against the database’s; at most {humanDuration(skew)} is accepted.
-              {view.observationWindowMs !== null ? <> The read took {humanDuration(view.observationWindowMs)}.</> : null}
+              {view.observationWindowMs !== null ? (
+                <> The read took {humanDuration(view.observationWindowMs)}.</>
+              ) : null}
             </>
           }
         >
-          {view.clockOffsetMs === null ? 'not recorded' : <span title={exactMs(view.clockOffsetMs)}>{humanDuration(view.clockOffsetMs)}</span>}
+          {view.clockOffsetMs === null ? (
+            'not recorded'
+          ) : (
+            <span title={exactMs(view.clockOffsetMs)}>{humanDuration(view.clockOffsetMs)}</span>
+          )}
         </Item>
         <Item label="Owner" meaning={owner.meaning}>
           {owner.label}
@@ -64,16 +88,35 @@ function BatchEvidence({ view, now, stepName, settings }: { view: BatchEvidenceV
         <Item
           label="Latest step"
           meaning={
-            step === null
-              ? 'The execution has no step yet.'
-              : step.checkpoint === null
-                ? 'No checkpoint committed yet.'
-                : <>Checkpoint {step.checkpoint.schemaId} v{step.checkpoint.schemaVersion}, format {step.checkpoint.formatVersion}, {step.checkpoint.encodedLen} B.</>
+            step === null ? (
+              'The execution has no step yet.'
+            ) : step.checkpoint === null ? (
+              'No checkpoint committed yet.'
+            ) : (
+              <>
+                Checkpoint {step.checkpoint.schemaId} v{step.checkpoint.schemaVersion}, format{' '}
+                {step.checkpoint.formatVersion}, {step.checkpoint.encodedLen} B.
+              </>
+            )
           }
         >
-          {step === null ? 'none' : <>{stepName ?? 'step'} <span className="text-zinc-600 dark:text-zinc-400">#{step.id}</span> <StatusBadge status={step.status} /></>}
+          {step === null ? (
+            'none'
+          ) : (
+            <>
+              {stepName ?? 'step'} <span className="text-zinc-600 dark:text-zinc-400">#{step.id}</span>{' '}
+              <StatusBadge status={step.status} />
+            </>
+          )}
         </Item>
-        <Item label="Execution" meaning={<>Attempt {view.attempt}, version {view.version}: a confirmation must still find this version.</>}>
+        <Item
+          label="Execution"
+          meaning={
+            <>
+              Attempt {view.attempt}, version {view.version}: a confirmation must still find this version.
+            </>
+          }
+        >
           {view.executionId} <StatusBadge status={view.status} />
         </Item>
       </dl>
@@ -87,7 +130,9 @@ function BatchEvidence({ view, now, stepName, settings }: { view: BatchEvidenceV
             >
               <span className="w-12 shrink-0 text-xs font-semibold uppercase">{set ? 'Set' : 'Clear'}</span>
               <span className="w-56 max-w-full shrink-0 font-mono text-xs break-all">{marker.code}</span>
-              <span className={`min-w-0 flex-1 basis-48 ${set ? '' : 'text-zinc-600 dark:text-zinc-400'}`}>{set ? marker.set : marker.clear}</span>
+              <span className={`min-w-0 flex-1 basis-48 ${set ? '' : 'text-zinc-600 dark:text-zinc-400'}`}>
+                {set ? marker.set : marker.clear}
+              </span>
             </li>
           );
         })}
@@ -96,22 +141,45 @@ function BatchEvidence({ view, now, stepName, settings }: { view: BatchEvidenceV
   );
 }
 
-function OrchestrationEvidence({ view, now, successorOwner }: { view: OrchestrationEvidenceView; now: Date; successorOwner: string | null }) {
+function OrchestrationEvidence({
+  view,
+  now,
+  successorOwner,
+}: {
+  view: OrchestrationEvidenceView;
+  now: Date;
+  successorOwner: string | null;
+}) {
   const expiry = new Date(view.expiresAtMs);
   return (
     <dl className="grid grid-cols-1 gap-x-6 gap-y-4 md:grid-cols-3">
-      <Item label="Lease owner" meaning="The orchestrator whose lease lapsed; it can no longer save a checkpoint once the token moves on.">
+      <Item
+        label="Lease owner"
+        meaning="The orchestrator whose lease lapsed; it can no longer save a checkpoint once the token moves on."
+      >
         {view.leaseOwner}
       </Item>
-      <Item label="Fencing token" meaning={<>The takeover hands {successorOwner ?? 'the successor'} token {view.fencingToken + 1}.</>}>
+      <Item
+        label="Fencing token"
+        meaning={
+          <>
+            The takeover hands {successorOwner ?? 'the successor'} token {view.fencingToken + 1}.
+          </>
+        }
+      >
         {view.fencingToken}
       </Item>
       <Item
         label="Lease expiry"
         meaning={
-          view.serverTimeMs === null
-            ? 'By the database’s clock.'
-            : <>Expired {humanDuration(view.serverTimeMs - view.expiresAtMs)} before the evidence was read ({formatUtc(new Date(view.serverTimeMs))}).</>
+          view.serverTimeMs === null ? (
+            'By the database’s clock.'
+          ) : (
+            <>
+              Expired {humanDuration(view.serverTimeMs - view.expiresAtMs)} before the evidence was read (
+              {formatUtc(new Date(view.serverTimeMs))}).
+            </>
+          )
         }
       >
         <TimeAgo at={expiry} now={now} />
@@ -121,8 +189,16 @@ function OrchestrationEvidence({ view, now, successorOwner }: { view: Orchestrat
 }
 
 /** The takeover evidence as an approver weighs it: times in words, the owner and each marker with its meaning. */
-export function EvidenceSummary(props: { view: EvidenceView; now: Date; stepName: string | null; settings: EvidenceSettings; successorOwner: string | null }) {
-  return props.view.kind === 'batch'
-    ? <BatchEvidence view={props.view} now={props.now} stepName={props.stepName} settings={props.settings} />
-    : <OrchestrationEvidence view={props.view} now={props.now} successorOwner={props.successorOwner} />;
+export function EvidenceSummary(props: {
+  view: EvidenceView;
+  now: Date;
+  stepName: string | null;
+  settings: EvidenceSettings;
+  successorOwner: string | null;
+}) {
+  return props.view.kind === 'batch' ? (
+    <BatchEvidence view={props.view} now={props.now} stepName={props.stepName} settings={props.settings} />
+  ) : (
+    <OrchestrationEvidence view={props.view} now={props.now} successorOwner={props.successorOwner} />
+  );
 }

@@ -5,7 +5,15 @@ import { Cell, DataTable } from '../ui/table';
  * The evidence exactly as stored with the proposal, and the fields its digest binds
  * in the order it binds them, behind one disclosure.
  */
-export function EvidenceTable({ evidence, view, digest }: { evidence: Record<string, unknown>; view: EvidenceView | null; digest: string }) {
+export function EvidenceTable({
+  evidence,
+  view,
+  digest,
+}: {
+  evidence: Record<string, unknown>;
+  view: EvidenceView | null;
+  digest: string;
+}) {
   return (
     <details className="mt-5 rounded-md border border-zinc-200 dark:border-zinc-800">
       <summary className="cursor-pointer px-3 py-2 text-sm font-medium">Raw evidence and digest input</summary>
@@ -13,12 +21,14 @@ export function EvidenceTable({ evidence, view, digest }: { evidence: Record<str
         {view ? (
           <>
             <p className="text-sm text-zinc-700 dark:text-zinc-300">
-              The digest is SHA-256 over these fields in this order: each string as its 8-byte big-endian length then its UTF-8
-              bytes, each integer as 8 bytes big-endian.{' '}
+              The digest is SHA-256 over these fields in this order: each string as its 8-byte big-endian length then
+              its UTF-8 bytes, each integer as 8 bytes big-endian.{' '}
               {view.recomputedDigest === digest ? (
                 <strong>Recomputed from them, it equals the proposal’s digest.</strong>
               ) : (
-                <strong className="text-red-800 dark:text-red-300">Recomputed from them, it differs from the proposal’s digest ({view.recomputedDigest}).</strong>
+                <strong className="text-red-800 dark:text-red-300">
+                  Recomputed from them, it differs from the proposal’s digest ({view.recomputedDigest}).
+                </strong>
               )}
             </p>
             <DataTable caption="Digest input" head={['#', 'Field', 'Encoding', 'Value']}>
@@ -33,7 +43,9 @@ export function EvidenceTable({ evidence, view, digest }: { evidence: Record<str
             </DataTable>
           </>
         ) : (
-          <p className="text-sm">The stored evidence does not have the expected shape, so only its raw form is shown.</p>
+          <p className="text-sm">
+            The stored evidence does not have the expected shape, so only its raw form is shown.
+          </p>
         )}
         <pre
           tabIndex={0}

@@ -10,7 +10,15 @@ import { Button } from '../ui/button';
 import { ConfirmDialog } from '../ui/confirm-dialog';
 import { reasonError, RequestReasonField } from './request-reason-field';
 
-export function OrchestrationTakeoverButton({ executionId, leaseOwner, fencingToken }: { executionId: string; leaseOwner: string; fencingToken: number }) {
+export function OrchestrationTakeoverButton({
+  executionId,
+  leaseOwner,
+  fencingToken,
+}: {
+  executionId: string;
+  leaseOwner: string;
+  fencingToken: number;
+}) {
   const router = useRouter();
   const [open, setOpen] = useState(false);
   const [successor, setSuccessor] = useState('');
@@ -39,13 +47,18 @@ export function OrchestrationTakeoverButton({ executionId, leaseOwner, fencingTo
         canConfirm={isActorRef(successor)}
         onClose={() => setOpen(false)}
         onConfirm={async () => {
-          const result = await propose.execute({ target: 'orchestration', executionId, successorOwner: successor, reason });
+          const result = await propose.execute({
+            target: 'orchestration',
+            executionId,
+            successorOwner: successor,
+            reason,
+          });
           if (result.ok) setOpen(false);
         }}
       >
         <p>
-          The lapsed lease of {leaseOwner} (fencing token {fencingToken}) would pass to the owner you name, with token {fencingToken + 1},
-          once a different approver confirms. Nothing changes until then.
+          The lapsed lease of {leaseOwner} (fencing token {fencingToken}) would pass to the owner you name, with token{' '}
+          {fencingToken + 1}, once a different approver confirms. Nothing changes until then.
         </p>
         <label className="block text-xs font-medium">
           Successor owner
@@ -56,7 +69,12 @@ export function OrchestrationTakeoverButton({ executionId, leaseOwner, fencingTo
             className="mt-1 block w-full rounded-md border border-zinc-300 bg-white px-2 py-1.5 text-sm dark:border-zinc-700 dark:bg-zinc-950"
           />
         </label>
-        <RequestReasonField id={`takeover-reason-${executionId}`} value={reason} onChange={setReason} error={reasonError(propose.lastError)} />
+        <RequestReasonField
+          id={`takeover-reason-${executionId}`}
+          value={reason}
+          onChange={setReason}
+          error={reasonError(propose.lastError)}
+        />
       </ConfirmDialog>
     </>
   );

@@ -10,21 +10,42 @@ import { Button } from '../ui/button';
 import { ConfirmDialog } from '../ui/confirm-dialog';
 
 // Every category the runtime records (and the action accepts), the usual one for a takeover first.
-const CATEGORIES: readonly FailureCategory[] = ['STALE_RECOVERED', ...FAILURE_CATEGORIES.filter((c) => c !== 'STALE_RECOVERED')];
-const field = 'mt-1 block w-full rounded-md border border-zinc-300 bg-white px-2 py-1.5 text-sm dark:border-zinc-700 dark:bg-zinc-950';
-const invalidate = [queryKeys.proposals.all, queryKeys.executions.all, queryKeys.orchestrations.all, queryKeys.audit.all];
+const CATEGORIES: readonly FailureCategory[] = [
+  'STALE_RECOVERED',
+  ...FAILURE_CATEGORIES.filter((c) => c !== 'STALE_RECOVERED'),
+];
+const field =
+  'mt-1 block w-full rounded-md border border-zinc-300 bg-white px-2 py-1.5 text-sm dark:border-zinc-700 dark:bg-zinc-950';
+const invalidate = [
+  queryKeys.proposals.all,
+  queryKeys.executions.all,
+  queryKeys.orchestrations.all,
+  queryKeys.audit.all,
+];
 
 /**
  * The decision buttons of a pending proposal. `ownProposal`: the viewer proposed it, so
  * four eyes keep them from deciding it; the buttons say so before anyone submits.
  */
-export function ProposalDecision({ proposal, canDecide, canCancel, ownProposal }: { proposal: ProposalDetail; canDecide: boolean; canCancel: boolean; ownProposal: boolean }) {
+export function ProposalDecision({
+  proposal,
+  canDecide,
+  canCancel,
+  ownProposal,
+}: {
+  proposal: ProposalDetail;
+  canDecide: boolean;
+  canCancel: boolean;
+  ownProposal: boolean;
+}) {
   const [dialog, setDialog] = useState<'confirm' | 'reject' | 'cancel' | null>(null);
   const [resulting, setResulting] = useState<'FAILED' | 'ABANDONED'>('FAILED');
   const [category, setCategory] = useState<FailureCategory>('STALE_RECOVERED');
   const unknownCommit = proposal.markers?.unknownCommit ?? false;
   const needsAck = unknownCommit || (proposal.markers?.ambiguousExternalEffect ?? false);
-  const [reasonCode, setReasonCode] = useState(unknownCommit && proposal.kind !== 'ABANDON' ? 'UNKNOWN_EFFECT' : 'OPERATOR_CONFIRMED');
+  const [reasonCode, setReasonCode] = useState(
+    unknownCommit && proposal.kind !== 'ABANDON' ? 'UNKNOWN_EFFECT' : 'OPERATOR_CONFIRMED',
+  );
   const [acknowledged, setAcknowledged] = useState(false);
   const [reason, setReason] = useState('');
   // The Reject dialog keeps its own text: what was typed as a confirm note is no rejection reason.
@@ -96,8 +117,13 @@ export function ProposalDecision({ proposal, canDecide, canCancel, ownProposal }
             ...(abandon
               ? { expectedVersion: proposal.expectedVersion ?? undefined, reasonCode }
               : batch
-              ? { expectedVersion: proposal.expectedVersion ?? undefined, resultingStatus: resulting, failureCategory: resulting === 'FAILED' ? category : undefined, reasonCode }
-              : { expectedFencingToken: proposal.expectedFencingToken ?? undefined }),
+                ? {
+                    expectedVersion: proposal.expectedVersion ?? undefined,
+                    resultingStatus: resulting,
+                    failureCategory: resulting === 'FAILED' ? category : undefined,
+                    reasonCode,
+                  }
+                : { expectedFencingToken: proposal.expectedFencingToken ?? undefined }),
             acknowledged: needsAck && !abandon ? acknowledged : undefined,
             reason: reason || undefined,
           });
@@ -117,29 +143,46 @@ export function ProposalDecision({ proposal, canDecide, canCancel, ownProposal }
         {abandon ? (
           <>
             <p>
-              If the execution is still at version {proposal.expectedVersion} with the same evidence, it becomes <strong>ABANDONED</strong>{' '}
-              for good; its version goes up by one and an ABANDON operator request is written for the runtime. The owner token is left as
-              it is.
+              If the execution is still at version {proposal.expectedVersion} with the same evidence, it becomes{' '}
+              <strong>ABANDONED</strong> for good; its version goes up by one and an ABANDON operator request is written
+              for the runtime. The owner token is left as it is.
             </p>
             <label className="block text-xs font-medium">
               Reason code
-              <input value={reasonCode} onChange={(e) => setReasonCode(e.target.value.toUpperCase())} className={`${field} font-mono`} />
+              <input
+                value={reasonCode}
+                onChange={(e) => setReasonCode(e.target.value.toUpperCase())}
+                className={`${field} font-mono`}
+              />
             </label>
           </>
         ) : batch ? (
           <>
             <p>
-              If the execution is still at version {proposal.expectedVersion} with the same evidence, it becomes <strong>{resulting}</strong>
-              {resulting === 'FAILED' ? <> with failure category <strong>{category}</strong> and failure id {proposal.id}</> : null}; its
-              version goes up by one, and a recovery decision and a RECOVER operator request are written for the runtime. The owner token
-              is left as it is.
+              If the execution is still at version {proposal.expectedVersion} with the same evidence, it becomes{' '}
+              <strong>{resulting}</strong>
+              {resulting === 'FAILED' ? (
+                <>
+                  {' '}
+                  with failure category <strong>{category}</strong> and failure id {proposal.id}
+                </>
+              ) : null}
+              ; its version goes up by one, and a recovery decision and a RECOVER operator request are written for the
+              runtime. The owner token is left as it is.
             </p>
             <fieldset>
               <legend className="text-xs font-medium">Resulting status</legend>
               <div className="mt-1 flex gap-4">
                 {(['FAILED', 'ABANDONED'] as const).map((s) => (
                   <label key={s} className="flex items-center gap-1.5">
-                    <input type="radio" name="resulting" value={s} checked={resulting === s} onChange={() => setResulting(s)} /> {s}
+                    <input
+                      type="radio"
+                      name="resulting"
+                      value={s}
+                      checked={resulting === s}
+                      onChange={() => setResulting(s)}
+                    />{' '}
+                    {s}
                   </label>
                 ))}
               </div>
@@ -147,7 +190,11 @@ export function ProposalDecision({ proposal, canDecide, canCancel, ownProposal }
             {resulting === 'FAILED' ? (
               <label className="block text-xs font-medium">
                 Failure category
-                <select value={category} onChange={(e) => setCategory(e.target.value as FailureCategory)} className={field}>
+                <select
+                  value={category}
+                  onChange={(e) => setCategory(e.target.value as FailureCategory)}
+                  className={field}
+                >
                   {CATEGORIES.map((c) => (
                     <option key={c}>{c}</option>
                   ))}
@@ -156,13 +203,18 @@ export function ProposalDecision({ proposal, canDecide, canCancel, ownProposal }
             ) : null}
             <label className="block text-xs font-medium">
               Reason code
-              <input value={reasonCode} onChange={(e) => setReasonCode(e.target.value.toUpperCase())} className={`${field} font-mono`} />
+              <input
+                value={reasonCode}
+                onChange={(e) => setReasonCode(e.target.value.toUpperCase())}
+                className={`${field} font-mono`}
+              />
             </label>
           </>
         ) : (
           <p>
-            If the lapsed lease is unchanged (token {proposal.expectedFencingToken}), it passes to <strong>{proposal.successorOwner}</strong> with
-            token {(proposal.expectedFencingToken ?? 0) + 1}, and the checkpoint is re-authenticated.
+            If the lapsed lease is unchanged (token {proposal.expectedFencingToken}), it passes to{' '}
+            <strong>{proposal.successorOwner}</strong> with token {(proposal.expectedFencingToken ?? 0) + 1}, and the
+            checkpoint is re-authenticated.
           </p>
         )}
         <label className="block text-xs font-medium">
@@ -171,10 +223,18 @@ export function ProposalDecision({ proposal, canDecide, canCancel, ownProposal }
         </label>
         {needsAck && !abandon ? (
           <label className="flex items-start gap-2 rounded-md border border-amber-400 bg-amber-50 p-2 text-amber-950 dark:bg-amber-950 dark:text-amber-50">
-            <input type="checkbox" checked={acknowledged} onChange={(e) => setAcknowledged(e.target.checked)} className="mt-0.5" />
+            <input
+              type="checkbox"
+              checked={acknowledged}
+              onChange={(e) => setAcknowledged(e.target.checked)}
+              className="mt-0.5"
+            />
             <span>
-              I understand that {unknownCommit ? 'the last commit may or may not have happened' : 'external effects may already have happened'} and that
-              taking over cannot undo them.
+              I understand that{' '}
+              {unknownCommit
+                ? 'the last commit may or may not have happened'
+                : 'external effects may already have happened'}{' '}
+              and that taking over cannot undo them.
             </span>
           </label>
         ) : null}
@@ -203,7 +263,13 @@ export function ProposalDecision({ proposal, canDecide, canCancel, ownProposal }
         <p>The proposal closes as REJECTED; nothing changes on the target.</p>
         <label className="block text-xs font-medium">
           Reason (required)
-          <input value={rejectReason} onChange={(e) => setRejectReason(e.target.value)} className={field} maxLength={500} required />
+          <input
+            value={rejectReason}
+            onChange={(e) => setRejectReason(e.target.value)}
+            className={field}
+            maxLength={500}
+            required
+          />
         </label>
       </ConfirmDialog>
 

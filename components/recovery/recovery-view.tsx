@@ -15,7 +15,8 @@ import { formatRelative, formatUtc, TimeAgo } from '../ui/time-ago';
 import { orchestrationHref } from '../orchestrations/links';
 import { OrchestrationTakeoverButton } from './orchestration-takeover-button';
 
-const tab = 'rounded-md border border-zinc-300 px-2 py-1 aria-[current=page]:bg-zinc-900 aria-[current=page]:text-white dark:border-zinc-700 dark:aria-[current=page]:bg-zinc-100 dark:aria-[current=page]:text-zinc-900';
+const tab =
+  'rounded-md border border-zinc-300 px-2 py-1 aria-[current=page]:bg-zinc-900 aria-[current=page]:text-white dark:border-zinc-700 dark:aria-[current=page]:bg-zinc-100 dark:aria-[current=page]:text-zinc-900';
 const LINK = 'text-sky-800 underline dark:text-sky-300';
 // Orchestration ids and owner names are the runtime's own and can be long: they break anywhere rather than push the actions out of view.
 const ID_CELL = 'min-w-32 max-w-64 px-3 py-2 [overflow-wrap:anywhere]';
@@ -41,55 +42,114 @@ export function RecoveryView({ canPropose }: { canPropose: boolean }) {
     <>
       {proposals.error ? <ErrorState detail={proposals.error.message} /> : null}
       <section aria-labelledby="proposals" className="mb-8">
-        <h2 id="proposals" className="mb-2 text-sm font-semibold">Proposals</h2>
+        <h2 id="proposals" className="mb-2 text-sm font-semibold">
+          Proposals
+        </h2>
         <nav aria-label="Filter proposals by status" className="mb-3 flex flex-wrap gap-2 text-sm">
-          <Link href={recoveryHref({})} aria-current={!status ? 'page' : undefined} className={tab}>All</Link>
+          <Link href={recoveryHref({})} aria-current={!status ? 'page' : undefined} className={tab}>
+            All
+          </Link>
           {PROPOSAL_STATUSES.map((s) => (
-            <Link key={s} href={recoveryHref({ status: s })} aria-current={status === s ? 'page' : undefined} className={tab}>{s}</Link>
+            <Link
+              key={s}
+              href={recoveryHref({ status: s })}
+              aria-current={status === s ? 'page' : undefined}
+              className={tab}
+            >
+              {s}
+            </Link>
           ))}
         </nav>
-        <DataTable caption="Recovery proposals" head={['Proposal', 'Target', 'Status', 'Proposed by', 'Created', 'Deadline', 'Decided by']} empty={proposals.data?.items.length === 0}>
+        <DataTable
+          caption="Recovery proposals"
+          head={['Proposal', 'Target', 'Status', 'Proposed by', 'Created', 'Deadline', 'Decided by']}
+          empty={proposals.data?.items.length === 0}
+        >
           {proposals.data?.items.map((p) => (
             <tr key={p.id}>
-              <Cell mono><Link href={`/recovery/${p.id}`} className={LINK}>{p.id}</Link></Cell>
-              <Cell>{p.targetKind} {p.targetId}</Cell>
-              <Cell><StatusBadge status={p.status} /></Cell>
+              <Cell mono>
+                <Link href={`/recovery/${p.id}`} className={LINK}>
+                  {p.id}
+                </Link>
+              </Cell>
+              <Cell>
+                {p.targetKind} {p.targetId}
+              </Cell>
+              <Cell>
+                <StatusBadge status={p.status} />
+              </Cell>
               <Cell>{p.proposerLogin}</Cell>
-              <Cell><TimeAgo at={new Date(p.createdAt)} now={now} /></Cell>
-              <Cell><TimeAgo at={new Date(p.deadline)} now={now} /></Cell>
+              <Cell>
+                <TimeAgo at={new Date(p.createdAt)} now={now} />
+              </Cell>
+              <Cell>
+                <TimeAgo at={new Date(p.deadline)} now={now} />
+              </Cell>
               <Cell>{p.deciderLogin ?? '—'}</Cell>
             </tr>
           ))}
         </DataTable>
         {proposals.data?.nextCursor ? (
-          <Link href={recoveryHref({ status, cursor: proposals.data.nextCursor })} className={`mt-3 inline-block text-sm font-medium ${LINK}`}>
+          <Link
+            href={recoveryHref({ status, cursor: proposals.data.nextCursor })}
+            className={`mt-3 inline-block text-sm font-medium ${LINK}`}
+          >
             Older proposals
           </Link>
         ) : null}
       </section>
       <section aria-labelledby="orchestrations-heading" id="orchestrations">
-        <h2 id="orchestrations-heading" className="mb-2 text-sm font-semibold">Orchestration leases</h2>
+        <h2 id="orchestrations-heading" className="mb-2 text-sm font-semibold">
+          Orchestration leases
+        </h2>
         {leases.error ? <ErrorState detail={leases.error.message} /> : null}
-        <DataTable caption="Orchestration leases" head={['Orchestration', 'Owner', 'Fencing token', 'Lease expires', 'Authentication', '']} empty={leases.data?.items.length === 0}>
+        <DataTable
+          caption="Orchestration leases"
+          head={['Orchestration', 'Owner', 'Fencing token', 'Lease expires', 'Authentication', '']}
+          empty={leases.data?.items.length === 0}
+        >
           {leases.data?.items.map((l) => (
             <tr key={l.executionId}>
-              <td className={`${ID_CELL} font-mono text-xs`}><Link href={orchestrationHref(l.executionId)} className={LINK}>{l.executionId}</Link></td>
+              <td className={`${ID_CELL} font-mono text-xs`}>
+                <Link href={orchestrationHref(l.executionId)} className={LINK}>
+                  {l.executionId}
+                </Link>
+              </td>
               <td className={ID_CELL}>{l.leaseOwner}</td>
               <Cell>{l.fencingToken}</Cell>
               {/* Relative time, then the UTC time on a line of its own: the row keeps its actions in view at 1440 px. */}
               <td className="px-3 py-2">
                 <span className="block whitespace-nowrap">
                   {formatRelative(new Date(l.expiresAt), now)}
-                  {l.expired ? <span className="ml-2 text-xs font-medium text-amber-800 dark:text-amber-300">lapsed</span> : null}
+                  {l.expired ? (
+                    <span className="ml-2 text-xs font-medium text-amber-800 dark:text-amber-300">lapsed</span>
+                  ) : null}
                 </span>
-                <time dateTime={l.expiresAt} className="block whitespace-nowrap text-xs text-zinc-500 dark:text-zinc-400">{formatUtc(new Date(l.expiresAt))}</time>
+                <time
+                  dateTime={l.expiresAt}
+                  className="block whitespace-nowrap text-xs text-zinc-500 dark:text-zinc-400"
+                >
+                  {formatUtc(new Date(l.expiresAt))}
+                </time>
               </td>
-              <Cell>{l.authenticated ? 'verified' : <span className="font-medium text-red-800 dark:text-red-300">does not verify</span>}</Cell>
+              <Cell>
+                {l.authenticated ? (
+                  'verified'
+                ) : (
+                  <span className="font-medium text-red-800 dark:text-red-300">does not verify</span>
+                )}
+              </Cell>
               <Cell>
                 {l.pendingProposalId ? (
-                  <Link href={`/recovery/${l.pendingProposalId}`} className={LINK}>Proposal {l.pendingProposalId} pending</Link>
+                  <Link href={`/recovery/${l.pendingProposalId}`} className={LINK}>
+                    Proposal {l.pendingProposalId} pending
+                  </Link>
                 ) : canPropose && l.expired && l.authenticated ? (
-                  <OrchestrationTakeoverButton executionId={l.executionId} leaseOwner={l.leaseOwner} fencingToken={l.fencingToken} />
+                  <OrchestrationTakeoverButton
+                    executionId={l.executionId}
+                    leaseOwner={l.leaseOwner}
+                    fencingToken={l.fencingToken}
+                  />
                 ) : null}
               </Cell>
             </tr>

@@ -6,8 +6,28 @@ import { TextAreaField } from '../ui/text-area-field';
  * audit log, and shown to the approver. Not a native `required` field: an empty one is
  * sent, so the server's refusal (REASON_REQUIRED's message) is what the requester reads.
  */
-export function RequestReasonField({ id, value, onChange, error }: { id: string; value: string; onChange: (value: string) => void; error?: string }) {
-  return <TextAreaField id={id} label="Reason for the request (required, shown to the approver)" value={value} onChange={onChange} maxLength={500} required="announced" error={error} />;
+export function RequestReasonField({
+  id,
+  value,
+  onChange,
+  error,
+}: {
+  id: string;
+  value: string;
+  onChange: (value: string) => void;
+  error?: string;
+}) {
+  return (
+    <TextAreaField
+      id={id}
+      label="Reason for the request (required, shown to the approver)"
+      value={value}
+      onChange={onChange}
+      maxLength={500}
+      required="announced"
+      error={error}
+    />
+  );
 }
 
 /** What a refused proposal request says about its reason field (`reason`, or an abandon's `note`), from the schema or the service. */

@@ -9,7 +9,17 @@ const TAB =
  * page's, `corrupt.more` says there are further pages; null while it loads (the keys
  * tab's page does not wait for that walk), and the label keeps the count's room meanwhile.
  */
-export function RetryKeyTabs({ show, keysHref, corruptHref, corrupt }: { show: 'keys' | 'corrupt'; keysHref: string; corruptHref: string; corrupt: { count: number; more: boolean } | null }) {
+export function RetryKeyTabs({
+  show,
+  keysHref,
+  corruptHref,
+  corrupt,
+}: {
+  show: 'keys' | 'corrupt';
+  keysHref: string;
+  corruptHref: string;
+  corrupt: { count: number; more: boolean } | null;
+}) {
   return (
     <nav aria-label="Retry key lists" className="mb-4 flex flex-wrap gap-2">
       <Link href={keysHref} aria-current={show === 'keys' ? 'page' : undefined} className={TAB}>
@@ -18,7 +28,13 @@ export function RetryKeyTabs({ show, keysHref, corruptHref, corrupt }: { show: '
       <Link href={corruptHref} aria-current={show === 'corrupt' ? 'page' : undefined} className={TAB}>
         Corrupt envelopes{' '}
         <span className="inline-block min-w-[5ch] tabular-nums">
-          {corrupt ? `(${corrupt.count}${corrupt.more ? '+' : ''})` : <span aria-hidden="true" className="text-zinc-400">(…)</span>}
+          {corrupt ? (
+            `(${corrupt.count}${corrupt.more ? '+' : ''})`
+          ) : (
+            <span aria-hidden="true" className="text-zinc-400">
+              (…)
+            </span>
+          )}
         </span>
       </Link>
     </nav>

@@ -8,17 +8,26 @@ import { readJson } from '@/lib/http/read-json';
 import { queryKeys } from '@/lib/query-keys';
 import type { RetryKeysPage } from '@/lib/queries/console-reads-types';
 import { RetryKeyTabs } from './retry-key-tabs';
-import { corruptEnvelopesParams, retryKeysHref, retryKeysSearch, unresolvedKeysParams } from '@/lib/url-state/retry-keys';
+import {
+  corruptEnvelopesParams,
+  retryKeysHref,
+  retryKeysSearch,
+  unresolvedKeysParams,
+} from '@/lib/url-state/retry-keys';
 import { Button } from '../ui/button';
 import { CopyButton } from '../ui/copy-button';
 import { ErrorState } from '../ui/states';
 import { StatusBadge } from '../ui/status-badge';
 import { Cell, DataTable } from '../ui/table';
 
-const field = 'mt-1 rounded-md border border-zinc-300 bg-white px-2 py-1.5 text-sm dark:border-zinc-700 dark:bg-zinc-950';
+const field =
+  'mt-1 rounded-md border border-zinc-300 bg-white px-2 py-1.5 text-sm dark:border-zinc-700 dark:bg-zinc-950';
 const LINK = 'mt-3 inline-block text-sm font-medium text-sky-800 underline dark:text-sky-300';
 
-function useRetryKeyList(params: ReturnType<typeof unresolvedKeysParams> | ReturnType<typeof corruptEnvelopesParams>, enabled = true) {
+function useRetryKeyList(
+  params: ReturnType<typeof unresolvedKeysParams> | ReturnType<typeof corruptEnvelopesParams>,
+  enabled = true,
+) {
   return useQuery({
     queryKey: queryKeys.retryKeys.list(params),
     queryFn: ({ signal }) => readJson<RetryKeysPage>('/api/retry-keys', params, signal),
@@ -35,7 +44,12 @@ export function RetryKeysView() {
   const keys = useRetryKeyList(unresolvedKeysParams(search), show === 'keys');
   const corrupt = useRetryKeyList(corruptEnvelopesParams(search));
   const shownError = (show === 'keys' ? keys : corrupt).error;
-  const jobs = useQuery({ queryKey: queryKeys.jobNames(), queryFn: ({ signal }) => readJson<string[]>('/api/job-names', {}, signal), staleTime: 60_000 }).data ?? [];
+  const jobs =
+    useQuery({
+      queryKey: queryKeys.jobNames(),
+      queryFn: ({ signal }) => readJson<string[]>('/api/job-names', {}, signal),
+      staleTime: 60_000,
+    }).data ?? [];
   return (
     <>
       <form
@@ -46,7 +60,8 @@ export function RetryKeysView() {
         onSubmit={(event) => {
           event.preventDefault();
           const form = new FormData(event.currentTarget);
-          const text = (name: string) => (typeof form.get(name) === 'string' && form.get(name) !== '' ? (form.get(name) as string) : null);
+          const text = (name: string) =>
+            typeof form.get(name) === 'string' && form.get(name) !== '' ? (form.get(name) as string) : null;
           void setSearch({
             job: text('job'),
             phase: FAULT_PHASES.find((p) => p === text('phase')) ?? null,
@@ -60,25 +75,33 @@ export function RetryKeysView() {
           Job
           <select name="job" defaultValue={search.job ?? ''} className={field}>
             <option value="">Any job</option>
-            {jobs.map((j) => <option key={j}>{j}</option>)}
+            {jobs.map((j) => (
+              <option key={j}>{j}</option>
+            ))}
           </select>
         </label>
         <label className="flex flex-col text-xs font-medium">
           Phase
           <select name="phase" defaultValue={search.phase ?? ''} className={field}>
             <option value="">Any phase</option>
-            {FAULT_PHASES.map((p) => <option key={p}>{p}</option>)}
+            {FAULT_PHASES.map((p) => (
+              <option key={p}>{p}</option>
+            ))}
           </select>
         </label>
         <label className="flex flex-col text-xs font-medium">
           Category
           <select name="category" defaultValue={search.category ?? ''} className={field}>
             <option value="">Any category</option>
-            {FAILURE_CATEGORIES.map((c) => <option key={c}>{c}</option>)}
+            {FAILURE_CATEGORIES.map((c) => (
+              <option key={c}>{c}</option>
+            ))}
           </select>
         </label>
         <Button type="submit">Apply</Button>
-        <Link href="/retry-keys" className="pb-1.5 text-sm text-sky-800 underline dark:text-sky-300">Clear</Link>
+        <Link href="/retry-keys" className="pb-1.5 text-sm text-sky-800 underline dark:text-sky-300">
+          Clear
+        </Link>
       </form>
       <RetryKeyTabs
         show={show}
@@ -88,49 +111,90 @@ export function RetryKeysView() {
       />
       {shownError ? <ErrorState detail={shownError.message} /> : null}
       {show === 'keys' ? (
-      <section aria-labelledby="keys" className="mb-8">
-        <h2 id="keys" className="mb-2 text-sm font-semibold">Unresolved keys</h2>
-        <DataTable caption="Unresolved retry keys" head={['Key', 'Phase', 'Category', 'Ordinal / limit', 'Classifier', 'Step', 'Execution', 'Job']} empty={keys.data?.rows.length === 0}>
-          {keys.data?.rows.map((row) =>
-            row.kind === 'key' ? (
-              <tr key={`${row.stepId}:${row.key}`}>
-                <Cell mono>{row.keyPrefix}…<CopyButton value={row.key} label={`Copy retry key ${row.keyPrefix}`} /></Cell>
-                <Cell>{row.phase}</Cell>
-                <Cell mono>{row.category}</Cell>
-                <Cell>{row.ordinal} / {row.limits ? row.limits.retryLimit : 'limit unknown'}</Cell>
-                <Cell mono>{row.revision}</Cell>
-                <Cell>{row.stepLogicalId} <span className="font-mono text-xs text-zinc-600 dark:text-zinc-400">#{row.stepId}</span></Cell>
-                <Cell mono><Link href={`/executions/${row.executionId}`} className="text-sky-800 underline dark:text-sky-300">{row.executionId}</Link></Cell>
-                <Cell>{row.jobName}</Cell>
-              </tr>
-            ) : null,
-          )}
-        </DataTable>
-        {keys.data?.nextCursor ? (
-          <Link href={retryKeysHref({ ...search, cursor: keys.data.nextCursor })} className={LINK}>Next page</Link>
-        ) : null}
-      </section>
+        <section aria-labelledby="keys" className="mb-8">
+          <h2 id="keys" className="mb-2 text-sm font-semibold">
+            Unresolved keys
+          </h2>
+          <DataTable
+            caption="Unresolved retry keys"
+            head={['Key', 'Phase', 'Category', 'Ordinal / limit', 'Classifier', 'Step', 'Execution', 'Job']}
+            empty={keys.data?.rows.length === 0}
+          >
+            {keys.data?.rows.map((row) =>
+              row.kind === 'key' ? (
+                <tr key={`${row.stepId}:${row.key}`}>
+                  <Cell mono>
+                    {row.keyPrefix}…<CopyButton value={row.key} label={`Copy retry key ${row.keyPrefix}`} />
+                  </Cell>
+                  <Cell>{row.phase}</Cell>
+                  <Cell mono>{row.category}</Cell>
+                  <Cell>
+                    {row.ordinal} / {row.limits ? row.limits.retryLimit : 'limit unknown'}
+                  </Cell>
+                  <Cell mono>{row.revision}</Cell>
+                  <Cell>
+                    {row.stepLogicalId}{' '}
+                    <span className="font-mono text-xs text-zinc-600 dark:text-zinc-400">#{row.stepId}</span>
+                  </Cell>
+                  <Cell mono>
+                    <Link href={`/executions/${row.executionId}`} className="text-sky-800 underline dark:text-sky-300">
+                      {row.executionId}
+                    </Link>
+                  </Cell>
+                  <Cell>{row.jobName}</Cell>
+                </tr>
+              ) : null,
+            )}
+          </DataTable>
+          {keys.data?.nextCursor ? (
+            <Link href={retryKeysHref({ ...search, cursor: keys.data.nextCursor })} className={LINK}>
+              Next page
+            </Link>
+          ) : null}
+        </section>
       ) : (
-      <section aria-labelledby="corrupt">
-        <h2 id="corrupt" className="mb-2 text-sm font-semibold">Corrupt envelopes</h2>
-        <p className="mb-2 text-sm text-zinc-600 dark:text-zinc-400">No action may act on a step whose envelope fails validation.</p>
-        <DataTable caption="Corrupt fault-state envelopes" head={['Step', 'Status', 'Execution', 'Job', 'Validation error']} empty={corrupt.data?.rows.length === 0}>
-          {corrupt.data?.rows.map((row) =>
-            row.kind === 'corrupt' ? (
-              <tr key={row.stepId}>
-                <Cell>{row.stepLogicalId} <span className="font-mono text-xs text-zinc-600 dark:text-zinc-400">#{row.stepId}</span></Cell>
-                <Cell><StatusBadge status={row.stepStatus} /></Cell>
-                <Cell mono><Link href={`/executions/${row.executionId}`} className="text-sky-800 underline dark:text-sky-300">{row.executionId}</Link></Cell>
-                <Cell>{row.jobName}</Cell>
-                <Cell><StatusBadge status="CORRUPT" /> <span className="font-mono text-xs">{row.error.kind}</span> {row.message}</Cell>
-              </tr>
-            ) : null,
-          )}
-        </DataTable>
-        {corrupt.data?.nextCursor ? (
-          <Link href={retryKeysHref({ ...search, corruptCursor: corrupt.data.nextCursor })} className={LINK}>More corrupt envelopes</Link>
-        ) : null}
-      </section>
+        <section aria-labelledby="corrupt">
+          <h2 id="corrupt" className="mb-2 text-sm font-semibold">
+            Corrupt envelopes
+          </h2>
+          <p className="mb-2 text-sm text-zinc-600 dark:text-zinc-400">
+            No action may act on a step whose envelope fails validation.
+          </p>
+          <DataTable
+            caption="Corrupt fault-state envelopes"
+            head={['Step', 'Status', 'Execution', 'Job', 'Validation error']}
+            empty={corrupt.data?.rows.length === 0}
+          >
+            {corrupt.data?.rows.map((row) =>
+              row.kind === 'corrupt' ? (
+                <tr key={row.stepId}>
+                  <Cell>
+                    {row.stepLogicalId}{' '}
+                    <span className="font-mono text-xs text-zinc-600 dark:text-zinc-400">#{row.stepId}</span>
+                  </Cell>
+                  <Cell>
+                    <StatusBadge status={row.stepStatus} />
+                  </Cell>
+                  <Cell mono>
+                    <Link href={`/executions/${row.executionId}`} className="text-sky-800 underline dark:text-sky-300">
+                      {row.executionId}
+                    </Link>
+                  </Cell>
+                  <Cell>{row.jobName}</Cell>
+                  <Cell>
+                    <StatusBadge status="CORRUPT" /> <span className="font-mono text-xs">{row.error.kind}</span>{' '}
+                    {row.message}
+                  </Cell>
+                </tr>
+              ) : null,
+            )}
+          </DataTable>
+          {corrupt.data?.nextCursor ? (
+            <Link href={retryKeysHref({ ...search, corruptCursor: corrupt.data.nextCursor })} className={LINK}>
+              More corrupt envelopes
+            </Link>
+          ) : null}
+        </section>
       )}
     </>
   );

@@ -8,7 +8,10 @@ import { searchPageHref } from '@/lib/url-state/search';
 export function SearchEverywhereLink({ text }: { text: string }) {
   return (
     <p className="text-sm">
-      <Link href={searchPageHref(text)} className="font-medium text-sky-800 underline [overflow-wrap:anywhere] dark:text-sky-300">
+      <Link
+        href={searchPageHref(text)}
+        className="font-medium text-sky-800 underline [overflow-wrap:anywhere] dark:text-sky-300"
+      >
         Search everywhere for “{text}”
       </Link>
     </p>

@@ -9,15 +9,25 @@ import { searchUrlState } from '@/lib/url-state/search';
 import { searchQuery } from '../shell/search-box';
 import { ErrorState } from '../ui/states';
 
-const PLACES = { queued: 'in the settlement queue', dead_lettered: 'dead-lettered', history: 'no longer queued; its history remains' } as const;
+const PLACES = {
+  queued: 'in the settlement queue',
+  dead_lettered: 'dead-lettered',
+  history: 'no longer queued; its history remains',
+} as const;
 
 /** A hit as a line: what it is, and what tells it apart from its neighbours. */
 function describe(hit: SearchHit): { title: string; detail: string } {
   switch (hit.kind) {
     case 'execution':
-      return { title: `Execution ${hit.executionId}`, detail: `${hit.jobName} · ${hit.status} · attempt ${hit.attempt} of instance ${hit.instanceId}` };
+      return {
+        title: `Execution ${hit.executionId}`,
+        detail: `${hit.jobName} · ${hit.status} · attempt ${hit.attempt} of instance ${hit.instanceId}`,
+      };
     case 'instance':
-      return { title: `Instance ${hit.instanceId}, execution ${hit.executionId}`, detail: `${hit.jobName} · ${hit.status} · attempt ${hit.attempt}` };
+      return {
+        title: `Instance ${hit.instanceId}, execution ${hit.executionId}`,
+        detail: `${hit.jobName} · ${hit.status} · attempt ${hit.attempt}`,
+      };
     case 'receipt':
       return { title: `Receipt ${hit.receiptId}`, detail: PLACES[hit.place] };
     case 'retryKey':
@@ -32,11 +42,20 @@ function describe(hit: SearchHit): { title: string; detail: string } {
       };
     case 'operation':
       if (hit.source === 'runtime') {
-        const target = hit.executionId !== null ? `execution ${hit.executionId}` : hit.instanceId !== null ? `instance ${hit.instanceId}` : 'no target';
+        const target =
+          hit.executionId !== null
+            ? `execution ${hit.executionId}`
+            : hit.instanceId !== null
+              ? `instance ${hit.instanceId}`
+              : 'no target';
         return { title: `Runtime request ${hit.action} ${hit.operationId}`, detail: `${hit.outcome} · ${target}` };
       }
-      if (hit.source === 'replay') return { title: `Replay ${hit.operationId}`, detail: `receipt ${hit.receiptId} · by ${hit.actorLogin}` };
-      return { title: `Audit event ${hit.action} ${hit.operationId}`, detail: `${hit.outcome} · ${hit.targetKind} ${hit.targetId} · by ${hit.actorLogin}` };
+      if (hit.source === 'replay')
+        return { title: `Replay ${hit.operationId}`, detail: `receipt ${hit.receiptId} · by ${hit.actorLogin}` };
+      return {
+        title: `Audit event ${hit.action} ${hit.operationId}`,
+        detail: `${hit.outcome} · ${hit.targetKind} ${hit.targetId} · by ${hit.actorLogin}`,
+      };
     case 'user':
       return { title: `User ${hit.username}`, detail: `${hit.role}${hit.disabled ? ' · disabled' : ''}` };
   }
@@ -48,19 +67,37 @@ export function SearchResultsView() {
   const text = q?.trim() ?? '';
   const { data, error } = useQuery({ ...searchQuery(text), enabled: text !== '' });
 
-  if (!text) return <p className="text-sm">Type an id into the search box at the top of the page (or press <kbd className="font-mono">/</kbd>) and press Enter.</p>;
+  if (!text)
+    return (
+      <p className="text-sm">
+        Type an id into the search box at the top of the page (or press <kbd className="font-mono">/</kbd>) and press
+        Enter.
+      </p>
+    );
   if (error) {
-    const problem = error instanceof ApiError && error.fieldErrors?.q ? `${error.code}: ${error.fieldErrors.q.join(' ')}` : (error as Error).message;
+    const problem =
+      error instanceof ApiError && error.fieldErrors?.q
+        ? `${error.code}: ${error.fieldErrors.q.join(' ')}`
+        : (error as Error).message;
     return <ErrorState title="Could not search" detail={problem} />;
   }
-  if (!data) return <p className="text-sm" aria-live="polite">Searching…</p>;
+  if (!data)
+    return (
+      <p className="text-sm" aria-live="polite">
+        Searching…
+      </p>
+    );
   return (
     <div className="space-y-6">
       <p className="text-sm text-zinc-600 dark:text-zinc-400" aria-live="polite" data-testid="search-summary">
         {data.groups.length === 0 ? `Nothing has the id “${data.q}”.` : `Matches for “${data.q}”, by kind.`}
       </p>
       {data.notes.map((note) => (
-        <p key={note} role="note" className="rounded-md border-l-4 border-amber-500 bg-amber-50 p-2 text-sm text-amber-950 dark:bg-amber-950 dark:text-amber-50">
+        <p
+          key={note}
+          role="note"
+          className="rounded-md border-l-4 border-amber-500 bg-amber-50 p-2 text-sm text-amber-950 dark:bg-amber-950 dark:text-amber-50"
+        >
           {note}
         </p>
       ))}
@@ -74,7 +111,10 @@ export function SearchResultsView() {
               const { title, detail } = describe(hit);
               return (
                 <li key={`${title} ${detail}`} className="px-3 py-2">
-                  <Link href={searchHitHref(hit)} className="font-medium text-sky-800 underline [overflow-wrap:anywhere] dark:text-sky-300">
+                  <Link
+                    href={searchHitHref(hit)}
+                    className="font-medium text-sky-800 underline [overflow-wrap:anywhere] dark:text-sky-300"
+                  >
                     {title}
                   </Link>
                   <div className="text-sm text-zinc-600 [overflow-wrap:anywhere] dark:text-zinc-400">{detail}</div>
@@ -82,7 +122,11 @@ export function SearchResultsView() {
               );
             })}
           </ul>
-          {group.more ? <p className="mt-1 text-sm">The first {SEARCH_HITS_PER_KIND} are shown; type more of the id to narrow them.</p> : null}
+          {group.more ? (
+            <p className="mt-1 text-sm">
+              The first {SEARCH_HITS_PER_KIND} are shown; type more of the id to narrow them.
+            </p>
+          ) : null}
         </section>
       ))}
     </div>

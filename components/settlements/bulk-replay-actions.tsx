@@ -17,7 +17,10 @@ export function BulkReplayActions({ detail }: { detail: BulkReplayDetail }) {
   const { job, counts } = detail;
   const [dialog, setDialog] = useState<'start' | 'cancel' | null>(null);
   const [note, setNote] = useState('');
-  const start = useServerAction(startBulkReplayAction, { success: (v) => `Bulk replay ${v.jobId} started`, invalidate: INVALIDATE });
+  const start = useServerAction(startBulkReplayAction, {
+    success: (v) => `Bulk replay ${v.jobId} started`,
+    invalidate: INVALIDATE,
+  });
   const cancel = useServerAction(cancelBulkReplayAction, {
     success: (v) => `Bulk replay ${v.jobId} cancelled: ${n(v.cancelled)} items not replayed`,
     invalidate: INVALIDATE,
@@ -47,9 +50,9 @@ export function BulkReplayActions({ detail }: { detail: BulkReplayDetail }) {
           }}
         >
           <p>
-            The {n(job.itemCount)} dead letters frozen by the preview are replayed in batches: each is deleted and queued again (pending
-            observation, 0 attempts, due now) and audited under your name with the job&apos;s note. Dead letters recorded since the
-            preview are not included.
+            The {n(job.itemCount)} dead letters frozen by the preview are replayed in batches: each is deleted and
+            queued again (pending observation, 0 attempts, due now) and audited under your name with the job&apos;s
+            note. Dead letters recorded since the preview are not included.
           </p>
         </ConfirmDialog>
       ) : null}
@@ -67,8 +70,8 @@ export function BulkReplayActions({ detail }: { detail: BulkReplayDetail }) {
           }}
         >
           <p>
-            The job stops between batches. The {n(counts.pending)} items not yet processed end as cancelled and stay dead-lettered; the{' '}
-            {n(job.processedCount)} already processed keep their results (replays are not undone).
+            The job stops between batches. The {n(counts.pending)} items not yet processed end as cancelled and stay
+            dead-lettered; the {n(job.processedCount)} already processed keep their results (replays are not undone).
           </p>
           <NoteField id="cancel-note" value={note} onChange={setNote} />
         </ConfirmDialog>

@@ -11,7 +11,6 @@ import { describeDeadLetterFilter } from './filter-summary';
 import { NoteField } from './note-field';
 import { useBulkPreview } from './use-bulk-preview';
 
-
 /**
  * Bulk replay of the current dead-letter filter, in two steps: a preview freezes the
  * matching dead letters (the exact count and a sample), then start replays exactly
@@ -37,7 +36,11 @@ export function BulkReplayDialog({
   const discard = action === 'DISCARD';
   const verb = discard ? 'discard' : 'replay';
   const filter = deadLetterFilterOfWords(filters);
-  const filterText = receiptIds ? describeDeadLetterFilter({ receiptIds }) : filter ? describeDeadLetterFilter(filter) : 'an invalid filter';
+  const filterText = receiptIds
+    ? describeDeadLetterFilter({ receiptIds })
+    : filter
+      ? describeDeadLetterFilter(filter)
+      : 'an invalid filter';
   const { note, setNote, preview, previewAction, requestPreview, start } = useBulkPreview(previewBulkReplayAction, {
     previewed: (v) => `Bulk ${verb} ${v.jobId} previewed: ${v.itemCount.toLocaleString('en-US')} dead letters frozen`,
     started: (v) => `Bulk ${verb} ${v.jobId} started: ${v.itemCount.toLocaleString('en-US')} dead letters`,
@@ -57,10 +60,17 @@ export function BulkReplayDialog({
       >
         <p>
           The preview freezes {filterText} as they are now
-          {matching && !receiptIds ? ` (${formatCappedCount(matching)} match at the moment)` : ''} and shows the exact count and a sample. Nothing is{' '}
-          {discard ? 'discarded' : 'replayed'} until you start it; dead letters recorded after the preview are never part of it.
+          {matching && !receiptIds ? ` (${formatCappedCount(matching)} match at the moment)` : ''} and shows the exact
+          count and a sample. Nothing is {discard ? 'discarded' : 'replayed'} until you start it; dead letters recorded
+          after the preview are never part of it.
         </p>
-        <NoteField id="bulk-note" value={note} onChange={setNote} required error={previewAction.lastError?.fieldErrors?.note?.[0]} />
+        <NoteField
+          id="bulk-note"
+          value={note}
+          onChange={setNote}
+          required
+          error={previewAction.lastError?.fieldErrors?.note?.[0]}
+        />
       </ConfirmDialog>
     );
   }
@@ -77,17 +87,24 @@ export function BulkReplayDialog({
       onConfirm={() => void start.execute({ jobId: preview.jobId })}
     >
       <p data-testid="bulk-preview-count">
-        Exactly {preview.itemCount.toLocaleString('en-US')} dead letters were frozen at {formatUtc(new Date(preview.asOfMs))}: {filterText}.
+        Exactly {preview.itemCount.toLocaleString('en-US')} dead letters were frozen at{' '}
+        {formatUtc(new Date(preview.asOfMs))}: {filterText}.
       </p>
       <p>
         {discard
           ? 'Each is deleted for good (its JSON is kept in its audit event), and each discard is audited under your name with the note.'
-          : 'Each is deleted from the dead letters and queued again (pending observation, 0 attempts, due now), and each replay is audited under your name with the note.'} A dead letter that is gone or was recorded again since the preview is skipped and reported.
-        {preview.itemCount === 0 ? ' Nothing matched, so there is nothing to start.' : ' Closing this dialog leaves the job unstarted, listed under Bulk replays.'}
+          : 'Each is deleted from the dead letters and queued again (pending observation, 0 attempts, due now), and each replay is audited under your name with the note.'}{' '}
+        A dead letter that is gone or was recorded again since the preview is skipped and reported.
+        {preview.itemCount === 0
+          ? ' Nothing matched, so there is nothing to start.'
+          : ' Closing this dialog leaves the job unstarted, listed under Bulk replays.'}
       </p>
       {preview.sample.length > 0 ? (
         <div className="max-h-56 overflow-y-auto">
-          <DataTable caption={`Sample of bulk replay ${preview.jobId}`} head={['Receipt', 'Reason', 'Attempts', 'Recorded']}>
+          <DataTable
+            caption={`Sample of bulk replay ${preview.jobId}`}
+            head={['Receipt', 'Reason', 'Attempts', 'Recorded']}
+          >
             {preview.sample.map((item) => (
               <tr key={item.receiptId}>
                 <Cell mono>{item.receiptId}</Cell>

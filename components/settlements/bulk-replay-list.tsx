@@ -17,7 +17,8 @@ import { filterParams } from './filter-params';
 import { describeDeadLetterFilter } from './filter-summary';
 import { LINK, bulkReplayHref } from './links';
 
-const FIELD = 'mt-1 block w-44 rounded-md border border-zinc-300 bg-white px-2 py-1.5 text-sm dark:border-zinc-700 dark:bg-zinc-950';
+const FIELD =
+  'mt-1 block w-44 rounded-md border border-zinc-300 bg-white px-2 py-1.5 text-sm dark:border-zinc-700 dark:bg-zinc-950';
 
 /** Every bulk replay job, newest first, with its status and progress; each links to its items. */
 export function BulkReplayList() {
@@ -38,7 +39,14 @@ export function BulkReplayList() {
         <label htmlFor="bulk-status-filter" className="block text-xs font-medium text-zinc-700 dark:text-zinc-300">
           Status
         </label>
-        <select id="bulk-status-filter" value={state.status ?? ''} onChange={(e) => void setState({ status: BULK_REPLAY_STATUSES.find((s) => s === e.target.value) ?? null, cursor: null })} className={FIELD}>
+        <select
+          id="bulk-status-filter"
+          value={state.status ?? ''}
+          onChange={(e) =>
+            void setState({ status: BULK_REPLAY_STATUSES.find((s) => s === e.target.value) ?? null, cursor: null })
+          }
+          className={FIELD}
+        >
           <option value="">Any status (cancelled previews hidden)</option>
           {BULK_REPLAY_STATUSES.map((s) => (
             <option key={s} value={s}>
@@ -48,7 +56,11 @@ export function BulkReplayList() {
         </select>
       </div>
       {query.isError ? <ErrorState detail={`${failure?.code ?? 'ERROR'}: ${query.error.message}`} /> : null}
-      <DataTable caption="Bulk replays" head={['Job', 'Status', 'Selects', 'Processed', 'Note', 'Previewed', 'Started by']} empty={page?.jobs.length === 0}>
+      <DataTable
+        caption="Bulk replays"
+        head={['Job', 'Status', 'Selects', 'Processed', 'Note', 'Previewed', 'Started by']}
+        empty={page?.jobs.length === 0}
+      >
         {page?.jobs.map((job) => (
           <tr key={job.id}>
             <Cell mono>

@@ -54,7 +54,8 @@ export function BulkReplayView({ jobId, canAct }: { jobId: number; canAct: boole
   });
   const failure = query.error instanceof ApiError ? query.error : null;
   const detail = query.data;
-  if (!detail) return query.error ? <ErrorState detail={`${failure?.code ?? 'ERROR'}: ${query.error.message}`} /> : null;
+  if (!detail)
+    return query.error ? <ErrorState detail={`${failure?.code ?? 'ERROR'}: ${query.error.message}`} /> : null;
   const { job, counts } = detail;
   const now = new Date(detail.serverNowMs);
   const percent = job.itemCount === 0 ? 100 : Math.floor((job.processedCount / job.itemCount) * 100);
@@ -63,7 +64,10 @@ export function BulkReplayView({ jobId, canAct }: { jobId: number; canAct: boole
 
   return (
     <div className="space-y-6">
-      <section aria-label="Bulk replay" className="rounded-lg border border-zinc-200 bg-white p-4 dark:border-zinc-800 dark:bg-zinc-900">
+      <section
+        aria-label="Bulk replay"
+        className="rounded-lg border border-zinc-200 bg-white p-4 dark:border-zinc-800 dark:bg-zinc-900"
+      >
         <div className="mb-4 flex flex-wrap items-center justify-between gap-3">
           <span data-testid="bulk-status">
             <StatusBadge status={job.status} />
@@ -73,15 +77,27 @@ export function BulkReplayView({ jobId, canAct }: { jobId: number; canAct: boole
         <dl className="grid grid-cols-2 gap-4 md:grid-cols-3">
           <Fact label="Action">{ACTION_TEXT[job.action]}</Fact>
           <Fact label="Selects">
-            {requeue ? `the ${filter.receiptIds?.length ?? 0} selected settlements still retry-scheduled` : describeDeadLetterFilter(filter)}, as of{' '}
-            {formatUtc(new Date(asOfMs))}
+            {requeue
+              ? `the ${filter.receiptIds?.length ?? 0} selected settlements still retry-scheduled`
+              : describeDeadLetterFilter(filter)}
+            , as of {formatUtc(new Date(asOfMs))}
           </Fact>
           <Fact label="Note">{job.note}</Fact>
           <Fact label="Previewed by">
             {job.createdBy}, <TimeAgo at={new Date(job.createdAt)} now={now} />
           </Fact>
-          <Fact label="Started by">{job.startedBy && job.startedAt ? <>{job.startedBy}, <TimeAgo at={new Date(job.startedAt)} now={now} /></> : 'not started'}</Fact>
-          <Fact label="Finished">{job.finishedAt ? <TimeAgo at={new Date(job.finishedAt)} now={now} /> : 'not yet'}</Fact>
+          <Fact label="Started by">
+            {job.startedBy && job.startedAt ? (
+              <>
+                {job.startedBy}, <TimeAgo at={new Date(job.startedAt)} now={now} />
+              </>
+            ) : (
+              'not started'
+            )}
+          </Fact>
+          <Fact label="Finished">
+            {job.finishedAt ? <TimeAgo at={new Date(job.finishedAt)} now={now} /> : 'not yet'}
+          </Fact>
           <Fact label="Worked by">
             <span data-testid="bulk-worker">{job.workerInstance ?? 'no instance yet'}</span>
           </Fact>
@@ -112,20 +128,36 @@ export function BulkReplayView({ jobId, canAct }: { jobId: number; canAct: boole
         </h2>
         <ul className="flex flex-wrap gap-2" data-testid="bulk-counts">
           <li>
-            <button type="button" className={CHIP} aria-pressed={!state.result} onClick={() => void setState({ result: null, after: null })}>
+            <button
+              type="button"
+              className={CHIP}
+              aria-pressed={!state.result}
+              onClick={() => void setState({ result: null, after: null })}
+            >
               All items <span className="tabular-nums font-medium">{job.itemCount.toLocaleString('en-US')}</span>
             </button>
           </li>
           {BULK_ITEM_RESULTS.map((result) => (
             <li key={result}>
-              <button type="button" className={CHIP} aria-pressed={state.result === result} data-result={result} onClick={() => void setState({ result, after: null })}>
-                <span className="font-mono text-xs">{result}</span> <span className="tabular-nums font-medium">{counts[result].toLocaleString('en-US')}</span>
+              <button
+                type="button"
+                className={CHIP}
+                aria-pressed={state.result === result}
+                data-result={result}
+                onClick={() => void setState({ result, after: null })}
+              >
+                <span className="font-mono text-xs">{result}</span>{' '}
+                <span className="tabular-nums font-medium">{counts[result].toLocaleString('en-US')}</span>
               </button>
             </li>
           ))}
         </ul>
         {query.isError ? <ErrorState detail={`${failure?.code ?? 'ERROR'}: ${query.error.message}`} /> : null}
-        <DataTable caption={`Items of bulk replay ${jobId}`} head={['Receipt', requeue ? 'Next visible (at preview)' : 'Recorded (at preview)', 'Result', 'Processed']} empty={detail.items.length === 0}>
+        <DataTable
+          caption={`Items of bulk replay ${jobId}`}
+          head={['Receipt', requeue ? 'Next visible (at preview)' : 'Recorded (at preview)', 'Result', 'Processed']}
+          empty={detail.items.length === 0}
+        >
           {detail.items.map((item) => (
             <tr key={item.receiptId} data-receipt={item.receiptId}>
               <Cell mono>

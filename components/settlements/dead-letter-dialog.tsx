@@ -48,19 +48,30 @@ export function DeadLetterDialog({ target, onClose }: { target: DeadLetterTarget
     >
       {target.kind === 'replay' ? (
         <p>
-          The dead letter of <span className="font-mono text-xs">{target.receiptId}</span> (reason <span className="font-mono text-xs">{target.reason}</span>,{' '}
-          {attempts}) is deleted and the receipt is queued again: pending observation, 0 attempts, due now. The replay is recorded
-          with your name, note and this dialog&apos;s operation id, so submitting it again replays once.
+          The dead letter of <span className="font-mono text-xs">{target.receiptId}</span> (reason{' '}
+          <span className="font-mono text-xs">{target.reason}</span>, {attempts}) is deleted and the receipt is queued
+          again: pending observation, 0 attempts, due now. The replay is recorded with your name, note and this
+          dialog&apos;s operation id, so submitting it again replays once.
         </p>
       ) : (
         <p>
-          The dead letter of <span className="font-mono text-xs">{target.receiptId}</span> (reason <span className="font-mono text-xs">{target.reason}</span>,{' '}
-          {attempts}) is deleted for good: the receipt will not be settled. Its JSON is kept in the audit event with your note.
+          The dead letter of <span className="font-mono text-xs">{target.receiptId}</span> (reason{' '}
+          <span className="font-mono text-xs">{target.reason}</span>, {attempts}) is deleted for good: the receipt will
+          not be settled. Its JSON is kept in the audit event with your note.
         </p>
       )}
-      <NoteField id="dead-letter-note" value={note} onChange={setNote} required error={run.lastError?.fieldErrors?.note?.[0]} />
+      <NoteField
+        id="dead-letter-note"
+        value={note}
+        onChange={setNote}
+        required
+        error={run.lastError?.fieldErrors?.note?.[0]}
+      />
       <p className="text-xs text-zinc-600 dark:text-zinc-400">
-        Operation id <span className="font-mono" data-testid="operation-id">{target.operationId}</span>
+        Operation id{' '}
+        <span className="font-mono" data-testid="operation-id">
+          {target.operationId}
+        </span>
       </p>
     </ConfirmDialog>
   );

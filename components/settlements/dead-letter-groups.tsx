@@ -17,7 +17,10 @@ export function DeadLetterGroupsPanel({
   onSelect: (reason: string | null) => void;
 }) {
   return (
-    <section aria-labelledby="dead-letter-groups" className="rounded-lg border border-zinc-200 bg-white p-3 dark:border-zinc-800 dark:bg-zinc-900">
+    <section
+      aria-labelledby="dead-letter-groups"
+      className="rounded-lg border border-zinc-200 bg-white p-3 dark:border-zinc-800 dark:bg-zinc-900"
+    >
       <h2 id="dead-letter-groups" className="mb-2 text-sm font-semibold">
         By reason code
       </h2>

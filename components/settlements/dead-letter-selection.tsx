@@ -19,7 +19,11 @@ export interface DeadLetterSelection {
 }
 
 export function useDeadLetterSelection(filterKey: string): DeadLetterSelection {
-  const [state, setState] = useState<{ key: string; ids: Set<string>; all: boolean }>({ key: filterKey, ids: new Set(), all: false });
+  const [state, setState] = useState<{ key: string; ids: Set<string>; all: boolean }>({
+    key: filterKey,
+    ids: new Set(),
+    all: false,
+  });
   const current = state.key === filterKey ? state : { key: filterKey, ids: new Set<string>(), all: false };
   const update = (ids: Set<string>, all = false) => setState({ key: filterKey, ids, all });
   return {
@@ -33,7 +37,9 @@ export function useDeadLetterSelection(filterKey: string): DeadLetterSelection {
     },
     setPage: (receiptIds, on) => {
       const ids = new Set(current.ids);
-      for (const id of receiptIds) if (on) ids.add(id); else ids.delete(id);
+      for (const id of receiptIds)
+        if (on) ids.add(id);
+        else ids.delete(id);
       update(ids);
     },
     selectAllMatching: () => update(new Set(), true),
@@ -73,7 +79,9 @@ export function DeadLetterSelectionBar({
         />
         Select all {pageIds.length} on this page
       </label>
-      <span data-testid="selection-count" aria-live="polite">{described}</span>
+      <span data-testid="selection-count" aria-live="polite">
+        {described}
+      </span>
       {!selection.all && pageSelected && matching && matching.value > pageIds.length ? (
         <Button onClick={selection.selectAllMatching}>
           Select all {formatCappedCount(matching)} {filtered ? 'matching the filter' : 'dead letters'}

@@ -11,7 +11,10 @@ export interface DeadLetterTarget {
   operationId: string;
 }
 
-export const deadLetterTarget = (kind: DeadLetterTarget['kind'], row: { receiptId: string; reason: string; attempts: number }): DeadLetterTarget => ({
+export const deadLetterTarget = (
+  kind: DeadLetterTarget['kind'],
+  row: { receiptId: string; reason: string; attempts: number },
+): DeadLetterTarget => ({
   kind,
   receiptId: row.receiptId,
   reason: row.reason,

@@ -68,7 +68,11 @@ export function DeadLettersView({ canAct }: { canAct: boolean }) {
   return (
     <section aria-label="Dead letters" className="space-y-4">
       <SettlementTabs counts={page ? { dead_lettered: page.count } : undefined} />
-      <DeadLetterGroupsPanel groups={groups.data} selected={values.reason} onSelect={(reason) => apply({ ...values, reason: reason ?? undefined })} />
+      <DeadLetterGroupsPanel
+        groups={groups.data}
+        selected={values.reason}
+        onSelect={(reason) => apply({ ...values, reason: reason ?? undefined })}
+      />
       <SettlementFilterForm
         label="Filter dead letters"
         values={values}
@@ -79,7 +83,9 @@ export function DeadLettersView({ canAct }: { canAct: boolean }) {
       {query.isError ? <ErrorState detail={`${failure?.code ?? 'ERROR'}: ${query.error.message}`} /> : null}
       <div className="flex flex-wrap items-center justify-between gap-3">
         <p className="text-sm text-zinc-700 dark:text-zinc-300" aria-live="polite" data-testid="dead-letter-count">
-          {page ? `${formatCappedCount(page.count)} dead letter${page.count.value === 1 && !page.count.capped ? '' : 's'}${filtered ? ' match' : ''}` : '\u00a0'}
+          {page
+            ? `${formatCappedCount(page.count)} dead letter${page.count.value === 1 && !page.count.capped ? '' : 's'}${filtered ? ' match' : ''}`
+            : '\u00a0'}
           {query.isFetching && page ? <span className="ml-2 text-zinc-600 dark:text-zinc-400">Refreshing…</span> : null}
         </p>
         {canAct ? (

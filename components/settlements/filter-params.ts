@@ -1,4 +1,4 @@
-import { FILTER_KEYS } from '@/lib/queries/settlements-filter-types';
+import type { FILTER_KEYS } from '@/lib/queries/settlements-filter-types';
 
 export type FilterKey = (typeof FILTER_KEYS)[number];
 export type FilterValues = Partial<Record<FilterKey, string>>;
@@ -9,8 +9,12 @@ export type FilterValues = Partial<Record<FilterKey, string>>;
  * the page's prefetched data is recognised as the view's. The values come from the
  * typed parsers of lib/url-state/settlements.ts, on the server and in the browser.
  */
-export function filterParams(values: Record<string, string | null | undefined>, extra: Record<string, string | null | undefined> = {}): Record<string, string> {
+export function filterParams(
+  values: Record<string, string | null | undefined>,
+  extra: Record<string, string | null | undefined> = {},
+): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [key, value] of Object.entries({ ...values, ...extra }).sort(([a], [b]) => a.localeCompare(b))) if (value) out[key] = value;
+  for (const [key, value] of Object.entries({ ...values, ...extra }).sort(([a], [b]) => a.localeCompare(b)))
+    if (value) out[key] = value;
   return out;
 }

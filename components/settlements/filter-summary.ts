@@ -15,11 +15,13 @@ export function formatDuration(ms: number): string {
 
 /** A dead-letter filter in words, for a confirmation that says exactly what it selects. */
 export function describeDeadLetterFilter(filter: DeadLetterFilter): string {
-  if (filter.receiptIds) return `the ${filter.receiptIds.length.toLocaleString('en-US')} selected dead letter${filter.receiptIds.length === 1 ? '' : 's'}`;
+  if (filter.receiptIds)
+    return `the ${filter.receiptIds.length.toLocaleString('en-US')} selected dead letter${filter.receiptIds.length === 1 ? '' : 's'}`;
   const parts: string[] = [];
   if (filter.reason) parts.push(`reason ${filter.reason}`);
   if (filter.receiptIdPrefix) parts.push(`receipt id starting with “${filter.receiptIdPrefix}”`);
-  if (filter.minAttempts !== undefined && filter.maxAttempts !== undefined) parts.push(`${filter.minAttempts} to ${filter.maxAttempts} attempts`);
+  if (filter.minAttempts !== undefined && filter.maxAttempts !== undefined)
+    parts.push(`${filter.minAttempts} to ${filter.maxAttempts} attempts`);
   else if (filter.minAttempts !== undefined) parts.push(`at least ${filter.minAttempts} attempts`);
   else if (filter.maxAttempts !== undefined) parts.push(`at most ${filter.maxAttempts} attempts`);
   if (filter.minAgeMs !== undefined) parts.push(`recorded at least ${formatDuration(filter.minAgeMs)} ago`);

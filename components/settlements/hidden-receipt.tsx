@@ -39,11 +39,20 @@ async function readReceipt(receiptId: string, signal: AbortSignal): Promise<Rece
  * and the list asked again, so the answer comes from the server's own rules. When no
  * single one does, they hide it together.
  */
-async function hidingFilters(receiptId: string, values: FilterValues, list: { path: string; state?: QueueState }, signal: AbortSignal): Promise<FilterKey[]> {
+async function hidingFilters(
+  receiptId: string,
+  values: FilterValues,
+  list: { path: string; state?: QueueState },
+  signal: AbortSignal,
+): Promise<FilterKey[]> {
   const others = (Object.keys(values) as FilterKey[]).filter((key) => key !== 'q' && values[key]);
   const shows = async (without: FilterKey[]) => {
     const kept = Object.fromEntries(Object.entries(values).filter(([key]) => !without.includes(key as FilterKey)));
-    const page = await readJson<QueuePage | DeadLetterPage>(list.path, filterParams(kept, { state: list.state }), signal);
+    const page = await readJson<QueuePage | DeadLetterPage>(
+      list.path,
+      filterParams(kept, { state: list.state }),
+      signal,
+    );
     return page.rows.some((row) => row.receiptId === receiptId);
   };
   const single: FilterKey[] = [];
@@ -51,7 +60,8 @@ async function hidingFilters(receiptId: string, values: FilterValues, list: { pa
   return single.length > 0 ? single : others;
 }
 
-const describe = (values: FilterValues, keys: FilterKey[]) => keys.flatMap((key) => (key === 'q' ? [] : [`${FILTER_WORDS[key]} ${values[key]}`]));
+const describe = (values: FilterValues, keys: FilterKey[]) =>
+  keys.flatMap((key) => (key === 'q' ? [] : [`${FILTER_WORDS[key]} ${values[key]}`]));
 
 /**
  * What an empty list says when its search names one receipt exactly and that receipt
@@ -59,7 +69,17 @@ const describe = (values: FilterValues, keys: FilterKey[]) => keys.flatMap((key)
  * so a filter carried from another view never hides the receipt the user is looking for.
  * Without such a receipt it is the ordinary "no matches" message.
  */
-export function HiddenReceipt({ view, values, noun, onClear }: { view: View; values: FilterValues; noun: string; onClear: () => void }) {
+export function HiddenReceipt({
+  view,
+  values,
+  noun,
+  onClear,
+}: {
+  view: View;
+  values: FilterValues;
+  noun: string;
+  onClear: () => void;
+}) {
   const receiptId = values.q ?? '';
   const receipt = useQuery({
     queryKey: queryKeys.settlements.receipt(receiptId),
@@ -97,7 +117,8 @@ export function HiddenReceipt({ view, values, noun, onClear }: { view: View; val
   if (!home) {
     return (
       <Notice>
-        No {noun} match these filters. Receipt <span className="font-mono text-xs">{receiptId}</span> is {where}. {history_}
+        No {noun} match these filters. Receipt <span className="font-mono text-xs">{receiptId}</span> is {where}.{' '}
+        {history_}
       </Notice>
     );
   }
@@ -105,7 +126,8 @@ export function HiddenReceipt({ view, values, noun, onClear }: { view: View; val
     const href = home.state ? queueHref({ q: receiptId, state: home.state }) : deadLettersHref({ q: receiptId });
     return (
       <Notice>
-        No {noun} match these filters. Receipt <span className="font-mono text-xs">{receiptId}</span> is {where}, so it is not on this list.{' '}
+        No {noun} match these filters. Receipt <span className="font-mono text-xs">{receiptId}</span> is {where}, so it
+        is not on this list.{' '}
         <Link href={href} className={BUTTON}>
           {home.state ? `Show it in the queue (${STATE_LABEL[home.state]})` : 'Show it in the dead letters'}
         </Link>{' '}
@@ -115,18 +137,25 @@ export function HiddenReceipt({ view, values, noun, onClear }: { view: View; val
   }
 
   if (hidden.isPending) return <Notice>Looking for receipt {receiptId}…</Notice>;
-  const wrongTab = view.kind === 'queue' && view.state !== 'all' && view.state !== home.state ? STATE_LABEL[view.state as QueueState] : null;
+  const wrongTab =
+    view.kind === 'queue' && view.state !== 'all' && view.state !== home.state
+      ? STATE_LABEL[view.state as QueueState]
+      : null;
   const filters = hidden.data ?? [];
   const clearing = describe(values, filters);
   if (!wrongTab && clearing.length === 0) return <NoMatches noun={noun} onClear={onClear} />;
   const kept = Object.fromEntries(Object.entries(values).filter(([key]) => !filters.includes(key as FilterKey)));
   const href = view.kind === 'queue' ? queueHref({ ...kept, state: home.state }) : deadLettersHref(kept);
   const hiders = [...(wrongTab ? [`the ${wrongTab} tab`] : []), ...clearing.map((words) => `the filter ${words}`)];
-  const fix = [clearing.length ? `Clear ${joinWords(clearing)}` : null, home.state && wrongTab ? `open the ${STATE_LABEL[home.state]} tab` : null].filter((f) => f !== null);
+  const fix = [
+    clearing.length ? `Clear ${joinWords(clearing)}` : null,
+    home.state && wrongTab ? `open the ${STATE_LABEL[home.state]} tab` : null,
+  ].filter((f) => f !== null);
   const label = fix.join(' and ');
   return (
     <Notice>
-      No {noun} match these filters. Receipt <span className="font-mono text-xs">{receiptId}</span> is {where}, hidden by {joinWords(hiders)}.{' '}
+      No {noun} match these filters. Receipt <span className="font-mono text-xs">{receiptId}</span> is {where}, hidden
+      by {joinWords(hiders)}.{' '}
       <Link href={href} className={BUTTON} data-testid="show-hidden-receipt">
         {label.charAt(0).toUpperCase() + label.slice(1)}
       </Link>{' '}
@@ -135,11 +164,15 @@ export function HiddenReceipt({ view, values, noun, onClear }: { view: View; val
   );
 }
 
-const joinWords = (words: string[]) => (words.length < 2 ? words.join('') : `${words.slice(0, -1).join(', ')} and ${words.at(-1)}`);
+const joinWords = (words: string[]) =>
+  words.length < 2 ? words.join('') : `${words.slice(0, -1).join(', ')} and ${words.at(-1)}`;
 
 function Notice({ children }: { children: ReactNode }) {
   return (
-    <span role="status" className="inline-flex flex-wrap items-center justify-center gap-x-2 gap-y-1 text-zinc-800 dark:text-zinc-200">
+    <span
+      role="status"
+      className="inline-flex flex-wrap items-center justify-center gap-x-2 gap-y-1 text-zinc-800 dark:text-zinc-200"
+    >
       {children}
     </span>
   );

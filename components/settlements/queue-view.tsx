@@ -37,8 +37,11 @@ const DASH = <span className="text-zinc-500 dark:text-zinc-400">—</span>;
  * keyset cursor in the URL. The server rendered the first view; this keeps it current.
  */
 export function QueueView({ canAct }: { canAct: boolean }) {
-  const { values, search, cursor, apply, setCursor } = useSettlementFilters();
-  const [{ state }, setView] = useQueryStates({ state: queueSearch.state, cursor: queueSearch.cursor }, { history: 'push' });
+  const { values, cursor, apply, setCursor } = useSettlementFilters();
+  const [{ state }, setView] = useQueryStates(
+    { state: queueSearch.state, cursor: queueSearch.cursor },
+    { history: 'push' },
+  );
   const params = filterParams(values, { state, cursor });
   const query = useQuery({
     queryKey: queryKeys.settlements.queue(params),
@@ -50,7 +53,11 @@ export function QueueView({ canAct }: { canAct: boolean }) {
   const page = query.data;
   const failure = query.error instanceof ApiError ? query.error : null;
   const current = (state ?? 'due') as QueueState | 'all';
-  useOpenOnStateWithRows(state, page?.stateCounts, (next) => void setView({ state: next, cursor: null }, { history: 'replace' }));
+  useOpenOnStateWithRows(
+    state,
+    page?.stateCounts,
+    (next) => void setView({ state: next, cursor: null }, { history: 'replace' }),
+  );
   const now = new Date(page?.serverNowMs ?? 0);
   // Selection is for bulk requeue, so only the Retry scheduled tab offers it, and only on rows a requeue applies to.
   const selecting = canAct && current === 'retry_scheduled';
@@ -59,12 +66,25 @@ export function QueueView({ canAct }: { canAct: boolean }) {
   // A search by an exact receipt id says what hides that receipt, if it exists.
   const noMatches = values.q ? (
     <Suspense fallback={<NoMatches noun="settlements" onClear={() => apply({})} />}>
-      <HiddenReceipt view={{ kind: 'queue', state: current }} values={values} noun="settlements" onClear={() => apply({})} />
+      <HiddenReceipt
+        view={{ kind: 'queue', state: current }}
+        values={values}
+        noun="settlements"
+        onClear={() => apply({})}
+      />
     </Suspense>
   ) : (
     <NoMatches noun="settlements" onClear={() => apply({})} />
   );
-  const head = ['Receipt', 'State', 'Attempts', current === 'retry_scheduled' ? 'Next visible' : 'Due since', 'Lease', 'Reason', ...(canAct ? ['Actions'] : [])];
+  const head = [
+    'Receipt',
+    'State',
+    'Attempts',
+    current === 'retry_scheduled' ? 'Next visible' : 'Due since',
+    'Lease',
+    'Reason',
+    ...(canAct ? ['Actions'] : []),
+  ];
 
   return (
     <section aria-label="Settlement queue" className="space-y-4">
@@ -78,11 +98,23 @@ export function QueueView({ canAct }: { canAct: boolean }) {
       />
       {query.isError ? <ErrorState detail={`${failure?.code ?? 'ERROR'}: ${query.error.message}`} /> : null}
       <p className="text-sm text-zinc-700 dark:text-zinc-300" aria-live="polite" data-testid="queue-count">
-        {page ? `${formatCappedCount(page.count)} ${current === 'all' ? 'queued' : STATE_LABEL[current]} settlement${page.count.value === 1 && !page.count.capped ? '' : 's'} match` : '\u00a0'}
+        {page
+          ? `${formatCappedCount(page.count)} ${current === 'all' ? 'queued' : STATE_LABEL[current]} settlement${page.count.value === 1 && !page.count.capped ? '' : 's'} match`
+          : '\u00a0'}
         {query.isFetching && page ? <span className="ml-2 text-zinc-600 dark:text-zinc-400">Refreshing…</span> : null}
       </p>
-      {selecting ? <RequeueSelectionBar selection={selection} pageIds={pageIds} onRequeue={() => setBulkRequeue([...selection.ids])} /> : null}
-      <DataTable caption="Settlement queue" head={head} empty={page?.rows.length === 0 && (hasFilters(values) ? noMatches : true)}>
+      {selecting ? (
+        <RequeueSelectionBar
+          selection={selection}
+          pageIds={pageIds}
+          onRequeue={() => setBulkRequeue([...selection.ids])}
+        />
+      ) : null}
+      <DataTable
+        caption="Settlement queue"
+        head={head}
+        empty={page?.rows.length === 0 && (hasFilters(values) ? noMatches : true)}
+      >
         {!page ? <LoadingRow columns={head.length} /> : null}
         {page?.rows.map((row) => (
           <QueueTableRow
@@ -99,7 +131,13 @@ export function QueueView({ canAct }: { canAct: boolean }) {
       <KeysetPager label="Queue pages" cursor={cursor} nextCursor={page?.nextCursor} onChange={setCursor} />
       <Suspense fallback={null}>
         {requeue ? <RequeueDialog target={requeue} onClose={() => setRequeue(null)} /> : null}
-        {bulkRequeue ? <BulkRequeueDialog receiptIds={bulkRequeue} onClose={() => setBulkRequeue(null)} onPreviewed={selection.clear} /> : null}
+        {bulkRequeue ? (
+          <BulkRequeueDialog
+            receiptIds={bulkRequeue}
+            onClose={() => setBulkRequeue(null)}
+            onPreviewed={selection.clear}
+          />
+        ) : null}
       </Suspense>
     </section>
   );

@@ -19,7 +19,11 @@ import { RequeueDialog } from './requeue-dialog';
 import { requeueTarget, type RequeueTarget } from './requeue-target';
 
 const DASH = <span className="text-zinc-500 dark:text-zinc-400">—</span>;
-const STATE_TEXT = { due: 'queued, due', leased: 'queued, leased by a worker', retry_scheduled: 'queued, waiting for a retry' } as const;
+const STATE_TEXT = {
+  due: 'queued, due',
+  leased: 'queued, leased by a worker',
+  retry_scheduled: 'queued, waiting for a retry',
+} as const;
 
 /** Neither queued nor dead-lettered: say which of the two endings its own history records, newest first. */
 function ReceiptGone({ history, now }: { history: ReceiptHistory; now: Date }) {
@@ -28,7 +32,8 @@ function ReceiptGone({ history, now }: { history: ReceiptHistory; now: Date }) {
   if (discarded && (!finished || Date.parse(discarded.at) >= finished.atMs)) {
     return (
       <>
-        Now <strong>gone</strong>: its dead letter was discarded by {discarded.actorLogin} <TimeAgo at={new Date(discarded.at)} now={now} />.
+        Now <strong>gone</strong>: its dead letter was discarded by {discarded.actorLogin}{' '}
+        <TimeAgo at={new Date(discarded.at)} now={now} />.
       </>
     );
   }
@@ -39,14 +44,20 @@ function ReceiptGone({ history, now }: { history: ReceiptHistory; now: Date }) {
       </>
     );
   }
-  return <>Neither queued nor dead-lettered, and Keel holds no finish or discard for this receipt{history.truncated ? ' within the history shown' : ''}.</>;
+  return (
+    <>
+      Neither queued nor dead-lettered, and Keel holds no finish or discard for this receipt
+      {history.truncated ? ' within the history shown' : ''}.
+    </>
+  );
 }
 
 /** Where a receipt is now, and its attempts, reasons, claims, replays and audit trail, newest first. */
 export function ReceiptHistoryView({ receiptId, canAct }: { receiptId: string; canAct: boolean }) {
   const { data: history, error } = useQuery({
     queryKey: queryKeys.settlements.receipt(receiptId),
-    queryFn: ({ signal }) => readJson<ReceiptHistory>(`/api/settlements/receipts/${encodeURIComponent(receiptId)}`, {}, signal),
+    queryFn: ({ signal }) =>
+      readJson<ReceiptHistory>(`/api/settlements/receipts/${encodeURIComponent(receiptId)}`, {}, signal),
   });
   const [deadLetterAction, setDeadLetterAction] = useState<DeadLetterTarget | null>(null);
   const [requeue, setRequeue] = useState<RequeueTarget | null>(null);
@@ -56,18 +67,24 @@ export function ReceiptHistoryView({ receiptId, canAct }: { receiptId: string; c
 
   return (
     <div className="space-y-6">
-      <section aria-label="Current state" className="rounded-lg border border-zinc-200 bg-white p-4 dark:border-zinc-800 dark:bg-zinc-900">
+      <section
+        aria-label="Current state"
+        className="rounded-lg border border-zinc-200 bg-white p-4 dark:border-zinc-800 dark:bg-zinc-900"
+      >
         <div className="flex flex-wrap items-center justify-between gap-3">
           <p className="text-sm" data-testid="receipt-place">
             {queued ? (
               <>
-                Now <strong>{STATE_TEXT[queued.state]}</strong>: {queued.workKind === 'retry_scheduled' ? 'retry' : 'pending observation'}, {queued.attempts}{' '}
-                attempt{queued.attempts === 1 ? '' : 's'}, visible <TimeAgo at={new Date(queued.nextVisibleAtMs)} now={now} />
-                {queued.leaseOwner && queued.state === 'leased' ? <>, leased by {queued.leaseOwner}</> : null}, row version {queued.rowVersion}.
+                Now <strong>{STATE_TEXT[queued.state]}</strong>:{' '}
+                {queued.workKind === 'retry_scheduled' ? 'retry' : 'pending observation'}, {queued.attempts} attempt
+                {queued.attempts === 1 ? '' : 's'}, visible <TimeAgo at={new Date(queued.nextVisibleAtMs)} now={now} />
+                {queued.leaseOwner && queued.state === 'leased' ? <>, leased by {queued.leaseOwner}</> : null}, row
+                version {queued.rowVersion}.
               </>
             ) : deadLetter ? (
               <>
-                Now <strong>dead-lettered</strong>: reason <span className="font-mono text-xs">{deadLetter.reason}</span> after {deadLetter.attempts} attempts,
+                Now <strong>dead-lettered</strong>: reason{' '}
+                <span className="font-mono text-xs">{deadLetter.reason}</span> after {deadLetter.attempts} attempts,
                 recorded <TimeAgo at={new Date(deadLetter.recordedAtMs)} now={now} />.
               </>
             ) : (
@@ -84,12 +101,18 @@ export function ReceiptHistoryView({ receiptId, canAct }: { receiptId: string; c
                   <Button onClick={() => setDeadLetterAction(deadLetterTarget('discard', deadLetter))}>Discard…</Button>
                 </>
               ) : null}
-              {queued && queued.state === 'retry_scheduled' && queued.workKind === 'retry_scheduled' ? <Button onClick={() => setRequeue(requeueTarget(queued))}>Requeue now…</Button> : null}
+              {queued && queued.state === 'retry_scheduled' && queued.workKind === 'retry_scheduled' ? (
+                <Button onClick={() => setRequeue(requeueTarget(queued))}>Requeue now…</Button>
+              ) : null}
             </div>
           ) : null}
         </div>
         {deadLetter ? (
-          <pre tabIndex={0} className="mt-3 overflow-x-auto rounded bg-zinc-100 p-2 font-mono text-xs dark:bg-zinc-950" aria-label="Dead letter JSON">
+          <pre
+            tabIndex={0}
+            className="mt-3 overflow-x-auto rounded bg-zinc-100 p-2 font-mono text-xs dark:bg-zinc-950"
+            aria-label="Dead letter JSON"
+          >
             {deadLetter.canonicalJson}
           </pre>
         ) : null}
@@ -99,7 +122,11 @@ export function ReceiptHistoryView({ receiptId, canAct }: { receiptId: string; c
         <h2 id="receipt-replays" className="mb-2 text-sm font-semibold">
           Replays
         </h2>
-        <DataTable caption="Replays" head={['When', 'By', 'Prior attempts', 'Prior reason', 'Note', 'Bulk job', 'Operation id']} empty={history.replays.length === 0}>
+        <DataTable
+          caption="Replays"
+          head={['When', 'By', 'Prior attempts', 'Prior reason', 'Note', 'Bulk job', 'Operation id']}
+          empty={history.replays.length === 0}
+        >
           {history.replays.map((r) => (
             <tr key={r.operationId}>
               <Cell>
@@ -111,7 +138,15 @@ export function ReceiptHistoryView({ receiptId, canAct }: { receiptId: string; c
               <td className="max-w-64 truncate px-3 py-2" title={r.note}>
                 {r.note}
               </td>
-              <Cell>{r.bulkJob !== null ? <Link href={bulkReplayHref(r.bulkJob)} className={LINK}>{r.bulkJob}</Link> : DASH}</Cell>
+              <Cell>
+                {r.bulkJob !== null ? (
+                  <Link href={bulkReplayHref(r.bulkJob)} className={LINK}>
+                    {r.bulkJob}
+                  </Link>
+                ) : (
+                  DASH
+                )}
+              </Cell>
               <Cell mono>{r.operationId}</Cell>
             </tr>
           ))}
@@ -122,7 +157,11 @@ export function ReceiptHistoryView({ receiptId, canAct }: { receiptId: string; c
         <h2 id="receipt-events" className="mb-2 text-sm font-semibold">
           Attempts, claims and reasons
         </h2>
-        <DataTable caption="Settlement events" head={['When', 'Event', 'Attempt', 'Reason code']} empty={history.events.length === 0}>
+        <DataTable
+          caption="Settlement events"
+          head={['When', 'Event', 'Attempt', 'Reason code']}
+          empty={history.events.length === 0}
+        >
           {history.events.map((e) => (
             <tr key={e.id}>
               <Cell>
@@ -140,7 +179,11 @@ export function ReceiptHistoryView({ receiptId, canAct }: { receiptId: string; c
         <h2 id="receipt-audit" className="mb-2 text-sm font-semibold">
           Audit trail
         </h2>
-        <DataTable caption="Audit events for this receipt" head={['When', 'Actor', 'Role', 'Action', 'Reason', 'Outcome']} empty={history.audit.length === 0}>
+        <DataTable
+          caption="Audit events for this receipt"
+          head={['When', 'Actor', 'Role', 'Action', 'Reason', 'Outcome']}
+          empty={history.audit.length === 0}
+        >
           {history.audit.map((a) => (
             <tr key={a.id}>
               <Cell>
@@ -160,8 +203,12 @@ export function ReceiptHistoryView({ receiptId, canAct }: { receiptId: string; c
           ))}
         </DataTable>
       </section>
-      {history.truncated ? <p className="text-xs text-zinc-600 dark:text-zinc-400">Each list shows its newest 200 entries.</p> : null}
-      {deadLetterAction ? <DeadLetterDialog target={deadLetterAction} onClose={() => setDeadLetterAction(null)} /> : null}
+      {history.truncated ? (
+        <p className="text-xs text-zinc-600 dark:text-zinc-400">Each list shows its newest 200 entries.</p>
+      ) : null}
+      {deadLetterAction ? (
+        <DeadLetterDialog target={deadLetterAction} onClose={() => setDeadLetterAction(null)} />
+      ) : null}
       {requeue ? <RequeueDialog target={requeue} onClose={() => setRequeue(null)} /> : null}
     </div>
   );

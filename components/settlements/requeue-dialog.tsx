@@ -28,14 +28,19 @@ export function RequeueDialog({ target, onClose }: { target: RequeueTarget; onCl
       pending={requeue.pending}
       onClose={onClose}
       onConfirm={async () => {
-        const result = await requeue.execute({ receiptId: target.receiptId, expectedRowVersion: target.rowVersion, operationId: target.operationId, note });
+        const result = await requeue.execute({
+          receiptId: target.receiptId,
+          expectedRowVersion: target.rowVersion,
+          operationId: target.operationId,
+          note,
+        });
         if (result.ok) onClose();
       }}
     >
       <p>
-        Its next visibility moves from {formatUtc(new Date(target.nextVisibleAtMs))} to now, so the next worker to claim due rows
-        picks it up. Its attempts ({target.attempts}) and reason stay as they are. This applies only if the row is still at row
-        version {target.rowVersion} and no worker holds it; otherwise it is refused with CONFLICT.
+        Its next visibility moves from {formatUtc(new Date(target.nextVisibleAtMs))} to now, so the next worker to claim
+        due rows picks it up. Its attempts ({target.attempts}) and reason stay as they are. This applies only if the row
+        is still at row version {target.rowVersion} and no worker holds it; otherwise it is refused with CONFLICT.
       </p>
       <NoteField id="requeue-note" value={note} onChange={setNote} error={requeue.lastError?.fieldErrors?.note?.[0]} />
     </ConfirmDialog>

@@ -9,12 +9,25 @@ import type { DeadLetterSelection } from './dead-letter-selection';
  * (ticks kept across pages of one filter, dropped when the filter changes); there is no
  * "every match" here, since a requeue preview freezes ticked receipts only.
  */
-export function RequeueSelectionBar({ selection, pageIds, onRequeue }: { selection: DeadLetterSelection; pageIds: string[]; onRequeue: () => void }) {
+export function RequeueSelectionBar({
+  selection,
+  pageIds,
+  onRequeue,
+}: {
+  selection: DeadLetterSelection;
+  pageIds: string[];
+  onRequeue: () => void;
+}) {
   const pageSelected = pageIds.length > 0 && pageIds.every((id) => selection.ids.has(id));
   return (
     <div role="group" aria-label="Selection" className="flex flex-wrap items-center gap-3 text-sm">
       <label className="flex items-center gap-2">
-        <input type="checkbox" checked={pageSelected} disabled={pageIds.length === 0} onChange={(e) => selection.setPage(pageIds, e.target.checked)} />
+        <input
+          type="checkbox"
+          checked={pageSelected}
+          disabled={pageIds.length === 0}
+          onChange={(e) => selection.setPage(pageIds, e.target.checked)}
+        />
         Select all {pageIds.length} on this page
       </label>
       <span data-testid="selection-count" aria-live="polite">

@@ -11,4 +11,7 @@ export interface RequeueTarget {
   operationId: string;
 }
 
-export const requeueTarget = (row: Omit<RequeueTarget, 'operationId'>): RequeueTarget => ({ ...row, operationId: newOperationId() });
+export const requeueTarget = (row: Omit<RequeueTarget, 'operationId'>): RequeueTarget => ({
+  ...row,
+  operationId: newOperationId(),
+});

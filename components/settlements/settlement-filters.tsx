@@ -9,7 +9,6 @@ import { SETTLEMENT_FILTER_WORDS, settlementFiltersSearch } from '@/lib/url-stat
 import { Button } from '../ui/button';
 import type { FilterKey, FilterValues } from './filter-params';
 
-
 /** The filters shared by the queue and the dead letters, in the URL (so a link reproduces the view). */
 export function useSettlementFilters() {
   const [state, setState] = useQueryStates(settlementFiltersSearch, { history: 'push' });
@@ -22,10 +21,17 @@ export function useSettlementFilters() {
       reason: FAILURE_CODES.find((code) => code === next.reason) ?? null,
       cursor: null,
     });
-  return { values, search: state, cursor: state.cursor, apply, setCursor: (cursor: string | null) => void setState({ cursor }) };
+  return {
+    values,
+    search: state,
+    cursor: state.cursor,
+    apply,
+    setCursor: (cursor: string | null) => void setState({ cursor }),
+  };
 }
 
-const FIELD = 'mt-1 block rounded-md border border-zinc-300 bg-white px-2 py-1.5 text-sm dark:border-zinc-700 dark:bg-zinc-950';
+const FIELD =
+  'mt-1 block rounded-md border border-zinc-300 bg-white px-2 py-1.5 text-sm dark:border-zinc-700 dark:bg-zinc-950';
 const LABEL = 'block text-xs font-medium text-zinc-700 dark:text-zinc-300';
 
 /**
@@ -51,7 +57,11 @@ export function SettlementFilterForm({
     // The receipt prefix is kept as typed apart from outer spaces; ids never hold them.
     onApply(Object.fromEntries(FILTER_KEYS.map((k) => [k, String(form.get(k) ?? '').trim()])));
   }
-  const field = (name: FilterKey, text: string, props: { placeholder?: string; width?: string; inputMode?: 'numeric' } = {}) => {
+  const field = (
+    name: FilterKey,
+    text: string,
+    props: { placeholder?: string; width?: string; inputMode?: 'numeric' } = {},
+  ) => {
     const message = fieldErrors?.[name]?.[0];
     const error = message ? fieldProblem(SETTLEMENT_FILTER_WORDS, name, message) : undefined;
     return (

@@ -26,7 +26,13 @@ const TAB =
  * (both lists share them); `counts` come from the view that knows them, when it does.
  * `queueState`: the state the queue view is showing.
  */
-export function SettlementTabs({ counts, queueState }: { counts?: Partial<Record<QueueState | 'dead_lettered', CappedCount>>; queueState?: string }) {
+export function SettlementTabs({
+  counts,
+  queueState,
+}: {
+  counts?: Partial<Record<QueueState | 'dead_lettered', CappedCount>>;
+  queueState?: string;
+}) {
   const pathname = usePathname();
   const search = useSearchParams();
   const filters = new URLSearchParams();
@@ -41,7 +47,9 @@ export function SettlementTabs({ counts, queueState }: { counts?: Partial<Record
     return query.size ? `${tab.path}?${query}` : tab.path;
   };
   const current = (tab: Tab) =>
-    tab.path === '/settlements' ? pathname === '/settlements' && (queueState ?? 'due') === tab.state : pathname.startsWith(tab.path);
+    tab.path === '/settlements'
+      ? pathname === '/settlements' && (queueState ?? 'due') === tab.state
+      : pathname.startsWith(tab.path);
   return (
     <nav aria-label="Settlement views" className="mb-4 flex flex-wrap gap-2">
       {TABS.map((tab) => {

@@ -16,7 +16,11 @@ const INVALIDATE = [queryKeys.settlements.all, queryKeys.audit.all];
  */
 export function useBulkPreview<I, P extends { jobId: number; itemCount: number }>(
   preview: (input: I) => Promise<Result<P>>,
-  words: { previewed: (value: P) => string; started: (value: { jobId: number; itemCount: number }) => string; onPreviewed?: () => void },
+  words: {
+    previewed: (value: P) => string;
+    started: (value: { jobId: number; itemCount: number }) => string;
+    onPreviewed?: () => void;
+  },
 ) {
   const router = useRouter();
   const [note, setNote] = useState('');

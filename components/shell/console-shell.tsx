@@ -20,6 +20,7 @@ export function ConsoleShell({ nav, header, children }: { nav: ReactNode; header
   const [open, setOpen] = useState(false);
   const pathname = usePathname();
   const button = useRef<HTMLButtonElement>(null);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the menu closes whenever the path changes
   useEffect(() => setOpen(false), [pathname]);
   return (
     <Providers>
@@ -33,7 +34,14 @@ export function ConsoleShell({ nav, header, children }: { nav: ReactNode; header
             onClick={() => setOpen((o) => !o)}
             className="mr-auto inline-flex items-center gap-2 rounded-md border border-zinc-300 px-2.5 py-1 text-sm font-medium hover:bg-zinc-100 md:hidden dark:border-zinc-700 dark:hover:bg-zinc-800"
           >
-            <svg aria-hidden viewBox="0 0 16 16" className="h-4 w-4" fill="none" stroke="currentColor" strokeWidth="1.5">
+            <svg
+              aria-hidden
+              viewBox="0 0 16 16"
+              className="h-4 w-4"
+              fill="none"
+              stroke="currentColor"
+              strokeWidth="1.5"
+            >
               <path d={open ? 'M3.5 3.5l9 9M12.5 3.5l-9 9' : 'M2 4h12M2 8h12M2 12h12'} />
             </svg>
             Menu

@@ -9,8 +9,10 @@ import { CONSOLE_SEARCH_ID, GO } from './shortcut-keys';
  * the focused element (a key can reach the window from elsewhere while a field has focus).
  */
 const inField = (element: Element | null) =>
-  element instanceof HTMLElement && (['INPUT', 'TEXTAREA', 'SELECT'].includes(element.tagName) || element.isContentEditable);
-const typing = (event: KeyboardEvent) => inField(event.target instanceof Element ? event.target : null) || inField(document.activeElement);
+  element instanceof HTMLElement &&
+  (['INPUT', 'TEXTAREA', 'SELECT'].includes(element.tagName) || element.isContentEditable);
+const typing = (event: KeyboardEvent) =>
+  inField(event.target instanceof Element ? event.target : null) || inField(document.activeElement);
 
 /** `?` lists the shortcuts (`children`: the list, from shortcut-list.tsx), `/` focuses the header's search, `g` then a letter goes to a page. */
 export function KeyboardShortcuts({ children }: { children: ReactNode }) {

@@ -68,7 +68,8 @@ export function SearchBox({ className = '' }: { className?: string }) {
         className="w-full rounded-md border border-zinc-300 bg-white px-2.5 py-1 text-sm placeholder:text-zinc-500 dark:border-zinc-700 dark:bg-zinc-950 dark:placeholder:text-zinc-400"
       />
       <span id={`${CONSOLE_SEARCH_ID}-hint`} className="sr-only">
-        An execution, job instance, proposal or operation id, a receipt id or its start, or 8 or more hex digits of a retry key or digest. Enter searches.
+        An execution, job instance, proposal or operation id, a receipt id or its start, or 8 or more hex digits of a
+        retry key or digest. Enter searches.
       </span>
     </form>
   );

@@ -8,7 +8,11 @@ const VARIANTS = {
     'border border-zinc-300 bg-white text-zinc-900 hover:bg-zinc-100 disabled:border-dashed disabled:text-zinc-500 disabled:hover:bg-white dark:border-zinc-700 dark:bg-zinc-900 dark:text-zinc-100 dark:hover:bg-zinc-800 dark:disabled:text-zinc-500 dark:disabled:hover:bg-zinc-900',
 } as const;
 
-export function Button({ variant = 'secondary', className = '', ...props }: ButtonHTMLAttributes<HTMLButtonElement> & { variant?: keyof typeof VARIANTS }) {
+export function Button({
+  variant = 'secondary',
+  className = '',
+  ...props
+}: ButtonHTMLAttributes<HTMLButtonElement> & { variant?: keyof typeof VARIANTS }) {
   return (
     <button
       type="button"

@@ -4,7 +4,9 @@ import { lazy, Suspense, useLayoutEffect, useRef, useState } from 'react';
 import type { ConfirmDialogProps } from './confirm-dialog-radix';
 
 // Radix's AlertDialog (about 14 kB gzip) loads when a page's first dialog opens, not with the page.
-const RadixConfirmDialog = lazy(() => import('./confirm-dialog-radix').then((m) => ({ default: m.RadixConfirmDialog })));
+const RadixConfirmDialog = lazy(() =>
+  import('./confirm-dialog-radix').then((m) => ({ default: m.RadixConfirmDialog })),
+);
 
 /**
  * A modal that says exactly what will change before an action runs. Radix's

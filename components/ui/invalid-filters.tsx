@@ -6,7 +6,15 @@ import { ErrorState } from './states';
  * A page reached with filters that do not parse: one sentence per filter in the page's
  * own words, a way back to the unfiltered list, and no query.
  */
-export function InvalidFilters({ issues, words, clearHref }: { issues: { path: PropertyKey[]; message: string }[]; words: FilterWords; clearHref: string }) {
+export function InvalidFilters({
+  issues,
+  words,
+  clearHref,
+}: {
+  issues: { path: PropertyKey[]; message: string }[];
+  words: FilterWords;
+  clearHref: string;
+}) {
   const sentences = [...new Set(issues.map((i) => filterProblem(words, i.path.map(String).join('.'), i.message)))];
   return (
     <ErrorState

@@ -26,8 +26,16 @@ export function Sparkline({ series }: { series: Series }) {
         <span>{series.name}</span>
         <span className="text-base font-semibold tabular-nums text-zinc-900 dark:text-zinc-100">{latest ?? '—'}</span>
       </figcaption>
-      <svg role="img" aria-label={summary} viewBox={`0 0 ${WIDTH} ${HEIGHT}`} className="mt-2 h-16 w-full text-sky-700 dark:text-sky-400" preserveAspectRatio="none">
-        {values.length ? <path d={path} fill="none" stroke="currentColor" strokeWidth="2" vectorEffect="non-scaling-stroke" /> : null}
+      <svg
+        role="img"
+        aria-label={summary}
+        viewBox={`0 0 ${WIDTH} ${HEIGHT}`}
+        className="mt-2 h-16 w-full text-sky-700 dark:text-sky-400"
+        preserveAspectRatio="none"
+      >
+        {values.length ? (
+          <path d={path} fill="none" stroke="currentColor" strokeWidth="2" vectorEffect="non-scaling-stroke" />
+        ) : null}
       </svg>
     </figure>
   );

@@ -2,7 +2,10 @@ import type { ReactNode } from 'react';
 
 export function ErrorState({ title = 'Could not load this view', detail }: { title?: string; detail: ReactNode }) {
   return (
-    <div role="alert" className="rounded-lg border border-red-300 bg-red-50 p-4 text-sm text-red-900 dark:border-red-800 dark:bg-red-950 dark:text-red-100">
+    <div
+      role="alert"
+      className="rounded-lg border border-red-300 bg-red-50 p-4 text-sm text-red-900 dark:border-red-800 dark:bg-red-950 dark:text-red-100"
+    >
       <div className="font-medium">{title}</div>
       <div className="mt-1">{detail}</div>
     </div>
@@ -27,7 +30,11 @@ export function NoMatches({ noun, onClear }: { noun: string; onClear: () => void
   return (
     <span className="inline-flex flex-wrap items-center justify-center gap-2">
       <span>No {noun} match these filters.</span>
-      <button type="button" onClick={onClear} className="rounded-md border border-zinc-300 px-2 py-1 text-sm font-medium text-zinc-900 hover:bg-zinc-100 dark:border-zinc-700 dark:text-zinc-100 dark:hover:bg-zinc-800">
+      <button
+        type="button"
+        onClick={onClear}
+        className="rounded-md border border-zinc-300 px-2 py-1 text-sm font-medium text-zinc-900 hover:bg-zinc-100 dark:border-zinc-700 dark:text-zinc-100 dark:hover:bg-zinc-800"
+      >
         Clear filters
       </button>
     </span>
@@ -36,4 +43,6 @@ export function NoMatches({ noun, onClear }: { noun: string; onClear: () => void
 
 /** Whether any filter is set; the keyset cursor is a position, not a filter. */
 export const hasFilters = (values: Record<string, unknown>) =>
-  Object.entries(values).some(([key, value]) => key !== 'cursor' && value !== null && value !== undefined && value !== '');
+  Object.entries(values).some(
+    ([key, value]) => key !== 'cursor' && value !== null && value !== undefined && value !== '',
+  );

@@ -1,11 +1,26 @@
 import type { ReactNode } from 'react';
 
 /** `empty`: true for a table with no rows at all ("Nothing here yet."), or what to say instead (a filter that matches nothing). */
-export function DataTable({ caption, head, children, empty }: { caption: string; head: string[]; children: ReactNode; empty?: boolean | ReactNode }) {
+export function DataTable({
+  caption,
+  head,
+  children,
+  empty,
+}: {
+  caption: string;
+  head: string[];
+  children: ReactNode;
+  empty?: boolean | ReactNode;
+}) {
   return (
     // Focusable, so a keyboard user can scroll a table wider than the screen; the table
     // scrolls inside this box (never the page) and its first, key column stays pinned.
-    <div tabIndex={0} role="region" aria-label={caption} className="max-w-full overflow-x-auto rounded-lg border border-zinc-200 bg-white dark:border-zinc-800 dark:bg-zinc-900">
+    <div
+      tabIndex={0}
+      role="region"
+      aria-label={caption}
+      className="max-w-full overflow-x-auto rounded-lg border border-zinc-200 bg-white dark:border-zinc-800 dark:bg-zinc-900"
+    >
       <table className={`min-w-full text-left text-sm ${PINNED}`}>
         <caption className="sr-only">{caption}</caption>
         <thead className="border-b border-zinc-200 bg-zinc-50 text-xs uppercase tracking-wide text-zinc-600 dark:border-zinc-800 dark:bg-zinc-900 dark:text-zinc-400">
@@ -39,5 +54,11 @@ const PINNED =
 
 /** A cell; `wrap` lets long text break onto more lines (at least 12rem wide) instead of widening the table. */
 export function Cell({ children, mono, wrap }: { children: ReactNode; mono?: boolean; wrap?: boolean }) {
-  return <td className={`px-3 py-2 ${wrap ? 'min-w-48 whitespace-normal break-words' : 'whitespace-nowrap'} ${mono ? 'font-mono text-xs' : ''}`}>{children}</td>;
+  return (
+    <td
+      className={`px-3 py-2 ${wrap ? 'min-w-48 whitespace-normal break-words' : 'whitespace-nowrap'} ${mono ? 'font-mono text-xs' : ''}`}
+    >
+      {children}
+    </td>
+  );
 }

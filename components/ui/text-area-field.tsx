@@ -29,7 +29,11 @@ export function TextAreaField({ id, label, value, onChange, maxLength, required,
         className="mt-1 block w-full rounded-md border border-zinc-300 bg-white px-2 py-1.5 text-sm dark:border-zinc-700 dark:bg-zinc-950"
       />
       {error ? (
-        <p id={`${id}-error`} role={required === 'announced' ? 'alert' : undefined} className="mt-1 text-xs text-red-700 dark:text-red-400">
+        <p
+          id={`${id}-error`}
+          role={required === 'announced' ? 'alert' : undefined}
+          className="mt-1 text-xs text-red-700 dark:text-red-400"
+        >
           {error}
         </p>
       ) : null}

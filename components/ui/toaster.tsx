@@ -38,13 +38,14 @@ function show(toast: Toast, duration: number, id?: string | number) {
   const alert = tone === 'error';
   const options: ExternalToast = {
     id,
-    description: alert || !(detail || linked) ? undefined : (
-      <>
-        {detail}
-        {detail && linked ? <br /> : null}
-        {linked}
-      </>
-    ),
+    description:
+      alert || !(detail || linked) ? undefined : (
+        <>
+          {detail}
+          {detail && linked ? <br /> : null}
+          {linked}
+        </>
+      ),
     testId: 'toast',
     duration,
     className: tones[tone],
@@ -87,6 +88,7 @@ export function Toasts({ onReady }: { onReady: () => (() => void) | undefined })
     for (const [id, toast] of timed) show(toast, on ? Infinity : LIFETIME_MS, id);
   }, []);
   return (
+    // biome-ignore lint/a11y/noStaticElementInteractions: focus inside the toasts holds them; the box itself takes no input
     <div
       onFocus={() => hold(true)}
       onBlur={(event) => {
@@ -100,7 +102,8 @@ export function Toasts({ onReady }: { onReady: () => (() => void) | undefined })
         toastOptions={{
           unstyled: true,
           classNames: {
-            toast: 'flex w-[var(--width)] max-w-[calc(100vw-2rem)] items-start gap-3 rounded-md border-l-4 p-3 pr-8 shadow',
+            toast:
+              'flex w-[var(--width)] max-w-[calc(100vw-2rem)] items-start gap-3 rounded-md border-l-4 p-3 pr-8 shadow',
             title: 'text-sm font-medium',
             description: 'mt-0.5 text-sm break-words',
             icon: 'hidden',

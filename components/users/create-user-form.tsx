@@ -13,7 +13,8 @@ export interface NewUserDraft {
   fields: Record<string, string>;
 }
 
-const FIELD = 'mt-1 block w-full rounded-md border border-zinc-300 bg-white px-2 py-1.5 text-sm dark:border-zinc-700 dark:bg-zinc-950';
+const FIELD =
+  'mt-1 block w-full rounded-md border border-zinc-300 bg-white px-2 py-1.5 text-sm dark:border-zinc-700 dark:bg-zinc-950';
 
 /**
  * The create-user form. It checks the fields with the action's own rules and messages
@@ -71,7 +72,13 @@ export function CreateUserForm({
   };
 
   return (
-    <form key={operationId} onSubmit={submit} noValidate aria-labelledby="create-user-title" className="mb-6 rounded-lg border border-zinc-200 bg-white p-4 dark:border-zinc-800 dark:bg-zinc-900">
+    <form
+      key={operationId}
+      onSubmit={submit}
+      noValidate
+      aria-labelledby="create-user-title"
+      className="mb-6 rounded-lg border border-zinc-200 bg-white p-4 dark:border-zinc-800 dark:bg-zinc-900"
+    >
       <h2 id="create-user-title" className="mb-3 text-sm font-semibold">
         Create a user
       </h2>
@@ -91,7 +98,11 @@ export function CreateUserForm({
             ))}
           </select>
         </div>
-        {field('password', 'Initial password', { type: 'password', autoComplete: 'new-password', placeholder: '8 to 128 characters' })}
+        {field('password', 'Initial password', {
+          type: 'password',
+          autoComplete: 'new-password',
+          placeholder: '8 to 128 characters',
+        })}
         <Button type="submit" variant="primary" className="mt-5">
           Create user…
         </Button>

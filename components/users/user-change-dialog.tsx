@@ -17,7 +17,9 @@ export type UserChange =
   | { kind: 'enable'; user: UserView }
   | { kind: 'role'; user: UserView; role: Role };
 
-type Outcome = { ok: true; title: string; detail?: string; tone?: 'success' | 'info' } | { ok: false; code: string; message: string; fieldErrors?: Record<string, string[]> };
+type Outcome =
+  | { ok: true; title: string; detail?: string; tone?: 'success' | 'info' }
+  | { ok: false; code: string; message: string; fieldErrors?: Record<string, string[]> };
 
 async function run(change: UserChange, reason: string): Promise<Outcome> {
   switch (change.kind) {
@@ -26,8 +28,17 @@ async function run(change: UserChange, reason: string): Promise<Outcome> {
       const r = await createUserAction(change.draft.fields as Parameters<typeof createUserAction>[0]);
       if (!r.ok) return r;
       return r.value.created
-        ? { ok: true, title: `Created ${r.value.user.username}`, detail: `Role ${r.value.user.role}. They can sign in now.` }
-        : { ok: true, tone: 'info', title: `${r.value.user.username} was already created by this form`, detail: 'Nothing changed.' };
+        ? {
+            ok: true,
+            title: `Created ${r.value.user.username}`,
+            detail: `Role ${r.value.user.role}. They can sign in now.`,
+          }
+        : {
+            ok: true,
+            tone: 'info',
+            title: `${r.value.user.username} was already created by this form`,
+            detail: 'Nothing changed.',
+          };
     }
     case 'disable': {
       const r = await disableUserAction({ username: change.user.username, reason });
@@ -35,7 +46,12 @@ async function run(change: UserChange, reason: string): Promise<Outcome> {
       const sessions = `${r.value.sessionsEnded} session${r.value.sessionsEnded === 1 ? '' : 's'}`;
       return r.value.changed
         ? { ok: true, title: `Disabled ${r.value.user.username}`, detail: `Signed out of ${sessions}.` }
-        : { ok: true, tone: 'info', title: `${r.value.user.username} was already disabled`, detail: 'Nothing changed.' };
+        : {
+            ok: true,
+            tone: 'info',
+            title: `${r.value.user.username} was already disabled`,
+            detail: 'Nothing changed.',
+          };
     }
     case 'enable': {
       const r = await enableUserAction({ username: change.user.username });
@@ -45,11 +61,20 @@ async function run(change: UserChange, reason: string): Promise<Outcome> {
         : { ok: true, tone: 'info', title: `${r.value.user.username} was already enabled`, detail: 'Nothing changed.' };
     }
     case 'role': {
-      const r = await changeUserRoleAction({ username: change.user.username, role: change.role, expectedRole: change.user.role as Role });
+      const r = await changeUserRoleAction({
+        username: change.user.username,
+        role: change.role,
+        expectedRole: change.user.role as Role,
+      });
       if (!r.ok) return r;
       return r.value.changed
         ? { ok: true, title: `${r.value.user.username} is now ${r.value.user.role}` }
-        : { ok: true, tone: 'info', title: `${r.value.user.username} already had the role ${r.value.user.role}`, detail: 'Nothing changed.' };
+        : {
+            ok: true,
+            tone: 'info',
+            title: `${r.value.user.username} already had the role ${r.value.user.role}`,
+            detail: 'Nothing changed.',
+          };
     }
   }
 }
@@ -82,7 +107,9 @@ function describe(change: UserChange): { title: string; confirm: string; tone: '
         title: `Enable ${change.user.username}?`,
         confirm: 'Enable user',
         tone: 'primary',
-        body: [`${change.user.username} can sign in again with their existing password, with the role ${change.user.role}.`],
+        body: [
+          `${change.user.username} can sign in again with their existing password, with the role ${change.user.role}.`,
+        ],
       };
     case 'role':
       return {
@@ -139,9 +166,16 @@ export function UserChangeDialog({
         if (outcome.fieldErrors) onFieldErrors(outcome.fieldErrors);
       }
       // A refusal is audited too, so the audit view changes either way.
-      await Promise.all([queryClient.invalidateQueries({ queryKey: queryKeys.users.all }), queryClient.invalidateQueries({ queryKey: queryKeys.audit.all })]);
+      await Promise.all([
+        queryClient.invalidateQueries({ queryKey: queryKeys.users.all }),
+        queryClient.invalidateQueries({ queryKey: queryKeys.audit.all }),
+      ]);
     } catch {
-      toast({ tone: 'error', title: 'Could not reach Keel', detail: 'Nothing is known to have changed; try again (a repeat is safe).' });
+      toast({
+        tone: 'error',
+        title: 'Could not reach Keel',
+        detail: 'Nothing is known to have changed; try again (a repeat is safe).',
+      });
     } finally {
       setPending(false);
       setReason('');
@@ -150,8 +184,18 @@ export function UserChangeDialog({
   }
 
   return (
-    <ConfirmDialog open={change !== null} title={text?.title ?? ''} confirmLabel={text?.confirm ?? 'Confirm'} tone={text?.tone} pending={pending} onConfirm={confirm} onClose={() => !pending && onClose()}>
-      {text?.body.map((line) => <p key={line}>{line}</p>)}
+    <ConfirmDialog
+      open={change !== null}
+      title={text?.title ?? ''}
+      confirmLabel={text?.confirm ?? 'Confirm'}
+      tone={text?.tone}
+      pending={pending}
+      onConfirm={confirm}
+      onClose={() => !pending && onClose()}
+    >
+      {text?.body.map((line) => (
+        <p key={line}>{line}</p>
+      ))}
       {change?.kind === 'disable' ? (
         <div>
           <label htmlFor="disable-reason" className="block text-xs font-medium text-zinc-700 dark:text-zinc-300">

@@ -35,12 +35,20 @@ export function UsersView({ currentUsername }: { currentUsername: string }) {
 
   return (
     <>
-      <CreateUserForm operationId={operationId} serverErrors={createErrors} onReview={(draft) => setChange({ kind: 'create', draft })} />
+      <CreateUserForm
+        operationId={operationId}
+        serverErrors={createErrors}
+        onReview={(draft) => setChange({ kind: 'create', draft })}
+      />
       <div className="mb-3 flex flex-wrap items-end justify-between gap-3">
         <form aria-label="User filters" className="flex gap-3" onSubmit={(e) => e.preventDefault()}>
           <label className="text-xs font-medium text-zinc-700 dark:text-zinc-300">
             Role
-            <select className={`${SELECT} ml-2`} value={state.role ?? ''} onChange={(e) => setState({ role: ROLES.find((r) => r === e.target.value) ?? null, cursor: null })}>
+            <select
+              className={`${SELECT} ml-2`}
+              value={state.role ?? ''}
+              onChange={(e) => setState({ role: ROLES.find((r) => r === e.target.value) ?? null, cursor: null })}
+            >
               <option value="">Any</option>
               {ROLES.map((r) => (
                 <option key={r}>{r}</option>
@@ -49,7 +57,13 @@ export function UsersView({ currentUsername }: { currentUsername: string }) {
           </label>
           <label className="text-xs font-medium text-zinc-700 dark:text-zinc-300">
             Status
-            <select className={`${SELECT} ml-2`} value={state.status ?? ''} onChange={(e) => setState({ status: USER_STATUSES.find((s) => s === e.target.value) ?? null, cursor: null })}>
+            <select
+              className={`${SELECT} ml-2`}
+              value={state.status ?? ''}
+              onChange={(e) =>
+                setState({ status: USER_STATUSES.find((s) => s === e.target.value) ?? null, cursor: null })
+              }
+            >
               <option value="">Any</option>
               <option value="active">active</option>
               <option value="disabled">disabled</option>
@@ -61,7 +75,10 @@ export function UsersView({ currentUsername }: { currentUsername: string }) {
         </p>
       </div>
       {query.isError && !page ? (
-        <div role="alert" className="rounded-lg border border-red-300 bg-red-50 p-4 text-sm text-red-900 dark:border-red-800 dark:bg-red-950 dark:text-red-100">
+        <div
+          role="alert"
+          className="rounded-lg border border-red-300 bg-red-50 p-4 text-sm text-red-900 dark:border-red-800 dark:bg-red-950 dark:text-red-100"
+        >
           <p className="font-medium">Could not load users{failure ? ` (${failure.code})` : ''}.</p>
           <p className="mt-1">{query.error.message}</p>
           <Button className="mt-3" onClick={() => query.refetch()}>
@@ -88,7 +105,9 @@ export function UsersView({ currentUsername }: { currentUsername: string }) {
                   <tr key={user.id} id={`user-${user.username}`} data-username={user.username}>
                     <Cell mono>
                       {user.username}
-                      {self ? <span className="ml-2 font-sans text-xs text-zinc-600 dark:text-zinc-400">(you)</span> : null}
+                      {self ? (
+                        <span className="ml-2 font-sans text-xs text-zinc-600 dark:text-zinc-400">(you)</span>
+                      ) : null}
                     </Cell>
                     <Cell>{user.name}</Cell>
                     <Cell>
@@ -98,7 +117,9 @@ export function UsersView({ currentUsername }: { currentUsername: string }) {
                         value={user.role}
                         disabled={self}
                         title={self ? 'You cannot change your own role; ask another admin.' : undefined}
-                        onChange={(e) => isRole(e.target.value) && setChange({ kind: 'role', user, role: e.target.value })}
+                        onChange={(e) =>
+                          isRole(e.target.value) && setChange({ kind: 'role', user, role: e.target.value })
+                        }
                       >
                         {!user.knownRole ? <option value={user.role}>{user.role} (unknown)</option> : null}
                         {ROLES.map((r) => (
@@ -108,11 +129,16 @@ export function UsersView({ currentUsername }: { currentUsername: string }) {
                     </Cell>
                     <Cell>
                       {user.disabled ? (
-                        <span className="rounded bg-red-100 px-1.5 py-0.5 text-xs font-medium text-red-900 dark:bg-red-950 dark:text-red-200" title={user.disabledReason ?? undefined}>
+                        <span
+                          className="rounded bg-red-100 px-1.5 py-0.5 text-xs font-medium text-red-900 dark:bg-red-950 dark:text-red-200"
+                          title={user.disabledReason ?? undefined}
+                        >
                           disabled
                         </span>
                       ) : (
-                        <span className="rounded bg-emerald-100 px-1.5 py-0.5 text-xs font-medium text-emerald-900 dark:bg-emerald-950 dark:text-emerald-200">active</span>
+                        <span className="rounded bg-emerald-100 px-1.5 py-0.5 text-xs font-medium text-emerald-900 dark:bg-emerald-950 dark:text-emerald-200">
+                          active
+                        </span>
                       )}
                     </Cell>
                     <Cell>
@@ -138,7 +164,11 @@ export function UsersView({ currentUsername }: { currentUsername: string }) {
             <Button className="disabled:opacity-50" disabled={!state.cursor} onClick={() => setState({ cursor: null })}>
               First page
             </Button>
-            <Button className="disabled:opacity-50" disabled={!page.nextCursor} onClick={() => setState({ cursor: page.nextCursor })}>
+            <Button
+              className="disabled:opacity-50"
+              disabled={!page.nextCursor}
+              onClick={() => setState({ cursor: page.nextCursor })}
+            >
               Next page →
             </Button>
           </nav>

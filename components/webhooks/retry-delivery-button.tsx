@@ -7,7 +7,9 @@ import { attemptText, useWebhookAction } from './use-webhook-action';
 /** Sends a pending or failed delivery now; the server refuses one a worker is sending at this moment. */
 export function RetryDeliveryButton({ deliveryId, sending }: { deliveryId: number; sending: boolean }) {
   const retry = useWebhookAction<{ deliveryId: number }>(retryWebhookAction, (o) =>
-    o.repeated ? `Delivery #${o.deliveryId} was retried already (${o.status})` : `Delivery #${o.deliveryId}: ${attemptText(o)}`,
+    o.repeated
+      ? `Delivery #${o.deliveryId} was retried already (${o.status})`
+      : `Delivery #${o.deliveryId}: ${attemptText(o)}`,
   );
   return (
     <Button

@@ -11,7 +11,10 @@ import { newOperationId } from '../users/operation-id';
  * double click (two calls before the button disables) sends once, then a fresh one for
  * the next deliberate press.
  */
-export function useWebhookAction<I>(run: (input: I & { operationId: string }) => Promise<Result<WebhookActionOutcome>>, success: (outcome: WebhookActionOutcome) => string) {
+export function useWebhookAction<I>(
+  run: (input: I & { operationId: string }) => Promise<Result<WebhookActionOutcome>>,
+  success: (outcome: WebhookActionOutcome) => string,
+) {
   const [operationId, setOperationId] = useState(newOperationId);
   const action = useServerAction(run, { success, invalidate: [queryKeys.webhooks.all, queryKeys.audit.all] });
   return {
@@ -26,4 +29,6 @@ export function useWebhookAction<I>(run: (input: I & { operationId: string }) =>
 
 /** How an attempt ended, in a few words for a toast. */
 export const attemptText = (o: WebhookActionOutcome): string =>
-  o.status === 'DELIVERED' ? `delivered, HTTP ${o.httpStatus}` : `not accepted (${o.error ?? 'no answer'}); ${o.status === 'FAILED' ? 'given up as FAILED' : 'retried with backoff'}`;
+  o.status === 'DELIVERED'
+    ? `delivered, HTTP ${o.httpStatus}`
+    : `not accepted (${o.error ?? 'no answer'}); ${o.status === 'FAILED' ? 'given up as FAILED' : 'retried with backoff'}`;

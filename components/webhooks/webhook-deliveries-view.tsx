@@ -41,16 +41,24 @@ export function WebhookDeliveriesView() {
         </h2>
         {page && page.endpoints.length === 0 ? (
           <p className={`text-sm ${MUTED}`}>
-            No endpoint is configured. Set <code className="font-mono text-xs">KEEL_WEBHOOK_URLS</code> and a signing secret per endpoint (docs/webhooks.md).
+            No endpoint is configured. Set <code className="font-mono text-xs">KEEL_WEBHOOK_URLS</code> and a signing
+            secret per endpoint (docs/webhooks.md).
           </p>
         ) : (
           <ul className="flex flex-wrap gap-2 text-sm">
             {page?.endpoints.map((e) => (
-              <li key={e.name} className="flex flex-wrap items-center gap-x-2 rounded-md border border-zinc-200 px-3 py-1.5 dark:border-zinc-800">
+              <li
+                key={e.name}
+                className="flex flex-wrap items-center gap-x-2 rounded-md border border-zinc-200 px-3 py-1.5 dark:border-zinc-800"
+              >
                 <span className="font-medium">{e.name}</span>
                 <span className={`font-mono text-xs ${MUTED}`}>{e.origin}</span>
                 <span className="rounded bg-zinc-100 px-1.5 py-0.5 text-xs dark:bg-zinc-800">{e.format}</span>
-                {e.enabled ? <SendTestButton endpoint={e.name} /> : <span className={`text-xs ${MUTED}`}>(removed from the settings)</span>}
+                {e.enabled ? (
+                  <SendTestButton endpoint={e.name} />
+                ) : (
+                  <span className={`text-xs ${MUTED}`}>(removed from the settings)</span>
+                )}
               </li>
             ))}
           </ul>
@@ -65,7 +73,16 @@ export function WebhookDeliveriesView() {
           <form aria-label="Delivery filters" onSubmit={(e) => e.preventDefault()}>
             <label className="text-xs font-medium text-zinc-700 dark:text-zinc-300">
               Status
-              <select className={`${SELECT} ml-2`} value={state.status ?? ''} onChange={(e) => setState({ status: WEBHOOK_DELIVERY_STATUSES.find((s) => s === e.target.value) ?? null, cursor: null })}>
+              <select
+                className={`${SELECT} ml-2`}
+                value={state.status ?? ''}
+                onChange={(e) =>
+                  setState({
+                    status: WEBHOOK_DELIVERY_STATUSES.find((s) => s === e.target.value) ?? null,
+                    cursor: null,
+                  })
+                }
+              >
                 <option value="">Any</option>
                 {WEBHOOK_DELIVERY_STATUSES.map((s) => (
                   <option key={s}>{s}</option>
@@ -74,7 +91,9 @@ export function WebhookDeliveriesView() {
             </label>
           </form>
           <p className="text-sm" data-testid="delivery-count">
-            {page ? `${formatCappedCount(page.count)} ${page.count.value === 1 && !page.count.capped ? 'delivery' : 'deliveries'}` : '\u00a0'}
+            {page
+              ? `${formatCappedCount(page.count)} ${page.count.value === 1 && !page.count.capped ? 'delivery' : 'deliveries'}`
+              : '\u00a0'}
           </p>
         </div>
         {query.isError && !page ? (
@@ -95,7 +114,10 @@ export function WebhookDeliveriesView() {
           </p>
         ) : (
           <>
-            <DataTable caption="Webhook deliveries" head={['Event', 'Endpoint', 'Status', 'Attempts', 'Next attempt', 'Last result', 'Created', 'Action']}>
+            <DataTable
+              caption="Webhook deliveries"
+              head={['Event', 'Endpoint', 'Status', 'Attempts', 'Next attempt', 'Last result', 'Created', 'Action']}
+            >
               {page.rows.length === 0 ? (
                 <tr>
                   <td colSpan={8} className={`px-3 py-8 text-center ${MUTED}`}>
@@ -114,7 +136,13 @@ export function WebhookDeliveriesView() {
                       <StatusBadge status={d.status} />
                     </Cell>
                     <Cell>{d.attempts}</Cell>
-                    <Cell>{d.status === 'PENDING' ? <StackedTime at={d.nextAttemptAt} now={now} /> : <span className={MUTED}>—</span>}</Cell>
+                    <Cell>
+                      {d.status === 'PENDING' ? (
+                        <StackedTime at={d.nextAttemptAt} now={now} />
+                      ) : (
+                        <span className={MUTED}>—</span>
+                      )}
+                    </Cell>
                     <Cell wrap>
                       {d.status === 'DELIVERED' && d.deliveredAt ? (
                         <>
@@ -128,13 +156,24 @@ export function WebhookDeliveriesView() {
                     <Cell>
                       <StackedTime at={d.createdAt} now={now} />
                     </Cell>
-                    <Cell>{d.status === 'DELIVERED' ? <span className={MUTED}>—</span> : <RetryDeliveryButton deliveryId={d.id} sending={d.sending} />}</Cell>
+                    <Cell>
+                      {d.status === 'DELIVERED' ? (
+                        <span className={MUTED}>—</span>
+                      ) : (
+                        <RetryDeliveryButton deliveryId={d.id} sending={d.sending} />
+                      )}
+                    </Cell>
                   </tr>
                 ))
               )}
             </DataTable>
             <div className="mt-3">
-              <KeysetPager label="Delivery pages" cursor={state.cursor} nextCursor={page.nextCursor} onChange={(cursor) => setState({ cursor })} />
+              <KeysetPager
+                label="Delivery pages"
+                cursor={state.cursor}
+                nextCursor={page.nextCursor}
+                onChange={(cursor) => setState({ cursor })}
+              />
             </div>
           </>
         )}

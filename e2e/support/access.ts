@@ -57,7 +57,10 @@ export async function signedInContext(username: string): Promise<{ context: APIR
  * expires_at is moved into the past; the forged cookie is well formed (token, a dot,
  * a base64 "signature") but signed by nobody.
  */
-export async function callerFor(identity: Identity, db: pg.Client): Promise<Caller & { restoreExpired(): Promise<void> }> {
+export async function callerFor(
+  identity: Identity,
+  db: pg.Client,
+): Promise<Caller & { restoreExpired(): Promise<void> }> {
   const noop = async () => {};
   if (isRole(identity)) {
     const { context, token } = await signedInContext(identity);
@@ -73,19 +76,39 @@ export async function callerFor(identity: Identity, db: pg.Client): Promise<Call
     const context = await playwrightRequest.newContext({
       baseURL: baseUrl(),
       extraHTTPHeaders: { Origin: baseUrl() },
-      storageState: { cookies: [{ name: SESSION_COOKIE, value, domain: 'localhost', path: '/', expires: -1, httpOnly: true, secure: false, sameSite: 'Lax' }], origins: [] },
+      storageState: {
+        cookies: [
+          {
+            name: SESSION_COOKIE,
+            value,
+            domain: 'localhost',
+            path: '/',
+            expires: -1,
+            httpOnly: true,
+            secure: false,
+            sameSite: 'Lax',
+          },
+        ],
+        origins: [],
+      },
     });
     return { identity, context, token, dispose: () => context.dispose(), restoreExpired: noop };
   }
   const { context, token } = await signedInContext('admin');
-  const row = await db.query(`update keel.session set expires_at = now() - interval '1 minute' where token = $1 returning row_to_json(session.*) as row`, [token]);
+  const row = await db.query(
+    `update keel.session set expires_at = now() - interval '1 minute' where token = $1 returning row_to_json(session.*) as row`,
+    [token],
+  );
   const saved = row.rows[0]?.row;
   if (!saved) throw new Error('the expired session row was not found');
   // better-auth deletes an expired session when it sees it; put it back before each call.
   const restoreExpired = async () => {
     // Only when it is gone: an insert takes a transaction id even when it inserts nothing.
     if ((await db.query('select 1 from keel.session where token = $1', [token])).rowCount) return;
-    await db.query(`insert into keel.session select * from json_populate_record(null::keel.session, $1) on conflict do nothing`, [saved]);
+    await db.query(
+      `insert into keel.session select * from json_populate_record(null::keel.session, $1) on conflict do nothing`,
+      [saved],
+    );
   };
   return { identity, context, token, dispose: () => context.dispose(), restoreExpired };
 }
@@ -126,7 +149,12 @@ export function serverActions(): ServerActionEntry[] {
     // A static page when there is one; a dynamic segment gets a harmless value.
     const page = pages.find((p) => !p.includes('[')) ?? pages[0] ?? '/';
     const exportName = entry.exportedName ?? '?';
-    return { id, key: `${entry.filename ?? '?'}#${exportName}`, exportName, pagePath: page.replace(/\[[^\]]+\]/g, '1') };
+    return {
+      id,
+      key: `${entry.filename ?? '?'}#${exportName}`,
+      exportName,
+      pagePath: page.replace(/\[[^\]]+\]/g, '1'),
+    };
   });
 }
 
@@ -138,7 +166,8 @@ export function appEntries(kind: 'page' | 'route'): string[] {
     for (const entry of readdirSync(dir, { withFileTypes: true })) {
       const path = join(dir, entry.name);
       if (entry.isDirectory()) walk(path);
-      else if (entry.name === file) found.push(toUrlPath(relative('app', dir).split(sep).join('/')).replace(/\/$/, '') || '/');
+      else if (entry.name === file)
+        found.push(toUrlPath(relative('app', dir).split(sep).join('/')).replace(/\/$/, '') || '/');
     }
   };
   walk('app');
@@ -175,9 +204,19 @@ export function parseFlight(body: string): ActionAnswer['result'] {
   }
 }
 
-export async function callAction(context: APIRequestContext, action: ServerActionEntry, args: unknown[], headers: Record<string, string> = {}): Promise<ActionAnswer> {
+export async function callAction(
+  context: APIRequestContext,
+  action: ServerActionEntry,
+  args: unknown[],
+  headers: Record<string, string> = {},
+): Promise<ActionAnswer> {
   const response = await context.post(action.pagePath, {
-    headers: { 'Next-Action': action.id, 'Content-Type': 'text/plain;charset=UTF-8', Accept: 'text/x-component', ...headers },
+    headers: {
+      'Next-Action': action.id,
+      'Content-Type': 'text/plain;charset=UTF-8',
+      Accept: 'text/x-component',
+      ...headers,
+    },
     data: JSON.stringify(args),
     maxRedirects: 0,
     failOnStatusCode: false,
@@ -187,7 +226,7 @@ export async function callAction(context: APIRequestContext, action: ServerActio
   return {
     status: response.status(),
     result: type.includes('text/x-component') ? parseFlight(body) : null,
-    location: response.headers()['location'] ?? null,
+    location: response.headers().location ?? null,
     body,
   };
 }
@@ -202,7 +241,12 @@ export async function callAction(context: APIRequestContext, action: ServerActio
  * earlier specs caused). A new webhook event still shows in keel.webhook_event, written by
  * the changing transaction. No console action writes a lease grant: only a claim does.
  */
-const BACKGROUND_TABLES = new Set(['keel.metric_sample', 'settle.lease_grants', 'keel.rate_limit', 'keel.webhook_delivery']);
+const BACKGROUND_TABLES = new Set([
+  'keel.metric_sample',
+  'settle.lease_grants',
+  'keel.rate_limit',
+  'keel.webhook_delivery',
+]);
 /** Sessions count while live: better-auth deletes an expired one when it is presented. */
 const ROW_FILTER: Record<string, string> = { 'keel.session': 'where expires_at > now()' };
 
@@ -231,7 +275,9 @@ export class DatabaseWatch {
    * a scan of every table; this check costs nothing).
    */
   async current(): Promise<Picture> {
-    const { rows } = await this.db.query<{ xmax: string }>('select pg_snapshot_xmax(pg_current_snapshot())::text as xmax');
+    const { rows } = await this.db.query<{ xmax: string }>(
+      'select pg_snapshot_xmax(pg_current_snapshot())::text as xmax',
+    );
     const xmax = rows[0]!.xmax;
     if (this.last?.xmax === xmax) return this.last.picture;
     const picture = await this.picture();
@@ -264,7 +310,9 @@ export class DatabaseWatch {
 
   /** Tables other than the audit log that changed between two pictures. */
   static changed(before: Picture, after: Picture): string[] {
-    return [...after.tables.keys()].filter((t) => t !== 'keel.audit_event' && before.tables.get(t) !== after.tables.get(t));
+    return [...after.tables.keys()].filter(
+      (t) => t !== 'keel.audit_event' && before.tables.get(t) !== after.tables.get(t),
+    );
   }
 
   async auditSince(before: Picture): Promise<AuditRow[]> {

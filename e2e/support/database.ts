@@ -28,7 +28,10 @@ export type SpecDatabase = Pick<pg.Client, 'query'>;
  * One client for a spec file, connected before its first test and closed after its
  * last; the queries go to whichever client is open when they run.
  */
-export function specDatabase(test: { beforeAll: (fn: () => Promise<void>) => void; afterAll: (fn: () => Promise<void>) => void }): SpecDatabase {
+export function specDatabase(test: {
+  beforeAll: (fn: () => Promise<void>) => void;
+  afterAll: (fn: () => Promise<void>) => void;
+}): SpecDatabase {
   let client: pg.Client | undefined;
   test.beforeAll(async () => {
     client = await e2eDatabase();

@@ -1,4 +1,11 @@
-import { ACTION_PERMISSIONS, PERMISSIONS, ROLES, type ActionName, type Permission, type Role } from '../../lib/domain/roles';
+import {
+  ACTION_PERMISSIONS,
+  PERMISSIONS,
+  ROLES,
+  type ActionName,
+  type Permission,
+  type Role,
+} from '../../lib/domain/roles';
 
 /**
  * What the access matrix and the hostile-input suite know of each entry point: its
@@ -21,28 +28,73 @@ export const actionPermission = (spec: { name: ActionName }): Permission => ACTI
  * that is not listed here fails the inventory test.
  */
 export const ACTIONS: Record<string, { name: ActionName; input: unknown }> = {
-  'app/actions/recovery.ts#proposeTakeover': { name: 'recovery.propose', input: { target: 'batch', executionId: NO_ID, reason: 'access matrix' } },
-  'app/actions/recovery.ts#confirmProposal': { name: 'recovery.confirm', input: { proposalId: NO_ID, evidenceDigest: '0'.repeat(64) } },
-  'app/actions/recovery.ts#rejectRecoveryProposal': { name: 'recovery.reject', input: { proposalId: NO_ID, reason: 'access matrix' } },
-  'app/actions/recovery.ts#proposeExecutionAbandon': { name: 'execution.abandon.propose', input: { executionId: NO_ID, note: 'access matrix' } },
+  'app/actions/recovery.ts#proposeTakeover': {
+    name: 'recovery.propose',
+    input: { target: 'batch', executionId: NO_ID, reason: 'access matrix' },
+  },
+  'app/actions/recovery.ts#confirmProposal': {
+    name: 'recovery.confirm',
+    input: { proposalId: NO_ID, evidenceDigest: '0'.repeat(64) },
+  },
+  'app/actions/recovery.ts#rejectRecoveryProposal': {
+    name: 'recovery.reject',
+    input: { proposalId: NO_ID, reason: 'access matrix' },
+  },
+  'app/actions/recovery.ts#proposeExecutionAbandon': {
+    name: 'execution.abandon.propose',
+    input: { executionId: NO_ID, note: 'access matrix' },
+  },
   'app/actions/recovery.ts#cancelRecoveryProposal': { name: 'recovery.cancel', input: { proposalId: NO_ID } },
-  'app/actions/recovery.ts#requestExecutionStop': { name: 'execution.request_stop', input: { executionId: NO_ID, operationId: 'access-matrix-stop' } },
-  'app/actions/settlements.ts#replayDeadLetterAction': { name: 'settlement.replay', input: { receiptId: NO_RECEIPT, note: 'access matrix', operationId: 'access-matrix-replay' } },
-  'app/actions/settlements.ts#discardDeadLetterAction': { name: 'settlement.discard', input: { receiptId: NO_RECEIPT, note: 'access matrix', operationId: 'access-matrix-discard' } },
-  'app/actions/settlements.ts#requeueSettlementAction': { name: 'settlement.requeue', input: { receiptId: NO_RECEIPT, expectedRowVersion: 0, operationId: 'access-matrix-requeue' } },
+  'app/actions/recovery.ts#requestExecutionStop': {
+    name: 'execution.request_stop',
+    input: { executionId: NO_ID, operationId: 'access-matrix-stop' },
+  },
+  'app/actions/settlements.ts#replayDeadLetterAction': {
+    name: 'settlement.replay',
+    input: { receiptId: NO_RECEIPT, note: 'access matrix', operationId: 'access-matrix-replay' },
+  },
+  'app/actions/settlements.ts#discardDeadLetterAction': {
+    name: 'settlement.discard',
+    input: { receiptId: NO_RECEIPT, note: 'access matrix', operationId: 'access-matrix-discard' },
+  },
+  'app/actions/settlements.ts#requeueSettlementAction': {
+    name: 'settlement.requeue',
+    input: { receiptId: NO_RECEIPT, expectedRowVersion: 0, operationId: 'access-matrix-requeue' },
+  },
   // An empty note is refused after the guard; a valid preview would freeze a real job.
-  'app/actions/settlements.ts#previewBulkReplayAction': { name: 'settlement.bulk_replay.preview', input: { filters: { q: NO_RECEIPT }, note: '' } },
-  'app/actions/settlements.ts#previewBulkRequeueAction': { name: 'settlement.bulk_replay.preview', input: { receiptIds: [NO_RECEIPT], note: '' } },
+  'app/actions/settlements.ts#previewBulkReplayAction': {
+    name: 'settlement.bulk_replay.preview',
+    input: { filters: { q: NO_RECEIPT }, note: '' },
+  },
+  'app/actions/settlements.ts#previewBulkRequeueAction': {
+    name: 'settlement.bulk_replay.preview',
+    input: { receiptIds: [NO_RECEIPT], note: '' },
+  },
   'app/actions/settlements.ts#startBulkReplayAction': { name: 'settlement.bulk_replay.start', input: { jobId: NO_ID } },
-  'app/actions/settlements.ts#cancelBulkReplayAction': { name: 'settlement.bulk_replay.cancel', input: { jobId: NO_ID } },
-  'app/actions/users.ts#createUserAction': { name: 'user.create', input: { username: 'viewer', name: 'Access Matrix', role: 'viewer', password: 'access-matrix-1' } },
+  'app/actions/settlements.ts#cancelBulkReplayAction': {
+    name: 'settlement.bulk_replay.cancel',
+    input: { jobId: NO_ID },
+  },
+  'app/actions/users.ts#createUserAction': {
+    name: 'user.create',
+    input: { username: 'viewer', name: 'Access Matrix', role: 'viewer', password: 'access-matrix-1' },
+  },
   'app/actions/users.ts#disableUserAction': { name: 'user.disable', input: { username: 'matrix_nobody' } },
   // Enabling an enabled user and giving a role the user has are real successes that change nothing.
   'app/actions/users.ts#enableUserAction': { name: 'user.enable', input: { username: 'viewer' } },
-  'app/actions/users.ts#changeUserRoleAction': { name: 'user.role', input: { username: 'viewer', role: 'viewer', expectedRole: 'viewer' } },
+  'app/actions/users.ts#changeUserRoleAction': {
+    name: 'user.role',
+    input: { username: 'viewer', role: 'viewer', expectedRole: 'viewer' },
+  },
   // An endpoint no setting names is refused UNKNOWN_ENDPOINT, a delivery that does not exist NOT_FOUND: nothing is sent.
-  'app/actions/webhooks.ts#sendTestWebhookAction': { name: 'webhook.send_test', input: { endpoint: 'access-matrix-nobody', operationId: 'access-matrix-send-test' } },
-  'app/actions/webhooks.ts#retryWebhookAction': { name: 'webhook.retry', input: { deliveryId: NO_ID, operationId: 'access-matrix-retry' } },
+  'app/actions/webhooks.ts#sendTestWebhookAction': {
+    name: 'webhook.send_test',
+    input: { endpoint: 'access-matrix-nobody', operationId: 'access-matrix-send-test' },
+  },
+  'app/actions/webhooks.ts#retryWebhookAction': {
+    name: 'webhook.retry',
+    input: { deliveryId: NO_ID, operationId: 'access-matrix-retry' },
+  },
   'app/actions/session.ts#signOut': { name: 'session.sign_out', input: {} },
 };
 
@@ -68,7 +120,10 @@ export const PAGES: Record<string, { permission: Permission | 'public'; sample?:
 };
 
 /** `query`: what a route needs beside its path to answer at all (the search asks for something to find). */
-export const ROUTES: Record<string, { permission: Permission | 'public' | 'better-auth'; sample?: string; query?: string }> = {
+export const ROUTES: Record<
+  string,
+  { permission: Permission | 'public' | 'better-auth'; sample?: string; query?: string }
+> = {
   '/api/audit': { permission: 'read' },
   '/api/audit/export': { permission: 'read' },
   '/api/auth/[...all]': { permission: 'better-auth' },
@@ -95,7 +150,6 @@ export const ROUTES: Record<string, { permission: Permission | 'public' | 'bette
   '/api/webhooks/deliveries': { permission: 'manageWebhooks' },
 };
 
-
 /**
  * docs/security.md's "Who can reach what" table, rendered from PERMISSIONS and the
  * entries above; the access matrix checks the document still holds exactly this.
@@ -104,8 +158,11 @@ export function renderAccessTable(): string {
   const head = `| entry | permission | ${ROLES.join(' | ')} | no session, expired, forged |`;
   const rule = `|---|---|${ROLES.map(() => '---').join('|')}|---|`;
   const cells = (permission: Permission | 'public') =>
-    ROLES.map((role) => (permission === 'public' || (PERMISSIONS[permission] as readonly Role[]).includes(role) ? 'yes' : 'no')).join(' | ');
-  const row = (entry: string, permission: Permission | 'public') => `| ${entry} | ${permission} | ${cells(permission)} | ${permission === 'public' ? 'yes' : 'no'} |`;
+    ROLES.map((role) =>
+      permission === 'public' || (PERMISSIONS[permission] as readonly Role[]).includes(role) ? 'yes' : 'no',
+    ).join(' | ');
+  const row = (entry: string, permission: Permission | 'public') =>
+    `| ${entry} | ${permission} | ${cells(permission)} | ${permission === 'public' ? 'yes' : 'no'} |`;
   const lines = [
     ...Object.entries(ACTIONS).map(([key, spec]) => row(`action \`${key.split('#')[1]}\``, actionPermission(spec))),
     ...Object.entries(PAGES).map(([path, spec]) => row(`page \`${path}\``, spec.permission)),

@@ -5,7 +5,14 @@ import { join } from 'node:path';
 import { freePort } from '../../lib/db/embedded';
 
 /** `keel start` run the two ways a user runs it: the launcher itself, or `npm start`. */
-export const LAUNCHER = [process.execPath, '--import', 'tsx', '--conditions=react-server', 'bin/keel.ts', 'start'] as const;
+export const LAUNCHER = [
+  process.execPath,
+  '--import',
+  'tsx',
+  '--conditions=react-server',
+  'bin/keel.ts',
+  'start',
+] as const;
 export const NPM_START = ['npm', 'start'] as const;
 
 /** What launch() started and is still running. */
@@ -43,7 +50,10 @@ export interface Launched {
  * ports of its own, and waits for /api/health; throws with what it printed if it exits
  * first or `timeoutMs` passes.
  */
-export async function launch(command: readonly string[], options: { cwd?: string; home?: string; env?: Record<string, string>; timeoutMs?: number }): Promise<Launched> {
+export async function launch(
+  command: readonly string[],
+  options: { cwd?: string; home?: string; env?: Record<string, string>; timeoutMs?: number },
+): Promise<Launched> {
   const port = await freePort();
   const env: NodeJS.ProcessEnv = {
     ...process.env,
@@ -63,11 +73,15 @@ export async function launch(command: readonly string[], options: { cwd?: string
   const chunks: string[] = [];
   child.stdout!.on('data', (chunk: Buffer) => chunks.push(chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => chunks.push(chunk.toString()));
-  const exited = once(child, 'exit').then(([code, signal]) => ({ code: code as number | null, signal: signal as NodeJS.Signals | null }));
+  const exited = once(child, 'exit').then(([code, signal]) => ({
+    code: code as number | null,
+    signal: signal as NodeJS.Signals | null,
+  }));
   const output = () => chunks.join('');
   const deadline = Date.now() + (options.timeoutMs ?? 180_000);
   for (;;) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`keel exited (${child.exitCode ?? child.signalCode}) before serving:\n${output().slice(-4000)}`);
+    if (child.exitCode !== null || child.signalCode !== null)
+      throw new Error(`keel exited (${child.exitCode ?? child.signalCode}) before serving:\n${output().slice(-4000)}`);
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
       throw new Error(`keel did not answer /api/health in time:\n${output().slice(-4000)}`);
@@ -90,7 +104,11 @@ export function postmasterPid(home: string): number {
 /** The children of `pid` whose command line matches `pattern`. */
 export function childPids(pid: number, pattern: string): number[] {
   try {
-    return execFileSync('pgrep', ['-P', String(pid), '-f', pattern], { encoding: 'utf8' }).trim().split('\n').filter(Boolean).map(Number);
+    return execFileSync('pgrep', ['-P', String(pid), '-f', pattern], { encoding: 'utf8' })
+      .trim()
+      .split('\n')
+      .filter(Boolean)
+      .map(Number);
   } catch {
     return []; // pgrep exits 1 when nothing matches
   }

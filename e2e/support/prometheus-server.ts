@@ -20,7 +20,9 @@ function prometheusBinary(): string {
     if (dir && existsSync(candidate)) return candidate;
   }
   if (existsSync(TOOLS_BINARY)) return TOOLS_BINARY;
-  throw new Error('prometheus is not installed: `bash scripts/check-alerts.sh` unpacks it from Debian\'s prometheus package into .keel/tools');
+  throw new Error(
+    "prometheus is not installed: `bash scripts/check-alerts.sh` unpacks it from Debian's prometheus package into .keel/tools",
+  );
 }
 
 export interface ScrapeJob {
@@ -78,12 +80,18 @@ ${scrape}`;
 async function api<T>(url: string, init?: RequestInit): Promise<T> {
   const response = await fetch(url, init);
   const body = (await response.json()) as { status: string; data: T; error?: string };
-  if (!response.ok || body.status !== 'success') throw new Error(`prometheus ${url}: ${response.status} ${body.error ?? ''}`);
+  if (!response.ok || body.status !== 'success')
+    throw new Error(`prometheus ${url}: ${response.status} ${body.error ?? ''}`);
   return body.data;
 }
 
 /** Polls `read` until `done` holds of its result, or fails with `what` after `timeoutMs`. */
-export async function until<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 30_000): Promise<T> {
+export async function until<T>(
+  what: string,
+  read: () => Promise<T>,
+  done: (value: T) => boolean,
+  timeoutMs = 30_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: T | undefined;
   for (;;) {
@@ -93,7 +101,8 @@ export async function until<T>(what: string, read: () => Promise<T>, done: (valu
     } catch (error) {
       if (Date.now() > deadline) throw error;
     }
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}; last seen: ${JSON.stringify(last)}`);
+    if (Date.now() > deadline)
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}; last seen: ${JSON.stringify(last)}`);
     await new Promise((r) => setTimeout(r, 200));
   }
 }
@@ -130,14 +139,26 @@ export async function startPrometheus(options: { rules: string; job: ScrapeJob }
     rmSync(dir, { recursive: true, force: true });
   };
   try {
-    await until('prometheus to be ready', async () => (server.exitCode === null ? (await fetch(`${url}/-/ready`)).ok : Promise.reject(new Error('prometheus exited, see .keel/e2e-results/prometheus.log'))), Boolean, 20_000);
+    await until(
+      'prometheus to be ready',
+      async () =>
+        server.exitCode === null
+          ? (await fetch(`${url}/-/ready`)).ok
+          : Promise.reject(new Error('prometheus exited, see .keel/e2e-results/prometheus.log')),
+      Boolean,
+      20_000,
+    );
   } catch (error) {
     await stop();
     throw error;
   }
 
   const targets = async () =>
-    (await api<{ activeTargets: { labels: Record<string, string> }[] }>(`${url}/api/v1/targets?state=active`)).activeTargets.map((t) => `${t.labels.job}/${t.labels.instance}`).sort();
+    (
+      await api<{ activeTargets: { labels: Record<string, string> }[] }>(`${url}/api/v1/targets?state=active`)
+    ).activeTargets
+      .map((t) => `${t.labels.job}/${t.labels.instance}`)
+      .sort();
 
   return {
     url,
@@ -156,7 +177,9 @@ export async function startPrometheus(options: { rules: string; job: ScrapeJob }
       return Math.min(...groups.map((g) => Date.parse(g.lastEvaluation)));
     },
     async query(expr) {
-      const data = await api<{ result: { metric: Record<string, string>; value: [number, string] }[] }>(`${url}/api/v1/query?query=${encodeURIComponent(expr)}`);
+      const data = await api<{ result: { metric: Record<string, string>; value: [number, string] }[] }>(
+        `${url}/api/v1/query?query=${encodeURIComponent(expr)}`,
+      );
       return data.result;
     },
     stop,

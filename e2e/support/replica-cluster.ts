@@ -1,5 +1,16 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, chownSync, createWriteStream, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  createWriteStream,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -28,11 +39,15 @@ function serverBinaries(): string {
   const root = '/usr/lib/postgresql';
   const versions = existsSync(root)
     ? readdirSync(root)
-        .filter((v) => existsSync(join(root, v, 'bin', 'pg_basebackup')) && existsSync(join(root, v, 'bin', 'postgres')))
+        .filter(
+          (v) => existsSync(join(root, v, 'bin', 'pg_basebackup')) && existsSync(join(root, v, 'bin', 'postgres')),
+        )
         .sort((a, b) => Number(b) - Number(a))
     : [];
   if (versions.length === 0) {
-    throw new Error('No PostgreSQL server binaries with pg_basebackup under /usr/lib/postgresql: install the postgresql package, or set KEEL_PG_BIN');
+    throw new Error(
+      'No PostgreSQL server binaries with pg_basebackup under /usr/lib/postgresql: install the postgresql package, or set KEEL_PG_BIN',
+    );
   }
   return join(root, versions[0]!, 'bin');
 }
@@ -76,7 +91,9 @@ export async function startReplicatedPostgres(): Promise<ReplicatedPostgres> {
   const asRoot = process.getuid?.() === 0;
   const runAnywhere = (tool: string, args: string[]) =>
     asRoot
-      ? execFileSync('runuser', ['-u', 'postgres', '--', join(bin, tool), ...args], { stdio: ['ignore', 'ignore', 'pipe'] })
+      ? execFileSync('runuser', ['-u', 'postgres', '--', join(bin, tool), ...args], {
+          stdio: ['ignore', 'ignore', 'pipe'],
+        })
       : execFileSync(join(bin, tool), args, { stdio: ['ignore', 'ignore', 'pipe'] });
   removeOrphanedClusters((dir) => runAnywhere('pg_ctl', ['-D', dir, '-m', 'immediate', '-w', 'stop']));
   const base = mkdtempSync(join(tmpdir(), CLUSTER_PREFIX));
@@ -97,7 +114,8 @@ export async function startReplicatedPostgres(): Promise<ReplicatedPostgres> {
   const replica = join(base, 'replica');
   // Loopback only; trust, as initdb writes it, is for this throwaway test cluster alone.
   run('initdb', ['-D', primary, '-U', 'postgres', '--auth=trust', '--encoding=UTF8', '--locale=C']);
-  const serverOptions = (port: number) => `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories=${base} -c max_connections=100 -c fsync=off`;
+  const serverOptions = (port: number) =>
+    `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories=${base} -c max_connections=100 -c fsync=off`;
   const startCluster = (dir: string, port: number) =>
     run('pg_ctl', ['-D', dir, '-o', serverOptions(port), '-l', `${dir}.log`, '-w', '-t', '60', 'start']);
   const stopCluster = (dir: string) => {
@@ -110,7 +128,21 @@ export async function startReplicatedPostgres(): Promise<ReplicatedPostgres> {
     await admin.query('create database keel');
     await admin.end();
     // -R writes standby.signal and primary_conninfo: the copy starts as a streaming standby.
-    run('pg_basebackup', ['-h', '127.0.0.1', '-p', String(primaryPort), '-U', 'postgres', '-D', replica, '-R', '-X', 'stream', '-c', 'fast']);
+    run('pg_basebackup', [
+      '-h',
+      '127.0.0.1',
+      '-p',
+      String(primaryPort),
+      '-U',
+      'postgres',
+      '-D',
+      replica,
+      '-R',
+      '-X',
+      'stream',
+      '-c',
+      'fast',
+    ]);
     startCluster(replica, replicaPort);
   } catch (error) {
     stopCluster(primary);
@@ -174,7 +206,8 @@ export async function startKeelInstance(name: string, env: Record<string, string
   }
   const url = `http://localhost:${port}`;
   for (;;) {
-    if (launcher.exitCode !== null) throw new Error(`keel instance ${name} exited (${launcher.exitCode}):\n${output.join('').slice(-4000)}`);
+    if (launcher.exitCode !== null)
+      throw new Error(`keel instance ${name} exited (${launcher.exitCode}):\n${output.join('').slice(-4000)}`);
     try {
       if ((await fetch(`http://127.0.0.1:${port}/api/health`)).ok) break;
     } catch {
@@ -190,7 +223,11 @@ export async function startKeelInstance(name: string, env: Record<string, string
     launcher,
     output: () => output.join(''),
     kill() {
-      const pids = execFileSync('pgrep', ['-P', String(launcher.pid)]).toString().trim().split('\n').filter(Boolean);
+      const pids = execFileSync('pgrep', ['-P', String(launcher.pid)])
+        .toString()
+        .trim()
+        .split('\n')
+        .filter(Boolean);
       for (const pid of pids) process.kill(Number(pid), 'SIGKILL');
     },
     async stop() {

@@ -45,7 +45,6 @@ interface DecisionRow extends Record<string, unknown> {
   decided_at_ms: number;
 }
 
-
 export function postgresBatchExecutionCommands(db: DbOrTx): BatchExecutionCommands {
   return {
     async lockExecution(executionId) {

@@ -18,7 +18,6 @@ import type {
   BatchRuntimeErrorOf,
   ChunkCounts,
   OwnedExecution,
-  OwnedStep,
   StatusMove,
   StepCheckpoint,
 } from '../ports/batch-runtime';
@@ -43,7 +42,10 @@ async function guarded<R extends Result<unknown, unknown>>(
     return await work();
   } catch (error) {
     const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
-    const { code, constraint } = (typeof cause === 'object' && cause !== null ? cause : {}) as { code?: unknown; constraint?: unknown };
+    const { code, constraint } = (typeof cause === 'object' && cause !== null ? cause : {}) as {
+      code?: unknown;
+      constraint?: unknown;
+    };
     if (typeof code === 'string' && WRITE_ERROR_CODES.has(code)) {
       return err(invalid(typeof constraint === 'string' ? `${code} ${constraint}` : code));
     }
@@ -57,13 +59,17 @@ const isCount = (value: number) => Number.isSafeInteger(value) && value >= 0;
 const isName = (value: string) => value.length > 0 && value.length <= 128;
 const json = (value: unknown) => sql`${JSON.stringify(value)}::jsonb`;
 
-function checkMove(from: BatchStatus, move: StatusMove): Result<void, BatchRuntimeErrorOf<'IllegalTransition' | 'InvalidWrite'>> {
+function checkMove(
+  from: BatchStatus,
+  move: StatusMove,
+): Result<void, BatchRuntimeErrorOf<'IllegalTransition' | 'InvalidWrite'>> {
   if (!isBatchStatus(move.to)) return err(invalid('unknown status'));
   if (!canTransition(from, move.to)) return err({ kind: 'IllegalTransition', from, to: move.to });
   const failure = move.failure ?? null;
   // The runtime's rule: failure category and id are set together, and only by a failure.
   if ((move.to === 'FAILED') !== (failure !== null)) return err(invalid('FAILED and only FAILED carries a failure'));
-  if (failure && (!isFailureCategory(failure.category) || !isCount(failure.id))) return err(invalid('malformed failure'));
+  if (failure && (!isFailureCategory(failure.category) || !isCount(failure.id)))
+    return err(invalid('malformed failure'));
   return ok(undefined);
 }
 
@@ -124,7 +130,13 @@ export function postgresBatchRuntime(db: DbOrTx): BatchRuntime {
         }
         await db
           .insert(obJobDefinition)
-          .values({ jobName, definitionRevision, manifestFormat, manifest, manifestDigest: Buffer.from(manifestDigestHex, 'hex') })
+          .values({
+            jobName,
+            definitionRevision,
+            manifestFormat,
+            manifest,
+            manifestDigest: Buffer.from(manifestDigestHex, 'hex'),
+          })
           .onConflictDoNothing({ target: [obJobDefinition.jobName, obJobDefinition.definitionRevision] });
         const [row] = await db
           .select({ id: obJobDefinition.id, digest: obJobDefinition.manifestDigest })
@@ -139,7 +151,8 @@ export function postgresBatchRuntime(db: DbOrTx): BatchRuntime {
 
     createInstance: (instance) =>
       guarded(async () => {
-        if (!isName(instance.jobName) || instance.instanceKey.byteLength !== 32) return err(invalid('malformed instance'));
+        if (!isName(instance.jobName) || instance.instanceKey.byteLength !== 32)
+          return err(invalid('malformed instance'));
         const [row] = await db
           .insert(obJobInstance)
           .values({
@@ -154,7 +167,14 @@ export function postgresBatchRuntime(db: DbOrTx): BatchRuntime {
 
     createExecution: (execution) =>
       guarded(async () => {
-        const { jobInstanceId, definitionId, attempt, restartOfExecutionId: restartOf, parameters, ownerToken } = execution;
+        const {
+          jobInstanceId,
+          definitionId,
+          attempt,
+          restartOfExecutionId: restartOf,
+          parameters,
+          ownerToken,
+        } = execution;
         if (!isId(jobInstanceId) || !isId(definitionId) || !isId(attempt) || !isToken(ownerToken)) {
           return err(invalid('malformed execution'));
         }
@@ -163,9 +183,10 @@ export function postgresBatchRuntime(db: DbOrTx): BatchRuntime {
         }
         // The instance row is locked so a hold placed meanwhile is seen; the partial unique
         // index on unresolved executions is what finally refuses a second live execution.
-        const restartRule = restartOf === null
-          ? sql`true`
-          : sql`exists (select 1 from oxide_batch.ob_job_execution p
+        const restartRule =
+          restartOf === null
+            ? sql`true`
+            : sql`exists (select 1 from oxide_batch.ob_job_execution p
                         where p.id = ${restartOf} and p.job_instance_id = i.id
                           and p.attempt = ${attempt - 1} and p.status in ('STOPPED', 'FAILED'))`;
         const { rows } = await db.execute<{ eligible: boolean; id: number | null; version: number | null }>(sql`
@@ -189,7 +210,12 @@ export function postgresBatchRuntime(db: DbOrTx): BatchRuntime {
         const row = rows[0];
         if (!row?.eligible) return err({ kind: 'NotRestartable' } as const);
         if (row.id === null || row.version === null) return err({ kind: 'DuplicateExecution' } as const);
-        return ok({ executionId: Number(row.id), version: Number(row.version), status: 'STARTING' as const, ownerToken });
+        return ok({
+          executionId: Number(row.id),
+          version: Number(row.version),
+          status: 'STARTING' as const,
+          ownerToken,
+        });
       }),
 
     moveExecution: (execution, move) =>
@@ -211,7 +237,10 @@ export function postgresBatchRuntime(db: DbOrTx): BatchRuntime {
       guarded(async () => {
         const rows = await db
           .update(obJobExecution)
-          .set({ updatedAt: sql`date_trunc('milliseconds', clock_timestamp())`, version: sql`${obJobExecution.version} + 1` })
+          .set({
+            updatedAt: sql`date_trunc('milliseconds', clock_timestamp())`,
+            version: sql`${obJobExecution.version} + 1`,
+          })
           .where(
             and(
               eq(obJobExecution.id, execution.executionId),
@@ -279,7 +308,12 @@ export function postgresBatchRuntime(db: DbOrTx): BatchRuntime {
         const row = rows[0];
         if (!row?.parent) return err(CONFLICT);
         if (row.id === null || row.version === null) return err({ kind: 'DuplicateStep' } as const);
-        return ok({ stepExecutionId: Number(row.id), jobExecutionId: execution.executionId, version: Number(row.version), status: 'STARTED' as const });
+        return ok({
+          stepExecutionId: Number(row.id),
+          jobExecutionId: execution.executionId,
+          version: Number(row.version),
+          status: 'STARTED' as const,
+        });
       }),
 
     commitChunk: (step, { counts, checkpoint }) =>

@@ -79,7 +79,8 @@ export function postgresBulkReplayStore(db: DbOrTx): BulkReplayStore {
 
     job: (jobId) => readBulkReplayJob(db, jobId),
 
-    lockJob: (jobId) => oneJob(sql`select ${BULK_REPLAY_JOB_COLUMNS} from keel.bulk_replay where id = ${jobId}::bigint for update`),
+    lockJob: (jobId) =>
+      oneJob(sql`select ${BULK_REPLAY_JOB_COLUMNS} from keel.bulk_replay where id = ${jobId}::bigint for update`),
 
     // SKIP LOCKED: a job another worker is running a batch of is passed over, so two
     // workers never take the same batch and never wait on each other. The lease keeps a
@@ -99,14 +100,21 @@ export function postgresBulkReplayStore(db: DbOrTx): BulkReplayStore {
       const row = result.rows[0];
       if (!row) return null;
       const previous = row.previousInstance;
-      return { ...toBulkReplayJob(row), previousInstance: previous !== null && previous !== worker.instance ? previous : null };
+      return {
+        ...toBulkReplayJob(row),
+        previousInstance: previous !== null && previous !== worker.instance ? previous : null,
+      };
     },
 
     // FOR SHARE: a disable or role change of the starter (an UPDATE of this row) waits
     // for the batch to commit, and a batch that locks after it sees the new row; so once
     // the change commits, no batch of the starter's jobs runs on their old authority.
     async lockStarterStanding(userId) {
-      const [row] = await db.select({ role: user.role, banned: user.banned }).from(user).where(eq(user.id, userId)).for('share');
+      const [row] = await db
+        .select({ role: user.role, banned: user.banned })
+        .from(user)
+        .where(eq(user.id, userId))
+        .for('share');
       return row ? { role: isRole(row.role) ? row.role : null, disabled: row.banned === true } : null;
     },
 

@@ -144,7 +144,13 @@ export function postgresCheckpointStore(db: DbOrTx, key: Buffer): CheckpointStor
         // An unauthenticated expiry could be forged, so it never makes a candidate.
         if (!checkpoint.ok || !verify(checkpoint.value)) continue;
         const { executionId, authenticationTag, lease } = checkpoint.value;
-        const evidence = { executionId, authenticationTag, fencingToken: lease.fencingToken, expiresAtMs: lease.expiresAt, leaseOwner: lease.ownerId };
+        const evidence = {
+          executionId,
+          authenticationTag,
+          fencingToken: lease.fencingToken,
+          expiresAtMs: lease.expiresAt,
+          leaseOwner: lease.ownerId,
+        };
         const digest = orchestrationEvidenceDigestHex(evidence);
         if (!digest.ok) continue;
         candidates.push({ ...evidence, evidenceDigestHex: digest.value });

@@ -53,7 +53,9 @@ async function readStep(handle: DbOrTx, binding: FaultStateBinding, lock: boolea
   const query = handle
     .select(stepColumns)
     .from(obStepExecution)
-    .where(and(eq(obStepExecution.id, binding.stepExecutionId), eq(obStepExecution.jobExecutionId, binding.jobExecutionId)))
+    .where(
+      and(eq(obStepExecution.id, binding.stepExecutionId), eq(obStepExecution.jobExecutionId, binding.jobExecutionId)),
+    )
     .$dynamic();
   const [row] = await (lock ? query.for('update') : query);
   if (!row) return null;
@@ -89,14 +91,18 @@ function storeOver(handle: DbOrTx, local: LocalState): PostgresFaultStateStore {
     and(eq(obStepExecution.id, binding.stepExecutionId), eq(obStepExecution.jobExecutionId, binding.jobExecutionId));
 
   const readEnvelope = (lock: boolean, on: DbOrTx = handle) =>
-    guarded(async (): Promise<Result<{ row: StepRow; binding: FaultStateBinding; envelope: FaultStateEnvelope }, FaultStateError>> => {
-      const binding = local.binding;
-      if (!binding) return err(UNBOUND);
-      const row = await readStep(on, binding, lock);
-      // The bound row is gone: nothing can be reserved against it any more.
-      if (!row) return err({ kind: 'StaleReservation' });
-      return row.envelope.ok ? ok({ row, binding, envelope: row.envelope.value }) : row.envelope;
-    });
+    guarded(
+      async (): Promise<
+        Result<{ row: StepRow; binding: FaultStateBinding; envelope: FaultStateEnvelope }, FaultStateError>
+      > => {
+        const binding = local.binding;
+        if (!binding) return err(UNBOUND);
+        const row = await readStep(on, binding, lock);
+        // The bound row is gone: nothing can be reserved against it any more.
+        if (!row) return err({ kind: 'StaleReservation' });
+        return row.envelope.ok ? ok({ row, binding, envelope: row.envelope.value }) : row.envelope;
+      },
+    );
 
   return {
     on: (other) => storeOver(other, local),
@@ -149,7 +155,9 @@ function storeOver(handle: DbOrTx, local: LocalState): PostgresFaultStateStore {
               rollbackCount: sql`${obStepExecution.rollbackCount} + 1`,
               version: sql`${obStepExecution.version} + 1`,
             })
-            .where(and(whereBound(binding), eq(obStepExecution.version, row.version), eq(obStepExecution.status, 'STARTED')))
+            .where(
+              and(whereBound(binding), eq(obStepExecution.version, row.version), eq(obStepExecution.status, 'STARTED')),
+            )
             .returning({ id: obStepExecution.id, version: obStepExecution.version });
           return updated.length === 1 ? ok(undefined) : err({ kind: 'StaleReservation' } as const);
         }),

@@ -6,14 +6,20 @@ import { recoveryProposal, type RecoveryProposalRow } from '../db/schema/keel';
 import { isFailureCategory, isRecoveryResultStatus } from '../domain/batch-status';
 import { err, ok } from '../domain/result';
 import { PROPOSAL_STATUSES, type ProposalStatus } from '../domain/proposal-status';
-import type { LockedProposal, ProposalRepository, ProposalTarget, RecoveryProposal } from '../ports/proposal-repository';
+import type {
+  LockedProposal,
+  ProposalRepository,
+  ProposalTarget,
+  RecoveryProposal,
+} from '../ports/proposal-repository';
 
 // The database's clock by the runtime's expression (docs/design.md#runtime-timestamps), as every rule reads it.
 const serverTimeMs = sql<number>`${runtimeServerTimeMs}`;
 // Deadlines are whole milliseconds, so "now > deadline" means the same here as in TypeScript.
 const nowMsAligned = sql`date_trunc('milliseconds', clock_timestamp())`;
 
-const isProposalStatus = (value: string): value is ProposalStatus => (PROPOSAL_STATUSES as readonly string[]).includes(value);
+const isProposalStatus = (value: string): value is ProposalStatus =>
+  (PROPOSAL_STATUSES as readonly string[]).includes(value);
 
 function targetOf(row: RecoveryProposalRow): ProposalTarget {
   return row.targetKind === 'batch'
@@ -46,7 +52,8 @@ function toProposal(row: RecoveryProposalRow): RecoveryProposal {
     },
     decision: decided
       ? {
-          decider: row.deciderId !== null && row.deciderLogin !== null ? { id: row.deciderId, login: row.deciderLogin } : null,
+          decider:
+            row.deciderId !== null && row.deciderLogin !== null ? { id: row.deciderId, login: row.deciderLogin } : null,
           decidedAtMs: row.decidedAt!.getTime(),
           resultingStatus: isRecoveryResultStatus(row.resultingStatus) ? row.resultingStatus : null,
           failureCategory: isFailureCategory(row.failureCategory) ? row.failureCategory : null,
@@ -70,7 +77,13 @@ export function postgresProposalRepository(db: DbOrTx): ProposalRepository {
     const [row] = await db
       .select()
       .from(recoveryProposal)
-      .where(and(eq(recoveryProposal.targetKind, kind), eq(recoveryProposal.targetId, id), eq(recoveryProposal.status, 'PENDING')));
+      .where(
+        and(
+          eq(recoveryProposal.targetKind, kind),
+          eq(recoveryProposal.targetId, id),
+          eq(recoveryProposal.status, 'PENDING'),
+        ),
+      );
     return row ? toProposal(row) : null;
   };
 
@@ -82,7 +95,13 @@ export function postgresProposalRepository(db: DbOrTx): ProposalRepository {
       const [row] = await db
         .select({ row: recoveryProposal, serverTimeMs })
         .from(recoveryProposal)
-        .where(and(eq(recoveryProposal.targetKind, kind), eq(recoveryProposal.targetId, id), eq(recoveryProposal.status, 'PENDING')))
+        .where(
+          and(
+            eq(recoveryProposal.targetKind, kind),
+            eq(recoveryProposal.targetId, id),
+            eq(recoveryProposal.status, 'PENDING'),
+          ),
+        )
         .for('update');
       return row ? { proposal: toProposal(row.row), serverTimeMs: Number(row.serverTimeMs) } : null;
     },
@@ -156,7 +175,12 @@ export function postgresProposalRepository(db: DbOrTx): ProposalRepository {
       const rows = await db
         .select({ row: recoveryProposal, serverTimeMs })
         .from(recoveryProposal)
-        .where(and(eq(recoveryProposal.status, 'PENDING'), sql`${runtimeEpochMs(sql`${recoveryProposal.waitDeadline}`)} < ${runtimeServerTimeMs}`))
+        .where(
+          and(
+            eq(recoveryProposal.status, 'PENDING'),
+            sql`${runtimeEpochMs(sql`${recoveryProposal.waitDeadline}`)} < ${runtimeServerTimeMs}`,
+          ),
+        )
         .orderBy(asc(recoveryProposal.waitDeadline), asc(recoveryProposal.id))
         .limit(Math.min(Math.max(Math.trunc(limit) || 1, 1), 1000))
         .for('update', { skipLocked: true });

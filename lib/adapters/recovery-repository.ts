@@ -28,7 +28,6 @@ interface SnapshotRow extends Record<string, unknown> {
   ambiguous_external_effect: boolean;
 }
 
-
 /**
  * The snapshot statement (docs/design.md#recovery-snapshot). The owner token is a parameter compared
  * in SQL and never a selected column, so no result, log or page can carry it.
@@ -108,8 +107,10 @@ function toSnapshot(row: SnapshotRow): RecoverySnapshot | null {
 export function postgresRecoveryRepository(db: DbOrTx): RecoveryRepository {
   return {
     async recoverySnapshot(executionId, currentOwnerToken) {
-      if (currentOwnerToken.byteLength !== 16) return err({ kind: 'InvalidOwnerToken' } satisfies RecoveryRepositoryError);
-      if (!Number.isSafeInteger(executionId) || executionId <= 0) return err({ kind: 'ExecutionNotFound', executionId });
+      if (currentOwnerToken.byteLength !== 16)
+        return err({ kind: 'InvalidOwnerToken' } satisfies RecoveryRepositoryError);
+      if (!Number.isSafeInteger(executionId) || executionId <= 0)
+        return err({ kind: 'ExecutionNotFound', executionId });
       let rows: SnapshotRow[];
       try {
         rows = (await db.execute<SnapshotRow>(snapshotQuery(executionId, Buffer.from(currentOwnerToken)))).rows;

@@ -44,7 +44,12 @@ const STALE = 'the claim no longer matches the stored attempt, or its lease has 
  * deadLetterCanonicalJson), so both forms agree on every route by construction; only
  * the writing differs.
  */
-function planItem(ord: number, { claim, outcome }: ClaimedOutcome, policy: RetryPolicy, observedAtMs: number): Result<{ row: BatchRow; route: SettlementRoute }, SettlementRouteError> {
+function planItem(
+  ord: number,
+  { claim, outcome }: ClaimedOutcome,
+  policy: RetryPolicy,
+  observedAtMs: number,
+): Result<{ row: BatchRow; route: SettlementRoute }, SettlementRouteError> {
   const problem = claimProblem(claim);
   if (problem) return err(invalidRecord(problem));
   const routed = routeOutcome(claim.attempts, outcome, policy, observedAtMs);
@@ -66,10 +71,18 @@ function planItem(ord: number, { claim, outcome }: ClaimedOutcome, policy: Retry
   };
   if (route.kind === 'NoAction') {
     const skipReason = outcome.kind === 'Skipped' ? outcome.reason : null;
-    return ok({ route, row: { ...base, event_kind: 'finished', event_attempt: claim.attempts + 1, reason_code: skipReason } });
+    return ok({
+      route,
+      row: { ...base, event_kind: 'finished', event_attempt: claim.attempts + 1, reason_code: skipReason },
+    });
   }
   const reason = failureReasonOf(outcome);
-  if (!reason) return err(invalidRecord(`a ${outcome.kind} outcome cannot be ${route.kind === 'DeadLettered' ? 'dead-lettered' : 'retried'}`));
+  if (!reason)
+    return err(
+      invalidRecord(
+        `a ${outcome.kind} outcome cannot be ${route.kind === 'DeadLettered' ? 'dead-lettered' : 'retried'}`,
+      ),
+    );
   if (route.kind === 'RetryScheduled') {
     return ok({
       route,
@@ -91,7 +104,16 @@ function planItem(ord: number, { claim, outcome }: ClaimedOutcome, policy: Retry
     detailSha256Hex: reason.detailSha256Hex,
   });
   if (!json.ok) return json;
-  return ok({ route, row: { ...base, event_kind: 'dead_lettered', event_attempt: route.attempts, reason_code: reason.code, dead_json: json.value } });
+  return ok({
+    route,
+    row: {
+      ...base,
+      event_kind: 'dead_lettered',
+      event_attempt: route.attempts,
+      reason_code: reason.code,
+      dead_json: json.value,
+    },
+  });
 }
 
 /** The compare-and-set of one input row against the stored attempt it names. */
@@ -101,9 +123,21 @@ const EXACT_CLAIM = sql.raw(`a.receipt_id = i.receipt_id
 
 /** The input's columns and their SQL types, in the order the statement unnests them. */
 const INPUT_COLUMNS: readonly (readonly [keyof BatchRow, string])[] = [
-  ['ord', 'int'], ['receipt_id', 'text'], ['finalized_at', 'bigint'], ['attempts', 'int'], ['row_version', 'bigint'],
-  ['lease_owner', 'text'], ['lease_token', 'text'], ['lease_until_ms', 'bigint'], ['route', 'text'], ['event_kind', 'text'],
-  ['event_attempt', 'int'], ['reason_code', 'text'], ['reason_sha256_hex', 'text'], ['next_visible_at_ms', 'bigint'], ['dead_json', 'text'],
+  ['ord', 'int'],
+  ['receipt_id', 'text'],
+  ['finalized_at', 'bigint'],
+  ['attempts', 'int'],
+  ['row_version', 'bigint'],
+  ['lease_owner', 'text'],
+  ['lease_token', 'text'],
+  ['lease_until_ms', 'bigint'],
+  ['route', 'text'],
+  ['event_kind', 'text'],
+  ['event_attempt', 'int'],
+  ['reason_code', 'text'],
+  ['reason_sha256_hex', 'text'],
+  ['next_visible_at_ms', 'bigint'],
+  ['dead_json', 'text'],
 ];
 
 /**
@@ -117,7 +151,9 @@ function columnArray(rows: readonly BatchRow[], name: keyof BatchRow, type: stri
 }
 
 /** What a committed row carries on to the dead-letter and history inserts (no join back to the input). */
-const COMMITTED_COLUMNS = sql.raw('i.ord, i.receipt_id, i.finalized_at, i.route, i.event_kind, i.event_attempt, i.reason_code, i.dead_json');
+const COMMITTED_COLUMNS = sql.raw(
+  'i.ord, i.receipt_id, i.finalized_at, i.route, i.event_kind, i.event_attempt, i.reason_code, i.dead_json',
+);
 
 /**
  * The batch's one statement, with only the parts its routes use: a write that touches
@@ -130,8 +166,13 @@ function batchStatement(rows: readonly BatchRow[], observedAtMs: number): SQL {
   const removes = rows.some((row) => row.route !== 'RetryScheduled');
   const retries = rows.some((row) => row.route === 'RetryScheduled');
   const deadLetters = rows.some((row) => row.route === 'DeadLettered');
-  const parts: SQL[] = [sql`input as (select * from unnest(${sql.join(INPUT_COLUMNS.map(([name, type]) => columnArray(rows, name, type)), sql`, `)})
-        as i(${sql.raw(INPUT_COLUMNS.map(([name]) => name).join(', '))}))`];
+  const parts: SQL[] = [
+    sql`input as (select * from unnest(${sql.join(
+      INPUT_COLUMNS.map(([name, type]) => columnArray(rows, name, type)),
+      sql`, `,
+    )})
+        as i(${sql.raw(INPUT_COLUMNS.map(([name]) => name).join(', '))}))`,
+  ];
   const committed: SQL[] = [];
   // The lease test reads the claim's side, equal to the row's by the join, so each row
   // is found by its primary key.
@@ -204,8 +245,10 @@ export async function recordClaimedOutcomesInOneStatement(
   policy: RetryPolicy,
   observedAtMs: number,
 ): Promise<Result<ItemResult[], SettlementRouteError>> {
-  if (items.length > MAX_SETTLEMENT_CLAIM_BATCH) return err(invalidRecord(`a batch holds at most ${MAX_SETTLEMENT_CLAIM_BATCH} outcomes`));
-  if (!Number.isSafeInteger(observedAtMs) || observedAtMs < 0) return err(invalidRecord(`observed_at_ms is not an integer in 0..2^53: ${observedAtMs}`));
+  if (items.length > MAX_SETTLEMENT_CLAIM_BATCH)
+    return err(invalidRecord(`a batch holds at most ${MAX_SETTLEMENT_CLAIM_BATCH} outcomes`));
+  if (!Number.isSafeInteger(observedAtMs) || observedAtMs < 0)
+    return err(invalidRecord(`observed_at_ms is not an integer in 0..2^53: ${observedAtMs}`));
   const results: (ItemResult | null)[] = items.map(() => null);
   const routes: SettlementRoute[] = [];
   const rows: BatchRow[] = [];
@@ -213,7 +256,8 @@ export async function recordClaimedOutcomesInOneStatement(
   items.forEach((item, ord) => {
     const planned = planItem(ord, item, policy, observedAtMs);
     if (!planned.ok) results[ord] = planned;
-    else if (seen.has(planned.value.row.receipt_id)) results[ord] = err(conflictError('the batch names this receipt more than once'));
+    else if (seen.has(planned.value.row.receipt_id))
+      results[ord] = err(conflictError('the batch names this receipt more than once'));
     else {
       seen.add(planned.value.row.receipt_id);
       rows.push(planned.value.row);

@@ -20,7 +20,8 @@ type Row<T> = T & Record<string, unknown>;
 
 const DEAD_LETTER_COLUMNS = sql.raw(`receipt_id as "receiptId", finalized_at as "finalizedAt", attempts, reason,
   canonical_json as "canonicalJson", recorded_at_ms as "recordedAtMs"`);
-const REPLAY_COLUMNS = sql.raw(`receipt_id as "receiptId", operation_id as "operationId", prior_attempts as "priorAttempts",
+const REPLAY_COLUMNS =
+  sql.raw(`receipt_id as "receiptId", operation_id as "operationId", prior_attempts as "priorAttempts",
   prior_reason as "priorReason", actor_login as "actorLogin", note, bulk_job as "bulkJob", at`);
 const ATTEMPT_COLUMNS = sql.raw(`receipt_id as "receiptId", work_kind as "workKind", attempts,
   next_visible_at_ms as "nextVisibleAtMs", row_version as "rowVersion", lease_until_ms as "leaseUntilMs"`);
@@ -73,7 +74,9 @@ export function postgresDeadLetterReplayStore(db: DbOrTx): DeadLetterReplayStore
       const receipts = items.map((i) => i.deadLetter.receiptId);
       // Two statements, not one: the one-place trigger on attempts must see the dead
       // letters already gone, which only a later statement in the transaction does.
-      const removed = await db.execute(sql`delete from settle.dead_letters where receipt_id = any(${sql.param(receipts)}::text[])`);
+      const removed = await db.execute(
+        sql`delete from settle.dead_letters where receipt_id = any(${sql.param(receipts)}::text[])`,
+      );
       if (removed.rowCount !== items.length) throw new Error('replay: a dead letter was not locked before replaying');
       await db.execute(sql`
         insert into settle.attempts (receipt_id, finalized_at, work_kind, attempts, next_visible_at_ms, row_version, updated_at_ms)
@@ -138,5 +141,9 @@ export function postgresDeadLetterReplayStore(db: DbOrTx): DeadLetterReplayStore
 
 /** The settlement services' ports (replay, discard, requeue, bulk replay) over one transaction. */
 export function postgresSettlementUnitOfWork(db: DbOrTx): UnitOfWork<SettlementReplayPorts> {
-  return postgresUnitOfWork(db, (tx) => ({ replays: postgresDeadLetterReplayStore(tx), bulk: postgresBulkReplayStore(tx), audit: postgresAuditLog(tx) }));
+  return postgresUnitOfWork(db, (tx) => ({
+    replays: postgresDeadLetterReplayStore(tx),
+    bulk: postgresBulkReplayStore(tx),
+    audit: postgresAuditLog(tx),
+  }));
 }

@@ -4,9 +4,7 @@ import type { DbOrTx } from '../db/client';
 import { insertLeaseGrants } from '../db/sql/lease-grants';
 import { claimableAt } from '../db/sql/queue-state';
 import { err, ok, type Result } from '../domain/result';
-import { loggableError } from '../server/safe-error';
 import {
-  backendError,
   conflictError,
   deadLetterCanonicalJson,
   failureReasonOf,
@@ -21,7 +19,12 @@ import {
 } from '../domain/settlement';
 import { recordClaimedOutcomesInOneStatement } from './settlement-batch';
 import { claimProblem, guarded, isEpochMs, isUniqueViolation } from './settlement-guards';
-import type { EnqueueSettlement, SettlementClaimError, SettlementOutcomeStore, SettlementStoreBinding } from '../ports/settlement-store';
+import type {
+  EnqueueSettlement,
+  SettlementClaimError,
+  SettlementOutcomeStore,
+  SettlementStoreBinding,
+} from '../ports/settlement-store';
 
 /** Query rows typed by a port's interface (execute wants an index signature). */
 type Row<T> = T & Record<string, unknown>;
@@ -140,7 +143,8 @@ export function postgresSettlementStore(db: DbOrTx): SettlementOutcomeStore {
           sql`select binding from settle.store_binding where singleton`,
         );
         const bytes = result.rows[0]?.binding;
-        if (!Buffer.isBuffer(bytes) || bytes.length !== 32) return err(invalidRecord('settle.store_binding is missing or not 32 bytes'));
+        if (!Buffer.isBuffer(bytes) || bytes.length !== 32)
+          return err(invalidRecord('settle.store_binding is missing or not 32 bytes'));
         binding = Buffer.from(bytes);
         return ok(Buffer.from(binding));
       });
@@ -148,7 +152,8 @@ export function postgresSettlementStore(db: DbOrTx): SettlementOutcomeStore {
 
     async enqueue({ receiptId, finalizedAt, nowMs }: EnqueueSettlement) {
       if (receiptId === '') return err(invalidRecord('receipt_id must not be empty'));
-      if (!isEpochMs(finalizedAt)) return err(invalidRecord(`finalized_at is not an integer in 0..2^53: ${finalizedAt}`));
+      if (!isEpochMs(finalizedAt))
+        return err(invalidRecord(`finalized_at is not an integer in 0..2^53: ${finalizedAt}`));
       if (!isEpochMs(nowMs)) return err(invalidRecord(`now_ms is not an integer in 0..2^53: ${nowMs}`));
       return guarded(async () => {
         try {
@@ -174,7 +179,9 @@ export function postgresSettlementStore(db: DbOrTx): SettlementOutcomeStore {
       return guarded(async () => {
         // Waits for a concurrent claim of the same row, then re-checks: its fresh lease wins.
         const candidate = sql`select receipt_id from settle.attempts where receipt_id = ${receiptId} and ${claimableAt(nowMs)} for update`;
-        const result = await db.execute<Row<SettlementAttemptClaim>>(claimStatement(candidate, workerId, nowMs, leaseMs));
+        const result = await db.execute<Row<SettlementAttemptClaim>>(
+          claimStatement(candidate, workerId, nowMs, leaseMs),
+        );
         return ok(result.rows[0] ?? null);
       });
     },
@@ -190,7 +197,9 @@ export function postgresSettlementStore(db: DbOrTx): SettlementOutcomeStore {
           order by next_visible_at_ms, receipt_id
           limit ${limit}::int
           for update skip locked`;
-        const result = await db.execute<Row<SettlementAttemptClaim>>(claimStatement(candidates, workerId, nowMs, leaseMs));
+        const result = await db.execute<Row<SettlementAttemptClaim>>(
+          claimStatement(candidates, workerId, nowMs, leaseMs),
+        );
         return ok(result.rows);
       });
     },
@@ -203,7 +212,7 @@ export function postgresSettlementStore(db: DbOrTx): SettlementOutcomeStore {
       const route = routed.value;
       return guarded(async (): Promise<Result<SettlementRoute, SettlementRouteError>> => {
         if (route.kind === 'DeadLettered') return recordDeadLetter(claim, outcome, route.attempts, observedAtMs);
-        let written;
+        let written: Awaited<ReturnType<typeof db.execute>>;
         if (route.kind === 'NoAction') {
           const skipReason = outcome.kind === 'Skipped' ? outcome.reason : null;
           written = await db.execute(sql`
@@ -232,6 +241,7 @@ export function postgresSettlementStore(db: DbOrTx): SettlementOutcomeStore {
       });
     },
 
-    recordClaimedOutcomes: (items, policy, observedAtMs) => recordClaimedOutcomesInOneStatement(db, items, policy, observedAtMs),
+    recordClaimedOutcomes: (items, policy, observedAtMs) =>
+      recordClaimedOutcomesInOneStatement(db, items, policy, observedAtMs),
   };
 }

@@ -27,7 +27,8 @@ export function postgresUnitOfWork<Ports>(db: DbOrTx, bind: (tx: DbOrTx) => Port
           return await db.transaction((tx) => work(bind(tx)));
         } catch (error) {
           const code = loggableError(error).code;
-          if (run >= UNIT_OF_WORK_RUNS || isInsideTransaction(db) || code === undefined || !RETRIED_SQLSTATES.has(code)) throw error;
+          if (run >= UNIT_OF_WORK_RUNS || isInsideTransaction(db) || code === undefined || !RETRIED_SQLSTATES.has(code))
+            throw error;
         }
       }
     },

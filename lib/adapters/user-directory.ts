@@ -27,7 +27,15 @@ const COLUMNS = {
   createdAt: user.createdAt,
 };
 
-type UserColumns = { id: string; username: string | null; name: string; role: string; banned: boolean | null; banReason: string | null; createdAt: Date };
+type UserColumns = {
+  id: string;
+  username: string | null;
+  name: string;
+  role: string;
+  banned: boolean | null;
+  banReason: string | null;
+  createdAt: Date;
+};
 
 function toDirectoryUser(row: UserColumns): DirectoryUser {
   // A role Keel does not know can only come from outside Keel; it is shown as the least privilege.
@@ -76,12 +84,21 @@ export function postgresUserDirectory(db: DbOrTx): UserDirectory {
         .returning(COLUMNS);
       if (!row) return null;
       // The same credential row better-auth's admin createUser writes.
-      await db.insert(account).values({ id: randomUUID(), accountId: id, providerId: 'credential', userId: id, password: input.passwordHash });
+      await db.insert(account).values({
+        id: randomUUID(),
+        accountId: id,
+        providerId: 'credential',
+        userId: id,
+        password: input.passwordHash,
+      });
       return toDirectoryUser(row);
     },
 
     async setDisabled(userId, disabled, reason) {
-      await db.update(user).set({ banned: disabled, banReason: disabled ? reason : null, banExpires: null }).where(eq(user.id, userId));
+      await db
+        .update(user)
+        .set({ banned: disabled, banReason: disabled ? reason : null, banExpires: null })
+        .where(eq(user.id, userId));
     },
 
     async setRole(userId, role) {

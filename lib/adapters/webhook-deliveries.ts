@@ -100,12 +100,16 @@ export function postgresWebhookDeliveries(db: DbOrTx): WebhookDeliveryStore {
     },
 
     async lease(deliveryId) {
-      await db.execute(sql`update keel.webhook_delivery set lease_until = clock_timestamp() + make_interval(secs => ${WEBHOOK_LEASE_SECONDS}) where id = ${deliveryId}`);
+      await db.execute(
+        sql`update keel.webhook_delivery set lease_until = clock_timestamp() + make_interval(secs => ${WEBHOOK_LEASE_SECONDS}) where id = ${deliveryId}`,
+      );
       return claimedById(deliveryId);
     },
 
     async isEnabledEndpoint(endpoint) {
-      const { rows } = await db.execute<{ enabled: boolean }>(sql`select enabled from keel.webhook_endpoint where name = ${endpoint}`);
+      const { rows } = await db.execute<{ enabled: boolean }>(
+        sql`select enabled from keel.webhook_endpoint where name = ${endpoint}`,
+      );
       return rows[0]?.enabled === true;
     },
 
@@ -135,7 +139,9 @@ export function postgresWebhookDeliveries(db: DbOrTx): WebhookDeliveryStore {
     },
 
     async findDelivery(deliveryId) {
-      const { rows } = await db.execute<WebhookDeliveryState>(sql`select ${STATE} from keel.webhook_delivery d where d.id = ${deliveryId}`);
+      const { rows } = await db.execute<WebhookDeliveryState>(
+        sql`select ${STATE} from keel.webhook_delivery d where d.id = ${deliveryId}`,
+      );
       return rows[0] ?? null;
     },
   };

@@ -27,7 +27,11 @@ function failureText(error: unknown): string {
  * signature headers when the endpoint has a secret (plus Keel's earlier headers on generic
  * endpoints), 10 s timeout, no redirects followed. A 2xx is delivered.
  */
-export function httpWebhookSender(options: { endpoints: readonly WebhookEndpointSetting[]; baseUrl: string | undefined; fetch?: typeof fetch }): WebhookSender {
+export function httpWebhookSender(options: {
+  endpoints: readonly WebhookEndpointSetting[];
+  baseUrl: string | undefined;
+  fetch?: typeof fetch;
+}): WebhookSender {
   const byName = new Map(options.endpoints.map((e) => [e.name, e]));
   const send = options.fetch ?? fetch;
   return {
@@ -54,9 +58,18 @@ export function httpWebhookSender(options: { endpoints: readonly WebhookEndpoint
         }
       }
       try {
-        const response = await send(request.url, { method: 'POST', redirect: 'manual', signal: AbortSignal.timeout(SEND_TIMEOUT_MS), headers, body: request.body });
+        const response = await send(request.url, {
+          method: 'POST',
+          redirect: 'manual',
+          signal: AbortSignal.timeout(SEND_TIMEOUT_MS),
+          headers,
+          body: request.body,
+        });
         await response.body?.cancel().catch(() => {});
-        return { httpStatus: response.status, error: response.status >= 200 && response.status <= 299 ? null : `HTTP ${response.status}` };
+        return {
+          httpStatus: response.status,
+          error: response.status >= 200 && response.status <= 299 ? null : `HTTP ${response.status}`,
+        };
       } catch (error) {
         return { httpStatus: null, error: failureText(error) };
       }

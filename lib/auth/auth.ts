@@ -6,7 +6,14 @@ import { admin, username } from 'better-auth/plugins';
 import { defaultAc } from 'better-auth/plugins/admin/access';
 import { genericOAuth, type GenericOAuthConfig, type GenericOAuthUserInfo } from 'better-auth/plugins/generic-oauth';
 import { eq } from 'drizzle-orm';
-import { groupsFromClaims, groupsOverage, OIDC_PROVIDER_ID, roleFromGroups, SSO_USERNAME_PREFIX, type OidcSettings } from '../config/oidc';
+import {
+  groupsFromClaims,
+  groupsOverage,
+  OIDC_PROVIDER_ID,
+  roleFromGroups,
+  SSO_USERNAME_PREFIX,
+  type OidcSettings,
+} from '../config/oidc';
 import { auditEvent } from '../db/schema/keel';
 import { CLIENT_ADDRESS_HEADER } from '../http/client-address';
 import { logger } from '../server/logger';
@@ -128,8 +135,15 @@ export type KeelAuth = ReturnType<typeof createAuth>;
 
 /** `sso.` + the provider's preferred_username (else its subject), folded to Keel's username alphabet. */
 export function ssoUsername(claims: Record<string, unknown>): string {
-  const base = typeof claims.preferred_username === 'string' && claims.preferred_username ? claims.preferred_username : String(claims.sub ?? '');
-  const folded = base.toLowerCase().replace(/@.*$/, '').replace(/[^a-z0-9_.]/g, '_').slice(0, 60);
+  const base =
+    typeof claims.preferred_username === 'string' && claims.preferred_username
+      ? claims.preferred_username
+      : String(claims.sub ?? '');
+  const folded = base
+    .toLowerCase()
+    .replace(/@.*$/, '')
+    .replace(/[^a-z0-9_.]/g, '_')
+    .slice(0, 60);
   return `${SSO_USERNAME_PREFIX}${folded || 'user'}`;
 }
 
@@ -167,27 +181,37 @@ type SsoTokens = Parameters<NonNullable<GenericOAuthConfig['getUserInfo']>>[0];
 function jwtClaims(token: string): Record<string, unknown> | null {
   try {
     const claims: unknown = JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8'));
-    return claims !== null && typeof claims === 'object' && !Array.isArray(claims) ? (claims as Record<string, unknown>) : null;
+    return claims !== null && typeof claims === 'object' && !Array.isArray(claims)
+      ? (claims as Record<string, unknown>)
+      : null;
   } catch {
     return null;
   }
 }
 
 /** The userinfo endpoint's claims; {} when the provider has none; null when it fails. */
-async function userInfoClaims(oidc: OidcSettings, accessToken: string | undefined): Promise<Record<string, unknown> | null> {
+async function userInfoClaims(
+  oidc: OidcSettings,
+  accessToken: string | undefined,
+): Promise<Record<string, unknown> | null> {
   const metadata = await providerMetadata(oidc.issuer);
   const endpoint = metadata.ok ? metadata.value.userinfo_endpoint : undefined;
   if (!endpoint || !accessToken) return {};
   try {
-    const response = await fetch(endpoint, { headers: { authorization: `Bearer ${accessToken}`, accept: 'application/json' }, signal: AbortSignal.timeout(10_000) });
+    const response = await fetch(endpoint, {
+      headers: { authorization: `Bearer ${accessToken}`, accept: 'application/json' },
+      signal: AbortSignal.timeout(10_000),
+    });
     if (!response.ok) {
       logger.warn({ source: 'sso', status: response.status }, 'the provider refused the userinfo request');
       return null;
     }
     const claims: unknown = await response.json();
-    return claims !== null && typeof claims === 'object' && !Array.isArray(claims) ? (claims as Record<string, unknown>) : null;
+    return claims !== null && typeof claims === 'object' && !Array.isArray(claims)
+      ? (claims as Record<string, unknown>)
+      : null;
   } catch {
-    logger.warn({ source: 'sso' }, 'the provider\'s userinfo endpoint did not answer');
+    logger.warn({ source: 'sso' }, "the provider's userinfo endpoint did not answer");
     return null;
   }
 }
@@ -208,7 +232,8 @@ async function ssoProfile(oidc: OidcSettings, tokens: SsoTokens): Promise<Generi
     const fromEndpoint = await userInfoClaims(oidc, tokens.accessToken);
     if (fromEndpoint === null) return null;
     // OpenID Connect Core 5.3.2: userinfo about another subject is not this user's.
-    if (fromToken.sub !== undefined && fromEndpoint.sub !== undefined && fromEndpoint.sub !== fromToken.sub) return null;
+    if (fromToken.sub !== undefined && fromEndpoint.sub !== undefined && fromEndpoint.sub !== fromToken.sub)
+      return null;
     claims = { ...fromToken, ...fromEndpoint };
   }
   if (typeof claims.sub !== 'string' || claims.sub === '') return null;
@@ -229,7 +254,11 @@ export type SignOutOptions = Pick<AuthOptions, 'port' | 'baseUrl' | 'oidc'>;
  * any, outlives Keel's. (better-auth's own logout URL needs a fixed baseURL, which Keel
  * leaves unset without KEEL_BASE_URL to answer on localhost and 127.0.0.1 alike.)
  */
-export async function signOutSession(auth: KeelAuth, headers: Headers, options: SignOutOptions): Promise<{ providerSignOutUrl: string | null }> {
+export async function signOutSession(
+  auth: KeelAuth,
+  headers: Headers,
+  options: SignOutOptions,
+): Promise<{ providerSignOutUrl: string | null }> {
   const idToken = options.oidc ? await ssoIdToken(auth, headers) : null;
   await auth.api.signOut({ headers });
   if (!options.oidc || !idToken) return { providerSignOutUrl: null };
@@ -260,7 +289,7 @@ function consoleOrigin(options: Pick<AuthOptions, 'port' | 'baseUrl'>, headers: 
 
 /** The request id Keel's server gave this request (lib/http/request-id.ts), so audit rows name it. */
 function requestIdOf(context: unknown): string {
-  const headers = (context as { headers?: Headers; request?: Request } | null | undefined);
+  const headers = context as { headers?: Headers; request?: Request } | null | undefined;
   const id = headers?.headers?.get?.(REQUEST_ID_HEADER) ?? headers?.request?.headers.get(REQUEST_ID_HEADER);
   return id && id.length <= 128 ? id : randomUUID();
 }
@@ -309,7 +338,13 @@ async function gateSsoUser(db: Database, oidc: OidcSettings, { user, source }: G
   if (source.action === 'create-user') {
     // better-auth creates the user from this very object, after the admin plugin's default role.
     user.role = role;
-    await auditRoleFromClaim(db, requestId, { userId: null, username: String(user.username ?? ssoUsername(claims)), before: null, role, groups });
+    await auditRoleFromClaim(db, requestId, {
+      userId: null,
+      username: String(user.username ?? ssoUsername(claims)),
+      before: null,
+      role,
+      groups,
+    });
     return undefined;
   }
   const userId = String(user.id ?? '');
@@ -322,7 +357,13 @@ async function gateSsoUser(db: Database, oidc: OidcSettings, { user, source }: G
       .for('update');
     if (!current || current.role === role) return;
     await tx.update(userTable).set({ role, updatedAt: new Date() }).where(eq(userTable.id, userId));
-    await auditRoleFromClaim(tx, requestId, { userId, username: current.username ?? userId, before: current.role, role, groups });
+    await auditRoleFromClaim(tx, requestId, {
+      userId,
+      username: current.username ?? userId,
+      before: current.role,
+      role,
+      groups,
+    });
   });
   return undefined;
 }
@@ -347,7 +388,10 @@ async function auditRoleFromClaim(
 }
 
 async function auditSsoSignIn(db: Database, userId: string, requestId: string) {
-  const [row] = await db.select({ role: userTable.role, username: userTable.username }).from(userTable).where(eq(userTable.id, userId));
+  const [row] = await db
+    .select({ role: userTable.role, username: userTable.username })
+    .from(userTable)
+    .where(eq(userTable.id, userId));
   await db.insert(auditEvent).values({
     actorId: userId,
     actorLogin: row?.username ?? userId,

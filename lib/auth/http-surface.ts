@@ -52,7 +52,9 @@ async function jsonBody(request: Request): Promise<unknown> {
 }
 
 function typedUsername(body: unknown): string | null {
-  return body && typeof body === 'object' && 'username' in body && typeof body.username === 'string' ? body.username : null;
+  return body && typeof body === 'object' && 'username' in body && typeof body.username === 'string'
+    ? body.username
+    : null;
 }
 
 /**
@@ -112,7 +114,10 @@ export function createAuthSurface(deps: AuthSurfaceDeps): (request: Request) => 
     const body = await jsonBody(request);
     const badField = badTextField(body);
     if (badField !== null) {
-      return json(400, { code: 'INVALID_INPUT', message: `${/^[A-Za-z]{1,32}$/.test(badField) ? `The ${badField}` : 'A field'} holds a control character or broken Unicode.` });
+      return json(400, {
+        code: 'INVALID_INPUT',
+        message: `${/^[A-Za-z]{1,32}$/.test(badField) ? `The ${badField}` : 'A field'} holds a control character or broken Unicode.`,
+      });
     }
     const typed = typedUsername(body);
     const key = typed === null ? '' : lockoutKey(typed);
@@ -141,7 +146,12 @@ export function createAuthSurface(deps: AuthSurfaceDeps): (request: Request) => 
     const forwarded = new Request(request.url, {
       method: 'POST',
       headers: request.headers,
-      body: JSON.stringify({ provider: OIDC_PROVIDER_ID, callbackURL: '/', errorCallbackURL: '/sign-in', disableRedirect: true }),
+      body: JSON.stringify({
+        provider: OIDC_PROVIDER_ID,
+        callbackURL: '/',
+        errorCallbackURL: '/sign-in',
+        disableRedirect: true,
+      }),
     });
     forwarded.headers.set('content-type', 'application/json');
     forwarded.headers.delete('content-length');
@@ -156,10 +166,16 @@ export function createAuthSurface(deps: AuthSurfaceDeps): (request: Request) => 
   async function ssoCallback(request: Request): Promise<Response> {
     const response = await deps.auth.handler(request);
     const location = response.headers.get('location');
-    const error = location && URL.canParse(location, 'http://keel.invalid') ? new URL(location, 'http://keel.invalid').searchParams.get('error') : null;
+    const error =
+      location && URL.canParse(location, 'http://keel.invalid')
+        ? new URL(location, 'http://keel.invalid').searchParams.get('error')
+        : null;
     const refused = error !== null || response.status >= 400;
     if (refused && deps.recordSsoRefusal && error?.toUpperCase() !== 'NO_MAPPED_GROUP') {
-      const code = (error ?? `HTTP_${response.status}`).toUpperCase().replace(/[^A-Z0-9]+/g, '_').slice(0, 64);
+      const code = (error ?? `HTTP_${response.status}`)
+        .toUpperCase()
+        .replace(/[^A-Z0-9]+/g, '_')
+        .slice(0, 64);
       await deps.recordSsoRefusal(code, request.headers.get(REQUEST_ID_HEADER));
     }
     return response;

@@ -114,7 +114,12 @@ const LIVE_SESSION_SQL = `
  * The signed-in user of a request when better-auth would answer without a write;
  * undefined when better-auth must answer (see the module comment).
  */
-export async function readLiveSession(pool: pg.Pool, rules: SessionRules, cookieHeader: string | null, now = Date.now()): Promise<LiveSessionUser | undefined> {
+export async function readLiveSession(
+  pool: pg.Pool,
+  rules: SessionRules,
+  cookieHeader: string | null,
+  now = Date.now(),
+): Promise<LiveSessionUser | undefined> {
   if (!cookieHeader) return undefined;
   const token = signedSessionToken(cookieHeader, rules);
   if (!token) return undefined;

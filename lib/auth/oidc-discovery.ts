@@ -33,13 +33,17 @@ const DISCOVERY_TIMEOUT_MS = 10_000;
  * against it, so a near miss (another host name for the same server, a missing tenant,
  * a trailing slash) would refuse every sign-in.
  */
-export async function discoverProvider(issuer: string, timeoutMs = DISCOVERY_TIMEOUT_MS): Promise<Result<ProviderMetadata, DiscoveryError>> {
+export async function discoverProvider(
+  issuer: string,
+  timeoutMs = DISCOVERY_TIMEOUT_MS,
+): Promise<Result<ProviderMetadata, DiscoveryError>> {
   const url = discoveryUrl(issuer);
   let response: Response;
   try {
     response = await fetch(url, { headers: { accept: 'application/json' }, signal: AbortSignal.timeout(timeoutMs) });
   } catch (error) {
-    const cause = error instanceof Error ? ((error.cause as Error | undefined)?.message ?? error.message) : String(error);
+    const cause =
+      error instanceof Error ? ((error.cause as Error | undefined)?.message ?? error.message) : String(error);
     return err({ code: 'OIDC_PROVIDER_UNREACHABLE', message: `${url} did not answer (${cause})` });
   }
   if (response.status >= 500) {
@@ -58,7 +62,10 @@ export async function discoverProvider(issuer: string, timeoutMs = DISCOVERY_TIM
   const parsed = providerMetadataSchema.safeParse(body);
   if (!parsed.success) {
     const fields = [...new Set(parsed.error.issues.map((issue) => issue.path.join('.')))].join(', ');
-    return err({ code: 'OIDC_DISCOVERY_INVALID', message: `${wrongIssuer}: ${url} is not a discovery document (missing or invalid: ${fields})` });
+    return err({
+      code: 'OIDC_DISCOVERY_INVALID',
+      message: `${wrongIssuer}: ${url} is not a discovery document (missing or invalid: ${fields})`,
+    });
   }
   if (parsed.data.issuer !== issuer) {
     return err({

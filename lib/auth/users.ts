@@ -57,7 +57,8 @@ export async function createUserAccount(auth: KeelAuth, input: NewUser): Promise
     return ok({ id: created.user.id });
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    if (/exist/i.test(message)) return err({ code: 'USER_EXISTS', message: `A user named ${username} already exists.` });
+    if (/exist/i.test(message))
+      return err({ code: 'USER_EXISTS', message: `A user named ${username} already exists.` });
     throw error;
   }
 }

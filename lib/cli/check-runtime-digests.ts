@@ -39,11 +39,18 @@ export interface DigestCheckReport {
   truncatedAgreeing: number;
 }
 
-const actorOf = (login: string, role: 'operator' | 'approver'): Actor => ({ id: `user:${login}`, login, name: login, role });
+const actorOf = (login: string, role: 'operator' | 'approver'): Actor => ({
+  id: `user:${login}`,
+  login,
+  name: login,
+  role,
+});
 
 /** Applies the runtime's own migration files in name order, each in its own transaction, as its migrator does. */
 async function applyRuntimeMigrations(client: pg.Client, directory: string): Promise<string[]> {
-  const files = readdirSync(directory).filter((name) => name.endsWith('.sql')).sort();
+  const files = readdirSync(directory)
+    .filter((name) => name.endsWith('.sql'))
+    .sort();
   if (files.length === 0) throw new Error(`no .sql files in ${directory}`);
   await client.query('create schema oxide_batch');
   for (const file of files) {
@@ -66,7 +73,10 @@ async function applyRuntimeMigrations(client: pg.Client, directory: string): Pro
  * computes, stores on a proposal and writes into `ob_recovery_decision` with the digest
  * over the runtime's own SQL reading of the same row.
  */
-export async function checkRuntimeDigests(adminUrl: string, migrationsDir: string): Promise<DigestCheckReport & { migrations: string[] }> {
+export async function checkRuntimeDigests(
+  adminUrl: string,
+  migrationsDir: string,
+): Promise<DigestCheckReport & { migrations: string[] }> {
   const name = `keel_digest_check_${randomBytes(5).toString('hex')}`;
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
@@ -106,7 +116,12 @@ export async function checkRuntimeDigests(adminUrl: string, migrationsDir: strin
         lastServerTimeMs: () => null,
         observeServerTime: () => {},
       },
-      settings: { staleThresholdMs: 60_000, maxClockSkewMs: 5_000, proposalTtlMs: 900_000, orchestrationLeaseMs: 300_000 },
+      settings: {
+        staleThresholdMs: 60_000,
+        maxClockSkewMs: 5_000,
+        proposalTtlMs: 900_000,
+        orchestrationLeaseMs: 300_000,
+      },
       ownerToken: randomBytes(16),
     };
     const repository = postgresRecoveryRepository(db);
@@ -147,15 +162,25 @@ export async function checkRuntimeDigests(adminUrl: string, migrationsDir: strin
         owner: 'OTHER_PROCESS',
         updatedAtMs: Number(read.runtime_ms),
         step: null,
-        markers: { unknownCommit: false, completedPartition: false, committedFlowDecision: false, ambiguousExternalEffect: false },
+        markers: {
+          unknownCommit: false,
+          completedPartition: false,
+          committedFlowDecision: false,
+          ambiguousExternalEffect: false,
+        },
       };
       const runtimeDigest = evidenceDigestHex(base);
       const truncatedDigest = evidenceDigestHex({ ...base, updatedAtMs: Number(read.truncated_ms) });
       const snapshot = await repository.recoverySnapshot(executionId, deps.ownerToken);
       if (!snapshot.ok) throw new Error(`snapshot of ${executionId}: ${snapshot.error.kind}`);
       const keelSnapshotDigest = snapshotEvidenceDigestHex(snapshot.value);
-      if (!runtimeDigest.ok || !truncatedDigest.ok || !keelSnapshotDigest.ok) throw new Error(`digest of ${executionId} is malformed`);
-      const proposed = await proposeRecovery(deps, actorOf('digest-check-operator', 'operator'), { target: 'batch', executionId, reason: 'digest check' });
+      if (!runtimeDigest.ok || !truncatedDigest.ok || !keelSnapshotDigest.ok)
+        throw new Error(`digest of ${executionId} is malformed`);
+      const proposed = await proposeRecovery(deps, actorOf('digest-check-operator', 'operator'), {
+        target: 'batch',
+        executionId,
+        reason: 'digest check',
+      });
       if (!proposed.ok) throw new Error(`propose ${executionId}: ${proposed.error.code}`);
       const proposal = proposed.value.proposal;
       const confirmed = await confirmTakeover(deps, actorOf('digest-check-approver', 'approver'), {
@@ -166,7 +191,10 @@ export async function checkRuntimeDigests(adminUrl: string, migrationsDir: strin
       });
       if (!confirmed.ok) throw new Error(`confirm ${executionId}: ${confirmed.error.code}`);
       const decision = (
-        await pool.query(`select encode(evidence_digest, 'hex') as digest from oxide_batch.ob_recovery_decision where job_execution_id = $1`, [executionId])
+        await pool.query(
+          `select encode(evidence_digest, 'hex') as digest from oxide_batch.ob_recovery_decision where job_execution_id = $1`,
+          [executionId],
+        )
       ).rows[0];
       rows.push({
         executionId,
@@ -181,7 +209,9 @@ export async function checkRuntimeDigests(adminUrl: string, migrationsDir: strin
       });
     }
     const agree = (row: DigestCheckRow) =>
-      row.keelSnapshotDigest === row.runtimeDigest && row.proposalDigest === row.runtimeDigest && row.decisionDigest === row.runtimeDigest;
+      row.keelSnapshotDigest === row.runtimeDigest &&
+      row.proposalDigest === row.runtimeDigest &&
+      row.decisionDigest === row.runtimeDigest;
     return {
       migrations,
       rows,
@@ -198,7 +228,10 @@ export async function checkRuntimeDigests(adminUrl: string, migrationsDir: strin
 export function formatDigestCheck(report: DigestCheckReport & { migrations: string[] }): string {
   const lines = [`runtime migrations applied: ${report.migrations.join(', ')}`];
   for (const row of report.rows) {
-    const same = row.keelSnapshotDigest === row.runtimeDigest && row.proposalDigest === row.runtimeDigest && row.decisionDigest === row.runtimeDigest;
+    const same =
+      row.keelSnapshotDigest === row.runtimeDigest &&
+      row.proposalDigest === row.runtimeDigest &&
+      row.decisionDigest === row.runtimeDigest;
     lines.push(
       `execution ${row.executionId}: +${row.offsetUs} us  runtime ${row.runtimeMs} ms, truncated ${row.truncatedMs} ms  ` +
         `keel ${same ? 'AGREES' : 'DIFFERS'} (snapshot, proposal, decision)  truncated reading ${row.truncatedDigest === row.runtimeDigest ? 'agrees' : 'differs'}`,

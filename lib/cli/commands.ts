@@ -66,7 +66,9 @@ async function runtimeIndexesCommand(args: string[]): Promise<number> {
     try {
       const missing = new Set(await missingRuntimeIndexes(pool));
       for (const index of RUNTIME_INDEXES) {
-        process.stdout.write(`-- ${index.purpose}${missing.has(index.name) ? '' : ' (present)'}\n${createIndexStatement(index, true)};\n`);
+        process.stdout.write(
+          `-- ${index.purpose}${missing.has(index.name) ? '' : ' (present)'}\n${createIndexStatement(index, true)};\n`,
+        );
       }
       if (!args.includes('--apply')) return 0;
       for (const index of RUNTIME_INDEXES.filter((i) => missing.has(i.name))) {
@@ -139,7 +141,8 @@ async function createUserCommand(args: string[]): Promise<number> {
   const role = values.role;
   const breakGlass = values['break-glass'] === true;
   // A break-glass account keeps password sign-in when KEEL_LOCAL_SIGN_IN=0; its name says so.
-  const username = breakGlass && !values.username.startsWith('breakglass.') ? `breakglass.${values.username}` : values.username;
+  const username =
+    breakGlass && !values.username.startsWith('breakglass.') ? `breakglass.${values.username}` : values.username;
   const password = await readPassword();
   return withDatabase(async ({ settings }) => {
     const pool = createPool(settings.databaseUrl!, 2);
@@ -149,13 +152,26 @@ async function createUserCommand(args: string[]): Promise<number> {
         process.stderr.write(`[keel] refused (${migrated.error.code}): ${migrated.error.message}\n`);
         return 1;
       }
-      const auth = createAuth(createDatabase(pool), { secret: settings.authSecret!, port: settings.port, signInPerMinute: settings.signInPerMinute });
-      const created = await createUserAccount(auth, { username, name: values.name ?? username, role, password, email: values.email, breakGlass });
+      const auth = createAuth(createDatabase(pool), {
+        secret: settings.authSecret!,
+        port: settings.port,
+        signInPerMinute: settings.signInPerMinute,
+      });
+      const created = await createUserAccount(auth, {
+        username,
+        name: values.name ?? username,
+        role,
+        password,
+        email: values.email,
+        breakGlass,
+      });
       if (!created.ok) {
         process.stderr.write(`[keel] ${created.error.code}: ${created.error.message}\n`);
         return 1;
       }
-      log(`created ${username} with role ${role}${breakGlass ? ' (break-glass: signs in with a password even when KEEL_LOCAL_SIGN_IN=0)' : ''}`);
+      log(
+        `created ${username} with role ${role}${breakGlass ? ' (break-glass: signs in with a password even when KEEL_LOCAL_SIGN_IN=0)' : ''}`,
+      );
       return 0;
     } finally {
       await pool.end();
@@ -203,7 +219,8 @@ async function demoRuntimeCommand(): Promise<number> {
       const runtime = startDemoRuntime({
         db,
         settings,
-        log: (level, message, fields) => log(`${level === 'info' ? '' : `${level}: `}${message}${fields ? ` ${JSON.stringify(fields)}` : ''}`),
+        log: (level, message, fields) =>
+          log(`${level === 'info' ? '' : `${level}: `}${message}${fields ? ` ${JSON.stringify(fields)}` : ''}`),
       });
       log('demo runtime running; Ctrl-C stops it');
       await untilInterrupted();
@@ -216,7 +233,10 @@ async function demoRuntimeCommand(): Promise<number> {
 }
 
 async function checkRuntimeDigestsCommand(args: string[]): Promise<number> {
-  const { values } = parseArgs({ args, options: { migrations: { type: 'string' }, 'database-url': { type: 'string' } } });
+  const { values } = parseArgs({
+    args,
+    options: { migrations: { type: 'string' }, 'database-url': { type: 'string' } },
+  });
   const url = values['database-url'] ?? process.env.DATABASE_URL;
   if (!values.migrations || !url) {
     process.stderr.write('check-runtime-digests needs --migrations DIR and --database-url URL (or DATABASE_URL)\n');

@@ -30,7 +30,10 @@ export interface ResolvedEnvironment {
  * Settings from the environment; when DATABASE_URL is unset, an embedded PostgreSQL
  * under `.keel/` with a generated checkpoint key and demo mode on.
  */
-export async function resolveEnvironment(log: (line: string) => void, options: { fresh?: boolean } = {}): Promise<ResolvedEnvironment> {
+export async function resolveEnvironment(
+  log: (line: string) => void,
+  options: { fresh?: boolean } = {},
+): Promise<ResolvedEnvironment> {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
   let embedded: EmbeddedDatabase | null = null;

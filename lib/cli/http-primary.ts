@@ -1,5 +1,9 @@
 import cluster, { type Worker } from 'node:cluster';
-import { HTTP_PROCESS_MESSAGES as M, type CollectedMetrics, type HttpProcessMessage } from '../server/http-process-messages';
+import {
+  HTTP_PROCESS_MESSAGES as M,
+  type CollectedMetrics,
+  type HttpProcessMessage,
+} from '../server/http-process-messages';
 
 /**
  * The parent of several HTTP processes on one port (KEEL_HTTP_PROCESSES > 1): Node's
@@ -32,7 +36,10 @@ export function processInstanceId(instanceId: string | undefined, index: number)
 export function runHttpPrimary(options: HttpPrimaryOptions): void {
   const { processes, log } = options;
   const byIndex = new Map<number, { worker: Worker; startedAt: number; quickExits: number }>();
-  const collecting = new Map<string, { requester: Worker; requestId: string; waiting: Set<number>; metrics: CollectedMetrics[]; timer: NodeJS.Timeout }>();
+  const collecting = new Map<
+    string,
+    { requester: Worker; requestId: string; waiting: Set<number>; metrics: CollectedMetrics[]; timer: NodeJS.Timeout }
+  >();
   let stopping = false;
   let nextCollect = 0;
 
@@ -57,7 +64,9 @@ export function runHttpPrimary(options: HttpPrimaryOptions): void {
       const quick = Date.now() - entry.startedAt < QUICK_EXIT_MS;
       const exits = quick ? entry.quickExits + 1 : 0;
       const delay = exits === 0 ? 0 : Math.min(MAX_RESTART_DELAY_MS, 500 * 2 ** (exits - 1));
-      log(`HTTP process ${index} exited (${signal ?? `code ${code}`}); starting another${delay ? ` in ${delay} ms` : ''}`);
+      log(
+        `HTTP process ${index} exited (${signal ?? `code ${code}`}); starting another${delay ? ` in ${delay} ms` : ''}`,
+      );
       setTimeout(() => {
         if (!stopping) start(index, exits);
       }, delay);
@@ -70,7 +79,12 @@ export function runHttpPrimary(options: HttpPrimaryOptions): void {
     clearTimeout(pending.timer);
     collecting.delete(collectId);
     if (pending.requester.isConnected()) {
-      pending.requester.send({ type: M.aggregate, requestId: pending.requestId, metrics: pending.metrics, processes: pending.metrics.length } satisfies HttpProcessMessage);
+      pending.requester.send({
+        type: M.aggregate,
+        requestId: pending.requestId,
+        metrics: pending.metrics,
+        processes: pending.metrics.length,
+      } satisfies HttpProcessMessage);
     }
   };
 
@@ -95,7 +109,7 @@ export function runHttpPrimary(options: HttpPrimaryOptions): void {
       finishIfDone(collectId);
     } else if (message?.type === M.collected) {
       const pending = collecting.get(message.collectId);
-      if (!pending || !pending.waiting.delete(worker.id)) return;
+      if (!pending?.waiting.delete(worker.id)) return;
       pending.metrics.push(message.metrics);
       finishIfDone(message.collectId);
     }

@@ -20,7 +20,13 @@ export interface EnvelopeRow {
 }
 
 const PHASES: FaultPhase[] = ['read', 'process', 'write'];
-const CATEGORIES: FailureCategory[] = ['TRANSIENT_INFRASTRUCTURE', 'TIMEOUT', 'USER_COMPONENT', 'SERIALIZATION', 'OPTIMISTIC_CONFLICT'];
+const CATEGORIES: FailureCategory[] = [
+  'TRANSIENT_INFRASTRUCTURE',
+  'TIMEOUT',
+  'USER_COMPONENT',
+  'SERIALIZATION',
+  'OPTIMISTIC_CONFLICT',
+];
 // One envelope in this many has a checksum that does not match, so the CORRUPT view has rows at scale too.
 const CORRUPT_EVERY = 211;
 
@@ -38,10 +44,22 @@ export function envelopeFor(step: EnvelopeStep, wantedKeys: number): EnvelopeRow
   for (let i = 0; i < count; i += 1) {
     const seed = step.id * 7 + i;
     const phase = PHASES[seed % PHASES.length]!;
-    const key = deriveRetryKeyHex({ definitionDigest: step.definitionDigest, stepName: step.logicalId, phase, checkpointDigest: checkpoint, ordinal: seed });
+    const key = deriveRetryKeyHex({
+      definitionDigest: step.definitionDigest,
+      stepName: step.logicalId,
+      phase,
+      checkpointDigest: checkpoint,
+      ordinal: seed,
+    });
     if (!key.ok) throw new Error(`retry key for step ${step.id}: ${key.error.kind}`);
     const ordinal = 1 + (seed % Math.max(1, step.retryLimit));
-    entries.push({ key: key.value, phase, category: CATEGORIES[(seed >> 1) % CATEGORIES.length]!, ordinal, revision: 'classifier_v3' });
+    entries.push({
+      key: key.value,
+      phase,
+      category: CATEGORIES[(seed >> 1) % CATEGORIES.length]!,
+      ordinal,
+      revision: 'classifier_v3',
+    });
   }
   const envelope = newEnvelope(checkpoint, entries);
   if (!envelope.ok) throw new Error(`envelope for step ${step.id}: ${envelope.error.kind}`);
@@ -52,7 +70,13 @@ export function envelopeFor(step: EnvelopeStep, wantedKeys: number): EnvelopeRow
     id: step.id,
     payload: {
       checkpoint,
-      entries: envelope.value.entries.map((e) => ({ category: e.category, key: e.key, ordinal: e.ordinal, phase: e.phase, revision: e.revision })),
+      entries: envelope.value.entries.map((e) => ({
+        category: e.category,
+        key: e.key,
+        ordinal: e.ordinal,
+        phase: e.phase,
+        revision: e.revision,
+      })),
     },
     checksumHex: corrupt ? sha256Hex(`corrupt:${step.id}`) : Buffer.from(sum.value).toString('hex'),
     keys: corrupt ? 0 : entries.length,

@@ -12,9 +12,18 @@ import { envelopeFor, type EnvelopeStep } from './load-scale-envelopes';
 
 const DEFAULTS = { executions: 1_000_000, 'retry-keys': 50_000, attempts: 1_000_000, 'dead-letters': 100_000 };
 const REVISION = 'scale-v1';
-const DAY_MS = 86_400_000;
+const _DAY_MS = 86_400_000;
 // Status shares per 100 executions: mostly finished, a realistic tail of active and UNKNOWN ones.
-const STATUS_SLOTS = [['COMPLETED', 62], ['FAILED', 12], ['STOPPED', 5], ['ABANDONED', 3], ['STARTED', 10], ['STARTING', 2], ['STOPPING', 2], ['UNKNOWN', 4]] as const;
+const STATUS_SLOTS = [
+  ['COMPLETED', 62],
+  ['FAILED', 12],
+  ['STOPPED', 5],
+  ['ABANDONED', 3],
+  ['STARTED', 10],
+  ['STARTING', 2],
+  ['STOPPING', 2],
+  ['UNKNOWN', 4],
+] as const;
 
 const statusCase = (slot: string) => {
   let upper = 0;
@@ -59,16 +68,26 @@ async function loadExecutions(db: pg.PoolClient, count: number, definitionIds: n
   const executionBase = await maxId(db, 'oxide_batch.ob_job_execution');
   const defs = `(select * from unnest($1::bigint[], $2::text[], $3::int[], $4::text[]) with ordinality as u(id, job_name, steps, step_list, slot)) d`;
   const plans = DEMO_DEFINITIONS.map((p) => p.steps.map((s) => s.logicalId));
-  const params = [definitionIds, DEMO_DEFINITIONS.map((p) => p.jobName), plans.map((p) => p.length), plans.map((p) => p.join(','))];
+  const params = [
+    definitionIds,
+    DEMO_DEFINITIONS.map((p) => p.jobName),
+    plans.map((p) => p.length),
+    plans.map((p) => p.join(',')),
+  ];
   const n = DEMO_DEFINITIONS.length;
-  await timed(log, `${count} instances`, () => db.query(
-    `insert into oxide_batch.ob_job_instance (id, job_name, instance_key, identifying_parameters, created_at)
+  await timed(log, `${count} instances`, () =>
+    db.query(
+      `insert into oxide_batch.ob_job_instance (id, job_name, instance_key, identifying_parameters, created_at)
      select ${instanceBase} + g, d.job_name, sha256(convert_to('scale-instance:' || (${instanceBase} + g), 'UTF8')),
             jsonb_build_object('run', g), now() - (g % 90) * interval '1 day'
-     from generate_series(1, ${count}) g join ${defs} on d.slot = 1 + g % ${n}`, params));
+     from generate_series(1, ${count}) g join ${defs} on d.slot = 1 + g % ${n}`,
+      params,
+    ),
+  );
   // updated_at spreads over 90 days, newest at the highest id; active rows older than an hour read as stale.
-  await timed(log, `${count} executions`, () => db.query(
-    `insert into oxide_batch.ob_job_execution (id, job_instance_id, definition_id, attempt, status, exit_code, parameters,
+  await timed(log, `${count} executions`, () =>
+    db.query(
+      `insert into oxide_batch.ob_job_execution (id, job_instance_id, definition_id, attempt, status, exit_code, parameters,
        failure_category, failure_id, created_at, started_at, ended_at, updated_at, version, owner_token)
      select ${executionBase} + g, ${instanceBase} + g, d.id, 1, x.status,
             case when x.status = 'FAILED' then 'FAILED' when x.status = 'COMPLETED' then 'COMPLETED' end,
@@ -81,10 +100,14 @@ async function loadExecutions(db: pg.PoolClient, count: number, definitionIds: n
      from generate_series(1, ${count}) g
      join ${defs} on d.slot = 1 + g % ${n}
      cross join lateral (select ${statusCase('(g * 37) % 100')} as status,
-                                now() - ((${count} - g)::float8 / ${count} * 90 * 86400) * interval '1 second' as at) x`, params));
+                                now() - ((${count} - g)::float8 / ${count} * 90 * 86400) * interval '1 second' as at) x`,
+      params,
+    ),
+  );
   // Earlier steps COMPLETED; the last one carries the execution's status.
-  await timed(log, 'their steps', () => db.query(
-    `insert into oxide_batch.ob_step_execution (job_execution_id, step_name, step_logical_id, status, read_count, processed_count,
+  await timed(log, 'their steps', () =>
+    db.query(
+      `insert into oxide_batch.ob_step_execution (job_execution_id, step_name, step_logical_id, status, read_count, processed_count,
        write_count, commit_count, created_at, started_at, ended_at, updated_at, version)
      select e.id, split_part(d.step_list, ',', k), split_part(d.step_list, ',', k), s.status, 1000 + e.id % 5000, 1000 + e.id % 5000, 990 + e.id % 5000, 10,
             e.created_at, e.started_at, case when s.status not in (${unresolvedList}) then e.updated_at end, e.updated_at, 2
@@ -93,7 +116,10 @@ async function loadExecutions(db: pg.PoolClient, count: number, definitionIds: n
      cross join lateral generate_series(1, d.steps) k
      cross join lateral (select case when k < d.steps then 'COMPLETED' else e.status end as status) s
      where e.id > ${executionBase}
-     order by e.id, k`, params));
+     order by e.id, k`,
+      params,
+    ),
+  );
   await resetIdentity(db, 'oxide_batch.ob_job_instance');
   await resetIdentity(db, 'oxide_batch.ob_job_execution');
   return executionBase;
@@ -102,9 +128,14 @@ async function loadExecutions(db: pg.PoolClient, count: number, definitionIds: n
 /** Checksummed envelopes on steps whose job has a fault policy, computed in TypeScript, written 2,000 per statement. */
 async function loadRetryKeys(db: pg.PoolClient, wanted: number, executionBase: number, log: (line: string) => void) {
   const policies = new Map<string, { retryLimit: number; stateLimit: number }>();
-  for (const plan of DEMO_DEFINITIONS) for (const step of plan.steps) {
-    if (step.retryLimit !== undefined) policies.set(`${plan.jobName}/${step.logicalId}`, { retryLimit: step.retryLimit, stateLimit: step.stateLimit! });
-  }
+  for (const plan of DEMO_DEFINITIONS)
+    for (const step of plan.steps) {
+      if (step.retryLimit !== undefined)
+        policies.set(`${plan.jobName}/${step.logicalId}`, {
+          retryLimit: step.retryLimit,
+          stateLimit: step.stateLimit!,
+        });
+    }
   let written = 0;
   let after = 0;
   const started = Date.now();
@@ -116,14 +147,21 @@ async function loadRetryKeys(db: pg.PoolClient, wanted: number, executionBase: n
        join oxide_batch.ob_job_execution e on e.id = s.job_execution_id
        join oxide_batch.ob_job_definition d on d.id = e.definition_id
        where s.job_execution_id > ${executionBase} and s.id > $1 and s.id % 13 = 0
-       order by s.id limit 5000`, [after]);
+       order by s.id limit 5000`,
+      [after],
+    );
     if (rows.length === 0) break;
     after = Number(rows[rows.length - 1]!.id);
     const envelopes = [];
     for (const row of rows) {
       const policy = policies.get(`${row.job_name}/${row.step_logical_id}`);
       if (!policy || written >= wanted) continue;
-      const step: EnvelopeStep = { id: Number(row.id), logicalId: row.step_logical_id, definitionDigest: row.manifest_digest, ...policy };
+      const step: EnvelopeStep = {
+        id: Number(row.id),
+        logicalId: row.step_logical_id,
+        definitionDigest: row.manifest_digest,
+        ...policy,
+      };
       const envelope = envelopeFor(step, wanted - written);
       written += envelope.keys;
       envelopes.push({ id: envelope.id, payload: envelope.payload, sum: envelope.checksumHex });
@@ -132,7 +170,8 @@ async function loadRetryKeys(db: pg.PoolClient, wanted: number, executionBase: n
       await db.query(
         `update oxide_batch.ob_step_execution s set fault_state_payload = x.payload, fault_state_checksum = decode(x.sum, 'hex')
          from jsonb_to_recordset($1::jsonb) as x(id bigint, payload jsonb, sum text) where s.id = x.id`,
-        [JSON.stringify(envelopes.slice(i, i + 2000))]);
+        [JSON.stringify(envelopes.slice(i, i + 2000))],
+      );
     }
   }
   log(`${written} retry keys in ${((Date.now() - started) / 1000).toFixed(1)} s`);
@@ -141,8 +180,9 @@ async function loadRetryKeys(db: pg.PoolClient, wanted: number, executionBase: n
 /** The queue in every state (due, leased, lapsed lease, retry later), receipt ids unique per load. */
 async function loadAttempts(db: pg.PoolClient, count: number, nonce: string, log: (line: string) => void) {
   // The leases written here get their grants in the same statement, as a claim writes one.
-  await timed(log, `${count} settlement attempts`, () => db.query(
-    `with loaded as (insert into settle.attempts (receipt_id, finalized_at, work_kind, attempts, next_visible_at_ms, row_version,
+  await timed(log, `${count} settlement attempts`, () =>
+    db.query(
+      `with loaded as (insert into settle.attempts (receipt_id, finalized_at, work_kind, attempts, next_visible_at_ms, row_version,
        lease_owner, lease_token, lease_until_ms, reason_code, reason_detail_sha256, updated_at_ms)
      select 'rcpt_' || substr(md5($1 || g), 1, 20), c.ms - 60000 - (g % 21600) * 1000,
             case when retry then 'retry_scheduled' else 'pending_observation' end,
@@ -156,19 +196,29 @@ async function loadAttempts(db: pg.PoolClient, count: number, nonce: string, log
           (select (extract(epoch from clock_timestamp()) * 1000)::bigint as ms) c,
           lateral (select g % 3 = 0 as retry, g % 10 in (4, 5, 9) as leased) f
      returning receipt_id, next_visible_at_ms, lease_owner, lease_until_ms)
-     ${leaseGrantsInsertText('loaded')}`, [nonce]));
+     ${leaseGrantsInsertText('loaded')}`,
+      [nonce],
+    ),
+  );
 }
 
 /** Dead letters across every reason and 60 days of age; canonical JSON from the domain's writer, one template per reason. */
 async function loadDeadLetters(db: pg.PoolClient, count: number, nonce: string, log: (line: string) => void) {
   const templates = FAILURE_CODES.map((reason) => {
-    const json = deadLetterCanonicalJson({ receiptId: 'RID', finalizedAt: 111111111111, attempts: 77777, reasonCode: reason, detailSha256Hex: failureDetailSha256Hex(`${reason}: scale`) });
+    const json = deadLetterCanonicalJson({
+      receiptId: 'RID',
+      finalizedAt: 111111111111,
+      attempts: 77777,
+      reasonCode: reason,
+      detailSha256Hex: failureDetailSha256Hex(`${reason}: scale`),
+    });
     if (!json.ok) throw new Error(`dead letter template ${reason}`);
     return json.value;
   });
   // Digits and a receipt id of [0-9a-z_] replace the placeholders without changing the canonical form.
-  await timed(log, `${count} dead letters`, () => db.query(
-    `insert into settle.dead_letters (receipt_id, finalized_at, attempts, reason, canonical_json, recorded_at_ms)
+  await timed(log, `${count} dead letters`, () =>
+    db.query(
+      `insert into settle.dead_letters (receipt_id, finalized_at, attempts, reason, canonical_json, recorded_at_ms)
      select r.id, r.fin, r.tries, ($2::text[])[1 + r.slot],
             replace(replace(replace(($3::text[])[1 + r.slot], '"RID"', '"' || r.id || '"'), '111111111111', r.fin::text), '77777', r.tries::text),
             c.ms - (g::bigint * 5184000000 / ${count}) - g % 1000
@@ -176,7 +226,9 @@ async function loadDeadLetters(db: pg.PoolClient, count: number, nonce: string, 
           (select (extract(epoch from clock_timestamp()) * 1000)::bigint as ms) c,
           lateral (select 'rcpt_' || substr(md5('dead' || $1 || g), 1, 20) as id, c.ms - 6000000000 + g as fin,
                           1 + g % 9 as tries, (g * 7 + g / 5) % ${FAILURE_CODES.length} as slot) r`,
-    [nonce, [...FAILURE_CODES], templates]));
+      [nonce, [...FAILURE_CODES], templates],
+    ),
+  );
 }
 
 /** `keel load-scale`: realistic volumes for measuring pages at scale, on an empty database unless --append. */
@@ -184,11 +236,17 @@ export async function loadScaleCommand(args: string[], log: (line: string) => vo
   const { values } = parseArgs({
     args,
     options: {
-      executions: { type: 'string' }, 'retry-keys': { type: 'string' }, attempts: { type: 'string' },
-      'dead-letters': { type: 'string' }, append: { type: 'boolean' }, 'database-url': { type: 'string' },
+      executions: { type: 'string' },
+      'retry-keys': { type: 'string' },
+      attempts: { type: 'string' },
+      'dead-letters': { type: 'string' },
+      append: { type: 'boolean' },
+      'database-url': { type: 'string' },
     },
   });
-  const sizes = Object.fromEntries(Object.entries(DEFAULTS).map(([k, d]) => [k, Number(values[k as keyof typeof DEFAULTS] ?? d)])) as typeof DEFAULTS;
+  const sizes = Object.fromEntries(
+    Object.entries(DEFAULTS).map(([k, d]) => [k, Number(values[k as keyof typeof DEFAULTS] ?? d)]),
+  ) as typeof DEFAULTS;
   if (Object.values(sizes).some((n) => !Number.isSafeInteger(n) || n < 0)) {
     process.stderr.write('load-scale: sizes must be whole numbers of at least zero\n');
     return 2;
@@ -210,7 +268,9 @@ export async function loadScaleCommand(args: string[], log: (line: string) => vo
       const { rows } = await db.query<{ present: boolean }>(`select exists (select 1 from oxide_batch.ob_job_execution)
         or exists (select 1 from settle.attempts) or exists (select 1 from settle.dead_letters) as present`);
       if (rows[0]!.present && !values.append) {
-        process.stderr.write('load-scale: the database already holds executions or settlements; pass --append to add to them\n');
+        process.stderr.write(
+          'load-scale: the database already holds executions or settlements; pass --append to add to them\n',
+        );
         return 1;
       }
       // A generated load, not business data: losing its last commits to a crash costs nothing.
@@ -221,7 +281,11 @@ export async function loadScaleCommand(args: string[], log: (line: string) => vo
       await loadRetryKeys(db, sizes['retry-keys'], executionBase, log);
       await loadAttempts(db, sizes.attempts, nonce, log);
       await loadDeadLetters(db, sizes['dead-letters'], nonce, log);
-      await timed(log, 'analyze', () => db.query('analyze oxide_batch.ob_job_instance, oxide_batch.ob_job_execution, oxide_batch.ob_step_execution, settle.attempts, settle.dead_letters, settle.receipt_place'));
+      await timed(log, 'analyze', () =>
+        db.query(
+          'analyze oxide_batch.ob_job_instance, oxide_batch.ob_job_execution, oxide_batch.ob_step_execution, settle.attempts, settle.dead_letters, settle.receipt_place',
+        ),
+      );
       return 0;
     } finally {
       db.release();

@@ -22,7 +22,9 @@ const parsed = parseSettings(process.env);
 // wrong single sign-on issuer stops the server before it serves.
 if (cluster.isPrimary && process.env.KEEL_LAUNCHED !== '1' && parsed.ok && parsed.value.signIn.oidc) {
   const { checkProviderAtStart } = await tsImport('../auth/oidc-discovery.ts', import.meta.url);
-  const refusal = await checkProviderAtStart(parsed.value.signIn.oidc, (line) => process.stdout.write(`[keel] ${line}\n`));
+  const refusal = await checkProviderAtStart(parsed.value.signIn.oidc, (line) =>
+    process.stdout.write(`[keel] ${line}\n`),
+  );
   if (refusal) {
     process.stderr.write(`${refusal}\n`);
     process.exit(1);
@@ -87,7 +89,8 @@ async function serve() {
       },
       () => {
         // A fault of Keel's own answers this request with 500, never passes it on unchecked, and keeps the process up.
-        if (!response.headersSent) response.writeHead(500, { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store' });
+        if (!response.headersSent)
+          response.writeHead(500, { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store' });
         response.end('Internal error');
       },
     );
@@ -109,8 +112,11 @@ async function serve() {
   process.on('SIGINT', stop);
 
   server.listen(port, host, () => {
-    const which = process.env.KEEL_HTTP_PROCESS_INDEX === undefined ? '' : ` (HTTP process ${process.env.KEEL_HTTP_PROCESS_INDEX})`;
+    const which =
+      process.env.KEEL_HTTP_PROCESS_INDEX === undefined ? '' : ` (HTTP process ${process.env.KEEL_HTTP_PROCESS_INDEX})`;
     const where = host === undefined ? '' : ` of ${host}`;
-    process.stdout.write(`[keel] ${dev ? 'development' : 'production'} server listening on port ${port}${where}${which}\n`);
+    process.stdout.write(
+      `[keel] ${dev ? 'development' : 'production'} server listening on port ${port}${where}${which}\n`,
+    );
   });
 }

@@ -51,16 +51,23 @@ async function ensureProductionBuild(track: (build: ChildProcess) => void): Prom
       ? 'building the console (next build); later starts reuse the build until the source changes'
       : 'building the console (next build): the sources changed since the build in .next was made',
   );
-  const build = spawn(process.execPath, [NEXT_BIN, 'build'], { stdio: 'inherit', env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' } });
+  const build = spawn(process.execPath, [NEXT_BIN, 'build'], {
+    stdio: 'inherit',
+    env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' },
+  });
   track(build);
   const [code, signal] = (await once(build, 'exit')) as [number | null, NodeJS.Signals | null];
   if (code !== 0) throw new Error(`next build failed (${code ?? signal})`);
-  if (builtFrom() !== fingerprint) log('the sources changed during the build, or it does not name them (next.config.ts, generateBuildId): the next start builds again');
+  if (builtFrom() !== fingerprint)
+    log(
+      'the sources changed during the build, or it does not name them (next.config.ts, generateBuildId): the next start builds again',
+    );
 }
 
 /** `start --no-build` (the container image, whose root filesystem is read-only): the build in .next as it is. */
 function requirePreparedBuild(): void {
-  if (!existsSync(join('.next', 'BUILD_ID'))) throw new Error('--no-build: there is no production build in .next (npm run build makes one)');
+  if (!existsSync(join('.next', 'BUILD_ID')))
+    throw new Error('--no-build: there is no production build in .next (npm run build makes one)');
 }
 
 /** Where this machine reaches the server listening on `host` (KEEL_HOST; every interface when unset). */
@@ -126,7 +133,10 @@ async function checkSingleSignOn(): Promise<string | null> {
  * build, then the Next.js server. SIGINT, SIGTERM or SIGHUP to this process, at any
  * point, stops what has started (the build or the server, then the embedded PostgreSQL).
  */
-export async function startConsole(mode: 'start' | 'dev', options: { fresh?: boolean; build?: boolean } = {}): Promise<number> {
+export async function startConsole(
+  mode: 'start' | 'dev',
+  options: { fresh?: boolean; build?: boolean } = {},
+): Promise<number> {
   const startedAt = performance.now();
   let environment: Promise<ResolvedEnvironment | null> = Promise.resolve(null);
   let child: ChildProcess | null = null;
@@ -181,7 +191,9 @@ export async function startConsole(mode: 'start' | 'dev', options: { fresh?: boo
         await shutdown({ code: 1 });
         return 1;
       }
-      log(`database ready: oxide_batch schema ${migrated.value.runtimeSchema} at version ${migrated.value.runtimeVersion}`);
+      log(
+        `database ready: oxide_batch schema ${migrated.value.runtimeSchema} at version ${migrated.value.runtimeVersion}`,
+      );
       if (settings.demo) {
         const seeded = await seedDemo(createDatabase(pool), settings, log);
         log(seeded ? 'demo data seeded' : 'demo data already present');
@@ -202,14 +214,22 @@ export async function startConsole(mode: 'start' | 'dev', options: { fresh?: boo
   const port = settings.port;
   const server = spawn(process.execPath, [...SERVER_NODE_FLAGS, SERVER, mode, String(port)], {
     stdio: 'inherit',
-    env: { ...env, NODE_ENV: mode === 'dev' ? 'development' : 'production', NEXT_TELEMETRY_DISABLED: '1', KEEL_LAUNCHED: '1' } as unknown as NodeJS.ProcessEnv,
+    env: {
+      ...env,
+      NODE_ENV: mode === 'dev' ? 'development' : 'production',
+      NEXT_TELEMETRY_DISABLED: '1',
+      KEEL_LAUNCHED: '1',
+    } as unknown as NodeJS.ProcessEnv,
   });
   child = server;
   server.once('exit', (code) => void shutdown({ code: code ?? 1 }));
   if (await waitForHealth(reachableOrigin(settings.host, port), server)) {
     const seconds = ((performance.now() - startedAt) / 1000).toFixed(1);
     log(`console ready on http://localhost:${port} after ${seconds}s`);
-    if (settings.demo) log(`demo users: viewer, operator, approver, approver2, support, admin (password: ${settings.demoPassword === DEMO_PASSWORD ? DEMO_PASSWORD : 'KEEL_DEMO_PASSWORD'})`);
+    if (settings.demo)
+      log(
+        `demo users: viewer, operator, approver, approver2, support, admin (password: ${settings.demoPassword === DEMO_PASSWORD ? DEMO_PASSWORD : 'KEEL_DEMO_PASSWORD'})`,
+      );
   }
   return new Promise<number>(() => {}); // runs until a signal or the server exits
 }

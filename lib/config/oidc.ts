@@ -37,16 +37,25 @@ export { BREAK_GLASS_PREFIX, SSO_USERNAME_PREFIX } from '../domain/new-user-chec
  */
 export function parseRoleMap(raw: string, errors: SettingError[]): Map<string, Role> {
   const map = new Map<string, Role>();
-  for (const entry of raw.split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const entry of raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const at = entry.lastIndexOf('=');
     const group = at > 0 ? entry.slice(0, at).trim() : '';
     const role = entry.slice(at + 1).trim();
     if (!group) {
-      errors.push({ name: 'KEEL_OIDC_ROLE_MAP', message: `KEEL_OIDC_ROLE_MAP entries are group=role; "${entry}" is not` });
+      errors.push({
+        name: 'KEEL_OIDC_ROLE_MAP',
+        message: `KEEL_OIDC_ROLE_MAP entries are group=role; "${entry}" is not`,
+      });
       continue;
     }
     if (!isRole(role)) {
-      errors.push({ name: 'KEEL_OIDC_ROLE_MAP', message: `KEEL_OIDC_ROLE_MAP: ${group} maps to ${role}, not one of ${ROLES.join(', ')}` });
+      errors.push({
+        name: 'KEEL_OIDC_ROLE_MAP',
+        message: `KEEL_OIDC_ROLE_MAP: ${group} maps to ${role}, not one of ${ROLES.join(', ')}`,
+      });
       continue;
     }
     if (map.has(group)) {
@@ -100,7 +109,8 @@ export function parseSignInSettings(env: Env, errors: SettingError[]): SignInSet
   const raw = env.KEEL_LOCAL_SIGN_IN?.trim();
   let localSignIn = true;
   if (raw === '0' || raw === 'false') localSignIn = false;
-  else if (raw && raw !== '1' && raw !== 'true') errors.push({ name: 'KEEL_LOCAL_SIGN_IN', message: `KEEL_LOCAL_SIGN_IN=${raw} must be 0 or 1` });
+  else if (raw && raw !== '1' && raw !== 'true')
+    errors.push({ name: 'KEEL_LOCAL_SIGN_IN', message: `KEEL_LOCAL_SIGN_IN=${raw} must be 0 or 1` });
 
   const issuer = env.KEEL_OIDC_ISSUER?.trim() || undefined;
   const clientId = env.KEEL_OIDC_CLIENT_ID?.trim() || undefined;
@@ -108,7 +118,10 @@ export function parseSignInSettings(env: Env, errors: SettingError[]): SignInSet
   const roleMapRaw = env.KEEL_OIDC_ROLE_MAP?.trim() || undefined;
   if (!issuer && !clientId && !clientSecret && !roleMapRaw) {
     if (!localSignIn) {
-      errors.push({ name: 'KEEL_LOCAL_SIGN_IN', message: 'KEEL_LOCAL_SIGN_IN=0 needs single sign-on configured (KEEL_OIDC_ISSUER and the rest)' });
+      errors.push({
+        name: 'KEEL_LOCAL_SIGN_IN',
+        message: 'KEEL_LOCAL_SIGN_IN=0 needs single sign-on configured (KEEL_OIDC_ISSUER and the rest)',
+      });
     }
     return { oidc: undefined, localSignIn };
   }
@@ -118,21 +131,32 @@ export function parseSignInSettings(env: Env, errors: SettingError[]): SignInSet
     ['KEEL_OIDC_CLIENT_SECRET', clientSecret],
     ['KEEL_OIDC_ROLE_MAP', roleMapRaw],
   ].filter(([, value]) => !value);
-  for (const [name] of missing) errors.push({ name: name!, message: `${name} is required when single sign-on is configured` });
+  for (const [name] of missing)
+    errors.push({ name: name!, message: `${name} is required when single sign-on is configured` });
   if (issuer && (!URL.canParse(issuer) || !/^https?:$/.test(new URL(issuer).protocol))) {
     errors.push({ name: 'KEEL_OIDC_ISSUER', message: `KEEL_OIDC_ISSUER=${issuer} is not an http(s) URL` });
   }
   const scopes = (env.KEEL_OIDC_SCOPES?.trim() || DEFAULT_SCOPES).split(/[\s,]+/).filter(Boolean);
-  if (!scopes.includes('openid')) errors.push({ name: 'KEEL_OIDC_SCOPES', message: 'KEEL_OIDC_SCOPES must include openid' });
+  if (!scopes.includes('openid'))
+    errors.push({ name: 'KEEL_OIDC_SCOPES', message: 'KEEL_OIDC_SCOPES must include openid' });
   const groupsClaim = env.KEEL_OIDC_GROUPS_CLAIM?.trim() || 'groups';
   const name = env.KEEL_OIDC_NAME?.trim() || 'single sign-on';
-  if (name.length > 64) errors.push({ name: 'KEEL_OIDC_NAME', message: 'KEEL_OIDC_NAME must be at most 64 characters' });
+  if (name.length > 64)
+    errors.push({ name: 'KEEL_OIDC_NAME', message: 'KEEL_OIDC_NAME must be at most 64 characters' });
   const roleMap = parseRoleMap(roleMapRaw ?? '', errors);
   if (roleMapRaw && roleMap.size === 0 && !errors.some((e) => e.name === 'KEEL_OIDC_ROLE_MAP')) {
     errors.push({ name: 'KEEL_OIDC_ROLE_MAP', message: 'KEEL_OIDC_ROLE_MAP maps no group' });
   }
   return {
-    oidc: { issuer: issuer ?? '', clientId: clientId ?? '', clientSecret: clientSecret ?? '', scopes, groupsClaim, roleMap, name },
+    oidc: {
+      issuer: issuer ?? '',
+      clientId: clientId ?? '',
+      clientSecret: clientSecret ?? '',
+      scopes,
+      groupsClaim,
+      roleMap,
+      name,
+    },
     localSignIn,
   };
 }

@@ -56,7 +56,9 @@ const INSTANCE_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
 /** This process's name among Keel instances when KEEL_INSTANCE_ID is unset: host and process id. */
 export function defaultInstanceId(): string {
-  return `${hostname().replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 50)}-${process.pid}`;
+  return `${hostname()
+    .replace(/[^A-Za-z0-9._-]/g, '_')
+    .slice(0, 50)}-${process.pid}`;
 }
 
 /** The default of KEEL_WORKER_LEASE_MS. */
@@ -158,7 +160,17 @@ const NAMED_INSTANCE_MAX = 64 - `-${MAX_HTTP_PROCESSES}`.length;
 function readHttpProcesses(env: Env, errors: SettingError[]): number {
   const raw = env.KEEL_HTTP_PROCESSES?.trim();
   if (raw === 'auto') return Math.min(MAX_HTTP_PROCESSES, Math.max(1, availableParallelism()));
-  return readInteger(env, { name: 'KEEL_HTTP_PROCESSES', fallback: 1, min: 1, max: MAX_HTTP_PROCESSES, describe: `1 to ${MAX_HTTP_PROCESSES} processes, or auto for one per core` }, errors);
+  return readInteger(
+    env,
+    {
+      name: 'KEEL_HTTP_PROCESSES',
+      fallback: 1,
+      min: 1,
+      max: MAX_HTTP_PROCESSES,
+      describe: `1 to ${MAX_HTTP_PROCESSES} processes, or auto for one per core`,
+    },
+    errors,
+  );
 }
 
 function readCheckpointKey(env: Env, errors: SettingError[]): Buffer | undefined {
@@ -213,17 +225,34 @@ export function parseSettings(env: Env): Result<Settings, SettingError[]> {
   }
   const databaseReadUrl = env.DATABASE_READ_URL?.trim() || undefined;
   if (databaseReadUrl !== undefined && !/^postgres(?:ql)?:\/\//.test(databaseReadUrl)) {
-    errors.push({ name: 'DATABASE_READ_URL', message: 'DATABASE_READ_URL must be a postgres:// URL of a streaming replica' });
+    errors.push({
+      name: 'DATABASE_READ_URL',
+      message: 'DATABASE_READ_URL must be a postgres:// URL of a streaming replica',
+    });
   } else if (databaseReadUrl !== undefined && !databaseUrl) {
-    errors.push({ name: 'DATABASE_READ_URL', message: 'DATABASE_READ_URL is set but DATABASE_URL is not: a replica needs its primary' });
+    errors.push({
+      name: 'DATABASE_READ_URL',
+      message: 'DATABASE_READ_URL is set but DATABASE_URL is not: a replica needs its primary',
+    });
   }
   const instanceId = env.KEEL_INSTANCE_ID?.trim() || defaultInstanceId();
   const httpProcesses = readHttpProcesses(env, errors);
   if (!INSTANCE_ID.test(instanceId)) {
-    errors.push({ name: 'KEEL_INSTANCE_ID', message: 'KEEL_INSTANCE_ID must be 1 to 64 letters, digits, dots, dashes or underscores' });
-  } else if (httpProcesses > 1 && env.KEEL_HTTP_PROCESS_INDEX === undefined && env.KEEL_INSTANCE_ID?.trim() && instanceId.length > NAMED_INSTANCE_MAX) {
+    errors.push({
+      name: 'KEEL_INSTANCE_ID',
+      message: 'KEEL_INSTANCE_ID must be 1 to 64 letters, digits, dots, dashes or underscores',
+    });
+  } else if (
+    httpProcesses > 1 &&
+    env.KEEL_HTTP_PROCESS_INDEX === undefined &&
+    env.KEEL_INSTANCE_ID?.trim() &&
+    instanceId.length > NAMED_INSTANCE_MAX
+  ) {
     // Each process works bulk jobs as `<id>-<n>` (lib/cli/http-primary.ts).
-    errors.push({ name: 'KEEL_INSTANCE_ID', message: `KEEL_INSTANCE_ID must be at most ${NAMED_INSTANCE_MAX} characters with KEEL_HTTP_PROCESSES above 1: each process adds -<n>` });
+    errors.push({
+      name: 'KEEL_INSTANCE_ID',
+      message: `KEEL_INSTANCE_ID must be at most ${NAMED_INSTANCE_MAX} characters with KEEL_HTTP_PROCESSES above 1: each process adds -<n>`,
+    });
   }
   const demo = readFlag(env, 'KEEL_DEMO', databaseUrl === undefined, errors);
   const host = readHost(env, demo, demoPassword, errors);
@@ -257,7 +286,10 @@ export function parseSettings(env: Env): Result<Settings, SettingError[]> {
   };
   const { invalid } = parseTrustedProxies(settings.trustedProxies);
   if (invalid.length > 0) {
-    errors.push({ name: 'KEEL_TRUSTED_PROXIES', message: `KEEL_TRUSTED_PROXIES: not an address or CIDR range: ${invalid.join(', ')}` });
+    errors.push({
+      name: 'KEEL_TRUSTED_PROXIES',
+      message: `KEEL_TRUSTED_PROXIES: not an address or CIDR range: ${invalid.join(', ')}`,
+    });
   }
   return errors.length > 0 ? err(errors) : ok(settings);
 }

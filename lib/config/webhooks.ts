@@ -32,7 +32,14 @@ const API_KEY = /^[A-Za-z0-9-]{8,128}$/;
 // The per-endpoint settings that exist only for some formats; one naming no endpoint is a typo.
 const PER_ENDPOINT = ['KEEL_WEBHOOK_FORMAT_', 'KEEL_WEBHOOK_ROUTING_KEY_', 'KEEL_WEBHOOK_API_KEY_'] as const;
 
-function readPositive(env: Env, name: string, fallback: number, min: number, max: number, errors: SettingError[]): number {
+function readPositive(
+  env: Env,
+  name: string,
+  fallback: number,
+  min: number,
+  max: number,
+  errors: SettingError[],
+): number {
   const raw = env[name]?.trim();
   if (!raw) return fallback;
   const value = Number(raw);
@@ -55,17 +62,26 @@ export const webhookEnvSuffix = (name: string): string => name.toUpperCase().rep
 export function parseWebhookSettings(env: Env, errors: SettingError[]): WebhookSettings {
   const endpoints: WebhookEndpointSetting[] = [];
   const named = new Set<string>();
-  for (const entry of (env.KEEL_WEBHOOK_URLS ?? '').split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const entry of (env.KEEL_WEBHOOK_URLS ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const at = entry.indexOf('=');
     const name = at > 0 ? entry.slice(0, at) : '';
     const url = entry.slice(at + 1);
     if (!NAME.test(name)) {
-      errors.push({ name: 'KEEL_WEBHOOK_URLS', message: 'KEEL_WEBHOOK_URLS entries are name=url, with a name of 1 to 32 of a-z, 0-9, _ and -' });
+      errors.push({
+        name: 'KEEL_WEBHOOK_URLS',
+        message: 'KEEL_WEBHOOK_URLS entries are name=url, with a name of 1 to 32 of a-z, 0-9, _ and -',
+      });
       continue;
     }
     named.add(webhookEnvSuffix(name));
     if (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol)) {
-      errors.push({ name: 'KEEL_WEBHOOK_URLS', message: `KEEL_WEBHOOK_URLS: the URL of ${name} is not an http(s) URL` });
+      errors.push({
+        name: 'KEEL_WEBHOOK_URLS',
+        message: `KEEL_WEBHOOK_URLS: the URL of ${name} is not an http(s) URL`,
+      });
       continue;
     }
     if (endpoints.some((e) => e.name === name)) {
@@ -78,7 +94,10 @@ export function parseWebhookSettings(env: Env, errors: SettingError[]): WebhookS
   for (const key of Object.keys(env)) {
     const prefix = PER_ENDPOINT.find((p) => key.startsWith(p));
     if (prefix && env[key]?.trim() && !named.has(key.slice(prefix.length))) {
-      errors.push({ name: key, message: `${key} is set, but KEEL_WEBHOOK_URLS names no endpoint ${key.slice(prefix.length).toLowerCase().replaceAll('_', '-')}` });
+      errors.push({
+        name: key,
+        message: `${key} is set, but KEEL_WEBHOOK_URLS names no endpoint ${key.slice(prefix.length).toLowerCase().replaceAll('_', '-')}`,
+      });
     }
   }
   return {
@@ -98,25 +117,56 @@ function readEndpoint(env: Env, name: string, url: string, errors: SettingError[
 
   const rawFormat = env[formatName]?.trim() || 'generic';
   const format = isWebhookFormat(rawFormat) ? rawFormat : null;
-  if (!format) errors.push({ name: formatName, message: `${formatName}=${rawFormat} is not a format: use one of ${WEBHOOK_FORMATS.join(', ')}` });
+  if (!format)
+    errors.push({
+      name: formatName,
+      message: `${formatName}=${rawFormat} is not a format: use one of ${WEBHOOK_FORMATS.join(', ')}`,
+    });
 
   const secret = env[secretName]?.trim() || null;
   if (secret === null && (format === 'generic' || format === null)) {
-    errors.push({ name: secretName, message: `${secretName} must be set to sign the deliveries to ${name} (a whsec_ secret, or 32 or more characters)` });
+    errors.push({
+      name: secretName,
+      message: `${secretName} must be set to sign the deliveries to ${name} (a whsec_ secret, or 32 or more characters)`,
+    });
   } else if (secret !== null) {
     const key = webhookSigningKey(secret);
     if (!key.ok) errors.push({ name: secretName, message: `${secretName}: ${key.error}` });
   }
 
   const routingKey = env[routingName]?.trim() || null;
-  if (format === 'pagerduty' && !routingKey) errors.push({ name: routingName, message: `${routingName} must be set: ${name} is a PagerDuty endpoint (its Events API v2 integration key)` });
-  else if (routingKey && format !== 'pagerduty') errors.push({ name: routingName, message: `${routingName} is set, but ${name} is not a pagerduty endpoint (${formatName})` });
-  else if (routingKey && !ROUTING_KEY.test(routingKey)) errors.push({ name: routingName, message: `${routingName} must be PagerDuty's 32-character integration key (letters and digits)` });
+  if (format === 'pagerduty' && !routingKey)
+    errors.push({
+      name: routingName,
+      message: `${routingName} must be set: ${name} is a PagerDuty endpoint (its Events API v2 integration key)`,
+    });
+  else if (routingKey && format !== 'pagerduty')
+    errors.push({
+      name: routingName,
+      message: `${routingName} is set, but ${name} is not a pagerduty endpoint (${formatName})`,
+    });
+  else if (routingKey && !ROUTING_KEY.test(routingKey))
+    errors.push({
+      name: routingName,
+      message: `${routingName} must be PagerDuty's 32-character integration key (letters and digits)`,
+    });
 
   const apiKey = env[apiKeyName]?.trim() || null;
-  if (format === 'opsgenie' && !apiKey) errors.push({ name: apiKeyName, message: `${apiKeyName} must be set: ${name} is an Opsgenie endpoint (its API integration key)` });
-  else if (apiKey && format !== 'opsgenie') errors.push({ name: apiKeyName, message: `${apiKeyName} is set, but ${name} is not an opsgenie endpoint (${formatName})` });
-  else if (apiKey && !API_KEY.test(apiKey)) errors.push({ name: apiKeyName, message: `${apiKeyName} must be an Opsgenie API key (8 to 128 of letters, digits and -)` });
+  if (format === 'opsgenie' && !apiKey)
+    errors.push({
+      name: apiKeyName,
+      message: `${apiKeyName} must be set: ${name} is an Opsgenie endpoint (its API integration key)`,
+    });
+  else if (apiKey && format !== 'opsgenie')
+    errors.push({
+      name: apiKeyName,
+      message: `${apiKeyName} is set, but ${name} is not an opsgenie endpoint (${formatName})`,
+    });
+  else if (apiKey && !API_KEY.test(apiKey))
+    errors.push({
+      name: apiKeyName,
+      message: `${apiKeyName} must be an Opsgenie API key (8 to 128 of letters, digits and -)`,
+    });
 
   if (errors.length > before || !format) return null;
   return { name, url, format, secret, routingKey, apiKey };

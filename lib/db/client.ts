@@ -33,7 +33,11 @@ const POOL_QUEUE_TIMEOUT = 'timeout exceeded when trying to connect';
  * free connection (a timeout becomes a DatabaseBusyError), and `statement_timeout` or
  * `idle_in_transaction_session_timeout` are sent as session settings of every connection.
  */
-export function createPool(connectionString: string, max = 10, options: Omit<pg.PoolConfig, 'connectionString' | 'max'> = {}): pg.Pool {
+export function createPool(
+  connectionString: string,
+  max = 10,
+  options: Omit<pg.PoolConfig, 'connectionString' | 'max'> = {},
+): pg.Pool {
   // No JIT: every statement Keel sends is a short keyset read or a small write, and a
   // planner estimate over a range only known at run time (the lease grants' ranges) could
   // otherwise spend 100 ms compiling a statement that runs in a tenth of a millisecond.
@@ -47,9 +51,13 @@ export function createPool(connectionString: string, max = 10, options: Omit<pg.
   if (options.connectionTimeoutMillis) {
     const waitedMs = options.connectionTimeoutMillis;
     const typed = (error: Error) => (error.message === POOL_QUEUE_TIMEOUT ? new DatabaseBusyError(waitedMs) : error);
-    const connect = pool.connect.bind(pool) as (callback?: (error: Error | undefined, client?: pg.PoolClient, done?: (release?: unknown) => void) => void) => Promise<pg.PoolClient> | void;
+    const connect = pool.connect.bind(pool) as (
+      callback?: (error: Error | undefined, client?: pg.PoolClient, done?: (release?: unknown) => void) => void,
+    ) => Promise<pg.PoolClient> | undefined;
     // pool.query() checks out through this.connect, so both paths get the typed error.
-    pool.connect = ((callback?: (error: Error | undefined, client?: pg.PoolClient, done?: (release?: unknown) => void) => void) => {
+    pool.connect = ((
+      callback?: (error: Error | undefined, client?: pg.PoolClient, done?: (release?: unknown) => void) => void,
+    ) => {
       if (callback) return connect((error, client, done) => callback(error ? typed(error) : error, client, done));
       return (connect() as Promise<pg.PoolClient>).catch((error: Error) => {
         throw typed(error);

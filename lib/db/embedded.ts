@@ -69,7 +69,9 @@ export async function freePort(preferred?: number): Promise<number> {
     server.once('error', reject);
     server.listen({ port: 0, host: '127.0.0.1' }, () => {
       const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+      server.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
+      );
     });
   });
 }
@@ -113,7 +115,8 @@ interface Account {
 
 function postgresAccount(): Account | null {
   if (process.getuid?.() !== 0) return null;
-  const id = (flag: '-u' | '-g') => Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim());
+  const id = (flag: '-u' | '-g') =>
+    Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim());
   try {
     return { uid: id('-u'), gid: id('-g') };
   } catch {
@@ -121,16 +124,24 @@ function postgresAccount(): Account | null {
   }
   try {
     execFileSync('groupadd', ['--system', '--force', 'postgres'], { stdio: 'ignore' });
-    execFileSync('useradd', ['--system', '--gid', 'postgres', '--no-create-home', '--shell', '/usr/sbin/nologin', 'postgres'], { stdio: 'ignore' });
+    execFileSync(
+      'useradd',
+      ['--system', '--gid', 'postgres', '--no-create-home', '--shell', '/usr/sbin/nologin', 'postgres'],
+      { stdio: 'ignore' },
+    );
     return { uid: id('-u'), gid: id('-g') };
   } catch {
-    throw new Error('PostgreSQL does not run as root, and no postgres user could be made (groupadd, useradd): make one, run Keel as another user, or set DATABASE_URL');
+    throw new Error(
+      'PostgreSQL does not run as root, and no postgres user could be made (groupadd, useradd): make one, run Keel as another user, or set DATABASE_URL',
+    );
   }
 }
 
 /** Whether the postgres user may search (and so reach everything below) every folder down to `path`. */
 function reachable(path: string, account: Account): boolean {
-  return spawnSync('test', ['-x', path], { uid: account.uid, gid: account.gid, cwd: '/', stdio: 'ignore' }).status === 0;
+  return (
+    spawnSync('test', ['-x', path], { uid: account.uid, gid: account.gid, cwd: '/', stdio: 'ignore' }).status === 0
+  );
 }
 
 interface Binaries {
@@ -154,7 +165,8 @@ async function packagedBinaries(): Promise<Binaries & { native: string; version:
 
 /** RELOCATION_ROOT/`parts`; a folder made here is made searchable by everyone (the postgres user). */
 function relocationFolder(...parts: string[]): string {
-  const folders = parts.reduce((made, part) => [...made, join(made.at(-1)!, part)], [RELOCATION_ROOT]);
+  const folders = [RELOCATION_ROOT];
+  for (const part of parts) folders.push(join(folders.at(-1)!, part));
   for (const folder of folders) {
     if (existsSync(folder)) continue;
     mkdirSync(folder, { recursive: true });
@@ -178,8 +190,14 @@ async function binariesFor(account: Account | null, log: (line: string) => void)
       rmSync(partial, { recursive: true, force: true }); // another start made it meanwhile
     }
   }
-  const moved = { initdb: join(copy, relative(packaged.native, packaged.initdb)), postgres: join(copy, relative(packaged.native, packaged.postgres)) };
-  if (!reachable(moved.postgres, account)) throw new Error(`the postgres user cannot reach ${moved.postgres}: let it search ${RELOCATION_ROOT}, or set DATABASE_URL`);
+  const moved = {
+    initdb: join(copy, relative(packaged.native, packaged.initdb)),
+    postgres: join(copy, relative(packaged.native, packaged.postgres)),
+  };
+  if (!reachable(moved.postgres, account))
+    throw new Error(
+      `the postgres user cannot reach ${moved.postgres}: let it search ${RELOCATION_ROOT}, or set DATABASE_URL`,
+    );
   return moved;
 }
 
@@ -201,7 +219,9 @@ function dataFolder(home: string, account: Account | null, log: (line: string) =
   if (target) return target;
   if (!account || reachable(home, account)) return link;
   if (existsSync(join(link, 'PG_VERSION'))) {
-    throw new Error(`the postgres user cannot enter ${home}, which holds the embedded cluster: let it search that folder, or move the cluster to ${RELOCATION_ROOT} and link it from ${link}`);
+    throw new Error(
+      `the postgres user cannot enter ${home}, which holds the embedded cluster: let it search that folder, or move the cluster to ${RELOCATION_ROOT} and link it from ${link}`,
+    );
   }
   rmSync(link, { recursive: true, force: true }); // an empty folder a failed first start left
   const id = createHash('sha256').update(realpathSync(home)).digest('hex').slice(0, 16);
@@ -216,14 +236,20 @@ export function discardEmbeddedCluster(home: string): void {
   const link = join(home, 'pg');
   const target = symbolicLink(link);
   // Only a folder Keel relocated itself is removed through the link.
-  if (target && target.startsWith(`${join(RELOCATION_ROOT, 'clusters')}/`)) rmSync(dirname(target), { recursive: true, force: true });
+  if (target?.startsWith(`${join(RELOCATION_ROOT, 'clusters')}/`))
+    rmSync(dirname(target), { recursive: true, force: true });
   rmSync(link, { recursive: true, force: true });
 }
 
 /** Runs `file` to its end as `account`; a failure carries the last lines it printed. */
 function runToEnd(file: string, args: string[], account: Account | null): Promise<void> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(file, args, { ...account, cwd: '/', env: { ...process.env, LC_MESSAGES: 'C' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(file, args, {
+      ...account,
+      cwd: '/',
+      env: { ...process.env, LC_MESSAGES: 'C' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     const keep = (chunk: Buffer) => (output = `${output}${chunk.toString()}`.slice(-4000));
     child.stdout.on('data', keep);
@@ -237,7 +263,12 @@ function runToEnd(file: string, args: string[], account: Account | null): Promis
 }
 
 /** initdb into `dataDir`: UTF-8, C locale, a superuser `postgres` with `password`. */
-async function initialise(binaries: Binaries, dataDir: string, password: string, account: Account | null): Promise<void> {
+async function initialise(
+  binaries: Binaries,
+  dataDir: string,
+  password: string,
+  account: Account | null,
+): Promise<void> {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   // The password goes to initdb in a file only the cluster's user reads, beside the cluster.
   const passwordFile = join(dirname(dataDir), `.initdb-password-${randomBytes(6).toString('hex')}`);
@@ -249,7 +280,15 @@ async function initialise(binaries: Binaries, dataDir: string, password: string,
   try {
     await runToEnd(
       binaries.initdb,
-      [`--pgdata=${dataDir}`, '--auth=scram-sha-256', '--username=postgres', `--pwfile=${passwordFile}`, '--encoding=UTF8', '--locale=C', '--lc-messages=C'],
+      [
+        `--pgdata=${dataDir}`,
+        '--auth=scram-sha-256',
+        '--username=postgres',
+        `--pwfile=${passwordFile}`,
+        '--encoding=UTF8',
+        '--locale=C',
+        '--lc-messages=C',
+      ],
       account,
     );
   } finally {
@@ -258,9 +297,20 @@ async function initialise(binaries: Binaries, dataDir: string, password: string,
 }
 
 /** Starts postgres on `dataDir`, resolving once it accepts connections; its log lines go to `log`. */
-function startServer(binaries: Binaries, dataDir: string, args: string[], account: Account | null, log: (line: string) => void): Promise<ChildProcess> {
+function startServer(
+  binaries: Binaries,
+  dataDir: string,
+  args: string[],
+  account: Account | null,
+  log: (line: string) => void,
+): Promise<ChildProcess> {
   return new Promise((resolvePromise, reject) => {
-    const server = spawn(binaries.postgres, ['-D', dataDir, ...args], { ...account, cwd: '/', env: { ...process.env, LC_MESSAGES: 'C' }, stdio: ['ignore', 'ignore', 'pipe'] });
+    const server = spawn(binaries.postgres, ['-D', dataDir, ...args], {
+      ...account,
+      cwd: '/',
+      env: { ...process.env, LC_MESSAGES: 'C' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let output = '';
     let ready = false;
     // Read for as long as it runs: a full pipe would stop postgres at its next log line.
@@ -275,7 +325,12 @@ function startServer(binaries: Binaries, dataDir: string, args: string[], accoun
     });
     server.once('error', reject);
     server.once('exit', (code, signal) => {
-      if (!ready) reject(new Error(`postgres stopped before accepting connections (${code ?? signal}): ${output.trim().split('\n').slice(-3).join(' / ')}`));
+      if (!ready)
+        reject(
+          new Error(
+            `postgres stopped before accepting connections (${code ?? signal}): ${output.trim().split('\n').slice(-3).join(' / ')}`,
+          ),
+        );
     });
   });
 }

@@ -12,8 +12,10 @@ import { ZERO_DIGEST_HEX } from '../domain/retry-key';
 export function retainedEnvelopePredicate(alias?: string): string {
   const c = (name: string) => (alias ? `${alias}.${name}` : name);
   const emptyPayload = JSON.stringify({ checkpoint: ZERO_DIGEST_HEX, entries: [] });
-  return `(NOT (${c('fault_state_format')} = 1 AND ${c('fault_state_schema')} = '${FAULT_STATE_FORMAT_ID}' AND ${c('fault_state_schema_version')} = 1`
-    + ` AND ${c('fault_state_checksum')} = '\\x${EMPTY_CHECKSUM_HEX}'::bytea AND ${c('fault_state_payload')} = '${emptyPayload}'::jsonb))`;
+  return (
+    `(NOT (${c('fault_state_format')} = 1 AND ${c('fault_state_schema')} = '${FAULT_STATE_FORMAT_ID}' AND ${c('fault_state_schema_version')} = 1` +
+    ` AND ${c('fault_state_checksum')} = '\\x${EMPTY_CHECKSUM_HEX}'::bytea AND ${c('fault_state_payload')} = '${emptyPayload}'::jsonb))`
+  );
 }
 
 /** How many leading hex digits of each retry key the prefix index holds: the shortest prefix search takes. */

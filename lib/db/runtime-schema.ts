@@ -3,10 +3,7 @@ import type pg from 'pg';
 /** The oxide-batch schema version Keel reads and writes. */
 export const REQUIRED_RUNTIME_SCHEMA_VERSION = 3;
 
-export type RuntimeSchemaState =
-  | { kind: 'absent' }
-  | { kind: 'versioned'; version: number }
-  | { kind: 'unversioned' };
+export type RuntimeSchemaState = { kind: 'absent' } | { kind: 'versioned'; version: number } | { kind: 'unversioned' };
 
 export async function readRuntimeSchemaState(client: pg.ClientBase | pg.Pool): Promise<RuntimeSchemaState> {
   const { rows } = await client.query<{ has_schema: boolean; has_version_table: boolean }>(
@@ -22,4 +19,3 @@ export async function readRuntimeSchemaState(client: pg.ClientBase | pg.Pool): P
   const value = version.rows[0]?.version;
   return value === null || value === undefined ? { kind: 'unversioned' } : { kind: 'versioned', version: value };
 }
-

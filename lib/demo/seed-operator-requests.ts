@@ -1,6 +1,11 @@
 import type { DbOrTx } from '../db/client';
 import { auditEvent } from '../db/schema/keel';
-import { obOperatorRequest, type NewObJobExecution, type NewObJobInstance, type NewObOperatorRequest } from '../db/schema/oxide-batch';
+import {
+  obOperatorRequest,
+  type NewObJobExecution,
+  type NewObJobInstance,
+  type NewObOperatorRequest,
+} from '../db/schema/oxide-batch';
 import { CanonicalWriter } from '../domain/canonical-writer';
 import { KEEL_OPERATION_ID_PREFIX } from '../domain/operator-request';
 import { chunks } from './random';
@@ -12,8 +17,18 @@ const CLI_ACTORS = ['cli:ops', 'cli:ops', 'cli:ops.maria', 'cli:scheduler'] as c
 type Arguments = { kind: 'NONE' } | { kind: 'DEFINITION'; revision: string; manifestDigest: Buffer };
 
 /** The runtime's `operator-request.v1` request digest (its `request.rs`): action, target, version, reason, arguments. */
-function requestDigest(action: string, target: string, version: number | null, reason: string | null, args: Arguments): Buffer {
-  const writer = new CanonicalWriter('oxide-batch.operator-request.v1').string(action).string(target).optionalU64(version).string(reason ?? '');
+function requestDigest(
+  action: string,
+  target: string,
+  version: number | null,
+  reason: string | null,
+  args: Arguments,
+): Buffer {
+  const writer = new CanonicalWriter('oxide-batch.operator-request.v1')
+    .string(action)
+    .string(target)
+    .optionalU64(version)
+    .string(reason ?? '');
   if (args.kind === 'NONE') writer.string('NONE');
   else writer.string('DEFINITION').string(args.revision).bytes(args.manifestDigest);
   const digest = writer.digestResult();
@@ -36,7 +51,12 @@ export interface OperatorRequestSeedInput {
  * version). Derived from the executions alone, so it consumes no random numbers
  * and leaves the rest of the seed as it was.
  */
-export function operatorRequestRows({ definitions, instances, executions, nowMs }: OperatorRequestSeedInput): NewObOperatorRequest[] {
+export function operatorRequestRows({
+  definitions,
+  instances,
+  executions,
+  nowMs,
+}: OperatorRequestSeedInput): NewObOperatorRequest[] {
   const digestOf = new Map(definitions.map((d) => [d.id, d.digest]));
   const keyOf = new Map(instances.map((i) => [i.id!, i.instanceKey as Buffer]));
   const statusOf = new Map(executions.map((e) => [e.id!, e.status]));
@@ -52,15 +72,32 @@ export function operatorRequestRows({ definitions, instances, executions, nowMs 
     const restartOf = e.restartOfExecutionId ?? null;
     if (restartOf === null) {
       rows.push({
-        ...common, action: 'LAUNCH', authorizationClass: 'LIFECYCLE', operationId: `launch-${instanceId}`,
-        requestDigest: requestDigest('LAUNCH', `instance-key:${keyOf.get(instanceId)!.toString('hex')}`, null, null, definition),
-        resultStatus: 'STARTING', outcomeClass: 'APPLIED', requestedAt: e.createdAt as Date,
+        ...common,
+        action: 'LAUNCH',
+        authorizationClass: 'LIFECYCLE',
+        operationId: `launch-${instanceId}`,
+        requestDigest: requestDigest(
+          'LAUNCH',
+          `instance-key:${keyOf.get(instanceId)!.toString('hex')}`,
+          null,
+          null,
+          definition,
+        ),
+        resultStatus: 'STARTING',
+        outcomeClass: 'APPLIED',
+        requestedAt: e.createdAt as Date,
       });
     } else {
       rows.push({
-        ...common, action: 'RESTART', authorizationClass: 'LIFECYCLE', operationId: `restart-${instanceId}-${e.attempt}`,
+        ...common,
+        action: 'RESTART',
+        authorizationClass: 'LIFECYCLE',
+        operationId: `restart-${instanceId}-${e.attempt}`,
         requestDigest: requestDigest('RESTART', `instance:${instanceId}`, null, null, definition),
-        priorStatus: statusOf.get(restartOf)!, resultStatus: 'STARTING', outcomeClass: 'APPLIED', requestedAt: e.createdAt as Date,
+        priorStatus: statusOf.get(restartOf)!,
+        resultStatus: 'STARTING',
+        outcomeClass: 'APPLIED',
+        requestedAt: e.createdAt as Date,
       });
     }
     if (e.status === 'STOPPING' && e.stopRequestedAt) {
@@ -68,33 +105,61 @@ export function operatorRequestRows({ definitions, instances, executions, nowMs 
       // A stop asked through Keel (a demo user, not the runtime's `cli:` actors) carries Keel's operation id prefix.
       const throughKeel = !e.stopRequestedBy!.startsWith('cli:');
       rows.push({
-        ...common, actorRef: e.stopRequestedBy!, action: 'STOP', authorizationClass: 'LIFECYCLE',
+        ...common,
+        actorRef: e.stopRequestedBy!,
+        action: 'STOP',
+        authorizationClass: 'LIFECYCLE',
         operationId: throughKeel ? `${KEEL_OPERATION_ID_PREFIX}stop-${demoStopOperationId(id)}` : `stop-${id}-1`,
         requestDigest: requestDigest('STOP', `execution:${id}`, version - 1, null, { kind: 'NONE' }),
-        observedVersion: version - 1, priorStatus: 'STARTED', resultStatus: 'STARTED', outcomeClass: 'APPLIED', requestedAt: e.stopRequestedAt as Date,
+        observedVersion: version - 1,
+        priorStatus: 'STARTED',
+        resultStatus: 'STARTED',
+        outcomeClass: 'APPLIED',
+        requestedAt: e.stopRequestedAt as Date,
       });
     }
     if (e.status === 'ABANDONED' && id % 2 === 0) {
       rows.push({
-        ...common, action: 'ABANDON', authorizationClass: 'DESTRUCTIVE', operationId: `abandon-${id}`, reasonCode: 'CLEANUP',
+        ...common,
+        action: 'ABANDON',
+        authorizationClass: 'DESTRUCTIVE',
+        operationId: `abandon-${id}`,
+        reasonCode: 'CLEANUP',
         requestDigest: requestDigest('ABANDON', `execution:${id}`, version - 1, 'CLEANUP', { kind: 'NONE' }),
-        observedVersion: version - 1, priorStatus: 'STOPPED', resultStatus: 'ABANDONED', outcomeClass: 'APPLIED', requestedAt: new Date(updatedMs),
+        observedVersion: version - 1,
+        priorStatus: 'STOPPED',
+        resultStatus: 'ABANDONED',
+        outcomeClass: 'APPLIED',
+        requestedAt: new Date(updatedMs),
       });
     }
     if (e.status === 'UNKNOWN' && id % 3 === 0 && updatedMs + 5 * MINUTE < nowMs) {
       rows.push({
-        ...common, action: 'ABANDON', authorizationClass: 'DESTRUCTIVE', operationId: `abandon-${id}`, reasonCode: 'CLEANUP',
+        ...common,
+        action: 'ABANDON',
+        authorizationClass: 'DESTRUCTIVE',
+        operationId: `abandon-${id}`,
+        reasonCode: 'CLEANUP',
         requestDigest: requestDigest('ABANDON', `execution:${id}`, version, 'CLEANUP', { kind: 'NONE' }),
-        observedVersion: version, outcomeClass: 'REJECTED', rejectionCode: 'UNRESOLVED_RECOVERY_REQUIRED', requestedAt: new Date(updatedMs + 5 * MINUTE),
+        observedVersion: version,
+        outcomeClass: 'REJECTED',
+        rejectionCode: 'UNRESOLVED_RECOVERY_REQUIRED',
+        requestedAt: new Date(updatedMs + 5 * MINUTE),
       });
     }
     const staleStarted = e.status === 'STARTED' && updatedMs < nowMs - 20 * MINUTE;
     if (staleStarted && id % 4 === 0 && version >= 2) {
       // Sent just before the worker's last write, with the version read before the one before it.
       rows.push({
-        ...common, action: 'STOP', authorizationClass: 'LIFECYCLE', operationId: `stop-${id}-1`,
+        ...common,
+        action: 'STOP',
+        authorizationClass: 'LIFECYCLE',
+        operationId: `stop-${id}-1`,
         requestDigest: requestDigest('STOP', `execution:${id}`, version - 2, null, { kind: 'NONE' }),
-        observedVersion: version - 2, outcomeClass: 'REJECTED', rejectionCode: 'OPTIMISTIC_CONFLICT', requestedAt: new Date(updatedMs - 30_000),
+        observedVersion: version - 2,
+        outcomeClass: 'REJECTED',
+        rejectionCode: 'OPTIMISTIC_CONFLICT',
+        requestedAt: new Date(updatedMs - 30_000),
       });
     }
   }
@@ -105,16 +170,28 @@ export function operatorRequestRows({ definitions, instances, executions, nowMs 
 const demoStopOperationId = (executionId: number) => `demo-${executionId}`;
 
 /** The seeded demo users' roles, by login: a stop asked through Keel is audited under its asker's role. */
-const DEMO_ROLES: Record<string, string> = { operator: 'operator', approver: 'approver', approver2: 'approver', admin: 'admin' };
+const DEMO_ROLES: Record<string, string> = {
+  operator: 'operator',
+  approver: 'approver',
+  approver2: 'approver',
+  admin: 'admin',
+};
 
 /**
  * The audit event a stop asked through Keel leaves (lib/services/request-stop.ts):
  * same action, target, operation id, digest and before/after shape, at the time of
  * the request. The actor id stays empty: the demo users are made after this seed.
  */
-export function stopAuditEvents(requests: (NewObOperatorRequest & { id: number })[]): (typeof auditEvent.$inferInsert)[] {
+export function stopAuditEvents(
+  requests: (NewObOperatorRequest & { id: number })[],
+): (typeof auditEvent.$inferInsert)[] {
   return requests
-    .filter((r) => r.action === 'STOP' && r.outcomeClass === 'APPLIED' && r.operationId.startsWith(`${KEEL_OPERATION_ID_PREFIX}stop-`))
+    .filter(
+      (r) =>
+        r.action === 'STOP' &&
+        r.outcomeClass === 'APPLIED' &&
+        r.operationId.startsWith(`${KEEL_OPERATION_ID_PREFIX}stop-`),
+    )
     .map((r) => ({
       at: r.requestedAt as Date,
       actorId: null,

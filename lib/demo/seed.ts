@@ -28,7 +28,11 @@ export const DEMO_USERS: { username: string; name: string; role: Role }[] = [
  * Seeds demo data once per database: the runtime's tables, the settlement store,
  * orchestration checkpoints and the demo users. Returns false when already seeded.
  */
-export async function seedDemo(db: Database, settings: Settings, log: (line: string) => void = () => {}): Promise<boolean> {
+export async function seedDemo(
+  db: Database,
+  settings: Settings,
+  log: (line: string) => void = () => {},
+): Promise<boolean> {
   const done = await db.select({ key: keelMeta.key }).from(keelMeta).where(eq(keelMeta.key, SEED_MARKER));
   if (done.length > 0) return false;
   if (!settings.checkpointKey || !settings.authSecret) throw new Error('demo seeding needs the checkpoint key');
@@ -44,9 +48,15 @@ export async function seedDemo(db: Database, settings: Settings, log: (line: str
       `seeded ${batch.executions} executions (${batch.stale} stale, ${batch.corrupt} corrupt envelopes), ` +
         `${settlements.attempts} settlement attempts, ${settlements.deadLetters} dead letters, ${orchestrations} orchestrations`,
     );
-    await tx.insert(keelMeta).values({ key: SEED_MARKER, value: { seed: DEMO_SEED, at: new Date(nowMs).toISOString() } });
+    await tx
+      .insert(keelMeta)
+      .values({ key: SEED_MARKER, value: { seed: DEMO_SEED, at: new Date(nowMs).toISOString() } });
   });
-  const auth = createAuth(db, { secret: settings.authSecret, port: settings.port, signInPerMinute: settings.signInPerMinute });
+  const auth = createAuth(db, {
+    secret: settings.authSecret,
+    port: settings.port,
+    signInPerMinute: settings.signInPerMinute,
+  });
   for (const user of DEMO_USERS) {
     const created = await createUserAccount(auth, { ...user, password: settings.demoPassword });
     if (!created.ok && created.error.code !== 'USER_EXISTS') throw new Error(created.error.message);

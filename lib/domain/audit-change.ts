@@ -10,7 +10,8 @@ export interface AuditFieldChange {
   after: string;
 }
 
-const shown = (value: unknown): string => (value === undefined ? '(none)' : typeof value === 'string' ? value : JSON.stringify(value));
+const shown = (value: unknown): string =>
+  value === undefined ? '(none)' : typeof value === 'string' ? value : JSON.stringify(value);
 
 export function auditChanges(before: unknown, after: unknown): AuditFieldChange[] {
   if (!isRecord(before)) return [];
@@ -25,4 +26,5 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 /** One line per change, as the page and the CSV export show it: "role: operator → approver; disabled: false → true". */
-export const formatAuditChanges = (changes: AuditFieldChange[]): string => changes.map((c) => `${c.field}: ${c.before} → ${c.after}`).join('; ');
+export const formatAuditChanges = (changes: AuditFieldChange[]): string =>
+  changes.map((c) => `${c.field}: ${c.before} → ${c.after}`).join('; ');

@@ -2,7 +2,14 @@ import { z } from 'zod';
 import { AUDIT_OUTCOMES } from './audit-search';
 import { cursorText, filterText } from './text';
 
-export { AUDIT_FILTER_KEYS, AUDIT_OUTCOMES, auditSearch, type AuditOutcomeFilter, type AuditSearch, type AuditSearchKey } from './audit-search';
+export {
+  AUDIT_FILTER_KEYS,
+  AUDIT_OUTCOMES,
+  auditSearch,
+  type AuditOutcomeFilter,
+  type AuditSearch,
+  type AuditSearchKey,
+} from './audit-search';
 
 const term = (label: string) => filterText(200, { tooLong: `${label} is at most 200 characters.` });
 /** An instant with its offset (the URL carries UTC, `2026-01-31T09:00:00.000Z`); empty means unbounded. */
@@ -32,8 +39,14 @@ export const auditFiltersSchema = z
     to: instant,
   })
   // The target index leads with the kind: an id alone would scan the whole log.
-  .refine((f) => !f.targetId || f.targetKind, { message: 'Choose a target kind to filter by target id.', path: ['targetId'] })
-  .refine((f) => !f.from || !f.to || Date.parse(f.from) < Date.parse(f.to), { message: 'The end of the range is not after its start.', path: ['to'] });
+  .refine((f) => !f.targetId || f.targetKind, {
+    message: 'Choose a target kind to filter by target id.',
+    path: ['targetId'],
+  })
+  .refine((f) => !f.from || !f.to || Date.parse(f.from) < Date.parse(f.to), {
+    message: 'The end of the range is not after its start.',
+    path: ['to'],
+  });
 
 export type AuditFilters = z.output<typeof auditFiltersSchema>;
 

@@ -14,7 +14,10 @@ export type AuditSearch = Partial<Record<AuditSearchKey, string>>;
  * The non-empty filters (and cursor) in a fixed order: the query key, the read API
  * URL and the export URL are all made from this, so they cannot drift apart.
  */
-export function auditSearch(state: Partial<Record<AuditSearchKey, string | null | undefined>>, withCursor = true): AuditSearch {
+export function auditSearch(
+  state: Partial<Record<AuditSearchKey, string | null | undefined>>,
+  withCursor = true,
+): AuditSearch {
   const search: AuditSearch = {};
   for (const key of [...AUDIT_FILTER_KEYS, ...(withCursor ? (['cursor'] as const) : [])]) {
     const value = state[key]?.trim();

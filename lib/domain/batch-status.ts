@@ -1,4 +1,3 @@
-
 /** The runtime's execution and step lifecycle vocabulary (docs/design.md#execution-statuses). */
 export const BATCH_STATUSES = [
   'STARTING',
@@ -16,10 +15,20 @@ export type BatchStatus = (typeof BATCH_STATUSES)[number];
 export const STOP_REQUESTABLE_STATUSES = ['STARTING', 'STARTED'] as const satisfies readonly BatchStatus[];
 
 export const ACTIVE_STATUSES = ['STARTING', 'STARTED', 'STOPPING'] as const satisfies readonly BatchStatus[];
-export const FINISHED_STATUSES = ['STOPPED', 'FAILED', 'COMPLETED', 'ABANDONED'] as const satisfies readonly BatchStatus[];
+export const FINISHED_STATUSES = [
+  'STOPPED',
+  'FAILED',
+  'COMPLETED',
+  'ABANDONED',
+] as const satisfies readonly BatchStatus[];
 export const TERMINAL_STATUSES = ['COMPLETED', 'ABANDONED'] as const satisfies readonly BatchStatus[];
 /** At most one execution per instance may be in one of these (the runtime's partial unique index). */
-export const UNRESOLVED_STATUSES = ['STARTING', 'STARTED', 'STOPPING', 'UNKNOWN'] as const satisfies readonly BatchStatus[];
+export const UNRESOLVED_STATUSES = [
+  'STARTING',
+  'STARTED',
+  'STOPPING',
+  'UNKNOWN',
+] as const satisfies readonly BatchStatus[];
 
 export type ActiveStatus = (typeof ACTIVE_STATUSES)[number];
 export type UnresolvedStatus = (typeof UNRESOLVED_STATUSES)[number];
@@ -31,8 +40,7 @@ export const isBatchStatus = (value: unknown): value is BatchStatus => includes(
 export const isActive = (status: BatchStatus): status is ActiveStatus => includes(ACTIVE_STATUSES, status);
 export const isFinished = (status: BatchStatus): boolean => includes(FINISHED_STATUSES, status);
 export const isTerminal = (status: BatchStatus): boolean => includes(TERMINAL_STATUSES, status);
-export const isUnresolved = (status: BatchStatus): status is UnresolvedStatus =>
-  includes(UNRESOLVED_STATUSES, status);
+export const isUnresolved = (status: BatchStatus): status is UnresolvedStatus => includes(UNRESOLVED_STATUSES, status);
 
 /**
  * Stale: active and not updated for longer than the threshold, both times by the

@@ -35,7 +35,7 @@ function authorizeRetryUnchecked(
 ): Result<number, CheckpointErrorOf<'InvalidCheckpoint' | 'RetryNotDeclared' | 'RetryBudgetExhausted'>> {
   const policy = checkpoint.retry;
   // Without an idempotency key a retry could repeat an external effect.
-  if (!policy || !policy.retryable || isBlank(policy.idempotencyKey)) return err({ kind: 'RetryNotDeclared' });
+  if (!policy?.retryable || isBlank(policy.idempotencyKey)) return err({ kind: 'RetryNotDeclared' });
   if (!(attemptsUsed < policy.maxAttempts) || !(budgetUsed < policy.budgetUnits)) {
     return err({ kind: 'RetryBudgetExhausted' });
   }
@@ -92,8 +92,23 @@ function compensationPlanUnchecked(
 }
 
 // Malformed input (a missing field, a wrong type) is an error value or a safe answer, never a throw.
-export const acquireLease = totalResult(acquireLeaseUnchecked, (reason) => ({ kind: 'InvalidCheckpoint' as const, reason: `malformed input: ${reason}` }));
-export const authorizeRetry = totalResult(authorizeRetryUnchecked, (reason) => ({ kind: 'InvalidCheckpoint' as const, reason: `malformed input: ${reason}` }));
-export const evaluateWake = totalResult(evaluateWakeUnchecked, (reason) => ({ kind: 'InvalidCheckpoint' as const, reason: `malformed input: ${reason}` }));
-export const wakeWait = totalResult(wakeWaitUnchecked, (reason) => ({ kind: 'InvalidCheckpoint' as const, reason: `malformed input: ${reason}` }));
-export const compensationPlan = totalResult(compensationPlanUnchecked, (reason) => ({ kind: 'InvalidCheckpoint' as const, reason: `malformed input: ${reason}` }));
+export const acquireLease = totalResult(acquireLeaseUnchecked, (reason) => ({
+  kind: 'InvalidCheckpoint' as const,
+  reason: `malformed input: ${reason}`,
+}));
+export const authorizeRetry = totalResult(authorizeRetryUnchecked, (reason) => ({
+  kind: 'InvalidCheckpoint' as const,
+  reason: `malformed input: ${reason}`,
+}));
+export const evaluateWake = totalResult(evaluateWakeUnchecked, (reason) => ({
+  kind: 'InvalidCheckpoint' as const,
+  reason: `malformed input: ${reason}`,
+}));
+export const wakeWait = totalResult(wakeWaitUnchecked, (reason) => ({
+  kind: 'InvalidCheckpoint' as const,
+  reason: `malformed input: ${reason}`,
+}));
+export const compensationPlan = totalResult(compensationPlanUnchecked, (reason) => ({
+  kind: 'InvalidCheckpoint' as const,
+  reason: `malformed input: ${reason}`,
+}));

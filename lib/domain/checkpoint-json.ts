@@ -107,9 +107,9 @@ function readCheckpoint(reader: ShapeReader, input: unknown): DurableCheckpoint 
       fencingToken: reader.number(lease, 'fencing_token', 'lease'),
       expiresAt: reader.number(lease, 'expires_at', 'lease'),
     },
-    completedNodeIds: reader.array(root, 'completed_node_ids', 'checkpoint').map((id, index) =>
-      reader.string({ id }, 'id', `completed_node_ids[${index}]`),
-    ),
+    completedNodeIds: reader
+      .array(root, 'completed_node_ids', 'checkpoint')
+      .map((id, index) => reader.string({ id }, 'id', `completed_node_ids[${index}]`)),
     wait: wait && {
       // validateCheckpoint refuses a kind outside WAIT_KINDS.
       kind: reader.string(wait, 'kind', 'wait') as WaitKind,

@@ -208,4 +208,7 @@ export function toCheckpointJson(checkpoint: DurableCheckpoint): DurableCheckpoi
 }
 
 // Malformed input (a missing field, a wrong type) is an error value or a safe answer, never a throw.
-export const validateCheckpoint = totalResult(validateCheckpointUnchecked, (reason) => ({ kind: 'InvalidCheckpoint' as const, reason: `malformed input: ${reason}` }));
+export const validateCheckpoint = totalResult(validateCheckpointUnchecked, (reason) => ({
+  kind: 'InvalidCheckpoint' as const,
+  reason: `malformed input: ${reason}`,
+}));

@@ -106,9 +106,18 @@ function isTakeoverCandidateUnchecked(checkpoint: DurableCheckpoint, key: Buffer
 }
 
 // Malformed input (a missing field, a wrong type) is an error value or a safe answer, never a throw.
-export const sealCheckpoint = totalResult(sealCheckpointUnchecked, (reason) => ({ kind: 'InvalidCheckpoint' as const, reason: `malformed input: ${reason}` }));
-export const canReplace = totalResult(canReplaceUnchecked, (reason) => ({ kind: 'InvalidCheckpoint' as const, reason: `malformed input: ${reason}` }));
-export const recoverCheckpoint = totalResult(recoverCheckpointUnchecked, (reason) => ({ kind: 'InvalidCheckpoint' as const, reason: `malformed input: ${reason}` }));
+export const sealCheckpoint = totalResult(sealCheckpointUnchecked, (reason) => ({
+  kind: 'InvalidCheckpoint' as const,
+  reason: `malformed input: ${reason}`,
+}));
+export const canReplace = totalResult(canReplaceUnchecked, (reason) => ({
+  kind: 'InvalidCheckpoint' as const,
+  reason: `malformed input: ${reason}`,
+}));
+export const recoverCheckpoint = totalResult(recoverCheckpointUnchecked, (reason) => ({
+  kind: 'InvalidCheckpoint' as const,
+  reason: `malformed input: ${reason}`,
+}));
 export const verifyCheckpoint = totalValue(verifyCheckpointUnchecked, false);
 export const isTakeoverCandidate = totalValue(isTakeoverCandidateUnchecked, false);
 export const differingSnapshotFields = totalValue(differingSnapshotFieldsUnchecked, []);

@@ -14,7 +14,9 @@ export function decodeCursor(cursor: string | undefined | null, arity: number): 
     const values: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
     if (!Array.isArray(values) || values.length !== arity) return null;
     // A forged cursor is just bad input: its strings obey the text rules like any filter.
-    const valid = (v: unknown) => (typeof v === 'string' && textProblem(v) === null && v.length <= 1_000) || (typeof v === 'number' && Number.isFinite(v));
+    const valid = (v: unknown) =>
+      (typeof v === 'string' && textProblem(v) === null && v.length <= 1_000) ||
+      (typeof v === 'number' && Number.isFinite(v));
     return values.every(valid) ? values : null;
   } catch {
     return null;

@@ -85,7 +85,9 @@ export function toDeadLetterFilter(words: DeadLetterFilterWords): DeadLetterFilt
  * which must say what it will freeze before the server action checks the words again.
  * test/unit/dead-letter-filter.test.ts holds the two equal.
  */
-export function deadLetterFilterOfWords(words: { [K in keyof DeadLetterFilterWords]?: string | null }): DeadLetterFilter | null {
+export function deadLetterFilterOfWords(
+  words: { [K in keyof DeadLetterFilterWords]?: string | null },
+): DeadLetterFilter | null {
   // An emptied form field or `?reason=` means "any".
   const given = (value: string | null | undefined) => (value === '' || value === null ? undefined : value);
   const attempts = (value: string | null | undefined) => {
@@ -106,9 +108,11 @@ export function deadLetterFilterOfWords(words: { [K in keyof DeadLetterFilterWor
   const maxAttempts = attempts(words.maxAttempts);
   const minAge = age(words.minAge);
   const maxAge = age(words.maxAge);
-  if (reason === null || minAttempts === null || maxAttempts === null || minAge === null || maxAge === null) return null;
+  if (reason === null || minAttempts === null || maxAttempts === null || minAge === null || maxAge === null)
+    return null;
   const filter = toDeadLetterFilter({ q, reason, minAttempts, maxAttempts, minAge, maxAge });
   if (filter.minAgeMs !== undefined && filter.maxAgeMs !== undefined && filter.minAgeMs > filter.maxAgeMs) return null;
-  if (filter.minAttempts !== undefined && filter.maxAttempts !== undefined && filter.minAttempts > filter.maxAttempts) return null;
+  if (filter.minAttempts !== undefined && filter.maxAttempts !== undefined && filter.minAttempts > filter.maxAttempts)
+    return null;
   return filter;
 }

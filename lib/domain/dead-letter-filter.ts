@@ -7,7 +7,8 @@ export * from './dead-letter-filter-words';
 
 const RECEIPT_ID_MAX_LENGTH = 1_000;
 
-const whole = (max: number, message: string) => z.number({ error: message }).int(message).min(0, message).max(max, message);
+const whole = (max: number, message: string) =>
+  z.number({ error: message }).int(message).min(0, message).max(max, message);
 
 /**
  * Each field's bounds, once: the filter schema below uses them as they are, the URL
@@ -18,7 +19,10 @@ export const deadLetterFilterFields = {
   ageMs: whole(Number.MAX_SAFE_INTEGER, 'An age is a whole number of milliseconds.'),
   attempts: whole(MAX_U32, 'Attempts are a whole number.'),
   // Matched literally and kept as given (no trimming): a receipt id is the runtime's free text.
-  receiptIdPrefix: singleLineText(RECEIPT_PREFIX_MAX_LENGTH, { trim: false, tooLong: `At most ${RECEIPT_PREFIX_MAX_LENGTH} characters.` }),
+  receiptIdPrefix: singleLineText(RECEIPT_PREFIX_MAX_LENGTH, {
+    trim: false,
+    tooLong: `At most ${RECEIPT_PREFIX_MAX_LENGTH} characters.`,
+  }),
 };
 
 /** The one validator of a filter: field bounds, then the min/max pairs. Unknown keys are dropped. */
@@ -30,9 +34,13 @@ export const deadLetterFilterSchema = z
     minAttempts: deadLetterFilterFields.attempts.optional(),
     maxAttempts: deadLetterFilterFields.attempts.optional(),
     // An empty prefix selects everything, so it is the same as none.
-    receiptIdPrefix: deadLetterFilterFields.receiptIdPrefix.optional().transform((prefix) => (prefix === '' ? undefined : prefix)),
+    receiptIdPrefix: deadLetterFilterFields.receiptIdPrefix
+      .optional()
+      .transform((prefix) => (prefix === '' ? undefined : prefix)),
     receiptIds: z
-      .array(singleLineText(RECEIPT_ID_MAX_LENGTH, { min: 1, trim: false }), { error: 'A selection is a list of receipt ids.' })
+      .array(singleLineText(RECEIPT_ID_MAX_LENGTH, { min: 1, trim: false }), {
+        error: 'A selection is a list of receipt ids.',
+      })
       .min(1, `Select 1 to ${MAX_SELECTED_RECEIPTS.toLocaleString('en-US')} dead letters.`)
       .max(MAX_SELECTED_RECEIPTS, `Select 1 to ${MAX_SELECTED_RECEIPTS.toLocaleString('en-US')} dead letters.`)
       .transform((ids) => [...new Set(ids)].sort())
@@ -47,4 +55,3 @@ export const deadLetterFilterSchema = z
     }
   })
   .transform((f): DeadLetterFilter => Object.fromEntries(Object.entries(f).filter(([, value]) => value !== undefined)));
-

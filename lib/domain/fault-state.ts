@@ -325,7 +325,15 @@ export const checksum = totalResult(checksumUnchecked, () => ({ kind: 'Malformed
 export const checksumHex = totalResult(checksumHexUnchecked, () => ({ kind: 'Malformed' as const }));
 export const fromCanonicalJson = totalResult(fromCanonicalJsonUnchecked, () => ({ kind: 'Malformed' as const }));
 export const validateFor = totalResult(validateForUnchecked, () => ({ kind: 'Malformed' as const }));
-export const reserveInEnvelope = totalResult(reserveInEnvelopeUnchecked, () => ({ kind: 'Corrupt' as const, error: { kind: 'Malformed' as const } }));
-export const clearResolvedFromEnvelope = totalResult(clearResolvedFromEnvelopeUnchecked, () => ({ kind: 'Corrupt' as const, error: { kind: 'Malformed' as const } }));
+export const reserveInEnvelope = totalResult(reserveInEnvelopeUnchecked, () => ({
+  kind: 'Corrupt' as const,
+  error: { kind: 'Malformed' as const },
+}));
+export const clearResolvedFromEnvelope = totalResult(clearResolvedFromEnvelopeUnchecked, () => ({
+  kind: 'Corrupt' as const,
+  error: { kind: 'Malformed' as const },
+}));
 export const newEnvelope = totalResult(newEnvelopeUnchecked, () => ({ kind: 'Malformed' as const }));
-export const canonicalJsonFromPayload = totalResult(canonicalJsonFromPayloadUnchecked, () => ({ kind: 'Malformed' as const }));
+export const canonicalJsonFromPayload = totalResult(canonicalJsonFromPayloadUnchecked, () => ({
+  kind: 'Malformed' as const,
+}));

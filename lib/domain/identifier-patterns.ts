@@ -14,7 +14,8 @@ export const OPERATION_ID_PATTERN = /^[A-Za-z0-9._:-]{1,64}$/;
 
 export const REASON_CODE_MESSAGE = 'Upper-case letters, digits and _ (1 to 64).';
 /** The operation id rule in words, for a bound shorter than the runtime's 64 where a prefix is added. */
-export const operationIdMessage = (max: number = OPERATION_ID_MAX_LENGTH) => `The operation id must be 1 to ${max} of A-Z a-z 0-9 . _ : -`;
+export const operationIdMessage = (max: number = OPERATION_ID_MAX_LENGTH) =>
+  `The operation id must be 1 to ${max} of A-Z a-z 0-9 . _ : -`;
 
 export const isReasonCode = (value: unknown): value is string =>
   typeof value === 'string' && REASON_CODE_PATTERN.test(value);
@@ -41,5 +42,14 @@ export const operationIdSchema = (max: number = OPERATION_ID_MAX_LENGTH) =>
  */
 export const wholeNumberSchema = (min: 0 | 1) =>
   z
-    .union([z.number(), z.string().regex(/^\d{1,16}$/, 'A whole number, in digits.').transform(Number)], { error: 'A whole number, in digits.' })
+    .union(
+      [
+        z.number(),
+        z
+          .string()
+          .regex(/^\d{1,16}$/, 'A whole number, in digits.')
+          .transform(Number),
+      ],
+      { error: 'A whole number, in digits.' },
+    )
     .pipe(z.number().int().min(min).max(Number.MAX_SAFE_INTEGER));

@@ -47,7 +47,12 @@ export interface NewUserFields {
 export type NewUserCheck = { ok: true; value: NewUserFields } | { ok: false; errors: Record<string, string[]> };
 
 /** The form's fields as typed (FormData's strings): the cleaned fields, or each field's messages in the schema's order. */
-export function checkNewUser(form: { username?: unknown; name?: unknown; role?: unknown; password?: unknown }): NewUserCheck {
+export function checkNewUser(form: {
+  username?: unknown;
+  name?: unknown;
+  role?: unknown;
+  password?: unknown;
+}): NewUserCheck {
   const errors: Record<string, string[]> = {};
   const add = (field: string, message: string) => (errors[field] ??= []).push(message);
   const text = (value: unknown) => (typeof value === 'string' ? value : '');
@@ -70,7 +75,8 @@ export function checkNewUser(form: { username?: unknown; name?: unknown; role?: 
   const password = text(form.password);
   const passwordProblem = textProblem(password);
   if (passwordProblem) add('password', TEXT_PROBLEM_MESSAGES[passwordProblem]);
-  if (password.length > PASSWORD_MAX_LENGTH || password.length < PASSWORD_MIN_LENGTH) add('password', NEW_USER_MESSAGES.password);
+  if (password.length > PASSWORD_MAX_LENGTH || password.length < PASSWORD_MIN_LENGTH)
+    add('password', NEW_USER_MESSAGES.password);
 
   if (Object.keys(errors).length > 0 || !isRole(form.role)) return { ok: false, errors };
   return { ok: true, value: { username, name, role: form.role } };

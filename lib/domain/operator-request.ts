@@ -1,7 +1,7 @@
 import { isBatchStatus, isFinished, STOP_REQUESTABLE_STATUSES, type BatchStatus } from './batch-status';
 import { isReasonCode, OPERATION_ID_MAX_LENGTH } from './identifier-patterns';
 import { CanonicalWriter } from './canonical-writer';
-import { err, ok, type Result } from './result';
+import { err, type Result } from './result';
 
 /**
  * The runtime's operator requests (`ob_operator_request`): every mutating action is
@@ -16,12 +16,17 @@ export const authorizationClassOf = (action: OperatorAction): AuthorizationClass
   action === 'ABANDON' || action === 'RECOVER' ? 'DESTRUCTIVE' : 'LIFECYCLE';
 
 /** The runtime's rejection codes Keel can record (the ones its STOP and ABANDON guards produce). */
-export type OperatorRejectionCode = 'OPTIMISTIC_CONFLICT' | 'INVALID_STATE' | 'UNRESOLVED_RECOVERY_REQUIRED' | 'EXECUTION_NOT_FOUND';
+export type OperatorRejectionCode =
+  | 'OPTIMISTIC_CONFLICT'
+  | 'INVALID_STATE'
+  | 'UNRESOLVED_RECOVERY_REQUIRED'
+  | 'EXECUTION_NOT_FOUND';
 
 export type OperatorOutcomeClass = 'APPLIED' | 'REJECTED';
 
 const MAX_U64 = (1n << 64n) - 1n;
-const isU64 = (value: unknown): value is number => typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 && BigInt(value) <= MAX_U64;
+const isU64 = (value: unknown): value is number =>
+  typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 && BigInt(value) <= MAX_U64;
 
 /** STOP and ABANDON of one execution: no arguments beyond the target, version and reason. */
 export type ExecutionRequestDigestInput =
@@ -40,7 +45,9 @@ export type ExecutionRequestDigestError =
  * the expected version as an optional integer; the reason code ("" for STOP, which
  * carries none); then `NONE`, the arguments marker of a request without arguments.
  */
-export function executionRequestDigestHex(input: ExecutionRequestDigestInput): Result<string, ExecutionRequestDigestError> {
+export function executionRequestDigestHex(
+  input: ExecutionRequestDigestInput,
+): Result<string, ExecutionRequestDigestError> {
   if (typeof input !== 'object' || input === null) return err({ kind: 'InvalidAction' });
   const action: unknown = input.action;
   if (action !== 'STOP' && action !== 'ABANDON') return err({ kind: 'InvalidAction' });
@@ -70,7 +77,8 @@ export type StopDisposition = 'REQUEST' | 'UNCHANGED' | 'INVALID_STATE';
  */
 export function stopDisposition(status: BatchStatus, stopAlreadyRequested: boolean): StopDisposition {
   if (!isBatchStatus(status)) return 'INVALID_STATE';
-  if ((STOP_REQUESTABLE_STATUSES as readonly string[]).includes(status)) return stopAlreadyRequested ? 'UNCHANGED' : 'REQUEST';
+  if ((STOP_REQUESTABLE_STATUSES as readonly string[]).includes(status))
+    return stopAlreadyRequested ? 'UNCHANGED' : 'REQUEST';
   if (status === 'STOPPING' || isFinished(status)) return 'UNCHANGED';
   return 'INVALID_STATE';
 }

@@ -21,7 +21,10 @@ export function decodePathSegment(raw: string): Result<string, PathSegmentError>
   try {
     decoded = decodeURIComponent(raw);
   } catch {
-    return { ok: false, error: { code: 'MALFORMED_ENCODING', message: 'The address holds malformed percent-encoding.' } };
+    return {
+      ok: false,
+      error: { code: 'MALFORMED_ENCODING', message: 'The address holds malformed percent-encoding.' },
+    };
   }
   return checkPathSegment(decoded);
 }
@@ -29,10 +32,20 @@ export function decodePathSegment(raw: string): Result<string, PathSegmentError>
 /** The text rules for a segment that is already decoded (a route handler's params). */
 export function checkPathSegment(decoded: string): Result<string, PathSegmentError> {
   if (decoded.length > MAX_PATH_SEGMENT) {
-    return { ok: false, error: { code: 'TOO_LONG', message: `A path segment is at most ${MAX_PATH_SEGMENT.toLocaleString('en-US')} characters.` } };
+    return {
+      ok: false,
+      error: {
+        code: 'TOO_LONG',
+        message: `A path segment is at most ${MAX_PATH_SEGMENT.toLocaleString('en-US')} characters.`,
+      },
+    };
   }
   const problem = textProblem(decoded);
-  if (problem) return { ok: false, error: { code: 'INVALID_TEXT', problem, message: 'The address holds characters that are not valid text.' } };
+  if (problem)
+    return {
+      ok: false,
+      error: { code: 'INVALID_TEXT', problem, message: 'The address holds characters that are not valid text.' },
+    };
   return { ok: true, value: decoded };
 }
 

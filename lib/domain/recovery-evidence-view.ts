@@ -50,14 +50,21 @@ export type EvidenceView = BatchEvidenceView | OrchestrationEvidenceView;
 
 export const BATCH_EVIDENCE_TAG = 'oxide-batch.recovery-evidence.v1';
 export const ORCHESTRATION_EVIDENCE_TAG = 'keel.orchestration-evidence.v1';
-export const MARKER_KEYS = ['unknownCommit', 'completedPartition', 'committedFlowDecision', 'ambiguousExternalEffect'] as const;
+export const MARKER_KEYS = [
+  'unknownCommit',
+  'completedPartition',
+  'committedFlowDecision',
+  'ambiguousExternalEffect',
+] as const;
 
 type Json = Record<string, unknown>;
-const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Json =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 const isCount = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 0;
 const isMs = (value: unknown): value is number => Number.isSafeInteger(value);
 /** Clock readings are measured with a monotonic clock, so they may have fractions. */
-const optionalDuration = (value: unknown): number | null => (typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : null);
+const optionalDuration = (value: unknown): number | null =>
+  typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : null;
 
 function digestOf(tag: string, fields: DigestInputField[]): string {
   const writer = new CanonicalWriter(tag);
@@ -71,14 +78,18 @@ function digestOf(tag: string, fields: DigestInputField[]): string {
 }
 
 function withDigest(tag: string, fields: DigestInputField[]): DigestInputs {
-  return { digestInputs: [{ label: 'Tag', encoding: 'string', value: tag }, ...fields], recomputedDigest: digestOf(tag, fields) };
+  return {
+    digestInputs: [{ label: 'Tag', encoding: 'string', value: tag }, ...fields],
+    recomputedDigest: digestOf(tag, fields),
+  };
 }
 
 function parseCheckpoint(value: unknown): CheckpointDescriptor | null | undefined {
   if (value === null) return null;
   if (!isObject(value)) return undefined;
   const { formatVersion, schemaId, schemaVersion, encodedLen } = value;
-  if (!isCount(formatVersion) || typeof schemaId !== 'string' || !isCount(schemaVersion) || !isCount(encodedLen)) return undefined;
+  if (!isCount(formatVersion) || typeof schemaId !== 'string' || !isCount(schemaVersion) || !isCount(encodedLen))
+    return undefined;
   return { formatVersion, schemaId, schemaVersion, encodedLen };
 }
 
@@ -120,14 +131,21 @@ export function batchDigestInputs(evidence: {
     { label: 'Attempt', encoding: 'u64', value: evidence.attempt },
     { label: 'Version', encoding: 'u64', value: evidence.version },
     { label: 'Owner', encoding: 'string', value: evidence.owner },
-    { label: 'updated_at side of the epoch', encoding: 'string', value: evidence.updatedAtMs < 0 ? 'BEFORE_EPOCH' : 'AFTER_EPOCH' },
+    {
+      label: 'updated_at side of the epoch',
+      encoding: 'string',
+      value: evidence.updatedAtMs < 0 ? 'BEFORE_EPOCH' : 'AFTER_EPOCH',
+    },
     { label: 'updated_at seconds', encoding: 'u64', value: Math.floor(magnitude / 1000) },
     { label: 'updated_at nanoseconds', encoding: 'u64', value: (magnitude % 1000) * 1_000_000 },
   ];
   const step = evidence.latestStep;
   if (step === null) fields.push({ label: 'Latest step', encoding: 'string', value: 'NO_STEP' });
   else {
-    fields.push({ label: 'Latest step id', encoding: 'u64', value: step.id }, { label: 'Latest step status', encoding: 'string', value: step.status });
+    fields.push(
+      { label: 'Latest step id', encoding: 'u64', value: step.id },
+      { label: 'Latest step status', encoding: 'string', value: step.status },
+    );
     if (step.checkpoint === null) fields.push({ label: 'Checkpoint', encoding: 'string', value: 'NO_CHECKPOINT' });
     else {
       fields.push(
@@ -169,8 +187,15 @@ function batchView(e: Json): BatchEvidenceView | null {
   const markers = parseMarkers(e.markers);
   const { executionId, status, attempt, version, owner, updatedAtMs, serverTimeMs } = e;
   if (
-    !isCount(executionId) || !isBatchStatus(status) || !isCount(attempt) || !isCount(version) || !isOwnerObservation(owner) ||
-    !isMs(updatedAtMs) || !isMs(serverTimeMs) || step === undefined || markers === undefined
+    !isCount(executionId) ||
+    !isBatchStatus(status) ||
+    !isCount(attempt) ||
+    !isCount(version) ||
+    !isOwnerObservation(owner) ||
+    !isMs(updatedAtMs) ||
+    !isMs(serverTimeMs) ||
+    step === undefined ||
+    markers === undefined
   ) {
     return null;
   }
@@ -190,7 +215,13 @@ function batchView(e: Json): BatchEvidenceView | null {
 
 function orchestrationView(e: Json): OrchestrationEvidenceView | null {
   const { executionId, authenticationTag, fencingToken, expiresAtMs, leaseOwner } = e;
-  if (typeof executionId !== 'string' || typeof authenticationTag !== 'string' || !isCount(fencingToken) || !isCount(expiresAtMs) || typeof leaseOwner !== 'string') {
+  if (
+    typeof executionId !== 'string' ||
+    typeof authenticationTag !== 'string' ||
+    !isCount(fencingToken) ||
+    !isCount(expiresAtMs) ||
+    typeof leaseOwner !== 'string'
+  ) {
     return null;
   }
   return {

@@ -202,13 +202,16 @@ export function recoverRequestDigestHex(input: RecoverRequestDigestInput): Resul
   if (!(failed || input.resultingStatus === 'ABANDONED') || failed !== (input.failure !== null)) {
     return err({ kind: 'InvalidRecoveryOutcome' });
   }
-  if (!isU64(input.executionId) || input.executionId === 0) return err({ kind: 'InvalidRequest', field: 'executionId' });
-  if (input.observedVersion !== null && !isU64(input.observedVersion)) return err({ kind: 'InvalidRequest', field: 'observedVersion' });
+  if (!isU64(input.executionId) || input.executionId === 0)
+    return err({ kind: 'InvalidRequest', field: 'executionId' });
+  if (input.observedVersion !== null && !isU64(input.observedVersion))
+    return err({ kind: 'InvalidRequest', field: 'observedVersion' });
   if (typeof input.reasonCode !== 'string') return err({ kind: 'InvalidRequest', field: 'reasonCode' });
   if (typeof input.unknownCommit !== 'boolean') return err({ kind: 'InvalidRequest', field: 'unknownCommit' });
   const failure = input.failure;
   if (failure !== null) {
-    if (!isObject(failure) || !isFailureCategory(failure.category)) return err({ kind: 'InvalidRequest', field: 'failure.category' });
+    if (!isObject(failure) || !isFailureCategory(failure.category))
+      return err({ kind: 'InvalidRequest', field: 'failure.category' });
     if (!isU64(failure.id)) return err({ kind: 'InvalidRequest', field: 'failure.id' });
   }
   const writer = new CanonicalWriter('oxide-batch.operator-request.v1')
@@ -267,10 +270,20 @@ const within = (value: number, min: number, max: number): boolean =>
 export function validateProposerSettings(settings: ProposerSettings): Result<ProposerSettings, ProposerSettingsError> {
   const { thresholdMs, maxSkewMs } = isObject(settings) ? settings : { thresholdMs: Number.NaN, maxSkewMs: Number.NaN };
   if (!within(thresholdMs, MIN_STALE_THRESHOLD_MS, MAX_STALE_THRESHOLD_MS)) {
-    return err({ kind: 'InvalidStaleThreshold', valueMs: thresholdMs, minMs: MIN_STALE_THRESHOLD_MS, maxMs: MAX_STALE_THRESHOLD_MS });
+    return err({
+      kind: 'InvalidStaleThreshold',
+      valueMs: thresholdMs,
+      minMs: MIN_STALE_THRESHOLD_MS,
+      maxMs: MAX_STALE_THRESHOLD_MS,
+    });
   }
   if (!within(maxSkewMs, MIN_MAX_CLOCK_SKEW_MS, MAX_MAX_CLOCK_SKEW_MS)) {
-    return err({ kind: 'InvalidMaxClockSkew', valueMs: maxSkewMs, minMs: MIN_MAX_CLOCK_SKEW_MS, maxMs: MAX_MAX_CLOCK_SKEW_MS });
+    return err({
+      kind: 'InvalidMaxClockSkew',
+      valueMs: maxSkewMs,
+      minMs: MIN_MAX_CLOCK_SKEW_MS,
+      maxMs: MAX_MAX_CLOCK_SKEW_MS,
+    });
   }
   return ok({ thresholdMs, maxSkewMs });
 }
@@ -328,7 +341,8 @@ export function evaluateCandidate(
   // The digest's checks cover every durable field the rules below read.
   const digest = snapshotEvidenceDigestHex(snapshot);
   if (!digest.ok) return digest;
-  if (typeof snapshot.serverTimeMs !== 'number' || !Number.isSafeInteger(snapshot.serverTimeMs)) return invalid('serverTimeMs');
+  if (typeof snapshot.serverTimeMs !== 'number' || !Number.isSafeInteger(snapshot.serverTimeMs))
+    return invalid('serverTimeMs');
   const reason = clockProblem(snapshot, clock);
   if (reason) return err({ kind: 'ClockEvidenceUnusable', reason });
   const inactivityMs = snapshot.serverTimeMs - snapshot.updatedAtMs;

@@ -18,7 +18,11 @@ export type RequeueRefusal =
   | { kind: 'leased' };
 
 /** Null when the requeue may go ahead at `nowMs`; otherwise why not. */
-export function requeueRefusal(attempt: RequeueCandidate | null, expectedRowVersion: number, nowMs: number): RequeueRefusal | null {
+export function requeueRefusal(
+  attempt: RequeueCandidate | null,
+  expectedRowVersion: number,
+  nowMs: number,
+): RequeueRefusal | null {
   if (!attempt) return { kind: 'not_queued' };
   if (attempt.workKind !== 'retry_scheduled') return { kind: 'not_retry_scheduled' };
   if (attempt.rowVersion !== expectedRowVersion) return { kind: 'changed', rowVersion: attempt.rowVersion };
@@ -28,5 +32,7 @@ export function requeueRefusal(attempt: RequeueCandidate | null, expectedRowVers
 
 /** A bulk requeue item's result for a refusal: gone from the retries, or changed under the preview. */
 export function bulkRequeueItemResult(refusal: RequeueRefusal): 'no_longer_retry_scheduled' | 'changed_since_preview' {
-  return refusal.kind === 'not_queued' || refusal.kind === 'not_retry_scheduled' ? 'no_longer_retry_scheduled' : 'changed_since_preview';
+  return refusal.kind === 'not_queued' || refusal.kind === 'not_retry_scheduled'
+    ? 'no_longer_retry_scheduled'
+    : 'changed_since_preview';
 }

@@ -43,7 +43,8 @@ const cipherKey = (key: Uint8Array) => key.subarray(0, 32);
  * so one cursor always seals to the same token (a page's "Next" link is stable across
  * renders and refetches), and two different cursors never share a nonce.
  */
-const syntheticNonce = (key: Uint8Array, plain: Buffer) => createHmac('sha256', key.subarray(32)).update(aad).update(plain).digest().subarray(0, NONCE_BYTES);
+const syntheticNonce = (key: Uint8Array, plain: Buffer) =>
+  createHmac('sha256', key.subarray(32)).update(aad).update(plain).digest().subarray(0, NONCE_BYTES);
 
 const aad = Buffer.from([FORMAT]);
 
@@ -53,8 +54,10 @@ const aad = Buffer.from([FORMAT]);
  * 16-byte tag, the format byte authenticated too.
  */
 export function encodeRetryKeyCursor(cursor: RetryKeyCursor, key: Uint8Array): string {
-  if (!Number.isSafeInteger(cursor.stepId) || cursor.stepId < 1) throw new RangeError('A retry-key cursor names a step by its positive id');
-  if (cursor.key !== null && !isDigestHex(cursor.key)) throw new RangeError('A retry-key cursor holds a key of 64 lowercase hex digits');
+  if (!Number.isSafeInteger(cursor.stepId) || cursor.stepId < 1)
+    throw new RangeError('A retry-key cursor names a step by its positive id');
+  if (cursor.key !== null && !isDigestHex(cursor.key))
+    throw new RangeError('A retry-key cursor holds a key of 64 lowercase hex digits');
   const plain = Buffer.alloc(STEP_BYTES + (cursor.key === null ? 0 : KEY_BYTES));
   plain.writeBigUInt64BE(BigInt(cursor.stepId));
   if (cursor.key !== null) Buffer.from(cursor.key, 'hex').copy(plain, STEP_BYTES);
@@ -64,7 +67,8 @@ export function encodeRetryKeyCursor(cursor: RetryKeyCursor, key: Uint8Array): s
   return Buffer.concat([aad, nonce, sealed, cipher.getAuthTag()]).toString('base64url');
 }
 
-const refused = (): Result<RetryKeyCursor, RetryKeyCursorError> => err({ code: 'INVALID_CURSOR', message: CURSOR_NOT_MADE_HERE });
+const refused = (): Result<RetryKeyCursor, RetryKeyCursorError> =>
+  err({ code: 'INVALID_CURSOR', message: CURSOR_NOT_MADE_HERE });
 
 /** The cursor a token holds, or INVALID_CURSOR for any token `encodeRetryKeyCursor` did not make with this key. */
 export function decodeRetryKeyCursor(token: string, key: Uint8Array): Result<RetryKeyCursor, RetryKeyCursorError> {
@@ -74,7 +78,9 @@ export function decodeRetryKeyCursor(token: string, key: Uint8Array): Result<Ret
   if (bytes.toString('base64url') !== token) return refused();
   const sealedLength = bytes.length - HEADER_BYTES - TAG_BYTES;
   if (bytes[0] !== FORMAT || (sealedLength !== STEP_BYTES && sealedLength !== STEP_BYTES + KEY_BYTES)) return refused();
-  const decipher = createDecipheriv('aes-256-gcm', cipherKey(key), bytes.subarray(1, HEADER_BYTES), { authTagLength: TAG_BYTES }).setAAD(aad);
+  const decipher = createDecipheriv('aes-256-gcm', cipherKey(key), bytes.subarray(1, HEADER_BYTES), {
+    authTagLength: TAG_BYTES,
+  }).setAAD(aad);
   decipher.setAuthTag(bytes.subarray(bytes.length - TAG_BYTES));
   let plain: Buffer;
   try {
@@ -85,7 +91,10 @@ export function decodeRetryKeyCursor(token: string, key: Uint8Array): Result<Ret
   }
   const stepId = plain.readBigUInt64BE();
   if (stepId < 1n || stepId > BigInt(Number.MAX_SAFE_INTEGER)) return refused();
-  return ok({ stepId: Number(stepId), key: plain.length === STEP_BYTES ? null : plain.subarray(STEP_BYTES).toString('hex') });
+  return ok({
+    stepId: Number(stepId),
+    key: plain.length === STEP_BYTES ? null : plain.subarray(STEP_BYTES).toString('hex'),
+  });
 }
 
 /**
@@ -95,4 +104,6 @@ export function decodeRetryKeyCursor(token: string, key: Uint8Array): Result<Ret
  * gets their message alone; an empty one is the first page, as before.
  */
 export const retryKeyCursorField = (key: () => Uint8Array) =>
-  cursorText(200).pipe(z.string().refine((token) => token === '' || decodeRetryKeyCursor(token, key()).ok, CURSOR_NOT_MADE_HERE));
+  cursorText(200).pipe(
+    z.string().refine((token) => token === '' || decodeRetryKeyCursor(token, key()).ok, CURSOR_NOT_MADE_HERE),
+  );

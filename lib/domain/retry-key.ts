@@ -57,7 +57,8 @@ export function deriveRetryKey(input: RetryKeyInput): Result<Buffer, RetryKeyErr
   const checkpoint = digestBytes(input.checkpointDigest);
   if (!checkpoint) return err({ kind: 'InvalidDigest', field: 'checkpointDigest' });
   // A lone surrogate has no UTF-8 form, so the runtime could never produce the same key.
-  if (typeof input.stepName !== 'string' || input.stepName === '' || /\p{Surrogate}/u.test(input.stepName)) return err({ kind: 'InvalidStepName' });
+  if (typeof input.stepName !== 'string' || input.stepName === '' || /\p{Surrogate}/u.test(input.stepName))
+    return err({ kind: 'InvalidStepName' });
   if (!isFaultPhase(input.phase)) return err({ kind: 'UnknownEnumeration' });
   const ordinal = itemOrdinal(input.ordinal);
   if (ordinal === null) return err({ kind: 'InvalidOrdinal' });

@@ -118,5 +118,8 @@ export function classifyBulkReplayItem(state: BulkReplayItemState): BulkReplayIt
 }
 
 // Malformed input (a missing field, a wrong type) is an error value or a safe answer, never a throw.
-export const deadLetterCanonicalJson = totalResult(deadLetterCanonicalJsonUnchecked, (reason) => ({ kind: 'InvalidRecord' as const, detail: `malformed input: ${reason}` }));
+export const deadLetterCanonicalJson = totalResult(deadLetterCanonicalJsonUnchecked, (reason) => ({
+  kind: 'InvalidRecord' as const,
+  detail: `malformed input: ${reason}`,
+}));
 export const failureReasonOf = totalValue(failureReasonOfUnchecked, null);

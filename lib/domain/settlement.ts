@@ -153,7 +153,15 @@ function routeOutcomeUnchecked(
 }
 
 // Malformed input (a missing field, a wrong type) is an error value or a safe answer, never a throw.
-export const validateClaimParams = totalResult(validateClaimParamsUnchecked, () => ({ kind: 'WorkerIdLength' as const }));
-export const validateRetryPolicy = totalResult(validateRetryPolicyUnchecked, (reason) => ({ kind: 'InvalidRecord' as const, detail: `malformed input: ${reason}` }));
-export const routeOutcome = totalResult(routeOutcomeUnchecked, (reason) => ({ kind: 'InvalidRecord' as const, detail: `malformed input: ${reason}` }));
+export const validateClaimParams = totalResult(validateClaimParamsUnchecked, () => ({
+  kind: 'WorkerIdLength' as const,
+}));
+export const validateRetryPolicy = totalResult(validateRetryPolicyUnchecked, (reason) => ({
+  kind: 'InvalidRecord' as const,
+  detail: `malformed input: ${reason}`,
+}));
+export const routeOutcome = totalResult(routeOutcomeUnchecked, (reason) => ({
+  kind: 'InvalidRecord' as const,
+  detail: `malformed input: ${reason}`,
+}));
 export const backoffMs = totalValue(backoffMsUnchecked, Number.NaN);

@@ -24,7 +24,12 @@ export interface LockoutState {
   lockedUntil: Date | null;
 }
 
-export const NO_LOCKOUT: LockoutState = Object.freeze({ failures: 0, lockouts: 0, lastFailureAt: null, lockedUntil: null });
+export const NO_LOCKOUT: LockoutState = Object.freeze({
+  failures: 0,
+  lockouts: 0,
+  lastFailureAt: null,
+  lockedUntil: null,
+});
 
 /** Milliseconds left on a lock at `now`, or 0 when the username may try. */
 export function lockRemainingMs(state: LockoutState, now: Date): number {
@@ -39,17 +44,29 @@ export function lockDurationMs(lockouts: number, policy: LockoutPolicy = LOCKOUT
 }
 
 /** The state after one more failed sign-in at `now`, and whether that failure started a lock. */
-export function afterFailure(state: LockoutState, now: Date, policy: LockoutPolicy = LOCKOUT_POLICY): { state: LockoutState; locked: boolean; lockMs: number } {
+export function afterFailure(
+  state: LockoutState,
+  now: Date,
+  policy: LockoutPolicy = LOCKOUT_POLICY,
+): { state: LockoutState; locked: boolean; lockMs: number } {
   const t = now.getTime();
   const streakOver = state.lockedUntil !== null && t - state.lockedUntil.getTime() >= policy.forgetLockoutsAfterMs;
   const lockouts = streakOver ? 0 : state.lockouts;
   const recent = state.lastFailureAt !== null && t - state.lastFailureAt.getTime() < policy.failureWindowMs;
   const failures = (recent && !streakOver ? state.failures : 0) + 1;
   if (failures < policy.failuresBeforeLock) {
-    return { state: { failures, lockouts, lastFailureAt: now, lockedUntil: streakOver ? null : state.lockedUntil }, locked: false, lockMs: 0 };
+    return {
+      state: { failures, lockouts, lastFailureAt: now, lockedUntil: streakOver ? null : state.lockedUntil },
+      locked: false,
+      lockMs: 0,
+    };
   }
   const lockMs = lockDurationMs(lockouts, policy);
-  return { state: { failures: 0, lockouts: lockouts + 1, lastFailureAt: now, lockedUntil: new Date(t + lockMs) }, locked: true, lockMs };
+  return {
+    state: { failures: 0, lockouts: lockouts + 1, lastFailureAt: now, lockedUntil: new Date(t + lockMs) },
+    locked: true,
+    lockMs,
+  };
 }
 
 /** The key a username is counted under: the username plugin compares lower-cased names. */

@@ -31,10 +31,12 @@ export function text(options: TextOptions) {
 }
 
 /** One line: names, filters, ids, cursors. */
-export const singleLineText = (max: number, options: Omit<TextOptions, 'max' | 'multiline'> = {}) => text({ ...options, max });
+export const singleLineText = (max: number, options: Omit<TextOptions, 'max' | 'multiline'> = {}) =>
+  text({ ...options, max });
 
 /** A note or reason typed into a text area. */
-export const multiLineText = (max: number, options: Omit<TextOptions, 'max' | 'multiline'> = {}) => text({ ...options, max, multiline: true });
+export const multiLineText = (max: number, options: Omit<TextOptions, 'max' | 'multiline'> = {}) =>
+  text({ ...options, max, multiline: true });
 
 /** A query filter: one line, and an emptied form field ('') means "any". */
 export const filterText = (max: number, options: Omit<TextOptions, 'max' | 'multiline'> = {}) =>
@@ -43,4 +45,8 @@ export const filterText = (max: number, options: Omit<TextOptions, 'max' | 'mult
     .optional();
 
 /** An opaque keyset cursor made by Keel: printable ASCII only. */
-export const cursorText = (max: number) => z.string().max(max).regex(/^[\x21-\x7E]*$/, 'This cursor was not made by Keel.');
+export const cursorText = (max: number) =>
+  z
+    .string()
+    .max(max)
+    .regex(/^[\x21-\x7E]*$/, 'This cursor was not made by Keel.');

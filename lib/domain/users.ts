@@ -1,5 +1,12 @@
 import { z } from 'zod';
-import { NAME_MAX_LENGTH, NEW_USER_MESSAGES, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, reservedUsernameMessage, USERNAME_PATTERN } from './new-user-check';
+import {
+  NAME_MAX_LENGTH,
+  NEW_USER_MESSAGES,
+  PASSWORD_MAX_LENGTH,
+  PASSWORD_MIN_LENGTH,
+  reservedUsernameMessage,
+  USERNAME_PATTERN,
+} from './new-user-check';
 import { ROLES } from './roles';
 import { cursorText, multiLineText, singleLineText } from './text';
 import { USER_STATUSES } from './user-search';
@@ -13,11 +20,7 @@ export { USER_STATUSES, userSearch } from './user-search';
  * named by username: it is unique, never changes, and is what the audit log shows as
  * the target.
  */
-const username = z
-  .string()
-  .trim()
-  .toLowerCase()
-  .regex(USERNAME_PATTERN, NEW_USER_MESSAGES.username);
+const username = z.string().trim().toLowerCase().regex(USERNAME_PATTERN, NEW_USER_MESSAGES.username);
 
 /** A fresh id per form: a repeated submit of the same form returns the first result. */
 const operationId = z.string().uuid('A form operation id is a UUID.').optional();
@@ -28,9 +31,16 @@ export const createUserSchema = z.object({
     const reserved = reservedUsernameMessage(value);
     if (reserved) context.addIssue({ code: 'custom', message: reserved });
   }),
-  name: singleLineText(NAME_MAX_LENGTH, { min: 1, required: NEW_USER_MESSAGES.nameRequired, tooLong: NEW_USER_MESSAGES.nameTooLong }),
+  name: singleLineText(NAME_MAX_LENGTH, {
+    min: 1,
+    required: NEW_USER_MESSAGES.nameRequired,
+    tooLong: NEW_USER_MESSAGES.nameTooLong,
+  }),
   role: z.enum(ROLES, { message: NEW_USER_MESSAGES.role }),
-  password: singleLineText(PASSWORD_MAX_LENGTH, { trim: false, tooLong: NEW_USER_MESSAGES.password }).min(PASSWORD_MIN_LENGTH, NEW_USER_MESSAGES.password),
+  password: singleLineText(PASSWORD_MAX_LENGTH, { trim: false, tooLong: NEW_USER_MESSAGES.password }).min(
+    PASSWORD_MIN_LENGTH,
+    NEW_USER_MESSAGES.password,
+  ),
   operationId,
 });
 

@@ -67,9 +67,21 @@ export function webhookAlert(event: Pick<WebhookEvent, 'id' | 'kind' | 'payload'
       return proposal('close');
     case 'bulk_replay.finished':
     case 'bulk_replay.cancelled':
-      return { action: 'open', key: `keel-bulk-replay-${keyPart(d.jobId)}`, severity: 'info', priority: 'P5', component: 'settlements' };
+      return {
+        action: 'open',
+        key: `keel-bulk-replay-${keyPart(d.jobId)}`,
+        severity: 'info',
+        priority: 'P5',
+        component: 'settlements',
+      };
     case 'dead_letters.rising':
-      return { action: 'open', key: `keel-dead-letters-${keyPart(d.reason)}`, severity: 'error', priority: 'P2', component: 'settlements' };
+      return {
+        action: 'open',
+        key: `keel-dead-letters-${keyPart(d.reason)}`,
+        severity: 'error',
+        priority: 'P2',
+        component: 'settlements',
+      };
     case 'webhook.test':
       return { action: 'open', key: `keel-test-${event.id}`, severity: 'info', priority: 'P5', component: 'webhooks' };
   }
@@ -101,14 +113,27 @@ function opsgenieDetails(data: Record<string, unknown>): Record<string, string> 
 }
 
 export const PAGERDUTY_LIMITS = { summary: 1024, dedupKey: 255 } as const;
-export const OPSGENIE_LIMITS = { message: 130, alias: 512, description: 15_000, details: 8_000, tag: 50, entity: 512, source: 100, note: 25_000 } as const;
+export const OPSGENIE_LIMITS = {
+  message: 130,
+  alias: 512,
+  description: 15_000,
+  details: 8_000,
+  tag: 50,
+  entity: 512,
+  source: 100,
+  note: 25_000,
+} as const;
 /** Slack truncates a message's text past 40,000 characters; Keel's are far shorter. */
 export const SLACK_TEXT_LIMIT = 40_000;
 
 const json = { 'content-type': 'application/json' };
 
 /** The request that carries `event` to an endpoint of `target.format`. */
-export function webhookRequest(event: WebhookEvent, target: WebhookTarget, baseUrl: string | undefined): WebhookRequest {
+export function webhookRequest(
+  event: WebhookEvent,
+  target: WebhookTarget,
+  baseUrl: string | undefined,
+): WebhookRequest {
   const data = webhookData(event, baseUrl);
   const summary = webhookSummary(event.kind, data);
   const url = typeof data.url === 'string' ? data.url : undefined;
@@ -116,13 +141,15 @@ export function webhookRequest(event: WebhookEvent, target: WebhookTarget, baseU
     case 'generic':
       return { url: target.url, headers: json, body: JSON.stringify(webhookBody(event, baseUrl)) };
     case 'slack': {
-      const text = cutText(slackEscape(summary), SLACK_TEXT_LIMIT - 200) + (url ? ` <${slackUrl(url)}|Open in Keel>` : '');
+      const text =
+        cutText(slackEscape(summary), SLACK_TEXT_LIMIT - 200) + (url ? ` <${slackUrl(url)}|Open in Keel>` : '');
       return { url: target.url, headers: json, body: JSON.stringify({ text }) };
     }
     case 'pagerduty': {
       const alert = webhookAlert(event);
       const base = { routing_key: target.routingKey ?? '', dedup_key: cutText(alert.key, PAGERDUTY_LIMITS.dedupKey) };
-      if (alert.action === 'close') return { url: target.url, headers: json, body: JSON.stringify({ ...base, event_action: 'resolve' }) };
+      if (alert.action === 'close')
+        return { url: target.url, headers: json, body: JSON.stringify({ ...base, event_action: 'resolve' }) };
       const body = {
         ...base,
         event_action: 'trigger',
@@ -151,7 +178,14 @@ export function webhookRequest(event: WebhookEvent, target: WebhookTarget, baseU
         const close = new URL(target.url);
         close.pathname = `${close.pathname.replace(/\/+$/, '')}/${encodeURIComponent(alias)}/close`;
         close.searchParams.set('identifierType', 'alias');
-        return { url: close.toString(), headers, body: JSON.stringify({ source: 'Keel', note: cutText(summary + (url ? ` ${url}` : ''), OPSGENIE_LIMITS.note) }) };
+        return {
+          url: close.toString(),
+          headers,
+          body: JSON.stringify({
+            source: 'Keel',
+            note: cutText(summary + (url ? ` ${url}` : ''), OPSGENIE_LIMITS.note),
+          }),
+        };
       }
       const body = {
         message: cutText(summary, OPSGENIE_LIMITS.message),

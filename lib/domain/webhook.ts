@@ -61,14 +61,18 @@ export const WEBHOOK_PLAIN_SECRET_MIN = 32;
 export function webhookSigningKey(secret: string): Result<Buffer, string> {
   if (secret.startsWith(WHSEC_PREFIX)) {
     const encoded = secret.slice(WHSEC_PREFIX.length);
-    if (!BASE64.test(encoded)) return err('a whsec_ secret must be whsec_ followed by standard base64 (A-Z a-z 0-9 + /, = padding)');
+    if (!BASE64.test(encoded))
+      return err('a whsec_ secret must be whsec_ followed by standard base64 (A-Z a-z 0-9 + /, = padding)');
     const key = Buffer.from(encoded, 'base64');
     if (key.length < WEBHOOK_KEY_BYTES.min || key.length > WEBHOOK_KEY_BYTES.max) {
-      return err(`a whsec_ secret must decode to ${WEBHOOK_KEY_BYTES.min} to ${WEBHOOK_KEY_BYTES.max} bytes (it decodes to ${key.length})`);
+      return err(
+        `a whsec_ secret must decode to ${WEBHOOK_KEY_BYTES.min} to ${WEBHOOK_KEY_BYTES.max} bytes (it decodes to ${key.length})`,
+      );
     }
     return ok(key);
   }
-  if ([...secret].length < WEBHOOK_PLAIN_SECRET_MIN) return err(`a plain secret must be ${WEBHOOK_PLAIN_SECRET_MIN} or more characters (or use a whsec_ secret)`);
+  if ([...secret].length < WEBHOOK_PLAIN_SECRET_MIN)
+    return err(`a plain secret must be ${WEBHOOK_PLAIN_SECRET_MIN} or more characters (or use a whsec_ secret)`);
   return ok(Buffer.from(secret, 'utf8'));
 }
 

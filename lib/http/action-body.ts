@@ -36,7 +36,8 @@ const MAX_DEPTH = 32;
 
 function findProblem(value: unknown, depth: number): ActionBodyProblem | null {
   if (depth > MAX_DEPTH) return 'TOO_DEEP';
-  if (typeof value === 'string') return value.startsWith('$') && !value.startsWith('$$') && !PRIMITIVE_WORDS.has(value) ? 'REFERENCE' : null;
+  if (typeof value === 'string')
+    return value.startsWith('$') && !value.startsWith('$$') && !PRIMITIVE_WORDS.has(value) ? 'REFERENCE' : null;
   if (value === null || typeof value !== 'object') return null;
   for (const inner of Array.isArray(value) ? value : Object.values(value)) {
     const problem = findProblem(inner, depth + 1);

@@ -55,7 +55,11 @@ export function parseTrustedProxies(entries: readonly string[]): { proxies: Trus
  * the first untrusted hop is the client. A malformed hop ends the walk at the last
  * trusted address, so a client can never choose its own address.
  */
-export function clientAddress(socketAddress: string | undefined, forwardedFor: string | readonly string[] | undefined, trusted: TrustedProxies): string {
+export function clientAddress(
+  socketAddress: string | undefined,
+  forwardedFor: string | readonly string[] | undefined,
+  trusted: TrustedProxies,
+): string {
   let address = (socketAddress && normalizeAddress(socketAddress)) || 'unknown';
   if (address === 'unknown' || !trusted.has(address)) return address;
   const chain = (typeof forwardedFor === 'string' ? forwardedFor : (forwardedFor ?? []).join(',')).split(',');
@@ -70,5 +74,9 @@ export function clientAddress(socketAddress: string | undefined, forwardedFor: s
 
 /** Writes the derived address into CLIENT_ADDRESS_HEADER, replacing any copy the client sent. */
 export function stampClientAddress(request: import('node:http').IncomingMessage, trusted: TrustedProxies): void {
-  request.headers[CLIENT_ADDRESS_HEADER] = clientAddress(request.socket.remoteAddress, request.headers['x-forwarded-for'], trusted);
+  request.headers[CLIENT_ADDRESS_HEADER] = clientAddress(
+    request.socket.remoteAddress,
+    request.headers['x-forwarded-for'],
+    trusted,
+  );
 }

@@ -1,7 +1,13 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { getSessionCookie } from 'better-auth/cookies';
 import { ACTION_BODY_LIMIT_BYTES, actionBodyProblem, REFUSED_BODY_HEADER } from './action-body';
-import { refuseForeignOrigin, refuseMalformedPath, refuseMethod, refusePagePost, type GuardedRequest } from './request-guards';
+import {
+  refuseForeignOrigin,
+  refuseMalformedPath,
+  refuseMethod,
+  refusePagePost,
+  type GuardedRequest,
+} from './request-guards';
 import { allowedMethods, FILE_METHODS, type RouteMethods } from './route-methods';
 import { BASELINE_HEADERS, contentSecurityPolicy, createNonce } from './security-headers';
 
@@ -18,7 +24,8 @@ const IMAGE_OPTIMIZER = '/_next/image';
 const DEVELOPMENT_PREFIX = '/__nextjs_';
 
 const isFilePath = (pathname: string) => pathname.startsWith(FILE_TREE) || FILE_PATHS.includes(pathname);
-const isPublicPath = (pathname: string) => PUBLIC_PATHS.some((path) => pathname === path || pathname.startsWith(`${path}/`));
+const isPublicPath = (pathname: string) =>
+  PUBLIC_PATHS.some((path) => pathname === path || pathname.startsWith(`${path}/`));
 
 const headerText = (value: string | string[] | undefined): string | null =>
   value === undefined ? null : Array.isArray(value) ? value.join(', ') : value;
@@ -27,7 +34,10 @@ const headerText = (value: string | string[] | undefined): string | null =>
 function guardedView(method: string, headers: IncomingHttpHeaders): GuardedRequest {
   return {
     method,
-    headers: { get: (name) => headerText(headers[name.toLowerCase()]), has: (name) => headers[name.toLowerCase()] !== undefined },
+    headers: {
+      get: (name) => headerText(headers[name.toLowerCase()]),
+      has: (name) => headers[name.toLowerCase()] !== undefined,
+    },
   };
 }
 
@@ -62,7 +72,12 @@ export type Admission = { kind: 'answer'; response: Response } | { kind: 'pass' 
  * pages go to sign-in and the API answers 401. Every page, handler and action still
  * verifies the session itself.
  */
-export function admit(method: string, target: string | undefined, headers: IncomingHttpHeaders, policy: RequestPolicy): Admission {
+export function admit(
+  method: string,
+  target: string | undefined,
+  headers: IncomingHttpHeaders,
+  policy: RequestPolicy,
+): Admission {
   return admitParsed(method, parseTarget(target), headers, policy);
 }
 
@@ -76,7 +91,13 @@ export interface RequestPolicy {
 
 function admitParsed(method: string, url: URL | null, headers: IncomingHttpHeaders, policy: RequestPolicy): Admission {
   if (url === null) {
-    return { kind: 'answer', response: Response.json({ code: 'INVALID_INPUT', message: 'The request address does not parse.' }, { status: 400, headers: { 'Cache-Control': 'no-store' } }) };
+    return {
+      kind: 'answer',
+      response: Response.json(
+        { code: 'INVALID_INPUT', message: 'The request address does not parse.' },
+        { status: 400, headers: { 'Cache-Control': 'no-store' } },
+      ),
+    };
   }
   const { pathname } = url;
   const request = guardedView(method, headers);
@@ -91,11 +112,15 @@ function admitParsed(method: string, url: URL | null, headers: IncomingHttpHeade
   // A metrics scraper authenticates with a bearer token, which the route checks.
   if (pathname === '/api/metrics' && headerText(headers.authorization)?.startsWith('Bearer ')) return { kind: 'pass' };
   if (pathname.startsWith('/api/')) {
-    return { kind: 'answer', response: Response.json({ code: 'UNAUTHENTICATED', message: 'Sign in first.' }, { status: 401 }) };
+    return {
+      kind: 'answer',
+      response: Response.json({ code: 'UNAUTHENTICATED', message: 'Sign in first.' }, { status: 401 }),
+    };
   }
   // `_rsc` is the client router's cache-buster, not part of the address the user was on.
   url.searchParams.delete('_rsc');
-  const location = pathname === '/' ? '/sign-in' : `/sign-in?${new URLSearchParams({ next: pathname + url.search }).toString()}`;
+  const location =
+    pathname === '/' ? '/sign-in' : `/sign-in?${new URLSearchParams({ next: pathname + url.search }).toString()}`;
   return { kind: 'answer', response: new Response(location, { status: 307, headers: { Location: location } }) };
 }
 
@@ -171,7 +196,9 @@ async function checkActionBody(request: IncomingMessage): Promise<Response | nul
  * `x-nonce` for the theme script (docs/security.md, "Headers"); any copy a client sent is
  * replaced. Static files pass untouched. Resolves true when it answered the request itself.
  */
-export function openFrontDoor(options: { development: boolean } & RequestPolicy): (request: IncomingMessage, response: ServerResponse) => Promise<boolean> {
+export function openFrontDoor(
+  options: { development: boolean } & RequestPolicy,
+): (request: IncomingMessage, response: ServerResponse) => Promise<boolean> {
   return async (request, response) => {
     delete request.headers[REFUSED_BODY_HEADER];
     const url = parseTarget(request.url);
@@ -183,9 +210,17 @@ export function openFrontDoor(options: { development: boolean } & RequestPolicy)
       return true;
     };
     if (url !== null && url.pathname === IMAGE_OPTIMIZER) {
-      return answer(Response.json({ code: 'NOT_FOUND', message: 'Keel serves no images through the image optimizer.' }, { status: 404, headers: { 'Cache-Control': 'no-store' } }));
+      return answer(
+        Response.json(
+          { code: 'NOT_FOUND', message: 'Keel serves no images through the image optimizer.' },
+          { status: 404, headers: { 'Cache-Control': 'no-store' } },
+        ),
+      );
     }
-    if (url !== null && (isFilePath(url.pathname) || (options.development && url.pathname.startsWith(DEVELOPMENT_PREFIX)))) {
+    if (
+      url !== null &&
+      (isFilePath(url.pathname) || (options.development && url.pathname.startsWith(DEVELOPMENT_PREFIX)))
+    ) {
       const refused = options.development ? null : refuseMethod(method, FILE_METHODS);
       return refused ? answer(refused) : false;
     }

@@ -28,12 +28,25 @@ export function toQueryString(params: Record<string, QueryValue>): string {
  * The console's one client fetch helper: GETs JSON from a read route (empty params
  * left out); a non-2xx answer becomes an ApiError carrying its code.
  */
-export async function readJson<T>(path: string, params: Record<string, QueryValue> = {}, signal?: AbortSignal): Promise<T> {
-  const response = await fetch(`${path}${toQueryString(params)}`, { signal, headers: { accept: 'application/json' }, cache: 'no-store' });
+export async function readJson<T>(
+  path: string,
+  params: Record<string, QueryValue> = {},
+  signal?: AbortSignal,
+): Promise<T> {
+  const response = await fetch(`${path}${toQueryString(params)}`, {
+    signal,
+    headers: { accept: 'application/json' },
+    cache: 'no-store',
+  });
   const body: unknown = await response.json().catch(() => null);
   if (!response.ok) {
     const failure = (body ?? {}) as { code?: string; message?: string; fieldErrors?: Record<string, string[]> };
-    throw new ApiError(response.status, failure.code ?? `HTTP_${response.status}`, failure.message ?? response.statusText, failure.fieldErrors);
+    throw new ApiError(
+      response.status,
+      failure.code ?? `HTTP_${response.status}`,
+      failure.message ?? response.statusText,
+      failure.fieldErrors,
+    );
   }
   return body as T;
 }

@@ -55,7 +55,13 @@ export function refuseMethod(method: string, allowed: readonly string[]): Respon
  * form's action and answer a malformed one with 500.
  */
 export function refusePagePost(request: GuardedRequest, pathname: string): Response | null {
-  if (request.method !== 'POST' || pathname === '/api' || pathname.startsWith('/api/') || request.headers.has('next-action')) return null;
+  if (
+    request.method !== 'POST' ||
+    pathname === '/api' ||
+    pathname.startsWith('/api/') ||
+    request.headers.has('next-action')
+  )
+    return null;
   return Response.json(
     { code: 'INVALID_INPUT', message: 'A page takes no form posts: Keel\u2019s forms call server actions.' },
     { status: 400, headers: NO_STORE },
@@ -88,7 +94,10 @@ export function refuseForeignOrigin(request: GuardedRequest, origins: readonly s
   return Response.json(
     {
       code: 'FORBIDDEN',
-      message: origin === null ? 'A change must say where it comes from (Origin).' : 'Changes are accepted only from this console\u2019s own pages.',
+      message:
+        origin === null
+          ? 'A change must say where it comes from (Origin).'
+          : 'Changes are accepted only from this console\u2019s own pages.',
     },
     { status: 403, headers: NO_STORE },
   );

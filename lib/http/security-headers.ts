@@ -20,7 +20,8 @@ export function contentSecurityPolicy(nonce: string, development = false): strin
 }
 
 /** For responses that carry no page (static files, JSON): nothing may run or frame them. */
-export const STATIC_CONTENT_SECURITY_POLICY = "default-src 'none'; style-src 'self'; img-src 'self'; frame-ancestors 'none'; object-src 'none'; base-uri 'none'; form-action 'none'";
+export const STATIC_CONTENT_SECURITY_POLICY =
+  "default-src 'none'; style-src 'self'; img-src 'self'; frame-ancestors 'none'; object-src 'none'; base-uri 'none'; form-action 'none'";
 
 /** A console needs none of these browser features. */
 export const PERMISSIONS_POLICY = [

@@ -1,9 +1,4 @@
-import type {
-  BatchStatus,
-  FailureCategory,
-  RecoveryResultStatus,
-  UnresolvedStatus,
-} from '../domain/batch-status';
+import type { BatchStatus, FailureCategory, RecoveryResultStatus, UnresolvedStatus } from '../domain/batch-status';
 import type { OperatorAction, OperatorOutcomeClass, OperatorRejectionCode } from '../domain/operator-request';
 import type { Result } from '../domain/result';
 
@@ -101,10 +96,19 @@ export interface BatchExecutionCommands {
    * `updated_at` to greatest(updated_at, requested), and leaves the version as it is,
    * under a compare-and-set on the version.
    */
-  requestStop(executionId: number, expectedVersion: number, actorRef: string, requestedAtMs: number): Promise<Result<void, { kind: 'VersionConflict' }>>;
+  requestStop(
+    executionId: number,
+    expectedVersion: number,
+    actorRef: string,
+    requestedAtMs: number,
+  ): Promise<Result<void, { kind: 'VersionConflict' }>>;
   /**
    * The runtime's ABANDONED transition: status ABANDONED, `ended_at` kept or set to
    * the instant, `updated_at` the instant, version + 1, under a version compare-and-set.
    */
-  abandon(executionId: number, expectedVersion: number, atMs: number): Promise<Result<AbandonedExecution, { kind: 'VersionConflict' }>>;
+  abandon(
+    executionId: number,
+    expectedVersion: number,
+    atMs: number,
+  ): Promise<Result<AbandonedExecution, { kind: 'VersionConflict' }>>;
 }

@@ -134,13 +134,18 @@ export interface BatchRuntime {
   createExecution(
     execution: NewExecution,
   ): Promise<
-    Result<OwnedExecution, BatchRuntimeErrorOf<'DuplicateExecution' | 'NotRestartable' | 'InvalidWrite' | 'Unavailable'>>
+    Result<
+      OwnedExecution,
+      BatchRuntimeErrorOf<'DuplicateExecution' | 'NotRestartable' | 'InvalidWrite' | 'Unavailable'>
+    >
   >;
   /** One legal in-place move (docs/design.md#execution-statuses); resolving moves set `ended_at` and the exit code. */
   moveExecution(
     execution: OwnedExecution,
     move: StatusMove,
-  ): Promise<Result<OwnedExecution, BatchRuntimeErrorOf<'IllegalTransition' | 'Conflict' | 'InvalidWrite' | 'Unavailable'>>>;
+  ): Promise<
+    Result<OwnedExecution, BatchRuntimeErrorOf<'IllegalTransition' | 'Conflict' | 'InvalidWrite' | 'Unavailable'>>
+  >;
   /** Proof of life: `updated_at` and the version move, nothing else. */
   heartbeat(
     execution: OwnedExecution,

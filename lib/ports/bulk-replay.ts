@@ -115,11 +115,17 @@ export interface BulkReplayStore {
   markCancelled(jobId: number): Promise<number>;
   markCompleted(jobId: number): Promise<void>;
   /** `rowVersion` is the frozen row_version of a REQUEUE item, null for dead letters. */
-  pendingItems(jobId: number, limit: number): Promise<{ receiptId: string; recordedAtMs: number; rowVersion: number | null }[]>;
+  pendingItems(
+    jobId: number,
+    limit: number,
+  ): Promise<{ receiptId: string; recordedAtMs: number; rowVersion: number | null }[]>;
   hasPendingItems(jobId: number): Promise<boolean>;
   /** Writes each item's result and advances the job's processed count by as many. */
   recordResults(jobId: number, results: readonly { receiptId: string; result: BulkReplayItemResult }[]): Promise<void>;
   counts(jobId: number): Promise<BulkReplayCounts>;
   /** Items in receipt order after `after` (keyset), optionally of one result (`pending` = none yet). */
-  items(jobId: number, page: { after?: string; result?: BulkReplayItemOutcome | 'pending'; limit: number }): Promise<BulkReplayItemView[]>;
+  items(
+    jobId: number,
+    page: { after?: string; result?: BulkReplayItemOutcome | 'pending'; limit: number },
+  ): Promise<BulkReplayItemView[]>;
 }

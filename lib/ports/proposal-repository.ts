@@ -2,7 +2,6 @@ import type { FailureCategory, RecoveryResultStatus } from '../domain/batch-stat
 import type { ClosedProposalStatus, ProposalStatus } from '../domain/proposal-status';
 import type { Result } from '../domain/result';
 
-
 export type ProposalTarget = { kind: 'batch'; executionId: number } | { kind: 'orchestration'; executionId: string };
 
 export interface ProposalPerson {

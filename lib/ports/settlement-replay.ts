@@ -66,7 +66,10 @@ export interface DeadLetterReplayStore {
    * Replays locked dead letters: deletes each, queues a fresh attempt (pending
    * observation, attempts 0, visible now), records the replay and a `replayed` event.
    */
-  replay(items: readonly { deadLetter: DeadLetter; operationId: string }[], context: ReplayContext): Promise<ReplayRecord[]>;
+  replay(
+    items: readonly { deadLetter: DeadLetter; operationId: string }[],
+    context: ReplayContext,
+  ): Promise<ReplayRecord[]>;
   /** Deletes a locked dead letter and writes a `discarded` event. */
   discard(deadLetter: DeadLetter, nowMs: number): Promise<void>;
   lockAttempt(receiptId: string): Promise<QueuedAttempt | null>;

@@ -34,7 +34,10 @@ const SIGN_IN_ACTIONS = 'auth.%';
 
 function readableBy(reader: AuditReader): SQL | undefined {
   if (can(reader.role, 'manageUsers')) return undefined;
-  return and(notInArray(auditEvent.targetKind, [...USER_ADMINISTRATION_TARGET_KINDS]), notLike(auditEvent.action, SIGN_IN_ACTIONS));
+  return and(
+    notInArray(auditEvent.targetKind, [...USER_ADMINISTRATION_TARGET_KINDS]),
+    notLike(auditEvent.action, SIGN_IN_ACTIONS),
+  );
 }
 
 export interface AuditEventView {
@@ -82,12 +85,14 @@ export function parseAuditCursor(raw: string | undefined): AuditCursor | null | 
   const values = decodeCursor(raw, 3);
   if (!values) return 'invalid';
   const [direction, at, id] = values;
-  if ((direction !== 'older' && direction !== 'newer') || typeof at !== 'string' || !ISO_MICROS.test(at)) return 'invalid';
+  if ((direction !== 'older' && direction !== 'newer') || typeof at !== 'string' || !ISO_MICROS.test(at))
+    return 'invalid';
   if (typeof id !== 'number' || !Number.isSafeInteger(id) || id < 1) return 'invalid';
   return { direction, at, id };
 }
 
-const cursorFor = (direction: AuditCursor['direction'], row: AuditEventView) => encodeCursor([direction, row.at, row.id]);
+const cursorFor = (direction: AuditCursor['direction'], row: AuditEventView) =>
+  encodeCursor([direction, row.at, row.id]);
 
 // Microseconds matter: a millisecond Date in the cursor would skip or repeat rows.
 const AT_TEXT = sql<string>`to_char(${auditEvent.at} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
@@ -131,7 +136,12 @@ function keyset(cursor: AuditCursor): SQL {
 
 /** Matching rows, exact up to COUNT_CAP: the count stops reading at the cap. */
 export async function countAuditEvents(db: DbOrTx, reader: AuditReader, filters: AuditFilters): Promise<CappedCount> {
-  const capped = db.select({ one: sql<number>`1`.as('one') }).from(auditEvent).where(auditWhere(reader, filters)).limit(COUNT_CAP + 1).as('capped');
+  const capped = db
+    .select({ one: sql<number>`1`.as('one') })
+    .from(auditEvent)
+    .where(auditWhere(reader, filters))
+    .limit(COUNT_CAP + 1)
+    .as('capped');
   const [row] = await db.select({ n: sql<number>`count(*)::int` }).from(capped);
   const n = row?.n ?? 0;
   return { value: Math.min(n, COUNT_CAP), capped: n > COUNT_CAP };
@@ -153,7 +163,9 @@ export async function listAuditEvents(
       .orderBy(...(newer ? [asc(auditEvent.at), asc(auditEvent.id)] : [desc(auditEvent.at), desc(auditEvent.id)]))
       .limit(pageSize + 1),
     countAuditEvents(db, reader, filters),
-    db.execute<{ now: string }>(sql`select to_char(clock_timestamp() at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as now`),
+    db.execute<{ now: string }>(
+      sql`select to_char(clock_timestamp() at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as now`,
+    ),
   ]);
   const more = rows.length > pageSize;
   const page = rows.slice(0, pageSize);

@@ -32,7 +32,8 @@ export interface BulkReplayJobRow {
   workerInstance: string | null;
 }
 
-export const BULK_REPLAY_JOB_COLUMNS = sql.raw(`id, action, status, note, filter, item_count as "itemCount", processed_count as "processedCount",
+export const BULK_REPLAY_JOB_COLUMNS =
+  sql.raw(`id, action, status, note, filter, item_count as "itemCount", processed_count as "processedCount",
   created_by_id as "createdById", created_by_login as "createdByLogin", started_by_id as "startedById",
   started_by_login as "startedByLogin", started_by_role as "startedByRole", created_at as "createdAt",
   started_at as "startedAt", finished_at as "finishedAt", cancelled_at as "cancelledAt", worker_instance as "workerInstance"`);
@@ -62,14 +63,23 @@ export function toBulkReplayJob(row: BulkReplayJobRow): BulkReplayJob {
 }
 
 export async function readBulkReplayJob(db: DbOrTx, jobId: number): Promise<BulkReplayJob | null> {
-  const result = await db.execute<Row<BulkReplayJobRow>>(sql`select ${BULK_REPLAY_JOB_COLUMNS} from keel.bulk_replay where id = ${jobId}::bigint`);
+  const result = await db.execute<Row<BulkReplayJobRow>>(
+    sql`select ${BULK_REPLAY_JOB_COLUMNS} from keel.bulk_replay where id = ${jobId}::bigint`,
+  );
   return result.rows[0] ? toBulkReplayJob(result.rows[0]) : null;
 }
 
 export async function countBulkReplayItems(db: DbOrTx, jobId: number): Promise<BulkReplayCounts> {
   const counts: BulkReplayCounts = {
-    pending: 0, replayed: 0, discarded: 0, requeued: 0, already_replayed: 0, no_longer_dead_lettered: 0, no_longer_retry_scheduled: 0,
-    changed_since_preview: 0, cancelled: 0,
+    pending: 0,
+    replayed: 0,
+    discarded: 0,
+    requeued: 0,
+    already_replayed: 0,
+    no_longer_dead_lettered: 0,
+    no_longer_retry_scheduled: 0,
+    changed_since_preview: 0,
+    cancelled: 0,
   };
   const result = await db.execute<{ result: keyof BulkReplayCounts; count: number }>(sql`
     select coalesce(result, 'pending') as result, count(*)::int as count

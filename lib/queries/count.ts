@@ -52,7 +52,9 @@ export interface CountPart {
 
 /** The planner's estimate of the rows a statement returns: planning only, nothing is read. */
 export async function plannerEstimate(db: DbOrTx, statement: SQL): Promise<number> {
-  const result = await db.execute<{ 'QUERY PLAN': [{ Plan: { 'Plan Rows': number } }] }>(sql`explain (format json) ${statement}`);
+  const result = await db.execute<{ 'QUERY PLAN': [{ Plan: { 'Plan Rows': number } }] }>(
+    sql`explain (format json) ${statement}`,
+  );
   return Math.round(Number(result.rows[0]?.['QUERY PLAN']?.[0]?.Plan?.['Plan Rows'] ?? 0));
 }
 
@@ -64,8 +66,13 @@ export async function plannerEstimate(db: DbOrTx, statement: SQL): Promise<numbe
 export const SAMPLED_AS_IS_FROM = 1_000;
 
 const selectOf = (part: CountPart) => sql`select 1 from ${part.from} where ${part.where}`;
-const estimated = (value: number): ListCount => ({ value: Math.max(COUNT_CAP + 1, value), capped: true, estimated: true });
-export const sampledCount = (value: number): ListCount => (value > COUNT_CAP ? estimated(value) : { value, capped: false, estimated: true });
+const estimated = (value: number): ListCount => ({
+  value: Math.max(COUNT_CAP + 1, value),
+  capped: true,
+  estimated: true,
+});
+export const sampledCount = (value: number): ListCount =>
+  value > COUNT_CAP ? estimated(value) : { value, capped: false, estimated: true };
 
 /**
  * The estimate first: a sampled figure above the cap, or a planner estimate above
@@ -77,11 +84,13 @@ async function guide(db: DbOrTx, part: CountPart): Promise<{ settled: ListCount 
   if (part.hint?.alwaysCounted) return { estimate: 0 };
   if (sampled != null && sampled >= SAMPLED_AS_IS_FROM) return { settled: sampledCount(sampled) };
   const estimate = sampled ?? (await plannerEstimate(db, selectOf(part)));
-  if (sampled == null && !part.hint?.blindEstimate && estimate > TRUSTED_ESTIMATE) return { settled: estimated(estimate) };
+  if (sampled == null && !part.hint?.blindEstimate && estimate > TRUSTED_ESTIMATE)
+    return { settled: estimated(estimate) };
   return { estimate };
 }
 
-const plainCappedCount = (part: CountPart) => sql`(select count(*)::int from (${selectOf(part)} limit ${COUNT_CAP + 1}) t)`;
+const plainCappedCount = (part: CountPart) =>
+  sql`(select count(*)::int from (${selectOf(part)} limit ${COUNT_CAP + 1}) t)`;
 
 function cappedCount(part: CountPart): SQL {
   const countedAs = part.hint?.countedAs;
@@ -102,7 +111,10 @@ export async function countUpToCap(db: DbOrTx, from: SQL, where: SQL, hint?: Cou
  * Several lists' counts: the estimates in parallel, then every count still needed in
  * one statement (one round trip), each exact up to the cap.
  */
-export async function countsUpToCap<K extends string>(db: DbOrTx, parts: Record<K, CountPart>): Promise<Record<K, ListCount>> {
+export async function countsUpToCap<K extends string>(
+  db: DbOrTx,
+  parts: Record<K, CountPart>,
+): Promise<Record<K, ListCount>> {
   const keys = Object.keys(parts) as K[];
   const guides = await Promise.all(keys.map((key) => guide(db, parts[key])));
   const counts = {} as Record<K, ListCount>;

@@ -14,7 +14,9 @@ export interface FaultLimits {
 }
 
 /** Whether a step's envelope validates under its policy; a corrupt one carries why. Never a key or a payload. */
-export type Verdict = { kind: 'valid' } | { kind: 'corrupt'; error: FaultStateFormatError | FaultPolicyError; message: string };
+export type Verdict =
+  | { kind: 'valid' }
+  | { kind: 'corrupt'; error: FaultStateFormatError | FaultPolicyError; message: string };
 
 /** The columns a verdict is reached on, as a step row carries them. */
 export interface StoredEnvelope {
@@ -27,27 +29,48 @@ export interface StoredEnvelope {
 
 export function describeFaultStateError(error: FaultStateFormatError | FaultPolicyError): string {
   switch (error.kind) {
-    case 'UnsupportedFormat': return 'fault-state format is unsupported';
-    case 'UnsupportedSchemaVersion': return 'fault-state schema version is unsupported';
-    case 'TooLarge': return `fault state exceeds ${error.maxBytes} bytes`;
-    case 'Malformed': return 'fault state is malformed';
-    case 'TooManyEntries': return `fault state retains more than ${error.max} keys`;
-    case 'MalformedEntry': return 'fault-state entry is malformed';
-    case 'UnknownEnumeration': return 'fault state contains an unknown enumeration value';
-    case 'UnsortedEntries': return 'fault state is not digest-sorted';
-    case 'DuplicateKey': return 'fault state repeats one retry key';
-    case 'CheckpointMismatch': return 'fault state belongs to a superseded checkpoint';
-    case 'ChecksumMismatch': return 'fault-state checksum does not match';
-    case 'OrdinalAboveLimit': return `fault state retains an ordinal above ${error.max}`;
-    case 'InvalidRetryLimit': return 'the fault policy retry limit is out of range';
-    case 'InvalidRetryStateLimit': return 'the fault policy retry state limit is out of range';
+    case 'UnsupportedFormat':
+      return 'fault-state format is unsupported';
+    case 'UnsupportedSchemaVersion':
+      return 'fault-state schema version is unsupported';
+    case 'TooLarge':
+      return `fault state exceeds ${error.maxBytes} bytes`;
+    case 'Malformed':
+      return 'fault state is malformed';
+    case 'TooManyEntries':
+      return `fault state retains more than ${error.max} keys`;
+    case 'MalformedEntry':
+      return 'fault-state entry is malformed';
+    case 'UnknownEnumeration':
+      return 'fault state contains an unknown enumeration value';
+    case 'UnsortedEntries':
+      return 'fault state is not digest-sorted';
+    case 'DuplicateKey':
+      return 'fault state repeats one retry key';
+    case 'CheckpointMismatch':
+      return 'fault state belongs to a superseded checkpoint';
+    case 'ChecksumMismatch':
+      return 'fault-state checksum does not match';
+    case 'OrdinalAboveLimit':
+      return `fault state retains an ordinal above ${error.max}`;
+    case 'InvalidRetryLimit':
+      return 'the fault policy retry limit is out of range';
+    case 'InvalidRetryStateLimit':
+      return 'the fault policy retry state limit is out of range';
   }
 }
 
-const corrupt = (error: FaultStateFormatError | FaultPolicyError): Verdict => ({ kind: 'corrupt', error, message: describeFaultStateError(error) });
+const corrupt = (error: FaultStateFormatError | FaultPolicyError): Verdict => ({
+  kind: 'corrupt',
+  error,
+  message: describeFaultStateError(error),
+});
 
 /** Validates an envelope (format, checksum, then the policy bounds); the decoded envelope too when it is valid. */
-export function judgeEnvelope(stored: StoredEnvelope, limits: FaultLimits | null): { verdict: Verdict; envelope: FaultStateEnvelope | null } {
+export function judgeEnvelope(
+  stored: StoredEnvelope,
+  limits: FaultLimits | null,
+): { verdict: Verdict; envelope: FaultStateEnvelope | null } {
   const parsed = fromCanonicalJson({
     formatId: stored.fault_state_schema,
     formatVersion: Number(stored.fault_state_format),

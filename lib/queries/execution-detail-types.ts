@@ -36,10 +36,37 @@ export interface ExecutionDetail {
   owner: OwnerObservation;
   stopRequest: { at: string; by: string } | null;
   steps: StepDetail[];
-  decisions: { id: number; executionVersion: number; priorStatus: string; resultingStatus: string; reasonCode: string; operatorReference: string; evidenceDigest: string; decidedAt: string }[];
-  proposals: { id: number; status: string; proposerLogin: string; deciderLogin: string | null; createdAt: string; decidedAt: string | null; resultingStatus: string | null; reason: string | null }[];
+  decisions: {
+    id: number;
+    executionVersion: number;
+    priorStatus: string;
+    resultingStatus: string;
+    reasonCode: string;
+    operatorReference: string;
+    evidenceDigest: string;
+    decidedAt: string;
+  }[];
+  proposals: {
+    id: number;
+    status: string;
+    proposerLogin: string;
+    deciderLogin: string | null;
+    createdAt: string;
+    decidedAt: string | null;
+    resultingStatus: string | null;
+    reason: string | null;
+  }[];
   /** The runtime's `ob_operator_request` rows for the execution, newest first. */
   operatorRequests: OperatorRequestEntry[];
-  audit: { id: number; at: string; actorLogin: string; actorRole: string; action: string; outcome: string; code: string | null; reason: string | null }[];
+  audit: {
+    id: number;
+    at: string;
+    actorLogin: string;
+    actorRole: string;
+    action: string;
+    outcome: string;
+    code: string | null;
+    reason: string | null;
+  }[];
   serverNow: string;
 }

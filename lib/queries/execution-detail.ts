@@ -11,13 +11,18 @@ import { describeFaultStateError } from './retry-keys';
 export type { ExecutionDetail, StepDetail };
 
 type Row = Record<string, unknown>;
-const iso = (value: unknown) => (value === null || value === undefined ? null : new Date(value as string).toISOString());
+const iso = (value: unknown) =>
+  value === null || value === undefined ? null : new Date(value as string).toISOString();
 const num = (value: unknown) => Number(value);
 
 function limitsFor(manifest: unknown, logicalId: string): { retryLimit: number; stateLimit: number } | null {
   const steps = (manifest as { steps?: unknown })?.steps;
   if (!Array.isArray(steps)) return null;
-  const policy = (steps.find((s) => (s as { logical_id?: unknown })?.logical_id === logicalId) as { fault_policy?: Record<string, unknown> } | undefined)?.fault_policy;
+  const policy = (
+    steps.find((s) => (s as { logical_id?: unknown })?.logical_id === logicalId) as
+      | { fault_policy?: Record<string, unknown> }
+      | undefined
+  )?.fault_policy;
   const retryLimit = policy?.retry_limit;
   const stateLimit = policy?.retry_state_limit;
   return isRetryLimit(retryLimit) && isRetryStateLimit(stateLimit) ? { retryLimit, stateLimit } : null;
@@ -102,13 +107,25 @@ export async function readExecutionDetail(
       id: num(s.id),
       logicalId: s.step_logical_id as string,
       status: s.status as string,
-      counts: { read: num(s.read_count), processed: num(s.processed_count), write: num(s.write_count), filter: num(s.filter_count), commit: num(s.commit_count), rollback: num(s.rollback_count) },
+      counts: {
+        read: num(s.read_count),
+        processed: num(s.processed_count),
+        write: num(s.write_count),
+        filter: num(s.filter_count),
+        commit: num(s.commit_count),
+        rollback: num(s.rollback_count),
+      },
       retries: { read: num(s.read_retry_count), process: num(s.process_retry_count), write: num(s.write_retry_count) },
       skips: { read: num(s.read_skip_count), process: num(s.process_skip_count), write: num(s.write_skip_count) },
       checkpoint:
         s.checkpoint_format === null
           ? null
-          : { format: num(s.checkpoint_format), schema: s.checkpoint_schema as string, schemaVersion: num(s.checkpoint_schema_version), encodedLen: num(s.checkpoint_len) },
+          : {
+              format: num(s.checkpoint_format),
+              schema: s.checkpoint_schema as string,
+              schemaVersion: num(s.checkpoint_schema_version),
+              encodedLen: num(s.checkpoint_len),
+            },
       faultState: faultStateOf(s, e.manifest),
       updatedAt: iso(s.updated_at)!,
     })),

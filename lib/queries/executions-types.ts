@@ -24,4 +24,3 @@ export interface ExecutionPage {
   /** Set when the view runs without its index, under a statement timeout. */
   indexWarning: string | null;
 }
-

@@ -94,7 +94,9 @@ const indexChecks = new WeakMap<Database, { at: number; missing: boolean }>();
 async function lacksUpdatedIndex(db: Database): Promise<boolean> {
   const cached = indexChecks.get(db);
   if (cached && Date.now() - cached.at < 60_000) return cached.missing;
-  const found = await db.execute(sql`select 1 from pg_indexes where schemaname = 'oxide_batch' and indexname = ${UPDATED_INDEX}`);
+  const found = await db.execute(
+    sql`select 1 from pg_indexes where schemaname = 'oxide_batch' and indexname = ${UPDATED_INDEX}`,
+  );
   const check = { at: Date.now(), missing: found.rows.length === 0 };
   indexChecks.set(db, check);
   return check.missing;
@@ -126,7 +128,8 @@ async function readPage(
     countExecutions(db, filters, where),
   ]);
   // The server's clock comes with the rows; an empty page asks for it alone.
-  const now = page.rows[0]?.now ?? (await db.execute<{ now: string }>(sql`select clock_timestamp() as now`)).rows[0]!.now;
+  const now =
+    page.rows[0]?.now ?? (await db.execute<{ now: string }>(sql`select clock_timestamp() as now`)).rows[0]!.now;
   const rows = page.rows.slice(0, EXECUTION_PAGE_SIZE);
   const last = rows[rows.length - 1];
   return {
@@ -143,7 +146,8 @@ async function readPage(
       stopRequested: r.stop_requested,
       failureCategory: r.failure_category,
     })),
-    nextCursor: page.rows.length > EXECUTION_PAGE_SIZE && last ? encodeCursor([last.updated_us, Number(last.id)]) : null,
+    nextCursor:
+      page.rows.length > EXECUTION_PAGE_SIZE && last ? encodeCursor([last.updated_us, Number(last.id)]) : null,
     total,
     serverNow: new Date(now).toISOString(),
     indexWarning,
@@ -160,13 +164,16 @@ async function countExecutions(db: DbOrTx, filters: ExecutionFilters, where: SQL
     ? sql`oxide_batch.ob_job_execution e join oxide_batch.ob_job_instance i on i.id = e.job_instance_id`
     : sql`oxide_batch.ob_job_execution e`;
   // The stale filter alone is what the sampler counts (batch_stale_executions): its figure saves reading the rows.
-  const staleOnly = filters.stale && !filters.status && !filters.job && !filters.updatedFrom && !filters.updatedTo && !filters.q;
+  const staleOnly =
+    filters.stale && !filters.status && !filters.job && !filters.updatedFrom && !filters.updatedTo && !filters.q;
   const sampled = staleOnly ? sampledFigure(await readLastSample(db), METRICS.staleExecutions) : null;
   return countUpToCap(db, from, where, { blindEstimate: Boolean(filters.stale), sampled });
 }
 
 /** Job names for the filter menu. */
 export async function listJobNames(db: DbOrTx): Promise<string[]> {
-  const result = await db.execute<{ job_name: string }>(sql`select distinct job_name from oxide_batch.ob_job_definition order by job_name`);
+  const result = await db.execute<{ job_name: string }>(
+    sql`select distinct job_name from oxide_batch.ob_job_definition order by job_name`,
+  );
   return result.rows.map((r) => r.job_name);
 }

@@ -41,7 +41,9 @@ export async function readLastSample(db: DbOrTx): Promise<LastSample> {
     nowMs: Number(first.now_ms),
     sampledAt,
     fresh: sampledAt !== null && now.getTime() - sampledAt.getTime() <= SAMPLE_FRESH_FOR_MS,
-    rows: rows.filter((r) => r.metric !== null).map((r) => ({ metric: r.metric!, label: r.label ?? '', value: Number(r.value ?? 0) })),
+    rows: rows
+      .filter((r) => r.metric !== null)
+      .map((r) => ({ metric: r.metric!, label: r.label ?? '', value: Number(r.value ?? 0) })),
   };
 }
 

@@ -8,7 +8,10 @@ export interface Series {
 }
 
 /** The overview charts: each sampled series over the last hour, oldest first. */
-export async function readLastHour(db: DbOrTx, metrics: { metric: string; label?: string; name: string }[]): Promise<Series[]> {
+export async function readLastHour(
+  db: DbOrTx,
+  metrics: { metric: string; label?: string; name: string }[],
+): Promise<Series[]> {
   const result = await db.execute<{ metric: string; label: string; sampled_at: string; value: number }>(sql`
     select metric, label, sampled_at, value from keel.metric_sample
     where sampled_at > clock_timestamp() - interval '1 hour'

@@ -13,7 +13,11 @@ const optionalNumber = (value: unknown) => (value === null || value === undefine
  * them (Keel or the runtime's CLI). Served by the runtime's own index on
  * `job_execution_id`; an execution has few of them, so the sort is cheap.
  */
-export async function readOperatorHistory(db: DbOrTx, executionId: number, limit = OPERATOR_HISTORY_LIMIT): Promise<OperatorRequestEntry[]> {
+export async function readOperatorHistory(
+  db: DbOrTx,
+  executionId: number,
+  limit = OPERATOR_HISTORY_LIMIT,
+): Promise<OperatorRequestEntry[]> {
   const result = await db.execute<Row>(sql`
     select id, action, authorization_class, operation_id, actor_ref, reason_code, encode(request_digest, 'hex') as digest,
            observed_version, prior_status, result_status, outcome_class, rejection_code, requested_at

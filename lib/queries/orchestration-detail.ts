@@ -37,10 +37,20 @@ interface StoredRow {
  * The same reading the checkpoint store gives a row (docs/design.md#keel-schema): the JSON must be a
  * valid checkpoint, and the lease and tag columns must repeat it, or the row is not trusted at all.
  */
-function verification(row: StoredRow, key: Buffer | undefined): { checkpoint: DurableCheckpoint | null; verification: TagVerification } {
+function verification(
+  row: StoredRow,
+  key: Buffer | undefined,
+): { checkpoint: DurableCheckpoint | null; verification: TagVerification } {
   const parsed = parseCheckpointJson(row.checkpoint);
   if (!parsed.ok) {
-    return { checkpoint: null, verification: { verified: false, code: 'INVALID_CHECKPOINT', why: `The stored checkpoint is not valid: ${parsed.error.reason}.` } };
+    return {
+      checkpoint: null,
+      verification: {
+        verified: false,
+        code: 'INVALID_CHECKPOINT',
+        why: `The stored checkpoint is not valid: ${parsed.error.reason}.`,
+      },
+    };
   }
   const checkpoint = parsed.value;
   const { lease } = checkpoint;
@@ -52,10 +62,18 @@ function verification(row: StoredRow, key: Buffer | undefined): { checkpoint: Du
   if (!agrees) {
     return {
       checkpoint,
-      verification: { verified: false, code: 'COLUMNS_DISAGREE', why: 'The lease or tag columns of the stored row differ from its checkpoint: the row was edited outside the checkpoint store.' },
+      verification: {
+        verified: false,
+        code: 'COLUMNS_DISAGREE',
+        why: 'The lease or tag columns of the stored row differ from its checkpoint: the row was edited outside the checkpoint store.',
+      },
     };
   }
-  if (!key) return { checkpoint, verification: { verified: false, code: 'NO_KEY', why: 'The server holds no checkpoint key to verify with.' } };
+  if (!key)
+    return {
+      checkpoint,
+      verification: { verified: false, code: 'NO_KEY', why: 'The server holds no checkpoint key to verify with.' },
+    };
   if (!verifyCheckpoint(checkpoint, key)) {
     return {
       checkpoint,
@@ -74,7 +92,10 @@ function verification(row: StoredRow, key: Buffer | undefined): { checkpoint: Du
  * the plan the runtime would run, which is the domain's compensationPlan under the checkpoint's
  * own authorization snapshot; a refused plan runs nothing.
  */
-function compensationView(checkpoint: DurableCheckpoint): { steps: OrchestrationCompensationStep[]; authorized: boolean } {
+function compensationView(checkpoint: DurableCheckpoint): {
+  steps: OrchestrationCompensationStep[];
+  authorized: boolean;
+} {
   const authorization = checkpoint.snapshots.authorizationDigest;
   const plan = compensationPlan(checkpoint, authorization);
   const declared = checkpoint.compensation.map((step) => ({ ...step })).sort((a, b) => a.order - b.order);
@@ -88,7 +109,11 @@ function compensationView(checkpoint: DurableCheckpoint): { steps: Orchestration
   if (plan.ok) {
     plan.value.forEach((planned, position) => {
       const match = steps.find(
-        (s) => s.runsAt === null && s.order === planned.order && s.capabilityId === planned.capabilityId && s.authorizationDigest === planned.authorizationDigest,
+        (s) =>
+          s.runsAt === null &&
+          s.order === planned.order &&
+          s.capabilityId === planned.capabilityId &&
+          s.authorizationDigest === planned.authorizationDigest,
       );
       if (match) match.runsAt = position + 1;
     });
@@ -103,11 +128,15 @@ function checkpointView(checkpoint: DurableCheckpoint, serverNowMs: number): Orc
     governingSpec: checkpoint.governingSpec,
     completedNodeIds: [...checkpoint.completedNodeIds],
     wait: wait
-      ? { kind: wait.kind, ownerId: wait.ownerId, deadline: isoMs(wait.deadline), expired: serverNowMs > wait.deadline, cancellationId: wait.cancellationId }
+      ? {
+          kind: wait.kind,
+          ownerId: wait.ownerId,
+          deadline: isoMs(wait.deadline),
+          expired: serverNowMs > wait.deadline,
+          cancellationId: wait.cancellationId,
+        }
       : null,
-    retry: retry
-      ? { ...retry, notDeclared: !retry.retryable || retry.idempotencyKey.trim() === '' }
-      : null,
+    retry: retry ? { ...retry, notDeclared: !retry.retryable || retry.idempotencyKey.trim() === '' } : null,
     compensation: compensation.steps,
     compensationAuthorized: compensation.authorized,
     snapshots: { ...checkpoint.snapshots },
@@ -132,7 +161,11 @@ async function proposalsFor(db: DbOrTx, executionId: string): Promise<Orchestrat
  * One orchestration's checkpoint as stored, read from the primary, with whether its tag verifies
  * under the server's key (which never leaves this function); null when no checkpoint has the id.
  */
-export async function readOrchestrationDetail(db: DbOrTx, key: Buffer | undefined, executionId: string): Promise<OrchestrationDetail | null> {
+export async function readOrchestrationDetail(
+  db: DbOrTx,
+  key: Buffer | undefined,
+  executionId: string,
+): Promise<OrchestrationDetail | null> {
   const result = await db.execute<Row>(sql`
     select execution_id, checkpoint, authentication_tag, lease_owner, fencing_token, lease_expires_at_ms, updated_at,
            ${runtimeServerTimeMs} as server_time_ms

@@ -25,15 +25,22 @@ export async function readOverview(db: DbOrTx, staleThresholdMs: number): Promis
     await sampleMetrics(db, { staleThresholdMs });
     sample = await readLastSample(db);
   }
-  const of = (metric: string) => sample.rows.filter((r) => r.metric === metric).map(({ label, value }) => ({ label, count: value }));
+  const of = (metric: string) =>
+    sample.rows.filter((r) => r.metric === metric).map(({ label, value }) => ({ label, count: value }));
   const one = (metric: string) => of(metric)[0]?.count ?? 0;
   return {
     serverNow: sample.now,
     sampledAt: sample.sampledAt,
-    executionsByStatus: of(METRICS.executions).filter((r) => r.count > 0).map(({ label, count }) => ({ status: label, count })).sort((a, b) => a.status.localeCompare(b.status)),
+    executionsByStatus: of(METRICS.executions)
+      .filter((r) => r.count > 0)
+      .map(({ label, count }) => ({ status: label, count }))
+      .sort((a, b) => a.status.localeCompare(b.status)),
     staleExecutions: one(METRICS.staleExecutions),
     pendingProposals: one(METRICS.pendingProposals),
-    queue: of(METRICS.queueDepth).filter((r) => r.count > 0).map(({ label, count }) => ({ state: label, count })).sort((a, b) => a.state.localeCompare(b.state)),
+    queue: of(METRICS.queueDepth)
+      .filter((r) => r.count > 0)
+      .map(({ label, count }) => ({ state: label, count }))
+      .sort((a, b) => a.state.localeCompare(b.state)),
     deadLettersByReason: of(METRICS.deadLetters)
       .map(({ label, count }) => ({ reason: label, count }))
       .sort((a, b) => b.count - a.count || a.reason.localeCompare(b.reason)),

@@ -33,7 +33,12 @@ export interface ProposalDetail extends ProposalListItem {
   failureCategory: string | null;
   reasonCode: string | null;
   reason: string | null;
-  markers: { unknownCommit: boolean; completedPartition: boolean; committedFlowDecision: boolean; ambiguousExternalEffect: boolean } | null;
+  markers: {
+    unknownCommit: boolean;
+    completedPartition: boolean;
+    committedFlowDecision: boolean;
+    ambiguousExternalEffect: boolean;
+  } | null;
   /** The evidence as the page explains it; null when the stored evidence has an unexpected shape. */
   evidenceView: EvidenceView | null;
   /** The logical name of the evidence's latest step, when that step still exists. */

@@ -20,7 +20,8 @@ export const proposalFiltersSchema = z.object({
 export type ProposalFilters = z.infer<typeof proposalFiltersSchema>;
 
 type Row = Record<string, unknown>;
-const iso = (value: unknown) => (value === null || value === undefined ? null : new Date(value as string).toISOString());
+const iso = (value: unknown) =>
+  value === null || value === undefined ? null : new Date(value as string).toISOString();
 
 const COLUMNS = sql`id, target_kind, kind, target_id, status, proposer_login, decider_login, created_at, wait_deadline, decided_at, resulting_status`;
 
@@ -84,7 +85,8 @@ export async function readProposal(db: DbOrTx, id: number): Promise<ProposalDeta
   const evidence = (r.evidence ?? {}) as Record<string, unknown>;
   const targetKind = r.target_kind as ProposalDetail['targetKind'];
   const view = evidenceView(targetKind, evidence);
-  const latestStepName = view?.kind === 'batch' && view.latestStep ? await stepName(db, view.executionId, view.latestStep.id) : null;
+  const latestStepName =
+    view?.kind === 'batch' && view.latestStep ? await stepName(db, view.executionId, view.latestStep.id) : null;
   return {
     ...listItem(r),
     evidenceDigest: r.digest as string,
@@ -108,7 +110,11 @@ export async function readProposal(db: DbOrTx, id: number): Promise<ProposalDeta
  * Orchestration leases, lapsed first, each with whether its tag verifies under the
  * server's key; the key itself and the tag never leave this function.
  */
-export async function listOrchestrationLeases(db: DbOrTx, key: Buffer, limit = 200): Promise<{ items: OrchestrationLease[]; serverNow: string }> {
+export async function listOrchestrationLeases(
+  db: DbOrTx,
+  key: Buffer,
+  limit = 200,
+): Promise<{ items: OrchestrationLease[]; serverNow: string }> {
   const result = await db.execute<Row>(sql`
     select c.execution_id, c.lease_owner, c.fencing_token, c.lease_expires_at_ms, c.checkpoint,
            c.lease_expires_at_ms <= (extract(epoch from clock_timestamp()) * 1000)::bigint as expired,

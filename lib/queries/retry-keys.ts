@@ -1,7 +1,12 @@
 import 'server-only';
 import { sql, type SQL } from 'drizzle-orm';
 import type { DbOrTx } from '../db/client';
-import { isRetryLimit, isRetryStateLimit, type FaultPolicyError, type FaultStateFormatError } from '../domain/fault-state';
+import {
+  isRetryLimit,
+  isRetryStateLimit,
+  type FaultPolicyError,
+  type FaultStateFormatError,
+} from '../domain/fault-state';
 import { retryKeyShortHex } from '../domain/retry-key';
 import type { RetryKeyCursor } from '../domain/retry-key-cursor';
 import { retainedEnvelopePredicate } from '../db/runtime-indexes';
@@ -88,7 +93,10 @@ function judgeSteps(steps: StepRow[]): { verdict: Verdict; entries: readonly Key
     const key = verdictKey(step, limits);
     const kept = keptVerdict(key);
     if (kept) {
-      return { verdict: kept, entries: kept.kind === 'valid' ? (step.fault_state_payload as { entries: KeyEntry[] }).entries : [] };
+      return {
+        verdict: kept,
+        entries: kept.kind === 'valid' ? (step.fault_state_payload as { entries: KeyEntry[] }).entries : [],
+      };
     }
     const { verdict, envelope } = judgeEnvelope(step, limits);
     keepVerdict(key, verdict);
@@ -113,7 +121,13 @@ function contextOf(step: StepContext): StepColumns {
  * built, each as one literal of a fixed shape: a filtered page reads about four keys
  * for each one it shows.
  */
-function rowsOfStep(step: StepContext, verdict: Verdict, entries: readonly KeyEntry[], filters: RetryKeyFilters, afterKey: string | null): RetryKeyListRow[] {
+function rowsOfStep(
+  step: StepContext,
+  verdict: Verdict,
+  entries: readonly KeyEntry[],
+  filters: RetryKeyFilters,
+  afterKey: string | null,
+): RetryKeyListRow[] {
   const base = contextOf(step);
   if (verdict.kind === 'corrupt') {
     const shown = afterKey === null && filters.only !== 'keys' && !filters.phase && !filters.category;
@@ -169,7 +183,10 @@ function stepConditions(from: StepBound, filters: RetryKeyFilters) {
   const entry: Record<string, string> = {};
   if (filters.phase) entry.phase = filters.phase;
   if (filters.category) entry.category = filters.category;
-  const byEntry = filters.only !== 'corrupt' && Object.keys(entry).length > 0 ? sql`and s.fault_state_payload @> ${JSON.stringify({ entries: [entry] })}::jsonb` : sql``;
+  const byEntry =
+    filters.only !== 'corrupt' && Object.keys(entry).length > 0
+      ? sql`and s.fault_state_payload @> ${JSON.stringify({ entries: [entry] })}::jsonb`
+      : sql``;
   return { bound, byExecution, byJob, byEntry, hasEntry: Object.keys(entry).length > 0 && filters.only !== 'corrupt' };
 }
 
@@ -245,14 +262,18 @@ const PROBE_FACTOR = 8;
 
 /** Steps for one render: with an entry filter, the newest steps first and the containment index only for the rest. */
 async function readSteps(db: DbOrTx, from: StepBound, filters: RetryKeyFilters, batch: number): Promise<StepRow[]> {
-  if (!stepConditions(from, filters).hasEntry) return (await db.execute<StepRow>(retryKeyStepsQuery(from, filters, batch))).rows;
+  if (!stepConditions(from, filters).hasEntry)
+    return (await db.execute<StepRow>(retryKeyStepsQuery(from, filters, batch))).rows;
   const probe = batch * PROBE_FACTOR;
-  const probed = (await db.execute<StepRow & { probed_steps: number }>(retryKeyStepsProbe(from, filters, batch, probe))).rows;
+  const probed = (await db.execute<StepRow & { probed_steps: number }>(retryKeyStepsProbe(from, filters, batch, probe)))
+    .rows;
   // A full page, or a walk that reached the last step: nothing more to ask.
   if (probed.length === batch || (probed.length > 0 && Number(probed[0]!.probed_steps) < probe)) return probed;
   // Fewer matches than wanted among the newest steps: the rest come from below the last match.
   const last = probed.at(-1);
-  const rest = await db.execute<StepRow>(retryKeyStepsQuery(last ? { id: Number(last.id), inclusive: false } : from, filters, batch - probed.length));
+  const rest = await db.execute<StepRow>(
+    retryKeyStepsQuery(last ? { id: Number(last.id), inclusive: false } : from, filters, batch - probed.length),
+  );
   return [...probed, ...rest.rows];
 }
 
@@ -285,7 +306,12 @@ export async function scannedVerdicts(db: DbOrTx, steps: ScannedStep[]): Promise
 }
 
 /** The corrupt-only list: up to CORRUPT_SCAN_STEPS steps walked, and only the corrupt ones' context read. */
-async function listCorruptEnvelopes(db: DbOrTx, after: RetryKeyCursor | null, filters: RetryKeyFilters, size: number): Promise<RetryKeyPage> {
+async function listCorruptEnvelopes(
+  db: DbOrTx,
+  after: RetryKeyCursor | null,
+  filters: RetryKeyFilters,
+  size: number,
+): Promise<RetryKeyPage> {
   const from = after ? { id: after.stepId, inclusive: after.key !== null } : null;
   const steps = (await db.execute<ScannedStep>(corruptScanQuery(from, filters, CORRUPT_SCAN_STEPS))).rows;
   const verdicts = await scannedVerdicts(db, steps);
@@ -299,11 +325,16 @@ async function listCorruptEnvelopes(db: DbOrTx, after: RetryKeyCursor | null, fi
     if (corrupt.size > size) break;
   }
   const shown = [...corrupt.keys()].slice(0, size);
-  const context = shown.length === 0
-    ? []
-    : (await db.execute<StepContext>(withContext(sql`
+  const context =
+    shown.length === 0
+      ? []
+      : (
+          await db.execute<StepContext>(
+            withContext(sql`
         select s.id, s.job_execution_id, s.step_logical_id, s.status
-        from oxide_batch.ob_step_execution s where s.id = any(${sql.param(shown)}::bigint[])`))).rows;
+        from oxide_batch.ob_step_execution s where s.id = any(${sql.param(shown)}::bigint[])`),
+          )
+        ).rows;
   const rows: RetryKeyListRow[] = context.map((step) => {
     const verdict = corrupt.get(Number(step.id))!;
     return { ...contextOf(step), kind: 'corrupt', error: verdict.error, message: verdict.message };
@@ -350,4 +381,3 @@ export async function listRetryKeys(
   // Steps held corrupt or non-matching envelopes: the next page goes on after the last step read.
   return { rows, nextCursor: { stepId: Number(lastStep.id), key: null } };
 }
-

@@ -24,11 +24,44 @@ export type SearchHit =
   /** `place`: where the receipt is now; `history` when only Keel's settlement history still names it. */
   | { kind: 'receipt'; receiptId: string; place: 'queued' | 'dead_lettered' | 'history' }
   /** A step whose fault-state envelope holds keys starting with the prefix; `keyPrefixes` are the short forms shown on the retry-keys page. */
-  | { kind: 'retryKey'; stepId: number; executionId: number; stepLogicalId: string; jobName: string; keyPrefixes: string[] }
-  | { kind: 'proposal'; proposalId: number; match: 'id' | 'digest'; status: string; proposalKind: string; targetKind: string; targetId: string; digestHex: string }
-  | { kind: 'operation'; source: 'runtime'; operationId: string; action: string; executionId: number | null; instanceId: number | null; outcome: string }
+  | {
+      kind: 'retryKey';
+      stepId: number;
+      executionId: number;
+      stepLogicalId: string;
+      jobName: string;
+      keyPrefixes: string[];
+    }
+  | {
+      kind: 'proposal';
+      proposalId: number;
+      match: 'id' | 'digest';
+      status: string;
+      proposalKind: string;
+      targetKind: string;
+      targetId: string;
+      digestHex: string;
+    }
+  | {
+      kind: 'operation';
+      source: 'runtime';
+      operationId: string;
+      action: string;
+      executionId: number | null;
+      instanceId: number | null;
+      outcome: string;
+    }
   | { kind: 'operation'; source: 'replay'; operationId: string; receiptId: string; actorLogin: string }
-  | { kind: 'operation'; source: 'audit'; operationId: string; action: string; targetKind: string; targetId: string; actorLogin: string; outcome: string }
+  | {
+      kind: 'operation';
+      source: 'audit';
+      operationId: string;
+      action: string;
+      targetKind: string;
+      targetId: string;
+      actorLogin: string;
+      outcome: string;
+    }
   | { kind: 'user'; username: string; role: string; disabled: boolean };
 
 export interface SearchGroup {
@@ -63,7 +96,8 @@ export function searchHitHref(hit: SearchHit): string {
       return `/users#user-${encodeURIComponent(hit.username)}`;
     case 'operation':
       if (hit.source === 'replay') return path('settlements', hit.receiptId);
-      if (hit.source === 'audit') return `/audit?${new URLSearchParams({ targetKind: hit.targetKind, targetId: hit.targetId })}`;
+      if (hit.source === 'audit')
+        return `/audit?${new URLSearchParams({ targetKind: hit.targetKind, targetId: hit.targetId })}`;
       if (hit.executionId !== null) return path('executions', hit.executionId);
       return hit.instanceId !== null ? `/executions?q=${hit.instanceId}` : '/executions';
   }

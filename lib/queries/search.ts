@@ -1,11 +1,23 @@
 import 'server-only';
 import { sql, type SQL } from 'drizzle-orm';
 import type { Database, DbOrTx } from '../db/client';
-import { RETRY_KEY_INDEXED_PREFIX, retainedEnvelopePredicate, retryKeyPrefixesExpression, RUNTIME_INDEXES } from '../db/runtime-indexes';
+import {
+  RETRY_KEY_INDEXED_PREFIX,
+  retainedEnvelopePredicate,
+  retryKeyPrefixesExpression,
+  RUNTIME_INDEXES,
+} from '../db/runtime-indexes';
 import { OPERATOR_ACTIONS } from '../domain/operator-request';
 import { retryKeyShortHex } from '../domain/retry-key';
 import type { SearchPlan } from '../domain/search';
-import { SEARCH_HITS_PER_KIND, SEARCH_KINDS, type SearchGroup, type SearchHit, type SearchKind, type SearchResults } from './search-types';
+import {
+  SEARCH_HITS_PER_KIND,
+  SEARCH_KINDS,
+  type SearchGroup,
+  type SearchHit,
+  type SearchKind,
+  type SearchResults,
+} from './search-types';
 
 /**
  * Find anything by its id (docs/console.md#search): one statement of bounded, indexed
@@ -18,7 +30,9 @@ const FETCH = SEARCH_HITS_PER_KIND + 1;
 // The literal text of the index's predicate and expression, so the planner proves the index applies.
 const holdsRetainedEnvelope = sql.raw(retainedEnvelopePredicate('s'));
 const retryKeyPrefixes = sql.raw(retryKeyPrefixesExpression('s'));
-const RETRY_KEY_PREFIX_INDEX = RUNTIME_INDEXES.find((index) => index.name === 'keel_ob_step_execution_retry_key_prefix_idx')!.name;
+const RETRY_KEY_PREFIX_INDEX = RUNTIME_INDEXES.find(
+  (index) => index.name === 'keel_ob_step_execution_retry_key_prefix_idx',
+)!.name;
 
 interface HitRow extends Record<string, unknown> {
   kind: SearchKind;
@@ -26,7 +40,8 @@ interface HitRow extends Record<string, unknown> {
 }
 
 /** The same key-prefix test in jsonpath: the index narrows by the first digits, this checks all that were typed. */
-const keysStartingWith = (prefix: string) => sql`'lax $.entries[*].key ? (@ starts with $p)', jsonb_build_object('p', ${prefix}::text), true`;
+const keysStartingWith = (prefix: string) =>
+  sql`'lax $.entries[*].key ? (@ starts with $p)', jsonb_build_object('p', ${prefix}::text), true`;
 
 function branches(plan: SearchPlan, searchRetryKeys: boolean): SQL[] {
   const parts: SQL[] = [];
@@ -49,7 +64,9 @@ function branches(plan: SearchPlan, searchRetryKeys: boolean): SQL[] {
     // A digest prefix is a range of whole digests: the prefix padded with 0s up to the prefix padded with fs.
     const low = Buffer.from(plan.hexPrefix.padEnd(64, '0'), 'hex');
     const high = Buffer.from(plan.hexPrefix.padEnd(64, 'f'), 'hex');
-    parts.push(sql`${proposalHit('digest')} where p.evidence_digest between ${low} and ${high} order by p.evidence_digest limit ${FETCH}`);
+    parts.push(
+      sql`${proposalHit('digest')} where p.evidence_digest between ${low} and ${high} order by p.evidence_digest limit ${FETCH}`,
+    );
     if (searchRetryKeys) {
       parts.push(sql`select 'retryKey'::text as kind, jsonb_build_object('stepId', s.id, 'executionId', s.job_execution_id, 'stepLogicalId', s.step_logical_id,
             'jobName', i.job_name, 'keys', jsonb_path_query_array(s.fault_state_payload, ${keysStartingWith(plan.hexPrefix)})) as hit
@@ -99,12 +116,30 @@ function hitOf(row: HitRow): SearchHit {
   switch (row.kind) {
     case 'execution':
     case 'instance':
-      return { kind: row.kind, executionId: num('executionId'), instanceId: num('instanceId'), jobName: text('jobName'), status: text('status'), attempt: num('attempt') };
+      return {
+        kind: row.kind,
+        executionId: num('executionId'),
+        instanceId: num('instanceId'),
+        jobName: text('jobName'),
+        status: text('status'),
+        attempt: num('attempt'),
+      };
     case 'receipt':
-      return { kind: 'receipt', receiptId: text('receiptId'), place: h.place as 'queued' | 'dead_lettered' | 'history' };
+      return {
+        kind: 'receipt',
+        receiptId: text('receiptId'),
+        place: h.place as 'queued' | 'dead_lettered' | 'history',
+      };
     case 'retryKey': {
       const keys = Array.isArray(h.keys) ? h.keys.filter((k): k is string => typeof k === 'string') : [];
-      return { kind: 'retryKey', stepId: num('stepId'), executionId: num('executionId'), stepLogicalId: text('stepLogicalId'), jobName: text('jobName'), keyPrefixes: keys.map(retryKeyShortHex) };
+      return {
+        kind: 'retryKey',
+        stepId: num('stepId'),
+        executionId: num('executionId'),
+        stepLogicalId: text('stepLogicalId'),
+        jobName: text('jobName'),
+        keyPrefixes: keys.map(retryKeyShortHex),
+      };
     }
     case 'proposal':
       return {
@@ -119,12 +154,35 @@ function hitOf(row: HitRow): SearchHit {
       };
     case 'operation':
       if (h.source === 'runtime') {
-        return { kind: 'operation', source: 'runtime', operationId: text('operationId'), action: text('action'), executionId: maybeNum('executionId'), instanceId: maybeNum('instanceId'), outcome: text('outcome') };
+        return {
+          kind: 'operation',
+          source: 'runtime',
+          operationId: text('operationId'),
+          action: text('action'),
+          executionId: maybeNum('executionId'),
+          instanceId: maybeNum('instanceId'),
+          outcome: text('outcome'),
+        };
       }
       if (h.source === 'replay') {
-        return { kind: 'operation', source: 'replay', operationId: text('operationId'), receiptId: text('receiptId'), actorLogin: text('actorLogin') };
+        return {
+          kind: 'operation',
+          source: 'replay',
+          operationId: text('operationId'),
+          receiptId: text('receiptId'),
+          actorLogin: text('actorLogin'),
+        };
       }
-      return { kind: 'operation', source: 'audit', operationId: text('operationId'), action: text('action'), targetKind: text('targetKind'), targetId: text('targetId'), actorLogin: text('actorLogin'), outcome: text('outcome') };
+      return {
+        kind: 'operation',
+        source: 'audit',
+        operationId: text('operationId'),
+        action: text('action'),
+        targetKind: text('targetKind'),
+        targetId: text('targetId'),
+        actorLogin: text('actorLogin'),
+        outcome: text('outcome'),
+      };
     case 'user':
       return { kind: 'user', username: text('username'), role: text('role'), disabled: h.disabled === true };
   }
@@ -133,11 +191,15 @@ function hitOf(row: HitRow): SearchHit {
 /** Hits grouped by kind in SEARCH_KINDS order; a receipt found in its queue or dead letters is not listed again from its history. */
 function grouped(rows: HitRow[]): SearchGroup[] {
   const hits = rows.map(hitOf);
-  const placed = new Set(hits.flatMap((hit) => (hit.kind === 'receipt' && hit.place !== 'history' ? [hit.receiptId] : [])));
+  const placed = new Set(
+    hits.flatMap((hit) => (hit.kind === 'receipt' && hit.place !== 'history' ? [hit.receiptId] : [])),
+  );
   const kept = hits.filter((hit) => !(hit.kind === 'receipt' && hit.place === 'history' && placed.has(hit.receiptId)));
   return SEARCH_KINDS.flatMap((kind) => {
     const ofKind = kept.filter((hit) => hit.kind === kind);
-    return ofKind.length ? [{ kind, hits: ofKind.slice(0, SEARCH_HITS_PER_KIND), more: ofKind.length > SEARCH_HITS_PER_KIND }] : [];
+    return ofKind.length
+      ? [{ kind, hits: ofKind.slice(0, SEARCH_HITS_PER_KIND), more: ofKind.length > SEARCH_HITS_PER_KIND }]
+      : [];
   });
 }
 
@@ -146,7 +208,9 @@ const indexChecks = new WeakMap<object, { at: number; present: boolean }>();
 async function hasRetryKeyPrefixIndex(db: Database): Promise<boolean> {
   const cached = indexChecks.get(db);
   if (cached && Date.now() - cached.at < 60_000) return cached.present;
-  const found = await db.execute(sql`select 1 from pg_indexes where schemaname = 'oxide_batch' and indexname = ${RETRY_KEY_PREFIX_INDEX}`);
+  const found = await db.execute(
+    sql`select 1 from pg_indexes where schemaname = 'oxide_batch' and indexname = ${RETRY_KEY_PREFIX_INDEX}`,
+  );
   const check = { at: Date.now(), present: found.rows.length > 0 };
   indexChecks.set(db, check);
   return check.present;
@@ -168,6 +232,9 @@ export async function searchEverything(db: Database, q: string, plan: SearchPlan
 }
 
 async function runBranches(db: DbOrTx, parts: SQL[]): Promise<HitRow[]> {
-  const statement = sql.join(parts.map((part) => sql`(${part})`), sql` union all `);
+  const statement = sql.join(
+    parts.map((part) => sql`(${part})`),
+    sql` union all `,
+  );
   return (await db.execute<HitRow>(statement)).rows;
 }

@@ -10,7 +10,17 @@ import type { BulkReplayItemOutcome } from '../ports/bulk-replay';
  */
 export const QUEUE_STATE_FILTERS = [...QUEUE_STATES, 'all'] as const;
 
-export const FILTER_KEYS = ['q', 'reason', 'minAttempts', 'maxAttempts', 'minAge', 'maxAge'] as const satisfies readonly (keyof DeadLetterFilterWords)[];
+export const FILTER_KEYS = [
+  'q',
+  'reason',
+  'minAttempts',
+  'maxAttempts',
+  'minAge',
+  'maxAge',
+] as const satisfies readonly (keyof DeadLetterFilterWords)[];
 
 export { BULK_REPLAY_STATUSES };
-export const BULK_ITEM_RESULTS = ['pending', ...BULK_REPLAY_ITEM_RESULTS, 'cancelled'] as const satisfies readonly (BulkReplayItemOutcome | 'pending')[];
+export const BULK_ITEM_RESULTS = ['pending', ...BULK_REPLAY_ITEM_RESULTS, 'cancelled'] as const satisfies readonly (
+  | BulkReplayItemOutcome
+  | 'pending'
+)[];

@@ -26,7 +26,8 @@ export { BULK_ITEM_RESULTS, BULK_REPLAY_STATUSES, FILTER_KEYS, QUEUE_STATE_FILTE
 export { QUEUE_STATES, type QueueState };
 
 // An emptied form field or `?reason=` means "any".
-const optional = <S extends z.ZodType>(schema: S) => z.preprocess((v) => (v === '' || v === null ? undefined : v), schema.optional());
+const optional = <S extends z.ZodType>(schema: S) =>
+  z.preprocess((v) => (v === '' || v === null ? undefined : v), schema.optional());
 // The URL's words are text: each is coerced, then checked by the domain's own field bounds.
 const attempts = optional(z.coerce.number().pipe(deadLetterFilterFields.attempts));
 const age = optional(z.string().trim().refine(isAgeText, AGE_FORMAT_MESSAGE));
@@ -57,7 +58,9 @@ export const deadLetterFiltersSchema = commonFilters.superRefine(asFilter);
 export type DeadLetterFilters = z.output<typeof deadLetterFiltersSchema>;
 
 /** The queue view's filters: age is the time since the row became due (negative for a future retry). */
-export const queueFiltersSchema = commonFilters.extend({ state: optional(z.enum(QUEUE_STATE_FILTERS)) }).superRefine(asFilter);
+export const queueFiltersSchema = commonFilters
+  .extend({ state: optional(z.enum(QUEUE_STATE_FILTERS)) })
+  .superRefine(asFilter);
 export type QueueFilters = z.output<typeof queueFiltersSchema>;
 
 export { toDeadLetterFilter };
@@ -112,8 +115,25 @@ export interface ReceiptHistory {
   queued: QueueRow | null;
   deadLetter: (DeadLetterRow & { canonicalJson: string }) | null;
   events: { id: number; kind: string; attempt: number; reasonCode: string | null; atMs: number }[];
-  replays: { operationId: string; priorAttempts: number; priorReason: string; actorLogin: string; note: string; bulkJob: number | null; at: string }[];
-  audit: { id: number; at: string; actorLogin: string; actorRole: string; action: string; outcome: string; code: string | null; reason: string | null }[];
+  replays: {
+    operationId: string;
+    priorAttempts: number;
+    priorReason: string;
+    actorLogin: string;
+    note: string;
+    bulkJob: number | null;
+    at: string;
+  }[];
+  audit: {
+    id: number;
+    at: string;
+    actorLogin: string;
+    actorRole: string;
+    action: string;
+    outcome: string;
+    code: string | null;
+    reason: string | null;
+  }[];
   /** True when a list was cut at its limit. */
   truncated: boolean;
 }
@@ -136,9 +156,15 @@ export interface BulkReplayJobView {
   workerInstance: string | null;
 }
 
-export const bulkReplayListSchema = z.object({ status: optional(z.enum(BULK_REPLAY_STATUSES)), cursor: optional(cursorText(100)) });
+export const bulkReplayListSchema = z.object({
+  status: optional(z.enum(BULK_REPLAY_STATUSES)),
+  cursor: optional(cursorText(100)),
+});
 // `after` is the last receipt id shown: free text, kept as given.
-export const bulkReplayItemsSchema = z.object({ result: optional(z.enum(BULK_ITEM_RESULTS)), after: optional(singleLineText(1_000, { trim: false })) });
+export const bulkReplayItemsSchema = z.object({
+  result: optional(z.enum(BULK_ITEM_RESULTS)),
+  after: optional(singleLineText(1_000, { trim: false })),
+});
 
 export interface BulkReplayListPage {
   jobs: BulkReplayJobView[];
@@ -149,7 +175,12 @@ export interface BulkReplayListPage {
 export interface BulkReplayDetail {
   job: BulkReplayJobView;
   counts: BulkReplayCounts;
-  items: { receiptId: string; recordedAtMs: number; result: BulkReplayItemOutcome | null; processedAt: string | null }[];
+  items: {
+    receiptId: string;
+    recordedAtMs: number;
+    result: BulkReplayItemOutcome | null;
+    processedAt: string | null;
+  }[];
   nextAfter: string | null;
   serverNowMs: number;
 }

@@ -13,18 +13,18 @@ import { METRICS } from '../workers/metric-sampler';
 import { countBulkReplayItems, listBulkReplayItems, readBulkReplayJob } from './bulk-replay-jobs';
 import { clockSideAt, inQueueState, leasedAt } from '../db/sql/queue-state';
 import { leasedCandidates, leasedReceipts } from '../db/sql/lease-grants';
-import {
-  type BulkReplayDetail,
-  type BulkReplayJobView,
-  type BulkReplayListPage,
-  type DeadLetterFilters,
-  type DeadLetterGroups,
-  type DeadLetterPage,
-  type DeadLetterRow,
-  type QueueFilters,
-  type QueuePage,
-  type QueueRow,
-  type ReceiptHistory,
+import type {
+  BulkReplayDetail,
+  BulkReplayJobView,
+  BulkReplayListPage,
+  DeadLetterFilters,
+  DeadLetterGroups,
+  DeadLetterPage,
+  DeadLetterRow,
+  QueueFilters,
+  QueuePage,
+  QueueRow,
+  ReceiptHistory,
 } from './settlements-types';
 
 export const SETTLEMENT_PAGE_SIZE = 50;
@@ -36,7 +36,9 @@ type Row<T> = T & Record<string, unknown>;
 
 /** The server's clock in epoch ms: states and ages are measured against it, once per read. */
 export async function settlementNowMs(db: DbOrTx): Promise<number> {
-  const result = await db.execute<{ nowMs: number }>(sql`select (extract(epoch from clock_timestamp()) * 1000)::bigint as "nowMs"`);
+  const result = await db.execute<{ nowMs: number }>(
+    sql`select (extract(epoch from clock_timestamp()) * 1000)::bigint as "nowMs"`,
+  );
   return result.rows[0]!.nowMs;
 }
 
@@ -50,8 +52,8 @@ const QUEUE_FILTER_COLUMNS: DeadLetterFilterColumns = {
   attempts: sql`attempts`,
 };
 
-
-const QUEUE_COLUMNS = sql.raw(`receipt_id as "receiptId", work_kind as "workKind", attempts, next_visible_at_ms as "nextVisibleAtMs",
+const QUEUE_COLUMNS =
+  sql.raw(`receipt_id as "receiptId", work_kind as "workKind", attempts, next_visible_at_ms as "nextVisibleAtMs",
   row_version as "rowVersion", lease_owner as "leaseOwner", lease_until_ms as "leaseUntilMs", reason_code as "reasonCode",
   finalized_at as "finalizedAt"`);
 
@@ -68,8 +70,13 @@ const isUnfiltered = (filter: DeadLetterFilter) => Object.keys(filter).length ==
  * The clock every state and age of one read is measured against and, for an unfiltered
  * view, the metric sampler's last figures: one statement either way.
  */
-async function clockAndSample(db: DbOrTx, unfiltered: boolean, options: SettlementReadOptions): Promise<{ nowMs: number; sample: LastSample | null }> {
-  if (options.sample !== undefined) return { nowMs: options.nowMs ?? options.sample?.nowMs ?? (await settlementNowMs(db)), sample: options.sample };
+async function clockAndSample(
+  db: DbOrTx,
+  unfiltered: boolean,
+  options: SettlementReadOptions,
+): Promise<{ nowMs: number; sample: LastSample | null }> {
+  if (options.sample !== undefined)
+    return { nowMs: options.nowMs ?? options.sample?.nowMs ?? (await settlementNowMs(db)), sample: options.sample };
   if (!unfiltered) return { nowMs: options.nowMs ?? (await settlementNowMs(db)), sample: null };
   const sample = await readLastSample(db);
   return { nowMs: options.nowMs ?? sample.nowMs, sample };
@@ -103,7 +110,11 @@ export interface SettlementReadOptions {
  * The leased rows, page and count alike, are read from the live lease grants' ranges
  * of the due index (lib/db/sql/lease-grants.ts): exact, and never a scan of the table.
  */
-export async function listSettlementQueue(db: DbOrTx, filters: QueueFilters, options: SettlementReadOptions = {}): Promise<QueuePage> {
+export async function listSettlementQueue(
+  db: DbOrTx,
+  filters: QueueFilters,
+  options: SettlementReadOptions = {},
+): Promise<QueuePage> {
   const filter = toDeadLetterFilter(filters);
   const { nowMs, sample } = await clockAndSample(db, isUnfiltered(filter), options);
   const pageSize = options.pageSize ?? SETTLEMENT_PAGE_SIZE;
@@ -116,29 +127,47 @@ export async function listSettlementQueue(db: DbOrTx, filters: QueueFilters, opt
   const sampled = (state: QueueState) => ({ sampled: sampledFigure(sample, METRICS.queueDepth, state) });
   // Due and retry rows are counted from the due-order indexes alone: the rows at that side
   // of the clock, less the leased ones among them (from their lease grants).
-  const unleased = (side: SQL) => ({ superset: and([...base, side]), less: leasedReceipts(nowMs, and([...base, side])) });
+  const unleased = (side: SQL) => ({
+    superset: and([...base, side]),
+    less: leasedReceipts(nowMs, and([...base, side])),
+  });
   const stateParts = {
-    due: { from: attempts, where: and([...base, inQueueState('due', nowMs)]), hint: { ...sampled('due'), countedAs: unleased(clockSideAt('due', nowMs)) } },
+    due: {
+      from: attempts,
+      where: and([...base, inQueueState('due', nowMs)]),
+      hint: { ...sampled('due'), countedAs: unleased(clockSideAt('due', nowMs)) },
+    },
     // Exact from the live lease grants' ranges (lib/db/sql/lease-grants.ts), never the sampler's figure.
-    leased: { from: sql`${leasedReceipts(nowMs, and(base))} leased`, where: sql`true`, hint: { alwaysCounted: true as const } },
+    leased: {
+      from: sql`${leasedReceipts(nowMs, and(base))} leased`,
+      where: sql`true`,
+      hint: { alwaysCounted: true as const },
+    },
     retry_scheduled: {
       from: attempts,
       where: and([...base, inQueueState('retry_scheduled', nowMs)]),
       hint: { ...sampled('retry_scheduled'), countedAs: unleased(clockSideAt('retry_scheduled', nowMs)) },
     },
-    dead_lettered: { from: sql`settle.dead_letters`, where: and(deadLetterFilterConditions(filter, nowMs)), hint: { sampled: sampledFigure(sample, METRICS.deadLettersTotal) } },
+    dead_lettered: {
+      from: sql`settle.dead_letters`,
+      where: and(deadLetterFilterConditions(filter, nowMs)),
+      hint: { sampled: sampledFigure(sample, METRICS.deadLettersTotal) },
+    },
   };
   const queued = QUEUE_STATES.map((s) => sampled(s).sampled);
-  const allHint = { sampled: queued.every((n) => n !== null) ? queued.reduce<number>((a, n) => a + (n ?? 0), 0) : null };
+  const allHint = {
+    sampled: queued.every((n) => n !== null) ? queued.reduce<number>((a, n) => a + (n ?? 0), 0) : null,
+  };
   // The page's keys first, from the covering due-order indexes alone (0018), then its rows:
   // a filter the order's index does not lead with is checked on index entries, not heap rows.
   // Leased keys come from the live grants' ranges of the due index instead of a scan.
-  const pageKeys = state === 'leased'
-    ? sql`select distinct next_visible_at_ms as key_due, receipt_id as key from (${leasedCandidates(nowMs, and([...base, ...afterConditions]), pageSize + 1)}) c
+  const pageKeys =
+    state === 'leased'
+      ? sql`select distinct next_visible_at_ms as key_due, receipt_id as key from (${leasedCandidates(nowMs, and([...base, ...afterConditions]), pageSize + 1)}) c
           order by key_due, key limit ${pageSize + 1}`
-    : filter.receiptIdPrefix !== undefined && state !== 'all'
-      ? unleasedPrefixKeys(and([...base, clockSideAt(state, nowMs), ...afterConditions]), nowMs, pageSize + 1)
-      : sql`select receipt_id as key from settle.attempts where ${and([where, ...afterConditions])}
+      : filter.receiptIdPrefix !== undefined && state !== 'all'
+        ? unleasedPrefixKeys(and([...base, clockSideAt(state, nowMs), ...afterConditions]), nowMs, pageSize + 1)
+        : sql`select receipt_id as key from settle.attempts where ${and([where, ...afterConditions])}
           order by next_visible_at_ms, receipt_id limit ${pageSize + 1}`;
   const [page, counts] = await Promise.all([
     db.execute<Row<Omit<QueueRow, 'state'>>>(sql`
@@ -146,7 +175,9 @@ export async function listSettlementQueue(db: DbOrTx, filters: QueueFilters, opt
       join (${pageKeys}) page on page.key = receipt_id
       order by next_visible_at_ms, receipt_id`),
     // The "all" tab's count only when it is the one shown.
-    state === 'all' ? countsUpToCap(db, { ...stateParts, all: { from: attempts, where, hint: allHint } }) : countsUpToCap(db, stateParts),
+    state === 'all'
+      ? countsUpToCap(db, { ...stateParts, all: { from: attempts, where, hint: allHint } })
+      : countsUpToCap(db, stateParts),
   ]);
   const rows = page.rows.slice(0, pageSize).map((r) => ({ ...r, state: queueStateAt(r, nowMs) }));
   const last = rows.at(-1);
@@ -161,14 +192,20 @@ export async function listSettlementQueue(db: DbOrTx, filters: QueueFilters, opt
   };
 }
 
-const DEAD_LETTER_COLUMNS = sql.raw(`receipt_id as "receiptId", reason, attempts, recorded_at_ms as "recordedAtMs", finalized_at as "finalizedAt"`);
+const DEAD_LETTER_COLUMNS = sql.raw(
+  `receipt_id as "receiptId", reason, attempts, recorded_at_ms as "recordedAtMs", finalized_at as "finalizedAt"`,
+);
 
 /**
  * Dead letters, most recently recorded first, keyset-paged on `(recorded_at_ms,
  * receipt_id)`. The conditions are the bulk replay preview's, so the count shown is
  * the count a preview of the same filter freezes (while nothing arrives in between).
  */
-export async function listDeadLetterPage(db: DbOrTx, filters: DeadLetterFilters, options: SettlementReadOptions = {}): Promise<DeadLetterPage> {
+export async function listDeadLetterPage(
+  db: DbOrTx,
+  filters: DeadLetterFilters,
+  options: SettlementReadOptions = {},
+): Promise<DeadLetterPage> {
   const filter = toDeadLetterFilter(filters);
   const { nowMs, sample } = await clockAndSample(db, isUnfiltered(filter), options);
   const pageSize = options.pageSize ?? SETTLEMENT_PAGE_SIZE;
@@ -179,7 +216,9 @@ export async function listDeadLetterPage(db: DbOrTx, filters: DeadLetterFilters,
     db.execute<Row<DeadLetterRow>>(sql`
       select ${DEAD_LETTER_COLUMNS} from settle.dead_letters where ${where} ${beforeCondition}
       order by recorded_at_ms desc, receipt_id desc limit ${pageSize + 1}`),
-    countUpToCap(db, sql`settle.dead_letters`, where, { sampled: isUnfiltered(filter) ? sampledFigure(sample, METRICS.deadLettersTotal) : null }),
+    countUpToCap(db, sql`settle.dead_letters`, where, {
+      sampled: isUnfiltered(filter) ? sampledFigure(sample, METRICS.deadLettersTotal) : null,
+    }),
   ]);
   const rows = page.rows.slice(0, pageSize);
   const last = rows.at(-1);
@@ -196,13 +235,20 @@ export async function listDeadLetterPage(db: DbOrTx, filters: DeadLetterFilters,
  * so the cost stays bounded however many dead letters there are. Unfiltered, a code the
  * sampler last saw with many rows is not counted again.
  */
-export async function deadLetterGroups(db: DbOrTx, filters: DeadLetterFilters, options: SettlementReadOptions = {}): Promise<DeadLetterGroups> {
+export async function deadLetterGroups(
+  db: DbOrTx,
+  filters: DeadLetterFilters,
+  options: SettlementReadOptions = {},
+): Promise<DeadLetterGroups> {
   // The groups are the reasons: the reason filter does not apply.
   const filter: DeadLetterFilter = { ...toDeadLetterFilter(filters) };
   delete filter.reason;
   const { nowMs, sample } = await clockAndSample(db, isUnfiltered(filter), options);
   const others = deadLetterFilterConditions(filter, nowMs, {
-    reason: sql`d.reason`, ageMs: sql`d.recorded_at_ms`, receiptId: sql`d.receipt_id`, attempts: sql`d.attempts`,
+    reason: sql`d.reason`,
+    ageMs: sql`d.recorded_at_ms`,
+    receiptId: sql`d.receipt_id`,
+    attempts: sql`d.attempts`,
   });
   // Unfiltered, a code the sampler last saw at SAMPLED_AS_IS_FROM or more takes that figure; the rest are counted.
   const sampled = new Map<string, number>();
@@ -215,7 +261,9 @@ export async function deadLetterGroups(db: DbOrTx, filters: DeadLetterFilters, o
   const toCount = FAILURE_CODES.filter((code) => !sampled.has(code));
   const counted = toCount.length === 0 ? [] : await countByReason(db, toCount, others);
   const groups = [
-    ...counted.filter((r) => r.n > 0).map((r) => ({ reason: r.reason, count: { value: Math.min(r.n, COUNT_CAP), capped: r.n > COUNT_CAP } })),
+    ...counted
+      .filter((r) => r.n > 0)
+      .map((r) => ({ reason: r.reason, count: { value: Math.min(r.n, COUNT_CAP), capped: r.n > COUNT_CAP } })),
     ...[...sampled].map(([reason, n]) => ({ reason, count: groupCount(n) })),
   ].sort((a, b) => b.count.value - a.count.value || a.reason.localeCompare(b.reason));
   return { groups, serverNowMs: nowMs };
@@ -228,7 +276,11 @@ export async function deadLetterGroups(db: DbOrTx, filters: DeadLetterFilters, o
  * (27 ms for `minAttempts=5` over 100,000). It reads at most one cap's worth per code;
  * a filter matching more than that falls back to one capped range per code.
  */
-async function countByReason(db: DbOrTx, codes: readonly string[], others: SQL[]): Promise<{ reason: string; n: number }[]> {
+async function countByReason(
+  db: DbOrTx,
+  codes: readonly string[],
+  others: SQL[],
+): Promise<{ reason: string; n: number }[]> {
   const budget = codes.length * (COUNT_CAP + 1);
   if (others.length > 0) {
     const { rows } = await db.execute<{ reason: string; n: number }>(sql`
@@ -254,7 +306,9 @@ function groupCount(n: number): ListCount {
 export async function readReceiptHistory(db: DbOrTx, receiptId: string): Promise<ReceiptHistory | null> {
   const [nowMs, queued, dead, events, replays, audit] = await Promise.all([
     settlementNowMs(db),
-    db.execute<Row<Omit<QueueRow, 'state'>>>(sql`select ${QUEUE_COLUMNS} from settle.attempts where receipt_id = ${receiptId}`),
+    db.execute<Row<Omit<QueueRow, 'state'>>>(
+      sql`select ${QUEUE_COLUMNS} from settle.attempts where receipt_id = ${receiptId}`,
+    ),
     db.execute<Row<DeadLetterRow & { canonicalJson: string }>>(sql`
       select ${DEAD_LETTER_COLUMNS}, canonical_json as "canonicalJson" from settle.dead_letters where receipt_id = ${receiptId}`),
     db.execute<Row<ReceiptHistory['events'][number]>>(sql`
@@ -269,7 +323,8 @@ export async function readReceiptHistory(db: DbOrTx, receiptId: string): Promise
       where target_kind = 'settlement' and target_id = ${receiptId} order by at desc, id desc limit ${HISTORY_LIMIT + 1}`),
   ]);
   const queuedRow = queued.rows[0];
-  if (!queuedRow && !dead.rows[0] && events.rows.length === 0 && replays.rows.length === 0 && audit.rows.length === 0) return null;
+  if (!queuedRow && !dead.rows[0] && events.rows.length === 0 && replays.rows.length === 0 && audit.rows.length === 0)
+    return null;
   const iso = (at: unknown) => new Date(at as string).toISOString();
   return {
     receiptId,
@@ -305,7 +360,10 @@ export function toBulkJobView(job: BulkReplayJob): BulkReplayJobView {
 }
 
 /** Bulk replay jobs, newest first, keyset-paged on id (the primary key, or the status index). */
-export async function listBulkReplays(db: DbOrTx, filters: { status?: BulkReplayJobView['status']; cursor?: string }): Promise<BulkReplayListPage> {
+export async function listBulkReplays(
+  db: DbOrTx,
+  filters: { status?: BulkReplayJobView['status']; cursor?: string },
+): Promise<BulkReplayListPage> {
   const before = decodeCursor(filters.cursor, 1);
   const parts: SQL[] = [];
   if (filters.status) parts.push(sql`status = ${filters.status}`);
@@ -315,7 +373,15 @@ export async function listBulkReplays(db: DbOrTx, filters: { status?: BulkReplay
   if (before && typeof before[0] === 'number') parts.push(sql`id < ${before[0]}::bigint`);
   const [nowMs, page] = await Promise.all([
     settlementNowMs(db),
-    db.execute<Row<BulkReplayJobView & { createdAt: string | Date; startedAt: string | Date | null; finishedAt: string | Date | null }>>(sql`
+    db.execute<
+      Row<
+        BulkReplayJobView & {
+          createdAt: string | Date;
+          startedAt: string | Date | null;
+          finishedAt: string | Date | null;
+        }
+      >
+    >(sql`
       select id, action, status, note, filter, item_count as "itemCount", processed_count as "processedCount",
              created_by_login as "createdBy", started_by_login as "startedBy", created_at as "createdAt",
              started_at as "startedAt", finished_at as "finishedAt", worker_instance as "workerInstance"
@@ -328,7 +394,11 @@ export async function listBulkReplays(db: DbOrTx, filters: { status?: BulkReplay
     finishedAt: isoOrNull(j.finishedAt),
   }));
   const last = jobs.at(-1);
-  return { jobs, nextCursor: page.rows.length > BULK_REPLAY_PAGE_SIZE && last ? encodeCursor([last.id]) : null, serverNowMs: nowMs };
+  return {
+    jobs,
+    nextCursor: page.rows.length > BULK_REPLAY_PAGE_SIZE && last ? encodeCursor([last.id]) : null,
+    serverNowMs: nowMs,
+  };
 }
 
 export const BULK_ITEMS_PAGE_SIZE = 100;

@@ -47,9 +47,19 @@ function filterWhere(query: Pick<UserListQuery, 'role' | 'status'>): SQL | undef
   );
 }
 
-export async function listUsers(db: DbOrTx, query: Pick<UserListQuery, 'role' | 'status'>, after: string | null, pageSize = USER_PAGE_SIZE): Promise<UserPage> {
+export async function listUsers(
+  db: DbOrTx,
+  query: Pick<UserListQuery, 'role' | 'status'>,
+  after: string | null,
+  pageSize = USER_PAGE_SIZE,
+): Promise<UserPage> {
   const where = filterWhere(query);
-  const capped = db.select({ one: sql<number>`1`.as('one') }).from(user).where(where).limit(COUNT_CAP + 1).as('capped');
+  const capped = db
+    .select({ one: sql<number>`1`.as('one') })
+    .from(user)
+    .where(where)
+    .limit(COUNT_CAP + 1)
+    .as('capped');
   const [rows, counted, now] = await Promise.all([
     db
       .select({
@@ -67,7 +77,9 @@ export async function listUsers(db: DbOrTx, query: Pick<UserListQuery, 'role' | 
       .orderBy(asc(user.username))
       .limit(pageSize + 1),
     db.select({ n: sql<number>`count(*)::int` }).from(capped),
-    db.execute<{ now: string }>(sql`select to_char(clock_timestamp() at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as now`),
+    db.execute<{ now: string }>(
+      sql`select to_char(clock_timestamp() at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as now`,
+    ),
   ]);
   const page = rows.slice(0, pageSize).map(
     (r): UserView => ({

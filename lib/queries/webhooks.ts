@@ -42,7 +42,12 @@ export function parseWebhookCursor(raw: string | undefined): number | null | 'in
 const iso = (column: string) => sql.raw(`to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`);
 
 /** Deliveries newest first, keyset-paged on id (the status filter has its index on (status, id)). */
-export async function listWebhookDeliveries(db: DbOrTx, query: Pick<WebhookDeliveryQuery, 'status'>, before: number | null, pageSize = WEBHOOK_PAGE_SIZE): Promise<WebhookPage> {
+export async function listWebhookDeliveries(
+  db: DbOrTx,
+  query: Pick<WebhookDeliveryQuery, 'status'>,
+  before: number | null,
+  pageSize = WEBHOOK_PAGE_SIZE,
+): Promise<WebhookPage> {
   const where = sql`${query.status ? sql`d.status = ${query.status}` : sql`true`} and ${before === null ? sql`true` : sql`d.id < ${before}`}`;
   const countWhere = query.status ? sql`status = ${query.status}` : sql`true`;
   const [rows, counted, endpoints, now] = await Promise.all([
@@ -53,8 +58,12 @@ export async function listWebhookDeliveries(db: DbOrTx, query: Pick<WebhookDeliv
              coalesce(d.lease_until > clock_timestamp(), false) as sending
       from keel.webhook_delivery d join keel.webhook_event e on e.id = d.event_id
       where ${where} order by d.id desc limit ${pageSize + 1}`),
-    db.execute<{ n: number }>(sql`select count(*)::int as n from (select 1 from keel.webhook_delivery where ${countWhere} limit ${COUNT_CAP + 1}) c`),
-    db.execute<{ name: string; origin: string; format: string; enabled: boolean }>(sql`select name, origin, format, enabled from keel.webhook_endpoint order by enabled desc, name`),
+    db.execute<{ n: number }>(
+      sql`select count(*)::int as n from (select 1 from keel.webhook_delivery where ${countWhere} limit ${COUNT_CAP + 1}) c`,
+    ),
+    db.execute<{ name: string; origin: string; format: string; enabled: boolean }>(
+      sql`select name, origin, format, enabled from keel.webhook_endpoint order by enabled desc, name`,
+    ),
     db.execute<{ now: string }>(sql`select ${iso('clock_timestamp()')} as now`),
   ]);
   const page = rows.rows.slice(0, pageSize);

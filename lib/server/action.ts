@@ -3,7 +3,12 @@ import { randomUUID } from 'node:crypto';
 import { headers } from 'next/headers';
 import type { z } from 'zod';
 import { ACTION_PERMISSIONS, can, type ActionName } from '../domain/roles';
-import { ACTION_BODY_PROBLEMS, isActionBodyProblem, REFUSED_BODY_HEADER, type ActionBodyProblem } from '../http/action-body';
+import {
+  ACTION_BODY_PROBLEMS,
+  isActionBodyProblem,
+  REFUSED_BODY_HEADER,
+  type ActionBodyProblem,
+} from '../http/action-body';
 import { isDatabaseBusy } from '../db/client';
 import type { AuditLog } from '../ports/audit-log';
 import { parseInput } from './parse-input';
@@ -104,12 +109,18 @@ export function action<S extends z.ZodType, T>(
           code: 'INVALID_INPUT',
           requestId,
         });
-        return { ok: false, code: 'INVALID_INPUT', message: 'Some fields are not valid.', fieldErrors: input.error.fieldErrors };
+        return {
+          ok: false,
+          code: 'INVALID_INPUT',
+          message: 'Some fields are not valid.',
+          fieldErrors: input.error.fieldErrors,
+        };
       }
       const result = await handler(actor, input.value, { requestId });
       return result.ok ? result : { ok: false, code: result.error.code, message: result.error.message };
     } catch (error) {
-      if (isDatabaseBusy(error)) return { ok: false, code: 'DATABASE_BUSY', message: 'The database is busy; try again shortly.' };
+      if (isDatabaseBusy(error))
+        return { ok: false, code: 'DATABASE_BUSY', message: 'The database is busy; try again shortly.' };
       logger.error({ requestId, error: loggableError(error) }, 'server action failed');
       return { ok: false, code: 'INTERNAL', message: `Internal error (${requestId}).` };
     }

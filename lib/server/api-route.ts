@@ -29,8 +29,14 @@ export function apiRoute<S extends z.ZodType, P extends z.ZodType = z.ZodType<Re
     const started = performance.now();
     const response = await answer(request, context);
     // Counted by route pattern, never by the raw path, which may hold ids.
-    const params = (await (context as { params?: Promise<Record<string, string | string[]>> } | undefined)?.params) ?? {};
-    recordApiRequest(routePattern(new URL(request.url).pathname, params), request.method, response.status, (performance.now() - started) / 1000);
+    const params =
+      (await (context as { params?: Promise<Record<string, string | string[]>> } | undefined)?.params) ?? {};
+    recordApiRequest(
+      routePattern(new URL(request.url).pathname, params),
+      request.method,
+      response.status,
+      (performance.now() - started) / 1000,
+    );
     return response;
   };
 
@@ -42,9 +48,16 @@ export function apiRoute<S extends z.ZodType, P extends z.ZodType = z.ZodType<Re
   async function guarded(request: Request, context: C, requestId: string): Promise<Response> {
     try {
       const actor = await currentActor();
-      if (!actor) return Response.json({ code: 'UNAUTHENTICATED', message: 'Sign in first.' }, { status: 401, headers: NO_STORE });
+      if (!actor)
+        return Response.json(
+          { code: 'UNAUTHENTICATED', message: 'Sign in first.' },
+          { status: 401, headers: NO_STORE },
+        );
       if (!can(actor.role, permission)) {
-        return Response.json({ code: 'FORBIDDEN', message: `The ${actor.role} role may not read this.` }, { status: 403, headers: NO_STORE });
+        return Response.json(
+          { code: 'FORBIDDEN', message: `The ${actor.role} role may not read this.` },
+          { status: 403, headers: NO_STORE },
+        );
       }
       const path = await pathParams(context, options.params);
       if (!path.ok) return invalid('The address is not valid.', path.error);
@@ -53,14 +66,21 @@ export function apiRoute<S extends z.ZodType, P extends z.ZodType = z.ZodType<Re
       if (!parsed.ok) return invalid('Some query parameters are not valid.', parsed.error.fieldErrors);
       const body = await handler(actor, parsed.value, { ...context, request, path: path.value });
       if (body instanceof Response) return body;
-      if (body === null) return Response.json({ code: 'NOT_FOUND', message: 'Not found.' }, { status: 404, headers: NO_STORE });
+      if (body === null)
+        return Response.json({ code: 'NOT_FOUND', message: 'Not found.' }, { status: 404, headers: NO_STORE });
       return Response.json(body, { headers: NO_STORE });
     } catch (error) {
       if (isDatabaseBusy(error)) {
-        return Response.json({ code: 'DATABASE_BUSY', message: 'The database is busy; try again shortly.' }, { status: 503, headers: { ...NO_STORE, 'Retry-After': '5' } });
+        return Response.json(
+          { code: 'DATABASE_BUSY', message: 'The database is busy; try again shortly.' },
+          { status: 503, headers: { ...NO_STORE, 'Retry-After': '5' } },
+        );
       }
       logger.error({ requestId, error: loggableError(error) }, 'read API failed');
-      return Response.json({ code: 'INTERNAL', message: `Internal error (${requestId}).` }, { status: 500, headers: NO_STORE });
+      return Response.json(
+        { code: 'INTERNAL', message: `Internal error (${requestId}).` },
+        { status: 500, headers: NO_STORE },
+      );
     }
   }
 }
@@ -73,7 +93,10 @@ function invalid(message: string, fieldErrors: Record<string, string[]>): Respon
  * A route handler's dynamic segments arrive decoded (the proxy has refused any that
  * do not decode); each passes the path-segment text rules, then the route's schema.
  */
-async function pathParams<P extends z.ZodType>(context: unknown, schema: P | undefined): Promise<{ ok: true; value: z.output<P> } | { ok: false; error: Record<string, string[]> }> {
+async function pathParams<P extends z.ZodType>(
+  context: unknown,
+  schema: P | undefined,
+): Promise<{ ok: true; value: z.output<P> } | { ok: false; error: Record<string, string[]> }> {
   const raw = (await (context as { params?: Promise<Record<string, string | string[]>> } | undefined)?.params) ?? {};
   const fieldErrors: Record<string, string[]> = {};
   const decoded: Record<string, string | string[]> = {};
@@ -87,6 +110,7 @@ async function pathParams<P extends z.ZodType>(context: unknown, schema: P | und
   if (!schema) return { ok: true, value: decoded as z.output<P> };
   const parsed = schema.safeParse(decoded);
   if (parsed.success) return { ok: true, value: parsed.data };
-  for (const issue of parsed.error.issues) (fieldErrors[issue.path.map(String).join('.') || '_'] ??= []).push(issue.message);
+  for (const issue of parsed.error.issues)
+    (fieldErrors[issue.path.map(String).join('.') || '_'] ??= []).push(issue.message);
   return { ok: false, error: fieldErrors };
 }

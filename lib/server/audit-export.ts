@@ -44,14 +44,45 @@ export class ExportIdleError extends Error {
 }
 
 // change, before and after come last, so a reader of the older columns finds them where they were.
-const HEADER = ['id', 'at_utc', 'actor', 'role', 'action', 'target_kind', 'target_id', 'reason', 'outcome', 'code', 'digest', 'operation_id', 'request_id', 'change', 'before', 'after'];
+const HEADER = [
+  'id',
+  'at_utc',
+  'actor',
+  'role',
+  'action',
+  'target_kind',
+  'target_id',
+  'reason',
+  'outcome',
+  'code',
+  'digest',
+  'operation_id',
+  'request_id',
+  'change',
+  'before',
+  'after',
+];
 
 const json = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value));
 
 const line = (e: AuditEventView) =>
   csvRow([
-    e.id, e.at, e.actorLogin, e.actorRole, e.action, e.targetKind, e.targetId, e.reason, e.outcome, e.code, e.digest, e.operationId, e.requestId,
-    formatAuditChanges(auditChanges(e.before, e.after)) || null, json(e.before), json(e.after),
+    e.id,
+    e.at,
+    e.actorLogin,
+    e.actorRole,
+    e.action,
+    e.targetKind,
+    e.targetId,
+    e.reason,
+    e.outcome,
+    e.code,
+    e.digest,
+    e.operationId,
+    e.requestId,
+    formatAuditChanges(auditChanges(e.before, e.after)) || null,
+    json(e.before),
+    json(e.after),
   ]);
 
 export type ExportOutcome = 'done' | 'cancelled' | 'idle' | 'overtime' | 'failed';

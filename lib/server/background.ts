@@ -5,7 +5,6 @@ import { loggableError } from './safe-error';
 import { recoveryDeps, settlementTransactions } from './services';
 import { singleton } from './singletons';
 
-
 /**
  * The server's own work besides answering requests: the bulk replay worker, the
  * metric sampler, the proposal deadline sweep and (with endpoints configured) the webhook worker always, the demo runtime in demo mode unless KEEL_DEMO_RUNTIME=0,
@@ -21,20 +20,35 @@ export async function startBackground(): Promise<void> {
   if (workers.started || process.env.NEXT_PHASE === 'phase-production-build') return;
   workers.started = true;
   try {
-    const [{ startBulkReplayWorker }, { startMetricSampler }, { startWebhookWorker, syncWebhookEndpoints }, { startProposalExpiry }] = await Promise.all([
+    const [
+      { startBulkReplayWorker },
+      { startMetricSampler },
+      { startWebhookWorker, syncWebhookEndpoints },
+      { startProposalExpiry },
+    ] = await Promise.all([
       import('../workers/bulk-replay-worker'),
       import('../workers/metric-sampler'),
       import('../workers/webhook-worker'),
       import('../workers/proposal-expiry'),
     ]);
     const { db, settings } = runtime();
-    const log = (level: 'info' | 'warn' | 'error', message: string, fields?: Record<string, unknown>) => logger[level](fields ?? {}, message);
-    startBulkReplayWorker({ transactions: settlementTransactions(), log, worker: { instance: settings.instanceId, leaseMs: settings.workerLeaseMs } });
+    const log = (level: 'info' | 'warn' | 'error', message: string, fields?: Record<string, unknown>) =>
+      logger[level](fields ?? {}, message);
+    startBulkReplayWorker({
+      transactions: settlementTransactions(),
+      log,
+      worker: { instance: settings.instanceId, leaseMs: settings.workerLeaseMs },
+    });
     startMetricSampler({ db, log, staleThresholdMs: settings.staleThresholdMs });
     startProposalExpiry({ deps: recoveryDeps(), log });
     await syncWebhookEndpoints(db, settings.webhooks.endpoints);
     if (settings.webhooks.endpoints.length > 0) {
-      startWebhookWorker({ db, log, settings: settings.webhooks, baseUrl: settings.baseUrl ?? `http://localhost:${settings.port}` });
+      startWebhookWorker({
+        db,
+        log,
+        settings: settings.webhooks,
+        baseUrl: settings.baseUrl ?? `http://localhost:${settings.port}`,
+      });
     }
     if (settings.demo && settings.demoRuntime) {
       const { startDemoRuntime } = await import('../demo/runtime');

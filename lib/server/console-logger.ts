@@ -30,10 +30,17 @@ export function routeConsoleToLogger(): () => void {
       inside = true;
       try {
         const errors = args.filter((arg): arg is Error => arg instanceof Error).map(loggableError);
-        const values = args.filter((arg) => !(arg instanceof Error) && typeof arg === 'object' && arg !== null).map((arg) => sanitizeLogValue(arg));
+        const values = args
+          .filter((arg) => !(arg instanceof Error) && typeof arg === 'object' && arg !== null)
+          .map((arg) => sanitizeLogValue(arg));
         // Only the text arguments make the message; format() applies their %s placeholders to text alone.
-        const text = format(...args.filter((arg) => typeof arg === 'string' || typeof arg === 'number' || typeof arg === 'boolean'));
-        logger[level]({ console: method, ...(errors.length ? { errors } : {}), ...(values.length ? { values } : {}) }, text || `console.${method}`);
+        const text = format(
+          ...args.filter((arg) => typeof arg === 'string' || typeof arg === 'number' || typeof arg === 'boolean'),
+        );
+        logger[level](
+          { console: method, ...(errors.length ? { errors } : {}), ...(values.length ? { values } : {}) },
+          text || `console.${method}`,
+        );
       } finally {
         inside = false;
       }

@@ -9,7 +9,12 @@ import { readOverview } from '../queries/overview';
 import { listRetryKeys } from '../queries/retry-keys';
 import type { FailureCategory, FaultPhase } from '../domain/batch-status';
 import { listExecutions, type ExecutionFilters } from '../queries/executions';
-import { deadLetterGroups, listDeadLetterPage, listSettlementQueue, type SettlementReadOptions } from '../queries/settlements';
+import {
+  deadLetterGroups,
+  listDeadLetterPage,
+  listSettlementQueue,
+  type SettlementReadOptions,
+} from '../queries/settlements';
 import type { DeadLetterFilters, QueueFilters } from '../queries/settlements-types';
 import { readLastSample } from '../queries/last-sample';
 import type { Database } from '../db/client';
@@ -43,7 +48,12 @@ export async function overviewPage() {
   // The primary: with no fresh sample the overview takes one, a write.
   const { db, settings } = runtime();
   const [overview, charts] = await Promise.all([readOverview(db, settings.staleThresholdMs), readLastHour(db, CHARTS)]);
-  return { ...overview, serverNow: overview.serverNow.toISOString(), staleThresholdMs: settings.staleThresholdMs, charts };
+  return {
+    ...overview,
+    serverNow: overview.serverNow.toISOString(),
+    staleThresholdMs: settings.staleThresholdMs,
+    charts,
+  };
 }
 
 export interface RetryKeysQuery {
@@ -73,8 +83,10 @@ export async function executionsPage(filters: ExecutionFilters) {
 }
 
 export const settlementQueuePage = async (filters: QueueFilters) => listSettlementQueue(await listDb(), filters);
-export const deadLettersPage = async (filters: DeadLetterFilters, options?: SettlementReadOptions) => listDeadLetterPage(await listDb(), filters, options);
-export const deadLetterGroupsPage = async (filters: DeadLetterFilters, options?: SettlementReadOptions) => deadLetterGroups(await listDb(), filters, options);
+export const deadLettersPage = async (filters: DeadLetterFilters, options?: SettlementReadOptions) =>
+  listDeadLetterPage(await listDb(), filters, options);
+export const deadLetterGroupsPage = async (filters: DeadLetterFilters, options?: SettlementReadOptions) =>
+  deadLetterGroups(await listDb(), filters, options);
 
 /**
  * The clock and the sampler's last figures, read once for a page that renders two
@@ -91,10 +103,15 @@ export const settlementReadContext = async (): Promise<SettlementReadOptions> =>
  */
 export async function executionDetailPage(id: number, role: Role) {
   const { settings, ownerToken } = runtime();
-  const detail = await readExecutionDetail(primaryDb(), id, { staleThresholdMs: settings.staleThresholdMs, ownerToken });
+  const detail = await readExecutionDetail(primaryDb(), id, {
+    staleThresholdMs: settings.staleThresholdMs,
+    ownerToken,
+  });
   if (!detail) return null;
   const pending = detail.proposals.some((p) => p.status === 'PENDING');
   const candidacy: CandidateAssessment =
-    can(role, 'proposeRecovery') && !pending ? await assessBatchCandidate(recoveryDeps(), detail.id) : { candidate: false, code: null, message: null };
+    can(role, 'proposeRecovery') && !pending
+      ? await assessBatchCandidate(recoveryDeps(), detail.id)
+      : { candidate: false, code: null, message: null };
   return { ...detail, candidacy };
 }

@@ -192,7 +192,11 @@ export function liveEvents(databaseUrl: string, replica: ReplicaGate | null = nu
 export function streamSessionWatch(): StreamSessionWatch {
   return singleton('stream-session-watch', () =>
     createStreamSessionWatch(runtime().pool, {
-      onError: (error) => logger.warn({ error: loggableError(error) }, 'event streams: session check failed; streams stay open until the next'),
+      onError: (error) =>
+        logger.warn(
+          { error: loggableError(error) },
+          'event streams: session check failed; streams stay open until the next',
+        ),
     }),
   );
 }

@@ -38,7 +38,10 @@ export interface StreamSessionWatch {
   size(): number;
 }
 
-export function createStreamSessionWatch(pool: Pick<pg.Pool, 'query'>, options: { intervalMs?: number; onError?: (error: unknown) => void } = {}): StreamSessionWatch {
+export function createStreamSessionWatch(
+  pool: Pick<pg.Pool, 'query'>,
+  options: { intervalMs?: number; onError?: (error: unknown) => void } = {},
+): StreamSessionWatch {
   const streams = new Set<WatchedStream>();
   let timer: NodeJS.Timeout | null = null;
   let checking: Promise<void> | null = null;
@@ -81,7 +84,10 @@ export function createStreamSessionWatch(pool: Pick<pg.Pool, 'query'>, options: 
     watch(stream) {
       streams.add(stream);
       if (!timer) {
-        timer = setInterval(() => void check().catch((error: unknown) => options.onError?.(error)), options.intervalMs ?? SESSION_RECHECK_MS);
+        timer = setInterval(
+          () => void check().catch((error: unknown) => options.onError?.(error)),
+          options.intervalMs ?? SESSION_RECHECK_MS,
+        );
         timer.unref();
       }
       return () => {

@@ -23,9 +23,31 @@ export function redirectLogOutput(target: pino.DestinationStream): () => void {
 
 // The backstop for fields the sanitizer's key rule already removes at any depth.
 const REDACTED_FIELDS = [
-  'token', 'sessionToken', 'session_token', 'ownerToken', 'owner_token', 'leaseToken', 'retryKey', 'retry_key',
-  'receiptId', 'receipt_id', 'receiptIds', 'checkpointKey', 'password', 'newPassword', 'secret', 'note', 'notes',
-  'userId', 'user_id', 'sessionId', 'session_id', 'cookie', 'authorization', 'params', 'detail',
+  'token',
+  'sessionToken',
+  'session_token',
+  'ownerToken',
+  'owner_token',
+  'leaseToken',
+  'retryKey',
+  'retry_key',
+  'receiptId',
+  'receipt_id',
+  'receiptIds',
+  'checkpointKey',
+  'password',
+  'newPassword',
+  'secret',
+  'note',
+  'notes',
+  'userId',
+  'user_id',
+  'sessionId',
+  'session_id',
+  'cookie',
+  'authorization',
+  'params',
+  'detail',
 ];
 
 /**
@@ -47,7 +69,11 @@ export const logger = pino(
       paths: [
         ...REDACTED_FIELDS,
         ...REDACTED_FIELDS.map((field) => `*.${field}`),
-        'headers.cookie', 'headers.authorization', '*.headers.cookie', '*.headers.authorization', 'headers["set-cookie"]',
+        'headers.cookie',
+        'headers.authorization',
+        '*.headers.cookie',
+        '*.headers.authorization',
+        'headers["set-cookie"]',
       ],
       censor: '[redacted]',
     },

@@ -33,7 +33,9 @@ export function registerSampledGauges(registry: Registry, sample: LastSample): v
     registry,
     'keel_metric_sample_age_seconds',
     'Age of the metric sampler figures this scrape reports (+Inf when there is none): it grows when no sample can be taken.',
-    sample.sampledAt === null ? Number.POSITIVE_INFINITY : Math.max(0, sample.nowMs - sample.sampledAt.getTime()) / 1000,
+    sample.sampledAt === null
+      ? Number.POSITIVE_INFINITY
+      : Math.max(0, sample.nowMs - sample.sampledAt.getTime()) / 1000,
   );
   if (sample.sampledAt === null) return;
   const rows = new Map(sample.rows.map((r) => [`${r.metric}\u0000${r.label}`, r.value]));
@@ -82,7 +84,12 @@ export function registerSampledGauges(registry: Registry, sample: LastSample): v
     'Active executions (STARTING, STARTED, STOPPING) with no update for longer than KEEL_STALE_THRESHOLD_MS.',
     figure(METRICS.staleExecutions) ?? 0,
   );
-  gauge(registry, 'keel_recovery_pending_proposals', 'Recovery proposals waiting for an approver.', figure(METRICS.pendingProposals) ?? 0);
+  gauge(
+    registry,
+    'keel_recovery_pending_proposals',
+    'Recovery proposals waiting for an approver.',
+    figure(METRICS.pendingProposals) ?? 0,
+  );
   gauge(
     registry,
     'keel_fault_state_corrupt_envelopes',

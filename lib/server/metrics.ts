@@ -5,7 +5,12 @@ import type { DbOrTx } from '../db/client';
 import type { ReplicaState } from './read-replica';
 import { HTTP_PROCESS_MESSAGES as M, type CollectedMetrics, type HttpProcessMessage } from './http-process-messages';
 import { logger } from './logger';
-import { registerAlertGauges, registerAlertSettings, registerReplicaGauges, registerSampledGauges } from './metric-gauges';
+import {
+  registerAlertGauges,
+  registerAlertSettings,
+  registerReplicaGauges,
+  registerSampledGauges,
+} from './metric-gauges';
 import { loggableError } from './safe-error';
 import { singleton } from './singletons';
 import { readAlertGauges } from '../queries/alert-gauges';
@@ -77,7 +82,12 @@ function createProcessMetrics(): ProcessMetrics {
   };
 }
 
-export function recordActionOutcome(action: string, outcome: ActionOutcome, code: string | null, seconds: number): void {
+export function recordActionOutcome(
+  action: string,
+  outcome: ActionOutcome,
+  code: string | null,
+  seconds: number,
+): void {
   const metrics = processMetrics();
   const actionLabel = ACTION_NAME.test(action) ? action : 'other';
   const codeLabel = code === null ? '' : CODE.test(code) ? code : 'OTHER';
@@ -195,7 +205,9 @@ export function answerMetricsCollection(): void {
     if (message?.type === M.collect) {
       void processMetrics()
         .registry.getMetricsAsJSON()
-        .then((metrics) => process.send?.({ type: M.collected, collectId: message.collectId, metrics } satisfies HttpProcessMessage));
+        .then((metrics) =>
+          process.send?.({ type: M.collected, collectId: message.collectId, metrics } satisfies HttpProcessMessage),
+        );
     } else if (message?.type === M.aggregate) {
       state.waiting.get(message.requestId)?.({ metrics: message.metrics, processes: message.processes });
     }
@@ -224,5 +236,8 @@ async function serverCounters(): Promise<{ registry: Registry; processes: number
     logger.warn({}, 'metrics: the other HTTP processes did not answer; this scrape holds this process only');
     return own;
   }
-  return { registry: AggregatorRegistry.aggregate(answer.metrics as Parameters<typeof AggregatorRegistry.aggregate>[0]), processes: answer.processes };
+  return {
+    registry: AggregatorRegistry.aggregate(answer.metrics as Parameters<typeof AggregatorRegistry.aggregate>[0]),
+    processes: answer.processes,
+  };
 }

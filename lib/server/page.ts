@@ -35,11 +35,15 @@ export interface PageContext<P, S> {
  * before the page reads anything. Pages render per request, so each client
  * navigation checks the session again: a disabled user's open tab gets no data.
  */
-export function page<P extends z.ZodType = z.ZodType<Record<string, string>>, S extends z.ZodType = z.ZodType<Record<string, string>>>(
+export function page<
+  P extends z.ZodType = z.ZodType<Record<string, string>>,
+  S extends z.ZodType = z.ZodType<Record<string, string>>,
+>(
   permission: Permission,
   schemas: { params?: P; search?: S },
   render: (context: PageContext<z.output<P>, z.output<S>>) => ReactNode | Promise<ReactNode>,
 ): (props: PageProps) => Promise<ReactNode> {
+  // biome-ignore lint/correctness/noComponentHookFactories: a server component per page, built once at module load
   return async function GuardedPage(props) {
     const actor = await currentActor();
     if (!actor) redirect('/sign-in');
@@ -52,7 +56,10 @@ export function page<P extends z.ZodType = z.ZodType<Record<string, string>>, S 
 }
 
 /** A page's dynamic segments arrive still percent-encoded: each is decoded exactly once, safely. */
-function pathParams<P extends z.ZodType>(raw: RawParams, schema: P | undefined): { ok: true; value: z.output<P> } | { ok: false } {
+function pathParams<P extends z.ZodType>(
+  raw: RawParams,
+  schema: P | undefined,
+): { ok: true; value: z.output<P> } | { ok: false } {
   const decoded: Record<string, string> = {};
   for (const [key, value] of Object.entries(raw)) {
     if (typeof value !== 'string') return { ok: false };
@@ -75,10 +82,18 @@ function firstValues(raw: RawParams): Record<string, string> {
   return query;
 }
 
-function searchOf<S extends z.ZodType>(query: Record<string, string>, schema: S | undefined): SearchResult<z.output<S>> {
+function searchOf<S extends z.ZodType>(
+  query: Record<string, string>,
+  schema: S | undefined,
+): SearchResult<z.output<S>> {
   const parsed = parseInput(schema ?? anyQuery, query);
   if (parsed.ok) return { ok: true, value: parsed.value as z.output<S> };
-  return { ok: false, issues: Object.entries(parsed.error.fieldErrors).flatMap(([path, messages]) => messages.map((message) => ({ path: [path], message }))) };
+  return {
+    ok: false,
+    issues: Object.entries(parsed.error.fieldErrors).flatMap(([path, messages]) =>
+      messages.map((message) => ({ path: [path], message })),
+    ),
+  };
 }
 
 // Without a schema the search params still get parseInput's backstop (no NUL, no lone surrogate).

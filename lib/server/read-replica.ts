@@ -119,13 +119,18 @@ export class ReplicaMonitor {
       } else {
         const replayLsn = parseLsn(row.replay);
         const lagMs = Math.round(replicaLagMs(this.samples, replayLsn, performance.now()));
-        this.current = lagMs > this.maxLagMs ? { usable: false, reason: 'lagging', lagMs, replayLsn } : { usable: true, lagMs, replayLsn };
+        this.current =
+          lagMs > this.maxLagMs
+            ? { usable: false, reason: 'lagging', lagMs, replayLsn }
+            : { usable: true, lagMs, replayLsn };
       }
     } catch (error) {
       this.reportUnreachable(error);
     }
     if (before.usable !== this.current.usable) {
-      const fields = this.current.usable ? { lagMs: this.current.lagMs } : { reason: this.current.reason, lagMs: this.current.lagMs };
+      const fields = this.current.usable
+        ? { lagMs: this.current.lagMs }
+        : { reason: this.current.reason, lagMs: this.current.lagMs };
       logger.info(fields, this.current.usable ? 'lists read from the replica' : 'lists read from the primary');
     }
     return this.current;

@@ -15,7 +15,6 @@ import { WRITE_FENCE_COOKIE } from './write-fence';
  * services, adapters and workers from importing this module.
  */
 
-
 export async function listDb(): Promise<Database> {
   const { db, replica } = runtime();
   if (!replica) return db;

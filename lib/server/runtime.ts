@@ -68,7 +68,17 @@ function createRuntime(): Runtime {
     signInPerMinute: settings.signInPerMinute,
     oidc: settings.signIn.oidc,
   });
-  return { settings, pool, exportPool, healthPool, db, replica: createReplica(settings, pool), auth, ownerToken: randomBytes(16), startedAt: new Date() };
+  return {
+    settings,
+    pool,
+    exportPool,
+    healthPool,
+    db,
+    replica: createReplica(settings, pool),
+    auth,
+    ownerToken: randomBytes(16),
+    startedAt: new Date(),
+  };
 }
 
 function createReplica(settings: Settings, primary: pg.Pool): Runtime['replica'] {
@@ -90,7 +100,8 @@ function createReplica(settings: Settings, primary: pg.Pool): Runtime['replica']
     statement_timeout: 2_000,
     query_timeout: 3_000,
   });
-  const primaryPosition = async () => (await primary.query<{ lsn: string }>('select pg_current_wal_lsn()::text as lsn')).rows[0]!.lsn;
+  const primaryPosition = async () =>
+    (await primary.query<{ lsn: string }>('select pg_current_wal_lsn()::text as lsn')).rows[0]!.lsn;
   const monitor = new ReplicaMonitor(monitorPool, settings.readMaxLagMs, primaryPosition);
   void monitor.start();
   failOverToPrimary(pool, primary, (error) => {

@@ -62,7 +62,10 @@ export function userServicePorts(): UserServicePorts {
 export function webhookAdminPorts(): WebhookAdminPorts {
   const { db, settings } = runtime();
   const baseUrl = settings.baseUrl ?? `http://localhost:${settings.port}`;
-  return { unitOfWork: postgresWebhookUnitOfWork(db), sender: httpWebhookSender({ endpoints: settings.webhooks.endpoints, baseUrl }) };
+  return {
+    unitOfWork: postgresWebhookUnitOfWork(db),
+    sender: httpWebhookSender({ endpoints: settings.webhooks.endpoints, baseUrl }),
+  };
 }
 
 /** The audit log `action()` writes refusals to, outside the handler's transaction. */
@@ -71,7 +74,10 @@ export function actionAuditLog(): AuditLog {
 }
 
 /** What the `/api/auth/*` surface records: failed sign-ins (lockout) and refused SSO callbacks. */
-export function authSurfacePorts(): { lockout: SignInLockout; recordSsoRefusal: (code: string, requestId: string | null) => Promise<void> } {
+export function authSurfacePorts(): {
+  lockout: SignInLockout;
+  recordSsoRefusal: (code: string, requestId: string | null) => Promise<void>;
+} {
   const { db } = runtime();
   return { lockout: postgresSignInLockout(db), recordSsoRefusal: postgresSsoRefusals(db) };
 }

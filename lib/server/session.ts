@@ -69,12 +69,18 @@ export type ApiAuth = { ok: true; actor: Actor } | { ok: false; response: Respon
 export async function authorizeRequest(permission: Permission): Promise<ApiAuth> {
   const actor = await currentActor();
   if (!actor) {
-    return { ok: false, response: Response.json({ code: 'UNAUTHENTICATED', message: 'Sign in first.' }, { status: 401 }) };
+    return {
+      ok: false,
+      response: Response.json({ code: 'UNAUTHENTICATED', message: 'Sign in first.' }, { status: 401 }),
+    };
   }
   if (!can(actor.role, permission)) {
     return {
       ok: false,
-      response: Response.json({ code: 'FORBIDDEN', message: `The ${actor.role} role may not do this.` }, { status: 403 }),
+      response: Response.json(
+        { code: 'FORBIDDEN', message: `The ${actor.role} role may not do this.` },
+        { status: 403 },
+      ),
     };
   }
   return { ok: true, actor };

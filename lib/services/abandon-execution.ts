@@ -31,7 +31,8 @@ export interface ProposeAbandonInput {
   note?: string | null;
 }
 
-export const ABANDON_REASON_MESSAGE = 'Say why the execution should be abandoned: the approver reads it before deciding.';
+export const ABANDON_REASON_MESSAGE =
+  'Say why the execution should be abandoned: the approver reads it before deciding.';
 
 export interface ProposeAbandonValue {
   proposal: RecoveryProposal;
@@ -60,7 +61,12 @@ export async function proposeAbandon(
   };
   return deps.uow.transaction(async (ports) => {
     if (!can(actor.role, 'abandonExecution')) {
-      return refuse(ports.audit, actor, context, failure('FORBIDDEN', `The ${actor.role} role may not propose abandoning an execution.`));
+      return refuse(
+        ports.audit,
+        actor,
+        context,
+        failure('FORBIDDEN', `The ${actor.role} role may not propose abandoning an execution.`),
+      );
     }
     if (!isPositiveId(input.executionId) || !isOptionalText(input.note)) {
       return refuse(ports.audit, actor, context, failure('INVALID_INPUT', 'The abandon request is not valid.'));
@@ -79,22 +85,58 @@ export async function proposeAbandon(
       return ok({ proposal, created });
     };
     const takeoverPending = (pending: RecoveryProposal) =>
-      refuse(ports.audit, actor, context, failure('PROPOSAL_PENDING', `Takeover proposal ${pending.id} is pending for this execution; decide it first.`));
+      refuse(
+        ports.audit,
+        actor,
+        context,
+        failure('PROPOSAL_PENDING', `Takeover proposal ${pending.id} is pending for this execution; decide it first.`),
+      );
     const pending = await livePendingProposal(ports, target);
     if (pending) return pending.kind === 'ABANDON' ? record(pending, false) : takeoverPending(pending);
     const locked = await ports.executions.lockForOperatorRequest(input.executionId);
-    if (!locked) return refuse(ports.audit, actor, context, failure('EXECUTION_NOT_FOUND', `Execution ${input.executionId} does not exist.`));
+    if (!locked)
+      return refuse(
+        ports.audit,
+        actor,
+        context,
+        failure('EXECUTION_NOT_FOUND', `Execution ${input.executionId} does not exist.`),
+      );
     const disposition = abandonDisposition(locked.status, locked.hasRecoveryDecision);
     if (disposition === 'UNRESOLVED_RECOVERY_REQUIRED') {
-      return refuse(ports.audit, actor, context, failure('UNRESOLVED_RECOVERY_REQUIRED', 'An UNKNOWN execution can be abandoned only after a recovery decision; request a takeover.'));
+      return refuse(
+        ports.audit,
+        actor,
+        context,
+        failure(
+          'UNRESOLVED_RECOVERY_REQUIRED',
+          'An UNKNOWN execution can be abandoned only after a recovery decision; request a takeover.',
+        ),
+      );
     }
     if (disposition !== 'ABANDON') {
-      return refuse(ports.audit, actor, context, failure('INVALID_STATE', `An execution in ${locked.status} cannot be abandoned.`));
+      return refuse(
+        ports.audit,
+        actor,
+        context,
+        failure('INVALID_STATE', `An execution in ${locked.status} cannot be abandoned.`),
+      );
     }
     const snapshot = await ports.recovery.recoverySnapshot(input.executionId, deps.ownerToken);
-    if (!snapshot.ok) return refuse(ports.audit, actor, context, failure('REPOSITORY_UNAVAILABLE', 'The execution could not be read; try again.'));
+    if (!snapshot.ok)
+      return refuse(
+        ports.audit,
+        actor,
+        context,
+        failure('REPOSITORY_UNAVAILABLE', 'The execution could not be read; try again.'),
+      );
     const digest = snapshotEvidenceDigestHex(snapshot.value);
-    if (!digest.ok) return refuse(ports.audit, actor, context, failure('INVALID_EVIDENCE', `The execution's evidence is malformed (${digest.error.field}).`));
+    if (!digest.ok)
+      return refuse(
+        ports.audit,
+        actor,
+        context,
+        failure('INVALID_EVIDENCE', `The execution's evidence is malformed (${digest.error.field}).`),
+      );
     const serverTimeMs = snapshot.value.serverTimeMs;
     const { created, proposal } = await ports.proposals.createPending({
       kind: 'ABANDON',
@@ -118,7 +160,12 @@ export async function proposeAbandon(
 export interface AbandonConfirmation {
   proposal: RecoveryProposal;
   context: AuditContext;
-  input: { evidenceDigest: string; expectedVersion?: number | null; reasonCode?: string | null; reason?: string | null };
+  input: {
+    evidenceDigest: string;
+    expectedVersion?: number | null;
+    reasonCode?: string | null;
+    reason?: string | null;
+  };
 }
 
 export interface AbandonConfirmed {
@@ -145,32 +192,80 @@ export async function confirmAbandon(
   actor: Actor,
   { proposal, context, input }: AbandonConfirmation,
 ): Promise<ServiceResult<AbandonConfirmed>> {
-  if (proposal.target.kind !== 'batch') return refuse(ports.audit, actor, context, failure('INVALID_INPUT', 'Only a batch execution can be abandoned.'));
+  if (proposal.target.kind !== 'batch')
+    return refuse(ports.audit, actor, context, failure('INVALID_INPUT', 'Only a batch execution can be abandoned.'));
   const executionId = proposal.target.executionId;
   if (!can(actor.role, 'abandonExecution')) {
-    return refuse(ports.audit, actor, context, failure('FORBIDDEN', `The ${actor.role} role may not abandon an execution.`));
+    return refuse(
+      ports.audit,
+      actor,
+      context,
+      failure('FORBIDDEN', `The ${actor.role} role may not abandon an execution.`),
+    );
   }
   const reasonCode = input.reasonCode ?? DEFAULT_RECOVERY_REASON_CODE;
-  if (!isReasonCode(reasonCode)) return refuse(ports.audit, actor, context, failure('INVALID_INPUT', `reasonCode: ${REASON_CODE_MESSAGE}`));
+  if (!isReasonCode(reasonCode))
+    return refuse(ports.audit, actor, context, failure('INVALID_INPUT', `reasonCode: ${REASON_CODE_MESSAGE}`));
   if (!isActorRef(actor.login)) {
-    return refuse(ports.audit, actor, context, failure('INVALID_ACTOR_REF', 'Your login cannot be recorded as the runtime actor reference.'));
+    return refuse(
+      ports.audit,
+      actor,
+      context,
+      failure('INVALID_ACTOR_REF', 'Your login cannot be recorded as the runtime actor reference.'),
+    );
   }
   const locked = await ports.executions.lockForOperatorRequest(executionId);
   if (!locked) return supersede(ports, actor, proposal, context, 'The execution no longer exists.');
   const snapshot = await ports.recovery.recoverySnapshot(executionId, deps.ownerToken);
-  if (!snapshot.ok) return refuse(ports.audit, actor, context, failure('REPOSITORY_UNAVAILABLE', 'The execution could not be read; try again.'));
+  if (!snapshot.ok)
+    return refuse(
+      ports.audit,
+      actor,
+      context,
+      failure('REPOSITORY_UNAVAILABLE', 'The execution could not be read; try again.'),
+    );
   const computed = snapshotEvidenceDigestHex(snapshot.value);
-  if (!computed.ok) return refuse(ports.audit, actor, context, failure('INVALID_EVIDENCE', `The execution's evidence is malformed (${computed.error.field}).`));
+  if (!computed.ok)
+    return refuse(
+      ports.audit,
+      actor,
+      context,
+      failure('INVALID_EVIDENCE', `The execution's evidence is malformed (${computed.error.field}).`),
+    );
   const digest = computed.value;
   const observed = { status: locked.status, version: locked.version, evidenceDigest: digest };
   if (digest !== proposal.evidenceDigestHex || locked.version !== proposal.expectedVersion) {
-    return supersede(ports, actor, proposal, context, 'The execution changed since the proposal; propose again.', observed);
+    return supersede(
+      ports,
+      actor,
+      proposal,
+      context,
+      'The execution changed since the proposal; propose again.',
+      observed,
+    );
   }
   if (input.evidenceDigest !== proposal.evidenceDigestHex || input.expectedVersion !== proposal.expectedVersion) {
-    return refuse(ports.audit, actor, context, failure('RECOVERY_EVIDENCE_STALE', 'The confirmation names other evidence than the proposal holds; reload it.'), observed);
+    return refuse(
+      ports.audit,
+      actor,
+      context,
+      failure('RECOVERY_EVIDENCE_STALE', 'The confirmation names other evidence than the proposal holds; reload it.'),
+      observed,
+    );
   }
-  const requestDigest = executionRequestDigestHex({ action: 'ABANDON', executionId, expectedVersion: locked.version, reasonCode });
-  if (!requestDigest.ok) return refuse(ports.audit, actor, context, failure('INVALID_INPUT', `The abandon request cannot be encoded (${requestDigest.error.kind}).`));
+  const requestDigest = executionRequestDigestHex({
+    action: 'ABANDON',
+    executionId,
+    expectedVersion: locked.version,
+    reasonCode,
+  });
+  if (!requestDigest.ok)
+    return refuse(
+      ports.audit,
+      actor,
+      context,
+      failure('INVALID_INPUT', `The abandon request cannot be encoded (${requestDigest.error.kind}).`),
+    );
   const operationId = proposalOperationId(proposal.id);
   const draft = {
     action: 'ABANDON' as const,
@@ -185,7 +280,14 @@ export async function confirmAbandon(
   const auditContext = { ...context, action: 'execution.abandon', digest: requestDigest.value };
   const disposition = abandonDisposition(locked.status, locked.hasRecoveryDecision);
   if (disposition === 'UNRESOLVED_RECOVERY_REQUIRED' || disposition === 'INVALID_STATE') {
-    await ports.executions.appendOperatorRequest({ ...draft, jobInstanceId: null, priorStatus: null, resultStatus: null, outcome: 'REJECTED', rejectionCode: disposition });
+    await ports.executions.appendOperatorRequest({
+      ...draft,
+      jobInstanceId: null,
+      priorStatus: null,
+      resultStatus: null,
+      outcome: 'REJECTED',
+      rejectionCode: disposition,
+    });
     const message =
       disposition === 'INVALID_STATE'
         ? `An execution in ${locked.status} cannot be abandoned.`
@@ -219,7 +321,13 @@ export async function confirmAbandon(
     ...auditContext,
     actor: auditActor(actor),
     before: { status: locked.status, version: locked.version },
-    after: { status: 'ABANDONED', version, operatorRequestId: appended.id, reasonCode, changed: disposition === 'ABANDON' },
+    after: {
+      status: 'ABANDONED',
+      version,
+      operatorRequestId: appended.id,
+      reasonCode,
+      changed: disposition === 'ABANDON',
+    },
     outcome: 'APPLIED',
   });
   return ok({

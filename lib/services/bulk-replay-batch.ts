@@ -2,7 +2,13 @@ import 'server-only';
 import { mayTake, type ActionName } from '../domain/roles';
 import { BULK_REPLAY_BATCH_SIZE, classifyBulkReplayItem, type BulkReplayItemResult } from '../domain/settlement';
 import type { AuditLog } from '../ports/audit-log';
-import type { BulkAction, BulkJobStarterStanding, BulkReplayJob, BulkReplayStore, BulkWorkerLease } from '../ports/bulk-replay';
+import type {
+  BulkAction,
+  BulkJobStarterStanding,
+  BulkReplayJob,
+  BulkReplayStore,
+  BulkWorkerLease,
+} from '../ports/bulk-replay';
 import type { SettlementReplayPorts } from '../ports/settlement-replay';
 import type { UnitOfWork } from '../ports/unit-of-work';
 import { DISCARD_ACTION, REPLAY_ACTION, REQUEUE_ACTION, deadLetterSummary } from './dead-letter-actions';
@@ -29,7 +35,11 @@ export interface BulkReplayBatchReport {
 export type StarterLoss = 'STARTER_DISABLED' | 'STARTER_ROLE_LACKS_PERMISSION' | 'STARTER_NOT_FOUND';
 
 /** The action each item of a job is permitted and audited as, one of ACTION_PERMISSIONS' names. */
-const ITEM_ACTIONS = { REPLAY: REPLAY_ACTION, DISCARD: DISCARD_ACTION, REQUEUE: REQUEUE_ACTION } as const satisfies Record<BulkAction, ActionName>;
+const ITEM_ACTIONS = {
+  REPLAY: REPLAY_ACTION,
+  DISCARD: DISCARD_ACTION,
+  REQUEUE: REQUEUE_ACTION,
+} as const satisfies Record<BulkAction, ActionName>;
 
 const ITEM_WORK: Record<BulkAction, string> = {
   REPLAY: 'replay dead-lettered settlements',
@@ -98,9 +108,13 @@ export function processBulkReplayBatch(
     const discarding = job.action === 'DISCARD';
     // A discard leaves no replay row: a batch redone after a crash finds its dead letters gone (its results
     // commit with the deletes, so a committed batch is never redone).
-    const replayedBefore = discarding ? new Set<string>() : new Set((await replays.findReplays([...operationIds.values()])).map((r) => r.operationId));
+    const replayedBefore = discarding
+      ? new Set<string>()
+      : new Set((await replays.findReplays([...operationIds.values()])).map((r) => r.operationId));
     const open = items.filter((item) => !replayedBefore.has(operationIds.get(item.receiptId)!));
-    const deadLetters = new Map((await replays.lockDeadLetters(open.map((item) => item.receiptId))).map((d) => [d.receiptId, d]));
+    const deadLetters = new Map(
+      (await replays.lockDeadLetters(open.map((item) => item.receiptId))).map((d) => [d.receiptId, d]),
+    );
 
     const results: { receiptId: string; result: BulkReplayItemResult }[] = items.map((item) => {
       const deadLetter = deadLetters.get(item.receiptId);
@@ -109,7 +123,10 @@ export function processBulkReplayBatch(
         deadLetter: deadLetter ? { recordedAtMs: deadLetter.recordedAtMs } : null,
         previewRecordedAtMs: item.recordedAtMs,
       });
-      return { receiptId: item.receiptId, result: discarding && result === 'replayed' ? ('discarded' as const) : result };
+      return {
+        receiptId: item.receiptId,
+        result: discarding && result === 'replayed' ? ('discarded' as const) : result,
+      };
     });
     const toReplay = results
       .filter((r) => r.result === 'replayed')
@@ -148,7 +165,10 @@ export function processBulkReplayBatch(
         outcome: 'APPLIED',
       });
     }
-    return finishBatch(bulk, job, worker, results, { replayed: toReplay.length, discarded: results.filter((r) => r.result === 'discarded').length });
+    return finishBatch(bulk, job, worker, results, {
+      replayed: toReplay.length,
+      discarded: results.filter((r) => r.result === 'discarded').length,
+    });
   });
 }
 
@@ -175,7 +195,16 @@ async function cancelForStarter(
     after: { status: 'CANCELLED', cancelledItems, cause: loss, starter: starterLogin },
     outcome: 'APPLIED',
   });
-  return { jobId: job.id, processed: 0, replayed: 0, discarded: 0, requeued: 0, finished: false, takenOverFrom: job.previousInstance, cancelledFor: loss };
+  return {
+    jobId: job.id,
+    processed: 0,
+    replayed: 0,
+    discarded: 0,
+    requeued: 0,
+    finished: false,
+    takenOverFrom: job.previousInstance,
+    cancelledFor: loss,
+  };
 }
 
 /** Records a batch's results, and completes the job when none is left, else renews the worker's lease on it from now. */
@@ -191,5 +220,13 @@ async function finishBatch(
   if (finished) await bulk.markCompleted(job.id);
   else await bulk.renewLease(job.id, worker);
   const requeued = results.filter((r) => r.result === 'requeued').length;
-  return { jobId: job.id, processed: results.length, ...done, requeued, finished, takenOverFrom: job.previousInstance, cancelledFor: null };
+  return {
+    jobId: job.id,
+    processed: results.length,
+    ...done,
+    requeued,
+    finished,
+    takenOverFrom: job.previousInstance,
+    cancelledFor: null,
+  };
 }

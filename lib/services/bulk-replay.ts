@@ -1,7 +1,11 @@
 import 'server-only';
 import type { Actor } from '../domain/actor';
 import { err, ok } from '../domain/result';
-import { deadLetterFilterSchema, type DeadLetterFilter, type UncheckedDeadLetterFilter } from '../domain/dead-letter-filter';
+import {
+  deadLetterFilterSchema,
+  type DeadLetterFilter,
+  type UncheckedDeadLetterFilter,
+} from '../domain/dead-letter-filter';
 import { BULK_REPLAY_PREVIEW_CAP } from '../domain/settlement';
 import type {
   BulkAction,
@@ -13,7 +17,14 @@ import type {
 } from '../ports/bulk-replay';
 import type { SettlementReplayPorts } from '../ports/settlement-replay';
 import type { UnitOfWork } from '../ports/unit-of-work';
-import { inputProblem, refuse, runSettlementAction, runSettlementRead, type ServiceError, type ServiceResult } from './settlement-action';
+import {
+  inputProblem,
+  refuse,
+  runSettlementAction,
+  runSettlementRead,
+  type ServiceError,
+  type ServiceResult,
+} from './settlement-action';
 
 export const PREVIEW_SAMPLE_SIZE = 20;
 export const MAX_ITEMS_PAGE = 500;
@@ -43,7 +54,10 @@ export function normalizeDeadLetterFilter(filter: UncheckedDeadLetterFilter): Se
   const parsed = deadLetterFilterSchema.safeParse(filter);
   if (parsed.success) return ok(parsed.data);
   const issue = parsed.error.issues[0]!;
-  return err<ServiceError>({ code: 'INVALID_FILTER', message: `${issue.path.join('.') || 'filter'}: ${issue.message}` });
+  return err<ServiceError>({
+    code: 'INVALID_FILTER',
+    message: `${issue.path.join('.') || 'filter'}: ${issue.message}`,
+  });
 }
 
 const jobTarget = (jobId: number | string) => ({ kind: 'bulk_replay', id: String(jobId) });
@@ -62,28 +76,54 @@ export function previewBulkReplay(
   const note = input.note.trim();
   const filter = normalizeDeadLetterFilter(input.filter);
   return runSettlementAction(transactions, {
-    actor, action: 'settlement.bulk_replay.preview', target: jobTarget('new'), note,
+    actor,
+    action: 'settlement.bulk_replay.preview',
+    target: jobTarget('new'),
+    note,
     invalid:
       inputProblem({ note, noteRequired: true }) ??
-      (action === 'REPLAY' || action === 'DISCARD' ? null : { code: 'INVALID_INPUT', message: 'A bulk action is REPLAY or DISCARD.' }) ??
+      (action === 'REPLAY' || action === 'DISCARD'
+        ? null
+        : { code: 'INVALID_INPUT', message: 'A bulk action is REPLAY or DISCARD.' }) ??
       (filter.ok ? null : filter.error),
     async work({ replays, bulk }) {
       if (!filter.ok) throw new Error('unreachable: the filter was checked');
       const asOfMs = await replays.serverNowMs();
-      const { jobId, itemCount } = await bulk.createPreview({ actor, action, note, filter: filter.value, asOfMs, limit: BULK_REPLAY_PREVIEW_CAP + 1 });
+      const { jobId, itemCount } = await bulk.createPreview({
+        actor,
+        action,
+        note,
+        filter: filter.value,
+        asOfMs,
+        limit: BULK_REPLAY_PREVIEW_CAP + 1,
+      });
       if (itemCount > BULK_REPLAY_PREVIEW_CAP) {
-        refuse('PREVIEW_TOO_LARGE', `More than ${BULK_REPLAY_PREVIEW_CAP.toLocaleString('en-US')} dead letters match; narrow the filter.`);
+        refuse(
+          'PREVIEW_TOO_LARGE',
+          `More than ${BULK_REPLAY_PREVIEW_CAP.toLocaleString('en-US')} dead letters match; narrow the filter.`,
+        );
       }
       const sample = await bulk.sample(jobId, PREVIEW_SAMPLE_SIZE);
-      return { value: { jobId, itemCount, asOfMs, sample }, audit: true, targetId: String(jobId), after: { action, filter: filter.value, asOfMs, itemCount } };
+      return {
+        value: { jobId, itemCount, asOfMs, sample },
+        audit: true,
+        targetId: String(jobId),
+        after: { action, filter: filter.value, asOfMs, itemCount },
+      };
     },
   });
 }
 
 /** Hands a previewed job to the worker. Starting a job that already runs or ran returns it as it is. */
-export function startBulkReplay(transactions: UnitOfWork<SettlementReplayPorts>, actor: Actor, input: { jobId: number }): Promise<ServiceResult<BulkReplayJob>> {
+export function startBulkReplay(
+  transactions: UnitOfWork<SettlementReplayPorts>,
+  actor: Actor,
+  input: { jobId: number },
+): Promise<ServiceResult<BulkReplayJob>> {
   return runSettlementAction(transactions, {
-    actor, action: 'settlement.bulk_replay.start', target: jobTarget(input.jobId),
+    actor,
+    action: 'settlement.bulk_replay.start',
+    target: jobTarget(input.jobId),
     async work({ bulk }) {
       const job = await bulk.lockJob(input.jobId);
       if (!job) refuse('NOT_FOUND', `No bulk replay ${input.jobId}.`);
@@ -91,7 +131,12 @@ export function startBulkReplay(transactions: UnitOfWork<SettlementReplayPorts>,
       if (job.status !== 'PREVIEWED') return { value: job, audit: false };
       await bulk.markStarted(job.id, actor);
       const started = await bulk.job(job.id);
-      return { value: started!, audit: true, before: { status: job.status }, after: { status: 'RUNNING', itemCount: job.itemCount } };
+      return {
+        value: started!,
+        audit: true,
+        before: { status: job.status },
+        after: { status: 'RUNNING', itemCount: job.itemCount },
+      };
     },
   });
 }
@@ -100,10 +145,17 @@ export function startBulkReplay(transactions: UnitOfWork<SettlementReplayPorts>,
  * Stops a job between batches: the job row lock waits for a batch in flight, so a
  * cancel never splits one. Unprocessed items end as `cancelled`; results so far stay.
  */
-export function cancelBulkReplay(transactions: UnitOfWork<SettlementReplayPorts>, actor: Actor, input: { jobId: number; note?: string }): Promise<ServiceResult<BulkReplayProgress>> {
+export function cancelBulkReplay(
+  transactions: UnitOfWork<SettlementReplayPorts>,
+  actor: Actor,
+  input: { jobId: number; note?: string },
+): Promise<ServiceResult<BulkReplayProgress>> {
   const note = input.note?.trim() ?? '';
   return runSettlementAction(transactions, {
-    actor, action: 'settlement.bulk_replay.cancel', target: jobTarget(input.jobId), note,
+    actor,
+    action: 'settlement.bulk_replay.cancel',
+    target: jobTarget(input.jobId),
+    note,
     invalid: inputProblem({ note, noteRequired: false }),
     async work({ bulk }) {
       const job = await bulk.lockJob(input.jobId);
@@ -112,12 +164,21 @@ export function cancelBulkReplay(transactions: UnitOfWork<SettlementReplayPorts>
       const repeat = job.status === 'CANCELLED';
       const cancelledItems = repeat ? 0 : await bulk.markCancelled(job.id);
       const value = { job: (await bulk.job(job.id))!, counts: await bulk.counts(job.id) };
-      return { value, audit: !repeat, before: { status: job.status, processedCount: job.processedCount }, after: { status: 'CANCELLED', cancelledItems } };
+      return {
+        value,
+        audit: !repeat,
+        before: { status: job.status, processedCount: job.processedCount },
+        after: { status: 'CANCELLED', cancelledItems },
+      };
     },
   });
 }
 
-export function bulkReplayProgress(transactions: UnitOfWork<SettlementReplayPorts>, actor: Actor, jobId: number): Promise<ServiceResult<BulkReplayProgress>> {
+export function bulkReplayProgress(
+  transactions: UnitOfWork<SettlementReplayPorts>,
+  actor: Actor,
+  jobId: number,
+): Promise<ServiceResult<BulkReplayProgress>> {
   return runSettlementRead(transactions, actor, async ({ bulk }) => {
     const job = await bulk.job(jobId);
     if (!job) return err({ code: 'NOT_FOUND', message: `No bulk replay ${jobId}.` });

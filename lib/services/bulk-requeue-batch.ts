@@ -28,7 +28,10 @@ export async function requeueBatchItems(
     const refusal = requeueRefusal(attempt, item.rowVersion, nowMs);
     const moved = refusal || !attempt ? null : await replays.requeue(item.receiptId, item.rowVersion, nowMs);
     if (!moved || !attempt) {
-      results.push({ receiptId: item.receiptId, result: refusal ? bulkRequeueItemResult(refusal) : 'changed_since_preview' });
+      results.push({
+        receiptId: item.receiptId,
+        result: refusal ? bulkRequeueItemResult(refusal) : 'changed_since_preview',
+      });
       continue;
     }
     await audit.record({
@@ -39,7 +42,12 @@ export async function requeueBatchItems(
       operationId: bulkReplayOperationId(job.id, item.receiptId),
       requestId: `bulk-replay-job-${job.id}`,
       before: requeueAuditBefore(attempt),
-      after: { receiptId: item.receiptId, nextVisibleAtMs: moved.nextVisibleAtMs, rowVersion: moved.rowVersion, bulkJob: job.id },
+      after: {
+        receiptId: item.receiptId,
+        nextVisibleAtMs: moved.nextVisibleAtMs,
+        rowVersion: moved.rowVersion,
+        bulkJob: job.id,
+      },
       outcome: 'APPLIED',
     });
     results.push({ receiptId: item.receiptId, result: 'requeued' });

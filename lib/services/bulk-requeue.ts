@@ -34,7 +34,10 @@ export function previewBulkRequeue(
       ? { code: 'INVALID_INPUT', message: `Select 1 to ${MAX_SELECTED_RECEIPTS.toLocaleString('en-US')} settlements.` }
       : null;
   return runSettlementAction(transactions, {
-    actor, action: 'settlement.bulk_replay.preview', target: { kind: 'bulk_replay', id: 'new' }, note,
+    actor,
+    action: 'settlement.bulk_replay.preview',
+    target: { kind: 'bulk_replay', id: 'new' },
+    note,
     invalid: inputProblem({ note, noteRequired: true }) ?? badSelection,
     async work({ replays, bulk }) {
       const asOfMs = await replays.serverNowMs();
@@ -42,7 +45,8 @@ export function previewBulkRequeue(
       const sample = await bulk.requeueSample(jobId, PREVIEW_SAMPLE_SIZE);
       return {
         value: { jobId, itemCount, selectedCount: receiptIds.length, asOfMs, sample },
-        audit: true, targetId: String(jobId),
+        audit: true,
+        targetId: String(jobId),
         after: { action: 'REQUEUE', filter: { receiptIds }, asOfMs, itemCount },
       };
     },

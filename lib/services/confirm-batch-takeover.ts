@@ -42,49 +42,109 @@ export async function confirmBatchTakeover(
   const executionId = proposal.target.executionId;
   const snapshot = await ports.recovery.recoverySnapshot(executionId, deps.ownerToken);
   if (!snapshot.ok) {
-    if (snapshot.error.kind === 'ExecutionNotFound') return supersede(ports, actor, proposal, context, 'The execution no longer exists.');
-    return refuse(ports.audit, actor, context, failure('REPOSITORY_UNAVAILABLE', 'The execution could not be read; try again.'));
+    if (snapshot.error.kind === 'ExecutionNotFound')
+      return supersede(ports, actor, proposal, context, 'The execution no longer exists.');
+    return refuse(
+      ports.audit,
+      actor,
+      context,
+      failure('REPOSITORY_UNAVAILABLE', 'The execution could not be read; try again.'),
+    );
   }
   const current = snapshot.value;
   const computed = snapshotEvidenceDigestHex(current);
-  if (!computed.ok) return refuse(ports.audit, actor, context, failure('REPOSITORY_UNAVAILABLE', `The execution's evidence is malformed (${computed.error.field}).`));
+  if (!computed.ok)
+    return refuse(
+      ports.audit,
+      actor,
+      context,
+      failure('REPOSITORY_UNAVAILABLE', `The execution's evidence is malformed (${computed.error.field}).`),
+    );
   const digest = computed.value;
   const observed = { status: current.status, version: current.version, evidenceDigest: digest };
   // Any durable change since the proposal (a heartbeat, a stop request, a new step) moves the digest.
-  if (digest !== proposal.evidenceDigestHex || current.version !== proposal.expectedVersion || !isUnresolved(current.status)) {
-    return supersede(ports, actor, proposal, context, 'The execution changed since the proposal; propose again.', observed);
+  if (
+    digest !== proposal.evidenceDigestHex ||
+    current.version !== proposal.expectedVersion ||
+    !isUnresolved(current.status)
+  ) {
+    return supersede(
+      ports,
+      actor,
+      proposal,
+      context,
+      'The execution changed since the proposal; propose again.',
+      observed,
+    );
   }
   // The durable state still matches, but the approver looked at other evidence: refuse, keep the proposal.
   if (input.evidenceDigest !== proposal.evidenceDigestHex || input.expectedVersion !== proposal.expectedVersion) {
-    return refuse(ports.audit, actor, context, failure('RECOVERY_EVIDENCE_STALE', 'The confirmation names other evidence than the proposal holds; reload it.'), observed);
+    return refuse(
+      ports.audit,
+      actor,
+      context,
+      failure('RECOVERY_EVIDENCE_STALE', 'The confirmation names other evidence than the proposal holds; reload it.'),
+      observed,
+    );
   }
   const { unknownCommit, ambiguousExternalEffect } = current.markers;
   if ((unknownCommit || ambiguousExternalEffect) && input.acknowledged !== true) {
     const why = unknownCommit ? 'an unknown commit' : 'an ambiguous external effect';
-    return refuse(ports.audit, actor, context, failure('ACKNOWLEDGEMENT_REQUIRED', `The evidence shows ${why}; acknowledge it to confirm.`));
+    return refuse(
+      ports.audit,
+      actor,
+      context,
+      failure('ACKNOWLEDGEMENT_REQUIRED', `The evidence shows ${why}; acknowledge it to confirm.`),
+    );
   }
   const resultingStatus = input.resultingStatus;
   if (!resultingStatus) {
-    return refuse(ports.audit, actor, context, failure('INVALID_INPUT', 'Choose FAILED or ABANDONED for the execution.'));
+    return refuse(
+      ports.audit,
+      actor,
+      context,
+      failure('INVALID_INPUT', 'Choose FAILED or ABANDONED for the execution.'),
+    );
   }
   const reasonCode = input.reasonCode ?? DEFAULT_RECOVERY_REASON_CODE;
   if (unknownCommit && resultingStatus === 'FAILED' && reasonCode !== UNKNOWN_EFFECT_REASON_CODE) {
-    return refuse(ports.audit, actor, context, failure('UNRESOLVED_RECOVERY_REQUIRED', `An unknown commit may only be failed with reason ${UNKNOWN_EFFECT_REASON_CODE}; or abandon it.`));
+    return refuse(
+      ports.audit,
+      actor,
+      context,
+      failure(
+        'UNRESOLVED_RECOVERY_REQUIRED',
+        `An unknown commit may only be failed with reason ${UNKNOWN_EFFECT_REASON_CODE}; or abandon it.`,
+      ),
+    );
   }
   if (!isActorRef(actor.login)) {
-    return refuse(ports.audit, actor, context, failure('INVALID_ACTOR_REF', 'Your login cannot be recorded as the runtime actor reference.'));
+    return refuse(
+      ports.audit,
+      actor,
+      context,
+      failure('INVALID_ACTOR_REF', 'Your login cannot be recorded as the runtime actor reference.'),
+    );
   }
-  const failureRecord = resultingStatus === 'FAILED' ? { category: input.failureCategory ?? 'STALE_RECOVERED', id: proposal.id } : null;
+  const failureRecord =
+    resultingStatus === 'FAILED' ? { category: input.failureCategory ?? 'STALE_RECOVERED', id: proposal.id } : null;
   const requestDigest = recoverRequestDigestHex({
     executionId,
     observedVersion: current.version,
     reasonCode,
     evidenceDigest: digest,
     unknownCommit,
-    ...(failureRecord ? { resultingStatus: 'FAILED' as const, failure: failureRecord } : { resultingStatus: 'ABANDONED' as const, failure: null }),
+    ...(failureRecord
+      ? { resultingStatus: 'FAILED' as const, failure: failureRecord }
+      : { resultingStatus: 'ABANDONED' as const, failure: null }),
   });
   if (!requestDigest.ok) {
-    return refuse(ports.audit, actor, context, failure('INVALID_INPUT', `The recovery request cannot be encoded (${requestDigest.error.kind}).`));
+    return refuse(
+      ports.audit,
+      actor,
+      context,
+      failure('INVALID_INPUT', `The recovery request cannot be encoded (${requestDigest.error.kind}).`),
+    );
   }
   const operationId = proposalOperationId(proposal.id);
   const applied = await ports.executions.applyRecoveryDecision({
@@ -100,7 +160,15 @@ export async function confirmBatchTakeover(
     actorRef: actor.login,
     requestDigestHex: requestDigest.value,
   });
-  if (!applied.ok) return supersede(ports, actor, proposal, context, 'The execution changed while confirming; propose again.', observed);
+  if (!applied.ok)
+    return supersede(
+      ports,
+      actor,
+      proposal,
+      context,
+      'The execution changed while confirming; propose again.',
+      observed,
+    );
   const closed = await ports.proposals.close(proposal.id, {
     status: 'APPROVED',
     decider: { id: actor.id, login: actor.login },

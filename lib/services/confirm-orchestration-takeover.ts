@@ -42,12 +42,23 @@ export async function confirmOrchestrationTakeover(
     throw new Error('confirmOrchestrationTakeover needs an orchestration proposal with a successor');
   }
   if (!loaded.ok) {
-    return refuse(ports.audit, actor, context, failure('INVALID_CHECKPOINT', `The stored checkpoint is not valid: ${loaded.error.reason}.`));
+    return refuse(
+      ports.audit,
+      actor,
+      context,
+      failure('INVALID_CHECKPOINT', `The stored checkpoint is not valid: ${loaded.error.reason}.`),
+    );
   }
-  if (!loaded.value) return supersede(ports, actor, proposal, context, 'The orchestration checkpoint no longer exists.');
+  if (!loaded.value)
+    return supersede(ports, actor, proposal, context, 'The orchestration checkpoint no longer exists.');
   const { checkpoint, serverTimeMs } = loaded.value;
   if (!ports.checkpoints.verify(checkpoint)) {
-    return refuse(ports.audit, actor, context, failure('AUTHENTICATION_FAILED', 'The checkpoint does not authenticate; nothing was changed.'));
+    return refuse(
+      ports.audit,
+      actor,
+      context,
+      failure('AUTHENTICATION_FAILED', 'The checkpoint does not authenticate; nothing was changed.'),
+    );
   }
   const { lease } = checkpoint;
   const computed = orchestrationEvidenceDigestHex({
@@ -57,21 +68,66 @@ export async function confirmOrchestrationTakeover(
     expiresAtMs: lease.expiresAt,
     leaseOwner: lease.ownerId,
   });
-  if (!computed.ok) return refuse(ports.audit, actor, context, failure('INVALID_CHECKPOINT', `The stored checkpoint is not valid: ${computed.error.field}.`));
+  if (!computed.ok)
+    return refuse(
+      ports.audit,
+      actor,
+      context,
+      failure('INVALID_CHECKPOINT', `The stored checkpoint is not valid: ${computed.error.field}.`),
+    );
   const digest = computed.value;
-  const observed = { leaseOwner: lease.ownerId, fencingToken: lease.fencingToken, expiresAtMs: lease.expiresAt, evidenceDigest: digest };
+  const observed = {
+    leaseOwner: lease.ownerId,
+    fencingToken: lease.fencingToken,
+    expiresAtMs: lease.expiresAt,
+    evidenceDigest: digest,
+  };
   if (digest !== proposal.evidenceDigestHex || lease.fencingToken !== proposal.expectedFencingToken) {
-    return supersede(ports, actor, proposal, context, 'The checkpoint changed since the proposal; propose again.', observed);
+    return supersede(
+      ports,
+      actor,
+      proposal,
+      context,
+      'The checkpoint changed since the proposal; propose again.',
+      observed,
+    );
   }
-  if (input.evidenceDigest !== proposal.evidenceDigestHex || input.expectedFencingToken !== proposal.expectedFencingToken) {
-    return refuse(ports.audit, actor, context, failure('RECOVERY_EVIDENCE_STALE', 'The confirmation names other evidence than the proposal holds; reload it.'), observed);
+  if (
+    input.evidenceDigest !== proposal.evidenceDigestHex ||
+    input.expectedFencingToken !== proposal.expectedFencingToken
+  ) {
+    return refuse(
+      ports.audit,
+      actor,
+      context,
+      failure('RECOVERY_EVIDENCE_STALE', 'The confirmation names other evidence than the proposal holds; reload it.'),
+      observed,
+    );
   }
-  const next = acquireLease(checkpoint, proposal.successorOwner, lease.fencingToken + 1, serverTimeMs + deps.settings.orchestrationLeaseMs);
-  if (!next.ok) return refuse(ports.audit, actor, context, failure('STALE_LEASE', 'The lease cannot move to a newer token and expiry.'), observed);
+  const next = acquireLease(
+    checkpoint,
+    proposal.successorOwner,
+    lease.fencingToken + 1,
+    serverTimeMs + deps.settings.orchestrationLeaseMs,
+  );
+  if (!next.ok)
+    return refuse(
+      ports.audit,
+      actor,
+      context,
+      failure('STALE_LEASE', 'The lease cannot move to a newer token and expiry.'),
+      observed,
+    );
   const saved = await ports.checkpoints.save(next.value);
   if (!saved.ok) {
     const code = toErrorCode(saved.error.kind) as RecoveryErrorCode;
-    return refuse(ports.audit, actor, context, failure(code, 'The checkpoint could not be re-sealed under the new lease.'), observed);
+    return refuse(
+      ports.audit,
+      actor,
+      context,
+      failure(code, 'The checkpoint could not be re-sealed under the new lease.'),
+      observed,
+    );
   }
   const closed = await ports.proposals.close(proposal.id, {
     status: 'APPROVED',

@@ -26,8 +26,13 @@ function inputProblem(input: ConfirmTakeoverInput): string | null {
   if (!isPositiveId(input.proposalId)) return 'proposalId must be a positive integer';
   if (!isDigestHex(input.evidenceDigest)) return 'evidenceDigest must be 64 lowercase hex digits';
   if (input.expectedVersion != null && !isCount(input.expectedVersion)) return 'expectedVersion must be a whole number';
-  if (input.expectedFencingToken != null && !isCount(input.expectedFencingToken)) return 'expectedFencingToken must be a whole number';
-  if (input.resultingStatus !== undefined && input.resultingStatus !== 'FAILED' && input.resultingStatus !== 'ABANDONED') {
+  if (input.expectedFencingToken != null && !isCount(input.expectedFencingToken))
+    return 'expectedFencingToken must be a whole number';
+  if (
+    input.resultingStatus !== undefined &&
+    input.resultingStatus !== 'FAILED' &&
+    input.resultingStatus !== 'ABANDONED'
+  ) {
     return 'resultingStatus must be FAILED or ABANDONED';
   }
   if (input.failureCategory != null) {
@@ -35,7 +40,8 @@ function inputProblem(input: ConfirmTakeoverInput): string | null {
     if (input.resultingStatus !== 'FAILED') return 'failureCategory applies to FAILED only';
   }
   if (input.reasonCode != null && !isReasonCode(input.reasonCode)) return `reasonCode: ${REASON_CODE_MESSAGE}`;
-  if (input.acknowledged !== undefined && typeof input.acknowledged !== 'boolean') return 'acknowledged must be a boolean';
+  if (input.acknowledged !== undefined && typeof input.acknowledged !== 'boolean')
+    return 'acknowledged must be a boolean';
   if (!isOptionalText(input.reason)) return 'reason is too long';
   return null;
 }
@@ -58,10 +64,21 @@ export async function confirmTakeover(
       target: { kind: 'recovery_proposal', id: String(input.proposalId) },
       reason: typeof input.reason === 'string' ? input.reason : null,
     };
-    if (problem) return refuse(ports.audit, actor, unknownProposal, failure('INVALID_INPUT', `The confirmation is not valid: ${problem}.`));
+    if (problem)
+      return refuse(
+        ports.audit,
+        actor,
+        unknownProposal,
+        failure('INVALID_INPUT', `The confirmation is not valid: ${problem}.`),
+      );
     const locked = await ports.proposals.lockForDecision(input.proposalId);
     if (!locked) {
-      return refuse(ports.audit, actor, unknownProposal, failure('PROPOSAL_NOT_FOUND', `Proposal ${input.proposalId} does not exist.`));
+      return refuse(
+        ports.audit,
+        actor,
+        unknownProposal,
+        failure('PROPOSAL_NOT_FOUND', `Proposal ${input.proposalId} does not exist.`),
+      );
     }
     const { proposal } = locked;
     const context = proposalContext('recovery.confirm', proposal, input.reason);

@@ -1,7 +1,13 @@
 import 'server-only';
 import type { ActionName } from '../domain/roles';
 import type { Actor } from '../domain/actor';
-import type { DeadLetter, DeadLetterReplayStore, QueuedAttempt, ReplayRecord, SettlementReplayPorts } from '../ports/settlement-replay';
+import type {
+  DeadLetter,
+  DeadLetterReplayStore,
+  QueuedAttempt,
+  ReplayRecord,
+  SettlementReplayPorts,
+} from '../ports/settlement-replay';
 import type { UnitOfWork } from '../ports/unit-of-work';
 import { requeueRefusal, type RequeueRefusal } from '../domain/requeue-rule';
 import { DISCARD_ACTION, REPLAY_ACTION, REQUEUE_ACTION } from '../domain/settlement-vocabulary';
@@ -45,10 +51,14 @@ export interface RequeueResult {
 
 function requeueRefusalMessage(refusal: RequeueRefusal, expectedRowVersion: number): string {
   switch (refusal.kind) {
-    case 'not_queued': return 'The receipt is not queued.';
-    case 'not_retry_scheduled': return 'Only a retry-scheduled settlement can be requeued.';
-    case 'changed': return `The settlement changed since it was shown (row version ${refusal.rowVersion}, expected ${expectedRowVersion}); reload it.`;
-    case 'leased': return 'A worker holds this settlement right now.';
+    case 'not_queued':
+      return 'The receipt is not queued.';
+    case 'not_retry_scheduled':
+      return 'Only a retry-scheduled settlement can be requeued.';
+    case 'changed':
+      return `The settlement changed since it was shown (row version ${refusal.rowVersion}, expected ${expectedRowVersion}); reload it.`;
+    case 'leased':
+      return 'A worker holds this settlement right now.';
   }
 }
 
@@ -73,7 +83,12 @@ export const deadLetterSummary = (deadLetter: DeadLetter) => ({
  * The first result of an earlier submit with the same operation id, if any; call it
  * holding the operation's lock. One id belongs to one action on one receipt.
  */
-async function priorResult<T>(replays: DeadLetterReplayStore, operationId: string, action: string, receiptId: string): Promise<T | null> {
+async function priorResult<T>(
+  replays: DeadLetterReplayStore,
+  operationId: string,
+  action: string,
+  receiptId: string,
+): Promise<T | null> {
   const prior = await replays.findAppliedOperation(operationId);
   if (!prior) return null;
   if (prior.action !== action || prior.targetId !== receiptId) {
@@ -89,11 +104,19 @@ const validReceipt = (receiptId: string) =>
  * Replays one dead letter (docs/design.md#dead-letter-replay): in one transaction the dead letter goes, a
  * fresh attempt is queued, and the replay and its audit event are recorded.
  */
-export function replayDeadLetter(transactions: UnitOfWork<SettlementReplayPorts>, actor: Actor, input: DeadLetterActionInput): Promise<ServiceResult<ReplayResult>> {
+export function replayDeadLetter(
+  transactions: UnitOfWork<SettlementReplayPorts>,
+  actor: Actor,
+  input: DeadLetterActionInput,
+): Promise<ServiceResult<ReplayResult>> {
   const { receiptId, operationId } = input;
   const note = input.note.trim();
   return runSettlementAction(transactions, {
-    actor, action: REPLAY_ACTION, target: target(receiptId), operationId, note,
+    actor,
+    action: REPLAY_ACTION,
+    target: target(receiptId),
+    operationId,
+    note,
     invalid: validReceipt(receiptId) ?? inputProblem({ note, noteRequired: true, operationId }),
     async work({ replays }) {
       // The replay row is the authority (its operation id is unique); the audit lookup
@@ -101,33 +124,49 @@ export function replayDeadLetter(transactions: UnitOfWork<SettlementReplayPorts>
       await replays.lockOperation(operationId);
       const [previous] = await replays.findReplays([operationId]);
       if (previous) {
-        if (previous.receiptId !== receiptId) refuse('OPERATION_ID_REUSED', 'This operation id already replayed another receipt.');
+        if (previous.receiptId !== receiptId)
+          refuse('OPERATION_ID_REUSED', 'This operation id already replayed another receipt.');
         return { value: previous, audit: false };
       }
       await priorResult(replays, operationId, REPLAY_ACTION, receiptId);
       const [deadLetter] = await replays.lockDeadLetters([receiptId]);
-      if (!deadLetter) refuse('CONFLICT', 'The receipt is not dead-lettered (already replayed, discarded, or never failed).');
+      if (!deadLetter)
+        refuse('CONFLICT', 'The receipt is not dead-lettered (already replayed, discarded, or never failed).');
       const nowMs = await replays.serverNowMs();
       const [record] = await replays.replay([{ deadLetter, operationId }], { actor, note, nowMs, bulkJob: null });
       if (!record) throw new Error('replay recorded nothing');
-      return { value: record, audit: true, before: deadLetterSummary(deadLetter), after: { queued: 'pending_observation', attempts: 0, visibleAtMs: nowMs } };
+      return {
+        value: record,
+        audit: true,
+        before: deadLetterSummary(deadLetter),
+        after: { queued: 'pending_observation', attempts: 0, visibleAtMs: nowMs },
+      };
     },
   });
 }
 
 /** Deletes a dead letter for good (docs/design.md#discard-and-requeue); its JSON lives on in the audit event. */
-export function discardDeadLetter(transactions: UnitOfWork<SettlementReplayPorts>, actor: Actor, input: DeadLetterActionInput): Promise<ServiceResult<DiscardResult>> {
+export function discardDeadLetter(
+  transactions: UnitOfWork<SettlementReplayPorts>,
+  actor: Actor,
+  input: DeadLetterActionInput,
+): Promise<ServiceResult<DiscardResult>> {
   const { receiptId, operationId } = input;
   const note = input.note.trim();
   return runSettlementAction(transactions, {
-    actor, action: DISCARD_ACTION, target: target(receiptId), operationId, note,
+    actor,
+    action: DISCARD_ACTION,
+    target: target(receiptId),
+    operationId,
+    note,
     invalid: validReceipt(receiptId) ?? inputProblem({ note, noteRequired: true, operationId }),
     async work({ replays }) {
       await replays.lockOperation(operationId);
       const previous = await priorResult<DiscardResult>(replays, operationId, DISCARD_ACTION, receiptId);
       if (previous) return { value: previous, audit: false };
       const [deadLetter] = await replays.lockDeadLetters([receiptId]);
-      if (!deadLetter) refuse('CONFLICT', 'The receipt is not dead-lettered (already replayed, discarded, or never failed).');
+      if (!deadLetter)
+        refuse('CONFLICT', 'The receipt is not dead-lettered (already replayed, discarded, or never failed).');
       const nowMs = await replays.serverNowMs();
       await replays.discard(deadLetter, nowMs);
       const value: DiscardResult = { ...deadLetterSummary(deadLetter), receiptId, discardedAtMs: nowMs };
@@ -137,14 +176,23 @@ export function discardDeadLetter(transactions: UnitOfWork<SettlementReplayPorts
 }
 
 /** Makes a retry-scheduled settlement due now (docs/design.md#discard-and-requeue), guarded by its row version. */
-export function requeueSettlement(transactions: UnitOfWork<SettlementReplayPorts>, actor: Actor, input: RequeueInput): Promise<ServiceResult<RequeueResult>> {
+export function requeueSettlement(
+  transactions: UnitOfWork<SettlementReplayPorts>,
+  actor: Actor,
+  input: RequeueInput,
+): Promise<ServiceResult<RequeueResult>> {
   const { receiptId, operationId, expectedRowVersion } = input;
   const note = input.note?.trim() ?? '';
-  const badVersion = Number.isSafeInteger(expectedRowVersion) && expectedRowVersion >= 0
-    ? null
-    : { code: 'INVALID_INPUT', message: 'The expected row version must be a whole number.' };
+  const badVersion =
+    Number.isSafeInteger(expectedRowVersion) && expectedRowVersion >= 0
+      ? null
+      : { code: 'INVALID_INPUT', message: 'The expected row version must be a whole number.' };
   return runSettlementAction(transactions, {
-    actor, action: REQUEUE_ACTION, target: target(receiptId), operationId, note,
+    actor,
+    action: REQUEUE_ACTION,
+    target: target(receiptId),
+    operationId,
+    note,
     invalid: validReceipt(receiptId) ?? badVersion ?? inputProblem({ note, noteRequired: false, operationId }),
     async work({ replays }) {
       await replays.lockOperation(operationId);
@@ -159,7 +207,8 @@ export function requeueSettlement(transactions: UnitOfWork<SettlementReplayPorts
       if (!moved) refuse('CONFLICT', 'The settlement changed while it was being requeued; reload it.');
       const value: RequeueResult = { receiptId, nextVisibleAtMs: moved.nextVisibleAtMs, rowVersion: moved.rowVersion };
       return {
-        value, audit: true,
+        value,
+        audit: true,
         before: requeueAuditBefore(attempt),
         after: value,
       };

@@ -42,7 +42,13 @@ async function closeByActor(
       return refuse(ports.audit, actor, unknown, failure('INVALID_INPUT', 'The request is not valid.'));
     }
     const locked = await ports.proposals.lockForDecision(input.proposalId);
-    if (!locked) return refuse(ports.audit, actor, unknown, failure('PROPOSAL_NOT_FOUND', `Proposal ${input.proposalId} does not exist.`));
+    if (!locked)
+      return refuse(
+        ports.audit,
+        actor,
+        unknown,
+        failure('PROPOSAL_NOT_FOUND', `Proposal ${input.proposalId} does not exist.`),
+      );
     const context = proposalContext(how.action, locked.proposal, reason);
     const gate = await passGate(ports, actor, locked, context, how.gate);
     if (gate) return gate;

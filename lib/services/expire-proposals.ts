@@ -11,7 +11,12 @@ import { auditActor, failure, proposalContext, refuse, type ServiceResult } from
 export const DEFAULT_EXPIRY_BATCH = 100;
 
 /** The actor the server's own deadline sweep records: the least role that may run it. */
-export const HOUSEKEEPING_ACTOR: Actor = Object.freeze({ id: 'keel:housekeeping', login: 'keel', name: 'Keel', role: 'viewer' });
+export const HOUSEKEEPING_ACTOR: Actor = Object.freeze({
+  id: 'keel:housekeeping',
+  login: 'keel',
+  name: 'Keel',
+  role: 'viewer',
+});
 
 export interface ExpiredProposalsValue {
   expired: number[];
@@ -31,7 +36,12 @@ export async function expireProposals(
   return deps.uow.transaction(async (ports) => {
     if (!can(actor.role, 'read')) {
       const context = { action: 'recovery.expire', target: { kind: 'recovery_proposal', id: '*' } };
-      return refuse(ports.audit, actor, context, failure('FORBIDDEN', `The ${actor.role} role may not expire proposals.`));
+      return refuse(
+        ports.audit,
+        actor,
+        context,
+        failure('FORBIDDEN', `The ${actor.role} role may not expire proposals.`),
+      );
     }
     const due = await ports.proposals.lockExpired(input.limit ?? DEFAULT_EXPIRY_BATCH);
     const expired: number[] = [];
@@ -62,7 +72,10 @@ async function expireLocked(ports: TakeoverPorts, proposal: RecoveryProposal, ac
  * first, as the deadline sweep would, so a proposal nobody may approve any more never
  * stands in for a new request.
  */
-export async function livePendingProposal(ports: TakeoverPorts, target: ProposalTarget): Promise<RecoveryProposal | null> {
+export async function livePendingProposal(
+  ports: TakeoverPorts,
+  target: ProposalTarget,
+): Promise<RecoveryProposal | null> {
   const locked = await ports.proposals.lockPending(target);
   if (!locked) return null;
   if (waitRuleRefusal(locked.proposal, locked.serverTimeMs)?.expire) {

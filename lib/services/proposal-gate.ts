@@ -12,11 +12,10 @@ export type DecisionKind = 'decide' | 'cancel';
 function decidedFailure(proposal: RecoveryProposal): RecoveryFailure {
   const by = proposal.decision?.decider?.login ?? null;
   const verb = proposal.status.toLowerCase();
-  return failure(
-    'PROPOSAL_DECIDED',
-    `Proposal ${proposal.id} was already ${verb}${by ? ` by ${by}` : ''}.`,
-    { decidedBy: by, proposalStatus: proposal.status },
-  );
+  return failure('PROPOSAL_DECIDED', `Proposal ${proposal.id} was already ${verb}${by ? ` by ${by}` : ''}.`, {
+    decidedBy: by,
+    proposalStatus: proposal.status,
+  });
 }
 
 /**
@@ -29,9 +28,14 @@ export function waitRuleRefusal(
   serverTimeMs: number,
 ): { refusal: RecoveryFailure; expire: boolean } | null {
   if (proposal.status === 'CANCELLED') {
-    return { refusal: failure('PROPOSAL_CANCELLED', `Proposal ${proposal.id} was cancelled.`, { proposalStatus: 'CANCELLED' }), expire: false };
+    return {
+      refusal: failure('PROPOSAL_CANCELLED', `Proposal ${proposal.id} was cancelled.`, { proposalStatus: 'CANCELLED' }),
+      expire: false,
+    };
   }
-  const expired = failure('PROPOSAL_EXPIRED', `Proposal ${proposal.id} passed its approval deadline.`, { proposalStatus: 'EXPIRED' });
+  const expired = failure('PROPOSAL_EXPIRED', `Proposal ${proposal.id} passed its approval deadline.`, {
+    proposalStatus: 'EXPIRED',
+  });
   if (proposal.status === 'EXPIRED') return { refusal: expired, expire: false };
   if (proposal.status !== 'PENDING') return { refusal: decidedFailure(proposal), expire: false };
   const { wait } = proposal;
@@ -47,15 +51,24 @@ export function waitRuleRefusal(
   };
 }
 
-function permissionRefusal(actor: Actor, proposal: RecoveryProposal, kind: DecisionKind, action: string): RecoveryFailure | null {
+function permissionRefusal(
+  actor: Actor,
+  proposal: RecoveryProposal,
+  kind: DecisionKind,
+  action: string,
+): RecoveryFailure | null {
   const isProposer = actor.id === proposal.proposer.id;
   if (kind === 'cancel') {
-    return mayCancelProposal(actor, proposal.proposer.id) ? null : failure('FORBIDDEN', 'Only the proposer or an admin may cancel a proposal.');
+    return mayCancelProposal(actor, proposal.proposer.id)
+      ? null
+      : failure('FORBIDDEN', 'Only the proposer or an admin may cancel a proposal.');
   }
   // Four eyes binds admins too: nobody approves or rejects their own proposal.
-  if (isProposer) return failure('FOUR_EYES_REQUIRED', 'A proposal must be decided by someone other than its proposer.');
+  if (isProposer)
+    return failure('FOUR_EYES_REQUIRED', 'A proposal must be decided by someone other than its proposer.');
   // The action's own permission (ACTION_PERMISSIONS), the one action() checked.
-  if (!isActionName(action) || !mayTake(actor.role, action)) return failure('FORBIDDEN', `The ${actor.role} role may not decide recovery proposals.`);
+  if (!isActionName(action) || !mayTake(actor.role, action))
+    return failure('FORBIDDEN', `The ${actor.role} role may not decide recovery proposals.`);
   return null;
 }
 
@@ -95,5 +108,11 @@ export async function supersede(
     decider: { id: actor.id, login: actor.login },
     reason: message,
   });
-  return refuse(ports.audit, actor, context, failure('RECOVERY_EVIDENCE_STALE', message, { proposalStatus: 'SUPERSEDED' }), observed);
+  return refuse(
+    ports.audit,
+    actor,
+    context,
+    failure('RECOVERY_EVIDENCE_STALE', message, { proposalStatus: 'SUPERSEDED' }),
+    observed,
+  );
 }

@@ -48,9 +48,11 @@ interface Candidate {
 }
 
 function parseTarget(input: ProposeRecoveryInput): ProposalTarget | null {
-  if (input.target === 'batch') return isPositiveId(input.executionId) ? { kind: 'batch', executionId: input.executionId } : null;
+  if (input.target === 'batch')
+    return isPositiveId(input.executionId) ? { kind: 'batch', executionId: input.executionId } : null;
   if (input.target !== 'orchestration') return null;
-  const validId = typeof input.executionId === 'string' && input.executionId.trim() !== '' && input.executionId.length <= 256;
+  const validId =
+    typeof input.executionId === 'string' && input.executionId.trim() !== '' && input.executionId.length <= 256;
   return validId && isActorRef(input.successorOwner) ? { kind: 'orchestration', executionId: input.executionId } : null;
 }
 
@@ -74,12 +76,17 @@ function proposerMessage(error: ProposerError): string {
 }
 
 function repositoryFailure(error: RecoveryRepositoryError): RecoveryFailure {
-  if (error.kind === 'ExecutionNotFound') return failure('EXECUTION_NOT_FOUND', `Execution ${error.executionId} does not exist.`);
+  if (error.kind === 'ExecutionNotFound')
+    return failure('EXECUTION_NOT_FOUND', `Execution ${error.executionId} does not exist.`);
   return failure('REPOSITORY_UNAVAILABLE', 'The execution could not be read; try again.');
 }
 
 /** Reads the snapshot with its clock evidence around it and applies the proposer rules. */
-async function batchCandidate(deps: RecoveryServiceDeps, ports: TakeoverPorts, executionId: number): Promise<Result<Candidate, RecoveryFailure>> {
+async function batchCandidate(
+  deps: RecoveryServiceDeps,
+  ports: TakeoverPorts,
+  executionId: number,
+): Promise<Result<Candidate, RecoveryFailure>> {
   const lastServerTimeMs = deps.clock.lastServerTimeMs();
   const readStartedMonoMs = deps.clock.monotonicMs();
   const snapshot = await ports.recovery.recoverySnapshot(executionId, deps.ownerToken);
@@ -102,7 +109,11 @@ async function batchCandidate(deps: RecoveryServiceDeps, ports: TakeoverPorts, e
   return ok({
     // The rules' settings are kept beside the evidence (outside the digest) so the
     // proposal page shows the threshold the evidence was judged against.
-    evidence: { ...evidence.value, staleThresholdMs: deps.settings.staleThresholdMs, maxClockSkewMs: deps.settings.maxClockSkewMs },
+    evidence: {
+      ...evidence.value,
+      staleThresholdMs: deps.settings.staleThresholdMs,
+      maxClockSkewMs: deps.settings.maxClockSkewMs,
+    },
     evidenceDigestHex: evidence.value.digestHex,
     expectedVersion: evidence.value.version,
     expectedFencingToken: null,
@@ -111,9 +122,14 @@ async function batchCandidate(deps: RecoveryServiceDeps, ports: TakeoverPorts, e
 }
 
 /** An orchestration is a candidate once its authenticated lease has expired by the server's clock. */
-async function orchestrationCandidate(ports: TakeoverPorts, executionId: string, successorOwner: string): Promise<Result<Candidate, RecoveryFailure>> {
+async function orchestrationCandidate(
+  ports: TakeoverPorts,
+  executionId: string,
+  successorOwner: string,
+): Promise<Result<Candidate, RecoveryFailure>> {
   const loaded = await ports.checkpoints.load(executionId);
-  if (!loaded.ok) return err(failure('INVALID_CHECKPOINT', `The stored checkpoint is not valid: ${loaded.error.reason}.`));
+  if (!loaded.ok)
+    return err(failure('INVALID_CHECKPOINT', `The stored checkpoint is not valid: ${loaded.error.reason}.`));
   if (!loaded.value) return err(failure('ORCHESTRATION_NOT_FOUND', `Orchestration ${executionId} has no checkpoint.`));
   const { checkpoint, serverTimeMs } = loaded.value;
   if (!ports.checkpoints.verify(checkpoint)) {
@@ -130,7 +146,8 @@ async function orchestrationCandidate(ports: TakeoverPorts, executionId: string,
     leaseOwner: checkpoint.lease.ownerId,
   };
   const digest = orchestrationEvidenceDigestHex(observed);
-  if (!digest.ok) return err(failure('INVALID_CHECKPOINT', `The stored checkpoint is not valid: ${digest.error.field}.`));
+  if (!digest.ok)
+    return err(failure('INVALID_CHECKPOINT', `The stored checkpoint is not valid: ${digest.error.field}.`));
   const evidenceDigestHex = digest.value;
   return ok({
     evidence: { ...observed, serverTimeMs, digestHex: evidenceDigestHex },
@@ -160,9 +177,15 @@ export async function proposeRecovery(
   };
   return deps.uow.transaction(async (ports) => {
     if (!mayTake(actor.role, 'recovery.propose')) {
-      return refuse(ports.audit, actor, context, failure('FORBIDDEN', `The ${actor.role} role may not propose a recovery.`));
+      return refuse(
+        ports.audit,
+        actor,
+        context,
+        failure('FORBIDDEN', `The ${actor.role} role may not propose a recovery.`),
+      );
     }
-    if (!target) return refuse(ports.audit, actor, context, failure('INVALID_INPUT', 'The proposal request is not valid.'));
+    if (!target)
+      return refuse(ports.audit, actor, context, failure('INVALID_INPUT', 'The proposal request is not valid.'));
     if (reason === null) return refuse(ports.audit, actor, context, failure('REASON_REQUIRED', REQUEST_REASON_MESSAGE));
     const record = async (proposal: RecoveryProposal, created: boolean) => {
       await ports.audit.record({
@@ -170,13 +193,23 @@ export async function proposeRecovery(
         actor: auditActor(actor),
         operationId: proposalOperationId(proposal.id),
         digest: proposal.evidenceDigestHex,
-        after: { proposalId: proposal.id, created, expectedVersion: proposal.expectedVersion, expectedFencingToken: proposal.expectedFencingToken },
+        after: {
+          proposalId: proposal.id,
+          created,
+          expectedVersion: proposal.expectedVersion,
+          expectedFencingToken: proposal.expectedFencingToken,
+        },
         outcome: 'APPLIED',
       });
       return ok({ proposal, created });
     };
     const abandonPending = (pending: RecoveryProposal) =>
-      refuse(ports.audit, actor, context, failure('PROPOSAL_PENDING', `Abandon proposal ${pending.id} is pending for this execution; decide it first.`));
+      refuse(
+        ports.audit,
+        actor,
+        context,
+        failure('PROPOSAL_PENDING', `Abandon proposal ${pending.id} is pending for this execution; decide it first.`),
+      );
     const pending = await livePendingProposal(ports, target);
     if (pending) return pending.kind === 'TAKEOVER' ? record(pending, false) : abandonPending(pending);
     const candidate =
@@ -209,7 +242,10 @@ export interface CandidateAssessment {
  * Whether a proposal for this execution would be accepted now, and if not why, by
  * the same rules `proposeRecovery` applies; it writes nothing.
  */
-export async function assessBatchCandidate(deps: RecoveryServiceDeps, executionId: number): Promise<CandidateAssessment> {
+export async function assessBatchCandidate(
+  deps: RecoveryServiceDeps,
+  executionId: number,
+): Promise<CandidateAssessment> {
   const candidate = await deps.uow.transaction((ports) => batchCandidate(deps, ports, executionId));
   return candidate.ok
     ? { candidate: true, code: null, message: null }

@@ -70,7 +70,11 @@ export interface RecoveryFailure {
 
 export type ServiceResult<T> = Result<T, RecoveryFailure>;
 
-export const failure = (code: RecoveryErrorCode, message: string, extra: Partial<RecoveryFailure> = {}): RecoveryFailure => ({
+export const failure = (
+  code: RecoveryErrorCode,
+  message: string,
+  extra: Partial<RecoveryFailure> = {},
+): RecoveryFailure => ({
   code,
   message,
   ...extra,

@@ -3,11 +3,23 @@ import { mayTake } from '../domain/roles';
 import type { Actor } from '../domain/actor';
 import type { BatchStatus } from '../domain/batch-status';
 import { isActorRef, isOperationId, operationIdMessage } from '../domain/identifier-patterns';
-import { executionRequestDigestHex, KEEL_OPERATION_ID_PREFIX, STOP_OPERATION_ID_MAX, stopDisposition } from '../domain/operator-request';
+import {
+  executionRequestDigestHex,
+  KEEL_OPERATION_ID_PREFIX,
+  STOP_OPERATION_ID_MAX,
+  stopDisposition,
+} from '../domain/operator-request';
 import { err, ok } from '../domain/result';
 import type { TakeoverPorts } from '../ports/takeover-ports';
 import type { UnitOfWork } from '../ports/unit-of-work';
-import { auditActor, failure, isPositiveId, refuse, type RecoveryErrorCode, type ServiceResult } from './recovery-common';
+import {
+  auditActor,
+  failure,
+  isPositiveId,
+  refuse,
+  type RecoveryErrorCode,
+  type ServiceResult,
+} from './recovery-common';
 
 export interface RequestStopInput {
   executionId: number;
@@ -48,26 +60,53 @@ export async function requestStop(
       operationId: isOperationId(input.operationId) ? input.operationId : null,
     };
     if (!mayTake(actor.role, 'execution.request_stop')) {
-      return refuse(ports.audit, actor, context, failure('FORBIDDEN', `The ${actor.role} role may not request a stop.`));
+      return refuse(
+        ports.audit,
+        actor,
+        context,
+        failure('FORBIDDEN', `The ${actor.role} role may not request a stop.`),
+      );
     }
-    if (!isPositiveId(input.executionId)) return refuse(ports.audit, actor, context, failure('INVALID_INPUT', 'executionId must be a positive integer.'));
+    if (!isPositiveId(input.executionId))
+      return refuse(ports.audit, actor, context, failure('INVALID_INPUT', 'executionId must be a positive integer.'));
     // In the runtime's table Keel's requests carry the `keel-` prefix, so its history tells them from its CLI's.
     const runtimeOperationId = `${KEEL_OPERATION_ID_PREFIX}stop-${input.operationId}`;
     if (!isOperationId(input.operationId) || !isOperationId(runtimeOperationId)) {
-      return refuse(ports.audit, actor, context, failure('INVALID_INPUT', `${operationIdMessage(STOP_OPERATION_ID_MAX)}.`));
+      return refuse(
+        ports.audit,
+        actor,
+        context,
+        failure('INVALID_INPUT', `${operationIdMessage(STOP_OPERATION_ID_MAX)}.`),
+      );
     }
     // stop_requested_by and actor_ref are the runtime's varchar(128) actor reference.
     if (!isActorRef(actor.login)) {
-      return refuse(ports.audit, actor, context, failure('INVALID_ACTOR_REF', 'Your login cannot be recorded as the runtime actor reference.'));
+      return refuse(
+        ports.audit,
+        actor,
+        context,
+        failure('INVALID_ACTOR_REF', 'Your login cannot be recorded as the runtime actor reference.'),
+      );
     }
     const locked = await ports.executions.lockForOperatorRequest(input.executionId);
-    if (!locked) return refuse(ports.audit, actor, context, failure('EXECUTION_NOT_FOUND', `Execution ${input.executionId} does not exist.`));
+    if (!locked)
+      return refuse(
+        ports.audit,
+        actor,
+        context,
+        failure('EXECUTION_NOT_FOUND', `Execution ${input.executionId} does not exist.`),
+      );
 
     // Under the row lock, so a concurrent submit of the same operation id finds this one's row.
     const recorded = await ports.executions.findOperatorRequest('STOP', runtimeOperationId);
     if (recorded) {
       if (recorded.jobExecutionId !== input.executionId) {
-        return refuse(ports.audit, actor, context, failure('OPERATION_ID_CONFLICT', 'This operation id was used for another request.'));
+        return refuse(
+          ports.audit,
+          actor,
+          context,
+          failure('OPERATION_ID_CONFLICT', 'This operation id was used for another request.'),
+        );
       }
       if (recorded.outcome === 'REJECTED') {
         const code = (recorded.rejectionCode ?? 'INVALID_STATE') as RecoveryErrorCode;
@@ -83,8 +122,18 @@ export async function requestStop(
       });
     }
 
-    const digest = executionRequestDigestHex({ action: 'STOP', executionId: locked.executionId, expectedVersion: locked.version });
-    if (!digest.ok) return refuse(ports.audit, actor, context, failure('INVALID_INPUT', `The stop request cannot be encoded (${digest.error.kind}).`));
+    const digest = executionRequestDigestHex({
+      action: 'STOP',
+      executionId: locked.executionId,
+      expectedVersion: locked.version,
+    });
+    if (!digest.ok)
+      return refuse(
+        ports.audit,
+        actor,
+        context,
+        failure('INVALID_INPUT', `The stop request cannot be encoded (${digest.error.kind}).`),
+      );
     const auditContext = { ...context, digest: digest.value };
     const draft = {
       action: 'STOP' as const,
@@ -106,10 +155,16 @@ export async function requestStop(
         outcome: 'REJECTED',
         rejectionCode: 'INVALID_STATE',
       });
-      return refuse(ports.audit, actor, auditContext, failure('INVALID_STATE', `An execution in ${locked.status} cannot be asked to stop.`), {
-        status: locked.status,
-        version: locked.version,
-      });
+      return refuse(
+        ports.audit,
+        actor,
+        auditContext,
+        failure('INVALID_STATE', `An execution in ${locked.status} cannot be asked to stop.`),
+        {
+          status: locked.status,
+          version: locked.version,
+        },
+      );
     }
     if (disposition === 'REQUEST') {
       const stopped = await ports.executions.requestStop(locked.executionId, locked.version, actor.login, locked.nowMs);
@@ -130,7 +185,12 @@ export async function requestStop(
       ...auditContext,
       actor: auditActor(actor),
       before: { status, version: locked.version, stopRequested: locked.stopRequested },
-      after: { stopRequestedBy: changed ? actor.login : null, version: locked.version, changed, operatorRequestId: appended.id },
+      after: {
+        stopRequestedBy: changed ? actor.login : null,
+        version: locked.version,
+        changed,
+        operatorRequestId: appended.id,
+      },
       outcome: 'APPLIED',
     });
     return ok({

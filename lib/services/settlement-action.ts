@@ -34,10 +34,15 @@ export function refuse(code: string, message: string): never {
 export const MAX_NOTE_LENGTH = 2_000;
 
 /** The checks every settlement mutation makes on its free-text note and idempotency key. */
-export function inputProblem(input: { note?: string; noteRequired: boolean; operationId?: string }): ServiceError | null {
+export function inputProblem(input: {
+  note?: string;
+  noteRequired: boolean;
+  operationId?: string;
+}): ServiceError | null {
   const note = input.note?.trim() ?? '';
   if (input.noteRequired && note === '') return { code: 'NOTE_REQUIRED', message: 'A note saying why is required.' };
-  if (note.length > MAX_NOTE_LENGTH) return { code: 'NOTE_TOO_LONG', message: `The note is longer than ${MAX_NOTE_LENGTH} characters.` };
+  if (note.length > MAX_NOTE_LENGTH)
+    return { code: 'NOTE_TOO_LONG', message: `The note is longer than ${MAX_NOTE_LENGTH} characters.` };
   if (input.operationId !== undefined && !isOperationId(input.operationId)) {
     return { code: 'INVALID_OPERATION_ID', message: operationIdMessage() };
   }
@@ -70,7 +75,10 @@ export interface SettlementAction<T> {
  * Role check, work and audit event in one transaction. Every refusal, the role's
  * included, is audited as REFUSED with its code in a transaction of its own.
  */
-export async function runSettlementAction<T>(transactions: UnitOfWork<SettlementReplayPorts>, spec: SettlementAction<T>): Promise<ServiceResult<T>> {
+export async function runSettlementAction<T>(
+  transactions: UnitOfWork<SettlementReplayPorts>,
+  spec: SettlementAction<T>,
+): Promise<ServiceResult<T>> {
   const { actor, action, target, operationId, note } = spec;
   const event = { actor, action, target, operationId: operationId ?? null, reason: note?.trim() || null };
   try {

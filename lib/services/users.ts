@@ -14,7 +14,13 @@ import type { UnitOfWork } from '../ports/unit-of-work';
  * nothing and writes no second event, so a double submit is harmless.
  */
 
-export type UserErrorCode = 'FORBIDDEN' | 'USER_EXISTS' | 'NOT_FOUND' | 'CANNOT_DISABLE_SELF' | 'CANNOT_DEMOTE_SELF' | 'ROLE_CHANGED';
+export type UserErrorCode =
+  | 'FORBIDDEN'
+  | 'USER_EXISTS'
+  | 'NOT_FOUND'
+  | 'CANNOT_DISABLE_SELF'
+  | 'CANNOT_DEMOTE_SELF'
+  | 'ROLE_CHANGED';
 export interface UserError {
   code: UserErrorCode;
   message: string;
@@ -35,8 +41,19 @@ function auditor(ports: UserPorts, actor: Actor, username: string, context: Requ
   const base = { actor, target: { kind: 'user', id: username }, requestId: context.requestId ?? null };
   return {
     applied: (fields: AuditFields) => ports.audit.record({ ...base, ...fields, outcome: 'APPLIED' }),
-    async refuse(action: string, error: UserError, fields: Partial<AuditFields> = {}): Promise<{ ok: false; error: UserError }> {
-      await ports.audit.record({ ...base, ...fields, action, outcome: 'REFUSED', code: error.code, reason: fields.reason ?? error.message });
+    async refuse(
+      action: string,
+      error: UserError,
+      fields: Partial<AuditFields> = {},
+    ): Promise<{ ok: false; error: UserError }> {
+      await ports.audit.record({
+        ...base,
+        ...fields,
+        action,
+        outcome: 'REFUSED',
+        code: error.code,
+        reason: fields.reason ?? error.message,
+      });
       return err(error);
     },
   };
@@ -50,10 +67,16 @@ function auditor(ports: UserPorts, actor: Actor, username: string, context: Requ
 async function actingAdminRefusal(tx: UserPorts, actor: Actor, action: ActionName): Promise<UserError | null> {
   const acting = await tx.users.beginManagement(actor.id);
   if (acting && !acting.disabled && isRole(acting.role) && mayTake(acting.role, action)) return null;
-  return { code: 'FORBIDDEN', message: 'Your account may no longer manage users (it was disabled or its role changed).' };
+  return {
+    code: 'FORBIDDEN',
+    message: 'Your account may no longer manage users (it was disabled or its role changed).',
+  };
 }
 
-const notFound = (username: string): UserError => ({ code: 'NOT_FOUND', message: `There is no user named ${username}.` });
+const notFound = (username: string): UserError => ({
+  code: 'NOT_FOUND',
+  message: `There is no user named ${username}.`,
+});
 
 export async function createUser(
   ports: UserServicePorts,
@@ -70,7 +93,8 @@ export async function createUser(
     const repeated = async () => {
       if (!input.operationId) return null;
       const earlier = await tx.users.findAppliedOperation(input.operationId);
-      if (earlier?.action !== 'user.create' || earlier.actorId !== actor.id || earlier.username !== input.username) return null;
+      if (earlier?.action !== 'user.create' || earlier.actorId !== actor.id || earlier.username !== input.username)
+        return null;
       const user = await tx.users.lockByUsername(input.username);
       return user ? ok({ user, created: false }) : null;
     };
@@ -81,7 +105,11 @@ export async function createUser(
       // A concurrent submit of this same form may have just committed it.
       const concurrent = await repeated();
       if (concurrent) return concurrent;
-      return audit.refuse('user.create', { code: 'USER_EXISTS', message: `A user named ${input.username} already exists.` }, { operationId: input.operationId ?? null });
+      return audit.refuse(
+        'user.create',
+        { code: 'USER_EXISTS', message: `A user named ${input.username} already exists.` },
+        { operationId: input.operationId ?? null },
+      );
     }
     await audit.applied({
       action: 'user.create',
@@ -106,13 +134,21 @@ export async function setUserDisabled(
     const user = await tx.users.lockByUsername(input.username);
     if (!user) return audit.refuse(action, notFound(input.username));
     if (input.disabled && user.id === actor.id) {
-      return audit.refuse(action, { code: 'CANNOT_DISABLE_SELF', message: 'You cannot disable your own account; ask another admin.' });
+      return audit.refuse(action, {
+        code: 'CANNOT_DISABLE_SELF',
+        message: 'You cannot disable your own account; ask another admin.',
+      });
     }
     if (user.disabled === input.disabled) {
       // Already so; still end any session, in case one was made before the flag was set elsewhere.
       const sessionsEnded = input.disabled ? await tx.users.endSessions(user.id) : 0;
       if (sessionsEnded > 0) {
-        await audit.applied({ action, reason: input.reason ?? null, before: { disabled: true }, after: { disabled: true, sessionsEnded } });
+        await audit.applied({
+          action,
+          reason: input.reason ?? null,
+          before: { disabled: true },
+          after: { disabled: true, sessionsEnded },
+        });
       }
       return ok({ user, changed: false, sessionsEnded });
     }
@@ -144,13 +180,20 @@ export async function changeUserRole(
     if (!user) return audit.refuse('user.role', notFound(input.username));
     if (user.id === actor.id && input.role !== 'admin') {
       // With this rule (and the lock above) the acting admin always remains an admin.
-      return audit.refuse('user.role', { code: 'CANNOT_DEMOTE_SELF', message: 'You cannot take the admin role from yourself; ask another admin.' }, { after: { role: input.role } });
+      return audit.refuse(
+        'user.role',
+        { code: 'CANNOT_DEMOTE_SELF', message: 'You cannot take the admin role from yourself; ask another admin.' },
+        { after: { role: input.role } },
+      );
     }
     if (user.role === input.role) return ok({ user, changed: false });
     if (user.role !== input.expectedRole) {
       return audit.refuse(
         'user.role',
-        { code: 'ROLE_CHANGED', message: `${user.username} is now ${user.role}, not ${input.expectedRole}; reload and decide again.` },
+        {
+          code: 'ROLE_CHANGED',
+          message: `${user.username} is now ${user.role}, not ${input.expectedRole}; reload and decide again.`,
+        },
         { before: { role: user.role }, after: { role: input.role } },
       );
     }

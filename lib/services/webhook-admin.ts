@@ -3,7 +3,12 @@ import type { Actor } from '../domain/actor';
 import { err, ok, type Result } from '../domain/result';
 import { mayTake } from '../domain/roles';
 import type { UnitOfWork } from '../ports/unit-of-work';
-import type { ClaimedWebhookDelivery, WebhookAdminTransaction, WebhookDeliveryState, WebhookSender } from '../ports/webhook-deliveries';
+import type {
+  ClaimedWebhookDelivery,
+  WebhookAdminTransaction,
+  WebhookDeliveryState,
+  WebhookSender,
+} from '../ports/webhook-deliveries';
 
 /**
  * An admin's controls on the Webhooks page: send a test event to one endpoint, and retry
@@ -15,7 +20,12 @@ import type { ClaimedWebhookDelivery, WebhookAdminTransaction, WebhookDeliverySt
  * of the delivery the first request made.
  */
 
-export type WebhookAdminErrorCode = 'FORBIDDEN' | 'NOT_FOUND' | 'UNKNOWN_ENDPOINT' | 'ALREADY_DELIVERED' | 'DELIVERY_IN_FLIGHT';
+export type WebhookAdminErrorCode =
+  | 'FORBIDDEN'
+  | 'NOT_FOUND'
+  | 'UNKNOWN_ENDPOINT'
+  | 'ALREADY_DELIVERED'
+  | 'DELIVERY_IN_FLIGHT';
 export interface WebhookAdminError {
   code: WebhookAdminErrorCode;
   message: string;
@@ -32,7 +42,9 @@ export interface WebhookAdminResult {
   repeated: boolean;
 }
 
-type Claim = { kind: 'claimed'; delivery: ClaimedWebhookDelivery } | { kind: 'repeated'; delivery: WebhookDeliveryState };
+type Claim =
+  | { kind: 'claimed'; delivery: ClaimedWebhookDelivery }
+  | { kind: 'repeated'; delivery: WebhookDeliveryState };
 
 /** Sends what was claimed and records how it went; the delivery's state afterwards. */
 async function sendClaimed(ports: WebhookAdminPorts, claimed: ClaimedWebhookDelivery): Promise<WebhookDeliveryState> {
@@ -41,7 +53,16 @@ async function sendClaimed(ports: WebhookAdminPorts, claimed: ClaimedWebhookDeli
   // Null only if the row moved under the lease (it cannot, short of a manual edit): show what is there.
   if (recorded) return recorded;
   const current = await ports.unitOfWork.transaction((tx) => tx.deliveries.findDelivery(claimed.id));
-  return current ?? { id: claimed.id, endpoint: claimed.endpoint, status: claimed.status, attempts: claimed.attempts, lastHttpStatus: outcome.httpStatus, lastError: outcome.error };
+  return (
+    current ?? {
+      id: claimed.id,
+      endpoint: claimed.endpoint,
+      status: claimed.status,
+      attempts: claimed.attempts,
+      lastHttpStatus: outcome.httpStatus,
+      lastError: outcome.error,
+    }
+  );
 }
 
 export async function sendTestWebhook(
@@ -53,7 +74,13 @@ export async function sendTestWebhook(
   const action = 'webhook.send_test';
   if (!mayTake(actor.role, action)) return err({ code: 'FORBIDDEN', message: 'Only admins manage webhooks.' });
   const claim = await ports.unitOfWork.transaction(async (tx): Promise<Result<Claim, WebhookAdminError>> => {
-    const base = { actor, action, target: { kind: 'webhook_endpoint', id: input.endpoint }, operationId: input.operationId, requestId: context.requestId ?? null };
+    const base = {
+      actor,
+      action,
+      target: { kind: 'webhook_endpoint', id: input.endpoint },
+      operationId: input.operationId,
+      requestId: context.requestId ?? null,
+    };
     const refuse = async (error: WebhookAdminError) => {
       await tx.audit.record({ ...base, outcome: 'REFUSED', code: error.code, reason: error.message });
       return err(error);
@@ -66,10 +93,17 @@ export async function sendTestWebhook(
       if (delivery) return ok({ kind: 'repeated', delivery });
     }
     if (!ports.sender.knows(input.endpoint) || !(await tx.deliveries.isEnabledEndpoint(input.endpoint))) {
-      return refuse({ code: 'UNKNOWN_ENDPOINT', message: `No endpoint named ${input.endpoint} is configured (KEEL_WEBHOOK_URLS).` });
+      return refuse({
+        code: 'UNKNOWN_ENDPOINT',
+        message: `No endpoint named ${input.endpoint} is configured (KEEL_WEBHOOK_URLS).`,
+      });
     }
     const delivery = await tx.deliveries.createTestDelivery(input.endpoint, actor.login);
-    await tx.audit.record({ ...base, outcome: 'APPLIED', after: { deliveryId: delivery.id, eventId: delivery.event.id } });
+    await tx.audit.record({
+      ...base,
+      outcome: 'APPLIED',
+      after: { deliveryId: delivery.id, eventId: delivery.event.id },
+    });
     return ok({ kind: 'claimed', delivery });
   });
   if (!claim.ok) return claim;
@@ -86,7 +120,13 @@ export async function retryWebhookDelivery(
   const action = 'webhook.retry';
   if (!mayTake(actor.role, action)) return err({ code: 'FORBIDDEN', message: 'Only admins manage webhooks.' });
   const claim = await ports.unitOfWork.transaction(async (tx): Promise<Result<Claim, WebhookAdminError>> => {
-    const base = { actor, action, target: { kind: 'webhook_delivery', id: String(input.deliveryId) }, operationId: input.operationId, requestId: context.requestId ?? null };
+    const base = {
+      actor,
+      action,
+      target: { kind: 'webhook_delivery', id: String(input.deliveryId) },
+      operationId: input.operationId,
+      requestId: context.requestId ?? null,
+    };
     const refuse = async (error: WebhookAdminError) => {
       await tx.audit.record({ ...base, outcome: 'REFUSED', code: error.code, reason: error.message });
       return err(error);
@@ -99,18 +139,33 @@ export async function retryWebhookDelivery(
       const { id, endpoint, status, attempts, lastHttpStatus, lastError } = locked;
       return ok({ kind: 'repeated', delivery: { id, endpoint, status, attempts, lastHttpStatus, lastError } });
     }
-    if (locked.status === 'DELIVERED') return refuse({ code: 'ALREADY_DELIVERED', message: `Delivery #${locked.id} was delivered already; nothing to retry.` });
+    if (locked.status === 'DELIVERED')
+      return refuse({
+        code: 'ALREADY_DELIVERED',
+        message: `Delivery #${locked.id} was delivered already; nothing to retry.`,
+      });
     if (locked.leased) {
-      return refuse({ code: 'DELIVERY_IN_FLIGHT', message: `Delivery #${locked.id} is being sent right now; its outcome shows in a moment.` });
+      return refuse({
+        code: 'DELIVERY_IN_FLIGHT',
+        message: `Delivery #${locked.id} is being sent right now; its outcome shows in a moment.`,
+      });
     }
     if (!ports.sender.knows(locked.endpoint)) {
-      return refuse({ code: 'UNKNOWN_ENDPOINT', message: `Endpoint ${locked.endpoint} is no longer configured (KEEL_WEBHOOK_URLS).` });
+      return refuse({
+        code: 'UNKNOWN_ENDPOINT',
+        message: `Endpoint ${locked.endpoint} is no longer configured (KEEL_WEBHOOK_URLS).`,
+      });
     }
     const delivery = await tx.deliveries.lease(locked.id);
     await tx.audit.record({
       ...base,
       outcome: 'APPLIED',
-      before: { status: locked.status, attempts: locked.attempts, lastHttpStatus: locked.lastHttpStatus, lastError: locked.lastError },
+      before: {
+        status: locked.status,
+        attempts: locked.attempts,
+        lastHttpStatus: locked.lastHttpStatus,
+        lastError: locked.lastError,
+      },
     });
     return ok({ kind: 'claimed', delivery });
   });

@@ -1,4 +1,10 @@
-import { createLoader, parseAsIsoDateTime, parseAsString, parseAsStringLiteral, type inferParserType } from 'nuqs/server';
+import {
+  createLoader,
+  parseAsIsoDateTime,
+  parseAsString,
+  parseAsStringLiteral,
+  type inferParserType,
+} from 'nuqs/server';
 import { AUDIT_OUTCOMES, auditSearch, type AuditSearch } from '../domain/audit-search';
 import { CURSOR_WORD, INSTANT_WORDS, oneOf, type FilterWords } from './filter-words';
 

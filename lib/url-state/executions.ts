@@ -1,4 +1,11 @@
-import { createLoader, createSerializer, parseAsIsoDateTime, parseAsString, parseAsStringLiteral, type inferParserType } from 'nuqs/server';
+import {
+  createLoader,
+  createSerializer,
+  parseAsIsoDateTime,
+  parseAsString,
+  parseAsStringLiteral,
+  type inferParserType,
+} from 'nuqs/server';
 import { BATCH_STATUSES } from '../domain/batch-status';
 import { CURSOR_WORD, INSTANT_WORDS, oneOf, type FilterWords } from './filter-words';
 

@@ -8,7 +8,10 @@ export type FilterWords = Readonly<Record<string, FilterWord>>;
 
 export const oneOf = (values: readonly string[]) => `one of ${values.join(', ')}`;
 export const INSTANT_WORDS = 'a date like 2026-12-03 or a UTC time like 2026-12-03T10:00:00Z';
-export const CURSOR_WORD: FilterWord = { label: 'The page position', expect: 'a link Keel made; start again from the first page' };
+export const CURSOR_WORD: FilterWord = {
+  label: 'The page position',
+  expect: 'a link Keel made; start again from the first page',
+};
 
 // zod's own messages ("Invalid input", "Invalid option: expected one of …", "Too big: …")
 // name types, not the filter; Keel's own messages are already sentences about the value.
@@ -17,7 +20,8 @@ const LIBRARY_MESSAGE = /^(Invalid|Too (big|small)|Unrecognized|Expected)\b/;
 /** One sentence for a filter that does not parse: what it is called on the page and what it takes. */
 export function filterProblem(words: FilterWords, field: string, message: string): string {
   const word = Object.hasOwn(words, field) ? words[field] : undefined;
-  if (LIBRARY_MESSAGE.test(message)) return word ? `${word.label} must be ${word.expect}.` : `The filter “${field}” is not valid.`;
+  if (LIBRARY_MESSAGE.test(message))
+    return word ? `${word.label} must be ${word.expect}.` : `The filter “${field}” is not valid.`;
   // A message that already names the field ("Unknown reason code nope.") stands alone.
   return word && !message.toLowerCase().includes(word.label.toLowerCase()) ? `${word.label}: ${message}` : message;
 }

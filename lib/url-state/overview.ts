@@ -19,7 +19,8 @@ export interface OverviewLinks {
   deadLettersByReason: Record<FailureCode, string>;
 }
 
-const each = <K extends string>(keys: readonly K[], href: (key: K) => string) => Object.fromEntries(keys.map((key) => [key, href(key)])) as Record<K, string>;
+const each = <K extends string>(keys: readonly K[], href: (key: K) => string) =>
+  Object.fromEntries(keys.map((key) => [key, href(key)])) as Record<K, string>;
 
 export const overviewLinks = (): OverviewLinks => ({
   stale: executionsHref({ stale: '1' }),

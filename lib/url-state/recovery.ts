@@ -14,7 +14,10 @@ export const serializeRecoverySearch = createSerializer(recoverySearch);
 export const recoveryHref = (search: Partial<RecoverySearch>) => serializeRecoverySearch('/recovery', search);
 
 /** GET /api/proposals params for a URL state, and the list's query-key filters. */
-export const proposalListParams = (s: RecoverySearch) => ({ status: s.status ?? undefined, cursor: s.cursor ?? undefined });
+export const proposalListParams = (s: RecoverySearch) => ({
+  status: s.status ?? undefined,
+  cursor: s.cursor ?? undefined,
+});
 
 /** The proposal filters in the page's words, for its invalid-filter state. */
 export const PROPOSAL_FILTER_WORDS: FilterWords = {

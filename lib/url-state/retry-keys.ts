@@ -23,8 +23,15 @@ export const retryKeysHref = (search: Partial<RetryKeysSearch>) => serializeRetr
  * filters. No `limit`: both lists page by the server's page size, as every list does.
  */
 export const unresolvedKeysParams = (s: RetryKeysSearch) =>
-  ({ only: 'keys', job: s.job ?? undefined, phase: s.phase ?? undefined, category: s.category ?? undefined, cursor: s.cursor ?? undefined }) as const;
-export const corruptEnvelopesParams = (s: RetryKeysSearch) => ({ only: 'corrupt', job: s.job ?? undefined, cursor: s.corruptCursor ?? undefined }) as const;
+  ({
+    only: 'keys',
+    job: s.job ?? undefined,
+    phase: s.phase ?? undefined,
+    category: s.category ?? undefined,
+    cursor: s.cursor ?? undefined,
+  }) as const;
+export const corruptEnvelopesParams = (s: RetryKeysSearch) =>
+  ({ only: 'corrupt', job: s.job ?? undefined, cursor: s.corruptCursor ?? undefined }) as const;
 
 /** The retry-key filters in the page's words, for its invalid-filter state. */
 export const RETRY_KEY_FILTER_WORDS: FilterWords = {

@@ -37,8 +37,10 @@ const serializeBulkReplays = createSerializer(bulkReplaysSearch);
 const serializeBulkReplayItems = createSerializer(bulkReplayItemsSearch);
 
 export const queueHref = (search: Partial<QueueSearch>) => serializeQueue('/settlements', search);
-export const deadLettersHref = (search: Partial<SettlementFiltersSearch>) => serializeDeadLetters('/settlements/dead-letters', search);
-export const bulkReplaysHref = (search: Partial<inferParserType<typeof bulkReplaysSearch>>) => serializeBulkReplays('/settlements/bulk', search);
+export const deadLettersHref = (search: Partial<SettlementFiltersSearch>) =>
+  serializeDeadLetters('/settlements/dead-letters', search);
+export const bulkReplaysHref = (search: Partial<inferParserType<typeof bulkReplaysSearch>>) =>
+  serializeBulkReplays('/settlements/bulk', search);
 export const bulkReplayHref = (jobId: number, search: Partial<inferParserType<typeof bulkReplayItemsSearch>> = {}) =>
   serializeBulkReplayItems(`/settlements/bulk/${jobId}`, search);
 /** A receipt's history page. Receipt ids are free text, so they are always encoded. */

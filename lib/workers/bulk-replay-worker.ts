@@ -23,8 +23,16 @@ export interface BulkReplayWorkerOptions {
 const processWorker = (): BulkWorkerLease => ({ instance: defaultInstanceId(), leaseMs: DEFAULT_WORKER_LEASE_MS });
 
 function reportBatch(log: WorkerLog, report: BulkReplayBatchReport | null): void {
-  if (report?.takenOverFrom) log('warn', 'bulk replay job taken over: the lease of the instance working it ran out', { job: report.jobId, from: report.takenOverFrom });
-  if (report?.cancelledFor) log('warn', 'bulk replay cancelled: its starter may no longer do it', { job: report.jobId, cause: report.cancelledFor });
+  if (report?.takenOverFrom)
+    log('warn', 'bulk replay job taken over: the lease of the instance working it ran out', {
+      job: report.jobId,
+      from: report.takenOverFrom,
+    });
+  if (report?.cancelledFor)
+    log('warn', 'bulk replay cancelled: its starter may no longer do it', {
+      job: report.jobId,
+      cause: report.cancelledFor,
+    });
   if (report?.finished) log('info', 'bulk replay completed', { job: report.jobId });
 }
 
@@ -66,7 +74,11 @@ export async function runBulkReplayBatches(
   const maxBatches = options.maxBatches ?? Number.POSITIVE_INFINITY;
   let batches = 0;
   while (batches < maxBatches) {
-    const report = await processBulkReplayBatch(transactions, options.worker ?? processWorker(), options.batchSize ?? BULK_REPLAY_BATCH_SIZE);
+    const report = await processBulkReplayBatch(
+      transactions,
+      options.worker ?? processWorker(),
+      options.batchSize ?? BULK_REPLAY_BATCH_SIZE,
+    );
     if (!report) break;
     batches += 1;
     if (options.log) reportBatch(options.log, report);

@@ -66,7 +66,9 @@ export async function sampleMetrics(
 ): Promise<{ written: number; deleted: number } | null> {
   const intervalMs = options.intervalMs ?? METRIC_SAMPLE_INTERVAL_MS;
   return db.transaction(async (tx) => {
-    const locked = await tx.execute<{ locked: boolean }>(sql`select pg_try_advisory_xact_lock(${SAMPLER_LOCK_KEY}::bigint) as locked`);
+    const locked = await tx.execute<{ locked: boolean }>(
+      sql`select pg_try_advisory_xact_lock(${SAMPLER_LOCK_KEY}::bigint) as locked`,
+    );
     if (!locked.rows[0]?.locked) return null;
     const recent = await tx.execute<{ recent: boolean }>(sql`
       select exists (
@@ -77,7 +79,9 @@ export async function sampleMetrics(
     const corruptEnvelopes = await countCorruptEnvelopes(tx);
     const reasonCodes = sql.param([...FAILURE_CODES]);
     const queueCountPairs = sql.join(
-      QUEUE_STATES.map((state) => sql`${state}::text, count(*) filter (where ${inQueueState(state, sql`clock.ms`, 'a')})`),
+      QUEUE_STATES.map(
+        (state) => sql`${state}::text, count(*) filter (where ${inQueueState(state, sql`clock.ms`, 'a')})`,
+      ),
       sql`, `,
     );
     const written = await tx.execute(sql`
@@ -133,7 +137,13 @@ export async function sampleMetrics(
 }
 
 /** Samples every 15 s (docs/design.md#metrics), starting at once. */
-export function startMetricSampler({ db, log, staleThresholdMs, intervalMs = METRIC_SAMPLE_INTERVAL_MS, wait }: MetricSamplerOptions): RunningWorker {
+export function startMetricSampler({
+  db,
+  log,
+  staleThresholdMs,
+  intervalMs = METRIC_SAMPLE_INTERVAL_MS,
+  wait,
+}: MetricSamplerOptions): RunningWorker {
   return startWorkerLoop({
     name: 'metric sampler',
     announce: { intervalMs },

@@ -19,7 +19,12 @@ export interface ProposalExpiryOptions {
  * anyone opening the proposal. Several Keel processes may sweep at once: each skips the
  * rows another holds.
  */
-export function startProposalExpiry({ deps, log, intervalMs = PROPOSAL_EXPIRY_INTERVAL_MS, wait }: ProposalExpiryOptions): RunningWorker {
+export function startProposalExpiry({
+  deps,
+  log,
+  intervalMs = PROPOSAL_EXPIRY_INTERVAL_MS,
+  wait,
+}: ProposalExpiryOptions): RunningWorker {
   return startWorkerLoop({
     name: 'proposal expiry',
     announce: { intervalMs },

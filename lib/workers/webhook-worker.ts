@@ -51,7 +51,10 @@ export async function deliverDueWebhooks(
   if (options.endpoints.length === 0) return report;
   const store = postgresWebhookDeliveries(db);
   const sender = httpWebhookSender(options);
-  const claimed = await store.claimDue(options.endpoints.map((e) => e.name), options.limit ?? CLAIM_LIMIT);
+  const claimed = await store.claimDue(
+    options.endpoints.map((e) => e.name),
+    options.limit ?? CLAIM_LIMIT,
+  );
   for (const delivery of claimed) {
     const recorded = await store.recordOutcome(delivery, await sender.send(delivery));
     if (recorded?.status === 'DELIVERED') report.delivered += 1;
@@ -66,7 +69,10 @@ export async function deliverDueWebhooks(
  * dead letters recorded within the window, unless one was written for that reason within
  * the window already. Returns the reasons it reported.
  */
-export async function checkDeadLetterRise(db: DbOrTx, settings: Pick<WebhookSettings, 'deadLetterThreshold' | 'deadLetterWindowMs'>): Promise<string[]> {
+export async function checkDeadLetterRise(
+  db: DbOrTx,
+  settings: Pick<WebhookSettings, 'deadLetterThreshold' | 'deadLetterWindowMs'>,
+): Promise<string[]> {
   return db.transaction(async (tx) => {
     await tx.execute(sql`select pg_advisory_xact_lock(${DEAD_LETTER_CHECK_LOCK}::bigint)`);
     const windowMinutes = Math.round(settings.deadLetterWindowMs / 60_000);
@@ -100,7 +106,14 @@ export interface WebhookWorkerOptions {
 }
 
 /** Delivers webhooks until stopped, and checks for rising dead letters every minute. */
-export function startWebhookWorker({ db, log, settings, baseUrl, fetch: send, wait }: WebhookWorkerOptions): RunningWorker {
+export function startWebhookWorker({
+  db,
+  log,
+  settings,
+  baseUrl,
+  fetch: send,
+  wait,
+}: WebhookWorkerOptions): RunningWorker {
   let lastCheck = 0;
   return startWorkerLoop({
     name: 'webhook worker',

@@ -4,7 +4,11 @@ import { loggableError } from '../server/safe-error';
  * What a background worker reports through. Fields are counts, ids of Keel's own rows
  * and error codes: never receipt ids, retry keys or lease tokens.
  */
-export type WorkerLog = (level: 'info' | 'warn' | 'error', message: string, fields?: Record<string, string | number | boolean>) => void;
+export type WorkerLog = (
+  level: 'info' | 'warn' | 'error',
+  message: string,
+  fields?: Record<string, string | number | boolean>,
+) => void;
 
 export interface RunningWorker {
   /** Stops scheduling, wakes a sleeping loop and resolves once the current step has finished. */

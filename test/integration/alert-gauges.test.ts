@@ -45,7 +45,12 @@ async function deadLetterThroughTheStore(receiptId: string, code: FailureCode, q
   }
   const claim = await store.claimReceipt(receiptId, 'worker-1', nowMs, 30_000);
   if (!claim.ok || !claim.value) throw new Error(`could not claim ${receiptId}`);
-  const route = await store.recordClaimedOutcome(claim.value, { kind: 'Permanent', code, detailSha256: failureDetailSha256Hex('x') }, DEFAULT_RETRY_POLICY, nowMs + 1);
+  const route = await store.recordClaimedOutcome(
+    claim.value,
+    { kind: 'Permanent', code, detailSha256: failureDetailSha256Hex('x') },
+    DEFAULT_RETRY_POLICY,
+    nowMs + 1,
+  );
   expect(route).toMatchObject({ ok: true, value: { kind: 'DeadLettered' } });
 }
 
@@ -55,7 +60,9 @@ describe('alerting figures on /api/metrics', () => {
     // prom-client prints an unset unlabelled gauge as 0, which KeelProposalNearDeadline read as "expires now".
     expect(has(empty, 'keel_recovery_next_deadline_seconds')).toBe(false);
     expect(value(empty, 'keel_settlement_oldest_due_seconds')).toBe(0);
-    const replica = parsePrometheus((await renderMetrics(db, STALE_MS, { usable: false, reason: 'unchecked', lagMs: null, replayLsn: null })).body);
+    const replica = parsePrometheus(
+      (await renderMetrics(db, STALE_MS, { usable: false, reason: 'unchecked', lagMs: null, replayLsn: null })).body,
+    );
     expect(value(replica, 'keel_read_replica_usable')).toBe(0);
     expect(has(replica, 'keel_read_replica_lag_seconds')).toBe(false);
 
@@ -65,7 +72,9 @@ describe('alerting figures on /api/metrics', () => {
     const pending = value(await scrape(), 'keel_recovery_next_deadline_seconds');
     expect(pending).toBeGreaterThan(200);
     expect(pending).toBeLessThanOrEqual(240);
-    await pool.query(`update keel.recovery_proposal set status = 'REJECTED', decided_at = clock_timestamp() where target_id = 'deadline-1'`);
+    await pool.query(
+      `update keel.recovery_proposal set status = 'REJECTED', decided_at = clock_timestamp() where target_id = 'deadline-1'`,
+    );
     expect(has(await scrape(), 'keel_recovery_next_deadline_seconds')).toBe(false);
   });
 
@@ -83,7 +92,11 @@ describe('alerting figures on /api/metrics', () => {
 
     const transactions = postgresSettlementUnitOfWork(db);
     for (const receipt of ['dl-1', 'dl-2']) {
-      const replayed = await replayDeadLetter(transactions, support, { receiptId: receipt, note: 'rpc is back', operationId: `op-${(sequence += 1)}` });
+      const replayed = await replayDeadLetter(transactions, support, {
+        receiptId: receipt,
+        note: 'rpc is back',
+        operationId: `op-${(sequence += 1)}`,
+      });
       expect(replayed.ok).toBe(true);
     }
     await forgetSamples();
@@ -130,14 +143,30 @@ describe('alerting figures on /api/metrics', () => {
   });
 
   it('reports failing webhook deliveries, stalled bulk jobs, lapsed orchestration leases, corrupt envelopes and the dead-letter threshold', async () => {
-    await pool.query(`insert into keel.webhook_endpoint (name, origin, enabled) values ('ops', 'http://127.0.0.1:9', true), ('gone', 'http://127.0.0.1:9', false)`);
-    const { rows } = await pool.query(`insert into keel.webhook_event (kind, subject, payload) values ('proposal.created', 'proposal:1', '{}') returning id`);
+    await pool.query(
+      `insert into keel.webhook_endpoint (name, origin, enabled) values ('ops', 'http://127.0.0.1:9', true), ('gone', 'http://127.0.0.1:9', false)`,
+    );
+    const { rows } = await pool.query(
+      `insert into keel.webhook_event (kind, subject, payload) values ('proposal.created', 'proposal:1', '{}') returning id`,
+    );
     const event = rows[0].id;
     await pool.query(
       `insert into keel.webhook_delivery (event_id, endpoint, status, attempts, delivered_at) values
          ($1, 'ops', 'PENDING', 2, null), ($2, 'ops', 'PENDING', 0, null), ($3, 'gone', 'PENDING', 3, null),
          ($4, 'ops', 'FAILED', 12, null), ($5, 'ops', 'DELIVERED', 1, clock_timestamp())`,
-      [event, ...(await Promise.all([1, 2, 3, 4].map(async () => (await pool.query(`insert into keel.webhook_event (kind, subject, payload) values ('proposal.created', 'proposal:1', '{}') returning id`)).rows[0].id)))],
+      [
+        event,
+        ...(await Promise.all(
+          [1, 2, 3, 4].map(
+            async () =>
+              (
+                await pool.query(
+                  `insert into keel.webhook_event (kind, subject, payload) values ('proposal.created', 'proposal:1', '{}') returning id`,
+                )
+              ).rows[0].id,
+          ),
+        )),
+      ],
     );
     await pool.query(`
       insert into keel.bulk_replay (created_by_id, created_by_login, note, filter, item_count, status, started_at, started_by_id, started_by_login, started_by_role, worker_instance, worker_lease_until)
@@ -151,9 +180,16 @@ describe('alerting figures on /api/metrics', () => {
     // One valid retained envelope (written by the domain's own writer), one corrupt, and a step with the default envelope.
     await pool.query(`insert into oxide_batch.ob_job_definition (id, job_name, definition_revision, manifest_format, manifest_digest, manifest)
       values (1, 'job', 'r1', 1, sha256('m'), '{}')`);
-    await pool.query(`insert into oxide_batch.ob_job_instance (id, job_name, instance_key) values (1, 'job', sha256('a'))`);
-    await pool.query(`insert into oxide_batch.ob_job_execution (id, job_instance_id, definition_id, attempt, status) values (1, 1, 1, 1, 'STARTED')`);
-    const valid = envelopeFor({ id: 1, logicalId: 'load', retryLimit: 3, stateLimit: 4, definitionDigest: Buffer.alloc(32, 1) }, 2);
+    await pool.query(
+      `insert into oxide_batch.ob_job_instance (id, job_name, instance_key) values (1, 'job', sha256('a'))`,
+    );
+    await pool.query(
+      `insert into oxide_batch.ob_job_execution (id, job_instance_id, definition_id, attempt, status) values (1, 1, 1, 1, 'STARTED')`,
+    );
+    const valid = envelopeFor(
+      { id: 1, logicalId: 'load', retryLimit: 3, stateLimit: 4, definitionDigest: Buffer.alloc(32, 1) },
+      2,
+    );
     await pool.query(
       `insert into oxide_batch.ob_step_execution (id, job_execution_id, step_name, step_logical_id, status, fault_state_payload, fault_state_checksum)
        values (1, 1, 'load', 'load', 'STARTED', $1, decode($2, 'hex')),

@@ -43,25 +43,53 @@ async function inRange(min: number | undefined, max: number | undefined): Promis
 }
 
 // Past the column's largest value (the filter takes any u32) a bound must still select exactly.
-const BOUNDS = [undefined, 0, 1, 5, ATTEMPTS_PROBE_LIMIT - 2, ATTEMPTS_PROBE_LIMIT - 1, ATTEMPTS_PROBE_LIMIT, ATTEMPTS_PROBE_LIMIT + 1, TOP, 5_000, INT4_MAX - 1, INT4_MAX, INT4_MAX + 1, U32_MAX];
+const BOUNDS = [
+  undefined,
+  0,
+  1,
+  5,
+  ATTEMPTS_PROBE_LIMIT - 2,
+  ATTEMPTS_PROBE_LIMIT - 1,
+  ATTEMPTS_PROBE_LIMIT,
+  ATTEMPTS_PROBE_LIMIT + 1,
+  TOP,
+  5_000,
+  INT4_MAX - 1,
+  INT4_MAX,
+  INT4_MAX + 1,
+  U32_MAX,
+];
 const CASES = BOUNDS.flatMap((min) => BOUNDS.map((max) => [min, max] as const));
 
 describe('the attempts bounds of a settlement filter', () => {
   it.each(CASES)('select the rows of the range: min %s, max %s', async (min, max) => {
-    const filter: DeadLetterFilter = { ...(min !== undefined && { minAttempts: min }), ...(max !== undefined && { maxAttempts: max }) };
+    const filter: DeadLetterFilter = {
+      ...(min !== undefined && { minAttempts: min }),
+      ...(max !== undefined && { maxAttempts: max }),
+    };
     const expected = await inRange(min, max);
     expect(await selected(filter)).toEqual(expected);
     if (min !== undefined && max !== undefined && min > max) expect(expected).toEqual([]);
   });
 
   it('past the column’s largest value answer the lists and the groups instead of failing their statements', async () => {
-    for (const words of [{ minAttempts: String(INT4_MAX + 1) }, { maxAttempts: String(U32_MAX) }, { minAttempts: String(INT4_MAX), maxAttempts: String(U32_MAX) }]) {
-      const expected = await inRange(words.minAttempts === undefined ? undefined : Number(words.minAttempts), words.maxAttempts === undefined ? undefined : Number(words.maxAttempts));
+    for (const words of [
+      { minAttempts: String(INT4_MAX + 1) },
+      { maxAttempts: String(U32_MAX) },
+      { minAttempts: String(INT4_MAX), maxAttempts: String(U32_MAX) },
+    ]) {
+      const expected = await inRange(
+        words.minAttempts === undefined ? undefined : Number(words.minAttempts),
+        words.maxAttempts === undefined ? undefined : Number(words.maxAttempts),
+      );
       const page = await listDeadLetterPage(db, deadLetterFiltersSchema.parse(words), { nowMs: NOW, pageSize: 1_000 });
       expect(page.rows.map((r) => r.receiptId).sort()).toEqual(expected);
       const groups = await deadLetterGroups(db, deadLetterFiltersSchema.parse(words), { nowMs: NOW });
       expect(groups.groups.reduce((sum, g) => sum + g.count.value, 0)).toBe(expected.length);
-      const queue = await listSettlementQueue(db, queueFiltersSchema.parse({ ...words, state: 'all' }), { nowMs: NOW, sample: null });
+      const queue = await listSettlementQueue(db, queueFiltersSchema.parse({ ...words, state: 'all' }), {
+        nowMs: NOW,
+        sample: null,
+      });
       expect(queue.rows).toEqual([]);
     }
   });

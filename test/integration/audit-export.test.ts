@@ -6,7 +6,13 @@ import { auditEvent } from '../../lib/db/schema';
 import type { AuditFilters } from '../../lib/domain/audit-filters';
 import type { AuditReader } from '../../lib/queries/audit';
 import { postgresExportSlots } from '../../lib/adapters/export-slots';
-import { auditCsvStream, EXPORT_LIMITS, ExportIdleError, ExportTooLongError, type ExportOutcome } from '../../lib/server/audit-export';
+import {
+  auditCsvStream,
+  EXPORT_LIMITS,
+  ExportIdleError,
+  ExportTooLongError,
+  type ExportOutcome,
+} from '../../lib/server/audit-export';
 import { freshDatabase } from '../support/database';
 
 const ROWS = 2_500;
@@ -28,10 +34,17 @@ async function sessions(applicationName: string, state?: string): Promise<number
 
 type Outcome = ExportOutcome;
 
-function exportWithOutcome(pool: Parameters<typeof auditCsvStream>[0], options: { idleMs: number; batchSize: number; maxDurationMs?: number }) {
+function exportWithOutcome(
+  pool: Parameters<typeof auditCsvStream>[0],
+  options: { idleMs: number; batchSize: number; maxDurationMs?: number },
+) {
   let settle: (outcome: Outcome) => void = () => {};
   const ended = new Promise<Outcome>((resolve) => (settle = resolve));
-  const stream = auditCsvStream(pool, {}, { ...options, reader: { role: 'admin' }, onEnd: (outcome) => settle(outcome) });
+  const stream = auditCsvStream(
+    pool,
+    {},
+    { ...options, reader: { role: 'admin' }, onEnd: (outcome) => settle(outcome) },
+  );
   return { reader: stream.getReader(), ended };
 }
 
@@ -93,7 +106,10 @@ describe('audit CSV export stream', () => {
   });
 
   it("the server's idle_in_transaction_session_timeout ends a snapshot left open, and the export fails cleanly", async () => {
-    const pool = database.newPool(1, { application_name: 'keel-export-backstop', idle_in_transaction_session_timeout: 200 });
+    const pool = database.newPool(1, {
+      application_name: 'keel-export-backstop',
+      idle_in_transaction_session_timeout: 200,
+    });
     const { reader, ended } = exportWithOutcome(pool, { idleMs: 600_000, batchSize: 100 });
     await reader.read();
     await reader.read();
@@ -113,10 +129,15 @@ describe('audit CSV export stream', () => {
 async function exportText(filters: AuditFilters, reader: AuditReader): Promise<string> {
   return new Response(auditCsvStream(database.pool, filters, { reader })).text();
 }
-const exportedIds = (csv: string) => csv.trimEnd().split('\r\n').slice(1).map((line) => Number(line.split(',')[0]));
+const exportedIds = (csv: string) =>
+  csv
+    .trimEnd()
+    .split('\r\n')
+    .slice(1)
+    .map((line) => Number(line.split(',')[0]));
 
 describe('who the audit CSV export is for', () => {
-  it("holds the rows about users and sign-in only for a reader who manages users; for anyone else they are left out", async () => {
+  it('holds the rows about users and sign-in only for a reader who manages users; for anyone else they are left out', async () => {
     await database.pool.query(
       `insert into keel.audit_event (actor_login, actor_role, action, target_kind, target_id, after, outcome, code) values
          ('anonymous', 'anonymous', 'auth.lockout', 'user', 'erin', '{"lockedForSeconds":30}', 'REFUSED', 'ACCOUNT_LOCKED'),
@@ -125,21 +146,39 @@ describe('who the audit CSV export is for', () => {
          ('sam', 'support', 'settlement.replay', 'settlement', 'r-1', null, 'APPLIED', null),
          ('olga', 'operator', 'user.role', 'action', 'user.role', null, 'REFUSED', 'FORBIDDEN')`,
     );
-    const ids = async (where: string) => (await database.pool.query(`select id from keel.audit_event where ${where} order by at desc, id desc`)).rows.map((r) => Number(r.id));
+    const ids = async (where: string) =>
+      (await database.pool.query(`select id from keel.audit_event where ${where} order by at desc, id desc`)).rows.map(
+        (r) => Number(r.id),
+      );
     const every = await ids('true');
-    const visible = await ids(`target_kind not in ('user', 'sso_subject', 'sso_provider') and action not like 'auth.%'`);
+    const visible = await ids(
+      `target_kind not in ('user', 'sso_subject', 'sso_provider') and action not like 'auth.%'`,
+    );
     expect(every).toHaveLength(ROWS + 5);
     expect(visible).toHaveLength(2);
 
     expect(exportedIds(await exportText({}, { role: 'admin' }))).toEqual(every);
     expect(exportedIds(await exportText({ targetKind: 'user' }, { role: 'admin' }))).toHaveLength(ROWS + 1);
-    for (const reader of [{ role: 'viewer' }, { role: 'operator' }, { role: 'support' }, { role: 'approver' }] as const) {
+    for (const reader of [
+      { role: 'viewer' },
+      { role: 'operator' },
+      { role: 'support' },
+      { role: 'approver' },
+    ] as const) {
       const csv = await exportText({}, reader);
       expect(exportedIds(csv), reader.role).toEqual(visible);
       expect(csv).not.toMatch(/u-1|erin|frank|payroll|keel-oidc/);
-      for (const filters of [{ targetKind: 'user' }, { targetKind: 'sso_subject' }, { targetKind: 'sso_provider' }, { action: 'auth.lockout' }, { action: 'user.create' }]) {
+      for (const filters of [
+        { targetKind: 'user' },
+        { targetKind: 'sso_subject' },
+        { targetKind: 'sso_provider' },
+        { action: 'auth.lockout' },
+        { action: 'user.create' },
+      ]) {
         // Asking for them by name exports the header and nothing else.
-        expect(await exportText(filters, reader), JSON.stringify(filters)).toBe('id,at_utc,actor,role,action,target_kind,target_id,reason,outcome,code,digest,operation_id,request_id,change,before,after\r\n');
+        expect(await exportText(filters, reader), JSON.stringify(filters)).toBe(
+          'id,at_utc,actor,role,action,target_kind,target_id,reason,outcome,code,digest,operation_id,request_id,change,before,after\r\n',
+        );
       }
     }
   });
@@ -170,7 +209,16 @@ describe('a session read on a busy pool', () => {
   it('fails as DatabaseBusyError under better-auth too, so apiRoute() answers 503 DATABASE_BUSY before it knows the actor', async () => {
     const pool = database.newPool(1, { connectionTimeoutMillis: 200 });
     const auth = createAuth(createDatabase(pool), { secret: 's'.repeat(64), port: 3997, signInPerMinute: 100 });
-    expect((await createUserAccount(auth, { username: 'busy_viewer', name: 'busy', role: 'viewer', password: 'correct-horse-battery' })).ok).toBe(true);
+    expect(
+      (
+        await createUserAccount(auth, {
+          username: 'busy_viewer',
+          name: 'busy',
+          role: 'viewer',
+          password: 'correct-horse-battery',
+        })
+      ).ok,
+    ).toBe(true);
     const signedIn = await auth.handler(
       new Request('http://localhost:3997/api/auth/sign-in/username', {
         method: 'POST',
@@ -179,7 +227,10 @@ describe('a session read on a busy pool', () => {
       }),
     );
     expect(signedIn.status).toBe(200);
-    const cookie = signedIn.headers.getSetCookie().map((c) => c.split(';')[0]!).join('; ');
+    const cookie = signedIn.headers
+      .getSetCookie()
+      .map((c) => c.split(';')[0]!)
+      .join('; ');
     const held = await pool.connect();
     try {
       const failure = await auth.api.getSession({ headers: new Headers({ cookie }) }).then(
@@ -204,7 +255,12 @@ describe('export slots are shared by every instance, with a share kept for each 
     const viewer = { id: 'v-1', role: 'viewer' as const };
     const viewer2 = { id: 'v-2', role: 'viewer' as const };
     const support = { id: 's-1', role: 'support' as const };
-    const held = [await a.tryAcquire(viewer), await b.tryAcquire(viewer), await a.tryAcquire(support), await b.tryAcquire(support)];
+    const held = [
+      await a.tryAcquire(viewer),
+      await b.tryAcquire(viewer),
+      await a.tryAcquire(support),
+      await b.tryAcquire(support),
+    ];
     expect(held.every((release) => release !== null)).toBe(true);
     // The viewer's third, on either instance, and another viewer's first: the viewers' share is taken.
     expect(await b.tryAcquire(viewer)).toBeNull();
@@ -222,7 +278,9 @@ describe('export slots are shared by every instance, with a share kept for each 
     const instances = Array.from({ length: 8 }, (_, i) => (i % 2 === 0 ? first() : second()));
     const taken = await Promise.all(instances.map((slots, i) => slots.tryAcquire({ id: `o-${i}`, role: 'operator' })));
     expect(taken.filter((release) => release !== null)).toHaveLength(EXPORT_LIMITS.perRole);
-    const { rows } = await database.pool.query<{ n: number }>(`select count(*)::int as n from keel.export_slot where role = 'operator'`);
+    const { rows } = await database.pool.query<{ n: number }>(
+      `select count(*)::int as n from keel.export_slot where role = 'operator'`,
+    );
     expect(rows[0]!.n).toBe(EXPORT_LIMITS.perRole);
     await database.pool.query('delete from keel.export_slot');
   });
@@ -234,7 +292,9 @@ describe('export slots are shared by every instance, with a share kept for each 
     expect(await slots.tryAcquire(approver)).not.toBeNull();
     expect(await slots.tryAcquire(approver)).toBeNull();
     // The process holding them is gone: nobody releases; their time runs out.
-    await database.pool.query(`update keel.export_slot set expires_at = now() - interval '1 second' where user_id = 'p-1'`);
+    await database.pool.query(
+      `update keel.export_slot set expires_at = now() - interval '1 second' where user_id = 'p-1'`,
+    );
     expect(await slots.tryAcquire(approver)).not.toBeNull();
     await database.pool.query('delete from keel.export_slot');
   });

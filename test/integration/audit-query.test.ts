@@ -52,11 +52,17 @@ describe('audit read model', () => {
 
   /** What the page must show, straight from SQL: matching ids in (at, id) descending order. */
   async function expectedIds(where = 'true', params: unknown[] = []): Promise<number[]> {
-    const { rows } = await database.pool.query(`select id from keel.audit_event where ${where} order by at desc, id desc`, params);
+    const { rows } = await database.pool.query(
+      `select id from keel.audit_event where ${where} order by at desc, id desc`,
+      params,
+    );
     return rows.map((r) => Number(r.id));
   }
 
-  async function walk(filters: AuditFilters, pageSize: number): Promise<{ ids: number[]; pages: Awaited<ReturnType<typeof listAuditEvents>>[] }> {
+  async function walk(
+    filters: AuditFilters,
+    pageSize: number,
+  ): Promise<{ ids: number[]; pages: Awaited<ReturnType<typeof listAuditEvents>>[] }> {
     const pages = [];
     let cursor: ReturnType<typeof parseAuditCursor> = null;
     for (let i = 0; i < 1_000; i += 1) {
@@ -77,7 +83,8 @@ describe('audit read model', () => {
     expect(ids).toEqual(expected);
     expect((await countAuditEvents(database.db, ADMIN, filters)).value).toBe(expected.length);
     const streamed: number[] = [];
-    for await (const batch of streamAuditEvents(database.pool, ADMIN, filters, 17)) streamed.push(...batch.map((r) => r.id));
+    for await (const batch of streamAuditEvents(database.pool, ADMIN, filters, 17))
+      streamed.push(...batch.map((r) => r.id));
     expect(streamed).toEqual(expected);
   });
 
@@ -111,7 +118,11 @@ describe('audit read model', () => {
       [{ targetKind: 'settlement' }, 'target_kind = $1', ['settlement']],
       [{ targetKind: 'batch', targetId: 'target-3' }, 'target_kind = $1 and target_id = $2', ['batch', 'target-3']],
       [{ outcome: 'REFUSED' }, 'outcome = $1', ['REFUSED']],
-      [{ actor: 'alice', outcome: 'APPLIED', action: 'recovery.confirm' }, 'actor_login = $1 and outcome = $2 and action = $3', ['alice', 'APPLIED', 'recovery.confirm']],
+      [
+        { actor: 'alice', outcome: 'APPLIED', action: 'recovery.confirm' },
+        'actor_login = $1 and outcome = $2 and action = $3',
+        ['alice', 'APPLIED', 'recovery.confirm'],
+      ],
       [{ actor: 'nobody' }, 'actor_login = $1', ['nobody']],
     ];
     for (const [filters, where, params] of cases) {
@@ -128,11 +139,19 @@ describe('audit read model', () => {
     expect(parseAuditCursor(encodeCursor(['older', '2026-11-01 12:00', 5]))).toBe('invalid');
     expect(parseAuditCursor(encodeCursor(['sideways', '2026-11-01T12:00:00.000000Z', 5]))).toBe('invalid');
     expect(parseAuditCursor(encodeCursor(['older', "2026-11-01T12:00:00.000000Z'; drop table x", 5]))).toBe('invalid');
-    expect(parseAuditCursor(encodeCursor(['newer', '2026-11-01T12:00:00.000001Z', 5]))).toEqual({ direction: 'newer', at: '2026-11-01T12:00:00.000001Z', id: 5 });
+    expect(parseAuditCursor(encodeCursor(['newer', '2026-11-01T12:00:00.000001Z', 5]))).toEqual({
+      direction: 'newer',
+      at: '2026-11-01T12:00:00.000001Z',
+      id: 5,
+    });
   });
 
   it('the filter schema turns empty fields into "any" and wants a kind with a target id', () => {
-    expect(auditFiltersSchema.parse({ actor: ' bob ', action: '', outcome: '' })).toEqual({ actor: 'bob', action: undefined, outcome: undefined });
+    expect(auditFiltersSchema.parse({ actor: ' bob ', action: '', outcome: '' })).toEqual({
+      actor: 'bob',
+      action: undefined,
+      outcome: undefined,
+    });
     expect(auditFiltersSchema.safeParse({ targetId: 'target-1' }).success).toBe(false);
     expect(auditFiltersSchema.safeParse({ outcome: 'MAYBE' }).success).toBe(false);
   });
@@ -172,7 +191,9 @@ describe('audit read model', () => {
       insert into keel.audit_event (actor_login, actor_role, action, target_kind, target_id, outcome)
       select 'bulk', 'support', 'settlement.replay', 'settlement', 'r' || i, 'APPLIED' from generate_series(1, 10001) i`);
     expect(await countAuditEvents(database.db, ADMIN, { actor: 'bulk' })).toEqual({ value: 10_000, capped: true });
-    expect(await countAuditEvents(database.db, ADMIN, { actor: 'bulk', targetKind: 'settlement', targetId: 'r17' })).toEqual({ value: 1, capped: false });
+    expect(
+      await countAuditEvents(database.db, ADMIN, { actor: 'bulk', targetKind: 'settlement', targetId: 'r17' }),
+    ).toEqual({ value: 1, capped: false });
     const page = await listAuditEvents(database.db, ADMIN, { actor: 'bulk' }, null);
     expect(page.rows).toHaveLength(50);
     expect(page.count.capped).toBe(true);
@@ -188,7 +209,10 @@ describe('audit rows about user administration and sign-in', () => {
   let everyId: number[];
   let visibleIds: number[];
 
-  const ids = async (where: string) => (await database.pool.query(`select id from keel.audit_event where ${where} order by at desc, id desc`)).rows.map((r) => Number(r.id));
+  const ids = async (where: string) =>
+    (await database.pool.query(`select id from keel.audit_event where ${where} order by at desc, id desc`)).rows.map(
+      (r) => Number(r.id),
+    );
 
   async function read(reader: AuditReader, filters: AuditFilters) {
     const listed: AuditEventView[] = [];
@@ -202,21 +226,46 @@ describe('audit rows about user administration and sign-in', () => {
       cursor = parseAuditCursor(page.nextCursor);
     }
     const streamed: number[] = [];
-    for await (const batch of streamAuditEvents(database.pool, reader, filters, 3)) streamed.push(...batch.map((r) => r.id));
-    return { listed, ids: listed.map((r) => r.id), count, counted: await countAuditEvents(database.db, reader, filters), streamed };
+    for await (const batch of streamAuditEvents(database.pool, reader, filters, 3))
+      streamed.push(...batch.map((r) => r.id));
+    return {
+      listed,
+      ids: listed.map((r) => r.id),
+      count,
+      counted: await countAuditEvents(database.db, reader, filters),
+      streamed,
+    };
   }
 
   beforeAll(async () => {
     database = await freshDatabase();
     const auth = createAuth(database.db, { secret: 'q'.repeat(64), port: 3996, signInPerMinute: 1000 });
-    const root = await createUserAccount(auth, { username: 'root', name: 'Root Admin', role: 'admin', password: 'root-password' });
+    const root = await createUserAccount(auth, {
+      username: 'root',
+      name: 'Root Admin',
+      role: 'admin',
+      password: 'root-password',
+    });
     if (!root.ok) throw new Error(root.error.message);
     const admin: Actor = { id: root.value.id, login: 'root', name: 'Root Admin', role: 'admin' };
     const ports = { unitOfWork: postgresUserUnitOfWork(database.db), passwords: authPasswordHasher(auth) };
     // User administration, through the service: name and role, a role change, a disable reason.
-    expect((await createUser(ports, admin, { username: 'dana', name: 'Dana Example', role: 'operator', password: 'dana-password' })).ok).toBe(true);
-    expect((await changeUserRole(ports, admin, { username: 'dana', role: 'approver', expectedRole: 'operator' })).ok).toBe(true);
-    expect((await setUserDisabled(ports, admin, { username: 'dana', disabled: true, reason: 'left the team' })).ok).toBe(true);
+    expect(
+      (
+        await createUser(ports, admin, {
+          username: 'dana',
+          name: 'Dana Example',
+          role: 'operator',
+          password: 'dana-password',
+        })
+      ).ok,
+    ).toBe(true);
+    expect(
+      (await changeUserRole(ports, admin, { username: 'dana', role: 'approver', expectedRole: 'operator' })).ok,
+    ).toBe(true);
+    expect(
+      (await setUserDisabled(ports, admin, { username: 'dana', disabled: true, reason: 'left the team' })).ok,
+    ).toBe(true);
     // Sign-in security: a lockout and a refusal while locked, naming the username typed.
     const lockout = postgresSignInLockout(database.db);
     const now = new Date();
@@ -231,13 +280,31 @@ describe('audit rows about user administration and sign-in', () => {
     // Rows every reader sees: an operator's refused attempt at a user action (it names only who tried), and other work.
     const operator = { id: 'op-1', login: 'olga', role: 'operator' as const };
     const audit = postgresAuditLog(database.db);
-    await audit.record({ actor: operator, action: 'user.create', target: { kind: 'action', id: 'user.create' }, outcome: 'REFUSED', code: 'FORBIDDEN' });
-    await audit.record({ actor: operator, action: 'recovery.propose', target: { kind: 'recovery_proposal', id: '7' }, outcome: 'APPLIED' });
-    await audit.record({ actor: { ...operator, role: 'support' }, action: 'settlement.replay', target: { kind: 'settlement', id: 'r-1' }, outcome: 'APPLIED' });
+    await audit.record({
+      actor: operator,
+      action: 'user.create',
+      target: { kind: 'action', id: 'user.create' },
+      outcome: 'REFUSED',
+      code: 'FORBIDDEN',
+    });
+    await audit.record({
+      actor: operator,
+      action: 'recovery.propose',
+      target: { kind: 'recovery_proposal', id: '7' },
+      outcome: 'APPLIED',
+    });
+    await audit.record({
+      actor: { ...operator, role: 'support' },
+      action: 'settlement.replay',
+      target: { kind: 'settlement', id: 'r-1' },
+      outcome: 'APPLIED',
+    });
 
     everyId = await ids('true');
     visibleIds = await ids(`not (${USER_ADMINISTRATION_WHERE})`);
-    const hidden = await database.pool.query(`select action, target_kind from keel.audit_event where ${USER_ADMINISTRATION_WHERE} order by id`);
+    const hidden = await database.pool.query(
+      `select action, target_kind from keel.audit_event where ${USER_ADMINISTRATION_WHERE} order by id`,
+    );
     // Not vacuous: every writer's rows are there.
     expect(hidden.rows).toEqual([
       { action: 'user.create', target_kind: 'user' },
@@ -270,7 +337,10 @@ describe('audit rows about user administration and sign-in', () => {
       ];
       for (const filters of asked) {
         const found = await read({ role }, filters);
-        expect({ ids: found.ids, count: found.count, counted: found.counted, streamed: found.streamed }, `${role} ${JSON.stringify(filters)}`).toEqual({
+        expect(
+          { ids: found.ids, count: found.count, counted: found.counted, streamed: found.streamed },
+          `${role} ${JSON.stringify(filters)}`,
+        ).toEqual({
           ids: [],
           count: { value: 0, capped: false },
           counted: { value: 0, capped: false },
@@ -279,7 +349,10 @@ describe('audit rows about user administration and sign-in', () => {
       }
       // Only the refused attempt, on target kind action, answers a user.* action filter.
       const attempts = await read({ role }, { action: 'user.create' });
-      expect(attempts.listed.map((r) => [r.actorLogin, r.targetKind, r.code]), role).toEqual([['olga', 'action', 'FORBIDDEN']]);
+      expect(
+        attempts.listed.map((r) => [r.actorLogin, r.targetKind, r.code]),
+        role,
+      ).toEqual([['olga', 'action', 'FORBIDDEN']]);
       expect(attempts.count).toEqual({ value: 1, capped: false });
     }
   });

@@ -20,7 +20,10 @@ const PASSWORD = 'correct-horse';
  * stamps the request id the way lib/cli/server.mjs does, so X-Forwarded-For and
  * X-Request-Id are tested as a client sends them.
  */
-async function serve(handler: (request: Request) => Promise<Response>, trusted: string[]): Promise<{ server: Server; url: string }> {
+async function serve(
+  handler: (request: Request) => Promise<Response>,
+  trusted: string[],
+): Promise<{ server: Server; url: string }> {
   const { proxies } = parseTrustedProxies(trusted);
   const node = toNodeHandler(handler);
   const server = createServer((req, res) => {
@@ -43,7 +46,13 @@ describe('the /api/auth surface', () => {
   beforeAll(async () => {
     database = await freshDatabase();
     auth = createAuth(database.db, { secret: 's'.repeat(64), port: PORT, signInPerMinute: 3 });
-    for (const [username, role] of [['boss', 'admin'], ['ops', 'operator'], ['appr', 'approver'], ['locky', 'viewer'], ['other', 'viewer']] as const) {
+    for (const [username, role] of [
+      ['boss', 'admin'],
+      ['ops', 'operator'],
+      ['appr', 'approver'],
+      ['locky', 'viewer'],
+      ['other', 'viewer'],
+    ] as const) {
       expect((await createUserAccount(auth, { username, name: username, role, password: PASSWORD })).ok).toBe(true);
     }
     surface = createAuthSurface({
@@ -82,7 +91,9 @@ describe('the /api/auth surface', () => {
 
   it('answers 404 on every better-auth endpoint but sign-in, sign-out and get-session, even for an admin', async () => {
     const cookie = await sessionCookie('boss', '10.20.0.1');
-    const endpoints = Object.values(auth.api as Record<string, { path?: string; options?: { method?: string | string[] } }>)
+    const endpoints = Object.values(
+      auth.api as Record<string, { path?: string; options?: { method?: string | string[] } }>,
+    )
       .filter((endpoint) => typeof endpoint.path === 'string')
       .flatMap((endpoint) => {
         const method = endpoint.options?.method ?? 'GET';
@@ -90,7 +101,21 @@ describe('the /api/auth surface', () => {
       });
     // The list comes from better-auth itself, so an endpoint a new version adds is covered too.
     expect(endpoints.length).toBeGreaterThan(40);
-    for (const must of ['POST /admin/impersonate-user', 'POST /admin/set-role', 'POST /admin/create-user', 'POST /admin/ban-user', 'POST /admin/set-user-password', 'POST /admin/revoke-user-sessions', 'POST /admin/update-user', 'POST /admin/remove-user', 'POST /update-user', 'POST /change-password', 'GET /list-sessions', 'POST /is-username-available', 'POST /sign-up/email']) {
+    for (const must of [
+      'POST /admin/impersonate-user',
+      'POST /admin/set-role',
+      'POST /admin/create-user',
+      'POST /admin/ban-user',
+      'POST /admin/set-user-password',
+      'POST /admin/revoke-user-sessions',
+      'POST /admin/update-user',
+      'POST /admin/remove-user',
+      'POST /update-user',
+      'POST /change-password',
+      'GET /list-sessions',
+      'POST /is-username-available',
+      'POST /sign-up/email',
+    ]) {
       expect(endpoints).toContain(must);
     }
     const reachable: string[] = [];
@@ -99,7 +124,16 @@ describe('the /api/auth surface', () => {
       const response = await fetch(`${behindProxy.url}/api/auth${path}`, {
         method,
         headers: { cookie, origin: ORIGIN, 'content-type': 'application/json', 'x-forwarded-for': '10.20.1.1' },
-        body: method === 'GET' ? undefined : JSON.stringify({ userId: 'x', role: 'admin', username: 'renamed', newPassword: 'x'.repeat(12), currentPassword: PASSWORD }),
+        body:
+          method === 'GET'
+            ? undefined
+            : JSON.stringify({
+                userId: 'x',
+                role: 'admin',
+                username: 'renamed',
+                newPassword: 'x'.repeat(12),
+                currentPassword: PASSWORD,
+              }),
       });
       if (response.status !== 404) reachable.push(endpoint);
       else expect(await response.json()).toEqual({ code: 'NOT_FOUND', message: 'No such endpoint.' });
@@ -125,9 +159,13 @@ describe('the /api/auth surface', () => {
       body: JSON.stringify({ userId: target.rows[0].id }),
     });
     expect(response.status).toBe(404);
-    const allowed = await auth.api.userHasPermission({ body: { role: 'admin', permissions: { user: ['impersonate'] } } });
+    const allowed = await auth.api.userHasPermission({
+      body: { role: 'admin', permissions: { user: ['impersonate'] } },
+    });
     expect(allowed.success).toBe(false);
-    const impersonated = await database.pool.query(`select count(*)::int as n from keel.session where impersonated_by is not null`);
+    const impersonated = await database.pool.query(
+      `select count(*)::int as n from keel.session where impersonated_by is not null`,
+    );
     expect(impersonated.rows[0].n).toBe(0);
   });
 
@@ -180,7 +218,9 @@ describe('the /api/auth surface', () => {
       expect(await response.json()).toMatchObject({ code: 'INVALID_INPUT' });
     }
     // Nothing was counted against the account, and nothing audited.
-    const { rows } = await database.pool.query(`select count(*)::int as n from keel.sign_in_lockout where username like 'lo%'`);
+    const { rows } = await database.pool.query(
+      `select count(*)::int as n from keel.sign_in_lockout where username like 'lo%'`,
+    );
     expect(rows[0].n).toBe(0);
     expect(await auditCount(`action like 'auth.%'`)).toBe(failures);
   });
@@ -189,7 +229,10 @@ describe('the /api/auth surface', () => {
     const statuses: number[] = [];
     for (let i = 0; i < 40; i += 1) {
       // A different name each time, so only the address limit (3 a minute) can refuse.
-      const response = await signIn(direct.url, `nobody${i}`, 'wrong-password', { 'x-forwarded-for': `198.51.100.${i + 1}`, [CLIENT_ADDRESS_HEADER]: `203.0.113.${i + 1}` });
+      const response = await signIn(direct.url, `nobody${i}`, 'wrong-password', {
+        'x-forwarded-for': `198.51.100.${i + 1}`,
+        [CLIENT_ADDRESS_HEADER]: `203.0.113.${i + 1}`,
+      });
       statuses.push(response.status);
     }
     expect(statuses.slice(0, 3)).toEqual([401, 401, 401]);
@@ -202,29 +245,48 @@ describe('the /api/auth surface', () => {
   it('behind a trusted proxy, keys on the first untrusted hop from the right, not on what the client wrote', async () => {
     const statuses: number[] = [];
     for (let i = 0; i < 5; i += 1) {
-      statuses.push((await signIn(behindProxy.url, `someone${i}`, 'wrong-password', { 'x-forwarded-for': `6.6.6.${i}, 192.0.2.77` })).status);
+      statuses.push(
+        (
+          await signIn(behindProxy.url, `someone${i}`, 'wrong-password', {
+            'x-forwarded-for': `6.6.6.${i}, 192.0.2.77`,
+          })
+        ).status,
+      );
     }
     expect(statuses).toEqual([401, 401, 401, 429, 429]);
-    const sessions = await database.pool.query(`select ip_address from keel.session s join keel.user u on u.id = s.user_id where u.username = 'ops'`);
+    const sessions = await database.pool.query(
+      `select ip_address from keel.session s join keel.user u on u.id = s.user_id where u.username = 'ops'`,
+    );
     expect(sessions.rows).toContainEqual({ ip_address: '10.20.0.3' });
   });
 
   it('locks an account after 5 failures from any addresses, audits it, refuses even the right password, then lets it in', async () => {
     const statuses: number[] = [];
     for (let i = 0; i < LOCKOUT_POLICY.failuresBeforeLock; i += 1) {
-      statuses.push((await signIn(behindProxy.url, 'Locky', 'wrong-password', { 'x-forwarded-for': `192.0.2.${100 + i}` })).status);
+      statuses.push(
+        (await signIn(behindProxy.url, 'Locky', 'wrong-password', { 'x-forwarded-for': `192.0.2.${100 + i}` })).status,
+      );
     }
     expect(statuses).toEqual([401, 401, 401, 401, 401]);
-    expect(await auditCount(`action = 'auth.lockout' and target_id = 'locky' and outcome = 'REFUSED' and code = 'ACCOUNT_LOCKED'`)).toBe(1);
+    expect(
+      await auditCount(
+        `action = 'auth.lockout' and target_id = 'locky' and outcome = 'REFUSED' and code = 'ACCOUNT_LOCKED'`,
+      ),
+    ).toBe(1);
 
     // A client cannot choose the request id its refusal is audited under.
-    const locked = await signIn(behindProxy.url, 'locky', PASSWORD, { 'x-forwarded-for': '192.0.2.200', 'x-request-id': 'chosen-by-the-client' });
+    const locked = await signIn(behindProxy.url, 'locky', PASSWORD, {
+      'x-forwarded-for': '192.0.2.200',
+      'x-request-id': 'chosen-by-the-client',
+    });
     expect(locked.status).toBe(429);
     expect(locked.headers.get('retry-after')).toBe('30');
     expect(await locked.json()).toMatchObject({ code: 'ACCOUNT_LOCKED' });
     expect(locked.headers.getSetCookie()).toEqual([]);
     expect(await auditCount(`action = 'auth.sign_in' and target_id = 'locky' and code = 'ACCOUNT_LOCKED'`)).toBe(1);
-    const refusal = await database.pool.query(`select request_id from keel.audit_event where action = 'auth.sign_in' and target_id = 'locky' and code = 'ACCOUNT_LOCKED'`);
+    const refusal = await database.pool.query(
+      `select request_id from keel.audit_event where action = 'auth.sign_in' and target_id = 'locky' and code = 'ACCOUNT_LOCKED'`,
+    );
     expect(refusal.rows[0].request_id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
     // Another account is not affected.
     expect((await signIn(behindProxy.url, 'other', PASSWORD, { 'x-forwarded-for': '192.0.2.201' })).status).toBe(200);
@@ -232,14 +294,22 @@ describe('the /api/auth surface', () => {
     // 30 s later the right password works and forgets the failures.
     now.value = new Date(now.value.getTime() + 30_001);
     expect((await signIn(behindProxy.url, 'locky', PASSWORD, { 'x-forwarded-for': '192.0.2.202' })).status).toBe(200);
-    const state = await database.pool.query(`select count(*)::int as n from keel.sign_in_lockout where username = 'locky'`);
+    const state = await database.pool.query(
+      `select count(*)::int as n from keel.sign_in_lockout where username = 'locky'`,
+    );
     expect(state.rows[0].n).toBe(0);
   });
 
   it('doubles the lock for the next streak, and holds it across processes (the state is in Postgres)', async () => {
     for (let round = 0; round < 2; round += 1) {
       for (let i = 0; i < LOCKOUT_POLICY.failuresBeforeLock; i += 1) {
-        expect((await signIn(behindProxy.url, 'ghost', 'wrong-password', { 'x-forwarded-for': `192.0.2.${10 + round * 10 + i}` })).status).toBe(401);
+        expect(
+          (
+            await signIn(behindProxy.url, 'ghost', 'wrong-password', {
+              'x-forwarded-for': `192.0.2.${10 + round * 10 + i}`,
+            })
+          ).status,
+        ).toBe(401);
       }
       const refused = await signIn(behindProxy.url, 'ghost', 'wrong-password', { 'x-forwarded-for': '192.0.2.99' });
       expect(refused.status).toBe(429);
@@ -247,7 +317,12 @@ describe('the /api/auth surface', () => {
       now.value = new Date(now.value.getTime() + (round === 0 ? 30_001 : 0));
     }
     // A second surface on its own pool, as another process would have, sees the same lock.
-    const otherProcess = createAuthSurface({ auth, lockout: postgresSignInLockout(database.db), allowedOrigins: consoleOrigins({ port: PORT }), clock: () => now.value });
+    const otherProcess = createAuthSurface({
+      auth,
+      lockout: postgresSignInLockout(database.db),
+      allowedOrigins: consoleOrigins({ port: PORT }),
+      clock: () => now.value,
+    });
     const request = new Request(`${ORIGIN}/api/auth/sign-in/username`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', origin: ORIGIN, [CLIENT_ADDRESS_HEADER]: '192.0.2.98' },

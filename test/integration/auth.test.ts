@@ -24,7 +24,11 @@ describe('sign-in', () => {
   beforeAll(async () => {
     database = await freshDatabase();
     auth = createAuth(database.db, { secret: 's'.repeat(64), port: PORT, signInPerMinute: 3 });
-    for (const [username, role] of [['ops', 'operator'], ['gone', 'viewer'], ['lim', 'viewer']] as const) {
+    for (const [username, role] of [
+      ['ops', 'operator'],
+      ['gone', 'viewer'],
+      ['lim', 'viewer'],
+    ] as const) {
       const created = await createUserAccount(auth, { username, name: username, role, password: 'correct-horse' });
       expect(created.ok).toBe(true);
     }
@@ -48,7 +52,8 @@ describe('sign-in', () => {
 
   it('rate-limits sign-in per client address', async () => {
     const statuses: number[] = [];
-    for (let i = 0; i < 5; i += 1) statuses.push((await auth.handler(signInRequest('lim', 'wrong-password', '10.9.9.9'))).status);
+    for (let i = 0; i < 5; i += 1)
+      statuses.push((await auth.handler(signInRequest('lim', 'wrong-password', '10.9.9.9'))).status);
     expect(statuses.slice(0, 3)).toEqual([401, 401, 401]);
     expect(statuses.slice(3)).toEqual([429, 429]);
     // Another address is not affected, and the right password still works there.
@@ -62,21 +67,64 @@ describe('sign-in', () => {
   });
 
   it('refuses weak passwords, bad usernames and duplicates when creating users', async () => {
-    expect(await createUserAccount(auth, { username: 'newbie', name: 'n', role: 'viewer', password: 'short' })).toMatchObject({ ok: false, error: { code: 'WEAK_PASSWORD' } });
-    expect(await createUserAccount(auth, { username: 'Bad Name!', name: 'n', role: 'viewer', password: 'long-enough' })).toMatchObject({ ok: false, error: { code: 'INVALID_USERNAME' } });
-    expect(await createUserAccount(auth, { username: 'ops', name: 'n', role: 'viewer', password: 'long-enough' })).toMatchObject({ ok: false, error: { code: 'USER_EXISTS' } });
-    const users = await database.pool.query(`select count(*)::int as n from keel.user where username in ('newbie', 'bad name!')`);
+    expect(
+      await createUserAccount(auth, { username: 'newbie', name: 'n', role: 'viewer', password: 'short' }),
+    ).toMatchObject({ ok: false, error: { code: 'WEAK_PASSWORD' } });
+    expect(
+      await createUserAccount(auth, { username: 'Bad Name!', name: 'n', role: 'viewer', password: 'long-enough' }),
+    ).toMatchObject({ ok: false, error: { code: 'INVALID_USERNAME' } });
+    expect(
+      await createUserAccount(auth, { username: 'ops', name: 'n', role: 'viewer', password: 'long-enough' }),
+    ).toMatchObject({ ok: false, error: { code: 'USER_EXISTS' } });
+    const users = await database.pool.query(
+      `select count(*)::int as n from keel.user where username in ('newbie', 'bad name!')`,
+    );
     expect(users.rows[0].n).toBe(0);
   });
 
   it('creates a user with a role from the CLI, who can then sign in', async () => {
-    const env = { ...process.env, DATABASE_URL: database.url, KEEL_CHECKPOINT_KEY: 'ef'.repeat(32), KEEL_NEW_USER_PASSWORD: 'cli-password-1' };
-    const result = await run(process.execPath, ['--import', 'tsx', '--conditions=react-server', 'bin/keel.ts', 'create-user', '--username', 'carol', '--role', 'approver', '--name', 'Carol'], { env });
+    const env = {
+      ...process.env,
+      DATABASE_URL: database.url,
+      KEEL_CHECKPOINT_KEY: 'ef'.repeat(32),
+      KEEL_NEW_USER_PASSWORD: 'cli-password-1',
+    };
+    const result = await run(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        '--conditions=react-server',
+        'bin/keel.ts',
+        'create-user',
+        '--username',
+        'carol',
+        '--role',
+        'approver',
+        '--name',
+        'Carol',
+      ],
+      { env },
+    );
     expect(result.stdout).toContain('created carol with role approver');
     const row = await database.pool.query(`select role, name from keel.user where username = 'carol'`);
     expect(row.rows).toEqual([{ role: 'approver', name: 'Carol' }]);
     expect((await auth.handler(signInRequest('carol', 'cli-password-1', '10.1.0.4'))).status).toBe(200);
-    const bad = await run(process.execPath, ['--import', 'tsx', '--conditions=react-server', 'bin/keel.ts', 'create-user', '--username', 'dave', '--role', 'root'], { env }).catch((e: { code: number; stderr: string }) => e);
+    const bad = await run(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        '--conditions=react-server',
+        'bin/keel.ts',
+        'create-user',
+        '--username',
+        'dave',
+        '--role',
+        'root',
+      ],
+      { env },
+    ).catch((e: { code: number; stderr: string }) => e);
     expect(bad).toMatchObject({ code: 2 });
     expect((bad as { stderr: string }).stderr).toContain('unknown role root');
   });

@@ -17,7 +17,11 @@ import { freshDatabase } from '../support/database';
 const { pool, db } = await freshDatabase();
 const transactions = postgresSettlementUnitOfWork(db);
 const support: Actor = { id: 'u-support', login: 'support', name: 'Sam Support', role: 'support' };
-const deps = (actor: Actor | null): ActionDeps => ({ currentActor: async () => actor, auditLog: () => postgresAuditLog(db), fenceWrite: async () => {} });
+const deps = (actor: Actor | null): ActionDeps => ({
+  currentActor: async () => actor,
+  auditLog: () => postgresAuditLog(db),
+  fenceWrite: async () => {},
+});
 
 const replay = (actor: Actor | null) =>
   action(
@@ -31,9 +35,19 @@ const replay = (actor: Actor | null) =>
   );
 
 async function deadLetter(receiptId: string) {
-  const json = deadLetterCanonicalJson({ receiptId, finalizedAt: 11, attempts: 6, reasonCode: 'rpc', detailSha256Hex: failureDetailSha256Hex('x') });
+  const json = deadLetterCanonicalJson({
+    receiptId,
+    finalizedAt: 11,
+    attempts: 6,
+    reasonCode: 'rpc',
+    detailSha256Hex: failureDetailSha256Hex('x'),
+  });
   if (!json.ok) throw new Error(json.error.detail);
-  await pool.query('insert into settle.dead_letters values ($1, 11, 6, $2, $3, 1700000000000)', [receiptId, 'rpc', json.value]);
+  await pool.query('insert into settle.dead_letters values ($1, 11, 6, $2, $3, 1700000000000)', [
+    receiptId,
+    'rpc',
+    json.value,
+  ]);
 }
 
 /** Every row a replay could touch, so "no other change" is checked, not assumed. */
@@ -48,8 +62,14 @@ async function snapshot() {
 }
 
 const auditRows = async (afterId: number) =>
-  (await pool.query(`select id, actor_login, action, target_kind, target_id, reason, outcome, code, request_id from keel.audit_event where id > $1 order by id`, [afterId])).rows;
-const lastAuditId = async () => Number((await pool.query('select coalesce(max(id), 0)::int as id from keel.audit_event')).rows[0].id);
+  (
+    await pool.query(
+      `select id, actor_login, action, target_kind, target_id, reason, outcome, code, request_id from keel.audit_event where id > $1 order by id`,
+      [afterId],
+    )
+  ).rows;
+const lastAuditId = async () =>
+  Number((await pool.query('select coalesce(max(id), 0)::int as id from keel.audit_event')).rows[0].id);
 
 describe('bad input through action()', () => {
   it('a NUL byte in a note is INVALID_INPUT with its audit row, free of the bytes, and nothing else changes', async () => {
@@ -57,7 +77,11 @@ describe('bad input through action()', () => {
     const before = await snapshot();
     const since = await lastAuditId();
     const result = await replay(support)({ receiptId: 'r-nul', note: 'ledger\u0000back', operationId: 'op-nul' });
-    expect(result).toMatchObject({ ok: false, code: 'INVALID_INPUT', fieldErrors: { note: [expect.stringContaining('Control characters')] } });
+    expect(result).toMatchObject({
+      ok: false,
+      code: 'INVALID_INPUT',
+      fieldErrors: { note: [expect.stringContaining('Control characters')] },
+    });
     expect(await snapshot()).toEqual(before);
     const rows = await auditRows(since);
     expect(rows).toEqual([
@@ -80,8 +104,17 @@ describe('bad input through action()', () => {
     const before = await snapshot();
     const since = await lastAuditId();
     const surrogate = await replay(support)({ receiptId: 'r-\uD800', note: 'why', operationId: 'op-s' });
-    expect(surrogate).toMatchObject({ ok: false, code: 'INVALID_INPUT', fieldErrors: { receiptId: expect.any(Array) } });
-    const extra = await replay(support)({ receiptId: 'r-nul', note: 'why', operationId: 'op-x', extra: 'a\u0000' } as never);
+    expect(surrogate).toMatchObject({
+      ok: false,
+      code: 'INVALID_INPUT',
+      fieldErrors: { receiptId: expect.any(Array) },
+    });
+    const extra = await replay(support)({
+      receiptId: 'r-nul',
+      note: 'why',
+      operationId: 'op-x',
+      extra: 'a\u0000',
+    } as never);
     expect(extra).toMatchObject({ ok: false, code: 'INVALID_INPUT', fieldErrors: { extra: expect.any(Array) } });
     expect(await snapshot()).toEqual(before);
     const rows = await auditRows(since);
@@ -99,7 +132,12 @@ describe('bad input through action()', () => {
     expect(result).toMatchObject({ ok: true, value: 'r-ok' });
     const rows = await auditRows(since);
     expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatchObject({ action: 'settlement.replay', outcome: 'APPLIED', reason: 'line one\nline two\tok', request_id: expect.stringMatching(/^[0-9a-f-]{36}$/) });
+    expect(rows[0]).toMatchObject({
+      action: 'settlement.replay',
+      outcome: 'APPLIED',
+      reason: 'line one\nline two\tok',
+      request_id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+    });
   });
 
   it('a role without the permission is refused before the input is even parsed, audited with its request id', async () => {
@@ -113,7 +151,10 @@ describe('bad input through action()', () => {
 
   it('without a session nothing is parsed or written', async () => {
     const since = await lastAuditId();
-    expect(await replay(null)({ receiptId: 'r-ok', note: 'a\u0000', operationId: 'op-n' })).toMatchObject({ ok: false, code: 'UNAUTHENTICATED' });
+    expect(await replay(null)({ receiptId: 'r-ok', note: 'a\u0000', operationId: 'op-n' })).toMatchObject({
+      ok: false,
+      code: 'UNAUTHENTICATED',
+    });
     expect(await auditRows(since)).toEqual([]);
   });
 

@@ -8,7 +8,13 @@ import type { Actor } from '../../lib/domain/actor';
 import type { Role } from '../../lib/domain/roles';
 import type { BulkAction } from '../../lib/ports/bulk-replay';
 import { DEFAULT_RETRY_POLICY, type FailureCode } from '../../lib/domain/settlement';
-import { bulkReplayItems, bulkReplayProgress, cancelBulkReplay, previewBulkReplay, startBulkReplay } from '../../lib/services/bulk-replay';
+import {
+  bulkReplayItems,
+  bulkReplayProgress,
+  cancelBulkReplay,
+  previewBulkReplay,
+  startBulkReplay,
+} from '../../lib/services/bulk-replay';
 import { discardDeadLetter, replayDeadLetter } from '../../lib/services/dead-letter-actions';
 import { bulkReplayOperationId } from '../../lib/services/settlement-operation-id';
 import { changeUserRole, setUserDisabled } from '../../lib/services/users';
@@ -57,7 +63,10 @@ async function progress(jobId: number) {
 
 /** Replays per receipt for a prefix: every value must be 1. */
 async function replayCounts(prefix: string): Promise<Map<string, number>> {
-  const { rows } = await pool.query(`select receipt_id, count(*)::int as n from keel.settlement_replay where starts_with(receipt_id, $1) group by 1`, [prefix]);
+  const { rows } = await pool.query(
+    `select receipt_id, count(*)::int as n from keel.settlement_replay where starts_with(receipt_id, $1) group by 1`,
+    [prefix],
+  );
   return new Map(rows.map((r) => [r.receipt_id, r.n]));
 }
 
@@ -70,14 +79,32 @@ describe('bulk replay preview', () => {
     expect(preview.sample).toHaveLength(20);
     expect(preview.sample[0]).toEqual({ receiptId: 'pv-a000000', reason: 'rpc', attempts: 6, recordedAtMs: T0 });
     const hour = 3_600_000;
-    await pool.query(`insert into settle.dead_letters select 'age-' || h, 1, 1, 'rpc', '{}', $1::bigint - h * $2::bigint from unnest(array[1, 4, 6, 10]) h`, [preview.asOfMs, hour]);
+    await pool.query(
+      `insert into settle.dead_letters select 'age-' || h, 1, 1, 'rpc', '{}', $1::bigint - h * $2::bigint from unnest(array[1, 4, 6, 10]) h`,
+      [preview.asOfMs, hour],
+    );
     expect((await previewed({ receiptIdPrefix: 'age-', maxAgeMs: 5 * hour })).itemCount).toBe(2);
     expect((await previewed({ receiptIdPrefix: 'age-', minAgeMs: 5 * hour })).itemCount).toBe(2);
     expect((await previewed({ receiptIdPrefix: 'age-', minAgeMs: 2 * hour, maxAgeMs: 8 * hour })).itemCount).toBe(2);
-    expect((await previewed({ receiptIdPrefix: 'age-', minAgeMs: 2 * hour, maxAgeMs: 5 * hour })).sample.map((i) => i.receiptId)).toEqual(['age-4']);
-    const { rows } = await pool.query(`select filter, status, item_count, created_by_login from keel.bulk_replay where id = $1`, [preview.jobId]);
-    expect(rows[0]).toMatchObject({ status: 'PREVIEWED', item_count: 30, created_by_login: 'support', filter: { reason: 'rpc', receiptIdPrefix: 'pv-', minAttempts: 6, asOfMs: preview.asOfMs } });
-    const audit = await pool.query(`select outcome, reason from keel.audit_event where action = 'settlement.bulk_replay.preview' and target_id = $1`, [String(preview.jobId)]);
+    expect(
+      (await previewed({ receiptIdPrefix: 'age-', minAgeMs: 2 * hour, maxAgeMs: 5 * hour })).sample.map(
+        (i) => i.receiptId,
+      ),
+    ).toEqual(['age-4']);
+    const { rows } = await pool.query(
+      `select filter, status, item_count, created_by_login from keel.bulk_replay where id = $1`,
+      [preview.jobId],
+    );
+    expect(rows[0]).toMatchObject({
+      status: 'PREVIEWED',
+      item_count: 30,
+      created_by_login: 'support',
+      filter: { reason: 'rpc', receiptIdPrefix: 'pv-', minAttempts: 6, asOfMs: preview.asOfMs },
+    });
+    const audit = await pool.query(
+      `select outcome, reason from keel.audit_event where action = 'settlement.bulk_replay.preview' and target_id = $1`,
+      [String(preview.jobId)],
+    );
     expect(audit.rows).toEqual([{ outcome: 'APPLIED', reason: 'ledger outage of the 3rd' }]);
   });
 
@@ -92,24 +119,44 @@ describe('bulk replay preview', () => {
     await startBulkReplay(transactions, admin, { jobId: preview.jobId });
     await runBulkReplayBatches(transactions);
     expect((await progress(preview.jobId)).counts).toMatchObject({ replayed: 2, pending: 0 });
-    const left = await pool.query(`select receipt_id from settle.dead_letters where starts_with(receipt_id, 'sel-') order by 1`);
+    const left = await pool.query(
+      `select receipt_id from settle.dead_letters where starts_with(receipt_id, 'sel-') order by 1`,
+    );
     expect(left.rows.map((r) => r.receipt_id)).toEqual(['sel-000000', 'sel-000002', 'sel-000003', 'sel-000005']);
   });
 
   it('a bulk discard deletes exactly the frozen dead letters, audits each with its JSON, and replays none', async () => {
     await deadLetters('dis-', 4);
-    const preview = await previewBulkReplay(transactions, support, { filter: { receiptIds: ['dis-000000', 'dis-000002'] }, note: 'test data', action: 'DISCARD' });
+    const preview = await previewBulkReplay(transactions, support, {
+      filter: { receiptIds: ['dis-000000', 'dis-000002'] },
+      note: 'test data',
+      action: 'DISCARD',
+    });
     if (!preview.ok) throw new Error(preview.error.code);
     expect(preview.value.itemCount).toBe(2);
-    expect(await startBulkReplay(transactions, admin, { jobId: preview.value.jobId })).toMatchObject({ ok: true, value: { action: 'DISCARD', status: 'RUNNING' } });
+    expect(await startBulkReplay(transactions, admin, { jobId: preview.value.jobId })).toMatchObject({
+      ok: true,
+      value: { action: 'DISCARD', status: 'RUNNING' },
+    });
     await pool.query(`delete from settle.dead_letters where receipt_id = 'dis-000002'`); // gone before the worker came
     await runBulkReplayBatches(transactions);
-    expect((await progress(preview.value.jobId)).counts).toMatchObject({ discarded: 1, no_longer_dead_lettered: 1, replayed: 0, pending: 0 });
-    const left = await pool.query(`select receipt_id from settle.dead_letters where starts_with(receipt_id, 'dis-') order by 1`);
+    expect((await progress(preview.value.jobId)).counts).toMatchObject({
+      discarded: 1,
+      no_longer_dead_lettered: 1,
+      replayed: 0,
+      pending: 0,
+    });
+    const left = await pool.query(
+      `select receipt_id from settle.dead_letters where starts_with(receipt_id, 'dis-') order by 1`,
+    );
     expect(left.rows.map((r) => r.receipt_id)).toEqual(['dis-000001', 'dis-000003']);
     expect((await replayCounts('dis-')).size).toBe(0);
-    const audit = await pool.query(`select action, reason, before->>'reason' as reason_code, after->>'bulkJob' as job from keel.audit_event where target_id = 'dis-000000'`);
-    expect(audit.rows).toEqual([{ action: 'settlement.discard', reason: 'test data', reason_code: 'rpc', job: String(preview.value.jobId) }]);
+    const audit = await pool.query(
+      `select action, reason, before->>'reason' as reason_code, after->>'bulkJob' as job from keel.audit_event where target_id = 'dis-000000'`,
+    );
+    expect(audit.rows).toEqual([
+      { action: 'settlement.discard', reason: 'test data', reason_code: 'rpc', job: String(preview.value.jobId) },
+    ]);
     const job = await pool.query(`select action, status from keel.bulk_replay where id = $1`, [preview.value.jobId]);
     expect(job.rows[0]).toEqual({ action: 'DISCARD', status: 'COMPLETED' });
   });
@@ -117,7 +164,10 @@ describe('bulk replay preview', () => {
   it('refuses an empty, oversized or malformed selection, and creates no job', async () => {
     const jobsBefore = (await pool.query(`select count(*)::int as n from keel.bulk_replay`)).rows[0].n;
     for (const receiptIds of [[], Array.from({ length: 1_001 }, (_, i) => `r-${i}`), ['ok', ''], ['bad\u0000id']]) {
-      expect(await previewBulkReplay(transactions, support, { filter: { receiptIds }, note: 'n' })).toMatchObject({ ok: false, error: { code: 'INVALID_FILTER' } });
+      expect(await previewBulkReplay(transactions, support, { filter: { receiptIds }, note: 'n' })).toMatchObject({
+        ok: false,
+        error: { code: 'INVALID_FILTER' },
+      });
     }
     expect((await pool.query(`select count(*)::int as n from keel.bulk_replay`)).rows[0].n).toBe(jobsBefore);
   });
@@ -128,30 +178,54 @@ describe('bulk replay preview', () => {
     await deadLetters('late-x', 3); // matches the filter, but arrived after the snapshot
     await runBulkReplayBatches(transactions);
     expect((await progress(preview.jobId)).counts).toMatchObject({ replayed: 5, pending: 0 });
-    const left = await pool.query(`select receipt_id from settle.dead_letters where starts_with(receipt_id, 'late-') order by 1`);
+    const left = await pool.query(
+      `select receipt_id from settle.dead_letters where starts_with(receipt_id, 'late-') order by 1`,
+    );
     expect(left.rows.map((r) => r.receipt_id)).toEqual(['late-x000000', 'late-x000001', 'late-x000002']);
   });
 
   it('refuses a bad filter, a missing note and the viewer role', async () => {
-    expect(await previewBulkReplay(transactions, support, { filter: { reason: 'nope' }, note: 'n' })).toMatchObject({ ok: false, error: { code: 'INVALID_FILTER' } });
-    expect(await previewBulkReplay(transactions, support, { filter: { minAttempts: 3, maxAttempts: 1 }, note: 'n' })).toMatchObject({ ok: false, error: { code: 'INVALID_FILTER' } });
-    expect(await previewBulkReplay(transactions, support, { filter: {}, note: ' ' })).toMatchObject({ ok: false, error: { code: 'NOTE_REQUIRED' } });
-    expect(await previewBulkReplay(transactions, viewer, { filter: {}, note: 'n' })).toMatchObject({ ok: false, error: { code: 'FORBIDDEN' } });
+    expect(await previewBulkReplay(transactions, support, { filter: { reason: 'nope' }, note: 'n' })).toMatchObject({
+      ok: false,
+      error: { code: 'INVALID_FILTER' },
+    });
+    expect(
+      await previewBulkReplay(transactions, support, { filter: { minAttempts: 3, maxAttempts: 1 }, note: 'n' }),
+    ).toMatchObject({ ok: false, error: { code: 'INVALID_FILTER' } });
+    expect(await previewBulkReplay(transactions, support, { filter: {}, note: ' ' })).toMatchObject({
+      ok: false,
+      error: { code: 'NOTE_REQUIRED' },
+    });
+    expect(await previewBulkReplay(transactions, viewer, { filter: {}, note: 'n' })).toMatchObject({
+      ok: false,
+      error: { code: 'FORBIDDEN' },
+    });
   });
 
   it('refuses more than 100,000 items and keeps nothing of the attempt', async () => {
     await deadLetters('cap-', 100_000, 'rpc');
     await deadLetters('cap-z', 1, 'backend');
     const jobsBefore = (await pool.query('select count(*)::int as n from keel.bulk_replay')).rows[0].n;
-    const refused = await previewBulkReplay(transactions, support, { filter: { receiptIdPrefix: 'cap-' }, note: 'everything' });
+    const refused = await previewBulkReplay(transactions, support, {
+      filter: { receiptIdPrefix: 'cap-' },
+      note: 'everything',
+    });
     expect(refused).toMatchObject({ ok: false, error: { code: 'PREVIEW_TOO_LARGE' } });
     expect((await pool.query('select count(*)::int as n from keel.bulk_replay')).rows[0].n).toBe(jobsBefore);
-    expect((await pool.query(`select count(*)::int as n from keel.bulk_replay_item where starts_with(receipt_id, 'cap-')`)).rows[0].n).toBe(0);
-    const audit = await pool.query(`select outcome, code from keel.audit_event where action = 'settlement.bulk_replay.preview' and outcome = 'REFUSED' and code = 'PREVIEW_TOO_LARGE'`);
+    expect(
+      (await pool.query(`select count(*)::int as n from keel.bulk_replay_item where starts_with(receipt_id, 'cap-')`))
+        .rows[0].n,
+    ).toBe(0);
+    const audit = await pool.query(
+      `select outcome, code from keel.audit_event where action = 'settlement.bulk_replay.preview' and outcome = 'REFUSED' and code = 'PREVIEW_TOO_LARGE'`,
+    );
     expect(audit.rows).toHaveLength(1);
     const atCap = await previewed({ receiptIdPrefix: 'cap-', reason: 'rpc' });
     expect(atCap.itemCount).toBe(100_000);
-    expect(await cancelBulkReplay(transactions, support, { jobId: atCap.jobId })).toMatchObject({ ok: true, value: { counts: { cancelled: 100_000 } } });
+    expect(await cancelBulkReplay(transactions, support, { jobId: atCap.jobId })).toMatchObject({
+      ok: true,
+      value: { counts: { cancelled: 100_000 } },
+    });
   }, 120_000);
 });
 
@@ -167,19 +241,47 @@ describe('running a bulk replay', () => {
     const store = postgresSettlementStore(db);
     const claim = await store.claimReceipt('run-000003', 'w', Date.now() + 1_000, 60_000);
     if (!claim.ok || !claim.value) throw new Error('claim failed');
-    await store.recordClaimedOutcome(claim.value, { kind: 'Permanent', code: 'rpc' }, DEFAULT_RETRY_POLICY, claim.value.leaseUntilMs - 1);
-    await replayDeadLetter(transactions, support, { receiptId: 'run-000004', note: 'n', operationId: bulkReplayOperationId(preview.jobId, 'run-000004') });
+    await store.recordClaimedOutcome(
+      claim.value,
+      { kind: 'Permanent', code: 'rpc' },
+      DEFAULT_RETRY_POLICY,
+      claim.value.leaseUntilMs - 1,
+    );
+    await replayDeadLetter(transactions, support, {
+      receiptId: 'run-000004',
+      note: 'n',
+      operationId: bulkReplayOperationId(preview.jobId, 'run-000004'),
+    });
 
     expect(await runBulkReplayBatches(transactions, { batchSize: 16 })).toBe(3);
     const { job, counts } = await progress(preview.jobId);
     expect(job).toMatchObject({ status: 'COMPLETED', itemCount: 40, processedCount: 40 });
-    expect(counts).toEqual({ pending: 0, replayed: 36, discarded: 0, requeued: 0, already_replayed: 1, no_longer_dead_lettered: 2, no_longer_retry_scheduled: 0, changed_since_preview: 1, cancelled: 0 });
-    const results = await bulkReplayItems(transactions, viewer, { jobId: preview.jobId, result: 'no_longer_dead_lettered' });
+    expect(counts).toEqual({
+      pending: 0,
+      replayed: 36,
+      discarded: 0,
+      requeued: 0,
+      already_replayed: 1,
+      no_longer_dead_lettered: 2,
+      no_longer_retry_scheduled: 0,
+      changed_since_preview: 1,
+      cancelled: 0,
+    });
+    const results = await bulkReplayItems(transactions, viewer, {
+      jobId: preview.jobId,
+      result: 'no_longer_dead_lettered',
+    });
     expect(results.ok && results.value.items.map((i) => i.receiptId)).toEqual(['run-000001', 'run-000002']);
     expect([...(await replayCounts('run-')).values()].every((n) => n === 1)).toBe(true);
-    const bulk = await pool.query(`select operation_id, actor_login from keel.settlement_replay where bulk_job = $1 order by receipt_id limit 1`, [preview.jobId]);
+    const bulk = await pool.query(
+      `select operation_id, actor_login from keel.settlement_replay where bulk_job = $1 order by receipt_id limit 1`,
+      [preview.jobId],
+    );
     expect(bulk.rows[0]).toEqual({ operation_id: `${preview.jobId}:run-000000`, actor_login: 'admin' });
-    const audited = await pool.query(`select count(*)::int as n from keel.audit_event where action = 'settlement.replay' and operation_id like $1`, [`${preview.jobId}:%`]);
+    const audited = await pool.query(
+      `select count(*)::int as n from keel.audit_event where action = 'settlement.replay' and operation_id like $1`,
+      [`${preview.jobId}:%`],
+    );
     expect(audited.rows[0].n).toBe(37); // 36 by the job, 1 by the single replay under the item's id
     // Paging through every item by keyset returns each once.
     const seen: string[] = [];
@@ -239,7 +341,10 @@ describe('running a bulk replay', () => {
     expect(await runBulkReplayBatches(transactions, { batchSize: 100 })).toBe(0);
     // Its lease runs out (set in the past rather than waited for); three workers of one
     // instance resume together, row locks keeping each batch to one of them.
-    await pool.query(`update keel.bulk_replay set worker_lease_until = clock_timestamp() - interval '1 ms' where id = $1`, [preview.jobId]);
+    await pool.query(
+      `update keel.bulk_replay set worker_lease_until = clock_timestamp() - interval '1 ms' where id = $1`,
+      [preview.jobId],
+    );
     const logged: { message: string; fields?: Record<string, unknown> }[] = [];
     const resumedAt = performance.now();
     await Promise.all(
@@ -254,17 +359,26 @@ describe('running a bulk replay', () => {
     expect(logged.filter((l) => l.message.startsWith('bulk replay job taken over'))).toEqual([
       { message: expect.stringContaining('taken over'), fields: { job: preview.jobId, from: `child-${child.pid}` } },
     ]);
-    expect((await pool.query(`select worker_instance from keel.bulk_replay where id = $1`, [preview.jobId])).rows[0].worker_instance).toBe('survivor');
-    console.info(`[measure] resumed bulk replay of ${atKill.itemCount - atKill.processedCount} items: ${(performance.now() - resumedAt).toFixed(0)} ms`);
+    expect(
+      (await pool.query(`select worker_instance from keel.bulk_replay where id = $1`, [preview.jobId])).rows[0]
+        .worker_instance,
+    ).toBe('survivor');
+    console.info(
+      `[measure] resumed bulk replay of ${atKill.itemCount - atKill.processedCount} items: ${(performance.now() - resumedAt).toFixed(0)} ms`,
+    );
     const { job, counts } = await progress(preview.jobId);
     expect(job).toMatchObject({ status: 'COMPLETED', processedCount: 4_000 });
     expect(counts).toMatchObject({ replayed: 4_000, pending: 0 });
     const replays = await replayCounts('kill-');
     expect(replays.size).toBe(4_000);
     expect([...replays.values()].every((n) => n === 1)).toBe(true);
-    const queued = await pool.query(`select count(*)::int as n from settle.attempts where starts_with(receipt_id, 'kill-') and attempts = 0`);
+    const queued = await pool.query(
+      `select count(*)::int as n from settle.attempts where starts_with(receipt_id, 'kill-') and attempts = 0`,
+    );
     expect(queued.rows[0].n).toBe(4_000);
-    const events = await pool.query(`select count(*)::int as n from keel.settlement_event where kind = 'replayed' and starts_with(receipt_id, 'kill-')`);
+    const events = await pool.query(
+      `select count(*)::int as n from keel.settlement_event where kind = 'replayed' and starts_with(receipt_id, 'kill-')`,
+    );
     expect(events.rows[0].n).toBe(4_000);
   }, 120_000);
 });
@@ -300,11 +414,27 @@ describe('a bulk job across instances', () => {
     expect((await progress(preview.jobId)).job).toMatchObject({ processedCount: 10, workerInstance: 'keel-a' });
     // A keeps working it: each batch renews its lease.
     expect(await runBulkReplayBatches(onA, { batchSize: 10, maxBatches: 1, worker: a })).toBe(1);
-    await pool.query(`update keel.bulk_replay set worker_lease_until = clock_timestamp() - interval '1 ms' where id = $1`, [preview.jobId]);
+    await pool.query(
+      `update keel.bulk_replay set worker_lease_until = clock_timestamp() - interval '1 ms' where id = $1`,
+      [preview.jobId],
+    );
     const logged: unknown[] = [];
-    expect(await runBulkReplayBatches(onB, { batchSize: 10, worker: b, log: (_level, message, fields) => logged.push({ message, fields }) })).toBe(1);
-    expect(logged).toContainEqual({ message: expect.stringContaining('taken over'), fields: { job: preview.jobId, from: 'keel-a' } });
-    expect((await progress(preview.jobId)).job).toMatchObject({ status: 'COMPLETED', processedCount: 30, workerInstance: 'keel-b' });
+    expect(
+      await runBulkReplayBatches(onB, {
+        batchSize: 10,
+        worker: b,
+        log: (_level, message, fields) => logged.push({ message, fields }),
+      }),
+    ).toBe(1);
+    expect(logged).toContainEqual({
+      message: expect.stringContaining('taken over'),
+      fields: { job: preview.jobId, from: 'keel-a' },
+    });
+    expect((await progress(preview.jobId)).job).toMatchObject({
+      status: 'COMPLETED',
+      processedCount: 30,
+      workerInstance: 'keel-b',
+    });
     expect([...(await replayCounts('lease-')).values()].every((n) => n === 1)).toBe(true);
     // A, back, finds nothing left to do.
     expect(await runBulkReplayBatches(onA, { batchSize: 10, worker: a })).toBe(0);
@@ -315,8 +445,14 @@ describe('cancelling a bulk replay', () => {
   it('stops between batches; results so far stay and the rest end as cancelled', async () => {
     await deadLetters('cxl-', 3_000);
     const preview = await started({ receiptIdPrefix: 'cxl-' });
-    const worker = startBulkReplayWorker({ transactions: postgresSettlementUnitOfWork(createDatabase(newPool(2))), log: () => {}, batchSize: 20, idleMs: 10 });
-    while ((await progress(preview.jobId)).job.processedCount === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    const worker = startBulkReplayWorker({
+      transactions: postgresSettlementUnitOfWork(createDatabase(newPool(2))),
+      log: () => {},
+      batchSize: 20,
+      idleMs: 10,
+    });
+    while ((await progress(preview.jobId)).job.processedCount === 0)
+      await new Promise((resolve) => setTimeout(resolve, 10));
     const cancelled = await cancelBulkReplay(transactions, support, { jobId: preview.jobId, note: 'wrong filter' });
     await worker.stop();
     expect(cancelled).toMatchObject({ ok: true, value: { job: { status: 'CANCELLED' } } });
@@ -326,20 +462,38 @@ describe('cancelling a bulk replay', () => {
     expect(counts.replayed + counts.cancelled).toBe(3_000);
     expect(counts.cancelled).toBeGreaterThan(0);
     expect((await replayCounts('cxl-')).size).toBe(counts.replayed);
-    expect((await pool.query(`select count(*)::int as n from settle.dead_letters where starts_with(receipt_id, 'cxl-')`)).rows[0].n).toBe(counts.cancelled);
+    expect(
+      (await pool.query(`select count(*)::int as n from settle.dead_letters where starts_with(receipt_id, 'cxl-')`))
+        .rows[0].n,
+    ).toBe(counts.cancelled);
 
     expect(await runBulkReplayBatches(transactions)).toBe(0);
-    expect(await cancelBulkReplay(transactions, support, { jobId: preview.jobId })).toEqual({ ok: true, value: { job, counts } });
-    expect(await startBulkReplay(transactions, support, { jobId: preview.jobId })).toMatchObject({ ok: false, error: { code: 'CONFLICT' } });
+    expect(await cancelBulkReplay(transactions, support, { jobId: preview.jobId })).toEqual({
+      ok: true,
+      value: { job, counts },
+    });
+    expect(await startBulkReplay(transactions, support, { jobId: preview.jobId })).toMatchObject({
+      ok: false,
+      error: { code: 'CONFLICT' },
+    });
   });
 
   it('refuses to cancel a completed job or an unknown one', async () => {
     await deadLetters('done-', 3);
     const preview = await started({ receiptIdPrefix: 'done-' });
     await runBulkReplayBatches(transactions);
-    expect(await cancelBulkReplay(transactions, support, { jobId: preview.jobId })).toMatchObject({ ok: false, error: { code: 'CONFLICT' } });
-    expect(await cancelBulkReplay(transactions, support, { jobId: 999_999 })).toMatchObject({ ok: false, error: { code: 'NOT_FOUND' } });
-    expect(await cancelBulkReplay(transactions, viewer, { jobId: preview.jobId })).toMatchObject({ ok: false, error: { code: 'FORBIDDEN' } });
+    expect(await cancelBulkReplay(transactions, support, { jobId: preview.jobId })).toMatchObject({
+      ok: false,
+      error: { code: 'CONFLICT' },
+    });
+    expect(await cancelBulkReplay(transactions, support, { jobId: 999_999 })).toMatchObject({
+      ok: false,
+      error: { code: 'NOT_FOUND' },
+    });
+    expect(await cancelBulkReplay(transactions, viewer, { jobId: preview.jobId })).toMatchObject({
+      ok: false,
+      error: { code: 'FORBIDDEN' },
+    });
   });
 });
 
@@ -355,9 +509,16 @@ describe('a bulk job whose starter loses the permission', () => {
   }
 
   async function startedBy(starter: Actor, receiptIdPrefix: string, action: BulkAction = 'REPLAY') {
-    const preview = await previewBulkReplay(transactions, support, { filter: { receiptIdPrefix }, note: 'ledger outage of the 3rd', action });
+    const preview = await previewBulkReplay(transactions, support, {
+      filter: { receiptIdPrefix },
+      note: 'ledger outage of the 3rd',
+      action,
+    });
     if (!preview.ok) throw new Error(preview.error.code);
-    expect(await startBulkReplay(transactions, starter, { jobId: preview.value.jobId })).toMatchObject({ ok: true, value: { status: 'RUNNING', startedBy: { login: starter.login } } });
+    expect(await startBulkReplay(transactions, starter, { jobId: preview.value.jobId })).toMatchObject({
+      ok: true,
+      value: { status: 'RUNNING', startedBy: { login: starter.login } },
+    });
     return preview.value;
   }
 
@@ -371,21 +532,38 @@ describe('a bulk job whose starter loses the permission', () => {
     ).rows;
 
   const jobEvents = async (jobId: number, action: string) =>
-    (await pool.query(`select count(*)::int as n from keel.audit_event where action = $1 and request_id = $2`, [action, `bulk-replay-job-${jobId}`])).rows[0].n;
+    (
+      await pool.query(`select count(*)::int as n from keel.audit_event where action = $1 and request_id = $2`, [
+        action,
+        `bulk-replay-job-${jobId}`,
+      ])
+    ).rows[0].n;
 
   const deadLettersLeft = async (prefix: string) =>
-    (await pool.query(`select count(*)::int as n from settle.dead_letters where starts_with(receipt_id, $1)`, [prefix])).rows[0].n;
+    (await pool.query(`select count(*)::int as n from settle.dead_letters where starts_with(receipt_id, $1)`, [prefix]))
+      .rows[0].n;
 
   it('is cancelled at its next batch once its starter is disabled: nothing more is replayed, and Keel audits the cancel once', async () => {
     await deadLetters('ban-', 30);
     const starter = await starterUser('sally');
     const preview = await startedBy(starter, 'ban-');
     expect(await runBulkReplayBatches(transactions, { batchSize: 10, maxBatches: 1 })).toBe(1);
-    expect(await setUserDisabled(users, admin, { username: 'sally', disabled: true, reason: 'left the team' })).toMatchObject({ ok: true, value: { changed: true } });
+    expect(
+      await setUserDisabled(users, admin, { username: 'sally', disabled: true, reason: 'left the team' }),
+    ).toMatchObject({ ok: true, value: { changed: true } });
 
     const logged: unknown[] = [];
-    expect(await runBulkReplayBatches(transactions, { batchSize: 10, log: (level, message, fields) => logged.push({ level, message, fields }) })).toBe(1);
-    expect(logged).toContainEqual({ level: 'warn', message: expect.stringContaining('starter'), fields: { job: preview.jobId, cause: 'STARTER_DISABLED' } });
+    expect(
+      await runBulkReplayBatches(transactions, {
+        batchSize: 10,
+        log: (level, message, fields) => logged.push({ level, message, fields }),
+      }),
+    ).toBe(1);
+    expect(logged).toContainEqual({
+      level: 'warn',
+      message: expect.stringContaining('starter'),
+      fields: { job: preview.jobId, cause: 'STARTER_DISABLED' },
+    });
     const { job, counts } = await progress(preview.jobId);
     expect(job).toMatchObject({ status: 'CANCELLED', processedCount: 10 });
     expect(counts).toMatchObject({ replayed: 10, cancelled: 20, pending: 0 });
@@ -398,7 +576,8 @@ describe('a bulk job whose starter loses the permission', () => {
         actor_login: 'keel',
         actor_role: 'viewer',
         outcome: 'APPLIED',
-        reason: "Cancelled by Keel: the job's starter, sally, lost the permission to replay dead-lettered settlements (the account was disabled).",
+        reason:
+          "Cancelled by Keel: the job's starter, sally, lost the permission to replay dead-lettered settlements (the account was disabled).",
         request_id: `bulk-replay-job-${preview.jobId}`,
         before: { status: 'RUNNING', processedCount: 10 },
         after: { status: 'CANCELLED', cancelledItems: 20, cause: 'STARTER_DISABLED', starter: 'sally' },
@@ -407,7 +586,10 @@ describe('a bulk job whose starter loses the permission', () => {
 
     // Cancelled once: no worker takes the job again, and a user's cancel after it finds it cancelled.
     expect(await runBulkReplayBatches(transactions)).toBe(0);
-    expect(await cancelBulkReplay(transactions, admin, { jobId: preview.jobId })).toMatchObject({ ok: true, value: { job: { status: 'CANCELLED' } } });
+    expect(await cancelBulkReplay(transactions, admin, { jobId: preview.jobId })).toMatchObject({
+      ok: true,
+      value: { job: { status: 'CANCELLED' } },
+    });
     expect(await cancelEvents(preview.jobId)).toHaveLength(1);
     expect((await replayCounts('ban-')).size).toBe(10);
   });
@@ -417,7 +599,9 @@ describe('a bulk job whose starter loses the permission', () => {
     const starter = await starterUser('dmitri');
     const preview = await startedBy(starter, 'demote-', 'DISCARD');
     expect(await runBulkReplayBatches(transactions, { batchSize: 10, maxBatches: 1 })).toBe(1);
-    expect(await changeUserRole(users, admin, { username: 'dmitri', role: 'operator', expectedRole: 'support' })).toMatchObject({ ok: true, value: { changed: true } });
+    expect(
+      await changeUserRole(users, admin, { username: 'dmitri', role: 'operator', expectedRole: 'support' }),
+    ).toMatchObject({ ok: true, value: { changed: true } });
 
     expect(await runBulkReplayBatches(transactions, { batchSize: 10 })).toBe(1);
     const { job, counts } = await progress(preview.jobId);
@@ -428,7 +612,8 @@ describe('a bulk job whose starter loses the permission', () => {
     expect(await cancelEvents(preview.jobId)).toEqual([
       expect.objectContaining({
         actor_login: 'keel',
-        reason: "Cancelled by Keel: the job's starter, dmitri, lost the permission to discard dead-lettered settlements (their role no longer has it).",
+        reason:
+          "Cancelled by Keel: the job's starter, dmitri, lost the permission to discard dead-lettered settlements (their role no longer has it).",
         after: { status: 'CANCELLED', cancelledItems: 20, cause: 'STARTER_ROLE_LACKS_PERMISSION', starter: 'dmitri' },
       }),
     ]);
@@ -441,7 +626,9 @@ describe('a bulk job whose starter loses the permission', () => {
     const starter = await starterUser('petra');
     const preview = await startedBy(starter, 'keep-');
     expect(await runBulkReplayBatches(transactions, { batchSize: 10, maxBatches: 1 })).toBe(1);
-    expect(await changeUserRole(users, admin, { username: 'petra', role: 'admin', expectedRole: 'support' })).toMatchObject({ ok: true, value: { changed: true } });
+    expect(
+      await changeUserRole(users, admin, { username: 'petra', role: 'admin', expectedRole: 'support' }),
+    ).toMatchObject({ ok: true, value: { changed: true } });
     expect(await runBulkReplayBatches(transactions, { batchSize: 10 })).toBe(2);
     expect((await progress(preview.jobId)).job).toMatchObject({ status: 'COMPLETED', processedCount: 30 });
     expect((await replayCounts('keep-')).size).toBe(30);
@@ -452,9 +639,17 @@ describe('a bulk job whose starter loses the permission', () => {
     await deadLetters('live-', 3_000);
     const starter = await starterUser('lena');
     const preview = await startedBy(starter, 'live-');
-    const worker = startBulkReplayWorker({ transactions: postgresSettlementUnitOfWork(createDatabase(newPool(2))), log: () => {}, batchSize: 20, idleMs: 10 });
+    const worker = startBulkReplayWorker({
+      transactions: postgresSettlementUnitOfWork(createDatabase(newPool(2))),
+      log: () => {},
+      batchSize: 20,
+      idleMs: 10,
+    });
     while ((await progress(preview.jobId)).job.processedCount === 0) await sleep(10);
-    expect(await setUserDisabled(users, admin, { username: 'lena', disabled: true })).toMatchObject({ ok: true, value: { changed: true } });
+    expect(await setUserDisabled(users, admin, { username: 'lena', disabled: true })).toMatchObject({
+      ok: true,
+      value: { changed: true },
+    });
     // The disable waited for any batch holding the starter's row; every later batch sees it.
     const atDisable = (await progress(preview.jobId)).job.processedCount;
     while ((await progress(preview.jobId)).job.status === 'RUNNING') await sleep(10);

@@ -17,20 +17,36 @@ const viewer: Actor = { id: 'u-viewer', login: 'viewer', name: 'Vera Viewer', ro
 await insertKeelUsers(pool, [support, admin, viewer]);
 const HOUR = 3_600_000;
 
-const serverNowMs = async () => Number((await pool.query(`select (extract(epoch from clock_timestamp()) * 1000)::bigint as ms`)).rows[0].ms);
+const serverNowMs = async () =>
+  Number((await pool.query(`select (extract(epoch from clock_timestamp()) * 1000)::bigint as ms`)).rows[0].ms);
 
 /** A settlement queued in `work_kind`, visible at `nextVisibleAtMs`, at row version 4, 3 attempts. */
-async function queued(receiptId: string, nextVisibleAtMs: number, workKind = 'retry_scheduled', leaseUntilMs: number | null = null) {
+async function queued(
+  receiptId: string,
+  nextVisibleAtMs: number,
+  workKind = 'retry_scheduled',
+  leaseUntilMs: number | null = null,
+) {
   await pool.query(
     `insert into settle.attempts (receipt_id, finalized_at, work_kind, attempts, next_visible_at_ms, row_version,
        lease_owner, lease_token, lease_until_ms, reason_code, updated_at_ms)
      values ($1, 1, $2, 3, $3, 4, $4, $5, $6, 'rpc', 1)`,
-    [receiptId, workKind, nextVisibleAtMs, leaseUntilMs === null ? null : 'worker-1', leaseUntilMs === null ? null : 'token', leaseUntilMs],
+    [
+      receiptId,
+      workKind,
+      nextVisibleAtMs,
+      leaseUntilMs === null ? null : 'worker-1',
+      leaseUntilMs === null ? null : 'token',
+      leaseUntilMs,
+    ],
   );
 }
 
 async function attempt(receiptId: string) {
-  const { rows } = await pool.query(`select attempts, row_version, next_visible_at_ms from settle.attempts where receipt_id = $1`, [receiptId]);
+  const { rows } = await pool.query(
+    `select attempts, row_version, next_visible_at_ms from settle.attempts where receipt_id = $1`,
+    [receiptId],
+  );
   return rows[0] as { attempts: number; row_version: number; next_visible_at_ms: number } | undefined;
 }
 
@@ -47,28 +63,44 @@ describe('bulk requeue of retry-scheduled settlements', () => {
     if (!preview.ok) throw new Error(preview.error.code);
     expect(preview.value).toMatchObject({ itemCount: 4, selectedCount: 8 });
     expect(preview.value.sample.map((s) => s.receiptId)).toEqual(['rq-1', 'rq-2', 'rq-3', 'rq-4']);
-    expect(preview.value.sample[0]).toEqual({ receiptId: 'rq-1', attempts: 3, reasonCode: 'rpc', nextVisibleAtMs: later });
+    expect(preview.value.sample[0]).toEqual({
+      receiptId: 'rq-1',
+      attempts: 3,
+      reasonCode: 'rpc',
+      nextVisibleAtMs: later,
+    });
     const { jobId } = preview.value;
-    const frozen = await pool.query(`select receipt_id, row_version from keel.bulk_replay_item where job = $1 order by receipt_id`, [jobId]);
+    const frozen = await pool.query(
+      `select receipt_id, row_version from keel.bulk_replay_item where job = $1 order by receipt_id`,
+      [jobId],
+    );
     expect(frozen.rows).toEqual(['rq-1', 'rq-2', 'rq-3', 'rq-4'].map((receipt_id) => ({ receipt_id, row_version: 4 })));
     const job = await pool.query(`select action, status, item_count from keel.bulk_replay where id = $1`, [jobId]);
     expect(job.rows[0]).toEqual({ action: 'REQUEUE', status: 'PREVIEWED', item_count: 4 });
 
     // After the preview: a worker claims and retries rq-2 (its row moves on), and rq-4 finishes.
-    await pool.query(`update settle.attempts set row_version = row_version + 1, attempts = attempts + 1 where receipt_id = 'rq-2'`);
+    await pool.query(
+      `update settle.attempts set row_version = row_version + 1, attempts = attempts + 1 where receipt_id = 'rq-2'`,
+    );
     await pool.query(`delete from settle.attempts where receipt_id = 'rq-4'`);
 
     // Nothing moves until someone starts it; the same person may (as with a bulk replay).
     expect(await runBulkReplayBatches(transactions)).toBe(0);
     expect((await attempt('rq-1'))!.next_visible_at_ms).toBe(later);
-    expect(await startBulkReplay(transactions, support, { jobId })).toMatchObject({ ok: true, value: { status: 'RUNNING' } });
+    expect(await startBulkReplay(transactions, support, { jobId })).toMatchObject({
+      ok: true,
+      value: { status: 'RUNNING' },
+    });
     const beforeWork = await serverNowMs();
     expect(await runBulkReplayBatches(transactions, { batchSize: 3 })).toBe(2);
 
     const progress = await bulkReplayProgress(transactions, viewer, jobId);
     expect(progress).toMatchObject({
       ok: true,
-      value: { job: { status: 'COMPLETED', processedCount: 4 }, counts: { requeued: 2, changed_since_preview: 1, no_longer_retry_scheduled: 1, pending: 0 } },
+      value: {
+        job: { status: 'COMPLETED', processedCount: 4 },
+        counts: { requeued: 2, changed_since_preview: 1, no_longer_retry_scheduled: 1, pending: 0 },
+      },
     });
     const items = await bulkReplayItems(transactions, viewer, { jobId });
     expect(items.ok && items.value.items.map((i) => [i.receiptId, i.result])).toEqual([
@@ -90,7 +122,9 @@ describe('bulk requeue of retry-scheduled settlements', () => {
     for (const id of ['rq-untouched', 'rq-pending', 'rq-leased']) expect((await attempt(id))!.row_version).toBe(4);
     expect((await attempt('rq-due'))!.next_visible_at_ms).toBe(1_000);
 
-    const events = await pool.query(`select receipt_id from keel.settlement_event where kind = 'requeued' order by receipt_id`);
+    const events = await pool.query(
+      `select receipt_id from keel.settlement_event where kind = 'requeued' order by receipt_id`,
+    );
     expect(events.rows.map((r) => r.receipt_id)).toEqual(['rq-1', 'rq-3']);
     const audit = await pool.query(
       `select target_id, actor_login, reason, operation_id, outcome, before->>'attempts' as attempts, (after->>'bulkJob')::bigint as job
@@ -98,19 +132,32 @@ describe('bulk requeue of retry-scheduled settlements', () => {
     );
     expect(audit.rows).toEqual(
       ['rq-1', 'rq-3'].map((id) => ({
-        target_id: id, actor_login: 'support', reason: 'ledger is back', operation_id: bulkReplayOperationId(jobId, id),
-        outcome: 'APPLIED', attempts: '3', job: jobId,
+        target_id: id,
+        actor_login: 'support',
+        reason: 'ledger is back',
+        operation_id: bulkReplayOperationId(jobId, id),
+        outcome: 'APPLIED',
+        attempts: '3',
+        job: jobId,
       })),
     );
   });
 
   it('a second person may start it, and the items are requeued under the starter', async () => {
     await queued('rq-b1', (await serverNowMs()) + HOUR);
-    const preview = await previewBulkRequeue(transactions, support, { receiptIds: ['rq-b1'], note: 'second pair of eyes' });
+    const preview = await previewBulkRequeue(transactions, support, {
+      receiptIds: ['rq-b1'],
+      note: 'second pair of eyes',
+    });
     if (!preview.ok) throw new Error(preview.error.code);
-    expect(await startBulkReplay(transactions, admin, { jobId: preview.value.jobId })).toMatchObject({ ok: true, value: { startedBy: { login: 'admin' } } });
+    expect(await startBulkReplay(transactions, admin, { jobId: preview.value.jobId })).toMatchObject({
+      ok: true,
+      value: { startedBy: { login: 'admin' } },
+    });
     await runBulkReplayBatches(transactions);
-    const audit = await pool.query(`select actor_login from keel.audit_event where action = 'settlement.requeue' and target_id = 'rq-b1'`);
+    const audit = await pool.query(
+      `select actor_login from keel.audit_event where action = 'settlement.requeue' and target_id = 'rq-b1'`,
+    );
     expect(audit.rows).toEqual([{ actor_login: 'admin' }]);
   });
 
@@ -123,10 +170,15 @@ describe('bulk requeue of retry-scheduled settlements', () => {
       [support, [], 'note', 'INVALID_INPUT'],
     ] as const;
     for (const [actor, receiptIds, note, code] of refusals) {
-      expect(await previewBulkRequeue(transactions, actor, { receiptIds, note })).toMatchObject({ ok: false, error: { code } });
+      expect(await previewBulkRequeue(transactions, actor, { receiptIds, note })).toMatchObject({
+        ok: false,
+        error: { code },
+      });
     }
     expect(Number((await pool.query(`select count(*)::int as n from keel.bulk_replay`)).rows[0].n)).toBe(jobsBefore);
-    const refused = await pool.query(`select count(*)::int as n from keel.audit_event where action = 'settlement.bulk_replay.preview' and outcome = 'REFUSED'`);
+    const refused = await pool.query(
+      `select count(*)::int as n from keel.audit_event where action = 'settlement.bulk_replay.preview' and outcome = 'REFUSED'`,
+    );
     expect(refused.rows[0].n).toBe(3);
   });
 });

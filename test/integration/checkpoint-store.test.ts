@@ -28,7 +28,9 @@ async function saved(checkpoint: DurableCheckpoint) {
 describe('CheckpointStore over Postgres', () => {
   it('seals with the server key on save and loads back an authenticated checkpoint', async () => {
     const id = nextId();
-    const result = await saved(testCheckpoint(id, { ownerId: 'worker-a', fencingToken: 1, expiresAt: Date.now() + MINUTE }));
+    const result = await saved(
+      testCheckpoint(id, { ownerId: 'worker-a', fencingToken: 1, expiresAt: Date.now() + MINUTE }),
+    );
     expect(result.authenticationTag).toBe(authenticationTagHex(result, KEY));
     const loaded = await store.load(id);
     expect(loaded.ok && loaded.value?.checkpoint).toEqual(result);
@@ -60,11 +62,23 @@ describe('CheckpointStore over Postgres', () => {
     const progress = await store.save({ ...testCheckpoint(id, lease), completedNodeIds: ['start', 'charge'] });
     expect(progress.ok).toBe(true);
     const before = await storedRow(id);
-    expect(await store.save(testCheckpoint(id, { ...lease, ownerId: 'worker-b' }))).toEqual({ ok: false, error: { kind: 'StaleLease' } });
-    expect(await store.save(testCheckpoint(id, { ...lease, fencingToken: 4 }))).toEqual({ ok: false, error: { kind: 'StaleLease' } });
+    expect(await store.save(testCheckpoint(id, { ...lease, ownerId: 'worker-b' }))).toEqual({
+      ok: false,
+      error: { kind: 'StaleLease' },
+    });
+    expect(await store.save(testCheckpoint(id, { ...lease, fencingToken: 4 }))).toEqual({
+      ok: false,
+      error: { kind: 'StaleLease' },
+    });
     expect(await storedRow(id)).toEqual(before);
-    expect((await store.save(testCheckpoint(id, { ownerId: 'worker-b', fencingToken: 6, expiresAt: 2_000 }))).ok).toBe(true);
-    expect(await storedRow(id)).toMatchObject({ lease_owner: 'worker-b', fencing_token: 6, lease_expires_at_ms: 2_000 });
+    expect((await store.save(testCheckpoint(id, { ownerId: 'worker-b', fencingToken: 6, expiresAt: 2_000 }))).ok).toBe(
+      true,
+    );
+    expect(await storedRow(id)).toMatchObject({
+      lease_owner: 'worker-b',
+      fencing_token: 6,
+      lease_expires_at_ms: 2_000,
+    });
   });
 
   it('stores exactly one of two saves racing with the same new fencing token', async () => {
@@ -76,13 +90,19 @@ describe('CheckpointStore over Postgres', () => {
         store: postgresCheckpointStore(createDatabase(newPool(1)), KEY),
       }));
       const results = await Promise.all(
-        racers.map(({ ownerId, store: racer }) => racer.save(testCheckpoint(id, { ownerId, fencingToken: 2, expiresAt: 5_000 }))),
+        racers.map(({ ownerId, store: racer }) =>
+          racer.save(testCheckpoint(id, { ownerId, fencingToken: 2, expiresAt: 5_000 })),
+        ),
       );
       expect(results.filter((r) => r.ok)).toHaveLength(1);
       expect(results.filter((r) => !r.ok)).toEqual([{ ok: false, error: { kind: 'StaleLease' } }]);
       const winner = racers[results.findIndex((r) => r.ok)]!.ownerId;
       const loaded = await store.load(id);
-      expect(loaded.ok && loaded.value?.checkpoint.lease).toEqual({ ownerId: winner, fencingToken: 2, expiresAt: 5_000 });
+      expect(loaded.ok && loaded.value?.checkpoint.lease).toEqual({
+        ownerId: winner,
+        fencingToken: 2,
+        expiresAt: 5_000,
+      });
       expect(loaded.ok && store.verify(loaded.value!.checkpoint)).toBe(true);
     }
   });
@@ -93,8 +113,11 @@ describe('CheckpointStore over Postgres', () => {
     await pool.query('update keel.durable_checkpoint set fencing_token = 99 where execution_id = $1', [id]);
     const edited = await store.load(id);
     expect(edited.ok ? 'loaded' : edited.error.reason).toMatch(/disagree/);
-    await pool.query(`update keel.durable_checkpoint set fencing_token = 3, authentication_tag = repeat('0', 64),
-                        checkpoint = jsonb_set(checkpoint, '{authentication_tag}', to_jsonb(repeat('0', 64))) where execution_id = $1`, [id]);
+    await pool.query(
+      `update keel.durable_checkpoint set fencing_token = 3, authentication_tag = repeat('0', 64),
+                        checkpoint = jsonb_set(checkpoint, '{authentication_tag}', to_jsonb(repeat('0', 64))) where execution_id = $1`,
+      [id],
+    );
     const forged = await store.load(id);
     expect(forged.ok && forged.value !== null && store.verify(forged.value.checkpoint)).toBe(false);
   });
@@ -108,14 +131,20 @@ describe('CheckpointStore over Postgres', () => {
     await db.transaction(async (tx) => {
       const locked = await postgresCheckpointStore(tx, KEY).load(id, { forUpdate: true });
       expect(locked.ok && locked.value !== null).toBe(true);
-      competing = other.save(testCheckpoint(id, { ownerId: 'worker-b', fencingToken: 2, expiresAt: 2_000 })).then((r) => {
-        competingDone = true;
-        return r;
-      });
+      competing = other
+        .save(testCheckpoint(id, { ownerId: 'worker-b', fencingToken: 2, expiresAt: 2_000 }))
+        .then((r) => {
+          competingDone = true;
+          return r;
+        });
       // Wait for the event itself: the competing save is blocked by this transaction's lock.
       const holder = await tx.execute<{ pid: number }>(sql`select pg_backend_pid() as pid`);
       const blockedBy = async () =>
-        (await pool.query(`select count(*)::int as n from pg_stat_activity where $1 = any(pg_blocking_pids(pid))`, [holder.rows[0]!.pid])).rows[0].n;
+        (
+          await pool.query(`select count(*)::int as n from pg_stat_activity where $1 = any(pg_blocking_pids(pid))`, [
+            holder.rows[0]!.pid,
+          ])
+        ).rows[0].n;
       while ((await blockedBy()) === 0) await new Promise((resolve) => setImmediate(resolve));
       expect(await blockedBy()).toBe(1);
       expect(competingDone).toBe(false);
@@ -124,11 +153,15 @@ describe('CheckpointStore over Postgres', () => {
   });
 
   it('lists expired, authenticated leases as takeover candidates, keyset-paged', async () => {
-    const { rows } = await pool.query<{ now: number }>(`select (extract(epoch from clock_timestamp()) * 1000)::bigint as now`);
+    const { rows } = await pool.query<{ now: number }>(
+      `select (extract(epoch from clock_timestamp()) * 1000)::bigint as now`,
+    );
     const now = Number(rows[0]!.now);
     await pool.query('delete from keel.durable_checkpoint');
     const expired = await Promise.all(
-      [1, 2, 3].map((n) => saved(testCheckpoint(`expired-${n}`, { ownerId: `w${n}`, fencingToken: n, expiresAt: now - n * MINUTE }))),
+      [1, 2, 3].map((n) =>
+        saved(testCheckpoint(`expired-${n}`, { ownerId: `w${n}`, fencingToken: n, expiresAt: now - n * MINUTE })),
+      ),
     );
     await saved(testCheckpoint('live', { ownerId: 'w9', fencingToken: 9, expiresAt: now + 10 * MINUTE }));
     await saved(testCheckpoint('forged', { ownerId: 'w8', fencingToken: 8, expiresAt: now - 30 * MINUTE }));
@@ -150,13 +183,15 @@ describe('CheckpointStore over Postgres', () => {
       fencingToken: 1,
       expiresAtMs: checkpoint.lease.expiresAt,
       authenticationTag: checkpoint.authenticationTag,
-      evidenceDigestHex: (orchestrationEvidenceDigestHex({
-        executionId: 'expired-1',
-        authenticationTag: checkpoint.authenticationTag,
-        fencingToken: 1,
-        expiresAtMs: checkpoint.lease.expiresAt,
-        leaseOwner: 'w1',
-      }) as { value: string }).value,
+      evidenceDigestHex: (
+        orchestrationEvidenceDigestHex({
+          executionId: 'expired-1',
+          authenticationTag: checkpoint.authenticationTag,
+          fencingToken: 1,
+          expiresAtMs: checkpoint.lease.expiresAt,
+          leaseOwner: 'w1',
+        }) as { value: string }
+      ).value,
     });
     expect(Math.abs(second.serverTimeMs - Date.now())).toBeLessThan(5_000);
   });

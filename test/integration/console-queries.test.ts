@@ -14,7 +14,11 @@ describe('console read models on demo data', () => {
   let database: TestDatabase;
   beforeAll(async () => {
     database = await freshDatabase();
-    const settings = parseSettings({ DATABASE_URL: database.url, KEEL_CHECKPOINT_KEY: KEY.toString('hex'), KEEL_DEMO: '1' });
+    const settings = parseSettings({
+      DATABASE_URL: database.url,
+      KEEL_CHECKPOINT_KEY: KEY.toString('hex'),
+      KEEL_DEMO: '1',
+    });
     if (!settings.ok) throw new Error('settings');
     await seedDemo(database.db, settings.value);
   }, 120_000);
@@ -28,7 +32,9 @@ describe('console read models on demo data', () => {
       if (!result.nextCursor) break;
       cursor = result.nextCursor;
     }
-    const expected = await database.pool.query(`select id::int from oxide_batch.ob_job_execution where status = 'STARTED' order by updated_at desc, id desc`);
+    const expected = await database.pool.query(
+      `select id::int from oxide_batch.ob_job_execution where status = 'STARTED' order by updated_at desc, id desc`,
+    );
     expect(seen).toEqual(expected.rows.map((r) => r.id));
   });
 
@@ -54,7 +60,10 @@ describe('console read models on demo data', () => {
     expect(detail!.steps.length).toBeGreaterThan(0);
     expect(detail!.steps.some((s) => s.faultState.kind !== 'empty')).toBe(true);
     expect(detail!.owner).toMatch(/ABSENT|OTHER_PROCESS/);
-    const token = await database.pool.query(`select encode(owner_token, 'hex') as hex from oxide_batch.ob_job_execution where id = $1`, [rows[0].id]);
+    const token = await database.pool.query(
+      `select encode(owner_token, 'hex') as hex from oxide_batch.ob_job_execution where id = $1`,
+      [rows[0].id],
+    );
     if (token.rows[0].hex) expect(JSON.stringify(detail)).not.toContain(token.rows[0].hex);
     expect(await readExecutionDetail(database.db, 987_654_321, context)).toBeNull();
   });
@@ -74,8 +83,15 @@ describe('console read models on demo data', () => {
     const write = await listRetryKeys(database.db, { only: 'keys', phase: 'write', limit: 500 });
     expect(write.rows.length).toBeGreaterThan(0);
     expect(write.rows.every((r) => r.kind === 'key' && r.phase === 'write')).toBe(true);
-    const timeouts = await listRetryKeys(database.db, { only: 'keys', category: 'TIMEOUT', job: 'settle-invoices', limit: 500 });
-    expect(timeouts.rows.every((r) => r.kind === 'key' && r.category === 'TIMEOUT' && r.jobName === 'settle-invoices')).toBe(true);
+    const timeouts = await listRetryKeys(database.db, {
+      only: 'keys',
+      category: 'TIMEOUT',
+      job: 'settle-invoices',
+      limit: 500,
+    });
+    expect(
+      timeouts.rows.every((r) => r.kind === 'key' && r.category === 'TIMEOUT' && r.jobName === 'settle-invoices'),
+    ).toBe(true);
     const corrupt = await listRetryKeys(database.db, { only: 'corrupt', limit: 500 });
     expect(corrupt.rows.length).toBeGreaterThanOrEqual(3);
     expect(corrupt.rows.every((r) => r.kind === 'corrupt' && r.message.length > 0)).toBe(true);

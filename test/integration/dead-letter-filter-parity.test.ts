@@ -22,7 +22,19 @@ const HOUR = 3_600_000;
 const support: Actor = { id: 'u-support', login: 'support', name: 'Sam Support', role: 'support' };
 
 // Ages on and around 30m, 2h and 6h; reasons, attempts and prefixes spread across them.
-const AGES = [0, 30 * MIN - 1, 30 * MIN, 30 * MIN + 1, 2 * HOUR - 1, 2 * HOUR, 2 * HOUR + 1, 6 * HOUR - 1, 6 * HOUR, 6 * HOUR + 1, 48 * HOUR];
+const AGES = [
+  0,
+  30 * MIN - 1,
+  30 * MIN,
+  30 * MIN + 1,
+  2 * HOUR - 1,
+  2 * HOUR,
+  2 * HOUR + 1,
+  6 * HOUR - 1,
+  6 * HOUR,
+  6 * HOUR + 1,
+  48 * HOUR,
+];
 const REASONS = ['rpc', 'backend', 'signature', 'invalid_input'];
 await pool.query(
   `insert into settle.dead_letters (receipt_id, finalized_at, attempts, reason, canonical_json, recorded_at_ms)
@@ -47,7 +59,14 @@ async function listed(words: Record<string, string>): Promise<string[]> {
 async function frozen(words: Record<string, string>): Promise<string[]> {
   const filter = toDeadLetterFilter(deadLetterFiltersSchema.parse(words));
   return db.transaction(async (tx) => {
-    const { jobId } = await postgresBulkReplayStore(tx).createPreview({ actor: support, action: 'REPLAY', note: 'parity', filter, asOfMs: NOW, limit: 100_000 });
+    const { jobId } = await postgresBulkReplayStore(tx).createPreview({
+      actor: support,
+      action: 'REPLAY',
+      note: 'parity',
+      filter,
+      asOfMs: NOW,
+      limit: 100_000,
+    });
     const { rows } = await tx.execute<{ receipt_id: string }>(
       sql`select receipt_id from keel.bulk_replay_item where job = ${jobId}::bigint order by receipt_id`,
     );
@@ -69,7 +88,10 @@ const CASES: [string, Record<string, string>][] = [
   ['maximum age in seconds', { maxAge: '1800s' }],
   ['age window', { minAge: '30m', maxAge: '6h' }],
   ['age window of one instant', { minAge: '2h', maxAge: '120m' }],
-  ['every field at once', { reason: 'rpc', q: 'par-a', minAttempts: '1', maxAttempts: '5', minAge: '30m', maxAge: '2d' }],
+  [
+    'every field at once',
+    { reason: 'rpc', q: 'par-a', minAttempts: '1', maxAttempts: '5', minAge: '30m', maxAge: '2d' },
+  ],
 ];
 
 describe('the dead-letter list and the bulk replay preview', () => {
@@ -100,7 +122,10 @@ describe('the dead-letter list and the bulk replay preview', () => {
       note: 'parity through the service',
     });
     if (!preview.ok) throw new Error(preview.error.code);
-    const page = await listDeadLetterPage(db, deadLetterFiltersSchema.parse(words), { nowMs: preview.value.asOfMs, pageSize: 1_000 });
+    const page = await listDeadLetterPage(db, deadLetterFiltersSchema.parse(words), {
+      nowMs: preview.value.asOfMs,
+      pageSize: 1_000,
+    });
     expect(preview.value.itemCount).toBe(page.rows.length);
     expect(page.rows.length).toBeGreaterThan(0);
   });

@@ -36,7 +36,9 @@ describe('demo seed', () => {
   it('has job definitions and 2,000 executions across every status, with steps', async () => {
     expect(await count('select count(*) as n from oxide_batch.ob_job_definition')).toBeGreaterThanOrEqual(5);
     expect(await count('select count(*) as n from oxide_batch.ob_job_execution')).toBe(2000);
-    const statuses = (await database.pool.query('select distinct status from oxide_batch.ob_job_execution')).rows.map((r) => r.status);
+    const statuses = (await database.pool.query('select distinct status from oxide_batch.ob_job_execution')).rows.map(
+      (r) => r.status,
+    );
     expect(statuses.sort()).toEqual([...BATCH_STATUSES].sort());
     expect(await count('select count(*) as n from oxide_batch.ob_step_execution')).toBeGreaterThan(2000);
   });
@@ -45,8 +47,14 @@ describe('demo seed', () => {
     const stale = await count(`select count(*) as n from oxide_batch.ob_job_execution
       where status in ('STARTING','STARTED','STOPPING') and updated_at < now() - interval '15 minutes'`);
     expect(stale).toBeGreaterThan(20);
-    expect(await count(`select count(*) as n from oxide_batch.ob_job_execution where status = 'UNKNOWN'`)).toBeGreaterThan(20);
-    expect(await count(`select count(*) as n from oxide_batch.ob_job_execution where status in ('STARTED','UNKNOWN') and owner_token is null`)).toBeGreaterThan(0);
+    expect(
+      await count(`select count(*) as n from oxide_batch.ob_job_execution where status = 'UNKNOWN'`),
+    ).toBeGreaterThan(20);
+    expect(
+      await count(
+        `select count(*) as n from oxide_batch.ob_job_execution where status in ('STARTED','UNKNOWN') and owner_token is null`,
+      ),
+    ).toBeGreaterThan(0);
   });
 
   it('writes fault-state envelopes whose checksums verify, except a few deliberately corrupt ones', async () => {
@@ -73,7 +81,9 @@ describe('demo seed', () => {
     expect(withEntries).toBeGreaterThan(50);
     expect(corrupt).toBeGreaterThanOrEqual(3);
     expect(corrupt).toBeLessThanOrEqual(10);
-    expect([...failures.keys()].every((k) => ['ChecksumMismatch', 'UnsortedEntries', 'UnknownEnumeration'].includes(k))).toBe(true);
+    expect(
+      [...failures.keys()].every((k) => ['ChecksumMismatch', 'UnsortedEntries', 'UnknownEnumeration'].includes(k)),
+    ).toBe(true);
   });
 
   it('has 5,000 settlement attempts in every state and 300 dead letters across reason codes', async () => {
@@ -109,7 +119,12 @@ describe('demo seed', () => {
       `select u.username, u.role, a.password from keel.user u join keel.account a on a.user_id = u.id order by u.username`,
     );
     expect(rows.map((r) => [r.username, r.role])).toEqual([
-      ['admin', 'admin'], ['approver', 'approver'], ['approver2', 'approver'], ['operator', 'operator'], ['support', 'support'], ['viewer', 'viewer'],
+      ['admin', 'admin'],
+      ['approver', 'approver'],
+      ['approver2', 'approver'],
+      ['operator', 'operator'],
+      ['support', 'support'],
+      ['viewer', 'viewer'],
     ]);
     for (const row of rows) {
       expect(row.password).not.toContain('keel-demo');
@@ -123,28 +138,54 @@ describe('demo seed', () => {
                      from oxide_batch.ob_job_execution e left join oxide_batch.ob_step_execution s on s.job_execution_id = e.id
                      order by e.id, s.id`);
     expect((await shape(database)).rows).toEqual((await shape(other)).rows);
-    const receipts = (db: TestDatabase) => db.pool.query('select receipt_id, attempts, work_kind from settle.attempts order by receipt_id');
+    const receipts = (db: TestDatabase) =>
+      db.pool.query('select receipt_id, attempts, work_kind from settle.attempts order by receipt_id');
     expect((await receipts(database)).rows).toEqual((await receipts(other)).rows);
   });
 
   it('records the operator requests of the runtime CLI and of Keel: every action the demo shows, applied and refused', async () => {
-    const { rows } = await database.pool.query(`select action, outcome_class, count(*)::int as n from oxide_batch.ob_operator_request group by 1, 2 order by 1, 2`);
+    const { rows } = await database.pool.query(
+      `select action, outcome_class, count(*)::int as n from oxide_batch.ob_operator_request group by 1, 2 order by 1, 2`,
+    );
     const kinds = rows.map((r) => `${r.action} ${r.outcome_class}`);
-    expect(kinds).toEqual(expect.arrayContaining(['LAUNCH APPLIED', 'RESTART APPLIED', 'STOP APPLIED', 'STOP REJECTED', 'ABANDON APPLIED', 'ABANDON REJECTED']));
+    expect(kinds).toEqual(
+      expect.arrayContaining([
+        'LAUNCH APPLIED',
+        'RESTART APPLIED',
+        'STOP APPLIED',
+        'STOP REJECTED',
+        'ABANDON APPLIED',
+        'ABANDON REJECTED',
+      ]),
+    );
     // Only stops were asked through Keel (by the demo operator); everything else came from the runtime's CLI.
-    expect(await count(`select count(*) as n from oxide_batch.ob_operator_request where (operation_id like 'keel-%') <> (actor_ref not like 'cli:%')`)).toBe(0);
-    expect(await count(`select count(*) as n from oxide_batch.ob_operator_request where operation_id like 'keel-%' and not (action = 'STOP' and actor_ref = 'operator')`)).toBe(0);
+    expect(
+      await count(
+        `select count(*) as n from oxide_batch.ob_operator_request where (operation_id like 'keel-%') <> (actor_ref not like 'cli:%')`,
+      ),
+    ).toBe(0);
+    expect(
+      await count(
+        `select count(*) as n from oxide_batch.ob_operator_request where operation_id like 'keel-%' and not (action = 'STOP' and actor_ref = 'operator')`,
+      ),
+    ).toBe(0);
     // Every execution the seed made was launched or restarted by one of them.
-    expect(await count(`select count(*) as n from oxide_batch.ob_job_execution e where not exists (
-      select 1 from oxide_batch.ob_operator_request r where r.job_execution_id = e.id and r.action in ('LAUNCH', 'RESTART'))`)).toBe(0);
+    expect(
+      await count(`select count(*) as n from oxide_batch.ob_job_execution e where not exists (
+      select 1 from oxide_batch.ob_operator_request r where r.job_execution_id = e.id and r.action in ('LAUNCH', 'RESTART'))`),
+    ).toBe(0);
     // A stopping execution's stop request names the actor of its STOP row.
-    expect(await count(`select count(*) as n from oxide_batch.ob_job_execution e where e.status = 'STOPPING' and not exists (
+    expect(
+      await count(`select count(*) as n from oxide_batch.ob_job_execution e where e.status = 'STOPPING' and not exists (
       select 1 from oxide_batch.ob_operator_request r where r.job_execution_id = e.id and r.action = 'STOP' and r.actor_ref = e.stop_requested_by
-        and r.requested_at = e.stop_requested_at)`)).toBe(0);
+        and r.requested_at = e.stop_requested_at)`),
+    ).toBe(0);
   });
 
   it('audits each stop asked through Keel as a real stop request is audited, and nothing for the runtime CLI', async () => {
-    const keelStops = await count(`select count(*) as n from oxide_batch.ob_operator_request where action = 'STOP' and operation_id like 'keel-stop-%'`);
+    const keelStops = await count(
+      `select count(*) as n from oxide_batch.ob_operator_request where action = 'STOP' and operation_id like 'keel-stop-%'`,
+    );
     expect(keelStops).toBeGreaterThan(0);
     const { rows } = await database.pool.query(`
       select a.action, a.target_kind, a.actor_login, a.actor_role, a.outcome, a.before, a.after, a.at = r.requested_at as same_time,
@@ -154,11 +195,20 @@ describe('demo seed', () => {
     expect(rows).toHaveLength(keelStops);
     for (const row of rows) {
       expect(row).toMatchObject({
-        action: 'execution.request_stop', target_kind: 'batch_execution', actor_login: 'operator', actor_role: 'operator', outcome: 'APPLIED',
-        before: { status: 'STARTED', stopRequested: false }, after: { stopRequestedBy: 'operator', changed: true },
-        same_time: true, same_digest: true, same_operation: true,
+        action: 'execution.request_stop',
+        target_kind: 'batch_execution',
+        actor_login: 'operator',
+        actor_role: 'operator',
+        outcome: 'APPLIED',
+        before: { status: 'STARTED', stopRequested: false },
+        after: { stopRequestedBy: 'operator', changed: true },
+        same_time: true,
+        same_digest: true,
+        same_operation: true,
       });
     }
-    expect(await count(`select count(*) as n from keel.audit_event where action = 'execution.request_stop'`)).toBe(keelStops);
+    expect(await count(`select count(*) as n from keel.audit_event where action = 'execution.request_stop'`)).toBe(
+      keelStops,
+    );
   });
 });

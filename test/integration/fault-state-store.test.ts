@@ -55,7 +55,9 @@ describe('FaultStateStore over Postgres', () => {
     expect(await store.resolve(key('03'))).toEqual(unbound);
     expect(await store.clearResolved()).toEqual(unbound);
     expect(await store.unresolved()).toEqual(unbound);
-    expect(await store.bind({ stepExecutionId: 999_999, jobExecutionId: 1, retryStateLimit: 4, classifierRevision: 'v1' })).toEqual(unbound);
+    expect(
+      await store.bind({ stepExecutionId: 999_999, jobExecutionId: 1, retryStateLimit: 4, classifierRevision: 'v1' }),
+    ).toEqual(unbound);
     const { binding } = await boundStep();
     expect(await postgresFaultStateStore(db).bind({ ...binding, retryStateLimit: 0 })).toEqual(unbound);
     expect(await postgresFaultStateStore(db).bind({ ...binding, classifierRevision: ' padded' })).toEqual(unbound);
@@ -107,7 +109,10 @@ describe('FaultStateStore over Postgres', () => {
     expect((await store.reserve(reservation(key('04'), 1))).ok).toBe(true);
     await store.resolve(key('03'));
     expect(await store.unresolved()).toEqual({ ok: true, value: 1 });
-    expect(await store.reserve(reservation(key('05'), 1))).toEqual({ ok: false, error: { kind: 'CapacityExhausted', max: 2 } });
+    expect(await store.reserve(reservation(key('05'), 1))).toEqual({
+      ok: false,
+      error: { kind: 'CapacityExhausted', max: 2 },
+    });
     // An existing key still advances.
     expect((await store.reserve(reservation(key('04'), 2))).ok).toBe(true);
   });
@@ -127,7 +132,10 @@ describe('FaultStateStore over Postgres', () => {
       ok: false,
       error: { kind: 'Corrupt', error: { kind: 'CheckpointMismatch' } },
     });
-    await pool.query(`update oxide_batch.ob_step_execution set fault_state_checksum = decode(repeat('00', 32), 'hex') where id = $1`, [stepId]);
+    await pool.query(
+      `update oxide_batch.ob_step_execution set fault_state_checksum = decode(repeat('00', 32), 'hex') where id = $1`,
+      [stepId],
+    );
     const tampered = await stepRow(stepId);
     const checksumMismatch = { ok: false, error: { kind: 'Corrupt', error: { kind: 'ChecksumMismatch' } } };
     expect(await store.reserve(reservation(key('03'), 2))).toEqual(checksumMismatch);
@@ -135,7 +143,10 @@ describe('FaultStateStore over Postgres', () => {
     expect(await postgresFaultStateStore(db).bind(binding)).toEqual(checksumMismatch);
     expect(await stepRow(stepId)).toEqual(tampered);
     await pool.query(`update oxide_batch.ob_step_execution set fault_state_format = 2 where id = $1`, [stepId]);
-    expect(await store.unresolved()).toEqual({ ok: false, error: { kind: 'Corrupt', error: { kind: 'UnsupportedFormat' } } });
+    expect(await store.unresolved()).toEqual({
+      ok: false,
+      error: { kind: 'Corrupt', error: { kind: 'UnsupportedFormat' } },
+    });
   });
 
   it('clears resolved keys only when none stay unresolved, inside the caller transaction', async () => {
@@ -144,7 +155,10 @@ describe('FaultStateStore over Postgres', () => {
     expect((await store.reserve(reservation(key('04'), 1))).ok).toBe(true);
     await store.resolve(key('03'));
     const held = await stepRow(stepId);
-    expect(await store.clearResolved()).toEqual({ ok: false, error: { kind: 'Corrupt', error: { kind: 'CheckpointMismatch' } } });
+    expect(await store.clearResolved()).toEqual({
+      ok: false,
+      error: { kind: 'Corrupt', error: { kind: 'CheckpointMismatch' } },
+    });
     expect(await stepRow(stepId)).toEqual(held);
 
     await store.resolve(key('04'));

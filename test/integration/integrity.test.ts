@@ -33,8 +33,15 @@ async function placesOf(pool: pg.Pool, prefix: string): Promise<Record<string, n
 describe('database integrity rules', () => {
   it('keeps the audit log append-only', async () => {
     const { pool, db } = await freshDatabase();
-    const { id } = await postgresAuditLog(db).record({ actor, action: 'test.action', target: { kind: 'execution', id: '1' }, outcome: 'APPLIED' });
-    await expect(pool.query('update keel.audit_event set action = $1 where id = $2', ['rewritten', id])).rejects.toThrow(/append-only/);
+    const { id } = await postgresAuditLog(db).record({
+      actor,
+      action: 'test.action',
+      target: { kind: 'execution', id: '1' },
+      outcome: 'APPLIED',
+    });
+    await expect(
+      pool.query('update keel.audit_event set action = $1 where id = $2', ['rewritten', id]),
+    ).rejects.toThrow(/append-only/);
     await expect(pool.query('delete from keel.audit_event where id = $1', [id])).rejects.toThrow(/append-only/);
     await expect(pool.query('truncate keel.audit_event')).rejects.toThrow(/append-only/);
     const { rows } = await pool.query('select action from keel.audit_event where id = $1', [id]);
@@ -44,8 +51,12 @@ describe('database integrity rules', () => {
   it('requires a code exactly on refused audit events', async () => {
     const { db } = await freshDatabase();
     const audit = postgresAuditLog(db);
-    await expect(audit.record({ actor, action: 'x', target: { kind: 'k', id: '1' }, outcome: 'REFUSED' })).rejects.toThrow();
-    await expect(audit.record({ actor, action: 'x', target: { kind: 'k', id: '1' }, outcome: 'APPLIED', code: 'FORBIDDEN' })).rejects.toThrow();
+    await expect(
+      audit.record({ actor, action: 'x', target: { kind: 'k', id: '1' }, outcome: 'REFUSED' }),
+    ).rejects.toThrow();
+    await expect(
+      audit.record({ actor, action: 'x', target: { kind: 'k', id: '1' }, outcome: 'APPLIED', code: 'FORBIDDEN' }),
+    ).rejects.toThrow();
   });
 
   it('never lets a receipt be queued and dead-lettered at once, even from two concurrent transactions', async () => {
@@ -53,7 +64,9 @@ describe('database integrity rules', () => {
     await pool.query(attempt, ['r-1']);
     await expect(pool.query(dead, ['r-1'])).rejects.toThrow(/r-1 is already queued; it cannot also be dead-lettered/);
     await pool.query(dead, ['r-0']);
-    await expect(pool.query(attempt, ['r-0'])).rejects.toThrow(/r-0 is already dead-lettered; it cannot also be queued/);
+    await expect(pool.query(attempt, ['r-0'])).rejects.toThrow(
+      /r-0 is already dead-lettered; it cannot also be queued/,
+    );
 
     // Two transactions racing: each inserts into a different table for the same receipt.
     const other = newPool(2);
@@ -71,7 +84,9 @@ describe('database integrity rules', () => {
       a.release();
       b.release();
     }
-    const both = await pool.query(`select count(*)::int as n from settle.attempts a join settle.dead_letters d using (receipt_id)`);
+    const both = await pool.query(
+      `select count(*)::int as n from settle.attempts a join settle.dead_letters d using (receipt_id)`,
+    );
     expect(both.rows[0].n).toBe(0);
   });
 
@@ -160,7 +175,9 @@ describe('database integrity rules', () => {
   it('enforces the lease triple on settlement attempts', async () => {
     const { pool } = await freshDatabase();
     await expect(
-      pool.query(`insert into settle.attempts (receipt_id, finalized_at, work_kind, next_visible_at_ms, updated_at_ms, lease_owner) values ('r', 1, 'pending_observation', 1, 1, 'w')`),
+      pool.query(
+        `insert into settle.attempts (receipt_id, finalized_at, work_kind, next_visible_at_ms, updated_at_ms, lease_owner) values ('r', 1, 'pending_observation', 1, 1, 'w')`,
+      ),
     ).rejects.toThrow(/attempts_lease_complete/);
   });
 });

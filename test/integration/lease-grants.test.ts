@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import pg from 'pg';
+import type pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { postgresDeadLetterReplayStore } from '../../lib/adapters/settlement-replay';
 import { postgresSettlementStore } from '../../lib/adapters/settlement-store';
@@ -41,7 +41,11 @@ async function leasedPages(filters: Record<string, string>, nowMs: number, pageS
   const seen: string[] = [];
   let cursor: string | undefined;
   for (let i = 0; i < 1_000; i += 1) {
-    const page = await listSettlementQueue(db, { ...queue({ ...filters, state: 'leased' }), cursor }, { nowMs, pageSize, sample: null });
+    const page = await listSettlementQueue(
+      db,
+      { ...queue({ ...filters, state: 'leased' }), cursor },
+      { nowMs, pageSize, sample: null },
+    );
     expect(page.rows.every((r) => r.state === 'leased')).toBe(true);
     seen.push(...page.rows.map((r) => r.receiptId));
     if (!page.nextCursor) return seen;
@@ -51,11 +55,20 @@ async function leasedPages(filters: Record<string, string>, nowMs: number, pageS
 }
 
 /** Every page of a due or retry tab, following its cursors. */
-async function statePages(state: 'due' | 'retry_scheduled', filters: Record<string, string>, nowMs: number, pageSize: number): Promise<string[]> {
+async function statePages(
+  state: 'due' | 'retry_scheduled',
+  filters: Record<string, string>,
+  nowMs: number,
+  pageSize: number,
+): Promise<string[]> {
   const seen: string[] = [];
   let cursor: string | undefined;
   for (let i = 0; i < 1_000; i += 1) {
-    const page = await listSettlementQueue(db, { ...queue({ ...filters, state }), cursor }, { nowMs, pageSize, sample: null });
+    const page = await listSettlementQueue(
+      db,
+      { ...queue({ ...filters, state }), cursor },
+      { nowMs, pageSize, sample: null },
+    );
     expect(page.rows.every((r) => r.state === state)).toBe(true);
     seen.push(...page.rows.map((r) => r.receiptId));
     if (!page.nextCursor) return seen;
@@ -92,10 +105,19 @@ const FILTERS: { filters: Record<string, string>; where: (nowMs: number) => stri
   { filters: { minAttempts: '2', maxAttempts: '3' }, where: () => 'attempts between 2 and 3' },
   { filters: { q: 'lg-b-' }, where: () => `receipt_id like 'lg-b-%'` },
   // A prefix with other filters: the prefix pages keep every condition, not the prefix alone.
-  { filters: { q: 'lg-b-', minAttempts: '1', maxAttempts: '2' }, where: () => `receipt_id like 'lg-b-%' and attempts between 1 and 2` },
-  { filters: { q: 'lg-a-', reason: 'rpc', minAge: '1m' }, where: (nowMs) => `receipt_id like 'lg-a-%' and reason_code = 'rpc' and next_visible_at_ms <= ${nowMs - MIN}` },
+  {
+    filters: { q: 'lg-b-', minAttempts: '1', maxAttempts: '2' },
+    where: () => `receipt_id like 'lg-b-%' and attempts between 1 and 2`,
+  },
+  {
+    filters: { q: 'lg-a-', reason: 'rpc', minAge: '1m' },
+    where: (nowMs) => `receipt_id like 'lg-a-%' and reason_code = 'rpc' and next_visible_at_ms <= ${nowMs - MIN}`,
+  },
   { filters: { minAge: '1m' }, where: (nowMs) => `next_visible_at_ms <= ${nowMs - MIN}` },
-  { filters: { reason: 'backend', maxAge: '10m' }, where: (nowMs) => `reason_code = 'backend' and next_visible_at_ms >= ${nowMs - 10 * MIN}` },
+  {
+    filters: { reason: 'backend', maxAge: '10m' },
+    where: (nowMs) => `reason_code = 'backend' and next_visible_at_ms >= ${nowMs - 10 * MIN}`,
+  },
 ];
 
 describe('the leased list and count from lease grants', () => {
@@ -118,20 +140,36 @@ describe('the leased list and count from lease grants', () => {
       // Claims: concurrent claimDue with various batches and leases, sometimes one receipt by id.
       // The last claimer's clock sometimes runs ahead (a worker passes its own clock): it
       // claims rows the requeues below, at the console's clock, could still move earlier.
-      const claimed = await Promise.all(claimers.map(async (claimer, i) => {
-        if (!random.chance(0.7)) return [];
-        const claimAtMs = i === claimers.length - 1 && random.chance(0.5) ? nowMs + random.int(1, 30) * SECOND : nowMs;
-        if (random.chance(0.2)) {
-          const { rows } = await pool.query<{ receipt_id: string }>(`select receipt_id from settle.attempts order by md5(receipt_id || $1) limit 1`, [random.hex(4)]);
-          if (!rows[0]) return [];
-          const one = await claimer.claimReceipt(rows[0].receipt_id, `worker-${i}`, claimAtMs, random.int(1, 40) * SECOND);
-          if (!one.ok) throw new Error(one.error.kind);
-          return one.value ? [one.value] : [];
-        }
-        const batch = await claimer.claimDue(`worker-${i}`, claimAtMs, random.int(1, 60) * SECOND, random.pick([1, 3, 10, 25, 64]));
-        if (!batch.ok) throw new Error(batch.error.kind);
-        return batch.value;
-      }));
+      const claimed = await Promise.all(
+        claimers.map(async (claimer, i) => {
+          if (!random.chance(0.7)) return [];
+          const claimAtMs =
+            i === claimers.length - 1 && random.chance(0.5) ? nowMs + random.int(1, 30) * SECOND : nowMs;
+          if (random.chance(0.2)) {
+            const { rows } = await pool.query<{ receipt_id: string }>(
+              `select receipt_id from settle.attempts order by md5(receipt_id || $1) limit 1`,
+              [random.hex(4)],
+            );
+            if (!rows[0]) return [];
+            const one = await claimer.claimReceipt(
+              rows[0].receipt_id,
+              `worker-${i}`,
+              claimAtMs,
+              random.int(1, 40) * SECOND,
+            );
+            if (!one.ok) throw new Error(one.error.kind);
+            return one.value ? [one.value] : [];
+          }
+          const batch = await claimer.claimDue(
+            `worker-${i}`,
+            claimAtMs,
+            random.int(1, 60) * SECOND,
+            random.pick([1, 3, 10, 25, 64]),
+          );
+          if (!batch.ok) throw new Error(batch.error.kind);
+          return batch.value;
+        }),
+      );
       held.push(...claimed.flat());
 
       // Outcomes for some held claims: finished, retried (the key moves), dead-lettered; one at a time or as a batch.
@@ -139,7 +177,12 @@ describe('the leased list and count from lease grants', () => {
       held = held.filter((claim) => {
         if (!random.chance(0.3)) return true;
         const roll = random.next();
-        const outcome: SettlementOutcome = roll < 0.4 ? { kind: 'Accepted' } : roll < 0.85 ? { kind: 'Retryable', code: 'rpc' } : { kind: 'Permanent', code: 'signature' };
+        const outcome: SettlementOutcome =
+          roll < 0.4
+            ? { kind: 'Accepted' }
+            : roll < 0.85
+              ? { kind: 'Retryable', code: 'rpc' }
+              : { kind: 'Permanent', code: 'signature' };
         outcomes.push({ claim, outcome });
         return false;
       });
@@ -158,9 +201,12 @@ describe('the leased list and count from lease grants', () => {
          union
          (select receipt_id, row_version::int, true from settle.attempts
           where lease_owner is not null and lease_until_ms > $1 and next_visible_at_ms > $1 order by md5(receipt_id || $2) limit 2)`,
-        [nowMs, random.hex(4)]);
+        [nowMs, random.hex(4)],
+      );
       for (const pick of picks) {
-        const moved = await db.transaction((tx) => postgresDeadLetterReplayStore(tx).requeue(pick.receipt_id, pick.row_version, nowMs));
+        const moved = await db.transaction((tx) =>
+          postgresDeadLetterReplayStore(tx).requeue(pick.receipt_id, pick.row_version, nowMs),
+        );
         if (pick.leased) {
           expect(moved).toBeNull();
           refusedRequeues += 1;
@@ -172,20 +218,29 @@ describe('the leased list and count from lease grants', () => {
       // Time moves (sometimes not at all), and expired grants are pruned now and then, by a
       // pruner whose clock may be ahead of the reads below by up to the grace.
       nowMs += random.pick([0, 500, 2 * SECOND, 7 * SECOND, 20 * SECOND]);
-      if (random.chance(0.3)) await db.execute(pruneExpiredLeaseGrants(sql`${nowMs + random.int(0, LEASE_GRANT_GRACE_MS)}::bigint`));
+      if (random.chance(0.3))
+        await db.execute(pruneExpiredLeaseGrants(sql`${nowMs + random.int(0, LEASE_GRANT_GRACE_MS)}::bigint`));
 
       // The check: list (paged) and count under a random filter, and the unfiltered count on every tab.
       const { filters, where } = random.pick(FILTERS);
       const truth = await leasedTruth(where(nowMs), nowMs);
       expect(await leasedPages(filters, nowMs, random.pick([1, 4, 11, 50]))).toEqual(truth);
-      const tab = await listSettlementQueue(db, queue({ ...filters, state: random.pick(['leased', 'due', 'all']) }), { nowMs, sample: null });
+      const tab = await listSettlementQueue(db, queue({ ...filters, state: random.pick(['leased', 'due', 'all']) }), {
+        nowMs,
+        sample: null,
+      });
       expect(tab.stateCounts.leased).toEqual({ value: truth.length, capped: false });
       // Due and retry rows are counted as the rows at that side of the clock less the leased ones among them.
       expect(tab.stateCounts.due).toEqual({ value: await stateTruth('due', where(nowMs), nowMs), capped: false });
-      expect(tab.stateCounts.retry_scheduled).toEqual({ value: await stateTruth('retry_scheduled', where(nowMs), nowMs), capped: false });
+      expect(tab.stateCounts.retry_scheduled).toEqual({
+        value: await stateTruth('retry_scheduled', where(nowMs), nowMs),
+        capped: false,
+      });
       // The due and retry tabs' rows, paged, under the same filter (a receipt prefix reads them another way).
       for (const state of ['due', 'retry_scheduled'] as const) {
-        expect(await statePages(state, filters, nowMs, random.pick([7, 50]))).toEqual(await stateRowsTruth(state, where(nowMs), nowMs));
+        expect(await statePages(state, filters, nowMs, random.pick([7, 50]))).toEqual(
+          await stateRowsTruth(state, where(nowMs), nowMs),
+        );
       }
       const first = await listSettlementQueue(db, queue({ ...filters, state: 'leased' }), { nowMs, sample: null });
       expect(first.count).toEqual({ value: truth.length, capped: false });
@@ -202,18 +257,29 @@ describe('the leased list and count from lease grants', () => {
     const NOW = T0 + 1_800_000;
     await queueRows('lk-', 3, NOW + 10 * SECOND, 1);
     // A worker whose clock runs 20 s ahead claims a row the console still sees as a future retry.
-    const claim = await postgresSettlementStore(db).claimReceipt('lk-000001', 'worker-ahead', NOW + 20 * SECOND, 30 * SECOND);
+    const claim = await postgresSettlementStore(db).claimReceipt(
+      'lk-000001',
+      'worker-ahead',
+      NOW + 20 * SECOND,
+      30 * SECOND,
+    );
     expect(claim.ok && claim.value?.receiptId).toBe('lk-000001');
-    const { rows } = await pool.query<{ row_version: number }>(`select row_version::int from settle.attempts where receipt_id = 'lk-000001'`);
+    const { rows } = await pool.query<{ row_version: number }>(
+      `select row_version::int from settle.attempts where receipt_id = 'lk-000001'`,
+    );
     // The requeue would move it to the console's now, before its grant's range: it is refused.
-    const moved = await db.transaction((tx) => postgresDeadLetterReplayStore(tx).requeue('lk-000001', rows[0]!.row_version, NOW));
+    const moved = await db.transaction((tx) =>
+      postgresDeadLetterReplayStore(tx).requeue('lk-000001', rows[0]!.row_version, NOW),
+    );
     expect(moved).toBeNull();
     const leased = await listSettlementQueue(db, queue({ state: 'leased', q: 'lk-' }), { nowMs: NOW, sample: null });
     expect(leased.rows.map((r) => [r.receiptId, r.nextVisibleAtMs])).toEqual([['lk-000001', NOW + 10 * SECOND]]);
     expect(leased.count).toEqual({ value: 1, capped: false });
     // Once the lease has lapsed the requeue goes ahead and clears the lease with the move.
     const later = NOW + 20 * SECOND + 30 * SECOND;
-    const requeued = await db.transaction((tx) => postgresDeadLetterReplayStore(tx).requeue('lk-000001', rows[0]!.row_version, later));
+    const requeued = await db.transaction((tx) =>
+      postgresDeadLetterReplayStore(tx).requeue('lk-000001', rows[0]!.row_version, later),
+    );
     expect(requeued).toMatchObject({ receiptId: 'lk-000001', nextVisibleAtMs: NOW + 10 * SECOND, leaseUntilMs: null });
   });
 
@@ -239,37 +305,57 @@ describe('the leased list and count from lease grants', () => {
         };
       },
     }) as pg.Pool;
-    const page = await listSettlementQueue(createDatabase(recording), queue({ state: 'leased' }), { nowMs: NOW, sample: null });
+    const page = await listSettlementQueue(createDatabase(recording), queue({ state: 'leased' }), {
+      nowMs: NOW,
+      sample: null,
+    });
     expect(page.rows.map((r) => r.receiptId)).toEqual(claimed.ok ? claimed.value.map((c) => c.receiptId) : []);
     expect(page.count).toEqual({ value: 5, capped: false });
     const explain = async (statement: { text: string; values: unknown[] }) =>
-      (await pool.query(`explain ${statement.text}`, statement.values)).rows.map((r) => r['QUERY PLAN'] as string).join('\n');
+      (await pool.query(`explain ${statement.text}`, statement.values)).rows
+        .map((r) => r['QUERY PLAN'] as string)
+        .join('\n');
     // The page: the one statement that reads the grants.
-    const pages = recorded.filter((s) => /lease_grants/.test(s.text) && /limit/.test(s.text) && !/count\(\*\)/.test(s.text));
+    const pages = recorded.filter(
+      (s) => /lease_grants/.test(s.text) && /limit/.test(s.text) && !/count\(\*\)/.test(s.text),
+    );
     expect(pages).toHaveLength(1);
     const pagePlan = await explain(pages[0]!);
     // The count, as countsUpToCap reads it (its one statement also holds the other states' counts).
-    const countPlan = (await db.execute<{ 'QUERY PLAN': string }>(sql`explain
-      select count(*)::int from (select 1 from ${leasedReceipts(NOW, sql`true`)} leased where true limit ${COUNT_CAP + 1}) t`)).rows
-      .map((r) => r['QUERY PLAN']).join('\n');
+    const countPlan = (
+      await db.execute<{ 'QUERY PLAN': string }>(sql`explain
+      select count(*)::int from (select 1 from ${leasedReceipts(NOW, sql`true`)} leased where true limit ${COUNT_CAP + 1}) t`)
+    ).rows
+      .map((r) => r['QUERY PLAN'])
+      .join('\n');
     for (const plan of [pagePlan, countPlan]) {
       expect(plan).not.toMatch(/Seq Scan on attempts/);
-      expect(plan).toMatch(/Index (Only )?Scan using attempts_due_idx on attempts|Bitmap Index Scan on attempts_due_idx/);
+      expect(plan).toMatch(
+        /Index (Only )?Scan using attempts_due_idx on attempts|Bitmap Index Scan on attempts_due_idx/,
+      );
       expect(plan).toMatch(/lease_grants/);
     }
     console.info(`[plan] leased page over 50,005 attempts, 5 leased:\n${pagePlan}\n[plan] leased count:\n${countPlan}`);
   }, 120_000);
 
   it('the metric sampler deletes grants expired for longer than the grace, and keeps the rest', async () => {
-    const serverNow = Number((await pool.query(`select (extract(epoch from clock_timestamp()) * 1000)::bigint as ms`)).rows[0].ms);
+    const serverNow = Number(
+      (await pool.query(`select (extract(epoch from clock_timestamp()) * 1000)::bigint as ms`)).rows[0].ms,
+    );
     await pool.query(`delete from settle.lease_grants`);
     await pool.query(`delete from keel.metric_sample`);
     await pool.query(
       `insert into settle.lease_grants (lease_until_ms, lo_next_visible_at_ms, lo_receipt_id, hi_next_visible_at_ms, hi_receipt_id)
        values ($1, 1, 'a', 2, 'b'), ($2, 1, 'a', 2, 'b'), ($3, 1, 'a', 2, 'b')`,
-      [serverNow - LEASE_GRANT_GRACE_MS - 1, serverNow - LEASE_GRANT_GRACE_MS + 5 * MIN, serverNow + 3_600_000]);
+      [serverNow - LEASE_GRANT_GRACE_MS - 1, serverNow - LEASE_GRANT_GRACE_MS + 5 * MIN, serverNow + 3_600_000],
+    );
     expect(await sampleMetrics(db, { staleThresholdMs: 900_000 })).not.toBeNull();
-    const { rows } = await pool.query<{ lease_until_ms: string }>(`select lease_until_ms from settle.lease_grants order by lease_until_ms`);
-    expect(rows.map((r) => Number(r.lease_until_ms))).toEqual([serverNow - LEASE_GRANT_GRACE_MS + 5 * MIN, serverNow + 3_600_000]);
+    const { rows } = await pool.query<{ lease_until_ms: string }>(
+      `select lease_until_ms from settle.lease_grants order by lease_until_ms`,
+    );
+    expect(rows.map((r) => Number(r.lease_until_ms))).toEqual([
+      serverNow - LEASE_GRANT_GRACE_MS + 5 * MIN,
+      serverNow + 3_600_000,
+    ]);
   });
 });

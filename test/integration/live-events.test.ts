@@ -34,19 +34,27 @@ describe('live events', () => {
     await events.ready(); // listener connected and the polled baselines taken
 
     const audit = nextTopic(events, 'audit', 2_000);
-    await pool.query(`insert into keel.audit_event (actor_login, actor_role, action, target_kind, target_id, outcome) values ('t', 'admin', 'test', 'x', '1', 'APPLIED')`);
+    await pool.query(
+      `insert into keel.audit_event (actor_login, actor_role, action, target_kind, target_id, outcome) values ('t', 'admin', 'test', 'x', '1', 'APPLIED')`,
+    );
     expect(await audit).toBeLessThan(2_000);
 
     const runtime = nextTopic(events, 'executions', 2_000);
-    await pool.query(`update oxide_batch.ob_job_execution set updated_at = clock_timestamp(), version = version + 1 where id = (select min(id) from oxide_batch.ob_job_execution where status = 'STARTED')`);
+    await pool.query(
+      `update oxide_batch.ob_job_execution set updated_at = clock_timestamp(), version = version + 1 where id = (select min(id) from oxide_batch.ob_job_execution where status = 'STARTED')`,
+    );
     expect(await runtime).toBeLessThan(2_000);
 
     const attempts = nextTopic(events, 'settlements', 2_000);
-    await pool.query(`insert into keel.settlement_event (receipt_id, kind, attempt, at_ms) values ('r-live', 'claimed', 0, 1)`);
+    await pool.query(
+      `insert into keel.settlement_event (receipt_id, kind, attempt, at_ms) values ('r-live', 'claimed', 0, 1)`,
+    );
     expect(await attempts).toBeLessThan(2_000);
 
     const queue = nextTopic(events, 'settlements', 2_000);
-    await pool.query(`delete from settle.dead_letters where receipt_id = (select min(receipt_id) from settle.dead_letters)`);
+    await pool.query(
+      `delete from settle.dead_letters where receipt_id = (select min(receipt_id) from settle.dead_letters)`,
+    );
     expect(await queue).toBeLessThan(2_000);
 
     // Pages come and go: the listener stops with the last subscriber (often mid-poll) and
@@ -61,7 +69,9 @@ describe('live events', () => {
     stop = events.subscribe(() => {});
     await events.ready();
     const afterChurn = nextTopic(events, 'executions', 2_000);
-    await pool.query(`update oxide_batch.ob_job_execution set updated_at = clock_timestamp(), version = version + 1 where id = (select max(id) from oxide_batch.ob_job_execution where status = 'COMPLETED')`);
+    await pool.query(
+      `update oxide_batch.ob_job_execution set updated_at = clock_timestamp(), version = version + 1 where id = (select max(id) from oxide_batch.ob_job_execution where status = 'COMPLETED')`,
+    );
     expect(await afterChurn).toBeLessThan(2_000);
   });
 });

@@ -14,30 +14,49 @@ async function signIn(auth: KeelAuth, username: string): Promise<string> {
   const response = await auth.handler(
     new Request(`http://localhost:${PORT}/api/auth/sign-in/username`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', origin: `http://localhost:${PORT}`, [CLIENT_ADDRESS_HEADER]: '10.2.0.1' },
+      headers: {
+        'content-type': 'application/json',
+        origin: `http://localhost:${PORT}`,
+        [CLIENT_ADDRESS_HEADER]: '10.2.0.1',
+      },
       body: JSON.stringify({ username, password: 'correct-horse' }),
     }),
   );
   expect(response.status).toBe(200);
-  return response.headers.getSetCookie().map((cookie) => cookie.split(';')[0]).join('; ');
+  return response.headers
+    .getSetCookie()
+    .map((cookie) => cookie.split(';')[0])
+    .join('; ');
 }
 
 type UserFields = { id: unknown; name: unknown; email: unknown; username?: unknown; role?: unknown; banned?: unknown };
 const fields = (user: UserFields | undefined | null) =>
-  user ? { id: user.id, name: user.name, email: user.email, username: user.username, role: user.role, banned: user.banned } : null;
+  user
+    ? { id: user.id, name: user.name, email: user.email, username: user.username, role: user.role, banned: user.banned }
+    : null;
 
 describe('the direct session read answers as better-auth does, or leaves the answer to it', () => {
   let database: TestDatabase;
   let auth: KeelAuth;
   let rules: SessionRules;
-  const betterAuthUser = async (cookie: string) => fields((await auth.api.getSession({ headers: new Headers({ cookie }) }))?.user);
-  const tokenOf = (cookie: string) => decodeURIComponent(cookie.split('better-auth.session_token=')[1]!.split(';')[0]!).split('.')[0]!;
+  const betterAuthUser = async (cookie: string) =>
+    fields((await auth.api.getSession({ headers: new Headers({ cookie }) }))?.user);
+  const tokenOf = (cookie: string) =>
+    decodeURIComponent(cookie.split('better-auth.session_token=')[1]!.split(';')[0]!).split('.')[0]!;
 
   beforeAll(async () => {
     database = await freshDatabase();
     auth = createAuth(database.db, { secret: SECRET, port: PORT, signInPerMinute: 100 });
-    for (const [username, role] of [['ada', 'approver'], ['bob', 'viewer'], ['cyd', 'operator'], ['dee', 'support'], ['eve', 'viewer']] as const) {
-      expect((await createUserAccount(auth, { username, name: `${username} name`, role, password: 'correct-horse' })).ok).toBe(true);
+    for (const [username, role] of [
+      ['ada', 'approver'],
+      ['bob', 'viewer'],
+      ['cyd', 'operator'],
+      ['dee', 'support'],
+      ['eve', 'viewer'],
+    ] as const) {
+      expect(
+        (await createUserAccount(auth, { username, name: `${username} name`, role, password: 'correct-horse' })).ok,
+      ).toBe(true);
     }
     const found = sessionRules(await auth.$context);
     expect(found).not.toBeNull();
@@ -47,7 +66,14 @@ describe('the direct session read answers as better-auth does, or leaves the ans
   it('reads a fresh session in one statement with the user better-auth returns', async () => {
     const cookie = await signIn(auth, 'ada');
     const live = await readLiveSession(database.pool, rules, cookie);
-    expect(live).toEqual({ id: expect.any(String), name: 'ada name', email: expect.any(String), username: 'ada', role: 'approver', banned: false });
+    expect(live).toEqual({
+      id: expect.any(String),
+      name: 'ada name',
+      email: expect.any(String),
+      username: 'ada',
+      role: 'approver',
+      banned: false,
+    });
     expect(fields(live)).toEqual(await betterAuthUser(cookie));
   });
 
@@ -62,7 +88,8 @@ describe('the direct session read answers as better-auth does, or leaves the ans
   it('leaves a forged, tampered or unknown cookie to better-auth, which refuses it', async () => {
     const cookie = await signIn(auth, 'bob');
     const token = tokenOf(cookie);
-    const sign = (value: string, secret = SECRET) => `better-auth.session_token=${encodeURIComponent(`${value}.${createHmac('sha256', secret).update(value).digest('base64')}`)}`;
+    const sign = (value: string, secret = SECRET) =>
+      `better-auth.session_token=${encodeURIComponent(`${value}.${createHmac('sha256', secret).update(value).digest('base64')}`)}`;
     const cases = {
       'another secret': sign(token, 'x'.repeat(64)),
       'a changed token': cookie.replace(token, `${token.slice(0, -1)}${token.endsWith('a') ? 'b' : 'a'}`),
@@ -81,13 +108,19 @@ describe('the direct session read answers as better-auth does, or leaves the ans
     const cookie = await signIn(auth, 'cyd');
     const token = tokenOf(cookie);
     const setExpiry = (secondsFromNow: number) =>
-      database.pool.query(`update keel.session set expires_at = now() + make_interval(secs => $2) where token = $1`, [token, secondsFromNow]);
+      database.pool.query(`update keel.session set expires_at = now() + make_interval(secs => $2) where token = $1`, [
+        token,
+        secondsFromNow,
+      ]);
 
     // Past updateAge: better-auth moves the expiry on (a write), so the direct read stays out of it.
     await setExpiry(rules.expiresInSeconds - rules.updateAgeSeconds - 60);
     expect(await readLiveSession(database.pool, rules, cookie)).toBeUndefined();
     expect((await betterAuthUser(cookie))?.username).toBe('cyd');
-    const moved = await database.pool.query(`select extract(epoch from expires_at - now())::int as left from keel.session where token = $1`, [token]);
+    const moved = await database.pool.query(
+      `select extract(epoch from expires_at - now())::int as left from keel.session where token = $1`,
+      [token],
+    );
     expect(moved.rows[0].left).toBeGreaterThan(rules.expiresInSeconds - 60);
     // Refreshed, it is read directly again.
     expect((await readLiveSession(database.pool, rules, cookie))?.username).toBe('cyd');
@@ -110,7 +143,11 @@ describe('the direct session read answers as better-auth does, or leaves the ans
 
   it('follows no instance whose sessions are cached in cookies or never refreshed', async () => {
     const context = await auth.$context;
-    for (const session of [{ cookieCache: { enabled: true } }, { disableSessionRefresh: true }, { deferSessionRefresh: true }]) {
+    for (const session of [
+      { cookieCache: { enabled: true } },
+      { disableSessionRefresh: true },
+      { deferSessionRefresh: true },
+    ]) {
       expect(sessionRules({ ...context, options: { ...context.options, session } })).toBeNull();
     }
   });

@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { createDatabase } from '../../lib/db/client';
-import { DEAD_LETTER_REASON_LABELS, METRICS, sampleMetrics, startMetricSampler } from '../../lib/workers/metric-sampler';
+import {
+  DEAD_LETTER_REASON_LABELS,
+  METRICS,
+  sampleMetrics,
+  startMetricSampler,
+} from '../../lib/workers/metric-sampler';
 import { BATCH_STATUSES } from '../../lib/domain/batch-status';
 import { freshDatabase } from '../support/database';
 
@@ -27,7 +32,8 @@ function drivenClock() {
   };
 }
 
-const serverNowMs = async () => Number((await pool.query(`select (extract(epoch from clock_timestamp()) * 1000)::bigint as ms`)).rows[0].ms);
+const serverNowMs = async () =>
+  Number((await pool.query(`select (extract(epoch from clock_timestamp()) * 1000)::bigint as ms`)).rows[0].ms);
 
 async function latest(): Promise<Record<string, number>> {
   const { rows } = await pool.query(`
@@ -50,9 +56,14 @@ async function givenAQueue(nowMs: number) {
   for (const [id, kind, attempts, visible, owner, until] of rows) {
     await pool.query(insert, [id, kind, attempts, visible, owner, owner ? 'token' : null, until]);
   }
-  await pool.query(`insert into settle.dead_letters values ('d1', 1, 6, 'rpc', '{}', 1), ('d2', 1, 6, 'rpc', '{}', 1), ('d3', 1, 1, 'signature', '{}', 1)`);
-  await pool.query(`insert into keel.settlement_event (receipt_id, kind, attempt, at_ms) values
-    ('due-2', 'retry_scheduled', 2, $1), ('later-1', 'retry_scheduled', 1, $1), ('old', 'retry_scheduled', 1, $2)`, [nowMs - 1_000, nowMs - 3_600_000]);
+  await pool.query(
+    `insert into settle.dead_letters values ('d1', 1, 6, 'rpc', '{}', 1), ('d2', 1, 6, 'rpc', '{}', 1), ('d3', 1, 1, 'signature', '{}', 1)`,
+  );
+  await pool.query(
+    `insert into keel.settlement_event (receipt_id, kind, attempt, at_ms) values
+    ('due-2', 'retry_scheduled', 2, $1), ('later-1', 'retry_scheduled', 1, $1), ('old', 'retry_scheduled', 1, $2)`,
+    [nowMs - 1_000, nowMs - 3_600_000],
+  );
   // The dead letters' history, one dead letter replayed since (its event stays), and a code outside the vocabulary.
   await pool.query(`insert into keel.settlement_event (receipt_id, kind, attempt, reason_code, at_ms) values
     ('d1', 'dead_lettered', 6, 'rpc', 1), ('d2', 'dead_lettered', 6, 'rpc', 1), ('d3', 'dead_lettered', 1, 'signature', 1),
@@ -60,7 +71,9 @@ async function givenAQueue(nowMs: number) {
   // One stale execution (silent for an hour), one fresh one, and a pending proposal.
   await pool.query(`insert into oxide_batch.ob_job_definition (id, job_name, definition_revision, manifest_format, manifest_digest, manifest)
     values (1, 'job', 'r1', 1, sha256('m'), '{}')`);
-  await pool.query(`insert into oxide_batch.ob_job_instance (id, job_name, instance_key) values (1, 'job', sha256('a')), (2, 'job', sha256('b'))`);
+  await pool.query(
+    `insert into oxide_batch.ob_job_instance (id, job_name, instance_key) values (1, 'job', sha256('a')), (2, 'job', sha256('b'))`,
+  );
   await pool.query(`insert into oxide_batch.ob_job_execution (job_instance_id, definition_id, attempt, status, updated_at)
     values (1, 1, 1, 'STARTED', clock_timestamp() - interval '1 hour'), (2, 1, 1, 'STARTED', clock_timestamp())`);
   await pool.query(`insert into keel.recovery_proposal (target_kind, target_id, evidence_digest, evidence, expected_version, proposer_id,
@@ -82,16 +95,25 @@ describe('metric sampler', () => {
       [`${METRICS.deadLetters}{signature}`]: 1,
       [METRICS.deadLettersTotal]: 3,
       // Every reason, zero or not, so a counter never appears mid-way with its whole count.
-      ...Object.fromEntries(DEAD_LETTER_REASON_LABELS.map((reason) => [`${METRICS.deadLettered}{${reason}}`, { rpc: 3, signature: 1, other: 1 }[reason as string] ?? 0])),
+      ...Object.fromEntries(
+        DEAD_LETTER_REASON_LABELS.map((reason) => [
+          `${METRICS.deadLettered}{${reason}}`,
+          { rpc: 3, signature: 1, other: 1 }[reason as string] ?? 0,
+        ]),
+      ),
       [METRICS.corruptEnvelopes]: 0,
       [METRICS.staleExecutions]: 1,
       [METRICS.pendingProposals]: 1,
       // Every status, zero or not, so the overview and /api/metrics read them without counting.
-      ...Object.fromEntries(BATCH_STATUSES.map((status) => [`${METRICS.executions}{${status}}`, status === 'STARTED' ? 2 : 0])),
+      ...Object.fromEntries(
+        BATCH_STATUSES.map((status) => [`${METRICS.executions}{${status}}`, status === 'STARTED' ? 2 : 0]),
+      ),
     });
     // No label ever holds a receipt id.
     const labels = await pool.query(`select distinct label from keel.metric_sample`);
-    expect(labels.rows.map((r) => r.label).sort()).toEqual([...new Set(['', ...BATCH_STATUSES, 'due', 'leased', 'retry_scheduled', ...DEAD_LETTER_REASON_LABELS])].sort());
+    expect(labels.rows.map((r) => r.label).sort()).toEqual(
+      [...new Set(['', ...BATCH_STATUSES, 'due', 'leased', 'retry_scheduled', ...DEAD_LETTER_REASON_LABELS])].sort(),
+    );
   });
 
   it('writes one sample per interval however many processes sample, and forgets samples after two days', async () => {
@@ -101,8 +123,14 @@ describe('metric sampler', () => {
     const samplers = Array.from({ length: 4 }, () => createDatabase(newPool(1)));
     const results = await Promise.all(samplers.map((d) => sampleMetrics(d, { staleThresholdMs: STALE_MS })));
     expect(results.filter((r) => r !== null)).toEqual([{ written: 34, deleted: 1 }]);
-    const { rows } = await pool.query(`select metric, count(*)::int as n from keel.metric_sample where metric in ('old', 'kept', $1) group by 1 order by 1`, [METRICS.pendingProposals]);
-    expect(rows).toEqual([{ metric: 'kept', n: 1 }, { metric: METRICS.pendingProposals, n: 1 }]);
+    const { rows } = await pool.query(
+      `select metric, count(*)::int as n from keel.metric_sample where metric in ('old', 'kept', $1) group by 1 order by 1`,
+      [METRICS.pendingProposals],
+    );
+    expect(rows).toEqual([
+      { metric: 'kept', n: 1 },
+      { metric: METRICS.pendingProposals, n: 1 },
+    ]);
   });
 
   it('runs on its interval until stopped, logging no receipt ids', async () => {

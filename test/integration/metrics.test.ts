@@ -7,10 +7,32 @@ import { freshDatabase, type TestDatabase } from '../support/database';
 import { countsFromDatabase, forbiddenLabelValues, scrapeViolations } from '../support/metric-truth';
 import { byLabel, parsePrometheus } from '../support/prometheus';
 
-const ALLOWED_LABELS = new Set(['state', 'reason', 'status', 'action', 'outcome', 'code', 'route', 'method', 'le', 'quantile', 'type', 'space', 'version', 'major', 'minor', 'patch', 'kind']);
+const ALLOWED_LABELS = new Set([
+  'state',
+  'reason',
+  'status',
+  'action',
+  'outcome',
+  'code',
+  'route',
+  'method',
+  'le',
+  'quantile',
+  'type',
+  'space',
+  'version',
+  'major',
+  'minor',
+  'patch',
+  'kind',
+]);
 
 function settings(): Settings {
-  const parsed = parseSettings({ DATABASE_URL: 'postgres://unused', KEEL_CHECKPOINT_KEY: 'ab'.repeat(32), KEEL_DEMO: '1' });
+  const parsed = parseSettings({
+    DATABASE_URL: 'postgres://unused',
+    KEEL_CHECKPOINT_KEY: 'ab'.repeat(32),
+    KEEL_DEMO: '1',
+  });
   if (!parsed.ok) throw new Error('settings');
   return parsed.value;
 }
@@ -81,11 +103,24 @@ describe('/api/metrics exposition', () => {
     const samples = parsePrometheus((await renderMetrics(database.db, threshold)).body);
     const outcomes = samples.filter((s) => s.name === 'keel_action_outcomes_total');
     expect(outcomes.find((s) => s.labels.action === 'user.create' && s.labels.code === 'USER_EXISTS')?.value).toBe(2);
-    expect(outcomes.find((s) => s.labels.action === 'user.create' && s.labels.outcome === 'APPLIED')).toMatchObject({ labels: { code: '' }, value: 1 });
-    expect(outcomes.find((s) => s.labels.action === 'other')).toMatchObject({ labels: { code: 'OTHER', outcome: 'REFUSED' }, value: 1 });
+    expect(outcomes.find((s) => s.labels.action === 'user.create' && s.labels.outcome === 'APPLIED')).toMatchObject({
+      labels: { code: '' },
+      value: 1,
+    });
+    expect(outcomes.find((s) => s.labels.action === 'other')).toMatchObject({
+      labels: { code: 'OTHER', outcome: 'REFUSED' },
+      value: 1,
+    });
     const latency = samples.find((s) => s.name === 'keel_api_request_duration_seconds_count');
     expect(latency?.labels).toEqual({ route: '/api/settlements/receipts/[receiptId]', method: 'GET', status: '200' });
-    expect(samples.find((s) => s.name === 'keel_action_duration_seconds_count' && s.labels.action === 'user.create' && s.labels.outcome === 'REFUSED')?.value).toBe(2);
+    expect(
+      samples.find(
+        (s) =>
+          s.name === 'keel_action_duration_seconds_count' &&
+          s.labels.action === 'user.create' &&
+          s.labels.outcome === 'REFUSED',
+      )?.value,
+    ).toBe(2);
   });
 
   it('never uses a receipt id, owner or lease token, or retry key as a label', async () => {

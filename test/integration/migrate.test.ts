@@ -15,7 +15,9 @@ async function attachedRuntimeSchema(version: number) {
   const database = await freshDatabase({ empty: true });
   await database.pool.query(BOOTSTRAP);
   await database.pool.query(`update oxide_batch.ob_schema_version set version = ${version}`);
-  await database.pool.query(`alter table oxide_batch.ob_job_execution add column runtime_shard smallint not null default 7`);
+  await database.pool.query(
+    `alter table oxide_batch.ob_job_execution add column runtime_shard smallint not null default 7`,
+  );
   await database.pool.query(`
     insert into oxide_batch.ob_job_definition (id, job_name, definition_revision, manifest_format, manifest_digest, manifest)
       values (1, 'runtime-job', 'r9', 1, decode(repeat('ab', 32), 'hex'), '{"delivery_mode":"at_least_once"}');
@@ -53,7 +55,13 @@ describe('migrator', () => {
     expect((await pool.query('select * from oxide_batch.ob_job_execution order by id')).rows).toEqual(rowsBefore.rows);
     const page = await listExecutions(db, {}, { staleThresholdMs: 900_000, ownerToken: Buffer.alloc(16) });
     expect(page.items).toEqual([
-      expect.objectContaining({ id: 41, jobName: 'runtime-job', status: 'STARTED', version: 12, owner: 'OTHER_PROCESS' }),
+      expect.objectContaining({
+        id: 41,
+        jobName: 'runtime-job',
+        status: 'STARTED',
+        version: 12,
+        owner: 'OTHER_PROCESS',
+      }),
     ]);
     expect(JSON.stringify(page)).not.toContain('efefefef');
   });
@@ -82,9 +90,13 @@ describe('migrator', () => {
 
   it('the CLI exits non-zero at version 2 and prints the reason', async () => {
     const { url } = await attachedRuntimeSchema(2);
-    const failure = await run(process.execPath, ['--import', 'tsx', '--conditions=react-server', 'bin/keel.ts', 'migrate'], {
-      env: { ...process.env, DATABASE_URL: url, KEEL_CHECKPOINT_KEY: 'ab'.repeat(32) },
-    }).then(
+    const failure = await run(
+      process.execPath,
+      ['--import', 'tsx', '--conditions=react-server', 'bin/keel.ts', 'migrate'],
+      {
+        env: { ...process.env, DATABASE_URL: url, KEEL_CHECKPOINT_KEY: 'ab'.repeat(32) },
+      },
+    ).then(
       () => null,
       (error: { code: number; stderr: string }) => error,
     );

@@ -5,14 +5,19 @@ import { freePort } from '../../lib/db/embedded';
 import { startTestProvider, type TestProvider } from '../support/oidc-provider';
 
 /** Runs a Keel command to its end: its exit code and what it printed. */
-function run(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string; seconds: number }> {
+function run(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number | null; stdout: string; stderr: string; seconds: number }> {
   const started = performance.now();
   const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  return new Promise((resolve) => child.once('close', (code) => resolve({ code, stdout, stderr, seconds: (performance.now() - started) / 1000 })));
+  return new Promise((resolve) =>
+    child.once('close', (code) => resolve({ code, stdout, stderr, seconds: (performance.now() - started) / 1000 })),
+  );
 }
 
 const KEEL = ['--import', 'tsx', '--conditions=react-server', 'bin/keel.ts', 'start'];
@@ -41,7 +46,11 @@ describe("single sign-on's provider, checked at start against a real OpenID prov
     const found = await discoverProvider(provider.issuer);
     expect(found).toMatchObject({
       ok: true,
-      value: { issuer: provider.issuer, end_session_endpoint: `${provider.issuer}/session/end`, userinfo_endpoint: `${provider.issuer}/me` },
+      value: {
+        issuer: provider.issuer,
+        end_session_endpoint: `${provider.issuer}/session/end`,
+        userinfo_endpoint: `${provider.issuer}/me`,
+      },
     });
   });
 
@@ -53,7 +62,10 @@ describe("single sign-on's provider, checked at start against a real OpenID prov
         message: `KEEL_OIDC_ISSUER=${wrongIssuer}, but the provider's discovery document (${wrongIssuer}/.well-known/openid-configuration) names its issuer ${provider.issuer}; set KEEL_OIDC_ISSUER to exactly that`,
       },
     });
-    expect(await discoverProvider(`${provider.issuer}/`)).toMatchObject({ ok: false, error: { code: 'OIDC_ISSUER_MISMATCH' } });
+    expect(await discoverProvider(`${provider.issuer}/`)).toMatchObject({
+      ok: false,
+      error: { code: 'OIDC_ISSUER_MISMATCH' },
+    });
     expect(await discoverProvider(`${provider.issuer}/tenant/v2.0`)).toEqual({
       ok: false,
       error: {
@@ -66,10 +78,26 @@ describe("single sign-on's provider, checked at start against a real OpenID prov
   it('starts on with a warning when the provider does not answer, and refuses a wrong issuer', async () => {
     const closed = `http://127.0.0.1:${await freePort()}`;
     const lines: string[] = [];
-    const oidc = { issuer: closed, clientId: 'keel', clientSecret: 'x', scopes: ['openid'], groupsClaim: 'groups', roleMap: new Map(), name: 'IdP' };
+    const oidc = {
+      issuer: closed,
+      clientId: 'keel',
+      clientSecret: 'x',
+      scopes: ['openid'],
+      groupsClaim: 'groups',
+      roleMap: new Map(),
+      name: 'IdP',
+    };
     expect(await checkProviderAtStart(oidc, (line) => lines.push(line))).toBeNull();
-    expect(lines).toEqual([expect.stringMatching(new RegExp(`^single sign-on: ${closed}/\\.well-known/openid-configuration did not answer \\(.*\\); checked again at the first sign-in$`))]);
-    expect(await checkProviderAtStart({ ...oidc, issuer: wrongIssuer }, () => {})).toMatch(/^\[keel\] refusing to start \(OIDC_ISSUER_MISMATCH\): /);
+    expect(lines).toEqual([
+      expect.stringMatching(
+        new RegExp(
+          `^single sign-on: ${closed}/\\.well-known/openid-configuration did not answer \\(.*\\); checked again at the first sign-in$`,
+        ),
+      ),
+    ]);
+    expect(await checkProviderAtStart({ ...oidc, issuer: wrongIssuer }, () => {})).toMatch(
+      /^\[keel\] refusing to start \(OIDC_ISSUER_MISMATCH\): /,
+    );
   });
 
   it('`keel start` with a wrong issuer stops with one line before touching the database', async () => {
@@ -95,6 +123,8 @@ describe("single sign-on's provider, checked at start against a real OpenID prov
       KEEL_LAUNCHED: '',
     });
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/^\[keel\] refusing to start \(OIDC_DISCOVERY_INVALID\): KEEL_OIDC_ISSUER=.*\/tenant\/v2\.0 is not an OpenID provider's issuer: .* answered HTTP 404\n$/);
+    expect(result.stderr).toMatch(
+      /^\[keel\] refusing to start \(OIDC_DISCOVERY_INVALID\): KEEL_OIDC_ISSUER=.*\/tenant\/v2\.0 is not an OpenID provider's issuer: .* answered HTTP 404\n$/,
+    );
   });
 });

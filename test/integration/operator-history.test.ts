@@ -35,8 +35,18 @@ async function cliRequest(row: {
      values ($1, $2, $3, $4, $5, 'cli:ops', null, $6, $7, $8, $9, $10, $11,
              date_trunc('milliseconds', clock_timestamp()) - $12 * interval '1 minute')`,
     [
-      row.instanceId, row.executionId, row.action, klass, row.operationId, Buffer.alloc(32, row.digestByte ?? 1), row.version ?? null,
-      row.prior ?? null, row.result ?? null, row.outcome ?? 'APPLIED', row.rejection ?? null, row.minutesAgo,
+      row.instanceId,
+      row.executionId,
+      row.action,
+      klass,
+      row.operationId,
+      Buffer.alloc(32, row.digestByte ?? 1),
+      row.version ?? null,
+      row.prior ?? null,
+      row.result ?? null,
+      row.outcome ?? 'APPLIED',
+      row.rejection ?? null,
+      row.minutesAgo,
     ],
   );
 }
@@ -47,38 +57,108 @@ describe('operator history of an execution', () => {
     const execution = await seedStaleExecution(db, { ownerToken: workerToken, silentForMs: 3 * 60 * 60_000 });
     const other = await seedStaleExecution(db);
     const base = { instanceId: execution.jobInstanceId, executionId: execution.id };
-    await cliRequest({ ...base, action: 'LAUNCH', operationId: `launch-${execution.id}`, result: 'STARTING', minutesAgo: 240 });
-    await cliRequest({ ...base, action: 'STOP', operationId: `stop-${execution.id}-1`, outcome: 'REJECTED', rejection: 'OPTIMISTIC_CONFLICT', version: 5, minutesAgo: 200, digestByte: 2 });
+    await cliRequest({
+      ...base,
+      action: 'LAUNCH',
+      operationId: `launch-${execution.id}`,
+      result: 'STARTING',
+      minutesAgo: 240,
+    });
+    await cliRequest({
+      ...base,
+      action: 'STOP',
+      operationId: `stop-${execution.id}-1`,
+      outcome: 'REJECTED',
+      rejection: 'OPTIMISTIC_CONFLICT',
+      version: 5,
+      minutesAgo: 200,
+      digestByte: 2,
+    });
     // Two rows at one instant: the later id comes first.
-    await cliRequest({ ...base, action: 'STOP', operationId: `stop-${execution.id}-2`, outcome: 'REJECTED', rejection: 'INVALID_STATE', version: 7, minutesAgo: 100, digestByte: 3 });
-    await cliRequest({ ...base, action: 'STOP', operationId: `stop-${execution.id}-3`, outcome: 'REJECTED', rejection: 'INVALID_STATE', version: 7, minutesAgo: 100, digestByte: 4 });
-    await cliRequest({ instanceId: other.jobInstanceId, executionId: other.id, action: 'LAUNCH', operationId: `launch-${other.id}`, result: 'STARTING', minutesAgo: 50 });
+    await cliRequest({
+      ...base,
+      action: 'STOP',
+      operationId: `stop-${execution.id}-2`,
+      outcome: 'REJECTED',
+      rejection: 'INVALID_STATE',
+      version: 7,
+      minutesAgo: 100,
+      digestByte: 3,
+    });
+    await cliRequest({
+      ...base,
+      action: 'STOP',
+      operationId: `stop-${execution.id}-3`,
+      outcome: 'REJECTED',
+      rejection: 'INVALID_STATE',
+      version: 7,
+      minutesAgo: 100,
+      digestByte: 4,
+    });
+    await cliRequest({
+      instanceId: other.jobInstanceId,
+      executionId: other.id,
+      action: 'LAUNCH',
+      operationId: `launch-${other.id}`,
+      result: 'STARTING',
+      minutesAgo: 50,
+    });
 
     // A takeover through Keel writes the RECOVER request, the newest of all.
-    const proposed = await proposeRecovery(deps, actor('operator'), { target: 'batch', reason: 'owner silent', executionId: execution.id });
+    const proposed = await proposeRecovery(deps, actor('operator'), {
+      target: 'batch',
+      reason: 'owner silent',
+      executionId: execution.id,
+    });
     if (!proposed.ok) throw new Error(proposed.error.code);
     const { proposal } = proposed.value;
     const approver = actor('approver', 'ada.approver');
     const confirmed = await confirmTakeover(deps, approver, {
-      proposalId: proposal.id, evidenceDigest: proposal.evidenceDigestHex, expectedVersion: proposal.expectedVersion, resultingStatus: 'FAILED',
+      proposalId: proposal.id,
+      evidenceDigest: proposal.evidenceDigestHex,
+      expectedVersion: proposal.expectedVersion,
+      resultingStatus: 'FAILED',
     });
     expect(confirmed.ok).toBe(true);
 
     const history = await readOperatorHistory(db, execution.id);
     expect(history.map((r) => r.operationId)).toEqual([
-      `keel-proposal-${proposal.id}`, `stop-${execution.id}-3`, `stop-${execution.id}-2`, `stop-${execution.id}-1`, `launch-${execution.id}`,
+      `keel-proposal-${proposal.id}`,
+      `stop-${execution.id}-3`,
+      `stop-${execution.id}-2`,
+      `stop-${execution.id}-1`,
+      `launch-${execution.id}`,
     ]);
     expect(history.map((r) => r.origin)).toEqual(['keel', 'runtime', 'runtime', 'runtime', 'runtime']);
     expect(history[0]).toMatchObject({
-      action: 'RECOVER', authorizationClass: 'DESTRUCTIVE', actorRef: 'ada.approver', outcome: 'APPLIED', rejectionCode: null,
-      observedVersion: proposal.expectedVersion, priorStatus: 'STARTED', resultStatus: 'FAILED', reasonCode: 'OPERATOR_CONFIRMED',
+      action: 'RECOVER',
+      authorizationClass: 'DESTRUCTIVE',
+      actorRef: 'ada.approver',
+      outcome: 'APPLIED',
+      rejectionCode: null,
+      observedVersion: proposal.expectedVersion,
+      priorStatus: 'STARTED',
+      resultStatus: 'FAILED',
+      reasonCode: 'OPERATOR_CONFIRMED',
     });
     expect(history[0]!.requestDigest).toMatch(/^[0-9a-f]{64}$/);
     expect(history[3]).toMatchObject({
-      action: 'STOP', authorizationClass: 'LIFECYCLE', actorRef: 'cli:ops', outcome: 'REJECTED', rejectionCode: 'OPTIMISTIC_CONFLICT',
-      observedVersion: 5, priorStatus: null, resultStatus: null, requestDigest: '02'.repeat(32),
+      action: 'STOP',
+      authorizationClass: 'LIFECYCLE',
+      actorRef: 'cli:ops',
+      outcome: 'REJECTED',
+      rejectionCode: 'OPTIMISTIC_CONFLICT',
+      observedVersion: 5,
+      priorStatus: null,
+      resultStatus: null,
+      requestDigest: '02'.repeat(32),
     });
-    expect(history[4]).toMatchObject({ action: 'LAUNCH', observedVersion: null, priorStatus: null, resultStatus: 'STARTING' });
+    expect(history[4]).toMatchObject({
+      action: 'LAUNCH',
+      observedVersion: null,
+      priorStatus: null,
+      resultStatus: 'STARTING',
+    });
     const times = history.map((r) => Date.parse(r.requestedAt));
     expect([...times].sort((a, b) => b - a)).toEqual(times);
 
@@ -97,7 +177,16 @@ describe('operator history of an execution', () => {
   it('limits a long history to the newest rows', async () => {
     const execution = await seedStaleExecution(db);
     for (let i = 0; i < 5; i += 1) {
-      await cliRequest({ instanceId: execution.jobInstanceId, executionId: execution.id, action: 'STOP', operationId: `limit-${execution.id}-${i}`, outcome: 'REJECTED', rejection: 'INVALID_STATE', version: 1, minutesAgo: 10 - i });
+      await cliRequest({
+        instanceId: execution.jobInstanceId,
+        executionId: execution.id,
+        action: 'STOP',
+        operationId: `limit-${execution.id}-${i}`,
+        outcome: 'REJECTED',
+        rejection: 'INVALID_STATE',
+        version: 1,
+        minutesAgo: 10 - i,
+      });
     }
     const newest = await readOperatorHistory(db, execution.id, 2);
     expect(newest.map((r) => r.operationId)).toEqual([`limit-${execution.id}-4`, `limit-${execution.id}-3`]);
@@ -110,13 +199,24 @@ describe('demo operator requests', () => {
     const hour = 60 * 60_000;
     const plans = [
       { id: 4_000_004, status: 'STARTED' as const, updatedAt: new Date(nowMs - hour) },
-      { id: 4_000_005, status: 'STOPPING' as const, updatedAt: new Date(nowMs - hour), stopRequestedAt: new Date(nowMs - hour - 1_000), stopRequestedBy: 'cli:ops' },
+      {
+        id: 4_000_005,
+        status: 'STOPPING' as const,
+        updatedAt: new Date(nowMs - hour),
+        stopRequestedAt: new Date(nowMs - hour - 1_000),
+        stopRequestedBy: 'cli:ops',
+      },
       { id: 4_000_006, status: 'ABANDONED' as const, updatedAt: new Date(nowMs - hour) },
       { id: 4_000_008, status: 'UNKNOWN' as const, updatedAt: new Date(nowMs - hour) },
     ];
     const seeded = [];
     for (const plan of plans) {
-      const row = await seedStaleExecution(db, { id: plan.id, status: plan.status, updatedAt: plan.updatedAt, ownerToken: null });
+      const row = await seedStaleExecution(db, {
+        id: plan.id,
+        status: plan.status,
+        updatedAt: plan.updatedAt,
+        ownerToken: null,
+      });
       const { rows } = await pool.query(
         `select e.definition_id, e.created_at, i.instance_key, d.manifest_digest from oxide_batch.ob_job_execution e
          join oxide_batch.ob_job_instance i on i.id = e.job_instance_id join oxide_batch.ob_job_definition d on d.id = e.definition_id where e.id = $1`,
@@ -128,31 +228,68 @@ describe('demo operator requests', () => {
       definitions: seeded.map((s) => ({ id: Number(s.meta.definition_id), digest: s.meta.manifest_digest })),
       instances: seeded.map((s) => ({ id: s.row.jobInstanceId, jobName: 'x', instanceKey: s.meta.instance_key })),
       executions: seeded.map((s) => ({
-        ...s.plan, jobInstanceId: s.row.jobInstanceId, definitionId: Number(s.meta.definition_id), attempt: 1, version: 8, createdAt: s.meta.created_at, restartOfExecutionId: null,
+        ...s.plan,
+        jobInstanceId: s.row.jobInstanceId,
+        definitionId: Number(s.meta.definition_id),
+        attempt: 1,
+        version: 8,
+        createdAt: s.meta.created_at,
+        restartOfExecutionId: null,
       })),
       nowMs,
     });
     expect(requests.map((r) => `${r.jobExecutionId} ${r.action} ${r.outcomeClass}`)).toEqual([
-      '4000004 LAUNCH APPLIED', '4000004 STOP REJECTED',
-      '4000005 LAUNCH APPLIED', '4000005 STOP APPLIED',
-      '4000006 LAUNCH APPLIED', '4000006 ABANDON APPLIED',
-      '4000008 LAUNCH APPLIED', '4000008 ABANDON REJECTED',
+      '4000004 LAUNCH APPLIED',
+      '4000004 STOP REJECTED',
+      '4000005 LAUNCH APPLIED',
+      '4000005 STOP APPLIED',
+      '4000006 LAUNCH APPLIED',
+      '4000006 ABANDON APPLIED',
+      '4000008 LAUNCH APPLIED',
+      '4000008 ABANDON REJECTED',
     ]);
     expect(requests.every((r) => !r.operationId.startsWith('keel-') && r.actorRef.startsWith('cli:'))).toBe(true);
     // The CHECK rules (outcome, rejection code, statuses, digest length) and UNIQUE(action, operation_id) accept them.
     await db.insert(obOperatorRequest).values(requests);
     const stop = (await readOperatorHistory(db, 4_000_005)).find((r) => r.action === 'STOP')!;
-    expect(stop).toMatchObject({ origin: 'runtime', actorRef: 'cli:ops', outcome: 'APPLIED', observedVersion: 7, priorStatus: 'STARTED', resultStatus: 'STARTED' });
+    expect(stop).toMatchObject({
+      origin: 'runtime',
+      actorRef: 'cli:ops',
+      outcome: 'APPLIED',
+      observedVersion: 7,
+      priorStatus: 'STARTED',
+      resultStatus: 'STARTED',
+    });
     expect({ ok: true, value: stop.requestDigest }).toEqual(
-      new CanonicalWriter('oxide-batch.operator-request.v1').string('STOP').string('execution:4000005').optionalU64(7).string('').string('NONE').digestResult(),
+      new CanonicalWriter('oxide-batch.operator-request.v1')
+        .string('STOP')
+        .string('execution:4000005')
+        .optionalU64(7)
+        .string('')
+        .string('NONE')
+        .digestResult(),
     );
     const refused = (await readOperatorHistory(db, 4_000_008)).find((r) => r.action === 'ABANDON')!;
-    expect(refused).toMatchObject({ outcome: 'REJECTED', rejectionCode: 'UNRESOLVED_RECOVERY_REQUIRED', priorStatus: null, resultStatus: null });
+    expect(refused).toMatchObject({
+      outcome: 'REJECTED',
+      rejectionCode: 'UNRESOLVED_RECOVERY_REQUIRED',
+      priorStatus: null,
+      resultStatus: null,
+    });
     // LAUNCH's digest: operator-request.v1 over the instance key and the definition (the runtime's request.rs).
     const first = seeded[0]!;
     const launch = new CanonicalWriter('oxide-batch.operator-request.v1')
-      .string('LAUNCH').string(`instance-key:${(first.meta.instance_key as Buffer).toString('hex')}`).optionalU64(null).string('')
-      .string('DEFINITION').string('r1').bytes(first.meta.manifest_digest as Buffer).digestResult();
-    expect({ ok: true, value: (await readOperatorHistory(db, 4_000_004)).find((r) => r.action === 'LAUNCH')!.requestDigest }).toEqual(launch);
+      .string('LAUNCH')
+      .string(`instance-key:${(first.meta.instance_key as Buffer).toString('hex')}`)
+      .optionalU64(null)
+      .string('')
+      .string('DEFINITION')
+      .string('r1')
+      .bytes(first.meta.manifest_digest as Buffer)
+      .digestResult();
+    expect({
+      ok: true,
+      value: (await readOperatorHistory(db, 4_000_004)).find((r) => r.action === 'LAUNCH')!.requestDigest,
+    }).toEqual(launch);
   });
 });

@@ -19,7 +19,12 @@ const approver2 = actor('approver', 'approver.two@example.com');
  * (docs/design.md#canonical-writer; request.rs): a u64 big-endian length before every string, an
  * optional u64 as 0x01 then 8 bytes, and no arguments as the string NONE.
  */
-function independentRequestDigest(action: string, executionId: number, expectedVersion: number, reason: string): string {
+function independentRequestDigest(
+  action: string,
+  executionId: number,
+  expectedVersion: number,
+  reason: string,
+): string {
   const str = (value: string) => {
     const bytes = Buffer.from(value, 'utf8');
     const length = Buffer.alloc(8);
@@ -40,13 +45,22 @@ function independentRequestDigest(action: string, executionId: number, expectedV
   return createHash('sha256').update(bytes).digest('hex');
 }
 
-const executionRow = async (id: number) => (await pool.query('select * from oxide_batch.ob_job_execution where id = $1', [id])).rows[0];
+const executionRow = async (id: number) =>
+  (await pool.query('select * from oxide_batch.ob_job_execution where id = $1', [id])).rows[0];
 const requestRows = async (id: number) =>
-  (await pool.query('select * from oxide_batch.ob_operator_request where job_execution_id = $1 order by id', [id])).rows;
+  (await pool.query('select * from oxide_batch.ob_operator_request where job_execution_id = $1 order by id', [id]))
+    .rows;
 const codeOf = (result: { ok: boolean; error?: { code: string } }) => (result.ok ? 'OK' : result.error!.code);
 const isWholeMs = (value: Date | null) => value === null || value.getTime() % 1 === 0;
 const subMs = async (id: number, column: string) =>
-  Number((await pool.query(`select (extract(microseconds from ${column})::bigint % 1000) as us from oxide_batch.ob_job_execution where id = $1`, [id])).rows[0].us);
+  Number(
+    (
+      await pool.query(
+        `select (extract(microseconds from ${column})::bigint % 1000) as us from oxide_batch.ob_job_execution where id = $1`,
+        [id],
+      )
+    ).rows[0].us,
+  );
 
 describe('request stop as the runtime STOP', () => {
   it('leaves the version unchanged, writes one STOP request with the runtime digest, and a worker with its old version still writes', async () => {
@@ -55,7 +69,10 @@ describe('request stop as the runtime STOP', () => {
     const before = await executionRow(execution.id);
     const operationId = `op-${randomBytes(4).toString('hex')}`;
     const result = await requestStop(deps, operator, { executionId: execution.id, operationId });
-    expect(result).toMatchObject({ ok: true, value: { executionId: execution.id, version: 12, changed: true, firstRequest: true } });
+    expect(result).toMatchObject({
+      ok: true,
+      value: { executionId: execution.id, version: 12, changed: true, firstRequest: true },
+    });
 
     const after = await executionRow(execution.id);
     expect(after.version).toBe(12);
@@ -85,15 +102,29 @@ describe('request stop as the runtime STOP', () => {
     });
     expect(request.request_digest.toString('hex')).toBe(independentRequestDigest('STOP', execution.id, 12, ''));
     expect(isWholeMs(request.requested_at)).toBe(true);
-    expect((await pool.query(`select (extract(microseconds from requested_at)::bigint % 1000) as us from oxide_batch.ob_operator_request where id = $1`, [request.id])).rows[0].us).toEqual(0);
+    expect(
+      (
+        await pool.query(
+          `select (extract(microseconds from requested_at)::bigint % 1000) as us from oxide_batch.ob_operator_request where id = $1`,
+          [request.id],
+        )
+      ).rows[0].us,
+    ).toEqual(0);
 
     // The worker that owns it writes with the version it last wrote, and that still succeeds.
     const runtime = postgresBatchRuntime(db);
     const beat = await runtime.heartbeat({ executionId: execution.id, version: 12, status: 'STARTED', ownerToken });
     expect(beat).toMatchObject({ ok: true, value: { version: 13, stopRequested: true } });
 
-    const audit = (await pool.query(`select outcome, operation_id, digest from keel.audit_event where action = 'execution.request_stop' and target_id = $1`, [String(execution.id)])).rows;
-    expect(audit).toEqual([{ outcome: 'APPLIED', operation_id: operationId, digest: request.request_digest.toString('hex') }]);
+    const audit = (
+      await pool.query(
+        `select outcome, operation_id, digest from keel.audit_event where action = 'execution.request_stop' and target_id = $1`,
+        [String(execution.id)],
+      )
+    ).rows;
+    expect(audit).toEqual([
+      { outcome: 'APPLIED', operation_id: operationId, digest: request.request_digest.toString('hex') },
+    ]);
   });
 
   it('is idempotent by operation id, and a repeat on STOPPING or a finished execution changes nothing', async () => {
@@ -108,23 +139,36 @@ describe('request stop as the runtime STOP', () => {
     expect(await requestRows(execution.id)).toHaveLength(1);
     // The same operation id for another execution is a conflict, and writes no runtime row.
     const other = await seedStaleExecution(db, { status: 'STARTED' });
-    expect(codeOf(await requestStop(deps, operator, { executionId: other.id, operationId }))).toBe('OPERATION_ID_CONFLICT');
+    expect(codeOf(await requestStop(deps, operator, { executionId: other.id, operationId }))).toBe(
+      'OPERATION_ID_CONFLICT',
+    );
     expect(await requestRows(other.id)).toHaveLength(0);
 
     for (const status of ['STOPPING', 'FAILED', 'COMPLETED'] as const) {
-      const seeded = await seedStaleExecution(db, { status, version: 5, failure: status === 'FAILED' ? { category: 'TIMEOUT', id: 1 } : null });
+      const seeded = await seedStaleExecution(db, {
+        status,
+        version: 5,
+        failure: status === 'FAILED' ? { category: 'TIMEOUT', id: 1 } : null,
+      });
       const before = await executionRow(seeded.id);
-      const repeat = await requestStop(deps, operator, { executionId: seeded.id, operationId: `op-${status}-${seeded.id}` });
+      const repeat = await requestStop(deps, operator, {
+        executionId: seeded.id,
+        operationId: `op-${status}-${seeded.id}`,
+      });
       expect(repeat).toMatchObject({ ok: true, value: { changed: false, version: 5 } });
       expect(await executionRow(seeded.id)).toEqual(before);
-      expect(await requestRows(seeded.id)).toMatchObject([{ action: 'STOP', outcome_class: 'APPLIED', prior_status: status, result_status: status, observed_version: 5 }]);
+      expect(await requestRows(seeded.id)).toMatchObject([
+        { action: 'STOP', outcome_class: 'APPLIED', prior_status: status, result_status: status, observed_version: 5 },
+      ]);
     }
   });
 
   it('records an UNKNOWN execution as a REJECTED STOP with INVALID_STATE, as the runtime does', async () => {
     const execution = await seedStaleExecution(db, { status: 'UNKNOWN', version: 4 });
     const before = await executionRow(execution.id);
-    expect(codeOf(await requestStop(deps, operator, { executionId: execution.id, operationId: `op-u-${execution.id}` }))).toBe('INVALID_STATE');
+    expect(
+      codeOf(await requestStop(deps, operator, { executionId: execution.id, operationId: `op-u-${execution.id}` })),
+    ).toBe('INVALID_STATE');
     expect(await executionRow(execution.id)).toEqual(before);
     const [request] = await requestRows(execution.id);
     expect(request).toMatchObject({
@@ -137,36 +181,62 @@ describe('request stop as the runtime STOP', () => {
       observed_version: 4,
     });
     expect(request.request_digest.toString('hex')).toBe(independentRequestDigest('STOP', execution.id, 4, ''));
-    expect(codeOf(await requestStop(deps, approver, { executionId: execution.id, operationId: 'x-1' }))).toBe('FORBIDDEN');
-    expect(codeOf(await requestStop(deps, operator, { executionId: execution.id, operationId: 'not valid!' }))).toBe('INVALID_INPUT');
-    expect(codeOf(await requestStop(deps, operator, { executionId: 987_654, operationId: 'x-2' }))).toBe('EXECUTION_NOT_FOUND');
+    expect(codeOf(await requestStop(deps, approver, { executionId: execution.id, operationId: 'x-1' }))).toBe(
+      'FORBIDDEN',
+    );
+    expect(codeOf(await requestStop(deps, operator, { executionId: execution.id, operationId: 'not valid!' }))).toBe(
+      'INVALID_INPUT',
+    );
+    expect(codeOf(await requestStop(deps, operator, { executionId: 987_654, operationId: 'x-2' }))).toBe(
+      'EXECUTION_NOT_FOUND',
+    );
   });
 });
 
 describe('abandon through four eyes (the runtime ABANDON)', () => {
   it('abandons a FAILED execution once a second approver confirms, writing exactly the runtime rows', async () => {
-    const execution = await seedStaleExecution(db, { status: 'FAILED', version: 9, failure: { category: 'TIMEOUT', id: 77 } });
+    const execution = await seedStaleExecution(db, {
+      status: 'FAILED',
+      version: 9,
+      failure: { category: 'TIMEOUT', id: 77 },
+    });
     const before = await executionRow(execution.id);
     const endedMs = async () =>
-      Number((await pool.query('select (extract(epoch from ended_at) * 1000)::bigint as ms from oxide_batch.ob_job_execution where id = $1', [execution.id])).rows[0].ms);
+      Number(
+        (
+          await pool.query(
+            'select (extract(epoch from ended_at) * 1000)::bigint as ms from oxide_batch.ob_job_execution where id = $1',
+            [execution.id],
+          )
+        ).rows[0].ms,
+      );
     const endedBeforeMs = await endedMs();
     expect(codeOf(await proposeAbandon(deps, operator, { executionId: execution.id }))).toBe('FORBIDDEN');
     // Without a reason nothing is proposed: the approver would have nothing to weigh.
-    expect(codeOf(await proposeAbandon(deps, approver, { executionId: execution.id, note: '  ' }))).toBe('REASON_REQUIRED');
+    expect(codeOf(await proposeAbandon(deps, approver, { executionId: execution.id, note: '  ' }))).toBe(
+      'REASON_REQUIRED',
+    );
     const proposed = await proposeAbandon(deps, approver, { executionId: execution.id, note: 'poison input' });
     expect(proposed.ok && proposed.value.proposal.note).toBe('poison input');
     if (!proposed.ok) throw new Error(proposed.error.code);
     const proposal = proposed.value.proposal;
     expect(proposal).toMatchObject({ kind: 'ABANDON', status: 'PENDING', expectedVersion: 9 });
     // A takeover request for the same execution meets the pending abandon.
-    expect(codeOf(await proposeRecovery(deps, operator, { target: 'batch', reason: 'owner silent', executionId: execution.id }))).toBe('PROPOSAL_PENDING');
+    expect(
+      codeOf(
+        await proposeRecovery(deps, operator, { target: 'batch', reason: 'owner silent', executionId: execution.id }),
+      ),
+    ).toBe('PROPOSAL_PENDING');
 
     const input = { proposalId: proposal.id, evidenceDigest: proposal.evidenceDigestHex, expectedVersion: 9 };
     expect(codeOf(await confirmTakeover(deps, approver, input))).toBe('FOUR_EYES_REQUIRED');
     expect(codeOf(await confirmTakeover(deps, operator, input))).toBe('FORBIDDEN');
     expect(await requestRows(execution.id)).toHaveLength(0);
     const confirmed = await confirmTakeover(deps, approver2, input);
-    expect(confirmed).toMatchObject({ ok: true, value: { kind: 'abandon', resultingStatus: 'ABANDONED', version: 10, changed: true } });
+    expect(confirmed).toMatchObject({
+      ok: true,
+      value: { kind: 'abandon', resultingStatus: 'ABANDONED', version: 10, changed: true },
+    });
 
     const after = await executionRow(execution.id);
     expect(after.status).toBe('ABANDONED');
@@ -176,7 +246,14 @@ describe('abandon through four eyes (the runtime ABANDON)', () => {
     expect(await endedMs()).toBe(endedBeforeMs);
     expect(await subMs(execution.id, 'ended_at')).toBe(0);
     expect(await subMs(execution.id, 'updated_at')).toBe(0);
-    for (const column of ['exit_code', 'failure_category', 'failure_id', 'owner_token', 'stop_requested_at', 'attempt']) {
+    for (const column of [
+      'exit_code',
+      'failure_category',
+      'failure_id',
+      'owner_token',
+      'stop_requested_at',
+      'attempt',
+    ]) {
       expect(after[column]).toEqual(before[column]);
     }
     const requests = await requestRows(execution.id);
@@ -194,12 +271,35 @@ describe('abandon through four eyes (the runtime ABANDON)', () => {
       outcome_class: 'APPLIED',
       rejection_code: null,
     });
-    expect(requests[0].request_digest.toString('hex')).toBe(independentRequestDigest('ABANDON', execution.id, 9, 'OPERATOR_CONFIRMED'));
+    expect(requests[0].request_digest.toString('hex')).toBe(
+      independentRequestDigest('ABANDON', execution.id, 9, 'OPERATOR_CONFIRMED'),
+    );
     expect(requests[0].requested_at.getTime()).toBe(after.updated_at.getTime());
-    expect((await pool.query('select count(*)::int as n from oxide_batch.ob_recovery_decision where job_execution_id = $1', [execution.id])).rows[0].n).toBe(0);
-    const proposalRow = (await pool.query('select status, decider_login, resulting_status, kind from keel.recovery_proposal where id = $1', [proposal.id])).rows[0];
-    expect(proposalRow).toEqual({ status: 'APPROVED', decider_login: approver2.login, resulting_status: 'ABANDONED', kind: 'ABANDON' });
-    const audit = (await pool.query(`select action, outcome, code from keel.audit_event where operation_id = $1 order by id`, [`keel-proposal-${proposal.id}`])).rows;
+    expect(
+      (
+        await pool.query(
+          'select count(*)::int as n from oxide_batch.ob_recovery_decision where job_execution_id = $1',
+          [execution.id],
+        )
+      ).rows[0].n,
+    ).toBe(0);
+    const proposalRow = (
+      await pool.query(
+        'select status, decider_login, resulting_status, kind from keel.recovery_proposal where id = $1',
+        [proposal.id],
+      )
+    ).rows[0];
+    expect(proposalRow).toEqual({
+      status: 'APPROVED',
+      decider_login: approver2.login,
+      resulting_status: 'ABANDONED',
+      kind: 'ABANDON',
+    });
+    const audit = (
+      await pool.query(`select action, outcome, code from keel.audit_event where operation_id = $1 order by id`, [
+        `keel-proposal-${proposal.id}`,
+      ])
+    ).rows;
     expect(audit.map((row) => `${row.action}:${row.code ?? row.outcome}`)).toEqual([
       'execution.abandon.propose:APPLIED',
       'recovery.confirm:FOUR_EYES_REQUIRED',
@@ -210,11 +310,15 @@ describe('abandon through four eyes (the runtime ABANDON)', () => {
 
   it('refuses an UNKNOWN execution without a recovery decision, and allows it after one', async () => {
     const execution = await seedStaleExecution(db, { status: 'UNKNOWN', version: 2 });
-    expect(codeOf(await proposeAbandon(deps, approver, { executionId: execution.id, note: 'unknown for a day' }))).toBe('UNRESOLVED_RECOVERY_REQUIRED');
+    expect(codeOf(await proposeAbandon(deps, approver, { executionId: execution.id, note: 'unknown for a day' }))).toBe(
+      'UNRESOLVED_RECOVERY_REQUIRED',
+    );
     expect(await requestRows(execution.id)).toHaveLength(0);
     for (const status of ['STARTED', 'COMPLETED', 'ABANDONED'] as const) {
       const seeded = await seedStaleExecution(db, { status });
-      expect(codeOf(await proposeAbandon(deps, approver, { executionId: seeded.id, note: 'not wanted' }))).toBe('INVALID_STATE');
+      expect(codeOf(await proposeAbandon(deps, approver, { executionId: seeded.id, note: 'not wanted' }))).toBe(
+        'INVALID_STATE',
+      );
     }
 
     // With a decision on record (an earlier version), UNKNOWN may be abandoned.
@@ -224,7 +328,10 @@ describe('abandon through four eyes (the runtime ABANDON)', () => {
        values ($1, 1, 'STARTED', 'FAILED', 'OPERATOR_CONFIRMED', 'cli', $2, date_trunc('milliseconds', clock_timestamp()))`,
       [execution.id, randomBytes(32)],
     );
-    const proposed = await proposeAbandon(deps, approver, { executionId: execution.id, note: 'input rejected upstream' });
+    const proposed = await proposeAbandon(deps, approver, {
+      executionId: execution.id,
+      note: 'input rejected upstream',
+    });
     if (!proposed.ok) throw new Error(proposed.error.code);
     const { proposal } = proposed.value;
 
@@ -235,17 +342,34 @@ describe('abandon through four eyes (the runtime ABANDON)', () => {
     expect(codeOf(await confirmTakeover(deps, approver2, input))).toBe('UNRESOLVED_RECOVERY_REQUIRED');
     expect((await executionRow(execution.id)).status).toBe('UNKNOWN');
     expect(await requestRows(execution.id)).toMatchObject([
-      { action: 'ABANDON', outcome_class: 'REJECTED', rejection_code: 'UNRESOLVED_RECOVERY_REQUIRED', job_instance_id: null, prior_status: null, observed_version: 2 },
+      {
+        action: 'ABANDON',
+        outcome_class: 'REJECTED',
+        rejection_code: 'UNRESOLVED_RECOVERY_REQUIRED',
+        job_instance_id: null,
+        prior_status: null,
+        observed_version: 2,
+      },
     ]);
   });
 
   it('supersedes the proposal when the execution changed before the confirmation', async () => {
     const execution = await seedStaleExecution(db, { status: 'STOPPED', version: 4 });
-    const proposed = await proposeAbandon(deps, approver, { executionId: execution.id, note: 'input rejected upstream' });
+    const proposed = await proposeAbandon(deps, approver, {
+      executionId: execution.id,
+      note: 'input rejected upstream',
+    });
     if (!proposed.ok) throw new Error(proposed.error.code);
     await pool.query('update oxide_batch.ob_job_execution set version = version + 1 where id = $1', [execution.id]);
-    const result = await confirmTakeover(deps, approver2, { proposalId: proposed.value.proposal.id, evidenceDigest: proposed.value.proposal.evidenceDigestHex, expectedVersion: 4 });
-    expect(result).toMatchObject({ ok: false, error: { code: 'RECOVERY_EVIDENCE_STALE', proposalStatus: 'SUPERSEDED' } });
+    const result = await confirmTakeover(deps, approver2, {
+      proposalId: proposed.value.proposal.id,
+      evidenceDigest: proposed.value.proposal.evidenceDigestHex,
+      expectedVersion: 4,
+    });
+    expect(result).toMatchObject({
+      ok: false,
+      error: { code: 'RECOVERY_EVIDENCE_STALE', proposalStatus: 'SUPERSEDED' },
+    });
     expect((await executionRow(execution.id)).status).toBe('STOPPED');
     expect(await requestRows(execution.id)).toHaveLength(0);
   });

@@ -1,5 +1,5 @@
 import { is, SQL, sql } from 'drizzle-orm';
-import { getTableConfig, IndexedColumn, PgDialect, PgTable, type PgColumn } from 'drizzle-orm/pg-core';
+import { getTableConfig, type IndexedColumn, PgDialect, PgTable, type PgColumn } from 'drizzle-orm/pg-core';
 import type pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import * as oxideBatchSchema from '../../lib/db/schema/oxide-batch';
@@ -18,7 +18,9 @@ import { freshDatabase } from '../support/database';
 type TableConfig = ReturnType<typeof getTableConfig>;
 
 // Every table the Drizzle file exports, so a table added there is compared without editing this test.
-const drizzleTables = Object.values(oxideBatchSchema as Record<string, unknown>).filter((value): value is PgTable => is(value, PgTable));
+const drizzleTables = Object.values(oxideBatchSchema as Record<string, unknown>).filter((value): value is PgTable =>
+  is(value, PgTable),
+);
 const dialect = new PgDialect();
 
 /**
@@ -49,7 +51,13 @@ async function attempt<R extends pg.QueryResultRow>(
 async function compareColumns(client: pg.PoolClient, config: TableConfig): Promise<string[]> {
   const problems: string[] = [];
   const at = (column: string) => `${config.name}.${column}`;
-  const { rows } = await client.query<{ name: string; type: string; notNull: boolean; default: string | null; identity: string }>(
+  const { rows } = await client.query<{
+    name: string;
+    type: string;
+    notNull: boolean;
+    default: string | null;
+    identity: string;
+  }>(
     `select a.attname as name, format_type(a.atttypid, a.atttypmod) as type, a.attnotnull as "notNull",
             pg_get_expr(d.adbin, d.adrelid) as default, a.attidentity as identity
        from pg_attribute a left join pg_attrdef d on d.adrelid = a.attrelid and d.adnum = a.attnum
@@ -58,7 +66,8 @@ async function compareColumns(client: pg.PoolClient, config: TableConfig): Promi
   );
   const dbColumns = new Map(rows.map((row) => [row.name, row]));
   for (const name of dbColumns.keys()) {
-    if (!config.columns.some((column) => column.name === name)) problems.push(`${at(name)}: column in the database, not in the Drizzle file`);
+    if (!config.columns.some((column) => column.name === name))
+      problems.push(`${at(name)}: column in the database, not in the Drizzle file`);
   }
 
   // Postgres spells types its own way (varchar(16) is character varying(16)): a scratch table
@@ -84,10 +93,13 @@ async function compareColumns(client: pg.PoolClient, config: TableConfig): Promi
       continue;
     }
     const type = drizzleTypes.get(column.name);
-    if (type !== undefined && type !== db.type) problems.push(`${at(column.name)}: type db ${db.type}, drizzle ${type}`);
-    if (column.notNull !== db.notNull) problems.push(`${at(column.name)}: not null db ${db.notNull}, drizzle ${column.notNull}`);
+    if (type !== undefined && type !== db.type)
+      problems.push(`${at(column.name)}: type db ${db.type}, drizzle ${type}`);
+    if (column.notNull !== db.notNull)
+      problems.push(`${at(column.name)}: not null db ${db.notNull}, drizzle ${column.notNull}`);
     const identity = column.generatedIdentity ? (column.generatedIdentity.type === 'always' ? 'a' : 'd') : '';
-    if (identity !== db.identity) problems.push(`${at(column.name)}: identity db '${db.identity}', drizzle '${identity}'`);
+    if (identity !== db.identity)
+      problems.push(`${at(column.name)}: identity db '${db.identity}', drizzle '${identity}'`);
     problems.push(...(await compareDefault(client, column, db, at(column.name))));
   }
   return problems;
@@ -101,7 +113,9 @@ async function compareDefault(
 ): Promise<string[]> {
   // $defaultFn is applied by Drizzle in JS and has no database default; only .default() does.
   const drizzleDefault =
-    column.default === undefined ? null : render(is(column.default, SQL) ? column.default : sql`${sql.param(column.default, column)}`);
+    column.default === undefined
+      ? null
+      : render(is(column.default, SQL) ? column.default : sql`${sql.param(column.default, column)}`);
   if (drizzleDefault === null && db.default === null) return [];
   const mismatch = `${label}: default db ${db.default ?? 'none'}, drizzle ${drizzleDefault ?? 'none'}`;
   if (drizzleDefault === null || db.default === null) return [mismatch];
@@ -130,9 +144,15 @@ async function compareConstraints(client: pg.PoolClient, config: TableConfig, co
   const expected = new Map<string, string>(); // name -> definition as pg_get_constraintdef prints it
   const declared = new Set<string>();
 
-  const primaryKey = [...config.columns.filter((column) => column.primary), ...config.primaryKeys.flatMap((key) => key.columns)];
+  const primaryKey = [
+    ...config.columns.filter((column) => column.primary),
+    ...config.primaryKeys.flatMap((key) => key.columns),
+  ];
   if (primaryKey.length > 0) {
-    expected.set(config.primaryKeys[0]?.getName() ?? `${config.name}_pkey`, `PRIMARY KEY (${primaryKey.map((c) => c.name).join(', ')})`);
+    expected.set(
+      config.primaryKeys[0]?.getName() ?? `${config.name}_pkey`,
+      `PRIMARY KEY (${primaryKey.map((c) => c.name).join(', ')})`,
+    );
   }
   for (const unique of config.uniqueConstraints) {
     const nulls = unique.nullsNotDistinct ? 'NULLS NOT DISTINCT ' : '';
@@ -159,8 +179,12 @@ async function compareConstraints(client: pg.PoolClient, config: TableConfig, co
   // Postgres prints both in its normal form (casts, parentheses, IN as = ANY).
   for (const check of config.checks) {
     declared.add(check.name);
-    const added = await attempt(client, `alter table ${copy} add constraint "${check.name}" check (${render(check.value)})`);
-    if (added.error !== undefined) problems.push(`${config.name}: Postgres rejects Drizzle check ${check.name}: ${added.error}`);
+    const added = await attempt(
+      client,
+      `alter table ${copy} add constraint "${check.name}" check (${render(check.value)})`,
+    );
+    if (added.error !== undefined)
+      problems.push(`${config.name}: Postgres rejects Drizzle check ${check.name}: ${added.error}`);
   }
   const normalized = await client.query<{ name: string; definition: string }>(
     `select conname as name, pg_get_constraintdef(oid) as definition from pg_constraint where conrelid = $1::regclass and contype = 'c'`,
@@ -177,10 +201,12 @@ async function compareConstraints(client: pg.PoolClient, config: TableConfig, co
   for (const [name, definition] of expected) {
     const db = actual.get(name);
     if (db === undefined) problems.push(`${config.name}: constraint ${name} missing in the database`);
-    else if (db !== definition) problems.push(`${config.name}: constraint ${name} differs: db ${db}, drizzle ${definition}`);
+    else if (db !== definition)
+      problems.push(`${config.name}: constraint ${name} differs: db ${db}, drizzle ${definition}`);
   }
   for (const name of actual.keys()) {
-    if (!declared.has(name)) problems.push(`${config.name}: constraint ${name} in the database, not in the Drizzle file`);
+    if (!declared.has(name))
+      problems.push(`${config.name}: constraint ${name} in the database, not in the Drizzle file`);
   }
   return problems;
 }
@@ -223,16 +249,20 @@ async function compareIndexes(client: pg.PoolClient, config: TableConfig, copy: 
       dbIndexes.delete(name);
       continue;
     }
-    const probe = await client.query<{ definition: string }>(`select pg_get_indexdef($1::regclass) as definition`, [`pg_temp."${probeName}"`]);
+    const probe = await client.query<{ definition: string }>(`select pg_get_indexdef($1::regclass) as definition`, [
+      `pg_temp."${probeName}"`,
+    ]);
     const drizzleShape = indexShape(probe.rows[0]?.definition ?? '');
     const db = dbIndexes.get(name);
     dbIndexes.delete(name);
     if (db === undefined) problems.push(`${config.name}: index ${name} missing in the database`);
-    else if (indexShape(db) !== drizzleShape) problems.push(`${config.name}: index ${name} differs: db ${indexShape(db)}, drizzle ${drizzleShape}`);
+    else if (indexShape(db) !== drizzleShape)
+      problems.push(`${config.name}: index ${name} differs: db ${indexShape(db)}, drizzle ${drizzleShape}`);
   }
   // Keel's own filter indexes (lib/db/runtime-indexes.ts) are not the runtime's schema.
   for (const name of dbIndexes.keys()) {
-    if (!KEEL_INDEX_NAMES.has(name)) problems.push(`${config.name}: index ${name} in the database, not in the Drizzle file`);
+    if (!KEEL_INDEX_NAMES.has(name))
+      problems.push(`${config.name}: index ${name} in the database, not in the Drizzle file`);
   }
   return problems;
 }
@@ -248,10 +278,12 @@ async function compareWithDrizzle(client: pg.PoolClient): Promise<string[]> {
   const dbTables = new Set(rows.map((row) => row.name));
   const configs = drizzleTables.map((table) => getTableConfig(table));
   for (const name of dbTables) {
-    if (!configs.some((config) => config.name === name)) problems.push(`${name}: table in the database, not in the Drizzle file`);
+    if (!configs.some((config) => config.name === name))
+      problems.push(`${name}: table in the database, not in the Drizzle file`);
   }
   for (const config of configs) {
-    if (config.schema !== 'oxide_batch') problems.push(`${config.name}: Drizzle schema ${config.schema}, not oxide_batch`);
+    if (config.schema !== 'oxide_batch')
+      problems.push(`${config.name}: Drizzle schema ${config.schema}, not oxide_batch`);
     else if (!dbTables.has(config.name)) problems.push(`${config.name}: table missing in the database`);
     else {
       problems.push(...(await compareColumns(client, config)));

@@ -13,7 +13,12 @@ const operator = actor('operator');
 const approver = actor('approver');
 
 const proposalRow = async (id: number) =>
-  (await pool.query('select status, kind, decided_at is not null as decided from keel.recovery_proposal where id = $1', [id])).rows[0];
+  (
+    await pool.query(
+      'select status, kind, decided_at is not null as decided from keel.recovery_proposal where id = $1',
+      [id],
+    )
+  ).rows[0];
 
 async function expiryAudit(proposalId: number) {
   const { rows } = await pool.query(
@@ -25,7 +30,11 @@ async function expiryAudit(proposalId: number) {
 
 async function takeoverProposal() {
   const execution = await seedStaleExecution(db);
-  const result = await proposeRecovery(deps, operator, { target: 'batch', reason: 'owner silent', executionId: execution.id });
+  const result = await proposeRecovery(deps, operator, {
+    target: 'batch',
+    reason: 'owner silent',
+    executionId: execution.id,
+  });
   if (!result.ok) throw new Error(`propose: ${result.error.code}`);
   return { execution, proposal: result.value.proposal };
 }
@@ -51,28 +60,50 @@ function drivenWait() {
 describe('a proposal past its approval deadline', () => {
   it('does not stand in for a new takeover request: it is closed as EXPIRED and a new one is made', async () => {
     const { execution, proposal } = await takeoverProposal();
-    const again = await proposeRecovery(deps, operator, { target: 'batch', reason: 'owner silent', executionId: execution.id });
+    const again = await proposeRecovery(deps, operator, {
+      target: 'batch',
+      reason: 'owner silent',
+      executionId: execution.id,
+    });
     expect(again).toMatchObject({ ok: true, value: { created: false, proposal: { id: proposal.id } } });
 
     await expireDeadline(db, proposal.id);
-    const fresh = await proposeRecovery(deps, operator, { target: 'batch', reason: 'still silent', executionId: execution.id });
-    expect(fresh).toMatchObject({ ok: true, value: { created: true, proposal: { status: 'PENDING', kind: 'TAKEOVER' } } });
+    const fresh = await proposeRecovery(deps, operator, {
+      target: 'batch',
+      reason: 'still silent',
+      executionId: execution.id,
+    });
+    expect(fresh).toMatchObject({
+      ok: true,
+      value: { created: true, proposal: { status: 'PENDING', kind: 'TAKEOVER' } },
+    });
     expect(fresh.ok && fresh.value.proposal.id).not.toBe(proposal.id);
     expect(await proposalRow(proposal.id)).toEqual({ status: 'EXPIRED', kind: 'TAKEOVER', decided: true });
     expect(await expiryAudit(proposal.id)).toMatchObject([
-      { actor_id: 'keel:housekeeping', outcome: 'APPLIED', before: { proposalStatus: 'PENDING' }, after: { proposalStatus: 'EXPIRED' } },
+      {
+        actor_id: 'keel:housekeeping',
+        outcome: 'APPLIED',
+        before: { proposalStatus: 'PENDING' },
+        after: { proposalStatus: 'EXPIRED' },
+      },
     ]);
   });
 
   it('does not stand in for a new abandon request either, nor block it as a takeover', async () => {
     const { execution, proposal } = await takeoverProposal();
-    await pool.query(`update oxide_batch.ob_job_execution set status = 'STOPPED', ended_at = updated_at where id = $1`, [execution.id]);
+    await pool.query(
+      `update oxide_batch.ob_job_execution set status = 'STOPPED', ended_at = updated_at where id = $1`,
+      [execution.id],
+    );
     const blocked = await proposeAbandon(deps, approver, { executionId: execution.id, note: 'nobody will rerun it' });
     expect(blocked).toMatchObject({ ok: false, error: { code: 'PROPOSAL_PENDING' } });
 
     await expireDeadline(db, proposal.id);
     const abandon = await proposeAbandon(deps, approver, { executionId: execution.id, note: 'nobody will rerun it' });
-    expect(abandon).toMatchObject({ ok: true, value: { created: true, proposal: { kind: 'ABANDON', status: 'PENDING' } } });
+    expect(abandon).toMatchObject({
+      ok: true,
+      value: { created: true, proposal: { kind: 'ABANDON', status: 'PENDING' } },
+    });
     expect((await proposalRow(proposal.id)).status).toBe('EXPIRED');
     expect(await expiryAudit(proposal.id)).toHaveLength(1);
   });
@@ -108,7 +139,11 @@ describe('a proposal past its approval deadline', () => {
 
 describe('two requests of different kinds racing for one execution', () => {
   /** A proposal of `kind` inserted but not yet committed holds the target's one PENDING slot while `request` runs. */
-  async function raceAgainstUncommitted(kind: 'TAKEOVER' | 'ABANDON', executionId: number, request: (db: ReturnType<typeof createDatabase>) => Promise<unknown>) {
+  async function raceAgainstUncommitted(
+    kind: 'TAKEOVER' | 'ABANDON',
+    executionId: number,
+    request: (db: ReturnType<typeof createDatabase>) => Promise<unknown>,
+  ) {
     const client = await newPool(1).connect();
     try {
       await client.query('begin');
@@ -136,25 +171,40 @@ describe('two requests of different kinds racing for one execution', () => {
   }
 
   async function onlyProposalOf(executionId: number) {
-    const { rows } = await pool.query(`select id, kind, status from keel.recovery_proposal where target_id = $1`, [String(executionId)]);
+    const { rows } = await pool.query(`select id, kind, status from keel.recovery_proposal where target_id = $1`, [
+      String(executionId),
+    ]);
     return rows.map((row) => ({ ...row, id: Number(row.id) }));
   }
 
   it('an abandon request that loses to a takeover is refused PROPOSAL_PENDING, never handed the takeover as its own', async () => {
     const execution = await seedStaleExecution(db, { status: 'STOPPED' });
     const { result, winnerId } = await raceAgainstUncommitted('TAKEOVER', execution.id, (racer) =>
-      proposeAbandon({ ...deps, uow: recoveryDeps(racer).uow }, approver, { executionId: execution.id, note: 'nobody will rerun it' }),
+      proposeAbandon({ ...deps, uow: recoveryDeps(racer).uow }, approver, {
+        executionId: execution.id,
+        note: 'nobody will rerun it',
+      }),
     );
-    expect(result).toMatchObject({ ok: false, error: { code: 'PROPOSAL_PENDING', message: expect.stringContaining(`Takeover proposal ${winnerId}`) } });
+    expect(result).toMatchObject({
+      ok: false,
+      error: { code: 'PROPOSAL_PENDING', message: expect.stringContaining(`Takeover proposal ${winnerId}`) },
+    });
     expect(await onlyProposalOf(execution.id)).toEqual([{ id: winnerId, kind: 'TAKEOVER', status: 'PENDING' }]);
   });
 
   it('a takeover request that loses to an abandon is refused PROPOSAL_PENDING, never handed the abandon as its own', async () => {
     const execution = await seedStaleExecution(db);
     const { result, winnerId } = await raceAgainstUncommitted('ABANDON', execution.id, (racer) =>
-      proposeRecovery({ ...deps, uow: recoveryDeps(racer).uow }, operator, { target: 'batch', reason: 'owner silent', executionId: execution.id }),
+      proposeRecovery({ ...deps, uow: recoveryDeps(racer).uow }, operator, {
+        target: 'batch',
+        reason: 'owner silent',
+        executionId: execution.id,
+      }),
     );
-    expect(result).toMatchObject({ ok: false, error: { code: 'PROPOSAL_PENDING', message: expect.stringContaining(`Abandon proposal ${winnerId}`) } });
+    expect(result).toMatchObject({
+      ok: false,
+      error: { code: 'PROPOSAL_PENDING', message: expect.stringContaining(`Abandon proposal ${winnerId}`) },
+    });
     expect(await onlyProposalOf(execution.id)).toEqual([{ id: winnerId, kind: 'ABANDON', status: 'PENDING' }]);
   });
 });

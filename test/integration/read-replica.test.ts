@@ -20,7 +20,8 @@ afterAll(async () => {
   await Promise.all(pools.map((p) => p.end()));
 });
 
-const position = (p: ReturnType<typeof createPool>) => async () => (await p.query<{ lsn: string }>('select pg_current_wal_lsn()::text as lsn')).rows[0]!.lsn;
+const position = (p: ReturnType<typeof createPool>) => async () =>
+  (await p.query<{ lsn: string }>('select pg_current_wal_lsn()::text as lsn')).rows[0]!.lsn;
 
 describe('the read replica monitor', () => {
   it('does not use a server that is not a standby, and never trusts an unchecked one', async () => {
@@ -35,7 +36,11 @@ describe('the read replica monitor', () => {
 
   it('reports an unreachable replica, and keeps reporting it until it answers', async () => {
     const { url } = await freshDatabase({ empty: true });
-    const monitor = new ReplicaMonitor(pool(CLOSED_PORT, 1, { connectionTimeoutMillis: 1_000 }), 5_000, position(pool(url)));
+    const monitor = new ReplicaMonitor(
+      pool(CLOSED_PORT, 1, { connectionTimeoutMillis: 1_000 }),
+      5_000,
+      position(pool(url)),
+    );
     expect(await monitor.check()).toEqual({ usable: false, reason: 'unreachable', lagMs: null, replayLsn: null });
     expect(await monitor.check()).toMatchObject({ usable: false, reason: 'unreachable' });
   });
@@ -48,12 +53,20 @@ describe('a list read whose replica cannot be reached', () => {
     const replica = pool(CLOSED_PORT, 2, { connectionTimeoutMillis: 1_000 });
     const failures: unknown[] = [];
     failOverToPrimary(replica, primary, (error) => failures.push(error));
-    const { rows } = await replica.query<{ standby: boolean; db: string }>('select pg_is_in_recovery() as standby, current_database() as db');
+    const { rows } = await replica.query<{ standby: boolean; db: string }>(
+      'select pg_is_in_recovery() as standby, current_database() as db',
+    );
     expect(rows).toEqual([{ standby: false, db: new URL(url).pathname.slice(1) }]);
-    const fromTransaction = await createDatabase(replica).transaction(async (tx) => (await tx.execute<{ one: number }>('select 1 as one')).rows);
+    const fromTransaction = await createDatabase(replica).transaction(
+      async (tx) => (await tx.execute<{ one: number }>('select 1 as one')).rows,
+    );
     expect(fromTransaction).toEqual([{ one: 1 }]);
     expect(failures).toHaveLength(2);
-    expect(failures.every((e) => e instanceof Error && /ECONNREFUSED/.test(String((e as NodeJS.ErrnoException).code ?? e.message)))).toBe(true);
+    expect(
+      failures.every(
+        (e) => e instanceof Error && /ECONNREFUSED/.test(String((e as NodeJS.ErrnoException).code ?? e.message)),
+      ),
+    ).toBe(true);
     // The borrowed connections went back to the primary's pool, not to the replica's.
     expect(primary.totalCount).toBeGreaterThan(0);
     expect(primary.waitingCount).toBe(0);
@@ -83,10 +96,15 @@ describe('live updates behind a replica', () => {
     try {
       await events.ready();
       const heard = new Promise<void>((resolve) => events.once('change', () => resolve()));
-      await writer.query(`insert into keel.audit_event (actor_login, actor_role, action, target_kind, target_id, outcome) values ('t', 'admin', 'test', 'x', '1', 'APPLIED')`);
+      await writer.query(
+        `insert into keel.audit_event (actor_login, actor_role, action, target_kind, target_id, outcome) values ('t', 'admin', 'test', 'x', '1', 'APPLIED')`,
+      );
       // The change was seen and the replica asked about the primary's position after it: nothing is announced yet.
       const lsn = await firstAsk;
-      const { rows } = await writer.query<{ written: boolean }>(`select $1::pg_lsn <= pg_current_wal_lsn() as written`, [`${(lsn >> 32n).toString(16)}/${(lsn & 0xffffffffn).toString(16)}`]);
+      const { rows } = await writer.query<{ written: boolean }>(
+        `select $1::pg_lsn <= pg_current_wal_lsn() as written`,
+        [`${(lsn >> 32n).toString(16)}/${(lsn & 0xffffffffn).toString(16)}`],
+      );
       expect(rows[0]!.written).toBe(true);
       expect(received).toEqual([]);
       replayed = true;

@@ -30,11 +30,28 @@ describe('reads at scale', () => {
     await database.pool.query(readFileSync('lib/db/bootstrap/oxide-batch.sql', 'utf8'));
     expect((await migrateDatabase(database.pool)).ok).toBe(true);
     env = { ...process.env, DATABASE_URL: database.url, KEEL_CHECKPOINT_KEY: 'ab'.repeat(32) };
-    await run(process.execPath, [...cli, 'load-scale', '--executions', '20000', '--retry-keys', '3000', '--attempts', '5000', '--dead-letters', '12000'], { env });
+    await run(
+      process.execPath,
+      [
+        ...cli,
+        'load-scale',
+        '--executions',
+        '20000',
+        '--retry-keys',
+        '3000',
+        '--attempts',
+        '5000',
+        '--dead-letters',
+        '12000',
+      ],
+      { env },
+    );
   }, 300_000);
 
   it('the generator refuses a database that already holds rows unless told to append', async () => {
-    const refused = await run(process.execPath, [...cli, 'load-scale', '--executions', '10'], { env }).catch((error: { code: number; stderr: string }) => error);
+    const refused = await run(process.execPath, [...cli, 'load-scale', '--executions', '10'], { env }).catch(
+      (error: { code: number; stderr: string }) => error,
+    );
     expect(refused).toMatchObject({ code: 1 });
     expect((refused as { stderr: string }).stderr).toContain('--append');
     const { rows } = await database.pool.query('select count(*)::int as n from oxide_batch.ob_job_execution');
@@ -56,7 +73,10 @@ describe('reads at scale', () => {
     const exact = await database.pool.query(`select count(*)::int as n from settle.dead_letters where reason = 'rpc'`);
     expect(exact.rows[0].n).toBeGreaterThan(0);
     expect(exact.rows[0].n).toBeLessThanOrEqual(COUNT_CAP);
-    expect(await countUpToCap(db, sql`settle.dead_letters`, sql`reason = 'rpc'`)).toEqual({ value: exact.rows[0].n, capped: false });
+    expect(await countUpToCap(db, sql`settle.dead_letters`, sql`reason = 'rpc'`)).toEqual({
+      value: exact.rows[0].n,
+      capped: false,
+    });
     const above = await countUpToCap(db, sql`settle.dead_letters`, sql`true`);
     expect(above).toMatchObject({ capped: true, estimated: true });
     // The estimate is the planner's (reltuples after the generator's ANALYZE): near the 12,000 rows, never below the cap.
@@ -71,7 +91,12 @@ describe('reads at scale', () => {
     expect(await missingRuntimeIndexes(database.pool)).toEqual([]);
     await database.pool.query('analyze oxide_batch.ob_step_execution');
     const db = createDatabase(database.newPool(2));
-    for (const filters of [{ phase: 'read' }, { category: 'TIMEOUT' }, { phase: 'write', category: 'SERIALIZATION' }, {}] as const) {
+    for (const filters of [
+      { phase: 'read' },
+      { category: 'TIMEOUT' },
+      { phase: 'write', category: 'SERIALIZATION' },
+      {},
+    ] as const) {
       const text = await plan(db, retryKeyStepsQuery(null, { only: 'keys', ...filters }, 101));
       expect(text).not.toMatch(/Seq Scan on ob_step_execution/);
       expect(text).toMatch(/keel_ob_step_execution_envelope/);
@@ -82,6 +107,8 @@ describe('reads at scale', () => {
     expect(walk).toMatch(/keel_ob_step_execution_envelope_idx/);
     const page = await listRetryKeys(db, { only: 'keys', phase: 'write', category: 'SERIALIZATION', limit: 20 });
     expect(page.rows.length).toBeGreaterThan(0);
-    expect(page.rows.every((r) => r.kind === 'key' && r.phase === 'write' && r.category === 'SERIALIZATION')).toBe(true);
+    expect(page.rows.every((r) => r.kind === 'key' && r.phase === 'write' && r.category === 'SERIALIZATION')).toBe(
+      true,
+    );
   });
 });

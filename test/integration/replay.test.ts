@@ -3,7 +3,12 @@ import { postgresSettlementUnitOfWork } from '../../lib/adapters/settlement-repl
 import { postgresSettlementStore } from '../../lib/adapters/settlement-store';
 import { createDatabase } from '../../lib/db/client';
 import type { Actor } from '../../lib/domain/actor';
-import { DEFAULT_RETRY_POLICY, deadLetterCanonicalJson, failureDetailSha256Hex, type FailureCode } from '../../lib/domain/settlement';
+import {
+  DEFAULT_RETRY_POLICY,
+  deadLetterCanonicalJson,
+  failureDetailSha256Hex,
+  type FailureCode,
+} from '../../lib/domain/settlement';
 import { discardDeadLetter, replayDeadLetter, requeueSettlement } from '../../lib/services/dead-letter-actions';
 import { freshDatabase } from '../support/database';
 
@@ -15,23 +20,47 @@ const operator: Actor = { id: 'u-operator', login: 'operator', name: 'Otto Opera
 let sequence = 0;
 const nextId = (kind: string) => `${kind}-${++sequence}`;
 
-async function deadLetter(receiptId: string, reason: FailureCode = 'rpc', attempts = 6, recordedAtMs = 1_700_000_000_000) {
-  const json = deadLetterCanonicalJson({ receiptId, finalizedAt: 11, attempts, reasonCode: reason, detailSha256Hex: failureDetailSha256Hex('x') });
+async function deadLetter(
+  receiptId: string,
+  reason: FailureCode = 'rpc',
+  attempts = 6,
+  recordedAtMs = 1_700_000_000_000,
+) {
+  const json = deadLetterCanonicalJson({
+    receiptId,
+    finalizedAt: 11,
+    attempts,
+    reasonCode: reason,
+    detailSha256Hex: failureDetailSha256Hex('x'),
+  });
   if (!json.ok) throw new Error(json.error.detail);
-  await pool.query('insert into settle.dead_letters values ($1, 11, $2, $3, $4, $5)', [receiptId, attempts, reason, json.value, recordedAtMs]);
+  await pool.query('insert into settle.dead_letters values ($1, 11, $2, $3, $4, $5)', [
+    receiptId,
+    attempts,
+    reason,
+    json.value,
+    recordedAtMs,
+  ]);
   return json.value;
 }
 
-const serverNowMs = async () => Number((await pool.query(`select (extract(epoch from clock_timestamp()) * 1000)::bigint as ms`)).rows[0].ms);
+const serverNowMs = async () =>
+  Number((await pool.query(`select (extract(epoch from clock_timestamp()) * 1000)::bigint as ms`)).rows[0].ms);
 
 async function stateOf(receiptId: string) {
   const q = (text: string) => pool.query(text, [receiptId]).then((r) => r.rows);
   return {
-    attempts: await q('select work_kind, attempts, next_visible_at_ms, row_version, lease_owner from settle.attempts where receipt_id = $1'),
+    attempts: await q(
+      'select work_kind, attempts, next_visible_at_ms, row_version, lease_owner from settle.attempts where receipt_id = $1',
+    ),
     deadLetters: await q('select attempts, reason from settle.dead_letters where receipt_id = $1'),
-    replays: await q('select operation_id, prior_attempts, prior_reason, actor_login, note from keel.settlement_replay where receipt_id = $1'),
+    replays: await q(
+      'select operation_id, prior_attempts, prior_reason, actor_login, note from keel.settlement_replay where receipt_id = $1',
+    ),
     events: (await q('select kind from keel.settlement_event where receipt_id = $1 order by id')).map((r) => r.kind),
-    audit: await q(`select action, outcome, code, operation_id, reason from keel.audit_event where target_id = $1 order by id`),
+    audit: await q(
+      `select action, outcome, code, operation_id, reason from keel.audit_event where target_id = $1 order by id`,
+    ),
   };
 }
 
@@ -40,18 +69,54 @@ describe('replaying one dead letter', () => {
     const receipt = nextId('r');
     const json = await deadLetter(receipt, 'backend', 6);
     const before = await serverNowMs();
-    const result = await replayDeadLetter(transactions, support, { receiptId: receipt, note: '  ledger is back  ', operationId: 'op-1' });
-    expect(result).toMatchObject({ ok: true, value: { receiptId: receipt, operationId: 'op-1', priorAttempts: 6, priorReason: 'backend', actorLogin: 'support', note: 'ledger is back', bulkJob: null } });
+    const result = await replayDeadLetter(transactions, support, {
+      receiptId: receipt,
+      note: '  ledger is back  ',
+      operationId: 'op-1',
+    });
+    expect(result).toMatchObject({
+      ok: true,
+      value: {
+        receiptId: receipt,
+        operationId: 'op-1',
+        priorAttempts: 6,
+        priorReason: 'backend',
+        actorLogin: 'support',
+        note: 'ledger is back',
+        bulkJob: null,
+      },
+    });
     const state = await stateOf(receipt);
     expect(state.deadLetters).toEqual([]);
-    expect(state.attempts).toEqual([{ work_kind: 'pending_observation', attempts: 0, next_visible_at_ms: expect.any(Number), row_version: 0, lease_owner: null }]);
+    expect(state.attempts).toEqual([
+      {
+        work_kind: 'pending_observation',
+        attempts: 0,
+        next_visible_at_ms: expect.any(Number),
+        row_version: 0,
+        lease_owner: null,
+      },
+    ]);
     expect(state.attempts[0].next_visible_at_ms).toBeGreaterThanOrEqual(before);
     expect(state.attempts[0].next_visible_at_ms).toBeLessThanOrEqual(await serverNowMs());
-    expect(state.replays).toEqual([{ operation_id: 'op-1', prior_attempts: 6, prior_reason: 'backend', actor_login: 'support', note: 'ledger is back' }]);
+    expect(state.replays).toEqual([
+      {
+        operation_id: 'op-1',
+        prior_attempts: 6,
+        prior_reason: 'backend',
+        actor_login: 'support',
+        note: 'ledger is back',
+      },
+    ]);
     expect(state.events).toEqual(['replayed']);
-    expect(state.audit).toEqual([{ action: 'settlement.replay', outcome: 'APPLIED', code: null, operation_id: 'op-1', reason: 'ledger is back' }]);
+    expect(state.audit).toEqual([
+      { action: 'settlement.replay', outcome: 'APPLIED', code: null, operation_id: 'op-1', reason: 'ledger is back' },
+    ]);
     const audit = await pool.query(`select actor_role, before from keel.audit_event where operation_id = 'op-1'`);
-    expect(audit.rows[0]).toMatchObject({ actor_role: 'support', before: { canonicalJson: json, attempts: 6, reason: 'backend' } });
+    expect(audit.rows[0]).toMatchObject({
+      actor_role: 'support',
+      before: { canonicalJson: json, attempts: 6, reason: 'backend' },
+    });
   });
 
   it('is idempotent by operation id: the same id twice, even at once, replays once and returns the first result', async () => {
@@ -65,7 +130,9 @@ describe('replaying one dead letter', () => {
     const concurrent = nextId('r');
     await deadLetter(concurrent);
     const clients = Array.from({ length: 6 }, () => postgresSettlementUnitOfWork(createDatabase(newPool(2))));
-    const results = await Promise.all(clients.map((t) => replayDeadLetter(t, support, { receiptId: concurrent, note: 'n', operationId: 'op-burst' })));
+    const results = await Promise.all(
+      clients.map((t) => replayDeadLetter(t, support, { receiptId: concurrent, note: 'n', operationId: 'op-burst' })),
+    );
     expect(results.every((r) => r.ok)).toBe(true);
     for (const r of results) expect(r).toEqual(results[0]);
     const state = await stateOf(concurrent);
@@ -78,9 +145,18 @@ describe('replaying one dead letter', () => {
     const receipt = nextId('r');
     await deadLetter(receipt);
     const clients = Array.from({ length: 5 }, () => postgresSettlementUnitOfWork(createDatabase(newPool(2))));
-    const results = await Promise.all(clients.map((t, i) => replayDeadLetter(t, support, { receiptId: receipt, note: 'n', operationId: `op-race-${i}` })));
+    const results = await Promise.all(
+      clients.map((t, i) =>
+        replayDeadLetter(t, support, { receiptId: receipt, note: 'n', operationId: `op-race-${i}` }),
+      ),
+    );
     expect(results.filter((r) => r.ok)).toHaveLength(1);
-    expect(results.filter((r) => !r.ok).map((r) => !r.ok && r.error.code)).toEqual(['CONFLICT', 'CONFLICT', 'CONFLICT', 'CONFLICT']);
+    expect(results.filter((r) => !r.ok).map((r) => !r.ok && r.error.code)).toEqual([
+      'CONFLICT',
+      'CONFLICT',
+      'CONFLICT',
+      'CONFLICT',
+    ]);
     expect((await stateOf(receipt)).replays).toHaveLength(1);
   });
 
@@ -92,7 +168,9 @@ describe('replaying one dead letter', () => {
       expect(result).toMatchObject({ ok: false, error: { code: 'CONFLICT' } });
     }
     const state = await stateOf(queued);
-    expect(state.attempts).toEqual([{ work_kind: 'pending_observation', attempts: 0, next_visible_at_ms: 5, row_version: 0, lease_owner: null }]);
+    expect(state.attempts).toEqual([
+      { work_kind: 'pending_observation', attempts: 0, next_visible_at_ms: 5, row_version: 0, lease_owner: null },
+    ]);
     expect(state.replays).toEqual([]);
     expect(state.audit).toEqual([expect.objectContaining({ outcome: 'REFUSED', code: 'CONFLICT' })]);
   });
@@ -101,7 +179,11 @@ describe('replaying one dead letter', () => {
     const receipt = nextId('r');
     await deadLetter(receipt);
     for (const actor of [viewer, operator]) {
-      const result = await replayDeadLetter(transactions, actor, { receiptId: receipt, note: 'n', operationId: nextId('op') });
+      const result = await replayDeadLetter(transactions, actor, {
+        receiptId: receipt,
+        note: 'n',
+        operationId: nextId('op'),
+      });
       expect(result).toMatchObject({ ok: false, error: { code: 'FORBIDDEN' } });
     }
     const state = await stateOf(receipt);
@@ -109,29 +191,49 @@ describe('replaying one dead letter', () => {
     expect(state.attempts).toEqual([]);
     expect(state.replays).toEqual([]);
     expect(state.events).toEqual([]);
-    expect(state.audit.map((a) => [a.outcome, a.code])).toEqual([['REFUSED', 'FORBIDDEN'], ['REFUSED', 'FORBIDDEN']]);
+    expect(state.audit.map((a) => [a.outcome, a.code])).toEqual([
+      ['REFUSED', 'FORBIDDEN'],
+      ['REFUSED', 'FORBIDDEN'],
+    ]);
   });
 
   it('requires a note and a well-formed operation id, and refuses an id spent on another receipt', async () => {
     const receipt = nextId('r');
     await deadLetter(receipt);
-    expect(await replayDeadLetter(transactions, support, { receiptId: receipt, note: '   ', operationId: 'op-x' })).toMatchObject({ ok: false, error: { code: 'NOTE_REQUIRED' } });
-    expect(await replayDeadLetter(transactions, support, { receiptId: receipt, note: 'n', operationId: 'has space' })).toMatchObject({ ok: false, error: { code: 'INVALID_OPERATION_ID' } });
-    expect(await replayDeadLetter(transactions, support, { receiptId: receipt, note: 'n', operationId: 'o'.repeat(65) })).toMatchObject({ ok: false, error: { code: 'INVALID_OPERATION_ID' } });
-    expect(await replayDeadLetter(transactions, support, { receiptId: receipt, note: 'n', operationId: 'op-1' })).toMatchObject({ ok: false, error: { code: 'OPERATION_ID_REUSED' } });
+    expect(
+      await replayDeadLetter(transactions, support, { receiptId: receipt, note: '   ', operationId: 'op-x' }),
+    ).toMatchObject({ ok: false, error: { code: 'NOTE_REQUIRED' } });
+    expect(
+      await replayDeadLetter(transactions, support, { receiptId: receipt, note: 'n', operationId: 'has space' }),
+    ).toMatchObject({ ok: false, error: { code: 'INVALID_OPERATION_ID' } });
+    expect(
+      await replayDeadLetter(transactions, support, { receiptId: receipt, note: 'n', operationId: 'o'.repeat(65) }),
+    ).toMatchObject({ ok: false, error: { code: 'INVALID_OPERATION_ID' } });
+    expect(
+      await replayDeadLetter(transactions, support, { receiptId: receipt, note: 'n', operationId: 'op-1' }),
+    ).toMatchObject({ ok: false, error: { code: 'OPERATION_ID_REUSED' } });
     expect((await stateOf(receipt)).deadLetters).toHaveLength(1);
   });
 
   it('lets a replayed receipt fail again and be replayed again, with the whole history kept', async () => {
     const receipt = nextId('r');
     await deadLetter(receipt, 'rpc', 6);
-    expect(await replayDeadLetter(transactions, support, { receiptId: receipt, note: 'first', operationId: nextId('op') })).toMatchObject({ ok: true });
+    expect(
+      await replayDeadLetter(transactions, support, { receiptId: receipt, note: 'first', operationId: nextId('op') }),
+    ).toMatchObject({ ok: true });
     const store = postgresSettlementStore(db);
     const claim = await store.claimReceipt(receipt, 'w', (await serverNowMs()) + 10, 60_000);
     if (!claim.ok || !claim.value) throw new Error('claim failed');
-    const routed = await store.recordClaimedOutcome(claim.value, { kind: 'Permanent', code: 'verification' }, DEFAULT_RETRY_POLICY, claim.value.leaseUntilMs - 1);
+    const routed = await store.recordClaimedOutcome(
+      claim.value,
+      { kind: 'Permanent', code: 'verification' },
+      DEFAULT_RETRY_POLICY,
+      claim.value.leaseUntilMs - 1,
+    );
     expect(routed).toEqual({ ok: true, value: { kind: 'DeadLettered', attempts: 1 } });
-    expect(await replayDeadLetter(transactions, support, { receiptId: receipt, note: 'second', operationId: nextId('op') })).toMatchObject({ ok: true, value: { priorAttempts: 1, priorReason: 'verification' } });
+    expect(
+      await replayDeadLetter(transactions, support, { receiptId: receipt, note: 'second', operationId: nextId('op') }),
+    ).toMatchObject({ ok: true, value: { priorAttempts: 1, priorReason: 'verification' } });
     expect((await stateOf(receipt)).events).toEqual(['replayed', 'claimed', 'dead_lettered', 'replayed']);
   });
 });
@@ -142,7 +244,10 @@ describe('discarding a dead letter', () => {
     const json = await deadLetter(receipt, 'invalid_input', 1);
     const input = { receiptId: receipt, note: 'garbage receipt', operationId: nextId('op') };
     const first = await discardDeadLetter(transactions, support, input);
-    expect(first).toMatchObject({ ok: true, value: { receiptId: receipt, canonicalJson: json, attempts: 1, reason: 'invalid_input' } });
+    expect(first).toMatchObject({
+      ok: true,
+      value: { receiptId: receipt, canonicalJson: json, attempts: 1, reason: 'invalid_input' },
+    });
     expect(await discardDeadLetter(transactions, support, input)).toEqual(first);
     const state = await stateOf(receipt);
     expect(state.deadLetters).toEqual([]);
@@ -150,14 +255,21 @@ describe('discarding a dead letter', () => {
     expect(state.events).toEqual(['discarded']);
     const audit = await pool.query(`select before, outcome from keel.audit_event where target_id = $1`, [receipt]);
     expect(audit.rows).toEqual([{ outcome: 'APPLIED', before: expect.objectContaining({ canonicalJson: json }) }]);
-    expect(await discardDeadLetter(transactions, support, { ...input, operationId: nextId('op') })).toMatchObject({ ok: false, error: { code: 'CONFLICT' } });
+    expect(await discardDeadLetter(transactions, support, { ...input, operationId: nextId('op') })).toMatchObject({
+      ok: false,
+      error: { code: 'CONFLICT' },
+    });
   });
 
   it('requires a note and the support role', async () => {
     const receipt = nextId('r');
     await deadLetter(receipt);
-    expect(await discardDeadLetter(transactions, support, { receiptId: receipt, note: '', operationId: nextId('op') })).toMatchObject({ ok: false, error: { code: 'NOTE_REQUIRED' } });
-    expect(await discardDeadLetter(transactions, viewer, { receiptId: receipt, note: 'n', operationId: nextId('op') })).toMatchObject({ ok: false, error: { code: 'FORBIDDEN' } });
+    expect(
+      await discardDeadLetter(transactions, support, { receiptId: receipt, note: '', operationId: nextId('op') }),
+    ).toMatchObject({ ok: false, error: { code: 'NOTE_REQUIRED' } });
+    expect(
+      await discardDeadLetter(transactions, viewer, { receiptId: receipt, note: 'n', operationId: nextId('op') }),
+    ).toMatchObject({ ok: false, error: { code: 'FORBIDDEN' } });
     expect((await stateOf(receipt)).deadLetters).toHaveLength(1);
   });
 });
@@ -185,7 +297,10 @@ describe('requeueing a retry-scheduled settlement', () => {
     expect(state.events).toEqual(['requeued']);
     expect(state.audit.map((a) => a.outcome)).toEqual(['APPLIED']);
     // A second submit that saw the old row is refused: the row moved on.
-    expect(await requeueSettlement(transactions, support, { ...input, operationId: nextId('op') })).toMatchObject({ ok: false, error: { code: 'CONFLICT' } });
+    expect(await requeueSettlement(transactions, support, { ...input, operationId: nextId('op') })).toMatchObject({
+      ok: false,
+      error: { code: 'CONFLICT' },
+    });
   });
 
   it('refuses a pending observation, a live lease, an absent receipt and a viewer', async () => {
@@ -195,9 +310,18 @@ describe('requeueing a retry-scheduled settlement', () => {
     await retryLater(leased, 0, ['worker', 'token', (await serverNowMs()) + 600_000]);
     const later = nextId('r');
     await retryLater(later, (await serverNowMs()) + 600_000);
-    const refusals: [Actor, string, number][] = [[support, pending, 0], [support, leased, 4], [support, 'absent', 0], [viewer, later, 4]];
+    const refusals: [Actor, string, number][] = [
+      [support, pending, 0],
+      [support, leased, 4],
+      [support, 'absent', 0],
+      [viewer, later, 4],
+    ];
     for (const [actor, receiptId, version] of refusals) {
-      const result = await requeueSettlement(transactions, actor, { receiptId, expectedRowVersion: version, operationId: nextId('op') });
+      const result = await requeueSettlement(transactions, actor, {
+        receiptId,
+        expectedRowVersion: version,
+        operationId: nextId('op'),
+      });
       expect(result).toMatchObject({ ok: false, error: { code: actor === viewer ? 'FORBIDDEN' : 'CONFLICT' } });
     }
     expect((await stateOf(later)).attempts[0].row_version).toBe(4);
@@ -207,7 +331,11 @@ describe('requeueing a retry-scheduled settlement', () => {
   it('never moves a retry that is already due further back', async () => {
     const receipt = nextId('r');
     await retryLater(receipt, 1_000);
-    const result = await requeueSettlement(transactions, support, { receiptId: receipt, expectedRowVersion: 4, operationId: nextId('op') });
+    const result = await requeueSettlement(transactions, support, {
+      receiptId: receipt,
+      expectedRowVersion: 4,
+      operationId: nextId('op'),
+    });
     expect(result).toMatchObject({ ok: true, value: { nextVisibleAtMs: 1_000, rowVersion: 5 } });
   });
 });

@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { checksum, newEnvelope, type FaultStateEntry } from '../../lib/domain/fault-state';
-import { decodeRetryKeyCursor, encodeRetryKeyCursor, retryKeyCursorField, retryKeyCursorKey } from '../../lib/domain/retry-key-cursor';
+import {
+  decodeRetryKeyCursor,
+  encodeRetryKeyCursor,
+  retryKeyCursorField,
+  retryKeyCursorKey,
+} from '../../lib/domain/retry-key-cursor';
 import { listRetryKeys, type RetryKeyCursor, type RetryKeyListRow } from '../../lib/queries/retry-keys';
 import { parseInput } from '../../lib/server/parse-input';
 import { freshDatabase } from '../support/database';
@@ -19,18 +24,21 @@ const entry = (keyByte: string, ordinal = 1): FaultStateEntry => ({
 });
 
 /** Stores an envelope on a step; `damage` edits the payload after the checksum was taken. */
-async function storeEnvelope(stepId: number, entries: FaultStateEntry[], damage?: (payload: { entries: Record<string, unknown>[] }) => void) {
+async function storeEnvelope(
+  stepId: number,
+  entries: FaultStateEntry[],
+  damage?: (payload: { entries: Record<string, unknown>[] }) => void,
+) {
   const envelope = newEnvelope(CHECKPOINT, entries);
   if (!envelope.ok) throw new Error(envelope.error.kind);
   const sum = checksum(envelope.value);
   if (!sum.ok) throw new Error(sum.error.kind);
   const payload = { checkpoint: CHECKPOINT, entries: envelope.value.entries.map((e) => ({ ...e })) };
   damage?.(payload);
-  await pool.query('update oxide_batch.ob_step_execution set fault_state_payload = $2::jsonb, fault_state_checksum = $3 where id = $1', [
-    stepId,
-    JSON.stringify(payload),
-    sum.value,
-  ]);
+  await pool.query(
+    'update oxide_batch.ob_step_execution set fault_state_payload = $2::jsonb, fault_state_checksum = $3 where id = $1',
+    [stepId, JSON.stringify(payload), sum.value],
+  );
 }
 
 // The cursor key as the server derives it from its session secret (lib/server/retry-key-cursor.ts).
@@ -73,7 +81,10 @@ const badCategory = await seedStep(db, { executionId: other.id, logicalId: 'unli
 // No fault policy for this step: an ordinal of 5 cannot be judged, so validateFor is skipped.
 const overLimit = await seedStep(db, { executionId: other.id, logicalId: 'no-policy' });
 await storeEnvelope(badChecksum, [entry('2a')]);
-await pool.query(`update oxide_batch.ob_step_execution set fault_state_checksum = decode(repeat('00', 32), 'hex') where id = $1`, [badChecksum]);
+await pool.query(
+  `update oxide_batch.ob_step_execution set fault_state_checksum = decode(repeat('00', 32), 'hex') where id = $1`,
+  [badChecksum],
+);
 await storeEnvelope(badCategory, [entry('3a')], (payload) => {
   payload.entries[0]!.category = 'COSMIC_RAY';
 });
@@ -88,25 +99,46 @@ describe('listRetryKeys', () => {
       [limited, '0b'.repeat(6)],
       [limited, '0c'.repeat(6)],
     ]);
-    expect(rows[0]).toMatchObject({ kind: 'key', limits: null, ordinal: 9, jobName: definition.jobName, stepLogicalId: 'unlimited' });
-    expect(rows[1]).toMatchObject({ kind: 'key', key: '0a'.repeat(32), limits: { retryLimit: 3, stateLimit: 4 }, ordinal: 2, phase: 'process' });
+    expect(rows[0]).toMatchObject({
+      kind: 'key',
+      limits: null,
+      ordinal: 9,
+      jobName: definition.jobName,
+      stepLogicalId: 'unlimited',
+    });
+    expect(rows[1]).toMatchObject({
+      kind: 'key',
+      key: '0a'.repeat(32),
+      limits: { retryLimit: 3, stateLimit: 4 },
+      ordinal: 2,
+      phase: 'process',
+    });
   });
 
   it('shows a step whose envelope fails validation as one CORRUPT row with its error', async () => {
     const rows = await collectAll(100, other.id);
-    expect(rows.map((row) => (row.kind === 'corrupt' ? [row.stepId, row.error.kind, row.message] : [row.stepId, 'key']))).toEqual([
+    expect(
+      rows.map((row) => (row.kind === 'corrupt' ? [row.stepId, row.error.kind, row.message] : [row.stepId, 'key'])),
+    ).toEqual([
       [overLimit, 'key'],
       [badCategory, 'UnknownEnumeration', 'fault state contains an unknown enumeration value'],
       [badChecksum, 'ChecksumMismatch', 'fault-state checksum does not match'],
     ]);
     expect(rows[0]).toMatchObject({ kind: 'key', limits: null, ordinal: 5 });
     // With a policy, the same ordinal above the retry limit makes the step corrupt.
-    const limitedDefinition = await seedDefinition(db, { steps: [{ logicalId: 'strict', retryLimit: 3, stateLimit: 4 }] });
+    const limitedDefinition = await seedDefinition(db, {
+      steps: [{ logicalId: 'strict', retryLimit: 3, stateLimit: 4 }],
+    });
     const strictExecution = await seedExecution(db, { definitionId: limitedDefinition.id });
     const strict = await seedStep(db, { executionId: strictExecution.id, logicalId: 'strict' });
     await storeEnvelope(strict, [entry('5a', 5)]);
     const [row] = await collectAll(100, strictExecution.id);
-    expect(row).toMatchObject({ kind: 'corrupt', stepId: strict, error: { kind: 'OrdinalAboveLimit', max: 3 }, limits: { retryLimit: 3, stateLimit: 4 } });
+    expect(row).toMatchObject({
+      kind: 'corrupt',
+      stepId: strict,
+      error: { kind: 'OrdinalAboveLimit', max: 3 },
+      limits: { retryLimit: 3, stateLimit: 4 },
+    });
   });
 
   it('keys-only, phase and category views hold only the keys that match, never a CORRUPT row', async () => {
@@ -119,9 +151,14 @@ describe('listRetryKeys', () => {
       { ...entry('8c'), phase: 'read', category: 'SERIALIZATION' },
     ]);
     await storeEnvelope(broken, [{ ...entry('8d'), phase: 'read' }]);
-    await pool.query(`update oxide_batch.ob_step_execution set fault_state_checksum = decode(repeat('00', 32), 'hex') where id = $1`, [broken]);
+    await pool.query(
+      `update oxide_batch.ob_step_execution set fault_state_checksum = decode(repeat('00', 32), 'hex') where id = $1`,
+      [broken],
+    );
     const shown = async (filters: { only?: 'keys'; phase?: string; category?: string }) =>
-      (await listRetryKeys(db, { executionId: mixed.id, limit: 100, ...filters })).rows.map((row) => (row.kind === 'key' ? row.keyPrefix.slice(0, 2) : row.kind));
+      (await listRetryKeys(db, { executionId: mixed.id, limit: 100, ...filters })).rows.map((row) =>
+        row.kind === 'key' ? row.keyPrefix.slice(0, 2) : row.kind,
+      );
     expect(await shown({})).toEqual(['corrupt', '8a', '8b', '8c']);
     expect(await shown({ only: 'keys' })).toEqual(['8a', '8b', '8c']);
     expect(await shown({ phase: 'read' })).toEqual(['8a', '8c']);
@@ -143,10 +180,18 @@ describe('listRetryKeys', () => {
     await storeEnvelope(step, [entry('6a')]);
     expect((await collectAll(100, changing.id)).map((row) => row.kind)).toEqual(['key']);
     // The payload is edited in place, the checksum left as it was: the kept verdict must not hide it.
-    await pool.query(`update oxide_batch.ob_step_execution set fault_state_payload = jsonb_set(fault_state_payload, '{entries,0,ordinal}', '2') where id = $1`, [step]);
-    expect(await collectAll(100, changing.id)).toMatchObject([{ kind: 'corrupt', error: { kind: 'ChecksumMismatch' } }]);
+    await pool.query(
+      `update oxide_batch.ob_step_execution set fault_state_payload = jsonb_set(fault_state_payload, '{entries,0,ordinal}', '2') where id = $1`,
+      [step],
+    );
+    expect(await collectAll(100, changing.id)).toMatchObject([
+      { kind: 'corrupt', error: { kind: 'ChecksumMismatch' } },
+    ]);
     await storeEnvelope(step, [entry('6a'), entry('6b')]);
-    expect((await collectAll(100, changing.id)).map((row) => (row.kind === 'key' ? row.keyPrefix : row.kind))).toEqual(['6a'.repeat(6), '6b'.repeat(6)]);
+    expect((await collectAll(100, changing.id)).map((row) => (row.kind === 'key' ? row.keyPrefix : row.kind))).toEqual([
+      '6a'.repeat(6),
+      '6b'.repeat(6),
+    ]);
   });
 
   it('the corrupt-only list reports a payload damaged in place after a scan kept its verdict, and drops it once repaired', async () => {
@@ -159,13 +204,33 @@ describe('listRetryKeys', () => {
     expect(await corruptOnly()).toEqual([]);
     // Judged once and kept: the second scan takes the kept verdicts, and still finds nothing.
     expect(await corruptOnly()).toEqual([]);
-    const before = await pool.query<{ checksum: Buffer }>('select fault_state_checksum as checksum from oxide_batch.ob_step_execution where id = $1', [damaged]);
-    await pool.query(`update oxide_batch.ob_step_execution set fault_state_payload = jsonb_set(fault_state_payload, '{entries,0,ordinal}', '2') where id = $1`, [damaged]);
-    const after = await pool.query<{ checksum: Buffer }>('select fault_state_checksum as checksum from oxide_batch.ob_step_execution where id = $1', [damaged]);
+    const before = await pool.query<{ checksum: Buffer }>(
+      'select fault_state_checksum as checksum from oxide_batch.ob_step_execution where id = $1',
+      [damaged],
+    );
+    await pool.query(
+      `update oxide_batch.ob_step_execution set fault_state_payload = jsonb_set(fault_state_payload, '{entries,0,ordinal}', '2') where id = $1`,
+      [damaged],
+    );
+    const after = await pool.query<{ checksum: Buffer }>(
+      'select fault_state_checksum as checksum from oxide_batch.ob_step_execution where id = $1',
+      [damaged],
+    );
     expect(after.rows[0]!.checksum.equals(before.rows[0]!.checksum)).toBe(true);
-    expect(await corruptOnly()).toMatchObject([{ kind: 'corrupt', stepId: damaged, error: { kind: 'ChecksumMismatch' }, jobName: definition.jobName, stepLogicalId: 'unlimited' }]);
+    expect(await corruptOnly()).toMatchObject([
+      {
+        kind: 'corrupt',
+        stepId: damaged,
+        error: { kind: 'ChecksumMismatch' },
+        jobName: definition.jobName,
+        stepLogicalId: 'unlimited',
+      },
+    ]);
     // The other list sees the same verdict, kept by the scan.
-    expect((await collectAll(100, scanned.id)).map((row) => [row.stepId, row.kind])).toEqual([[damaged, 'corrupt'], [sound, 'key']]);
+    expect((await collectAll(100, scanned.id)).map((row) => [row.stepId, row.kind])).toEqual([
+      [damaged, 'corrupt'],
+      [sound, 'key'],
+    ]);
     await storeEnvelope(damaged, [entry('7b')]);
     expect(await corruptOnly()).toEqual([]);
   });
@@ -178,7 +243,10 @@ describe('listRetryKeys', () => {
       await storeEnvelope(step, [entry('8a')]);
       steps.push(step);
     }
-    await pool.query(`update oxide_batch.ob_step_execution set fault_state_checksum = decode(repeat('00', 32), 'hex') where id = any($1::bigint[]) and step_logical_id <> 'c3'`, [steps]);
+    await pool.query(
+      `update oxide_batch.ob_step_execution set fault_state_checksum = decode(repeat('00', 32), 'hex') where id = any($1::bigint[]) and step_logical_id <> 'c3'`,
+      [steps],
+    );
     const seen: number[] = [];
     let after = null;
     for (let page = 0; page < 10; page += 1) {
@@ -207,7 +275,9 @@ describe('listRetryKeys', () => {
     expect(everything.some((row) => row.stepLogicalId === 'empty')).toBe(false);
     // Small pages cut inside steps: tokens do carry keys (each one of the list's), and no token shows one.
     const positions = new Set(
-      tokens.map((token) => decodeRetryKeyCursor(token, CURSOR_KEY)).flatMap((opened) => (opened.ok && opened.value.key ? [`${opened.value.stepId}.${opened.value.key}`] : [])),
+      tokens
+        .map((token) => decodeRetryKeyCursor(token, CURSOR_KEY))
+        .flatMap((opened) => (opened.ok && opened.value.key ? [`${opened.value.stepId}.${opened.value.key}`] : [])),
     );
     expect(positions.size).toBeGreaterThanOrEqual(2);
     expect([...positions].every((position) => keys.includes(position))).toBe(true);
@@ -234,8 +304,14 @@ describe('listRetryKeys', () => {
       '12.zz',
       '1; drop table x',
     ]) {
-      expect(decodeRetryKeyCursor(bad, CURSOR_KEY)).toEqual({ ok: false, error: { code: 'INVALID_CURSOR', message: 'This cursor was not made by Keel.' } });
-      expect(parseInput(schema, { cursor: bad })).toMatchObject({ ok: false, error: { fieldErrors: { cursor: ['This cursor was not made by Keel.'] } } });
+      expect(decodeRetryKeyCursor(bad, CURSOR_KEY)).toEqual({
+        ok: false,
+        error: { code: 'INVALID_CURSOR', message: 'This cursor was not made by Keel.' },
+      });
+      expect(parseInput(schema, { cursor: bad })).toMatchObject({
+        ok: false,
+        error: { fieldErrors: { cursor: ['This cursor was not made by Keel.'] } },
+      });
     }
   });
 });

@@ -20,13 +20,23 @@ describe('the queue state', () => {
   it('is the same in SQL and in TypeScript, on and around every bound', async () => {
     const rows: [string | null, number | null, number][] = [];
     for (const leaseUntil of [null, NOW - 1, NOW, NOW + 1]) {
-      for (const visible of [NOW - 1, NOW, NOW + 1]) rows.push([leaseUntil === null ? null : 'worker-a', leaseUntil, visible]);
+      for (const visible of [NOW - 1, NOW, NOW + 1])
+        rows.push([leaseUntil === null ? null : 'worker-a', leaseUntil, visible]);
     }
     const values = sql.join(
       rows.map(([owner, until, visible]) => sql`(${owner}::text, ${until}::bigint, ${visible}::bigint)`),
       sql`, `,
     );
-    const { rows: read } = await db.execute<{ lease_owner: string | null; lease_until_ms: string | null; next_visible_at_ms: string; state: string; claimable: boolean; due: boolean; leased: boolean; retry_scheduled: boolean }>(sql`
+    const { rows: read } = await db.execute<{
+      lease_owner: string | null;
+      lease_until_ms: string | null;
+      next_visible_at_ms: string;
+      state: string;
+      claimable: boolean;
+      due: boolean;
+      leased: boolean;
+      retry_scheduled: boolean;
+    }>(sql`
       select a.lease_owner, a.lease_until_ms, a.next_visible_at_ms, ${queueStateCase(NOW, 'a')} as state, ${claimableAt(NOW, 'a')} as claimable,
              ${inQueueState('due', NOW, 'a')} as due, ${inQueueState('leased', NOW, 'a')} as leased,
              ${inQueueState('retry_scheduled', NOW, 'a')} as retry_scheduled
@@ -34,7 +44,11 @@ describe('the queue state', () => {
     expect(read).toHaveLength(rows.length);
     for (const row of read) {
       const expected = queueStateAt(
-        { leaseOwner: row.lease_owner, leaseUntilMs: row.lease_until_ms === null ? null : Number(row.lease_until_ms), nextVisibleAtMs: Number(row.next_visible_at_ms) },
+        {
+          leaseOwner: row.lease_owner,
+          leaseUntilMs: row.lease_until_ms === null ? null : Number(row.lease_until_ms),
+          nextVisibleAtMs: Number(row.next_visible_at_ms),
+        },
         NOW,
       );
       expect({ row, state: row.state }).toEqual({ row, state: expected });
@@ -52,7 +66,10 @@ describe('a stale execution', () => {
     const offsetsUs = [-1_501, -1_000, -501, -500, -499, 0, 499, 500, 501, 1_000, 1_501];
     const values = sql.join(
       BATCH_STATUSES.flatMap((status) =>
-        offsetsUs.map((us) => sql`(${status}::text, timestamptz 'epoch' + (${(NOW - thresholdMs) * 1000 + us}::bigint) * interval '1 microsecond')`),
+        offsetsUs.map(
+          (us) =>
+            sql`(${status}::text, timestamptz 'epoch' + (${(NOW - thresholdMs) * 1000 + us}::bigint) * interval '1 microsecond')`,
+        ),
       ),
       sql`, `,
     );
@@ -61,7 +78,10 @@ describe('a stale execution', () => {
       from (values ${values}) as x(status, updated_at)`);
     expect(rows).toHaveLength(BATCH_STATUSES.length * offsetsUs.length);
     for (const row of rows) {
-      expect({ row, stale: row.stale }).toEqual({ row, stale: isStaleExecution(row.status, NOW - Number(row.updated_ms), thresholdMs) });
+      expect({ row, stale: row.stale }).toEqual({
+        row,
+        stale: isStaleExecution(row.status, NOW - Number(row.updated_ms), thresholdMs),
+      });
     }
     expect(rows.filter((r) => r.stale).length).toBeGreaterThan(0);
     expect(rows.filter((r) => !r.stale && r.status === 'STARTED').length).toBeGreaterThan(0);

@@ -10,15 +10,17 @@ const { db, pool } = await freshDatabase();
 const CHECKPOINT = '7'.repeat(64);
 
 async function storeKeys(stepId: number, keys: string[]) {
-  const envelope = newEnvelope(CHECKPOINT, keys.map((key, i) => ({ key, phase: 'process', category: 'TIMEOUT', ordinal: i + 1, revision: 'classifier_v3' })));
+  const envelope = newEnvelope(
+    CHECKPOINT,
+    keys.map((key, i) => ({ key, phase: 'process', category: 'TIMEOUT', ordinal: i + 1, revision: 'classifier_v3' })),
+  );
   if (!envelope.ok) throw new Error(envelope.error.kind);
   const sum = checksum(envelope.value);
   if (!sum.ok) throw new Error(sum.error.kind);
-  await pool.query('update oxide_batch.ob_step_execution set fault_state_payload = $2::jsonb, fault_state_checksum = $3 where id = $1', [
-    stepId,
-    JSON.stringify({ checkpoint: CHECKPOINT, entries: envelope.value.entries }),
-    sum.value,
-  ]);
+  await pool.query(
+    'update oxide_batch.ob_step_execution set fault_state_payload = $2::jsonb, fault_state_checksum = $3 where id = $1',
+    [stepId, JSON.stringify({ checkpoint: CHECKPOINT, entries: envelope.value.entries }), sum.value],
+  );
 }
 
 const search = (q: string, role: 'viewer' | 'admin' = 'viewer') => searchEverything(db, q, searchPlan(q, role));
@@ -35,7 +37,12 @@ describe('searchEverything', () => {
     for (const q of [KEY.slice(0, 8), KEY.slice(0, 12).toUpperCase(), KEY]) {
       const results = await search(q);
       expect(kinds(results), q).toEqual(['retryKey 1']);
-      expect(results.groups[0]!.hits[0]).toMatchObject({ kind: 'retryKey', executionId: execution.id, stepLogicalId: 'load', keyPrefixes: [KEY.slice(0, 12)] });
+      expect(results.groups[0]!.hits[0]).toMatchObject({
+        kind: 'retryKey',
+        executionId: execution.id,
+        stepLogicalId: 'load',
+        keyPrefixes: [KEY.slice(0, 12)],
+      });
       expect(singleDestination(results)).toBe(`/executions/${execution.id}`);
     }
     expect(kinds(await search(`${KEY.slice(0, 8)}99`))).toEqual([]);
@@ -46,11 +53,21 @@ describe('searchEverything', () => {
   });
 
   it('lets the runtime store any envelope, however damaged: the prefix index never raises', async () => {
-    const index = await pool.query(`select 1 from pg_indexes where schemaname = 'oxide_batch' and indexname = 'keel_ob_step_execution_retry_key_prefix_idx'`);
+    const index = await pool.query(
+      `select 1 from pg_indexes where schemaname = 'oxide_batch' and indexname = 'keel_ob_step_execution_retry_key_prefix_idx'`,
+    );
     expect(index.rowCount).toBe(1);
     const damaged = await seedStep(db, { executionId: execution.id, logicalId: 'damaged' });
-    for (const payload of ['"scalar"', '{"entries": 5}', '{"entries": [{"key": 12}, {"key": "a\\", \\"b"}, {"nokey": 1}]}', '[]']) {
-      await pool.query('update oxide_batch.ob_step_execution set fault_state_payload = $2::jsonb where id = $1', [damaged, payload]);
+    for (const payload of [
+      '"scalar"',
+      '{"entries": 5}',
+      '{"entries": [{"key": 12}, {"key": "a\\", \\"b"}, {"nokey": 1}]}',
+      '[]',
+    ]) {
+      await pool.query('update oxide_batch.ob_step_execution set fault_state_payload = $2::jsonb where id = $1', [
+        damaged,
+        payload,
+      ]);
     }
     expect(kinds(await search(KEY.slice(0, 8)))).toEqual(['retryKey 1']);
   });
@@ -65,15 +82,29 @@ describe('searchEverything', () => {
     const proposalId = Number(rows[0]!.id);
     const byDigest = await search('9E9E9E9E11');
     expect(kinds(byDigest)).toEqual(['proposal 1']);
-    expect(byDigest.groups[0]!.hits[0]).toMatchObject({ kind: 'proposal', proposalId, match: 'digest', digestHex: digest.toString('hex') });
+    expect(byDigest.groups[0]!.hits[0]).toMatchObject({
+      kind: 'proposal',
+      proposalId,
+      match: 'digest',
+      digestHex: digest.toString('hex'),
+    });
     expect(kinds(await search('9e9e9e9e12'))).toEqual([]);
 
     const byExecution = await search(String(execution.id));
     expect(byExecution.groups.find((g) => g.kind === 'execution')?.hits).toEqual([
-      { kind: 'execution', executionId: execution.id, instanceId: expect.any(Number), jobName: definition.jobName, status: 'STARTED', attempt: 1 },
+      {
+        kind: 'execution',
+        executionId: execution.id,
+        instanceId: expect.any(Number),
+        jobName: definition.jobName,
+        status: 'STARTED',
+        attempt: 1,
+      },
     ]);
     const byProposal = await search(String(proposalId));
-    expect(byProposal.groups.find((g) => g.kind === 'proposal')?.hits).toEqual([expect.objectContaining({ proposalId, match: 'id' })]);
+    expect(byProposal.groups.find((g) => g.kind === 'proposal')?.hits).toEqual([
+      expect.objectContaining({ proposalId, match: 'id' }),
+    ]);
   });
 
   it('lists at most 20 receipts of a prefix and says there are more, without counting them', async () => {
@@ -91,13 +122,16 @@ describe('searchEverything', () => {
   });
 
   it('finds users for an admin only', async () => {
-    await pool.query(`insert into keel."user" (id, name, email, username, role) values ('u-search', 'Search', 'search@example.test', 'searcher', 'viewer')`);
+    await pool.query(
+      `insert into keel."user" (id, name, email, username, role) values ('u-search', 'Search', 'search@example.test', 'searcher', 'viewer')`,
+    );
     expect(kinds(await search('Searcher', 'admin'))).toEqual(['user 1']);
     expect(kinds(await search('Searcher', 'viewer'))).toEqual([]);
   });
 
   it('refuses text the domain rules refuse', () => {
-    for (const q of ['', '  ', 'a\u0000b', 'x'.repeat(1_001)]) expect(searchQuerySchema.safeParse({ q }).success, JSON.stringify(q)).toBe(false);
+    for (const q of ['', '  ', 'a\u0000b', 'x'.repeat(1_001)])
+      expect(searchQuerySchema.safeParse({ q }).success, JSON.stringify(q)).toBe(false);
     expect(searchQuerySchema.parse({ q: '  42 ' })).toEqual({ q: '42' });
   });
 });

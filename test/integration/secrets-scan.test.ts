@@ -12,7 +12,7 @@ import { auditCsvStream } from '../../lib/server/audit-export';
 import { routeConsoleToLogger } from '../../lib/server/console-logger';
 import { logger, redirectLogOutput } from '../../lib/server/logger';
 import { replayDeadLetter } from '../../lib/services/dead-letter-actions';
-import { errorFields, startWorkerLoop } from '../../lib/workers/worker-loop';
+import { startWorkerLoop } from '../../lib/workers/worker-loop';
 import { postgresCheckpointStore } from '../../lib/adapters/checkpoint-store';
 import { postgresFaultStateStore } from '../../lib/adapters/fault-state-store';
 import { postgresProposalRepository } from '../../lib/adapters/proposal-repository';
@@ -26,7 +26,15 @@ import { expireProposals, HOUSEKEEPING_ACTOR } from '../../lib/services/expire-p
 import { proposeRecovery } from '../../lib/services/propose-recovery';
 import { requestStop } from '../../lib/services/request-stop';
 import { freshDatabase } from '../support/database';
-import { actor, MINUTE, recoveryDeps, seedCheckpoint, seedStaleExecution, seedStep, testCheckpoint } from '../support/recovery-fixtures';
+import {
+  actor,
+  MINUTE,
+  recoveryDeps,
+  seedCheckpoint,
+  seedStaleExecution,
+  seedStep,
+  testCheckpoint,
+} from '../support/recovery-fixtures';
 
 const database = await freshDatabase();
 const { db, pool } = database;
@@ -52,7 +60,8 @@ function serialize(value: unknown): string {
       const bytes = Buffer.from(item.data);
       return { hex: bytes.toString('hex'), base64: bytes.toString('base64') };
     }
-    if (item instanceof Uint8Array) return { hex: Buffer.from(item).toString('hex'), base64: Buffer.from(item).toString('base64') };
+    if (item instanceof Uint8Array)
+      return { hex: Buffer.from(item).toString('hex'), base64: Buffer.from(item).toString('base64') };
     return item;
   });
 }
@@ -81,18 +90,29 @@ describe('secrets never leave through a result or a stored summary', () => {
     const stale = await seedStaleExecution(db, { ownerToken: RUNTIME_TOKEN, deliveryMode: 'at_least_once' });
     await seedStep(db, { executionId: stale.id, checkpointPayload: { offset: 1 } });
     const owned = await seedStaleExecution(db, { ownerToken: KEEL_TOKEN });
-    const proposed = keep(await proposeRecovery(deps, operator, { target: 'batch', reason: 'owner silent', executionId: stale.id }));
-    keep(await proposeRecovery(deps, actor('admin'), { target: 'batch', reason: 'owner silent', executionId: stale.id }));
+    const proposed = keep(
+      await proposeRecovery(deps, operator, { target: 'batch', reason: 'owner silent', executionId: stale.id }),
+    );
+    keep(
+      await proposeRecovery(deps, actor('admin'), { target: 'batch', reason: 'owner silent', executionId: stale.id }),
+    );
     keep(await proposeRecovery(deps, operator, { target: 'batch', reason: 'owner silent', executionId: owned.id }));
     if (!proposed.ok) throw new Error(proposed.error.code);
     const proposal = proposed.value.proposal;
-    const input = { proposalId: proposal.id, evidenceDigest: proposal.evidenceDigestHex, expectedVersion: proposal.expectedVersion, resultingStatus: 'FAILED' as const };
+    const input = {
+      proposalId: proposal.id,
+      evidenceDigest: proposal.evidenceDigestHex,
+      expectedVersion: proposal.expectedVersion,
+      resultingStatus: 'FAILED' as const,
+    };
     keep(await confirmTakeover(deps, approver, input));
     keep(await confirmTakeover(deps, approver, { ...input, acknowledged: true }));
     keep(await confirmTakeover(deps, actor('approver'), { ...input, acknowledged: true }));
 
     const other = await seedStaleExecution(db, { ownerToken: RUNTIME_TOKEN });
-    const second = keep(await proposeRecovery(deps, operator, { target: 'batch', reason: 'owner silent', executionId: other.id }));
+    const second = keep(
+      await proposeRecovery(deps, operator, { target: 'batch', reason: 'owner silent', executionId: other.id }),
+    );
     if (!second.ok) throw new Error(second.error.code);
     keep(await rejectProposal(deps, operator, { proposalId: second.value.proposal.id }));
     keep(await cancelProposal(deps, operator, { proposalId: second.value.proposal.id }));
@@ -102,27 +122,67 @@ describe('secrets never leave through a result or a stored summary', () => {
     keep(await requestStop(deps, operator, { executionId: running.id, operationId: `scan-stop-${running.id}` }));
 
     // Orchestration: propose and confirm, then the store's reads.
-    const checkpoint = await seedCheckpoint(db, KEY, testCheckpoint('orch-scan', { ownerId: 'worker-a', fencingToken: 2, expiresAt: Date.now() - MINUTE }));
-    const orchestration = keep(await proposeRecovery(deps, operator, { target: 'orchestration', reason: 'owner silent', executionId: checkpoint.executionId, successorOwner: 'worker-b' }));
+    const checkpoint = await seedCheckpoint(
+      db,
+      KEY,
+      testCheckpoint('orch-scan', { ownerId: 'worker-a', fencingToken: 2, expiresAt: Date.now() - MINUTE }),
+    );
+    const orchestration = keep(
+      await proposeRecovery(deps, operator, {
+        target: 'orchestration',
+        reason: 'owner silent',
+        executionId: checkpoint.executionId,
+        successorOwner: 'worker-b',
+      }),
+    );
     if (!orchestration.ok) throw new Error(orchestration.error.code);
-    keep(await confirmTakeover(deps, approver, { proposalId: orchestration.value.proposal.id, evidenceDigest: orchestration.value.proposal.evidenceDigestHex, expectedFencingToken: 2 }));
+    keep(
+      await confirmTakeover(deps, approver, {
+        proposalId: orchestration.value.proposal.id,
+        evidenceDigest: orchestration.value.proposal.evidenceDigestHex,
+        expectedFencingToken: 2,
+      }),
+    );
     const store = postgresCheckpointStore(db, KEY);
     keep(await store.load(checkpoint.executionId));
-    keep(await store.save({ ...checkpoint, lease: { ownerId: 'worker-c', fencingToken: 9, expiresAt: Date.now() - MINUTE } }));
+    keep(
+      await store.save({
+        ...checkpoint,
+        lease: { ownerId: 'worker-c', fencingToken: 9, expiresAt: Date.now() - MINUTE },
+      }),
+    );
     keep(await store.takeoverCandidates({ limit: 50 }));
 
     // Port reads and the retry-key read model.
-    for (const id of [stale.id, owned.id, other.id, running.id]) keep(await postgresRecoveryRepository(db).recoverySnapshot(id, KEEL_TOKEN));
+    for (const id of [stale.id, owned.id, other.id, running.id])
+      keep(await postgresRecoveryRepository(db).recoverySnapshot(id, KEEL_TOKEN));
     keep(await postgresProposalRepository(db).get(proposal.id));
     const faults = postgresFaultStateStore(db);
     const stepId = await seedStep(db, { executionId: running.id, logicalId: 'second' });
-    keep(await faults.bind({ stepExecutionId: stepId, jobExecutionId: running.id, retryStateLimit: 4, classifierRevision: 'v1' }));
-    keep(await faults.reserve({ key: 'ab'.repeat(32), phase: 'read', category: 'TIMEOUT', ordinal: 1, checkpointDigest: 'cd'.repeat(32) }));
+    keep(
+      await faults.bind({
+        stepExecutionId: stepId,
+        jobExecutionId: running.id,
+        retryStateLimit: 4,
+        classifierRevision: 'v1',
+      }),
+    );
+    keep(
+      await faults.reserve({
+        key: 'ab'.repeat(32),
+        phase: 'read',
+        category: 'TIMEOUT',
+        ordinal: 1,
+        checkpointDigest: 'cd'.repeat(32),
+      }),
+    );
     keep(await faults.unresolved());
     keep(await listRetryKeys(db, { limit: 50 }));
     // The pages' read models: the execution with its operator history, the proposals with their evidence.
-    for (const id of [stale.id, owned.id, other.id, running.id]) keep(await readExecutionDetail(db, id, { staleThresholdMs: 15 * MINUTE, ownerToken: KEEL_TOKEN }));
-    for (const id of [proposal.id, second.value.proposal.id, orchestration.value.proposal.id]) keep(await readProposal(db, id));
+    for (const id of [stale.id, owned.id, other.id, running.id])
+      keep(await readExecutionDetail(db, id, { staleThresholdMs: 15 * MINUTE, ownerToken: KEEL_TOKEN }));
+    for (const id of [proposal.id, second.value.proposal.id, orchestration.value.proposal.id])
+      keep(await readProposal(db, id));
 
     // What Keel stored about all of it.
     keep((await pool.query('select * from keel.audit_event')).rows);
@@ -149,7 +209,12 @@ describe('no token or value reaches a log through a Postgres outage', () => {
     const auth = createAuth(appDb, { secret: 's'.repeat(64), port: PORT, signInPerMinute: 100 });
     const usernames = ['scan_viewer', 'scan_support', 'scan_admin'];
     for (const [index, username] of usernames.entries()) {
-      const created = await createUserAccount(auth, { username, name: username, role: (['viewer', 'support', 'admin'] as const)[index]!, password: 'correct-horse-battery' });
+      const created = await createUserAccount(auth, {
+        username,
+        name: username,
+        role: (['viewer', 'support', 'admin'] as const)[index]!,
+        password: 'correct-horse-battery',
+      });
       expect(created.ok).toBe(true);
     }
     const rules = sessionRules(await auth.$context)!;
@@ -163,11 +228,16 @@ describe('no token or value reaches a log through a Postgres outage', () => {
         }),
       );
       expect(response.status).toBe(200);
-      const cookie = response.headers.getSetCookie().map((c) => c.split(';')[0]!).join('; ');
+      const cookie = response.headers
+        .getSetCookie()
+        .map((c) => c.split(';')[0]!)
+        .join('; ');
       const token = decodeURIComponent(/better-auth\.session_token=([^;]+)/.exec(cookie)![1]!).split('.')[0]!;
       sessions.push({ cookie, token });
     }
-    const userIds = (await pool.query<{ id: string }>(`select id from keel.user where username = any($1)`, [usernames])).rows.map((r) => r.id);
+    const userIds = (
+      await pool.query<{ id: string }>(`select id from keel.user where username = any($1)`, [usernames])
+    ).rows.map((r) => r.id);
     const receipts = Array.from({ length: 3 }, () => `rcpt-scan-${randomBytes(6).toString('hex')}`);
     const NOTE = `outage note ${randomBytes(6).toString('hex')}`;
     const executionId = (await seedStaleExecution(db, { ownerToken: RUNTIME_TOKEN })).id;
@@ -207,14 +277,28 @@ describe('no token or value reaches a log through a Postgres outage', () => {
       // In flight when the database goes: an export holding its snapshot, and slow queries carrying values.
       let exportOutcome: (outcome: string) => void = () => {};
       const exportEnded = new Promise<string>((resolve) => (exportOutcome = resolve));
-      const reader = auditCsvStream(appPool, {}, { reader: { role: 'admin' }, batchSize: 1, idleMs: 60_000, onEnd: exportOutcome }).getReader();
+      const reader = auditCsvStream(
+        appPool,
+        {},
+        { reader: { role: 'admin' }, batchSize: 1, idleMs: 60_000, onEnd: exportOutcome },
+      ).getReader();
       await reader.read();
       await reader.read();
       await new Promise<void>((resolve) => {
-        const check = async () => ((await pool.query(`select count(*)::int as n from pg_stat_activity where application_name = $1 and state = 'idle in transaction'`, [APP])).rows[0].n > 0 ? resolve() : setImmediate(check));
+        const check = async () =>
+          (
+            await pool.query(
+              `select count(*)::int as n from pg_stat_activity where application_name = $1 and state = 'idle in transaction'`,
+              [APP],
+            )
+          ).rows[0].n > 0
+            ? resolve()
+            : setImmediate(check);
         void check();
       });
-      const slow = receipts.map((receipt) => appDb.execute(sql`select pg_sleep(30), ${receipt}::text, ${NOTE}::text`).catch(report));
+      const slow = receipts.map((receipt) =>
+        appDb.execute(sql`select pg_sleep(30), ${receipt}::text, ${NOTE}::text`).catch(report),
+      );
       const worker = startWorkerLoop({
         name: 'scan worker',
         errorDelayMs: 50,
@@ -225,13 +309,24 @@ describe('no token or value reaches a log through a Postgres outage', () => {
         },
       });
       await new Promise<void>((resolve) => {
-        const check = async () => ((await pool.query(`select count(*)::int as n from pg_stat_activity where application_name = $1 and state = 'active' and query like '%pg_sleep%'`, [APP])).rows[0].n === receipts.length ? resolve() : setImmediate(check));
+        const check = async () =>
+          (
+            await pool.query(
+              `select count(*)::int as n from pg_stat_activity where application_name = $1 and state = 'active' and query like '%pg_sleep%'`,
+              [APP],
+            )
+          ).rows[0].n === receipts.length
+            ? resolve()
+            : setImmediate(check);
         void check();
       });
 
       // The outage: no new connections to the database, and the app's sessions killed.
       await admin.query(`alter database ${database.name} with allow_connections false`);
-      await admin.query(`select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and application_name = $2`, [database.name, APP]);
+      await admin.query(
+        `select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and application_name = $2`,
+        [database.name, APP],
+      );
       await Promise.all(slow);
       // The download reads on: its next batch finds its connection gone.
       await reader.read().catch(() => undefined);
@@ -245,11 +340,17 @@ describe('no token or value reaches a log through a Postgres outage', () => {
         // The direct session read every page and API request makes first (lib/auth/live-session.ts).
         await readLiveSession(appPool, rules, cookie).catch(report);
         await auth.api.getSession({ headers: new Headers({ cookie }) }).catch(report);
-        await auth.handler(new Request(`http://localhost:${PORT}/api/auth/get-session`, { headers: { cookie } })).catch(report);
+        await auth
+          .handler(new Request(`http://localhost:${PORT}/api/auth/get-session`, { headers: { cookie } }))
+          .catch(report);
       }
       const support = { id: userIds[1]!, login: 'scan_support', name: 'scan_support', role: 'support' as const };
       for (const receipt of receipts) {
-        await replayDeadLetter(postgresSettlementUnitOfWork(appDb), support, { receiptId: receipt, note: NOTE, operationId: randomUUID() }).catch(report);
+        await replayDeadLetter(postgresSettlementUnitOfWork(appDb), support, {
+          receiptId: receipt,
+          note: NOTE,
+          operationId: randomUUID(),
+        }).catch(report);
       }
       await listUsers(appDb, {}, userIds[0]!).catch(report);
       await postgresRecoveryRepository(appDb).recoverySnapshot(executionId, KEEL_TOKEN).catch(report);
@@ -270,7 +371,9 @@ describe('no token or value reaches a log through a Postgres outage', () => {
     expect(back?.user.id).toBe(userIds[0]);
 
     // Not vacuous: the failures were real, quoted the values, and were logged.
-    const raw = [...raised, ...consoleArgs].map((e) => (e instanceof Error ? `${e.message} ${e.stack}` : String(e))).join('\n');
+    const raw = [...raised, ...consoleArgs]
+      .map((e) => (e instanceof Error ? `${e.message} ${e.stack}` : String(e)))
+      .join('\n');
     expect(raised.length).toBeGreaterThanOrEqual(10);
     expect(raw).toContain(receipts[1]);
     expect(raw).toContain(NOTE);

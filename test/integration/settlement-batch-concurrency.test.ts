@@ -19,7 +19,11 @@ type Store = ReturnType<typeof postgresSettlementStore>;
  * replay a rival's last batch (claims that are foreign to them); single workers record
  * one outcome at a time. The clock advances per round so retried rows come due again.
  */
-async function runWorker(index: number, useBatch: boolean, rivals: SettlementAttemptClaim[][]): Promise<{ committed: string[]; foreignAccepted: number }> {
+async function runWorker(
+  index: number,
+  useBatch: boolean,
+  rivals: SettlementAttemptClaim[][],
+): Promise<{ committed: string[]; foreignAccepted: number }> {
   const store: Store = postgresSettlementStore(createDatabase(newPool(1)));
   const committed: string[] = [];
   let foreignAccepted = 0;
@@ -37,7 +41,11 @@ async function runWorker(index: number, useBatch: boolean, rivals: SettlementAtt
     if (useBatch) {
       const rival = rivals[(index + 1) % WORKERS];
       if (rival && rival.length > 0) {
-        const replayed = await store.recordClaimedOutcomes(rival.map((claim) => ({ claim, outcome: { kind: 'Accepted' } })), POLICY, now + 1);
+        const replayed = await store.recordClaimedOutcomes(
+          rival.map((claim) => ({ claim, outcome: { kind: 'Accepted' } })),
+          POLICY,
+          now + 1,
+        );
         if (replayed.ok) foreignAccepted += replayed.value.filter((r) => r.ok).length;
       }
       const recorded = await store.recordClaimedOutcomes(items, POLICY, now + 1);
@@ -70,7 +78,9 @@ describe('batch and single workers at once', () => {
     expect(new Set(committed).size).toBe(committed.length);
     expect(results.reduce((sum, r) => sum + r.foreignAccepted, 0)).toBe(0);
     // Every committed outcome wrote exactly one history event, and nothing else did.
-    const { rows: outcomes } = await pool.query<{ n: number }>(`select count(*)::int as n from keel.settlement_event where kind <> 'claimed'`);
+    const { rows: outcomes } = await pool.query<{ n: number }>(
+      `select count(*)::int as n from keel.settlement_event where kind <> 'claimed'`,
+    );
     expect(outcomes[0]!.n).toBe(committed.length);
     // Each receipt finished or dead-lettered exactly once.
     const { rows: ends } = await pool.query<{ receipt_id: string; n: number }>(

@@ -45,7 +45,10 @@ async function footprint(receiptId: string) {
      from settle.dead_letters where receipt_id = $1`,
     [receiptId],
   );
-  const events = await pool.query('select kind, attempt, reason_code, at_ms from keel.settlement_event where receipt_id = $1 order by id', [receiptId]);
+  const events = await pool.query(
+    'select kind, attempt, reason_code, at_ms from keel.settlement_event where receipt_id = $1 order by id',
+    [receiptId],
+  );
   const place = await pool.query('select place from settle.receipt_place where receipt_id = $1', [receiptId]);
   return { attempt: attempt.rows, dead: dead.rows, events: events.rows, place: place.rows };
 }
@@ -55,9 +58,21 @@ const POLICY: RetryPolicy = { maxRetries: 3, initialBackoffMs: 250, backoffMulti
 const outcomeArbitrary: fc.Arbitrary<SettlementOutcome> = fc.oneof(
   fc.constant<SettlementOutcome>({ kind: 'Accepted' }),
   fc.constantFrom(...SKIP_REASONS).map((reason): SettlementOutcome => ({ kind: 'Skipped', reason })),
-  fc.tuple(fc.constantFrom(...FAILURE_CODES), fc.string({ maxLength: 8 })).map(([code, detail]): SettlementOutcome => ({ kind: 'Retryable', code, detailSha256: failureDetailSha256Hex(detail) })),
+  fc.tuple(fc.constantFrom(...FAILURE_CODES), fc.string({ maxLength: 8 })).map(
+    ([code, detail]): SettlementOutcome => ({
+      kind: 'Retryable',
+      code,
+      detailSha256: failureDetailSha256Hex(detail),
+    }),
+  ),
   fc.constantFrom('rpc', 'backend').map((code): SettlementOutcome => ({ kind: 'Retryable', code })),
-  fc.tuple(fc.constantFrom(...FAILURE_CODES), fc.string({ maxLength: 8 })).map(([code, detail]): SettlementOutcome => ({ kind: 'Permanent', code, detailSha256: failureDetailSha256Hex(detail) })),
+  fc.tuple(fc.constantFrom(...FAILURE_CODES), fc.string({ maxLength: 8 })).map(
+    ([code, detail]): SettlementOutcome => ({
+      kind: 'Permanent',
+      code,
+      detailSha256: failureDetailSha256Hex(detail),
+    }),
+  ),
 );
 
 describe('recordClaimedOutcomes (the batch form)', () => {
@@ -89,17 +104,34 @@ describe('recordClaimedOutcomes (the batch form)', () => {
       'Conflict',
     ]);
     // The refused rows are exactly as their current holders left them.
-    const stale = await pool.query('select lease_owner, lease_token, row_version from settle.attempts where receipt_id = $1', ['mix-stale']);
-    expect(stale.rows).toEqual([{ lease_owner: 'worker-2', lease_token: takeover.leaseToken, row_version: takeover.rowVersion }]);
-    const held = await pool.query('select lease_owner, lease_token from settle.attempts where receipt_id = $1', ['mix-foreign']);
+    const stale = await pool.query(
+      'select lease_owner, lease_token, row_version from settle.attempts where receipt_id = $1',
+      ['mix-stale'],
+    );
+    expect(stale.rows).toEqual([
+      { lease_owner: 'worker-2', lease_token: takeover.leaseToken, row_version: takeover.rowVersion },
+    ]);
+    const held = await pool.query('select lease_owner, lease_token from settle.attempts where receipt_id = $1', [
+      'mix-foreign',
+    ]);
     expect(held.rows).toEqual([{ lease_owner: 'worker-1', lease_token: claims[5]!.leaseToken }]);
     expect((await footprint('mix-1')).events.map((e) => e.kind)).toEqual(['claimed', 'finished']);
-    expect((await footprint('mix-2')).events.at(-1)).toEqual({ kind: 'finished', attempt: 1, reason_code: 'zero_charge', at_ms: NOW + 10 });
+    expect((await footprint('mix-2')).events.at(-1)).toEqual({
+      kind: 'finished',
+      attempt: 1,
+      reason_code: 'zero_charge',
+      at_ms: NOW + 10,
+    });
     expect((await footprint('mix-3')).place).toEqual([{ place: 'queued' }]);
     const dead = await footprint('mix-4');
     expect(dead.place).toEqual([{ place: 'dead_lettered' }]);
     expect(dead.attempt).toEqual([]);
-    expect(dead.events.at(-1)).toEqual({ kind: 'dead_lettered', attempt: 1, reason_code: 'invalid_action_hash', at_ms: NOW + 10 });
+    expect(dead.events.at(-1)).toEqual({
+      kind: 'dead_lettered',
+      attempt: 1,
+      reason_code: 'invalid_action_hash',
+      at_ms: NOW + 10,
+    });
     // Recording the committed dead letter again reports it landed, as the single form does.
     const again = await store.recordClaimedOutcomes([items[3]!], POLICY, NOW + 20);
     expect(again).toEqual({ ok: true, value: [{ ok: true, value: { kind: 'DeadLettered', attempts: 1 } }] });
@@ -118,7 +150,11 @@ describe('recordClaimedOutcomes (the batch form)', () => {
       NOW + 1,
     );
     expect(recorded.ok && recorded.value.map((r) => r.ok)).toEqual([true, false]);
-    const expired = await store.recordClaimedOutcomes([{ claim: late, outcome: { kind: 'Accepted' } }], POLICY, late.leaseUntilMs);
+    const expired = await store.recordClaimedOutcomes(
+      [{ claim: late, outcome: { kind: 'Accepted' } }],
+      POLICY,
+      late.leaseUntilMs,
+    );
     expect(expired.ok && expired.value[0]!.ok).toBe(false);
     expect((await footprint('late-1')).attempt).toHaveLength(1);
     expect(await store.recordClaimedOutcomes([], POLICY, NOW)).toEqual({ ok: true, value: [] });
@@ -149,7 +185,10 @@ describe('recordClaimedOutcomes (the batch form)', () => {
     let run = 0;
     await fc.assert(
       fc.asyncProperty(
-        fc.array(fc.record({ attempts: fc.integer({ min: 0, max: 4 }), outcome: outcomeArbitrary, stale: fc.boolean() }), { minLength: 1, maxLength: 12 }),
+        fc.array(
+          fc.record({ attempts: fc.integer({ min: 0, max: 4 }), outcome: outcomeArbitrary, stale: fc.boolean() }),
+          { minLength: 1, maxLength: 12 },
+        ),
         async (cases) => {
           run += 1;
           const singles = cases.map((_, i) => `p${run}-${i}-single`);
@@ -159,14 +198,23 @@ describe('recordClaimedOutcomes (the batch form)', () => {
           const batchClaims = await Promise.all(batched.map((id) => claim(id)));
           // A stale claim: the row moved on (as another worker's claim would) after this one was taken.
           const staleIds = cases.flatMap((c, i) => (c.stale ? [singles[i]!, batched[i]!] : []));
-          await pool.query('update settle.attempts set row_version = row_version + 1 where receipt_id = any($1)', [staleIds]);
+          await pool.query('update settle.attempts set row_version = row_version + 1 where receipt_id = any($1)', [
+            staleIds,
+          ]);
           const observed = NOW + 5;
           const single = [];
-          for (const [i, c] of cases.entries()) single.push(await store.recordClaimedOutcome(singleClaims[i]!, c.outcome, POLICY, observed));
-          const batch = await store.recordClaimedOutcomes(cases.map((c, i) => ({ claim: batchClaims[i]!, outcome: c.outcome })), POLICY, observed);
+          for (const [i, c] of cases.entries())
+            single.push(await store.recordClaimedOutcome(singleClaims[i]!, c.outcome, POLICY, observed));
+          const batch = await store.recordClaimedOutcomes(
+            cases.map((c, i) => ({ claim: batchClaims[i]!, outcome: c.outcome })),
+            POLICY,
+            observed,
+          );
           expect(batch.ok).toBe(true);
           if (!batch.ok) return;
-          expect(batch.value.map((r) => (r.ok ? r.value : r.error.kind))).toEqual(single.map((r) => (r.ok ? r.value : r.error.kind)));
+          expect(batch.value.map((r) => (r.ok ? r.value : r.error.kind))).toEqual(
+            single.map((r) => (r.ok ? r.value : r.error.kind)),
+          );
           for (const i of cases.keys()) {
             const [a, b] = [await footprint(singles[i]!), await footprint(batched[i]!)];
             expect(b).toEqual(a);

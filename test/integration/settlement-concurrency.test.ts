@@ -66,7 +66,9 @@ describe('claimDue under concurrent workers', () => {
     // Every row is leased by the worker that reported claiming it.
     const owners = await pool.query(`select receipt_id, lease_owner from settle.attempts`);
     const ownerOf = new Map(owners.rows.map((r) => [r.receipt_id as string, r.lease_owner as string]));
-    perWorker.forEach((claims, i) => claims.forEach((id) => expect(ownerOf.get(id)).toBe(`claimer-${i}`)));
+    for (const [i, claims] of perWorker.entries()) {
+      for (const id of claims) expect(ownerOf.get(id)).toBe(`claimer-${i}`);
+    }
   });
 
   // Fewer rows: each outcome is its own commit, so this measures commit latency more than claiming.
@@ -87,7 +89,9 @@ describe('claimDue under concurrent workers', () => {
       ),
     );
     const elapsedMs = performance.now() - started;
-    console.info(`[measure] claimDue + recordClaimedOutcome ${WORKERS} workers x ${RECORDED_ROWS} rows (batches of 64): ${elapsedMs.toFixed(0)} ms`);
+    console.info(
+      `[measure] claimDue + recordClaimedOutcome ${WORKERS} workers x ${RECORDED_ROWS} rows (batches of 64): ${elapsedMs.toFixed(0)} ms`,
+    );
 
     expect(conflicts).toBe(0);
     const all = perWorker.flat();
@@ -109,7 +113,10 @@ describe('claimDue under concurrent workers', () => {
     const b = postgresSettlementStore(createDatabase(newPool(4)));
     const outcomes = await Promise.all(
       Array.from({ length: 200 }, (_, i) =>
-        Promise.all([a.claimReceipt(`race-${i + 1}`, 'a', NOW, 60_000), b.claimReceipt(`race-${i + 1}`, 'b', NOW, 60_000)]),
+        Promise.all([
+          a.claimReceipt(`race-${i + 1}`, 'a', NOW, 60_000),
+          b.claimReceipt(`race-${i + 1}`, 'b', NOW, 60_000),
+        ]),
       ),
     );
     for (const [first, second] of outcomes) {
@@ -117,7 +124,9 @@ describe('claimDue under concurrent workers', () => {
       const winners = [first, second].filter((r) => r.ok && r.value !== null);
       expect(winners).toHaveLength(1);
     }
-    const { rows } = await pool.query(`select count(*)::int as n from settle.attempts where receipt_id like 'race-%' and row_version = 1`);
+    const { rows } = await pool.query(
+      `select count(*)::int as n from settle.attempts where receipt_id like 'race-%' and row_version = 1`,
+    );
     expect(rows[0].n).toBe(200);
   });
 });

@@ -10,7 +10,13 @@ import {
   readReceiptHistory,
   settlementNowMs,
 } from '../../lib/queries/settlements';
-import { deadLetterFiltersSchema, queueFiltersSchema, toDeadLetterFilter, type DeadLetterFilters, type QueueFilters } from '../../lib/queries/settlements-types';
+import {
+  deadLetterFiltersSchema,
+  queueFiltersSchema,
+  toDeadLetterFilter,
+  type DeadLetterFilters,
+  type QueueFilters,
+} from '../../lib/queries/settlements-types';
 import { previewBulkReplay } from '../../lib/services/bulk-replay';
 import { replayDeadLetter } from '../../lib/services/dead-letter-actions';
 import { freshDatabase } from '../support/database';
@@ -23,7 +29,8 @@ const HOUR = 3_600_000;
 const support: Actor = { id: 'u-support', login: 'support', name: 'Sam Support', role: 'support' };
 
 // The queue: many rows share a visibility time, so paging must break ties on receipt id.
-await pool.query(`
+await pool.query(
+  `
   insert into settle.attempts (receipt_id, finalized_at, work_kind, attempts, next_visible_at_ms, row_version, lease_owner, lease_token, lease_until_ms, reason_code, updated_at_ms)
   select 'q-due-' || lpad(n::text, 3, '0'), 1, 'pending_observation', n % 4, $1::bigint - (n % 7) * ${MIN}, 0, null, null, null, null, 1 from generate_series(1, 120) n
   union all
@@ -34,15 +41,26 @@ await pool.query(`
   select 'q-retry-' || lpad(n::text, 3, '0'), 1, 'retry_scheduled', 1 + n % 5, $1::bigint + (1 + n % 5) * ${MIN}, 2, null, null, null,
          case when n % 2 = 0 then 'rpc' else 'backend' end, 1 from generate_series(1, 40) n
   union all
-  select 'q_%odd', 1, 'pending_observation', 0, $1::bigint, 0, null, null, null, null, 1`, [NOW]);
+  select 'q_%odd', 1, 'pending_observation', 0, $1::bigint, 0, null, null, null, null, 1`,
+  [NOW],
+);
 // Leases written straight into the table get their grants, as a claim writes one.
-await db.execute(grantHeldLeases((await pool.query<{ receipt_id: string }>('select receipt_id from settle.attempts where lease_owner is not null')).rows.map((r) => r.receipt_id)));
+await db.execute(
+  grantHeldLeases(
+    (
+      await pool.query<{ receipt_id: string }>('select receipt_id from settle.attempts where lease_owner is not null')
+    ).rows.map((r) => r.receipt_id),
+  ),
+);
 
 // Dead letters across reasons and shared recorded times.
 const REASONS = ['rpc', 'rpc', 'backend', 'signature', 'invalid_input'];
-await pool.query(`
+await pool.query(
+  `
   insert into settle.dead_letters (receipt_id, finalized_at, attempts, reason, canonical_json, recorded_at_ms)
-  select 'd-' || lpad(n::text, 3, '0'), 1, n % 6, ($2::text[])[1 + n % 5], '{}', $1::bigint - (n % 9) * ${HOUR} from generate_series(1, 130) n`, [NOW, REASONS]);
+  select 'd-' || lpad(n::text, 3, '0'), 1, n % 6, ($2::text[])[1 + n % 5], '{}', $1::bigint - (n % 9) * ${HOUR} from generate_series(1, 130) n`,
+  [NOW, REASONS],
+);
 
 const queue = (filters: Record<string, unknown>) => queueFiltersSchema.parse(filters);
 const dead = (filters: Record<string, unknown>) => deadLetterFiltersSchema.parse(filters);
@@ -71,14 +89,24 @@ async function allDeadLetterPages(filters: DeadLetterFilters, pageSize = 9): Pro
   throw new Error('paging did not end');
 }
 
-const ids = async (text: string, values: unknown[] = []) => (await pool.query<{ receipt_id: string }>(text, values)).rows.map((r) => r.receipt_id);
+const ids = async (text: string, values: unknown[] = []) =>
+  (await pool.query<{ receipt_id: string }>(text, values)).rows.map((r) => r.receipt_id);
 
 describe('the settlement queue', () => {
   it('pages each state in due order by keyset, without gaps or repeats', async () => {
     const expected = {
-      due: await ids(`select receipt_id from settle.attempts where next_visible_at_ms <= $1 and (lease_owner is null or lease_until_ms <= $1) order by next_visible_at_ms, receipt_id`, [NOW]),
-      leased: await ids(`select receipt_id from settle.attempts where lease_owner is not null and lease_until_ms > $1 order by next_visible_at_ms, receipt_id`, [NOW]),
-      retry_scheduled: await ids(`select receipt_id from settle.attempts where next_visible_at_ms > $1 and (lease_owner is null or lease_until_ms <= $1) order by next_visible_at_ms, receipt_id`, [NOW]),
+      due: await ids(
+        `select receipt_id from settle.attempts where next_visible_at_ms <= $1 and (lease_owner is null or lease_until_ms <= $1) order by next_visible_at_ms, receipt_id`,
+        [NOW],
+      ),
+      leased: await ids(
+        `select receipt_id from settle.attempts where lease_owner is not null and lease_until_ms > $1 order by next_visible_at_ms, receipt_id`,
+        [NOW],
+      ),
+      retry_scheduled: await ids(
+        `select receipt_id from settle.attempts where next_visible_at_ms > $1 and (lease_owner is null or lease_until_ms <= $1) order by next_visible_at_ms, receipt_id`,
+        [NOW],
+      ),
       all: await ids(`select receipt_id from settle.attempts order by next_visible_at_ms, receipt_id`),
     };
     expect(expected.due).toHaveLength(131); // 120 due, 10 with a lapsed lease, 1 odd id
@@ -90,14 +118,27 @@ describe('the settlement queue', () => {
       expect(new Set(seen).size).toBe(seen.length);
     }
     const first = await listSettlementQueue(db, queue({}), { nowMs: NOW });
-    expect(first.stateCounts).toMatchObject({ due: { value: 131, capped: false }, leased: { value: 30, capped: false }, retry_scheduled: { value: 40, capped: false } });
+    expect(first.stateCounts).toMatchObject({
+      due: { value: 131, capped: false },
+      leased: { value: 30, capped: false },
+      retry_scheduled: { value: 40, capped: false },
+    });
     // The leased rows are counted from their lease grants, exactly: a sample's figure does not stand in.
-    const sample = { now: new Date(NOW), nowMs: NOW, sampledAt: new Date(NOW), fresh: true, rows: [{ metric: METRICS.queueDepth, label: 'leased', value: 29 }] };
+    const sample = {
+      now: new Date(NOW),
+      nowMs: NOW,
+      sampledAt: new Date(NOW),
+      fresh: true,
+      rows: [{ metric: METRICS.queueDepth, label: 'leased', value: 29 }],
+    };
     const sampled = await listSettlementQueue(db, queue({}), { nowMs: NOW, sample });
     expect(sampled.stateCounts.leased).toEqual({ value: 30, capped: false });
     // Filtered, still exact.
     const leasedPrefix = await listSettlementQueue(db, queue({ q: 'q-lease-' }), { nowMs: NOW });
-    expect(leasedPrefix.stateCounts.leased).toEqual({ value: expected.leased.filter((id) => id.startsWith('q-lease-')).length, capped: false });
+    expect(leasedPrefix.stateCounts.leased).toEqual({
+      value: expected.leased.filter((id) => id.startsWith('q-lease-')).length,
+      capped: false,
+    });
     expect(first.rows.every((r) => r.state === 'due')).toBe(true);
     // A lapsed lease no longer holds the row: it is due again, and shows who held it.
     const lapsed = await listSettlementQueue(db, queue({ q: 'q-lapsed-' }), { nowMs: NOW });
@@ -107,17 +148,35 @@ describe('the settlement queue', () => {
 
   it('filters by receipt prefix (literally), reason, attempts and age', async () => {
     expect(await allQueuePages(queue({ state: 'all', q: 'q_%' }))).toEqual(['q_%odd']);
-    expect(await allQueuePages(queue({ state: 'all', q: 'q-lease-01' }))).toEqual(await ids(`select receipt_id from settle.attempts where receipt_id like 'q-lease-01%' order by next_visible_at_ms, receipt_id`));
+    expect(await allQueuePages(queue({ state: 'all', q: 'q-lease-01' }))).toEqual(
+      await ids(
+        `select receipt_id from settle.attempts where receipt_id like 'q-lease-01%' order by next_visible_at_ms, receipt_id`,
+      ),
+    );
     const rpcRetries = await allQueuePages(queue({ state: 'retry_scheduled', reason: 'rpc' }));
-    expect(rpcRetries).toEqual(await ids(`select receipt_id from settle.attempts where reason_code = 'rpc' and next_visible_at_ms > $1 and lease_owner is null order by next_visible_at_ms, receipt_id`, [NOW]));
+    expect(rpcRetries).toEqual(
+      await ids(
+        `select receipt_id from settle.attempts where reason_code = 'rpc' and next_visible_at_ms > $1 and lease_owner is null order by next_visible_at_ms, receipt_id`,
+        [NOW],
+      ),
+    );
     expect(rpcRetries).toHaveLength(20);
     const attempts = await allQueuePages(queue({ state: 'all', minAttempts: '2', maxAttempts: '3' }));
-    expect(attempts).toEqual(await ids(`select receipt_id from settle.attempts where attempts between 2 and 3 order by next_visible_at_ms, receipt_id`));
+    expect(attempts).toEqual(
+      await ids(
+        `select receipt_id from settle.attempts where attempts between 2 and 3 order by next_visible_at_ms, receipt_id`,
+      ),
+    );
     // Age on the queue: how long a row has been due. At least 3 minutes, at most 5.
-    const aged = await listSettlementQueue(db, queue({ state: 'due', minAge: '3m', maxAge: '5m' }), { nowMs: NOW, pageSize: 500 });
+    const aged = await listSettlementQueue(db, queue({ state: 'due', minAge: '3m', maxAge: '5m' }), {
+      nowMs: NOW,
+      pageSize: 500,
+    });
     const agedExpected = await ids(
       `select receipt_id from settle.attempts where next_visible_at_ms between $1::bigint - 5 * ${MIN} and $1::bigint - 3 * ${MIN}
-         and (lease_owner is null or lease_until_ms <= $1) order by next_visible_at_ms, receipt_id`, [NOW]);
+         and (lease_owner is null or lease_until_ms <= $1) order by next_visible_at_ms, receipt_id`,
+      [NOW],
+    );
     expect(aged.rows.map((r) => r.receiptId)).toEqual(agedExpected);
     expect(aged.count).toEqual({ value: agedExpected.length, capped: false });
   });
@@ -134,7 +193,9 @@ describe('the settlement queue', () => {
 describe('dead letters', () => {
   it('pages newest first by keyset, without gaps or repeats, with and without filters', async () => {
     const seen = await allDeadLetterPages(dead({}));
-    expect(seen).toEqual(await ids(`select receipt_id from settle.dead_letters order by recorded_at_ms desc, receipt_id desc`));
+    expect(seen).toEqual(
+      await ids(`select receipt_id from settle.dead_letters order by recorded_at_ms desc, receipt_id desc`),
+    );
     expect(seen).toHaveLength(130);
     const filtered = await allDeadLetterPages(dead({ reason: 'rpc', minAttempts: '2', minAge: '2h', maxAge: '6h' }), 4);
     expect(filtered).toEqual(
@@ -150,24 +211,40 @@ describe('dead letters', () => {
   it('counts what a bulk replay preview of the same filter freezes', async () => {
     const filters = dead({ reason: 'backend', q: 'd-0', maxAttempts: '4' });
     const page = await listDeadLetterPage(db, filters);
-    const preview = await previewBulkReplay(postgresSettlementUnitOfWork(db), support, { filter: toDeadLetterFilter(filters), note: 'same rows' });
+    const preview = await previewBulkReplay(postgresSettlementUnitOfWork(db), support, {
+      filter: toDeadLetterFilter(filters),
+      note: 'same rows',
+    });
     expect(preview.ok && preview.value.itemCount).toBe(page.count.value);
     expect(page.count.value).toBeGreaterThan(0);
   });
 
   it('groups by reason code with counts equal to SQL counts, under the other filters', async () => {
-    const all = await pool.query<{ reason: string; n: number }>(`select reason, count(*)::int as n from settle.dead_letters group by reason order by n desc, reason`);
+    const all = await pool.query<{ reason: string; n: number }>(
+      `select reason, count(*)::int as n from settle.dead_letters group by reason order by n desc, reason`,
+    );
     const groups = await deadLetterGroups(db, dead({ reason: 'signature' }), { nowMs: NOW });
     expect(groups.groups).toEqual(all.rows.map((r) => ({ reason: r.reason, count: { value: r.n, capped: false } })));
     const narrowed = await pool.query<{ reason: string; n: number }>(
-      `select reason, count(*)::int as n from settle.dead_letters where attempts <= 2 and recorded_at_ms >= $1::bigint - 3 * ${HOUR} group by reason`, [NOW]);
+      `select reason, count(*)::int as n from settle.dead_letters where attempts <= 2 and recorded_at_ms >= $1::bigint - 3 * ${HOUR} group by reason`,
+      [NOW],
+    );
     const narrowedGroups = await deadLetterGroups(db, dead({ maxAttempts: '2', maxAge: '3h' }), { nowMs: NOW });
-    expect(Object.fromEntries(narrowedGroups.groups.map((g) => [g.reason, g.count.value]))).toEqual(Object.fromEntries(narrowed.rows.map((r) => [r.reason, r.n])));
+    expect(Object.fromEntries(narrowedGroups.groups.map((g) => [g.reason, g.count.value]))).toEqual(
+      Object.fromEntries(narrowed.rows.map((r) => [r.reason, r.n])),
+    );
   });
 
-  it('counts exactly up to 10,000, then says 10,000+ with the planner\'s estimate', async () => {
-    await pool.query(`insert into settle.dead_letters select 'cap-' || n, 1, 1, 'unsupported', '{}', $1 from generate_series(1, 10005) n`, [NOW]);
-    expect((await listDeadLetterPage(db, dead({ q: 'cap-' }))).count).toMatchObject({ capped: true, estimated: true, value: expect.any(Number) });
+  it("counts exactly up to 10,000, then says 10,000+ with the planner's estimate", async () => {
+    await pool.query(
+      `insert into settle.dead_letters select 'cap-' || n, 1, 1, 'unsupported', '{}', $1 from generate_series(1, 10005) n`,
+      [NOW],
+    );
+    expect((await listDeadLetterPage(db, dead({ q: 'cap-' }))).count).toMatchObject({
+      capped: true,
+      estimated: true,
+      value: expect.any(Number),
+    });
     expect((await listDeadLetterPage(db, dead({ q: 'cap-' }))).count.value).toBeGreaterThan(10_000);
     expect((await listDeadLetterPage(db, dead({ q: 'cap-1000' }))).count).toEqual({ value: 7, capped: false }); // 1000, 10000..10005
     const groups = await deadLetterGroups(db, dead({}));
@@ -179,11 +256,20 @@ describe('dead letters', () => {
     try {
       await client.query('begin');
       await client.query('set local enable_seqscan = off');
-      const plan = async (text: string) => (await client.query(`explain ${text}`)).rows.map((r) => r['QUERY PLAN']).join('\n');
-      expect(await plan(`select 1 from settle.dead_letters where receipt_id ^@ 'd-01'`)).toMatch(/dead_letters_receipt_prefix_idx/);
+      const plan = async (text: string) =>
+        (await client.query(`explain ${text}`)).rows.map((r) => r['QUERY PLAN']).join('\n');
+      expect(await plan(`select 1 from settle.dead_letters where receipt_id ^@ 'd-01'`)).toMatch(
+        /dead_letters_receipt_prefix_idx/,
+      );
       // Under a C collation the primary key serves a prefix range too, and is the narrower index since 0018 widened this one.
-      expect(await plan(`select 1 from settle.attempts where receipt_id ^@ 'q-'`)).toMatch(/attempts_receipt_prefix_idx|attempts_pkey/);
-      expect(await plan(`select 1 from settle.attempts where attempts >= 3 order by attempts, next_visible_at_ms, receipt_id limit 5`)).toMatch(/attempts_attempts_due_idx/);
+      expect(await plan(`select 1 from settle.attempts where receipt_id ^@ 'q-'`)).toMatch(
+        /attempts_receipt_prefix_idx|attempts_pkey/,
+      );
+      expect(
+        await plan(
+          `select 1 from settle.attempts where attempts >= 3 order by attempts, next_visible_at_ms, receipt_id limit 5`,
+        ),
+      ).toMatch(/attempts_attempts_due_idx/);
     } finally {
       await client.query('rollback');
       client.release();
@@ -193,23 +279,57 @@ describe('dead letters', () => {
 
 describe('a receipt history and the bulk replay list', () => {
   it('shows where a receipt is, its events, its replay and the audit trail', async () => {
-    await pool.query(`insert into keel.settlement_event (receipt_id, kind, attempt, reason_code, at_ms) values ('d-007', 'dead_lettered', 1, 'rpc', $1)`, [NOW]);
+    await pool.query(
+      `insert into keel.settlement_event (receipt_id, kind, attempt, reason_code, at_ms) values ('d-007', 'dead_lettered', 1, 'rpc', $1)`,
+      [NOW],
+    );
     const before = await readReceiptHistory(db, 'd-007');
-    expect(before).toMatchObject({ queued: null, deadLetter: { receiptId: 'd-007', reason: REASONS[(7 % 5)] }, replays: [] });
-    const replayed = await replayDeadLetter(postgresSettlementUnitOfWork(db), support, { receiptId: 'd-007', note: 'ledger back', operationId: 'op-history-1' });
+    expect(before).toMatchObject({
+      queued: null,
+      deadLetter: { receiptId: 'd-007', reason: REASONS[7 % 5] },
+      replays: [],
+    });
+    const replayed = await replayDeadLetter(postgresSettlementUnitOfWork(db), support, {
+      receiptId: 'd-007',
+      note: 'ledger back',
+      operationId: 'op-history-1',
+    });
     expect(replayed.ok).toBe(true);
     const after = await readReceiptHistory(db, 'd-007');
-    expect(after).toMatchObject({ deadLetter: null, queued: { state: 'due', attempts: 0, workKind: 'pending_observation' } });
-    expect(after!.replays).toEqual([expect.objectContaining({ operationId: 'op-history-1', actorLogin: 'support', note: 'ledger back', bulkJob: null })]);
+    expect(after).toMatchObject({
+      deadLetter: null,
+      queued: { state: 'due', attempts: 0, workKind: 'pending_observation' },
+    });
+    expect(after!.replays).toEqual([
+      expect.objectContaining({
+        operationId: 'op-history-1',
+        actorLogin: 'support',
+        note: 'ledger back',
+        bulkJob: null,
+      }),
+    ]);
     expect(after!.events.map((e) => e.kind)).toEqual(['replayed', 'dead_lettered']);
-    expect(after!.audit).toEqual([expect.objectContaining({ action: 'settlement.replay', actorLogin: 'support', outcome: 'APPLIED', reason: 'ledger back' })]);
+    expect(after!.audit).toEqual([
+      expect.objectContaining({
+        action: 'settlement.replay',
+        actorLogin: 'support',
+        outcome: 'APPLIED',
+        reason: 'ledger back',
+      }),
+    ]);
     expect(await readReceiptHistory(db, 'never-seen')).toBeNull();
   });
 
   it('lists bulk replays newest first by keyset, and by status', async () => {
     const transactions = postgresSettlementUnitOfWork(db);
-    for (let i = 0; i < 22; i += 1) await previewBulkReplay(transactions, support, { filter: { receiptIdPrefix: `d-00${i % 10}` }, note: `job ${i}` });
-    const expected = (await pool.query<{ id: number }>(`select id from keel.bulk_replay order by id desc`)).rows.map((r) => r.id);
+    for (let i = 0; i < 22; i += 1)
+      await previewBulkReplay(transactions, support, {
+        filter: { receiptIdPrefix: `d-00${i % 10}` },
+        note: `job ${i}`,
+      });
+    const expected = (await pool.query<{ id: number }>(`select id from keel.bulk_replay order by id desc`)).rows.map(
+      (r) => r.id,
+    );
     const first = await listBulkReplays(db, {});
     const second = await listBulkReplays(db, { cursor: first.nextCursor! });
     expect([...first.jobs, ...second.jobs].map((j) => j.id)).toEqual(expected);

@@ -19,13 +19,24 @@ const LEASE = 30_000;
 let sequence = 0;
 const nextReceipt = () => `store-${++sequence}`;
 
-async function queued(receiptId: string, fields: { attempts?: number; nextVisibleAtMs?: number; lease?: [string, string, number] } = {}) {
+async function queued(
+  receiptId: string,
+  fields: { attempts?: number; nextVisibleAtMs?: number; lease?: [string, string, number] } = {},
+) {
   const [owner, token, until] = fields.lease ?? [null, null, null];
   await pool.query(
     `insert into settle.attempts (receipt_id, finalized_at, work_kind, attempts, next_visible_at_ms, row_version,
        lease_owner, lease_token, lease_until_ms, updated_at_ms)
      values ($1, 41, $2, $3, $4, 7, $5, $6, $7, 1)`,
-    [receiptId, fields.attempts ? 'retry_scheduled' : 'pending_observation', fields.attempts ?? 0, fields.nextVisibleAtMs ?? NOW - 1, owner, token, until],
+    [
+      receiptId,
+      fields.attempts ? 'retry_scheduled' : 'pending_observation',
+      fields.attempts ?? 0,
+      fields.nextVisibleAtMs ?? NOW - 1,
+      owner,
+      token,
+      until,
+    ],
   );
 }
 
@@ -35,7 +46,10 @@ async function attemptRow(receiptId: string) {
 }
 
 async function events(receiptId: string) {
-  const { rows } = await pool.query('select kind, attempt, reason_code, at_ms from keel.settlement_event where receipt_id = $1 order by id', [receiptId]);
+  const { rows } = await pool.query(
+    'select kind, attempt, reason_code, at_ms from keel.settlement_event where receipt_id = $1 order by id',
+    [receiptId],
+  );
   return rows.map((r) => [r.kind, r.attempt, r.reason_code, r.at_ms]);
 }
 
@@ -58,19 +72,38 @@ describe('settlement store binding and enqueue', () => {
 
   it('enqueues a pending observation, and refuses a receipt already queued or dead-lettered', async () => {
     const receipt = nextReceipt();
-    expect(await store.enqueue({ receiptId: receipt, finalizedAt: 40, nowMs: NOW })).toEqual({ ok: true, value: undefined });
-    expect(await attemptRow(receipt)).toMatchObject({ work_kind: 'pending_observation', attempts: 0, next_visible_at_ms: NOW, lease_owner: null });
-    expect(await store.enqueue({ receiptId: receipt, finalizedAt: 40, nowMs: NOW })).toMatchObject({ ok: false, error: { kind: 'Conflict' } });
+    expect(await store.enqueue({ receiptId: receipt, finalizedAt: 40, nowMs: NOW })).toEqual({
+      ok: true,
+      value: undefined,
+    });
+    expect(await attemptRow(receipt)).toMatchObject({
+      work_kind: 'pending_observation',
+      attempts: 0,
+      next_visible_at_ms: NOW,
+      lease_owner: null,
+    });
+    expect(await store.enqueue({ receiptId: receipt, finalizedAt: 40, nowMs: NOW })).toMatchObject({
+      ok: false,
+      error: { kind: 'Conflict' },
+    });
     await pool.query(`insert into settle.dead_letters values ('dead-1', 1, 1, 'rpc', '{}', 1)`);
     // Inside a transaction the refusal must leave it usable (a savepoint, not an aborted transaction).
     await db.transaction(async (tx) => {
       const refused = await postgresSettlementStore(tx).enqueue({ receiptId: 'dead-1', finalizedAt: 1, nowMs: NOW });
       expect(refused).toMatchObject({ ok: false, error: { kind: 'Conflict', detail: 'the receipt is dead-lettered' } });
-      expect(await postgresSettlementStore(tx).enqueue({ receiptId: 'after-refusal', finalizedAt: 1, nowMs: NOW })).toMatchObject({ ok: true });
+      expect(
+        await postgresSettlementStore(tx).enqueue({ receiptId: 'after-refusal', finalizedAt: 1, nowMs: NOW }),
+      ).toMatchObject({ ok: true });
     });
     expect(await attemptRow('after-refusal')).not.toBeNull();
-    expect(await store.enqueue({ receiptId: '', finalizedAt: 1, nowMs: NOW })).toMatchObject({ ok: false, error: { kind: 'InvalidRecord' } });
-    expect(await store.enqueue({ receiptId: 'x', finalizedAt: -1, nowMs: NOW })).toMatchObject({ ok: false, error: { kind: 'InvalidRecord' } });
+    expect(await store.enqueue({ receiptId: '', finalizedAt: 1, nowMs: NOW })).toMatchObject({
+      ok: false,
+      error: { kind: 'InvalidRecord' },
+    });
+    expect(await store.enqueue({ receiptId: 'x', finalizedAt: -1, nowMs: NOW })).toMatchObject({
+      ok: false,
+      error: { kind: 'InvalidRecord' },
+    });
   });
 
   it('reports a database failure as a Backend value, never a throw', async () => {
@@ -95,14 +128,20 @@ describe('claim bounds', () => {
   ];
   it.each(refusals)('refuses %s', async (_name, worker, lease, limit, kind) => {
     expect(await store.claimDue(worker, NOW, lease, limit)).toEqual({ ok: false, error: { kind } });
-    if (limit === 1) expect(await store.claimReceipt('any', worker, NOW, lease)).toEqual({ ok: false, error: { kind } });
+    if (limit === 1)
+      expect(await store.claimReceipt('any', worker, NOW, lease)).toEqual({ ok: false, error: { kind } });
   });
 
   it('accepts the bounds themselves and refuses a time outside 0..2^53', async () => {
-    expect(await store.claimDue('w'.repeat(128), NOW, MAX_SETTLEMENT_LEASE_MS, MAX_SETTLEMENT_CLAIM_BATCH)).toMatchObject({ ok: true });
+    expect(
+      await store.claimDue('w'.repeat(128), NOW, MAX_SETTLEMENT_LEASE_MS, MAX_SETTLEMENT_CLAIM_BATCH),
+    ).toMatchObject({ ok: true });
     expect(await store.claimDue('\u00e9'.repeat(64), NOW, 1, 1)).toMatchObject({ ok: true });
     expect(await store.claimDue('w', -1, LEASE, 1)).toMatchObject({ ok: false, error: { kind: 'InvalidRecord' } });
-    expect(await store.claimDue('w', Number.MAX_SAFE_INTEGER, LEASE, 1)).toMatchObject({ ok: false, error: { kind: 'InvalidRecord' } });
+    expect(await store.claimDue('w', Number.MAX_SAFE_INTEGER, LEASE, 1)).toMatchObject({
+      ok: false,
+      error: { kind: 'InvalidRecord' },
+    });
   });
 });
 
@@ -113,10 +152,22 @@ describe('claiming', () => {
     const result = await store.claimReceipt(receipt, 'worker-1', NOW, LEASE);
     expect(result.ok).toBe(true);
     const claim = result.ok ? result.value! : null;
-    expect(claim).toMatchObject({ receiptId: receipt, finalizedAt: 41, attempts: 0, rowVersion: 8, leaseOwner: 'worker-1', leaseUntilMs: NOW + LEASE });
+    expect(claim).toMatchObject({
+      receiptId: receipt,
+      finalizedAt: 41,
+      attempts: 0,
+      rowVersion: 8,
+      leaseOwner: 'worker-1',
+      leaseUntilMs: NOW + LEASE,
+    });
     expect(claim!.leaseToken).toMatch(/^[0-9a-f-]{36}$/);
     const row = await attemptRow(receipt);
-    expect([row.row_version, row.lease_owner, row.lease_token, row.lease_until_ms]).toEqual([8, 'worker-1', claim!.leaseToken, NOW + LEASE]);
+    expect([row.row_version, row.lease_owner, row.lease_token, row.lease_until_ms]).toEqual([
+      8,
+      'worker-1',
+      claim!.leaseToken,
+      NOW + LEASE,
+    ]);
     expect(await events(receipt)).toEqual([['claimed', 0, null, NOW]]);
   });
 
@@ -151,7 +202,9 @@ describe('claiming', () => {
     expect(first.ok && first.value.map((c) => c.receiptId)).toEqual(['due-c', 'due-a']);
     const second = await store.claimDue('worker-1', NOW, LEASE, 10);
     expect(second.ok && second.value.map((c) => c.receiptId)).toEqual(['due-b']);
-    const tokens = new Set([...(first.ok ? first.value : []), ...(second.ok ? second.value : [])].map((c) => c.leaseToken));
+    const tokens = new Set(
+      [...(first.ok ? first.value : []), ...(second.ok ? second.value : [])].map((c) => c.leaseToken),
+    );
     expect(tokens.size).toBe(3);
   });
 });
@@ -162,19 +215,48 @@ describe('recording claimed outcomes', () => {
   it('deletes the row for Accepted and Skipped', async () => {
     const accepted = await claimed(nextReceipt());
     const skipped = await claimed(nextReceipt());
-    expect(await store.recordClaimedOutcome(accepted, { kind: 'Accepted' }, DEFAULT_RETRY_POLICY, NOW + 1)).toEqual({ ok: true, value: { kind: 'NoAction' } });
-    expect(await store.recordClaimedOutcome(skipped, { kind: 'Skipped', reason: 'zero_charge' }, DEFAULT_RETRY_POLICY, NOW + 1)).toEqual({ ok: true, value: { kind: 'NoAction' } });
+    expect(await store.recordClaimedOutcome(accepted, { kind: 'Accepted' }, DEFAULT_RETRY_POLICY, NOW + 1)).toEqual({
+      ok: true,
+      value: { kind: 'NoAction' },
+    });
+    expect(
+      await store.recordClaimedOutcome(
+        skipped,
+        { kind: 'Skipped', reason: 'zero_charge' },
+        DEFAULT_RETRY_POLICY,
+        NOW + 1,
+      ),
+    ).toEqual({ ok: true, value: { kind: 'NoAction' } });
     expect(await attemptRow(accepted.receiptId)).toBeNull();
-    expect(await events(accepted.receiptId)).toEqual([['claimed', 0, null, NOW], ['finished', 1, null, NOW + 1]]);
-    expect(await events(skipped.receiptId)).toEqual([['claimed', 0, null, NOW], ['finished', 1, 'zero_charge', NOW + 1]]);
+    expect(await events(accepted.receiptId)).toEqual([
+      ['claimed', 0, null, NOW],
+      ['finished', 1, null, NOW + 1],
+    ]);
+    expect(await events(skipped.receiptId)).toEqual([
+      ['claimed', 0, null, NOW],
+      ['finished', 1, 'zero_charge', NOW + 1],
+    ]);
   });
 
   it('schedules a retry with backoff, clears the lease and keeps the reason digest', async () => {
     const claim = await claimed(nextReceipt(), 2);
-    const route = await store.recordClaimedOutcome(claim, { kind: 'Retryable', code: 'rpc', detailSha256: detail }, DEFAULT_RETRY_POLICY, NOW + 5);
+    const route = await store.recordClaimedOutcome(
+      claim,
+      { kind: 'Retryable', code: 'rpc', detailSha256: detail },
+      DEFAULT_RETRY_POLICY,
+      NOW + 5,
+    );
     expect(route).toEqual({ ok: true, value: { kind: 'RetryScheduled', attempt: 3, nextVisibleAtMs: NOW + 5 + 1000 } });
     const row = await attemptRow(claim.receiptId);
-    expect(row).toMatchObject({ work_kind: 'retry_scheduled', attempts: 3, row_version: 9, lease_owner: null, lease_token: null, lease_until_ms: null, reason_code: 'rpc' });
+    expect(row).toMatchObject({
+      work_kind: 'retry_scheduled',
+      attempts: 3,
+      row_version: 9,
+      lease_owner: null,
+      lease_token: null,
+      lease_until_ms: null,
+      reason_code: 'rpc',
+    });
     expect(row.reason_detail_sha256.toString('hex')).toBe(detail);
     expect((await events(claim.receiptId)).at(-1)).toEqual(['retry_scheduled', 3, 'rpc', NOW + 5]);
   });
@@ -190,9 +272,26 @@ describe('recording claimed outcomes', () => {
       const route = await store.recordClaimedOutcome(claim, outcome, DEFAULT_RETRY_POLICY, NOW + 9);
       expect(route).toEqual({ ok: true, value: { kind: 'DeadLettered', attempts: attempts + 1 } });
       const code = outcome.kind === 'Accepted' || outcome.kind === 'Skipped' ? 'rpc' : outcome.code;
-      const json = deadLetterCanonicalJson({ receiptId: claim.receiptId, finalizedAt: 41, attempts: attempts + 1, reasonCode: code, detailSha256Hex: detail });
-      const { rows } = await pool.query('select finalized_at, attempts, reason, canonical_json, recorded_at_ms from settle.dead_letters where receipt_id = $1', [claim.receiptId]);
-      expect(rows).toEqual([{ finalized_at: 41, attempts: attempts + 1, reason: code, canonical_json: json.ok && json.value, recorded_at_ms: NOW + 9 }]);
+      const json = deadLetterCanonicalJson({
+        receiptId: claim.receiptId,
+        finalizedAt: 41,
+        attempts: attempts + 1,
+        reasonCode: code,
+        detailSha256Hex: detail,
+      });
+      const { rows } = await pool.query(
+        'select finalized_at, attempts, reason, canonical_json, recorded_at_ms from settle.dead_letters where receipt_id = $1',
+        [claim.receiptId],
+      );
+      expect(rows).toEqual([
+        {
+          finalized_at: 41,
+          attempts: attempts + 1,
+          reason: code,
+          canonical_json: json.ok && json.value,
+          recorded_at_ms: NOW + 9,
+        },
+      ]);
       expect(await attemptRow(claim.receiptId)).toBeNull();
       expect((await events(claim.receiptId)).at(-1)).toEqual(['dead_lettered', attempts + 1, code, NOW + 9]);
     }
@@ -202,28 +301,45 @@ describe('recording claimed outcomes', () => {
     const claim = await claimed(nextReceipt());
     const before = await attemptRow(claim.receiptId);
     const altered: Partial<SettlementAttemptClaim>[] = [
-      { finalizedAt: 40 }, { attempts: 1 }, { rowVersion: claim.rowVersion - 1 }, { leaseOwner: 'worker-2' },
-      { leaseToken: 'guessed' }, { leaseUntilMs: claim.leaseUntilMs + 1 },
+      { finalizedAt: 40 },
+      { attempts: 1 },
+      { rowVersion: claim.rowVersion - 1 },
+      { leaseOwner: 'worker-2' },
+      { leaseToken: 'guessed' },
+      { leaseUntilMs: claim.leaseUntilMs + 1 },
     ];
     for (const change of altered) {
-      const result = await store.recordClaimedOutcome({ ...claim, ...change }, { kind: 'Accepted' }, DEFAULT_RETRY_POLICY, NOW + 1);
+      const result = await store.recordClaimedOutcome(
+        { ...claim, ...change },
+        { kind: 'Accepted' },
+        DEFAULT_RETRY_POLICY,
+        NOW + 1,
+      );
       expect(result, JSON.stringify(change)).toMatchObject({ ok: false, error: { kind: 'Conflict' } });
     }
     expect(await attemptRow(claim.receiptId)).toEqual(before);
-    expect(await store.recordClaimedOutcome(claim, { kind: 'Accepted' }, DEFAULT_RETRY_POLICY, NOW + 1)).toMatchObject({ ok: true });
+    expect(await store.recordClaimedOutcome(claim, { kind: 'Accepted' }, DEFAULT_RETRY_POLICY, NOW + 1)).toMatchObject({
+      ok: true,
+    });
   });
 
   it('refuses an expired claim, and a stale claim after another worker took the row over', async () => {
     const claim = await claimed(nextReceipt());
     // The lease is exclusive: at lease_until_ms it is already over.
-    expect(await store.recordClaimedOutcome(claim, { kind: 'Accepted' }, DEFAULT_RETRY_POLICY, claim.leaseUntilMs)).toMatchObject({ ok: false, error: { kind: 'Conflict' } });
+    expect(
+      await store.recordClaimedOutcome(claim, { kind: 'Accepted' }, DEFAULT_RETRY_POLICY, claim.leaseUntilMs),
+    ).toMatchObject({ ok: false, error: { kind: 'Conflict' } });
     const takeover = await store.claimReceipt(claim.receiptId, 'worker-2', claim.leaseUntilMs, LEASE);
     expect(takeover.ok && takeover.value?.rowVersion).toBe(claim.rowVersion + 1);
     const permanent: SettlementOutcome = { kind: 'Permanent', code: 'verification', detailSha256: detail };
-    expect(await store.recordClaimedOutcome(claim, permanent, DEFAULT_RETRY_POLICY, claim.leaseUntilMs - 1)).toMatchObject({ ok: false, error: { kind: 'Conflict' } });
+    expect(
+      await store.recordClaimedOutcome(claim, permanent, DEFAULT_RETRY_POLICY, claim.leaseUntilMs - 1),
+    ).toMatchObject({ ok: false, error: { kind: 'Conflict' } });
     expect((await attemptRow(claim.receiptId)).lease_owner).toBe('worker-2');
     const fresh = takeover.ok ? takeover.value! : claim;
-    expect(await store.recordClaimedOutcome(fresh, { kind: 'Accepted' }, DEFAULT_RETRY_POLICY, fresh.leaseUntilMs - 1)).toEqual({ ok: true, value: { kind: 'NoAction' } });
+    expect(
+      await store.recordClaimedOutcome(fresh, { kind: 'Accepted' }, DEFAULT_RETRY_POLICY, fresh.leaseUntilMs - 1),
+    ).toEqual({ ok: true, value: { kind: 'NoAction' } });
   });
 
   it('returns DeadLettered again for the same outcome once committed; anything else is a Conflict', async () => {
@@ -238,9 +354,14 @@ describe('recording claimed outcomes', () => {
       { kind: 'Accepted' },
     ];
     for (const other of conflicts) {
-      expect(await store.recordClaimedOutcome(claim, other, DEFAULT_RETRY_POLICY, NOW + 4)).toMatchObject({ ok: false, error: { kind: 'Conflict' } });
+      expect(await store.recordClaimedOutcome(claim, other, DEFAULT_RETRY_POLICY, NOW + 4)).toMatchObject({
+        ok: false,
+        error: { kind: 'Conflict' },
+      });
     }
-    expect(await store.recordClaimedOutcome({ ...claim, attempts: 0 }, outcome, DEFAULT_RETRY_POLICY, NOW + 4)).toMatchObject({ ok: false, error: { kind: 'Conflict' } });
+    expect(
+      await store.recordClaimedOutcome({ ...claim, attempts: 0 }, outcome, DEFAULT_RETRY_POLICY, NOW + 4),
+    ).toMatchObject({ ok: false, error: { kind: 'Conflict' } });
     const deadLetterEvents = (await events(claim.receiptId)).filter(([kind]) => kind === 'dead_lettered');
     expect(deadLetterEvents).toHaveLength(1);
   });
@@ -257,7 +378,10 @@ describe('recording claimed outcomes', () => {
       [{ ...claim, rowVersion: 1.5 }, { kind: 'Accepted' }, DEFAULT_RETRY_POLICY, NOW],
     ];
     for (const [c, outcome, policy, at] of invalid) {
-      expect(await store.recordClaimedOutcome(c, outcome, policy, at)).toMatchObject({ ok: false, error: { kind: 'InvalidRecord' } });
+      expect(await store.recordClaimedOutcome(c, outcome, policy, at)).toMatchObject({
+        ok: false,
+        error: { kind: 'InvalidRecord' },
+      });
     }
     expect((await attemptRow(claim.receiptId)).lease_token).toBe(claim.leaseToken);
   });

@@ -17,7 +17,8 @@ const CALLBACK = `${KEEL}${OIDC_CALLBACK_PATH}`;
 const SIGNED_OUT = `${KEEL}${SIGNED_OUT_PATH}`;
 const ROLE_MAP = 'keel-operators=operator,keel-viewers=viewer';
 
-const jwtClaims = (token: string) => JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString('utf8')) as Record<string, unknown>;
+const jwtClaims = (token: string) =>
+  JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString('utf8')) as Record<string, unknown>;
 
 /** Keel (better-auth and its HTTP surface, on a database of its own) signing in through a real provider. */
 async function keelWithProvider(options: Pick<TestProviderOptions, 'claimsInIdToken' | 'endSession'>) {
@@ -34,11 +35,21 @@ async function keelWithProvider(options: Pick<TestProviderOptions, 'claimsInIdTo
   });
   const errors: SettingError[] = [];
   const settings = parseSignInSettings(
-    { KEEL_OIDC_ISSUER: provider.issuer, KEEL_OIDC_CLIENT_ID: provider.clientId, KEEL_OIDC_CLIENT_SECRET: provider.clientSecret, KEEL_OIDC_ROLE_MAP: ROLE_MAP },
+    {
+      KEEL_OIDC_ISSUER: provider.issuer,
+      KEEL_OIDC_CLIENT_ID: provider.clientId,
+      KEEL_OIDC_CLIENT_SECRET: provider.clientSecret,
+      KEEL_OIDC_ROLE_MAP: ROLE_MAP,
+    },
     errors,
   );
   expect(errors).toEqual([]);
-  const auth: KeelAuth = createAuth(database.db, { secret: 's'.repeat(64), port: PORT, signInPerMinute: 1000, oidc: settings.oidc });
+  const auth: KeelAuth = createAuth(database.db, {
+    secret: 's'.repeat(64),
+    port: PORT,
+    signInPerMinute: 1000,
+    oidc: settings.oidc,
+  });
   const surface = createAuthSurface({
     auth,
     lockout: postgresSignInLockout(database.db),
@@ -50,7 +61,11 @@ async function keelWithProvider(options: Pick<TestProviderOptions, 'claimsInIdTo
   /** Keel's start of an SSO sign-in: the provider URL it sends the browser to. */
   async function startSignIn(keel: CookieJar): Promise<string> {
     const response = await surface(
-      new Request(`${KEEL}/api/auth/sign-in/social`, { method: 'POST', headers: { origin: KEEL, 'content-type': 'application/json', cookie: keel.header() }, body: '{}' }),
+      new Request(`${KEEL}/api/auth/sign-in/social`, {
+        method: 'POST',
+        headers: { origin: KEEL, 'content-type': 'application/json', cookie: keel.header() },
+        body: '{}',
+      }),
     );
     expect(response.status).toBe(200);
     keel.take(response);
@@ -71,7 +86,9 @@ async function keelWithProvider(options: Pick<TestProviderOptions, 'claimsInIdTo
   }
 
   const audit = async (where: string, params: unknown[] = []) =>
-    (await database.pool.query(`select * from keel.audit_event where ${where} order by id`, params)).rows as Array<Record<string, unknown>>;
+    (await database.pool.query(`select * from keel.audit_event where ${where} order by id`, params)).rows as Array<
+      Record<string, unknown>
+    >;
 
   return { database, provider, auth, signOutOptions: { port: PORT, oidc: settings.oidc }, startSignIn, signIn, audit };
 }
@@ -99,9 +116,13 @@ describe.each([
     expect(session).toBeNull();
     const refusal = new URL(location, KEEL).searchParams;
     expect(refusal.get('error')).toBe('GROUPS_OVERAGE');
-    expect(refusal.get('error_description')).toBe('The provider sent no groups: you are in more groups than its tokens carry.');
+    expect(refusal.get('error_description')).toBe(
+      'The provider sent no groups: you are in more groups than its tokens carry.',
+    );
     expect((await keel.database.pool.query(`select 1 from keel."user" where username = 'sso.greta'`)).rowCount).toBe(0);
-    expect(await keel.audit(`action = 'auth.sso_sign_in' and code = 'GROUPS_OVERAGE'`)).toEqual([expect.objectContaining({ outcome: 'REFUSED' })]);
+    expect(await keel.audit(`action = 'auth.sso_sign_in' and code = 'GROUPS_OVERAGE'`)).toEqual([
+      expect.objectContaining({ outcome: 'REFUSED' }),
+    ]);
     // Not taken for a user in no mapped group: that is another refusal, with another message.
     expect(await keel.audit(`code = 'NO_MAPPED_GROUP'`)).toEqual([]);
   });
@@ -123,7 +144,11 @@ describe('sign-out of a single sign-on user (RP-initiated logout)', () => {
     // While the provider's session lasts, a sign-in from this browser asks nothing at the provider.
     expect((await visitProvider(await keel.startSignIn(new CookieJar()), browser, CALLBACK)).kind).toBe('returned');
 
-    const { providerSignOutUrl } = await signOutSession(keel.auth, new Headers({ cookie: signedIn.keel.header(), host: `localhost:${PORT}` }), keel.signOutOptions);
+    const { providerSignOutUrl } = await signOutSession(
+      keel.auth,
+      new Headers({ cookie: signedIn.keel.header(), host: `localhost:${PORT}` }),
+      keel.signOutOptions,
+    );
     expect(await keel.auth.api.getSession({ headers: new Headers({ cookie: signedIn.keel.header() }) })).toBeNull();
     const metadata = await discoverProvider(keel.provider.issuer);
     expect(metadata.ok && metadata.value.end_session_endpoint).toBeTruthy();
@@ -131,7 +156,11 @@ describe('sign-out of a single sign-on user (RP-initiated logout)', () => {
     expect(`${url.origin}${url.pathname}`).toBe(metadata.ok ? metadata.value.end_session_endpoint : '');
     expect(url.searchParams.get('post_logout_redirect_uri')).toBe(SIGNED_OUT);
     expect(url.searchParams.get('client_id')).toBe(keel.provider.clientId);
-    expect(jwtClaims(url.searchParams.get('id_token_hint')!)).toMatchObject({ sub: 'olga', aud: keel.provider.clientId, iss: keel.provider.issuer });
+    expect(jwtClaims(url.searchParams.get('id_token_hint')!)).toMatchObject({
+      sub: 'olga',
+      aud: keel.provider.clientId,
+      iss: keel.provider.issuer,
+    });
 
     // The provider asks the user to confirm, then sends the browser to Keel's sign-in page.
     const confirm = await visitProvider(providerSignOutUrl!, browser, SIGNED_OUT);
@@ -149,10 +178,21 @@ describe('sign-out of a single sign-on user (RP-initiated logout)', () => {
   });
 
   it('leaves the provider alone for a password user', async () => {
-    expect((await createUserAccount(keel.auth, { username: 'pat', name: 'Pat', role: 'viewer', password: 'correct-horse' })).ok).toBe(true);
-    const signedIn = await keel.auth.api.signInUsername({ body: { username: 'pat', password: 'correct-horse' }, asResponse: true });
-    const cookie = signedIn.headers.getSetCookie().map((line) => line.split(';', 1)[0]).join('; ');
-    expect(await signOutSession(keel.auth, new Headers({ cookie, host: `localhost:${PORT}` }), keel.signOutOptions)).toEqual({ providerSignOutUrl: null });
+    expect(
+      (await createUserAccount(keel.auth, { username: 'pat', name: 'Pat', role: 'viewer', password: 'correct-horse' }))
+        .ok,
+    ).toBe(true);
+    const signedIn = await keel.auth.api.signInUsername({
+      body: { username: 'pat', password: 'correct-horse' },
+      asResponse: true,
+    });
+    const cookie = signedIn.headers
+      .getSetCookie()
+      .map((line) => line.split(';', 1)[0])
+      .join('; ');
+    expect(
+      await signOutSession(keel.auth, new Headers({ cookie, host: `localhost:${PORT}` }), keel.signOutOptions),
+    ).toEqual({ providerSignOutUrl: null });
     expect(await keel.auth.api.getSession({ headers: new Headers({ cookie }) })).toBeNull();
   });
 });
@@ -171,7 +211,13 @@ describe('sign-out through a provider without RP-initiated logout', () => {
     expect(metadata.ok && metadata.value.end_session_endpoint).toBeUndefined();
     const signedIn = await keel.signIn('olga');
     expect(signedIn.session?.user).toMatchObject({ role: 'operator' });
-    expect(await signOutSession(keel.auth, new Headers({ cookie: signedIn.keel.header(), host: `localhost:${PORT}` }), keel.signOutOptions)).toEqual({ providerSignOutUrl: null });
+    expect(
+      await signOutSession(
+        keel.auth,
+        new Headers({ cookie: signedIn.keel.header(), host: `localhost:${PORT}` }),
+        keel.signOutOptions,
+      ),
+    ).toEqual({ providerSignOutUrl: null });
     expect(await keel.auth.api.getSession({ headers: new Headers({ cookie: signedIn.keel.header() }) })).toBeNull();
   });
 });

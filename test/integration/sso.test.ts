@@ -13,7 +13,8 @@ import { CookieJar } from '../support/oidc-flow';
 const PORT = 3993;
 const KEEL = `http://localhost:${PORT}`;
 const CALLBACK = `${KEEL}${OIDC_CALLBACK_PATH}`;
-const ROLE_MAP = 'keel-admins=admin,keel-operators=operator,keel-approvers=approver,keel-support=support,keel-viewers=viewer';
+const ROLE_MAP =
+  'keel-admins=admin,keel-operators=operator,keel-approvers=approver,keel-support=support,keel-viewers=viewer';
 
 describe('single sign-on through a real OpenID provider', () => {
   let database: TestDatabase;
@@ -89,7 +90,11 @@ describe('single sign-on through a real OpenID provider', () => {
     let next: { url: string; init?: RequestInit } = { url: authorizeUrl };
     let submitted = false;
     for (let hop = 0; hop < 15; hop += 1) {
-      const response = await fetch(next.url, { ...next.init, redirect: 'manual', headers: { ...next.init?.headers, cookie: jar.header() } });
+      const response = await fetch(next.url, {
+        ...next.init,
+        redirect: 'manual',
+        headers: { ...next.init?.headers, cookie: jar.header() },
+      });
       jar.take(response);
       const location = response.headers.get('location');
       if (response.status >= 300 && response.status < 400 && location) {
@@ -137,7 +142,9 @@ describe('single sign-on through a real OpenID provider', () => {
   }
 
   const audit = async (where: string, params: unknown[] = []) =>
-    (await database.pool.query(`select * from keel.audit_event where ${where} order by id`, params)).rows as Array<Record<string, unknown>>;
+    (await database.pool.query(`select * from keel.audit_event where ${where} order by id`, params)).rows as Array<
+      Record<string, unknown>
+    >;
 
   it('gives each mapped group its role, the highest when several map, under an sso.* username', async () => {
     for (const [login, role] of [
@@ -151,7 +158,9 @@ describe('single sign-on through a real OpenID provider', () => {
       const { location, session } = await signInAs(login);
       expect(location).toBe('/');
       expect(session?.user).toMatchObject({ role, username: `sso.${login}` });
-      const signIns = await audit(`action = 'auth.sso_sign_in' and outcome = 'APPLIED' and actor_login = $1`, [`sso.${login}`]);
+      const signIns = await audit(`action = 'auth.sso_sign_in' and outcome = 'APPLIED' and actor_login = $1`, [
+        `sso.${login}`,
+      ]);
       expect(signIns).toHaveLength(1);
       expect(signIns[0]).toMatchObject({ actor_role: role, target_kind: 'user' });
       const assigned = await audit(`action = 'user.role_from_claim' and actor_login = $1`, [`sso.${login}`]);
@@ -164,13 +173,19 @@ describe('single sign-on through a real OpenID provider', () => {
     const { session } = await signInAs('carol');
     expect(session?.user).toMatchObject({ role: 'viewer', username: 'sso.carol' });
     const changes = await audit(`action = 'user.role_from_claim' and actor_login = 'sso.carol'`);
-    expect(changes.at(-1)).toMatchObject({ before: { role: 'approver' }, after: { role: 'viewer', groups: ['keel-viewers'] }, outcome: 'APPLIED' });
+    expect(changes.at(-1)).toMatchObject({
+      before: { role: 'approver' },
+      after: { role: 'viewer', groups: ['keel-viewers'] },
+      outcome: 'APPLIED',
+    });
 
     // With no mapped group left, the next sign-in is refused: no default role.
     provider.users.get('carol')!.groups = [];
     const refused = await signInAs('carol');
     expect(refused.session).toBeNull();
-    expect(refused.location).toBe('/sign-in?error=NO_MAPPED_GROUP&error_description=None+of+your+groups+at+the+provider+gives+access+to+Keel.');
+    expect(refused.location).toBe(
+      '/sign-in?error=NO_MAPPED_GROUP&error_description=None+of+your+groups+at+the+provider+gives+access+to+Keel.',
+    );
   });
 
   it('refuses an unmapped group, creates no user, and audits it', async () => {
@@ -187,7 +202,8 @@ describe('single sign-on through a real OpenID provider', () => {
     const keel = new CookieJar();
     const callbackUrl = new URL((await loginAtProvider(await start(keel), 'ivan'))!);
     callbackUrl.searchParams.set('state', `${callbackUrl.searchParams.get('state')}x`);
-    const before = (await audit(`action = 'auth.sso_sign_in' and outcome = 'REFUSED' and target_kind = 'sso_provider'`)).length;
+    const before = (await audit(`action = 'auth.sso_sign_in' and outcome = 'REFUSED' and target_kind = 'sso_provider'`))
+      .length;
     const response = await finish(keel, callbackUrl.href);
     expect(response.status).toBe(302);
     expect(response.headers.get('location')).toMatch(/^\/sign-in\?error=/);
@@ -250,7 +266,7 @@ describe('single sign-on through a real OpenID provider', () => {
     expect((await audit(`action = 'auth.sso_sign_in' and outcome = 'REFUSED' and code like 'BANNED%'`)).length).toBe(1);
   });
 
-  it('mounts only the SSO start and this provider\'s callback beside the password endpoints', async () => {
+  it("mounts only the SSO start and this provider's callback beside the password endpoints", async () => {
     for (const [method, path] of [
       ['GET', '/callback/google'],
       ['POST', '/callback/oidc'],
@@ -263,26 +279,67 @@ describe('single sign-on through a real OpenID provider', () => {
       const response = await surface(new Request(`${KEEL}/api/auth${path}`, { method, headers: { origin: KEEL } }));
       expect(response.status, `${method} ${path}`).toBe(404);
     }
-    const off = createAuthSurface({ auth, lockout: postgresSignInLockout(database.db), allowedOrigins: consoleOrigins({ port: PORT }) });
-    for (const [method, path] of [['POST', '/sign-in/social'], ['GET', '/callback/oidc']] as const) {
-      expect((await off(new Request(`${KEEL}/api/auth${path}`, { method, headers: { origin: KEEL } }))).status).toBe(404);
+    const off = createAuthSurface({
+      auth,
+      lockout: postgresSignInLockout(database.db),
+      allowedOrigins: consoleOrigins({ port: PORT }),
+    });
+    for (const [method, path] of [
+      ['POST', '/sign-in/social'],
+      ['GET', '/callback/oidc'],
+    ] as const) {
+      expect((await off(new Request(`${KEEL}/api/auth${path}`, { method, headers: { origin: KEEL } }))).status).toBe(
+        404,
+      );
     }
   });
 
   it('refuses to start a sign-in posted from another origin', async () => {
     const response = await surface(
-      new Request(`${KEEL}/api/auth/sign-in/social`, { method: 'POST', headers: { origin: 'https://evil.example', 'content-type': 'application/json' }, body: '{}' }),
+      new Request(`${KEEL}/api/auth/sign-in/social`, {
+        method: 'POST',
+        headers: { origin: 'https://evil.example', 'content-type': 'application/json' },
+        body: '{}',
+      }),
     );
     expect(response.status).toBe(403);
     expect(await response.json()).toMatchObject({ code: 'FOREIGN_ORIGIN' });
   });
 
   it('with KEEL_LOCAL_SIGN_IN=0 takes passwords only from breakglass.* users', async () => {
-    expect((await createUserAccount(auth, { username: 'localadmin', name: 'Local', role: 'admin', password: 'correct-horse' })).ok).toBe(true);
-    expect((await createUserAccount(auth, { username: 'breakglass.root', name: 'Root', role: 'admin', password: 'correct-horse', breakGlass: true })).ok).toBe(true);
+    expect(
+      (
+        await createUserAccount(auth, {
+          username: 'localadmin',
+          name: 'Local',
+          role: 'admin',
+          password: 'correct-horse',
+        })
+      ).ok,
+    ).toBe(true);
+    expect(
+      (
+        await createUserAccount(auth, {
+          username: 'breakglass.root',
+          name: 'Root',
+          role: 'admin',
+          password: 'correct-horse',
+          breakGlass: true,
+        })
+      ).ok,
+    ).toBe(true);
     // Only the CLI's --break-glass makes such a name, and no local user takes an SSO name.
-    expect(await createUserAccount(auth, { username: 'breakglass.eve', name: 'Eve', role: 'admin', password: 'correct-horse' })).toMatchObject({ ok: false, error: { code: 'INVALID_USERNAME' } });
-    expect(await createUserAccount(auth, { username: 'sso.alice', name: 'Alice', role: 'admin', password: 'correct-horse' })).toMatchObject({ ok: false, error: { code: 'INVALID_USERNAME' } });
+    expect(
+      await createUserAccount(auth, {
+        username: 'breakglass.eve',
+        name: 'Eve',
+        role: 'admin',
+        password: 'correct-horse',
+      }),
+    ).toMatchObject({ ok: false, error: { code: 'INVALID_USERNAME' } });
+    expect(
+      await createUserAccount(auth, { username: 'sso.alice', name: 'Alice', role: 'admin', password: 'correct-horse' }),
+    ).toMatchObject({ ok: false, error: { code: 'INVALID_USERNAME' } });
     const post = (username: string) =>
       surface(
         new Request(`${KEEL}/api/auth/sign-in/username`, {

@@ -12,7 +12,11 @@ async function sessionToken(auth: KeelAuth, username: string): Promise<string> {
   const response = await auth.handler(
     new Request(`http://localhost:${PORT}/api/auth/sign-in/username`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', origin: `http://localhost:${PORT}`, [CLIENT_ADDRESS_HEADER]: '10.3.0.1' },
+      headers: {
+        'content-type': 'application/json',
+        origin: `http://localhost:${PORT}`,
+        [CLIENT_ADDRESS_HEADER]: '10.3.0.1',
+      },
       body: JSON.stringify({ username, password: 'correct-horse' }),
     }),
   );
@@ -28,8 +32,16 @@ describe('the sessions behind open event streams are checked again', () => {
   beforeAll(async () => {
     database = await freshDatabase();
     auth = createAuth(database.db, { secret: 's'.repeat(64), port: PORT, signInPerMinute: 100 });
-    for (const [username, role] of [['out', 'viewer'], ['off', 'support'], ['down', 'admin'], ['stay', 'viewer'], ['lapse', 'operator']] as const) {
-      expect((await createUserAccount(auth, { username, name: username, role, password: 'correct-horse' })).ok).toBe(true);
+    for (const [username, role] of [
+      ['out', 'viewer'],
+      ['off', 'support'],
+      ['down', 'admin'],
+      ['stay', 'viewer'],
+      ['lapse', 'operator'],
+    ] as const) {
+      expect((await createUserAccount(auth, { username, name: username, role, password: 'correct-horse' })).ok).toBe(
+        true,
+      );
     }
   });
 
@@ -52,9 +64,16 @@ describe('the sessions behind open event streams are checked again', () => {
     await database.pool.query(`delete from keel.session where token = $1`, [out]);
     await database.pool.query(`update keel."user" set banned = true where username = 'off'`);
     await database.pool.query(`update keel."user" set role = 'viewer' where username = 'down'`);
-    await database.pool.query(`update keel.session set expires_at = now() - interval '1 second' where token = $1`, [lapse]);
+    await database.pool.query(`update keel.session set expires_at = now() - interval '1 second' where token = $1`, [
+      lapse,
+    ]);
     await watch.check();
-    expect(Object.fromEntries(ended)).toEqual({ out: 'SIGNED_OUT', off: 'DISABLED', down: 'ROLE_CHANGED', lapse: 'SIGNED_OUT' });
+    expect(Object.fromEntries(ended)).toEqual({
+      out: 'SIGNED_OUT',
+      off: 'DISABLED',
+      down: 'ROLE_CHANGED',
+      lapse: 'SIGNED_OUT',
+    });
     expect(watch.size()).toBe(1);
     // A closed stream is not closed twice.
     await watch.check();
@@ -63,7 +82,11 @@ describe('the sessions behind open event streams are checked again', () => {
 
   it('checks on its own, every stream of the process in one statement', async () => {
     const statements: { sql: string; tokens: number }[] = [];
-    const counted = { query: (sql: string, values: unknown[][]) => (statements.push({ sql, tokens: values[0]!.length }), database.pool.query(sql, values)) };
+    const counted = {
+      query: (sql: string, values: unknown[][]) => (
+        statements.push({ sql, tokens: values[0]!.length }), database.pool.query(sql, values)
+      ),
+    };
     const timed = createStreamSessionWatch(counted as never, { intervalMs: 50 });
     const tokens = await Promise.all(['stay', 'stay', 'stay'].map(() => sessionToken(auth, 'stay')));
     const closed = new Promise<StreamEnd>((resolve) => {

@@ -20,7 +20,11 @@ const operator = actor('operator');
 
 async function pendingProposal(): Promise<{ executionId: number; proposal: RecoveryProposal }> {
   const execution = await seedStaleExecution(db);
-  const result = await proposeRecovery(base, operator, { target: 'batch', reason: 'owner silent', executionId: execution.id });
+  const result = await proposeRecovery(base, operator, {
+    target: 'batch',
+    reason: 'owner silent',
+    executionId: execution.id,
+  });
   if (!result.ok) throw new Error(result.error.code);
   return { executionId: execution.id, proposal: result.value.proposal };
 }
@@ -47,14 +51,19 @@ describe('takeover under concurrency', () => {
   it('20 approvers confirming one proposal at once: exactly one takeover, 19 PROPOSAL_DECIDED naming the winner', async () => {
     const { executionId, proposal } = await pendingProposal();
     const approvers = Array.from({ length: 20 }, (_, i) => actor('approver', `approver-${i}`));
-    const results = await Promise.all(approvers.map((approver, i) => confirmTakeover(connection(i), approver, confirmInput(proposal))));
+    const results = await Promise.all(
+      approvers.map((approver, i) => confirmTakeover(connection(i), approver, confirmInput(proposal))),
+    );
 
     const winners = results.flatMap((result, i) => (result.ok ? [approvers[i]!.login] : []));
     expect(winners).toHaveLength(1);
     const losers = results.filter((result) => !result.ok);
     expect(losers).toHaveLength(19);
     for (const loser of losers) {
-      expect(loser).toMatchObject({ ok: false, error: { code: 'PROPOSAL_DECIDED', decidedBy: winners[0], proposalStatus: 'APPROVED' } });
+      expect(loser).toMatchObject({
+        ok: false,
+        error: { code: 'PROPOSAL_DECIDED', decidedBy: winners[0], proposalStatus: 'APPROVED' },
+      });
     }
     expect(await runtimeRows(executionId)).toEqual({ status: 'FAILED', version: 8, decisions: 1, requests: 1 });
     const { rows } = await pool.query(
@@ -83,10 +92,15 @@ describe('takeover under concurrency', () => {
       const [confirm, reject, sweep] = await Promise.all([
         confirmTakeover(connection(0), approverA, confirmInput(proposal)),
         rejectProposal(connection(1), approverB, { proposalId: proposal.id }),
-        new Promise((resolve) => setTimeout(resolve, Math.min(Math.max(offsetMs, 0), 100))).then(() => expireProposals(connection(2), HOUSEKEEPING_ACTOR)),
+        new Promise((resolve) => setTimeout(resolve, Math.min(Math.max(offsetMs, 0), 100))).then(() =>
+          expireProposals(connection(2), HOUSEKEEPING_ACTOR),
+        ),
       ]);
       const swept = sweep.ok && sweep.value.expired.includes(proposal.id);
-      const { rows } = await pool.query('select status, decided_at is not null as decided from keel.recovery_proposal where id = $1', [proposal.id]);
+      const { rows } = await pool.query(
+        'select status, decided_at is not null as decided from keel.recovery_proposal where id = $1',
+        [proposal.id],
+      );
       const status: string = rows[0].status;
       tally[status] = (tally[status] ?? 0) + 1;
 
@@ -100,7 +114,9 @@ describe('takeover under concurrency', () => {
       }
       const runtime = await runtimeRows(executionId);
       expect(runtime).toEqual(
-        status === 'APPROVED' ? { status: 'FAILED', version: 8, decisions: 1, requests: 1 } : { status: 'STARTED', version: 7, decisions: 0, requests: 0 },
+        status === 'APPROVED'
+          ? { status: 'FAILED', version: 8, decisions: 1, requests: 1 }
+          : { status: 'STARTED', version: 7, decisions: 0, requests: 0 },
       );
       const applied = await pool.query(
         `select count(*)::int as n from keel.audit_event where operation_id = $1 and outcome = 'APPLIED' and action <> 'recovery.propose'`,
@@ -108,7 +124,9 @@ describe('takeover under concurrency', () => {
       );
       expect(applied.rows[0].n).toBe(status === 'EXPIRED' && !swept ? 0 : 1);
     }
-    console.info(`[measure] confirm/reject/expiry race outcomes over ${offsetsMs.length} proposals: ${JSON.stringify(tally)}`);
+    console.info(
+      `[measure] confirm/reject/expiry race outcomes over ${offsetsMs.length} proposals: ${JSON.stringify(tally)}`,
+    );
     expect(tally.EXPIRED).toBeGreaterThanOrEqual(1);
     expect((tally.APPROVED ?? 0) + (tally.REJECTED ?? 0)).toBeGreaterThanOrEqual(1);
   });
@@ -117,13 +135,18 @@ describe('takeover under concurrency', () => {
     const execution = await seedStaleExecution(db);
     const operators = Array.from({ length: 10 }, (_, i) => actor('operator', `proposer-${i}`));
     const results = await Promise.all(
-      operators.map((by, i) => proposeRecovery(connection(i), by, { target: 'batch', reason: 'owner silent', executionId: execution.id })),
+      operators.map((by, i) =>
+        proposeRecovery(connection(i), by, { target: 'batch', reason: 'owner silent', executionId: execution.id }),
+      ),
     );
     expect(results.every((result) => result.ok)).toBe(true);
     const ids = new Set(results.map((result) => (result.ok ? result.value.proposal.id : null)));
     expect(ids.size).toBe(1);
     expect(results.filter((result) => result.ok && result.value.created)).toHaveLength(1);
-    const { rows } = await pool.query(`select count(*)::int as n from keel.recovery_proposal where target_kind = 'batch' and target_id = $1`, [String(execution.id)]);
+    const { rows } = await pool.query(
+      `select count(*)::int as n from keel.recovery_proposal where target_kind = 'batch' and target_id = $1`,
+      [String(execution.id)],
+    );
     expect(rows[0].n).toBe(1);
   });
 });

@@ -26,10 +26,17 @@ describe('a takeover chosen as a deadlock victim', () => {
   it('runs again and answers with a typed result instead of an error', async () => {
     const execution = await seedStaleExecution(db);
     await seedStep(db, { executionId: execution.id, logicalId: 'load' });
-    const proposed = await proposeRecovery(deps, operator, { target: 'batch', reason: 'owner silent', executionId: execution.id });
+    const proposed = await proposeRecovery(deps, operator, {
+      target: 'batch',
+      reason: 'owner silent',
+      executionId: execution.id,
+    });
     if (!proposed.ok) throw new Error(proposed.error.code);
     const { proposal } = proposed.value;
-    const { rows: instanceRows } = await pool.query('select job_instance_id from oxide_batch.ob_job_execution where id = $1', [execution.id]);
+    const { rows: instanceRows } = await pool.query(
+      'select job_instance_id from oxide_batch.ob_job_execution where id = $1',
+      [execution.id],
+    );
     const instanceId = Number(instanceRows[0].job_instance_id);
 
     // The runtime's side, as oxide-batch starts a flow step: the instance row first, then a step insert
@@ -62,7 +69,10 @@ describe('a takeover chosen as a deadlock victim', () => {
 
       // The second run reads the new step: the evidence moved, so the proposal is superseded.
       const result = await confirming;
-      expect(result).toMatchObject({ ok: false, error: { code: 'RECOVERY_EVIDENCE_STALE', proposalStatus: 'SUPERSEDED' } });
+      expect(result).toMatchObject({
+        ok: false,
+        error: { code: 'RECOVERY_EVIDENCE_STALE', proposalStatus: 'SUPERSEDED' },
+      });
     } finally {
       runtime.release();
     }
@@ -73,9 +83,10 @@ describe('a takeover chosen as a deadlock victim', () => {
       [execution.id],
     );
     expect(rows[0]).toEqual({ status: 'STARTED', steps: 2, requests: 0 });
-    const audit = await pool.query(`select outcome, code from keel.audit_event where action = 'recovery.confirm' and operation_id = $1`, [
-      `keel-proposal-${proposal.id}`,
-    ]);
+    const audit = await pool.query(
+      `select outcome, code from keel.audit_event where action = 'recovery.confirm' and operation_id = $1`,
+      [`keel-proposal-${proposal.id}`],
+    );
     expect(audit.rows).toEqual([{ outcome: 'REFUSED', code: 'RECOVERY_EVIDENCE_STALE' }]);
   });
 });

@@ -14,7 +14,11 @@ const approver = actor('approver');
 
 async function pendingProposal(by = operator) {
   const execution = await seedStaleExecution(db);
-  const result = await proposeRecovery(deps, by, { target: 'batch', reason: 'owner silent', executionId: execution.id });
+  const result = await proposeRecovery(deps, by, {
+    target: 'batch',
+    reason: 'owner silent',
+    executionId: execution.id,
+  });
   if (!result.ok) throw new Error(`propose: ${result.error.code}`);
   return { execution, proposal: result.value.proposal };
 }
@@ -30,7 +34,12 @@ async function auditCodes(proposalId: number, action: string) {
 }
 
 const proposalRow = async (id: number) =>
-  (await pool.query('select status, decider_login, reason, decided_at is not null as decided from keel.recovery_proposal where id = $1', [id])).rows[0];
+  (
+    await pool.query(
+      'select status, decider_login, reason, decided_at is not null as decided from keel.recovery_proposal where id = $1',
+      [id],
+    )
+  ).rows[0];
 
 describe('rejectProposal', () => {
   it('lets an approver other than the proposer reject, leaving the execution alone', async () => {
@@ -38,12 +47,32 @@ describe('rejectProposal', () => {
     expect(codeOf(await rejectProposal(deps, operator, { proposalId: proposal.id }))).toBe('FOUR_EYES_REQUIRED');
     expect(codeOf(await rejectProposal(deps, actor('viewer'), { proposalId: proposal.id }))).toBe('FORBIDDEN');
     const rejected = await rejectProposal(deps, approver, { proposalId: proposal.id, reason: 'owner is alive' });
-    expect(rejected).toMatchObject({ ok: true, value: { proposal: { status: 'REJECTED', decision: { decider: { login: approver.login }, reason: 'owner is alive' } } } });
-    expect(await proposalRow(proposal.id)).toEqual({ status: 'REJECTED', decider_login: approver.login, reason: 'owner is alive', decided: true });
-    const { rows } = await pool.query('select status, version from oxide_batch.ob_job_execution where id = $1', [execution.id]);
+    expect(rejected).toMatchObject({
+      ok: true,
+      value: {
+        proposal: { status: 'REJECTED', decision: { decider: { login: approver.login }, reason: 'owner is alive' } },
+      },
+    });
+    expect(await proposalRow(proposal.id)).toEqual({
+      status: 'REJECTED',
+      decider_login: approver.login,
+      reason: 'owner is alive',
+      decided: true,
+    });
+    const { rows } = await pool.query('select status, version from oxide_batch.ob_job_execution where id = $1', [
+      execution.id,
+    ]);
     expect(rows[0]).toEqual({ status: 'STARTED', version: 7 });
-    const late = await confirmTakeover(deps, actor('approver'), { proposalId: proposal.id, evidenceDigest: proposal.evidenceDigestHex, expectedVersion: 7, resultingStatus: 'FAILED' });
-    expect(late).toMatchObject({ ok: false, error: { code: 'PROPOSAL_DECIDED', decidedBy: approver.login, proposalStatus: 'REJECTED' } });
+    const late = await confirmTakeover(deps, actor('approver'), {
+      proposalId: proposal.id,
+      evidenceDigest: proposal.evidenceDigestHex,
+      expectedVersion: 7,
+      resultingStatus: 'FAILED',
+    });
+    expect(late).toMatchObject({
+      ok: false,
+      error: { code: 'PROPOSAL_DECIDED', decidedBy: approver.login, proposalStatus: 'REJECTED' },
+    });
     expect(await auditCodes(proposal.id, 'recovery.reject')).toEqual(['FOUR_EYES_REQUIRED', 'FORBIDDEN', 'APPLIED']);
   });
 });
@@ -53,19 +82,31 @@ describe('cancelProposal', () => {
     const { proposal } = await pendingProposal();
     expect(codeOf(await cancelProposal(deps, actor('operator'), { proposalId: proposal.id }))).toBe('FORBIDDEN');
     expect(codeOf(await cancelProposal(deps, approver, { proposalId: proposal.id }))).toBe('FORBIDDEN');
-    expect(await cancelProposal(deps, operator, { proposalId: proposal.id })).toMatchObject({ ok: true, value: { proposal: { status: 'CANCELLED' } } });
+    expect(await cancelProposal(deps, operator, { proposalId: proposal.id })).toMatchObject({
+      ok: true,
+      value: { proposal: { status: 'CANCELLED' } },
+    });
     expect(codeOf(await cancelProposal(deps, operator, { proposalId: proposal.id }))).toBe('PROPOSAL_CANCELLED');
     expect(codeOf(await rejectProposal(deps, approver, { proposalId: proposal.id }))).toBe('PROPOSAL_CANCELLED');
 
     const second = await pendingProposal();
     expect(codeOf(await cancelProposal(deps, actor('admin'), { proposalId: second.proposal.id }))).toBe('OK');
-    expect(await auditCodes(proposal.id, 'recovery.cancel')).toEqual(['FORBIDDEN', 'FORBIDDEN', 'APPLIED', 'PROPOSAL_CANCELLED']);
+    expect(await auditCodes(proposal.id, 'recovery.cancel')).toEqual([
+      'FORBIDDEN',
+      'FORBIDDEN',
+      'APPLIED',
+      'PROPOSAL_CANCELLED',
+    ]);
   });
 
   it('frees the target for a new proposal once cancelled', async () => {
     const { execution, proposal } = await pendingProposal();
     await cancelProposal(deps, operator, { proposalId: proposal.id });
-    const next = await proposeRecovery(deps, operator, { target: 'batch', reason: 'owner silent', executionId: execution.id });
+    const next = await proposeRecovery(deps, operator, {
+      target: 'batch',
+      reason: 'owner silent',
+      executionId: execution.id,
+    });
     expect(next).toMatchObject({ ok: true, value: { created: true } });
     expect(next.ok && next.value.proposal.id).not.toBe(proposal.id);
   });
@@ -96,13 +137,20 @@ describe('expireProposals', () => {
 describe('requestStop', () => {
   it('makes a proposal made before the stop request stale', async () => {
     const { execution, proposal } = await pendingProposal();
-    expect(codeOf(await requestStop(deps, actor('operator'), { executionId: execution.id, operationId: `stop-${execution.id}` }))).toBe('OK');
+    expect(
+      codeOf(
+        await requestStop(deps, actor('operator'), { executionId: execution.id, operationId: `stop-${execution.id}` }),
+      ),
+    ).toBe('OK');
     const result = await confirmTakeover(deps, approver, {
       proposalId: proposal.id,
       evidenceDigest: proposal.evidenceDigestHex,
       expectedVersion: proposal.expectedVersion,
       resultingStatus: 'FAILED',
     });
-    expect(result).toMatchObject({ ok: false, error: { code: 'RECOVERY_EVIDENCE_STALE', proposalStatus: 'SUPERSEDED' } });
+    expect(result).toMatchObject({
+      ok: false,
+      error: { code: 'RECOVERY_EVIDENCE_STALE', proposalStatus: 'SUPERSEDED' },
+    });
   });
 });

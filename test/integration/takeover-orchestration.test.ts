@@ -20,7 +20,11 @@ async function expiredOrchestration(options: { expiredForMs?: number; token?: nu
   const checkpoint = await seedCheckpoint(
     db,
     KEY,
-    testCheckpoint(executionId, { ownerId: 'worker-a', fencingToken: options.token ?? 4, expiresAt: Date.now() - (options.expiredForMs ?? 10 * MINUTE) }),
+    testCheckpoint(executionId, {
+      ownerId: 'worker-a',
+      fencingToken: options.token ?? 4,
+      expiresAt: Date.now() - (options.expiredForMs ?? 10 * MINUTE),
+    }),
   );
   return checkpoint;
 }
@@ -39,28 +43,45 @@ describe('orchestration takeover', () => {
       expectedVersion: null,
       expectedFencingToken: 4,
       successorOwner: 'worker-b',
-      evidenceDigestHex: (orchestrationEvidenceDigestHex({
-        executionId: checkpoint.executionId,
-        authenticationTag: checkpoint.authenticationTag,
-        fencingToken: 4,
-        expiresAtMs: checkpoint.lease.expiresAt,
-        leaseOwner: 'worker-a',
-      }) as { value: string }).value,
+      evidenceDigestHex: (
+        orchestrationEvidenceDigestHex({
+          executionId: checkpoint.executionId,
+          authenticationTag: checkpoint.authenticationTag,
+          fencingToken: 4,
+          expiresAtMs: checkpoint.lease.expiresAt,
+          leaseOwner: 'worker-a',
+        }) as { value: string }
+      ).value,
     });
   });
 
   it('refuses a live lease, a forged tag, a missing checkpoint and a malformed successor', async () => {
-    const live = await seedCheckpoint(db, KEY, testCheckpoint('orch-live', { ownerId: 'w', fencingToken: 1, expiresAt: Date.now() + 10 * MINUTE }));
+    const live = await seedCheckpoint(
+      db,
+      KEY,
+      testCheckpoint('orch-live', { ownerId: 'w', fencingToken: 1, expiresAt: Date.now() + 10 * MINUTE }),
+    );
     const forged = await expiredOrchestration();
-    await pool.query(`update keel.durable_checkpoint set authentication_tag = repeat('0', 64),
-                        checkpoint = jsonb_set(checkpoint, '{authentication_tag}', to_jsonb(repeat('0', 64))) where execution_id = $1`, [forged.executionId]);
+    await pool.query(
+      `update keel.durable_checkpoint set authentication_tag = repeat('0', 64),
+                        checkpoint = jsonb_set(checkpoint, '{authentication_tag}', to_jsonb(repeat('0', 64))) where execution_id = $1`,
+      [forged.executionId],
+    );
     const codes = [];
-    for (const [id, successor] of [[live.executionId, 'w2'], [forged.executionId, 'w2'], ['orch-missing', 'w2'], [live.executionId, 'bad owner!']]) {
+    for (const [id, successor] of [
+      [live.executionId, 'w2'],
+      [forged.executionId, 'w2'],
+      ['orch-missing', 'w2'],
+      [live.executionId, 'bad owner!'],
+    ]) {
       const result = await propose(id!, successor);
       codes.push(result.ok ? 'OK' : result.error.code);
     }
     expect(codes).toEqual(['LEASE_NOT_EXPIRED', 'AUTHENTICATION_FAILED', 'ORCHESTRATION_NOT_FOUND', 'INVALID_INPUT']);
-    const { rows } = await pool.query(`select count(*)::int as n from keel.recovery_proposal where target_kind = 'orchestration' and target_id = any($1)`, [[live.executionId, forged.executionId]]);
+    const { rows } = await pool.query(
+      `select count(*)::int as n from keel.recovery_proposal where target_kind = 'orchestration' and target_id = any($1)`,
+      [[live.executionId, forged.executionId]],
+    );
     expect(rows[0].n).toBe(0);
   });
 
@@ -75,7 +96,10 @@ describe('orchestration takeover', () => {
       evidenceDigest: proposal.evidenceDigestHex,
       expectedFencingToken: 4,
     });
-    expect(result).toMatchObject({ ok: true, value: { kind: 'orchestration', leaseOwner: 'worker-b', fencingToken: 5 } });
+    expect(result).toMatchObject({
+      ok: true,
+      value: { kind: 'orchestration', leaseOwner: 'worker-b', fencingToken: 5 },
+    });
     const loaded = await store.load(checkpoint.executionId);
     if (!loaded.ok || !loaded.value) throw new Error('checkpoint gone');
     const { lease } = loaded.value.checkpoint;
@@ -85,7 +109,9 @@ describe('orchestration takeover', () => {
     expect(lease.expiresAt).toBeLessThanOrEqual(Date.now() + SETTINGS.orchestrationLeaseMs + 5_000);
     expect(store.verify(loaded.value.checkpoint)).toBe(true);
     expect(loaded.value.checkpoint.completedNodeIds).toEqual(checkpoint.completedNodeIds);
-    const { rows } = await pool.query('select status, decider_login from keel.recovery_proposal where id = $1', [proposal.id]);
+    const { rows } = await pool.query('select status, decider_login from keel.recovery_proposal where id = $1', [
+      proposal.id,
+    ]);
     expect(rows[0]).toEqual({ status: 'APPROVED', decider_login: approver.login });
   });
 
@@ -94,9 +120,23 @@ describe('orchestration takeover', () => {
     const proposed = await propose(checkpoint.executionId);
     if (!proposed.ok) throw new Error(proposed.error.code);
     const { proposal } = proposed.value;
-    expect((await store.save({ ...checkpoint, lease: { ownerId: 'worker-a', fencingToken: 5, expiresAt: Date.now() + MINUTE } })).ok).toBe(true);
-    const result = await confirmTakeover(deps, approver, { proposalId: proposal.id, evidenceDigest: proposal.evidenceDigestHex, expectedFencingToken: 4 });
-    expect(result).toMatchObject({ ok: false, error: { code: 'RECOVERY_EVIDENCE_STALE', proposalStatus: 'SUPERSEDED' } });
+    expect(
+      (
+        await store.save({
+          ...checkpoint,
+          lease: { ownerId: 'worker-a', fencingToken: 5, expiresAt: Date.now() + MINUTE },
+        })
+      ).ok,
+    ).toBe(true);
+    const result = await confirmTakeover(deps, approver, {
+      proposalId: proposal.id,
+      evidenceDigest: proposal.evidenceDigestHex,
+      expectedFencingToken: 4,
+    });
+    expect(result).toMatchObject({
+      ok: false,
+      error: { code: 'RECOVERY_EVIDENCE_STALE', proposalStatus: 'SUPERSEDED' },
+    });
     const loaded = await store.load(checkpoint.executionId);
     expect(loaded.ok && loaded.value?.checkpoint.lease.ownerId).toBe('worker-a');
   });
@@ -106,10 +146,21 @@ describe('orchestration takeover', () => {
     const proposed = await propose(checkpoint.executionId);
     if (!proposed.ok) throw new Error(proposed.error.code);
     const { proposal } = proposed.value;
-    await pool.query(`update keel.durable_checkpoint set checkpoint = jsonb_set(checkpoint, '{completed_node_ids}', '["forged"]') where execution_id = $1`, [checkpoint.executionId]);
-    const result = await confirmTakeover(deps, approver, { proposalId: proposal.id, evidenceDigest: proposal.evidenceDigestHex, expectedFencingToken: 4 });
+    await pool.query(
+      `update keel.durable_checkpoint set checkpoint = jsonb_set(checkpoint, '{completed_node_ids}', '["forged"]') where execution_id = $1`,
+      [checkpoint.executionId],
+    );
+    const result = await confirmTakeover(deps, approver, {
+      proposalId: proposal.id,
+      evidenceDigest: proposal.evidenceDigestHex,
+      expectedFencingToken: 4,
+    });
     expect(result).toMatchObject({ ok: false, error: { code: 'AUTHENTICATION_FAILED' } });
-    const stale = await confirmTakeover(deps, approver, { proposalId: proposal.id, evidenceDigest: proposal.evidenceDigestHex, expectedFencingToken: 3 });
+    const stale = await confirmTakeover(deps, approver, {
+      proposalId: proposal.id,
+      evidenceDigest: proposal.evidenceDigestHex,
+      expectedFencingToken: 3,
+    });
     expect(stale).toMatchObject({ ok: false, error: { code: 'AUTHENTICATION_FAILED' } });
     const { rows } = await pool.query('select status from keel.recovery_proposal where id = $1', [proposal.id]);
     expect(rows[0].status).toBe('PENDING');

@@ -5,7 +5,13 @@ import type { RecoveryProposal } from '../../lib/ports/proposal-repository';
 import { confirmTakeover, type ConfirmTakeoverInput } from '../../lib/services/confirm-takeover';
 import { proposeRecovery } from '../../lib/services/propose-recovery';
 import { freshDatabase } from '../support/database';
-import { actor, recoveryDeps, seedStaleExecution, type ExecutionOptions, type DefinitionOptions } from '../support/recovery-fixtures';
+import {
+  actor,
+  recoveryDeps,
+  seedStaleExecution,
+  type ExecutionOptions,
+  type DefinitionOptions,
+} from '../support/recovery-fixtures';
 
 const { db, pool } = await freshDatabase();
 const deps = recoveryDeps(db);
@@ -16,7 +22,11 @@ const approver = actor('approver', 'approver.two@example.com');
 async function takeOver(seed: Partial<ExecutionOptions> & DefinitionOptions, confirm: Partial<ConfirmTakeoverInput>) {
   const execution = await seedStaleExecution(db, seed);
   const before = (await pool.query('select * from oxide_batch.ob_job_execution where id = $1', [execution.id])).rows[0];
-  const proposed = await proposeRecovery(deps, operator, { target: 'batch', reason: 'owner silent', executionId: execution.id });
+  const proposed = await proposeRecovery(deps, operator, {
+    target: 'batch',
+    reason: 'owner silent',
+    executionId: execution.id,
+  });
   if (!proposed.ok) throw new Error(proposed.error.code);
   const proposal = proposed.value.proposal;
   const result = await confirmTakeover(deps, approver, {
@@ -32,9 +42,14 @@ async function takeOver(seed: Partial<ExecutionOptions> & DefinitionOptions, con
 
 /** Reads the three runtime rows back the way the runtime would, checking every shape rule. */
 async function readBack(executionId: number, proposal: RecoveryProposal, before: Record<string, unknown>) {
-  const execution = (await pool.query('select * from oxide_batch.ob_job_execution where id = $1', [executionId])).rows[0];
-  const decisions = (await pool.query('select * from oxide_batch.ob_recovery_decision where job_execution_id = $1', [executionId])).rows;
-  const requests = (await pool.query('select * from oxide_batch.ob_operator_request where job_execution_id = $1', [executionId])).rows;
+  const execution = (await pool.query('select * from oxide_batch.ob_job_execution where id = $1', [executionId]))
+    .rows[0];
+  const decisions = (
+    await pool.query('select * from oxide_batch.ob_recovery_decision where job_execution_id = $1', [executionId])
+  ).rows;
+  const requests = (
+    await pool.query('select * from oxide_batch.ob_operator_request where job_execution_id = $1', [executionId])
+  ).rows;
   expect(decisions).toHaveLength(1);
   expect(requests).toHaveLength(1);
   const [decision, request] = [decisions[0], requests[0]];
@@ -46,7 +61,14 @@ async function readBack(executionId: number, proposal: RecoveryProposal, before:
   expect(execution.version).toBe(proposal.expectedVersion! + 1);
   expect(Buffer.compare(execution.owner_token, before.owner_token as Buffer)).toBe(0);
   expect((execution.failure_category === null) === (execution.failure_id === null)).toBe(true);
-  for (const column of ['attempt', 'job_instance_id', 'exit_code', 'stop_requested_at', 'stop_requested_by', 'started_at']) {
+  for (const column of [
+    'attempt',
+    'job_instance_id',
+    'exit_code',
+    'stop_requested_at',
+    'stop_requested_by',
+    'started_at',
+  ]) {
     expect(execution[column]).toEqual(before[column]);
   }
 
@@ -75,7 +97,12 @@ async function readBack(executionId: number, proposal: RecoveryProposal, before:
     rejection_code: null,
   });
   expect(request.requested_at.getTime()).toBe(decision.decided_at.getTime());
-  const stored = (await pool.query(`select evidence -> 'markers' ->> 'unknownCommit' as unknown_commit from keel.recovery_proposal where id = $1`, [proposal.id])).rows[0];
+  const stored = (
+    await pool.query(
+      `select evidence -> 'markers' ->> 'unknownCommit' as unknown_commit from keel.recovery_proposal where id = $1`,
+      [proposal.id],
+    )
+  ).rows[0];
   const failed = request.result_status === 'FAILED';
   if (failed && !isFailureCategory(execution.failure_category)) throw new Error('FAILED without a category');
   const recomputed = recoverRequestDigestHex({
@@ -85,7 +112,10 @@ async function readBack(executionId: number, proposal: RecoveryProposal, before:
     evidenceDigest: decision.evidence_digest.toString('hex'),
     unknownCommit: stored.unknown_commit === 'true',
     ...(failed
-      ? { resultingStatus: 'FAILED' as const, failure: { category: execution.failure_category, id: Number(execution.failure_id) } }
+      ? {
+          resultingStatus: 'FAILED' as const,
+          failure: { category: execution.failure_category, id: Number(execution.failure_id) },
+        }
       : { resultingStatus: 'ABANDONED' as const, failure: null }),
   });
   expect(recomputed).toEqual({ ok: true, value: request.request_digest.toString('hex') });
@@ -96,7 +126,12 @@ describe('rows a batch takeover writes, read back as the runtime reads them', ()
   it('STARTED -> FAILED with the default category, failure id = proposal id', async () => {
     const { executionId, proposal, before } = await takeOver({ version: 21 }, {});
     const { execution, decision } = await readBack(executionId, proposal, before);
-    expect(execution).toMatchObject({ status: 'FAILED', failure_category: 'STALE_RECOVERED', failure_id: proposal.id, version: 22 });
+    expect(execution).toMatchObject({
+      status: 'FAILED',
+      failure_category: 'STALE_RECOVERED',
+      failure_id: proposal.id,
+      version: 22,
+    });
     expect(decision.reason_code).toBe('OPERATOR_CONFIRMED');
   });
 
@@ -116,22 +151,37 @@ describe('rows a batch takeover writes, read back as the runtime reads them', ()
       `update oxide_batch.ob_job_execution set stop_requested_at = updated_at - interval '1 minute', stop_requested_by = 'someone' where id = $1`,
       [execution.id],
     );
-    const before = (await pool.query('select * from oxide_batch.ob_job_execution where id = $1', [execution.id])).rows[0];
-    const proposed = await proposeRecovery(deps, operator, { target: 'batch', reason: 'owner silent', executionId: execution.id });
+    const before = (await pool.query('select * from oxide_batch.ob_job_execution where id = $1', [execution.id]))
+      .rows[0];
+    const proposed = await proposeRecovery(deps, operator, {
+      target: 'batch',
+      reason: 'owner silent',
+      executionId: execution.id,
+    });
     if (!proposed.ok) throw new Error(proposed.error.code);
     const proposal = proposed.value.proposal;
     const result = await confirmTakeover(deps, approver, {
-      proposalId: proposal.id, evidenceDigest: proposal.evidenceDigestHex, expectedVersion: proposal.expectedVersion,
-      resultingStatus: 'FAILED', failureCategory: 'SHUTDOWN_INCOMPLETE',
+      proposalId: proposal.id,
+      evidenceDigest: proposal.evidenceDigestHex,
+      expectedVersion: proposal.expectedVersion,
+      resultingStatus: 'FAILED',
+      failureCategory: 'SHUTDOWN_INCOMPLETE',
     });
     expect(result.ok).toBe(true);
     const rows = await readBack(execution.id, proposal, before);
-    expect(rows.execution).toMatchObject({ status: 'FAILED', failure_category: 'SHUTDOWN_INCOMPLETE', stop_requested_by: 'someone' });
+    expect(rows.execution).toMatchObject({
+      status: 'FAILED',
+      failure_category: 'SHUTDOWN_INCOMPLETE',
+      stop_requested_by: 'someone',
+    });
   });
 
   it('keeps one decision per version and releases the instance for a restart', async () => {
     const { executionId, proposal } = await takeOver({}, {});
-    const { rows } = await pool.query('select job_instance_id, definition_id from oxide_batch.ob_job_execution where id = $1', [executionId]);
+    const { rows } = await pool.query(
+      'select job_instance_id, definition_id from oxide_batch.ob_job_execution where id = $1',
+      [executionId],
+    );
     const { job_instance_id: instanceId, definition_id: definitionId } = rows[0];
     await expect(
       pool.query(

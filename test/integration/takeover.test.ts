@@ -5,7 +5,16 @@ import { confirmTakeover } from '../../lib/services/confirm-takeover';
 import { proposeRecovery } from '../../lib/services/propose-recovery';
 import { readProposal } from '../../lib/queries/recovery';
 import { freshDatabase } from '../support/database';
-import { actor, expireDeadline, fixedClock, MINUTE, recoveryDeps, seedStaleExecution, seedStep, SETTINGS } from '../support/recovery-fixtures';
+import {
+  actor,
+  expireDeadline,
+  fixedClock,
+  MINUTE,
+  recoveryDeps,
+  seedStaleExecution,
+  seedStep,
+  SETTINGS,
+} from '../support/recovery-fixtures';
 
 const { db, pool } = await freshDatabase();
 const deps = recoveryDeps(db);
@@ -34,7 +43,11 @@ describe('proposeRecovery (batch)', () => {
   it('stores a PENDING proposal bound to the snapshot, with its approval wait, and returns it again while pending', async () => {
     const execution = await seedStaleExecution(db, { version: 11 });
     await seedStep(db, { executionId: execution.id, checkpointPayload: { offset: 5 } });
-    const first = await proposeRecovery(deps, operator, { target: 'batch', reason: 'owner silent', executionId: execution.id });
+    const first = await proposeRecovery(deps, operator, {
+      target: 'batch',
+      reason: 'owner silent',
+      executionId: execution.id,
+    });
     if (!first.ok) throw new Error(first.error.code);
     const { proposal, created } = first.value;
     const snapshot = await postgresRecoveryRepository(db).recoverySnapshot(execution.id, deps.ownerToken);
@@ -48,12 +61,28 @@ describe('proposeRecovery (batch)', () => {
       note: 'owner silent',
       decision: null,
     });
-    expect(snapshot.ok && snapshotEvidenceDigestHex(snapshot.value)).toEqual({ ok: true, value: proposal.evidenceDigestHex });
-    expect(proposal.wait).toMatchObject({ kind: 'human_approval', ownerId: String(proposal.id), deadlineMs: proposal.createdAtMs + SETTINGS.proposalTtlMs });
+    expect(snapshot.ok && snapshotEvidenceDigestHex(snapshot.value)).toEqual({
+      ok: true,
+      value: proposal.evidenceDigestHex,
+    });
+    expect(proposal.wait).toMatchObject({
+      kind: 'human_approval',
+      ownerId: String(proposal.id),
+      deadlineMs: proposal.createdAtMs + SETTINGS.proposalTtlMs,
+    });
     expect(proposal.wait.cancellationId).toMatch(/^[0-9a-f-]{36}$/);
-    expect(proposal.evidence).toMatchObject({ executionId: execution.id, status: 'STARTED', owner: 'OTHER_PROCESS', digestHex: proposal.evidenceDigestHex });
+    expect(proposal.evidence).toMatchObject({
+      executionId: execution.id,
+      status: 'STARTED',
+      owner: 'OTHER_PROCESS',
+      digestHex: proposal.evidenceDigestHex,
+    });
 
-    const again = await proposeRecovery(deps, actor('admin'), { target: 'batch', reason: 'owner silent', executionId: execution.id });
+    const again = await proposeRecovery(deps, actor('admin'), {
+      target: 'batch',
+      reason: 'owner silent',
+      executionId: execution.id,
+    });
     expect(again).toMatchObject({ ok: true, value: { created: false, proposal: { id: proposal.id } } });
     expect((await auditOf(execution.id, 'recovery.propose')).map((e) => e.outcome)).toEqual(['APPLIED', 'APPLIED']);
   });
@@ -72,13 +101,30 @@ describe('proposeRecovery (batch)', () => {
     expect(await codeOf(mine.id)).toBe('OWNED_BY_CURRENT_PROCESS');
     expect(await codeOf(987_654)).toBe('EXECUTION_NOT_FOUND');
     expect(await codeOf(skewed.id, approver)).toBe('FORBIDDEN');
-    expect(await codeOf(skewed.id, operator, { ...deps, clock: fixedClock({ wallMs: () => Date.now() + 10 * MINUTE }) })).toBe('CLOCK_EVIDENCE_UNUSABLE');
-    expect(await codeOf(skewed.id, operator, { ...deps, settings: { ...SETTINGS, staleThresholdMs: 1 } })).toBe('INVALID_STALE_THRESHOLD');
-    for (const [id, code] of [[fresh.id, 'NOT_STALE'], [finished.id, 'NOT_RECOVERABLE'], [mine.id, 'OWNED_BY_CURRENT_PROCESS']] as const) {
-      expect(await auditOf(id)).toEqual([expect.objectContaining({ action: 'recovery.propose', outcome: 'REFUSED', code })]);
+    expect(
+      await codeOf(skewed.id, operator, { ...deps, clock: fixedClock({ wallMs: () => Date.now() + 10 * MINUTE }) }),
+    ).toBe('CLOCK_EVIDENCE_UNUSABLE');
+    expect(await codeOf(skewed.id, operator, { ...deps, settings: { ...SETTINGS, staleThresholdMs: 1 } })).toBe(
+      'INVALID_STALE_THRESHOLD',
+    );
+    for (const [id, code] of [
+      [fresh.id, 'NOT_STALE'],
+      [finished.id, 'NOT_RECOVERABLE'],
+      [mine.id, 'OWNED_BY_CURRENT_PROCESS'],
+    ] as const) {
+      expect(await auditOf(id)).toEqual([
+        expect.objectContaining({ action: 'recovery.propose', outcome: 'REFUSED', code }),
+      ]);
     }
-    expect((await auditOf(skewed.id)).map((e) => e.code)).toEqual(['FORBIDDEN', 'CLOCK_EVIDENCE_UNUSABLE', 'INVALID_STALE_THRESHOLD']);
-    const { rows } = await pool.query(`select count(*)::int as n from keel.recovery_proposal where target_id = any($1)`, [[fresh.id, finished.id, mine.id, skewed.id].map(String)]);
+    expect((await auditOf(skewed.id)).map((e) => e.code)).toEqual([
+      'FORBIDDEN',
+      'CLOCK_EVIDENCE_UNUSABLE',
+      'INVALID_STALE_THRESHOLD',
+    ]);
+    const { rows } = await pool.query(
+      `select count(*)::int as n from keel.recovery_proposal where target_id = any($1)`,
+      [[fresh.id, finished.id, mine.id, skewed.id].map(String)],
+    );
     expect(rows[0].n).toBe(0);
   });
 });
@@ -95,10 +141,19 @@ describe('confirmTakeover (batch)', () => {
     const execution = await seedStaleExecution(db);
     const proposal = await proposeFor(execution.id);
     const result = await confirmTakeover(deps, approver, confirmInput(proposal));
-    expect(result).toMatchObject({ ok: true, value: { kind: 'batch', executionId: execution.id, resultingStatus: 'FAILED', version: 8 } });
+    expect(result).toMatchObject({
+      ok: true,
+      value: { kind: 'batch', executionId: execution.id, resultingStatus: 'FAILED', version: 8 },
+    });
     expect(await proposalStatus(proposal.id)).toEqual({ status: 'APPROVED', decider_login: approver.login });
     expect(await auditOf(execution.id, 'recovery.confirm')).toEqual([
-      expect.objectContaining({ outcome: 'APPLIED', code: null, actor_login: approver.login, operation_id: `keel-proposal-${proposal.id}`, digest: proposal.evidenceDigestHex }),
+      expect.objectContaining({
+        outcome: 'APPLIED',
+        code: null,
+        actor_login: approver.login,
+        operation_id: `keel-proposal-${proposal.id}`,
+        digest: proposal.evidenceDigestHex,
+      }),
     ]);
   });
 
@@ -114,15 +169,24 @@ describe('confirmTakeover (batch)', () => {
     expect(await codeOf(operator, confirmInput(proposal))).toBe('FOUR_EYES_REQUIRED');
     expect(await codeOf(actor('operator'), confirmInput(proposal))).toBe('FORBIDDEN');
     expect(await codeOf(actor('support'), confirmInput(proposal))).toBe('FORBIDDEN');
-    expect(await codeOf(approver, { ...confirmInput(proposal), evidenceDigest: 'ab'.repeat(32) })).toBe('RECOVERY_EVIDENCE_STALE');
+    expect(await codeOf(approver, { ...confirmInput(proposal), evidenceDigest: 'ab'.repeat(32) })).toBe(
+      'RECOVERY_EVIDENCE_STALE',
+    );
     expect(await codeOf(approver, { ...confirmInput(proposal), expectedVersion: 3 })).toBe('RECOVERY_EVIDENCE_STALE');
     expect(await codeOf(approver, { ...confirmInput(proposal), resultingStatus: undefined })).toBe('INVALID_INPUT');
     // None of those changed the proposal or the execution.
     expect(await proposalStatus(proposal.id)).toEqual({ status: 'PENDING', decider_login: null });
-    const { rows } = await pool.query('select status, version from oxide_batch.ob_job_execution where id = $1', [execution.id]);
+    const { rows } = await pool.query('select status, version from oxide_batch.ob_job_execution where id = $1', [
+      execution.id,
+    ]);
     expect(rows[0]).toEqual({ status: 'STARTED', version: 7 });
     expect((await auditOf(execution.id, 'recovery.confirm')).map((e) => e.code)).toEqual([
-      'FOUR_EYES_REQUIRED', 'FORBIDDEN', 'FORBIDDEN', 'RECOVERY_EVIDENCE_STALE', 'RECOVERY_EVIDENCE_STALE', 'INVALID_INPUT',
+      'FOUR_EYES_REQUIRED',
+      'FORBIDDEN',
+      'FORBIDDEN',
+      'RECOVERY_EVIDENCE_STALE',
+      'RECOVERY_EVIDENCE_STALE',
+      'INVALID_INPUT',
     ]);
     expect(await codeOf(approver, confirmInput(proposal))).toBe('OK');
   });
@@ -131,10 +195,16 @@ describe('confirmTakeover (batch)', () => {
     const execution = await seedStaleExecution(db);
     const proposal = await proposeFor(execution.id);
     expect((await confirmTakeover(deps, approver, confirmInput(proposal))).ok).toBe(true);
-    await pool.query(`update keel.recovery_proposal set wait_deadline = decided_at - interval '1 second' where id = $1`, [proposal.id]);
+    await pool.query(
+      `update keel.recovery_proposal set wait_deadline = decided_at - interval '1 second' where id = $1`,
+      [proposal.id],
+    );
     for (const by of [operator, actor('viewer'), actor('approver')]) {
       const result = await confirmTakeover(deps, by, confirmInput(proposal));
-      expect(result).toMatchObject({ ok: false, error: { code: 'PROPOSAL_DECIDED', decidedBy: approver.login, proposalStatus: 'APPROVED' } });
+      expect(result).toMatchObject({
+        ok: false,
+        error: { code: 'PROPOSAL_DECIDED', decidedBy: approver.login, proposalStatus: 'APPROVED' },
+      });
     }
     expect(await proposalStatus(proposal.id)).toEqual({ status: 'APPROVED', decider_login: approver.login });
   });
@@ -153,9 +223,15 @@ describe('confirmTakeover (batch)', () => {
     const execution = await seedStaleExecution(db);
     const proposal = await proposeFor(execution.id);
     // The owner wakes up: a heartbeat moves updated_at (and nothing else).
-    await pool.query(`update oxide_batch.ob_job_execution set updated_at = updated_at + interval '1 second' where id = $1`, [execution.id]);
+    await pool.query(
+      `update oxide_batch.ob_job_execution set updated_at = updated_at + interval '1 second' where id = $1`,
+      [execution.id],
+    );
     const result = await confirmTakeover(deps, approver, confirmInput(proposal));
-    expect(result).toMatchObject({ ok: false, error: { code: 'RECOVERY_EVIDENCE_STALE', proposalStatus: 'SUPERSEDED' } });
+    expect(result).toMatchObject({
+      ok: false,
+      error: { code: 'RECOVERY_EVIDENCE_STALE', proposalStatus: 'SUPERSEDED' },
+    });
     expect(await proposalStatus(proposal.id)).toEqual({ status: 'SUPERSEDED', decider_login: approver.login });
     const { rows } = await pool.query('select status from oxide_batch.ob_job_execution where id = $1', [execution.id]);
     expect(rows[0].status).toBe('STARTED');
@@ -173,9 +249,14 @@ describe('confirmTakeover (batch)', () => {
     };
     expect(await attempt({})).toBe('ACKNOWLEDGEMENT_REQUIRED');
     expect(await attempt({ acknowledged: true })).toBe('UNRESOLVED_RECOVERY_REQUIRED');
-    expect(await attempt({ acknowledged: true, reasonCode: 'OPERATOR_CONFIRMED' })).toBe('UNRESOLVED_RECOVERY_REQUIRED');
+    expect(await attempt({ acknowledged: true, reasonCode: 'OPERATOR_CONFIRMED' })).toBe(
+      'UNRESOLVED_RECOVERY_REQUIRED',
+    );
     expect(await attempt({ acknowledged: true, resultingStatus: 'ABANDONED' })).toBe('OK');
-    const { rows } = await pool.query('select status, ended_at is not null as ended from oxide_batch.ob_job_execution where id = $1', [execution.id]);
+    const { rows } = await pool.query(
+      'select status, ended_at is not null as ended from oxide_batch.ob_job_execution where id = $1',
+      [execution.id],
+    );
     expect(rows[0]).toEqual({ status: 'ABANDONED', ended: true });
   });
 
@@ -189,7 +270,10 @@ describe('confirmTakeover (batch)', () => {
       failureCategory: 'UNKNOWN_COMMIT',
     });
     expect(result.ok).toBe(true);
-    const { rows } = await pool.query('select failure_category, failure_id from oxide_batch.ob_job_execution where id = $1', [execution.id]);
+    const { rows } = await pool.query(
+      'select failure_category, failure_id from oxide_batch.ob_job_execution where id = $1',
+      [execution.id],
+    );
     expect(rows[0]).toEqual({ failure_category: 'UNKNOWN_COMMIT', failure_id: proposal.id });
   });
 
@@ -216,7 +300,9 @@ describe('proposeRecovery: the reason for the request', () => {
       const result = await proposeRecovery(deps, operator, { target: 'batch', executionId: execution.id, reason });
       expect(result.ok ? 'OK' : result.error.code).toBe('REASON_REQUIRED');
     }
-    const count = await pool.query('select count(*)::int as n from keel.recovery_proposal where target_id = $1', [String(execution.id)]);
+    const count = await pool.query('select count(*)::int as n from keel.recovery_proposal where target_id = $1', [
+      String(execution.id),
+    ]);
     expect(count.rows[0].n).toBe(0);
     expect((await auditOf(execution.id, 'recovery.propose')).map((e) => [e.outcome, e.code])).toEqual([
       ['REFUSED', 'REASON_REQUIRED'],
@@ -227,7 +313,11 @@ describe('proposeRecovery: the reason for the request', () => {
 
   it('is stored trimmed on the proposal, read back for the approver, and audited with the request', async () => {
     const execution = await seedStaleExecution(db);
-    const result = await proposeRecovery(deps, operator, { target: 'batch', executionId: execution.id, reason: '  worker host lost power\n ' });
+    const result = await proposeRecovery(deps, operator, {
+      target: 'batch',
+      executionId: execution.id,
+      reason: '  worker host lost power\n ',
+    });
     if (!result.ok) throw new Error(result.error.code);
     expect(result.value.proposal.note).toBe('worker host lost power');
     expect((await readProposal(db, result.value.proposal.id))?.note).toBe('worker host lost power');

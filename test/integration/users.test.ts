@@ -18,7 +18,11 @@ function signIn(auth: KeelAuth, username: string, password: string): Promise<Res
   return auth.handler(
     new Request(`http://localhost:${PORT}/api/auth/sign-in/username`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', origin: `http://localhost:${PORT}`, 'x-forwarded-for': `10.2.${Math.floor(Math.random() * 250)}.1` },
+      headers: {
+        'content-type': 'application/json',
+        origin: `http://localhost:${PORT}`,
+        'x-forwarded-for': `10.2.${Math.floor(Math.random() * 250)}.1`,
+      },
       body: JSON.stringify({ username, password }),
     }),
   );
@@ -39,14 +43,30 @@ describe('user management service on Postgres', () => {
       )
     ).rows;
   const userRow = async (username: string) =>
-    (await database.pool.query(`select id, role, banned, ban_reason, name from keel.user where username = $1`, [username])).rows[0];
+    (
+      await database.pool.query(`select id, role, banned, ban_reason, name from keel.user where username = $1`, [
+        username,
+      ])
+    ).rows[0];
   const sessionCount = async (username: string) =>
-    Number((await database.pool.query(`select count(*) as n from keel.session s join keel.user u on u.id = s.user_id where u.username = $1`, [username])).rows[0].n);
+    Number(
+      (
+        await database.pool.query(
+          `select count(*) as n from keel.session s join keel.user u on u.id = s.user_id where u.username = $1`,
+          [username],
+        )
+      ).rows[0].n,
+    );
 
   beforeAll(async () => {
     database = await freshDatabase();
     auth = createAuth(database.db, { secret: 'u'.repeat(64), port: PORT, signInPerMinute: 1000 });
-    const created = await createUserAccount(auth, { username: 'root', name: 'Root Admin', role: 'admin', password: 'root-password' });
+    const created = await createUserAccount(auth, {
+      username: 'root',
+      name: 'Root Admin',
+      role: 'admin',
+      password: 'root-password',
+    });
     if (!created.ok) throw new Error(created.error.message);
     admin = { id: created.value.id, login: 'root', name: 'Root Admin', role: 'admin' };
     ports = { unitOfWork: postgresUserUnitOfWork(database.db), passwords: authPasswordHasher(auth) };
@@ -54,14 +74,29 @@ describe('user management service on Postgres', () => {
 
   it('creates a user who can sign in at once, audited in the same transaction', async () => {
     const operationId = randomUUID();
-    const result = await createUser(ports, admin, { username: 'dana', name: 'Dana', role: 'operator', password: 'dana-password', operationId }, { requestId: 'req-1' });
-    expect(result).toMatchObject({ ok: true, value: { created: true, user: { username: 'dana', role: 'operator', disabled: false } } });
+    const result = await createUser(
+      ports,
+      admin,
+      { username: 'dana', name: 'Dana', role: 'operator', password: 'dana-password', operationId },
+      { requestId: 'req-1' },
+    );
+    expect(result).toMatchObject({
+      ok: true,
+      value: { created: true, user: { username: 'dana', role: 'operator', disabled: false } },
+    });
     expect(await userRow('dana')).toMatchObject({ role: 'operator', banned: false, name: 'Dana' });
     expect((await signIn(auth, 'dana', 'dana-password')).status).toBe(200);
     expect((await signIn(auth, 'dana', 'wrong-password')).status).toBe(401);
     const events = await audit('dana');
     expect(events).toEqual([
-      expect.objectContaining({ action: 'user.create', outcome: 'APPLIED', code: null, actor_login: 'root', actor_role: 'admin', operation_id: operationId }),
+      expect.objectContaining({
+        action: 'user.create',
+        outcome: 'APPLIED',
+        code: null,
+        actor_login: 'root',
+        actor_role: 'admin',
+        operation_id: operationId,
+      }),
     ]);
     // The password never reaches the audit log.
     expect(JSON.stringify(events)).not.toContain('dana-password');
@@ -73,15 +108,27 @@ describe('user management service on Postgres', () => {
     const [a, b] = await Promise.all([createUser(ports, admin, input), createUser(ports, admin, input)]);
     const third = await createUser(ports, admin, input);
     expect([a, b, third].map((r) => r.ok && r.value.created).sort()).toEqual([false, false, true]);
-    expect(Number((await database.pool.query(`select count(*) as n from keel.user where username = 'eve'`)).rows[0].n)).toBe(1);
+    expect(
+      Number((await database.pool.query(`select count(*) as n from keel.user where username = 'eve'`)).rows[0].n),
+    ).toBe(1);
     expect(await audit('eve')).toHaveLength(1);
   });
 
   it('refuses a taken username with USER_EXISTS, audited as REFUSED, and changes nothing', async () => {
-    const result = await createUser(ports, admin, { username: 'dana', name: 'Other Dana', role: 'admin', password: 'another-password', operationId: randomUUID() });
+    const result = await createUser(ports, admin, {
+      username: 'dana',
+      name: 'Other Dana',
+      role: 'admin',
+      password: 'another-password',
+      operationId: randomUUID(),
+    });
     expect(result).toMatchObject({ ok: false, error: { code: 'USER_EXISTS' } });
     expect(await userRow('dana')).toMatchObject({ role: 'operator', name: 'Dana' });
-    expect((await audit('dana')).at(-1)).toMatchObject({ action: 'user.create', outcome: 'REFUSED', code: 'USER_EXISTS' });
+    expect((await audit('dana')).at(-1)).toMatchObject({
+      action: 'user.create',
+      outcome: 'REFUSED',
+      code: 'USER_EXISTS',
+    });
     expect((await signIn(auth, 'dana', 'another-password')).status).toBe(401);
   });
 
@@ -94,17 +141,35 @@ describe('user management service on Postgres', () => {
         const result = await createUser(ports, actor, input, { requestId });
         return result.ok ? { ok: true, value: result.value.user.username } : result;
       },
-      { deps: { currentActor: async () => admin, auditLog: () => postgresAuditLog(database.db), fenceWrite: async () => {} } },
+      {
+        deps: {
+          currentActor: async () => admin,
+          auditLog: () => postgresAuditLog(database.db),
+          fenceWrite: async () => {},
+        },
+      },
     );
     for (const [username, message] of [
       ['sso.alice', /kept for single sign-on users/],
       ['BreakGlass.Me', /only by the CLI's create-user --break-glass/],
     ] as const) {
-      const result = await createThroughAction({ username, name: 'Someone', role: 'admin', password: 'long-enough-pw', operationId: randomUUID() });
-      expect(result).toMatchObject({ ok: false, code: 'INVALID_INPUT', fieldErrors: { username: [expect.stringMatching(message)] } });
+      const result = await createThroughAction({
+        username,
+        name: 'Someone',
+        role: 'admin',
+        password: 'long-enough-pw',
+        operationId: randomUUID(),
+      });
+      expect(result).toMatchObject({
+        ok: false,
+        code: 'INVALID_INPUT',
+        fieldErrors: { username: [expect.stringMatching(message)] },
+      });
       expect(await userRow(username.toLowerCase())).toBeUndefined();
     }
-    const refusals = await database.pool.query(`select outcome, code from keel.audit_event where action = 'user.create' and code = 'INVALID_INPUT'`);
+    const refusals = await database.pool.query(
+      `select outcome, code from keel.audit_event where action = 'user.create' and code = 'INVALID_INPUT'`,
+    );
     expect(refusals.rows).toEqual([
       { outcome: 'REFUSED', code: 'INVALID_INPUT' },
       { outcome: 'REFUSED', code: 'INVALID_INPUT' },
@@ -121,7 +186,12 @@ describe('user management service on Postgres', () => {
     expect(await sessionCount('dana')).toBe(0);
     expect(await userRow('dana')).toMatchObject({ banned: true, ban_reason: 'left the team' });
     expect((await signIn(auth, 'dana', 'dana-password')).status).toBe(403);
-    expect((await audit('dana')).at(-1)).toMatchObject({ action: 'user.disable', outcome: 'APPLIED', reason: 'left the team', before: { disabled: false } });
+    expect((await audit('dana')).at(-1)).toMatchObject({
+      action: 'user.disable',
+      outcome: 'APPLIED',
+      reason: 'left the team',
+      before: { disabled: false },
+    });
 
     const again = await setUserDisabled(ports, admin, { username: 'dana', disabled: true });
     expect(again).toMatchObject({ ok: true, value: { changed: false, sessionsEnded: 0 } });
@@ -135,7 +205,12 @@ describe('user management service on Postgres', () => {
     expect(ended).toMatchObject({ ok: true, value: { changed: false, sessionsEnded: 1 } });
     expect(await sessionCount('dana')).toBe(0);
     expect(await audit('dana')).toHaveLength(before + 2);
-    expect((await audit('dana')).at(-1)).toMatchObject({ action: 'user.disable', outcome: 'APPLIED', before: { disabled: true }, after: { disabled: true, sessionsEnded: 1 } });
+    expect((await audit('dana')).at(-1)).toMatchObject({
+      action: 'user.disable',
+      outcome: 'APPLIED',
+      before: { disabled: true },
+      after: { disabled: true, sessionsEnded: 1 },
+    });
   });
 
   it('enables a disabled user, who can sign in again', async () => {
@@ -147,8 +222,13 @@ describe('user management service on Postgres', () => {
   });
 
   it('refuses to let an admin disable or demote themself, and audits the refusal', async () => {
-    expect(await setUserDisabled(ports, admin, { username: 'root', disabled: true })).toMatchObject({ ok: false, error: { code: 'CANNOT_DISABLE_SELF' } });
-    expect(await changeUserRole(ports, admin, { username: 'root', role: 'viewer', expectedRole: 'admin' })).toMatchObject({ ok: false, error: { code: 'CANNOT_DEMOTE_SELF' } });
+    expect(await setUserDisabled(ports, admin, { username: 'root', disabled: true })).toMatchObject({
+      ok: false,
+      error: { code: 'CANNOT_DISABLE_SELF' },
+    });
+    expect(
+      await changeUserRole(ports, admin, { username: 'root', role: 'viewer', expectedRole: 'admin' }),
+    ).toMatchObject({ ok: false, error: { code: 'CANNOT_DEMOTE_SELF' } });
     expect(await userRow('root')).toMatchObject({ role: 'admin', banned: false });
     expect((await audit('root')).map((e) => [e.action, e.outcome, e.code])).toEqual([
       ['user.disable', 'REFUSED', 'CANNOT_DISABLE_SELF'],
@@ -157,23 +237,40 @@ describe('user management service on Postgres', () => {
   });
 
   it('changes a role, refuses a decision made on a stale role, and refuses unknown users', async () => {
-    expect(await changeUserRole(ports, admin, { username: 'dana', role: 'approver', expectedRole: 'operator' })).toMatchObject({ ok: true, value: { changed: true, user: { role: 'approver' } } });
+    expect(
+      await changeUserRole(ports, admin, { username: 'dana', role: 'approver', expectedRole: 'operator' }),
+    ).toMatchObject({ ok: true, value: { changed: true, user: { role: 'approver' } } });
     expect(await userRow('dana')).toMatchObject({ role: 'approver' });
-    expect((await audit('dana')).at(-1)).toMatchObject({ action: 'user.role', outcome: 'APPLIED', before: { role: 'operator' }, after: { role: 'approver' } });
+    expect((await audit('dana')).at(-1)).toMatchObject({
+      action: 'user.role',
+      outcome: 'APPLIED',
+      before: { role: 'operator' },
+      after: { role: 'approver' },
+    });
     // Another admin saw "operator" and wants "support": the role moved on meanwhile.
-    expect(await changeUserRole(ports, admin, { username: 'dana', role: 'support', expectedRole: 'operator' })).toMatchObject({ ok: false, error: { code: 'ROLE_CHANGED' } });
+    expect(
+      await changeUserRole(ports, admin, { username: 'dana', role: 'support', expectedRole: 'operator' }),
+    ).toMatchObject({ ok: false, error: { code: 'ROLE_CHANGED' } });
     expect(await userRow('dana')).toMatchObject({ role: 'approver' });
     // Repeating the applied change is a no-op with no second event.
     const events = (await audit('dana')).length;
-    expect(await changeUserRole(ports, admin, { username: 'dana', role: 'approver', expectedRole: 'operator' })).toMatchObject({ ok: true, value: { changed: false } });
+    expect(
+      await changeUserRole(ports, admin, { username: 'dana', role: 'approver', expectedRole: 'operator' }),
+    ).toMatchObject({ ok: true, value: { changed: false } });
     expect(await audit('dana')).toHaveLength(events);
-    expect(await changeUserRole(ports, admin, { username: 'nobody', role: 'viewer', expectedRole: 'viewer' })).toMatchObject({ ok: false, error: { code: 'NOT_FOUND' } });
-    expect(await audit('nobody')).toEqual([expect.objectContaining({ action: 'user.role', outcome: 'REFUSED', code: 'NOT_FOUND' })]);
+    expect(
+      await changeUserRole(ports, admin, { username: 'nobody', role: 'viewer', expectedRole: 'viewer' }),
+    ).toMatchObject({ ok: false, error: { code: 'NOT_FOUND' } });
+    expect(await audit('nobody')).toEqual([
+      expect.objectContaining({ action: 'user.role', outcome: 'REFUSED', code: 'NOT_FOUND' }),
+    ]);
   });
 
   it('serializes two admins disabling each other at once: one wins, the other is refused, one admin stays', async () => {
     const made = await Promise.all(
-      ['ann', 'ben'].map((username) => createUser(ports, admin, { username, name: username, role: 'admin', password: `${username}-password-1` })),
+      ['ann', 'ben'].map((username) =>
+        createUser(ports, admin, { username, name: username, role: 'admin', password: `${username}-password-1` }),
+      ),
     );
     const [ann, ben] = made.map((r): Actor => {
       if (!r.ok) throw new Error(r.error.message);
@@ -184,13 +281,20 @@ describe('user management service on Postgres', () => {
       setUserDisabled(ports, ben, { username: 'ann', disabled: true }),
     ]);
     expect(results.map((r) => (r.ok ? 'APPLIED' : r.error.code)).sort()).toEqual(['APPLIED', 'FORBIDDEN']);
-    const banned = (await database.pool.query(`select username from keel.user where username in ('ann', 'ben') and banned`)).rows;
+    const banned = (
+      await database.pool.query(`select username from keel.user where username in ('ann', 'ben') and banned`)
+    ).rows;
     expect(banned).toHaveLength(1);
     // The loser's refusal is on record, and the disabled admin cannot demote anyone either.
     const loser = banned[0].username === 'ann' ? ann : ben;
-    expect(await changeUserRole(ports, loser, { username: 'root', role: 'viewer', expectedRole: 'admin' })).toMatchObject({ ok: false, error: { code: 'FORBIDDEN' } });
+    expect(
+      await changeUserRole(ports, loser, { username: 'root', role: 'viewer', expectedRole: 'admin' }),
+    ).toMatchObject({ ok: false, error: { code: 'FORBIDDEN' } });
     expect(await userRow('root')).toMatchObject({ role: 'admin' });
-    const refusals = await database.pool.query(`select count(*)::int as n from keel.audit_event where actor_login = $1 and code = 'FORBIDDEN'`, [loser.login]);
+    const refusals = await database.pool.query(
+      `select count(*)::int as n from keel.audit_event where actor_login = $1 and code = 'FORBIDDEN'`,
+      [loser.login],
+    );
     expect(refusals.rows[0].n).toBe(2);
   });
 
@@ -200,17 +304,24 @@ describe('user management service on Postgres', () => {
       unitOfWork: {
         transaction: (work) =>
           database.db.transaction((tx) =>
-            work({ users: postgresUserDirectory(tx), audit: { record: () => Promise.reject(new Error('audit unavailable')) } }),
+            work({
+              users: postgresUserDirectory(tx),
+              audit: { record: () => Promise.reject(new Error('audit unavailable')) },
+            }),
           ),
       },
     };
-    await expect(createUser(failingAudit, admin, { username: 'ghost', name: 'Ghost', role: 'viewer', password: 'ghost-password' })).rejects.toThrow('audit unavailable');
+    await expect(
+      createUser(failingAudit, admin, { username: 'ghost', name: 'Ghost', role: 'viewer', password: 'ghost-password' }),
+    ).rejects.toThrow('audit unavailable');
     expect(await userRow('ghost')).toBeUndefined();
-    await expect(setUserDisabled(failingAudit, admin, { username: 'eve', disabled: true })).rejects.toThrow('audit unavailable');
+    await expect(setUserDisabled(failingAudit, admin, { username: 'eve', disabled: true })).rejects.toThrow(
+      'audit unavailable',
+    );
     expect(await userRow('eve')).toMatchObject({ banned: false });
   });
 
-  it('lists how many bulk jobs run in each user\'s name, which a disable or demotion would cancel', async () => {
+  it("lists how many bulk jobs run in each user's name, which a disable or demotion would cancel", async () => {
     const eve = await userRow('eve');
     const job = (status: string) =>
       database.pool.query(

@@ -31,7 +31,9 @@ interface Received {
 /** Verifies as a receiver would, with the standardwebhooks package: a whsec_ secret as is, a plain one as its UTF-8 bytes. */
 function verifies(endpoint: keyof typeof SECRETS, raw: string, headers: IncomingHttpHeaders): boolean {
   const secret = SECRETS[endpoint];
-  const webhook = secret.startsWith('whsec_') ? new Webhook(secret) : new Webhook(new TextEncoder().encode(secret), { format: 'raw' });
+  const webhook = secret.startsWith('whsec_')
+    ? new Webhook(secret)
+    : new Webhook(new TextEncoder().encode(secret), { format: 'raw' });
   try {
     webhook.verify(raw, headers as Record<string, string>);
     return true;
@@ -68,9 +70,11 @@ function startReceiver() {
     server,
     received,
     answers,
-    stallNextRequest: () => new Promise<{ request: IncomingMessage; response: ServerResponse }>((resolve) => (stallNext = resolve)),
+    stallNextRequest: () =>
+      new Promise<{ request: IncomingMessage; response: ServerResponse }>((resolve) => (stallNext = resolve)),
     /** Deliveries a receiver accepts, counted once per id as a receiver that drops repeats would. */
-    accepted: (endpoint: string) => received.filter((r) => r.endpoint === endpoint && r.verified && r.status === 200).map((r) => r.body.id),
+    accepted: (endpoint: string) =>
+      received.filter((r) => r.endpoint === endpoint && r.verified && r.status === 200).map((r) => r.body.id),
   };
 }
 
@@ -83,7 +87,11 @@ beforeAll(async () => {
   const base = `http://127.0.0.1:${(receiver.server.address() as AddressInfo).port}`;
   const errors: { name: string; message: string }[] = [];
   const settings = parseWebhookSettings(
-    { KEEL_WEBHOOK_URLS: `ops=${base}/ops,pager=${base}/pager`, KEEL_WEBHOOK_SECRET_OPS: SECRETS.ops, KEEL_WEBHOOK_SECRET_PAGER: SECRETS.pager },
+    {
+      KEEL_WEBHOOK_URLS: `ops=${base}/ops,pager=${base}/pager`,
+      KEEL_WEBHOOK_SECRET_OPS: SECRETS.ops,
+      KEEL_WEBHOOK_SECRET_PAGER: SECRETS.pager,
+    },
     errors,
   );
   expect(errors).toEqual([]);
@@ -104,8 +112,13 @@ async function proposal(note: string): Promise<number> {
 }
 
 const deliveries = async (eventKind: string) =>
-  (await pool.query(`select d.endpoint, d.status, d.attempts, d.last_error as "lastError" from keel.webhook_delivery d
-                      join keel.webhook_event e on e.id = d.event_id where e.kind = $1 order by d.endpoint`, [eventKind])).rows;
+  (
+    await pool.query(
+      `select d.endpoint, d.status, d.attempts, d.last_error as "lastError" from keel.webhook_delivery d
+                      join keel.webhook_event e on e.id = d.event_id where e.kind = $1 order by d.endpoint`,
+      [eventKind],
+    )
+  ).rows;
 
 describe('outgoing webhooks', () => {
   it('writes an event and one delivery per endpoint in the transaction of the change, and nothing for a rolled-back one', async () => {
@@ -125,8 +138,14 @@ describe('outgoing webhooks', () => {
       { endpoint: 'ops', status: 'PENDING', attempts: 0, lastError: null },
       { endpoint: 'pager', status: 'PENDING', attempts: 0, lastError: null },
     ]);
-    const [event] = (await pool.query(`select payload from keel.webhook_event where subject = $1`, [`proposal:${id}`])).rows;
-    expect(event.payload).toMatchObject({ proposalId: id, proposer: 'operator', note: 'worker host lost its disk', path: `/recovery/${id}` });
+    const [event] = (await pool.query(`select payload from keel.webhook_event where subject = $1`, [`proposal:${id}`]))
+      .rows;
+    expect(event.payload).toMatchObject({
+      proposalId: id,
+      proposer: 'operator',
+      note: 'worker host lost its disk',
+      path: `/recovery/${id}`,
+    });
     expect(JSON.stringify(event.payload)).not.toContain('never-sent');
   });
 
@@ -138,11 +157,19 @@ describe('outgoing webhooks', () => {
       { endpoint: 'ops', status: 'PENDING', attempts: 1, lastError: 'HTTP 500' },
       { endpoint: 'pager', status: 'DELIVERED', attempts: 1, lastError: null },
     ]);
-    const retryIn = (await pool.query(`select extract(epoch from next_attempt_at - clock_timestamp())::float8 as s from keel.webhook_delivery where endpoint = 'ops'`)).rows[0].s;
+    const retryIn = (
+      await pool.query(
+        `select extract(epoch from next_attempt_at - clock_timestamp())::float8 as s from keel.webhook_delivery where endpoint = 'ops'`,
+      )
+    ).rows[0].s;
     expect(retryIn).toBeGreaterThan(3);
     expect(retryIn).toBeLessThanOrEqual(5);
     // Nothing is due until the backoff has passed.
-    expect(await deliverDueWebhooks(db, { endpoints, baseUrl: undefined })).toEqual({ delivered: 0, retried: 0, failed: 0 });
+    expect(await deliverDueWebhooks(db, { endpoints, baseUrl: undefined })).toEqual({
+      delivered: 0,
+      retried: 0,
+      failed: 0,
+    });
 
     // The backoff passes; a worker process takes the retry and is killed while the receiver holds it open.
     await pool.query(`update keel.webhook_delivery set next_attempt_at = clock_timestamp() where endpoint = 'ops'`);
@@ -153,18 +180,30 @@ describe('outgoing webhooks', () => {
       KEEL_WEBHOOK_SECRET_OPS: SECRETS.ops,
       KEEL_WEBHOOK_SECRET_PAGER: SECRETS.pager,
     };
-    const startWorker = (): ChildProcess => spawn(process.execPath, ['--import', 'tsx', '--conditions=react-server', 'test/support/webhook-worker-process.ts'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+    const startWorker = (): ChildProcess =>
+      spawn(
+        process.execPath,
+        ['--import', 'tsx', '--conditions=react-server', 'test/support/webhook-worker-process.ts'],
+        { env, stdio: ['ignore', 'pipe', 'inherit'] },
+      );
     const stalled = receiver.stallNextRequest();
     const doomed = startWorker();
     await stalled;
     doomed.kill('SIGKILL');
     await once(doomed, 'exit');
     // Its lease still holds the delivery; once the lease lapses, the next Keel process takes it.
-    expect((await pool.query(`select attempts, lease_until > clock_timestamp() as leased from keel.webhook_delivery where endpoint = 'ops'`)).rows[0]).toEqual({ attempts: 1, leased: true });
+    expect(
+      (
+        await pool.query(
+          `select attempts, lease_until > clock_timestamp() as leased from keel.webhook_delivery where endpoint = 'ops'`,
+        )
+      ).rows[0],
+    ).toEqual({ attempts: 1, leased: true });
     await pool.query(`update keel.webhook_delivery set lease_until = clock_timestamp() where endpoint = 'ops'`);
     const successor = startWorker();
     try {
-      while ((await deliveries('proposal.created'))[0].status !== 'DELIVERED') await new Promise((resolve) => setImmediate(resolve));
+      while ((await deliveries('proposal.created'))[0].status !== 'DELIVERED')
+        await new Promise((resolve) => setImmediate(resolve));
     } finally {
       successor.kill('SIGTERM');
       await once(successor, 'exit');
@@ -179,8 +218,13 @@ describe('outgoing webhooks', () => {
     expect(receiver.accepted('pager')).toEqual([`keel-event-${eventId}`]);
     expect(receiver.received.every((r) => r.verified)).toBe(true);
     const body = receiver.received.find((r) => r.endpoint === 'pager')!.body;
-    expect(body).toMatchObject({ type: 'proposal.created', data: { proposer: 'operator', url: expect.stringMatching(/^https:\/\/keel\.example\/recovery\/\d+$/) } });
-    expect(body.text).toMatch(/^Recovery proposal #\d+ for batch \d+ needs an approver: asked by operator \("worker host lost its disk"\), expires .*Z\. https:\/\/keel\.example\/recovery\/\d+$/);
+    expect(body).toMatchObject({
+      type: 'proposal.created',
+      data: { proposer: 'operator', url: expect.stringMatching(/^https:\/\/keel\.example\/recovery\/\d+$/) },
+    });
+    expect(body.text).toMatch(
+      /^Recovery proposal #\d+ for batch \d+ needs an approver: asked by operator \("worker host lost its disk"\), expires .*Z\. https:\/\/keel\.example\/recovery\/\d+$/,
+    );
   });
 
   it('signs each request so the standardwebhooks package verifies it, and keeps the earlier Keel-Webhook-* headers', () => {
@@ -189,24 +233,48 @@ describe('outgoing webhooks', () => {
     const { headers } = delivery!;
     expect(headers['webhook-id']).toBe(delivery!.body.id);
     expect(headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]{43}=$/);
-    expect(new Webhook(new TextEncoder().encode(SECRETS.pager), { format: 'raw' }).verify(raw, headers as Record<string, string>)).toEqual(delivery!.body);
+    expect(
+      new Webhook(new TextEncoder().encode(SECRETS.pager), { format: 'raw' }).verify(
+        raw,
+        headers as Record<string, string>,
+      ),
+    ).toEqual(delivery!.body);
     // Another endpoint's secret, or a changed body, does not verify.
-    expect(() => new Webhook(SECRETS.ops).verify(raw, headers as Record<string, string>)).toThrow('No matching signature found');
-    expect(() => new Webhook(new TextEncoder().encode(SECRETS.pager), { format: 'raw' }).verify(`${raw} `, headers as Record<string, string>)).toThrow('No matching signature found');
+    expect(() => new Webhook(SECRETS.ops).verify(raw, headers as Record<string, string>)).toThrow(
+      'No matching signature found',
+    );
+    expect(() =>
+      new Webhook(new TextEncoder().encode(SECRETS.pager), { format: 'raw' }).verify(
+        `${raw} `,
+        headers as Record<string, string>,
+      ),
+    ).toThrow('No matching signature found');
     // The earlier scheme, checked the way its documentation told receivers to.
-    const legacy = createHmac('sha256', SECRETS.pager).update(`${headers['keel-webhook-timestamp']}.${raw}`).digest('hex');
+    const legacy = createHmac('sha256', SECRETS.pager)
+      .update(`${headers['keel-webhook-timestamp']}.${raw}`)
+      .digest('hex');
     expect(headers['keel-webhook-signature']).toBe(`v1=${legacy}`);
     expect(headers['keel-webhook-id']).toBe(delivery!.body.id);
   });
 
   it('notifies decisions, supersession and expiry, and bounds free text', async () => {
     const id = await proposal('x'.repeat(1_000));
-    await pool.query(`update keel.recovery_proposal set status = 'APPROVED', decider_id = 'u2', decider_login = 'approver', decided_at = now(), reason = $2 where id = $1`, [id, 'y'.repeat(1_000)]);
+    await pool.query(
+      `update keel.recovery_proposal set status = 'APPROVED', decider_id = 'u2', decider_login = 'approver', decided_at = now(), reason = $2 where id = $1`,
+      [id, 'y'.repeat(1_000)],
+    );
     const superseded = await proposal('second');
-    await pool.query(`update keel.recovery_proposal set status = 'SUPERSEDED', decided_at = now() where id = $1`, [superseded]);
+    await pool.query(`update keel.recovery_proposal set status = 'SUPERSEDED', decided_at = now() where id = $1`, [
+      superseded,
+    ]);
     const expired = await proposal('third');
-    await pool.query(`update keel.recovery_proposal set status = 'EXPIRED', decided_at = now() where id = $1`, [expired]);
-    const { rows } = await pool.query(`select kind, subject, payload from keel.webhook_event where subject = any($1) order by id`, [[`proposal:${id}`, `proposal:${superseded}`, `proposal:${expired}`]]);
+    await pool.query(`update keel.recovery_proposal set status = 'EXPIRED', decided_at = now() where id = $1`, [
+      expired,
+    ]);
+    const { rows } = await pool.query(
+      `select kind, subject, payload from keel.webhook_event where subject = any($1) order by id`,
+      [[`proposal:${id}`, `proposal:${superseded}`, `proposal:${expired}`]],
+    );
     expect(rows.map((r) => `${r.kind} ${r.subject}`)).toEqual([
       `proposal.created proposal:${id}`,
       `proposal.decided proposal:${id}`,
@@ -221,15 +289,33 @@ describe('outgoing webhooks', () => {
   });
 
   it('notifies a finished bulk replay with its per-item results', async () => {
-    const { rows } = await pool.query(`insert into keel.bulk_replay (created_by_id, created_by_login, note, filter, item_count, status, started_at, started_by_id, started_by_login, started_by_role)
+    const { rows } =
+      await pool.query(`insert into keel.bulk_replay (created_by_id, created_by_login, note, filter, item_count, status, started_at, started_by_id, started_by_login, started_by_role)
       values ('u', 'support', 'after the rpc outage', '{}', 2, 'RUNNING', now(), 'u', 'support', 'support') returning id`);
     const job = rows[0].id;
-    await pool.query(`insert into keel.bulk_replay_item (job, receipt_id, recorded_at_ms, result) values ($1, 'r1', 1, 'replayed'), ($1, 'r2', 1, 'no_longer_dead_lettered')`, [job]);
-    await pool.query(`update keel.bulk_replay set status = 'COMPLETED', processed_count = 2, finished_at = now() where id = $1`, [job]);
-    const [event] = (await pool.query(`select kind, payload from keel.webhook_event where subject = $1`, [`bulk_replay:${job}`])).rows;
+    await pool.query(
+      `insert into keel.bulk_replay_item (job, receipt_id, recorded_at_ms, result) values ($1, 'r1', 1, 'replayed'), ($1, 'r2', 1, 'no_longer_dead_lettered')`,
+      [job],
+    );
+    await pool.query(
+      `update keel.bulk_replay set status = 'COMPLETED', processed_count = 2, finished_at = now() where id = $1`,
+      [job],
+    );
+    const [event] = (
+      await pool.query(`select kind, payload from keel.webhook_event where subject = $1`, [`bulk_replay:${job}`])
+    ).rows;
     expect(event).toEqual({
       kind: 'bulk_replay.finished',
-      payload: { jobId: job, status: 'COMPLETED', itemCount: 2, processedCount: 2, startedBy: 'support', note: 'after the rpc outage', results: { replayed: 1, no_longer_dead_lettered: 1 }, path: `/settlements/bulk/${job}` },
+      payload: {
+        jobId: job,
+        status: 'COMPLETED',
+        itemCount: 2,
+        processedCount: 2,
+        startedBy: 'support',
+        note: 'after the rpc outage',
+        results: { replayed: 1, no_longer_dead_lettered: 1 },
+        path: `/settlements/bulk/${job}`,
+      },
     });
   });
 
@@ -240,18 +326,34 @@ describe('outgoing webhooks', () => {
     const settings = { deadLetterThreshold: 5, deadLetterWindowMs: 900_000 };
     expect(await checkDeadLetterRise(db, settings)).toEqual(['rpc']);
     expect(await checkDeadLetterRise(db, settings)).toEqual([]);
-    const [event] = (await pool.query(`select payload from keel.webhook_event where kind = 'dead_letters.rising'`)).rows;
-    expect(event.payload).toEqual({ reason: 'rpc', count: 6, threshold: 5, windowMinutes: 15, path: '/settlements/dead-letters?reason=rpc' });
+    const [event] = (await pool.query(`select payload from keel.webhook_event where kind = 'dead_letters.rising'`))
+      .rows;
+    expect(event.payload).toEqual({
+      reason: 'rpc',
+      count: 6,
+      threshold: 5,
+      windowMinutes: 15,
+      path: '/settlements/dead-letters?reason=rpc',
+    });
   });
 
   it('gives a delivery up as FAILED after the last attempt, keeping its last error', async () => {
-    await pool.query(`update keel.webhook_delivery set status = 'DELIVERED', delivered_at = now() where status = 'PENDING'`);
+    await pool.query(
+      `update keel.webhook_delivery set status = 'DELIVERED', delivered_at = now() where status = 'PENDING'`,
+    );
     await proposal('will fail');
-    await pool.query(`update keel.webhook_delivery set attempts = ${WEBHOOK_MAX_ATTEMPTS - 1} where status = 'PENDING'`);
+    await pool.query(
+      `update keel.webhook_delivery set attempts = ${WEBHOOK_MAX_ATTEMPTS - 1} where status = 'PENDING'`,
+    );
     receiver.answers.ops!.push(503);
     receiver.answers.pager!.push(200);
-    expect(await deliverDueWebhooks(db, { endpoints, baseUrl: undefined })).toEqual({ delivered: 1, retried: 0, failed: 1 });
-    const { rows } = await pool.query(`select endpoint, status, last_error as "lastError", last_http_status as "httpStatus" from keel.webhook_delivery
+    expect(await deliverDueWebhooks(db, { endpoints, baseUrl: undefined })).toEqual({
+      delivered: 1,
+      retried: 0,
+      failed: 1,
+    });
+    const { rows } =
+      await pool.query(`select endpoint, status, last_error as "lastError", last_http_status as "httpStatus" from keel.webhook_delivery
       where attempts = ${WEBHOOK_MAX_ATTEMPTS} order by endpoint`);
     expect(rows).toEqual([
       { endpoint: 'ops', status: 'FAILED', lastError: 'HTTP 503', httpStatus: 503 },
@@ -261,7 +363,10 @@ describe('outgoing webhooks', () => {
 });
 
 const admin: Actor = { id: 'u-admin', login: 'admin', name: 'Admin', role: 'admin' };
-const adminPorts = (): WebhookAdminPorts => ({ unitOfWork: postgresWebhookUnitOfWork(db), sender: httpWebhookSender({ endpoints, baseUrl: 'https://keel.example' }) });
+const adminPorts = (): WebhookAdminPorts => ({
+  unitOfWork: postgresWebhookUnitOfWork(db),
+  sender: httpWebhookSender({ endpoints, baseUrl: 'https://keel.example' }),
+});
 const audits = async (action: string) =>
   (
     await pool.query(
@@ -271,8 +376,13 @@ const audits = async (action: string) =>
     )
   ).rows;
 const deliveryOf = async (eventKind: string, endpoint: string) =>
-  (await pool.query(`select d.id, d.event_id as "eventId" from keel.webhook_delivery d join keel.webhook_event e on e.id = d.event_id
-                      where e.kind = $1 and d.endpoint = $2 order by d.id desc limit 1`, [eventKind, endpoint])).rows[0] as { id: number; eventId: number };
+  (
+    await pool.query(
+      `select d.id, d.event_id as "eventId" from keel.webhook_delivery d join keel.webhook_event e on e.id = d.event_id
+                      where e.kind = $1 and d.endpoint = $2 order by d.id desc limit 1`,
+      [eventKind, endpoint],
+    )
+  ).rows[0] as { id: number; eventId: number };
 
 describe('Send test and Retry now', () => {
   it('sends a test event to one endpoint, signed and audited, once per operation id even when two requests race', async () => {
@@ -284,14 +394,29 @@ describe('Send test and Retry now', () => {
     const values = results.map((r) => (r.ok ? r.value : null));
     expect(values.map((v) => v?.repeated).sort()).toEqual([false, true]);
     const sent = values.find((v) => v?.repeated === false)!;
-    expect(sent.delivery).toMatchObject({ endpoint: 'ops', status: 'DELIVERED', attempts: 1, lastHttpStatus: 200, lastError: null });
+    expect(sent.delivery).toMatchObject({
+      endpoint: 'ops',
+      status: 'DELIVERED',
+      attempts: 1,
+      lastHttpStatus: 200,
+      lastError: null,
+    });
     // One request reached the receiver, verified with the standardwebhooks package.
     const got = receiver.received.slice(before);
     expect(got.map((r) => [r.endpoint, r.body.type, r.verified])).toEqual([['ops', 'webhook.test', true]]);
     expect(got[0]!.body.data).toEqual({ endpoint: 'ops', requestedBy: 'admin', url: 'https://keel.example/webhooks' });
     const { eventId } = await deliveryOf('webhook.test', 'ops');
     expect(await audits('webhook.send_test')).toEqual([
-      { actor: 'admin', outcome: 'APPLIED', code: null, targetKind: 'webhook_endpoint', targetId: 'ops', operationId: 'send-test-1', before: null, after: { deliveryId: sent.delivery.id, eventId } },
+      {
+        actor: 'admin',
+        outcome: 'APPLIED',
+        code: null,
+        targetKind: 'webhook_endpoint',
+        targetId: 'ops',
+        operationId: 'send-test-1',
+        before: null,
+        after: { deliveryId: sent.delivery.id, eventId },
+      },
     ]);
     // The same operation id later still sends nothing; a new press sends again.
     const again = await sendTestWebhook(adminPorts(), admin, { endpoint: 'ops', operationId: 'send-test-1' });
@@ -310,22 +435,44 @@ describe('Send test and Retry now', () => {
       error: { code: 'UNKNOWN_ENDPOINT', message: 'No endpoint named nobody is configured (KEEL_WEBHOOK_URLS).' },
     });
     expect(await events()).toBe(count);
-    expect((await audits('webhook.send_test')).at(-1)).toMatchObject({ outcome: 'REFUSED', code: 'UNKNOWN_ENDPOINT', targetId: 'nobody', operationId: 'send-test-3' });
+    expect((await audits('webhook.send_test')).at(-1)).toMatchObject({
+      outcome: 'REFUSED',
+      code: 'UNKNOWN_ENDPOINT',
+      targetId: 'nobody',
+      operationId: 'send-test-3',
+    });
     const support: Actor = { ...admin, id: 'u-support', login: 'support', role: 'support' };
-    expect(await sendTestWebhook(adminPorts(), support, { endpoint: 'ops', operationId: 'send-test-4' })).toMatchObject({ ok: false, error: { code: 'FORBIDDEN' } });
-    expect(await retryWebhookDelivery(adminPorts(), support, { deliveryId: 1, operationId: 'retry-0' })).toMatchObject({ ok: false, error: { code: 'FORBIDDEN' } });
+    expect(await sendTestWebhook(adminPorts(), support, { endpoint: 'ops', operationId: 'send-test-4' })).toMatchObject(
+      { ok: false, error: { code: 'FORBIDDEN' } },
+    );
+    expect(await retryWebhookDelivery(adminPorts(), support, { deliveryId: 1, operationId: 'retry-0' })).toMatchObject({
+      ok: false,
+      error: { code: 'FORBIDDEN' },
+    });
     expect(await events()).toBe(count);
   });
 
   it('retries a failed delivery now with the same webhook-id, audited, once per operation id', async () => {
     // The delivery given up as FAILED above (HTTP 503 on its last attempt).
-    const { rows } = await pool.query(`select id, event_id as "eventId" from keel.webhook_delivery where status = 'FAILED' and endpoint = 'ops'`);
+    const { rows } = await pool.query(
+      `select id, event_id as "eventId" from keel.webhook_delivery where status = 'FAILED' and endpoint = 'ops'`,
+    );
     const failed = rows[0] as { id: number; eventId: number };
     const before = receiver.received.length;
     const retried = await retryWebhookDelivery(adminPorts(), admin, { deliveryId: failed.id, operationId: 'retry-1' });
     expect(retried).toEqual({
       ok: true,
-      value: { repeated: false, delivery: { id: failed.id, endpoint: 'ops', status: 'DELIVERED', attempts: WEBHOOK_MAX_ATTEMPTS + 1, lastHttpStatus: 200, lastError: null } },
+      value: {
+        repeated: false,
+        delivery: {
+          id: failed.id,
+          endpoint: 'ops',
+          status: 'DELIVERED',
+          attempts: WEBHOOK_MAX_ATTEMPTS + 1,
+          lastHttpStatus: 200,
+          lastError: null,
+        },
+      },
     });
     const got = receiver.received.slice(before);
     expect(got.map((r) => [r.headers['webhook-id'], r.verified])).toEqual([[`keel-event-${failed.eventId}`, true]]);
@@ -340,9 +487,15 @@ describe('Send test and Retry now', () => {
       after: null,
     });
     // A repeat of that request sends nothing; a new one finds nothing to retry.
-    expect(await retryWebhookDelivery(adminPorts(), admin, { deliveryId: failed.id, operationId: 'retry-1' })).toMatchObject({ ok: true, value: { repeated: true } });
-    expect(await retryWebhookDelivery(adminPorts(), admin, { deliveryId: failed.id, operationId: 'retry-2' })).toMatchObject({ ok: false, error: { code: 'ALREADY_DELIVERED' } });
-    expect(await retryWebhookDelivery(adminPorts(), admin, { deliveryId: 2_000_000_000, operationId: 'retry-3' })).toMatchObject({ ok: false, error: { code: 'NOT_FOUND' } });
+    expect(
+      await retryWebhookDelivery(adminPorts(), admin, { deliveryId: failed.id, operationId: 'retry-1' }),
+    ).toMatchObject({ ok: true, value: { repeated: true } });
+    expect(
+      await retryWebhookDelivery(adminPorts(), admin, { deliveryId: failed.id, operationId: 'retry-2' }),
+    ).toMatchObject({ ok: false, error: { code: 'ALREADY_DELIVERED' } });
+    expect(
+      await retryWebhookDelivery(adminPorts(), admin, { deliveryId: 2_000_000_000, operationId: 'retry-3' }),
+    ).toMatchObject({ ok: false, error: { code: 'NOT_FOUND' } });
     expect(receiver.received.length).toBe(before + 1);
     expect((await audits('webhook.retry')).slice(-2).map((a) => [a.outcome, a.code])).toEqual([
       ['REFUSED', 'ALREADY_DELIVERED'],
@@ -351,20 +504,29 @@ describe('Send test and Retry now', () => {
   });
 
   it('refuses Retry now while a worker is sending the delivery, and never sends one twice when they race', async () => {
-    await pool.query(`update keel.webhook_delivery set status = 'DELIVERED', delivered_at = now() where status = 'PENDING'`);
+    await pool.query(
+      `update keel.webhook_delivery set status = 'DELIVERED', delivered_at = now() where status = 'PENDING'`,
+    );
     await proposal('held by the worker');
     const held = await deliveryOf('proposal.created', 'ops');
     // The worker takes it and the receiver holds the request open: the worker is sending it now.
     const stalled = receiver.stallNextRequest();
     const working = deliverDueWebhooks(db, { endpoints, baseUrl: undefined });
     const { response } = await stalled;
-    expect(await retryWebhookDelivery(adminPorts(), admin, { deliveryId: held.id, operationId: 'retry-race-0' })).toEqual({
+    expect(
+      await retryWebhookDelivery(adminPorts(), admin, { deliveryId: held.id, operationId: 'retry-race-0' }),
+    ).toEqual({
       ok: false,
-      error: { code: 'DELIVERY_IN_FLIGHT', message: `Delivery #${held.id} is being sent right now; its outcome shows in a moment.` },
+      error: {
+        code: 'DELIVERY_IN_FLIGHT',
+        message: `Delivery #${held.id} is being sent right now; its outcome shows in a moment.`,
+      },
     });
     response.writeHead(200).end();
     expect(await working).toEqual({ delivered: 2, retried: 0, failed: 0 });
-    expect(await retryWebhookDelivery(adminPorts(), admin, { deliveryId: held.id, operationId: 'retry-race-1' })).toMatchObject({ ok: false, error: { code: 'ALREADY_DELIVERED' } });
+    expect(
+      await retryWebhookDelivery(adminPorts(), admin, { deliveryId: held.id, operationId: 'retry-race-1' }),
+    ).toMatchObject({ ok: false, error: { code: 'ALREADY_DELIVERED' } });
 
     // The worker and Retry now start on one due delivery at the same moment: it is sent once, by one of them.
     for (let round = 0; round < 8; round += 1) {
@@ -378,7 +540,9 @@ describe('Send test and Retry now', () => {
       expect(sentTo, `round ${round}`).toHaveLength(1);
       expect(report.delivered + (retried.ok ? 1 : 0), `round ${round}`).toBe(2);
       if (!retried.ok) expect(['DELIVERY_IN_FLIGHT', 'ALREADY_DELIVERED']).toContain(retried.error.code);
-      expect((await pool.query(`select status, attempts from keel.webhook_delivery where id = $1`, [due.id])).rows[0]).toEqual({ status: 'DELIVERED', attempts: 1 });
+      expect(
+        (await pool.query(`select status, attempts from keel.webhook_delivery where id = $1`, [due.id])).rows[0],
+      ).toEqual({ status: 'DELIVERED', attempts: 1 });
     }
   });
 });
@@ -406,7 +570,9 @@ describe('endpoint formats', () => {
         errors,
       );
       expect(errors).toEqual([]);
-      await pool.query(`update keel.webhook_delivery set status = 'DELIVERED', delivered_at = now() where status <> 'DELIVERED'`);
+      await pool.query(
+        `update keel.webhook_delivery set status = 'DELIVERED', delivered_at = now() where status <> 'DELIVERED'`,
+      );
       await syncWebhookEndpoints(db, formatted);
       expect((await pool.query(`select name, format, enabled from keel.webhook_endpoint order by name`)).rows).toEqual([
         { name: 'chat', format: 'slack', enabled: true },
@@ -419,23 +585,48 @@ describe('endpoint formats', () => {
 
       // A proposal waits, then is approved; dead letters rise; a bulk replay finishes; an admin sends a test to each.
       const id = await proposal('a <note> & more');
-      await pool.query(`update keel.recovery_proposal set status = 'APPROVED', decider_id = 'u2', decider_login = 'approver', decided_at = now() where id = $1`, [id]);
+      await pool.query(
+        `update keel.recovery_proposal set status = 'APPROVED', decider_id = 'u2', decider_login = 'approver', decided_at = now() where id = $1`,
+        [id],
+      );
       await pool.query(`insert into settle.dead_letters (receipt_id, finalized_at, attempts, reason, canonical_json, recorded_at_ms)
         select 'fmt-' || g, 1, 1, 'gas_price', '{}', (extract(epoch from clock_timestamp()) * 1000)::bigint - g from generate_series(1, 7) g`);
-      expect(await checkDeadLetterRise(db, { deadLetterThreshold: 5, deadLetterWindowMs: 900_000 })).toEqual(['gas_price']);
-      const { rows } = await pool.query(`insert into keel.bulk_replay (created_by_id, created_by_login, note, filter, item_count, status, started_at, started_by_id, started_by_login, started_by_role)
+      expect(await checkDeadLetterRise(db, { deadLetterThreshold: 5, deadLetterWindowMs: 900_000 })).toEqual([
+        'gas_price',
+      ]);
+      const { rows } =
+        await pool.query(`insert into keel.bulk_replay (created_by_id, created_by_login, note, filter, item_count, status, started_at, started_by_id, started_by_login, started_by_role)
         values ('u', 'support', 'formats', '{}', 0, 'RUNNING', now(), 'u', 'support', 'support') returning id`);
-      await pool.query(`update keel.bulk_replay set status = 'COMPLETED', finished_at = now() where id = $1`, [rows[0].id]);
-      const ports: WebhookAdminPorts = { unitOfWork: postgresWebhookUnitOfWork(db), sender: httpWebhookSender({ endpoints: formatted, baseUrl: 'https://keel.example' }) };
+      await pool.query(`update keel.bulk_replay set status = 'COMPLETED', finished_at = now() where id = $1`, [
+        rows[0].id,
+      ]);
+      const ports: WebhookAdminPorts = {
+        unitOfWork: postgresWebhookUnitOfWork(db),
+        sender: httpWebhookSender({ endpoints: formatted, baseUrl: 'https://keel.example' }),
+      };
       for (const endpoint of ['hooks', 'chat', 'pd', 'og']) {
-        expect(await sendTestWebhook(ports, admin, { endpoint, operationId: `format-test-${endpoint}` })).toMatchObject({ ok: true, value: { delivery: { status: 'DELIVERED' } } });
+        expect(await sendTestWebhook(ports, admin, { endpoint, operationId: `format-test-${endpoint}` })).toMatchObject(
+          { ok: true, value: { delivery: { status: 'DELIVERED' } } },
+        );
       }
       while ((await deliverDueWebhooks(db, { endpoints: formatted, baseUrl: 'https://keel.example' })).delivered > 0);
 
       // Every request is one its vendor accepts, and every delivery is recorded delivered.
-      expect(receivers.received.filter((r) => r.problems.length > 0).map((r) => `${r.receiver} ${r.path}: ${r.problems.join('; ')}`)).toEqual([]);
-      expect(receivers.received.map((r) => r.receiver).sort()).toEqual([...Array(5).fill('generic'), ...Array(5).fill('opsgenie'), ...Array(5).fill('pagerduty'), ...Array(5).fill('slack')]);
-      const states = await pool.query(`select endpoint, status, last_http_status as "httpStatus" from keel.webhook_delivery where endpoint = any($1) group by 1, 2, 3 order by 1`, [['chat', 'hooks', 'og', 'pd']]);
+      expect(
+        receivers.received
+          .filter((r) => r.problems.length > 0)
+          .map((r) => `${r.receiver} ${r.path}: ${r.problems.join('; ')}`),
+      ).toEqual([]);
+      expect(receivers.received.map((r) => r.receiver).sort()).toEqual([
+        ...Array(5).fill('generic'),
+        ...Array(5).fill('opsgenie'),
+        ...Array(5).fill('pagerduty'),
+        ...Array(5).fill('slack'),
+      ]);
+      const states = await pool.query(
+        `select endpoint, status, last_http_status as "httpStatus" from keel.webhook_delivery where endpoint = any($1) group by 1, 2, 3 order by 1`,
+        [['chat', 'hooks', 'og', 'pd']],
+      );
       expect(states.rows).toEqual([
         { endpoint: 'chat', status: 'DELIVERED', httpStatus: 200 },
         { endpoint: 'hooks', status: 'DELIVERED', httpStatus: 204 },
@@ -444,17 +635,33 @@ describe('endpoint formats', () => {
       ]);
 
       // PagerDuty: the waiting proposal triggers, its approval resolves the same alert.
-      const pd = receivers.received.filter((r) => r.receiver === 'pagerduty').map((r) => r.body as { event_action: string; dedup_key: string; payload?: { severity: string } });
-      expect(pd.filter((e) => e.dedup_key === `keel-proposal-${id}`).map((e) => e.event_action)).toEqual(['trigger', 'resolve']);
-      expect(pd.find((e) => e.dedup_key === 'keel-dead-letters-gas_price')).toMatchObject({ event_action: 'trigger', payload: { severity: 'error' } });
+      const pd = receivers.received
+        .filter((r) => r.receiver === 'pagerduty')
+        .map((r) => r.body as { event_action: string; dedup_key: string; payload?: { severity: string } });
+      expect(pd.filter((e) => e.dedup_key === `keel-proposal-${id}`).map((e) => e.event_action)).toEqual([
+        'trigger',
+        'resolve',
+      ]);
+      expect(pd.find((e) => e.dedup_key === 'keel-dead-letters-gas_price')).toMatchObject({
+        event_action: 'trigger',
+        payload: { severity: 'error' },
+      });
       expect(receivers.received.find((r) => r.receiver === 'pagerduty')!.headers['webhook-signature']).toMatch(/^v1,/);
       // Opsgenie: created under an alias, closed by that alias.
       const og = receivers.received.filter((r) => r.receiver === 'opsgenie');
       expect(og.filter((r) => (r.body as { alias?: string }).alias === `keel-proposal-${id}`)).toHaveLength(1);
-      expect(og.filter((r) => r.path === `/opsgenie/v2/alerts/keel-proposal-${id}/close`).map((r) => r.query.get('identifierType'))).toEqual(['alias']);
+      expect(
+        og
+          .filter((r) => r.path === `/opsgenie/v2/alerts/keel-proposal-${id}/close`)
+          .map((r) => r.query.get('identifierType')),
+      ).toEqual(['alias']);
       // Slack: the note's markup escaped, the console linked.
-      const slack = receivers.received.filter((r) => r.receiver === 'slack').map((r) => (r.body as { text: string }).text);
-      expect(slack.find((t) => t.includes(`#${id} `) && t.includes('needs an approver'))).toContain(`("a &lt;note&gt; &amp; more")`);
+      const slack = receivers.received
+        .filter((r) => r.receiver === 'slack')
+        .map((r) => (r.body as { text: string }).text);
+      expect(slack.find((t) => t.includes(`#${id} `) && t.includes('needs an approver'))).toContain(
+        `("a &lt;note&gt; &amp; more")`,
+      );
       expect(slack.every((t) => / <https:\/\/keel\.example\/[^|]+\|Open in Keel>$/.test(t))).toBe(true);
     } finally {
       await syncWebhookEndpoints(db, endpoints);

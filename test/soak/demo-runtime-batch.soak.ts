@@ -69,24 +69,37 @@ async function corruptStepIds(): Promise<number[]> {
     select id, fault_state_format, fault_state_schema, fault_state_schema_version, fault_state_payload, fault_state_checksum
     from oxide_batch.ob_step_execution order by id`);
   return rows
-    .filter((row) => !fromCanonicalJson({
-      formatId: row.fault_state_schema,
-      formatVersion: row.fault_state_format,
-      schemaVersion: row.fault_state_schema_version,
-      payload: row.fault_state_payload,
-      checksum: row.fault_state_checksum,
-    }).ok)
+    .filter(
+      (row) =>
+        !fromCanonicalJson({
+          formatId: row.fault_state_schema,
+          formatVersion: row.fault_state_format,
+          schemaVersion: row.fault_state_schema_version,
+          payload: row.fault_state_payload,
+          checksum: row.fault_state_checksum,
+        }).ok,
+    )
     .map((row) => Number(row.id));
 }
 
 const newOrchestrations = async (baseline: Baseline) =>
-  (await pool.query(`select execution_id, fencing_token, lease_expires_at_ms, lease_owner from keel.durable_checkpoint
-                     where not (execution_id = any($1)) order by execution_id`, [baseline.orchestrationIds])).rows;
+  (
+    await pool.query(
+      `select execution_id, fencing_token, lease_expires_at_ms, lease_owner from keel.durable_checkpoint
+                     where not (execution_id = any($1)) order by execution_id`,
+      [baseline.orchestrationIds],
+    )
+  ).rows;
 
 const activeNewExecutions = async (baseline: Baseline) =>
-  (await pool.query(`select id, version, status, (extract(epoch from updated_at) * 1000)::bigint as updated_ms
+  (
+    await pool.query(
+      `select id, version, status, (extract(epoch from updated_at) * 1000)::bigint as updated_ms
                      from oxide_batch.ob_job_execution
-                     where id > $1 and status in ('STARTING','STARTED','STOPPING') order by id`, [baseline.maxExecutionId])).rows;
+                     where id > $1 and status in ('STARTING','STARTED','STOPPING') order by id`,
+      [baseline.maxExecutionId],
+    )
+  ).rows;
 
 let baseline: Baseline;
 const samples: Invariants[] = [];
@@ -104,29 +117,46 @@ describe('demo runtime: batch executions and orchestrations', () => {
       maxExecutionId: await scalar('select max(id) as n from oxide_batch.ob_job_execution'),
       maxStepId: await scalar('select max(id) as n from oxide_batch.ob_step_execution'),
       corruptStepIds: await corruptStepIds(),
-      orchestrationIds: (await pool.query('select execution_id from keel.durable_checkpoint')).rows.map((r) => r.execution_id),
+      orchestrationIds: (await pool.query('select execution_id from keel.durable_checkpoint')).rows.map(
+        (r) => r.execution_id,
+      ),
     };
     const store = postgresCheckpointStore(db, Buffer.from(KEY, 'hex'));
-    const runtime = startDemoRuntime({ db, settings, log: (level, message, fields) => lines.push(`${level} ${message} ${JSON.stringify(fields ?? {})}`) });
+    const runtime = startDemoRuntime({
+      db,
+      settings,
+      log: (level, message, fields) => lines.push(`${level} ${message} ${JSON.stringify(fields ?? {})}`),
+    });
     try {
       for (let elapsed = SAMPLE_MS; elapsed <= RUN_MS; elapsed += SAMPLE_MS) {
         await new Promise((resolve) => setTimeout(resolve, SAMPLE_MS));
         samples.push(await invariants());
-        tokenSamples.push(new Map((await newOrchestrations(baseline)).map((r) => [r.execution_id, Number(r.fencing_token)])));
+        tokenSamples.push(
+          new Map((await newOrchestrations(baseline)).map((r) => [r.execution_id, Number(r.fencing_token)])),
+        );
         const page = await store.takeoverCandidates({ limit: 100 });
-        candidatesWhileRunning = Math.max(candidatesWhileRunning, page.candidates.filter((c) => !baseline.orchestrationIds.includes(c.executionId)).length);
+        candidatesWhileRunning = Math.max(
+          candidatesWhileRunning,
+          page.candidates.filter((c) => !baseline.orchestrationIds.includes(c.executionId)).length,
+        );
         if (elapsed === 4 * SAMPLE_MS) {
           // An operator's stop request on a live execution: one whose version moves between two reads.
           const before = new Map((await activeNewExecutions(baseline)).map((r) => [Number(r.id), Number(r.version)]));
           await new Promise((resolve) => setTimeout(resolve, 1_500));
-          const live = (await activeNewExecutions(baseline)).filter((r) => before.has(Number(r.id)) && Number(r.version) > before.get(Number(r.id))!);
+          const live = (await activeNewExecutions(baseline)).filter(
+            (r) => before.has(Number(r.id)) && Number(r.version) > before.get(Number(r.id))!,
+          );
           // The first that is still active when the request lands (one may finish in between).
           for (const row of live) {
             // The runtime's STOP: the version stays, so the worker learns of it from its next write.
-            const requested = await requestStop({ uow: postgresTakeoverUnitOfWork(db, { checkpointKey: randomBytes(32) }) }, actor('operator', 'operator'), {
-              executionId: Number(row.id),
-              operationId: `demo-stop-${row.id}`,
-            });
+            const requested = await requestStop(
+              { uow: postgresTakeoverUnitOfWork(db, { checkpointKey: randomBytes(32) }) },
+              actor('operator', 'operator'),
+              {
+                executionId: Number(row.id),
+                operationId: `demo-stop-${row.id}`,
+              },
+            );
             if (requested.ok && requested.value.changed) {
               stopRequestedId = Number(row.id);
               break;
@@ -134,7 +164,9 @@ describe('demo runtime: batch executions and orchestrations', () => {
           }
         }
         if (elapsed === RUN_MS - 5 * SAMPLE_MS) {
-          activeMidRun = new Map((await activeNewExecutions(baseline)).map((r) => [Number(r.id), Number(r.updated_ms)]));
+          activeMidRun = new Map(
+            (await activeNewExecutions(baseline)).map((r) => [Number(r.id), Number(r.updated_ms)]),
+          );
         }
       }
     } finally {
@@ -144,7 +176,14 @@ describe('demo runtime: batch executions and orchestrations', () => {
   }, RUN_MS + 90_000);
 
   it('runs the batch and orchestration drivers by default', () => {
-    expect(DEMO_DRIVERS.map((driver) => driver.name)).toEqual(['settlement', 'batch', 'orchestration', 'seeded', 'runtime-ops', 'support']);
+    expect(DEMO_DRIVERS.map((driver) => driver.name)).toEqual([
+      'settlement',
+      'batch',
+      'orchestration',
+      'seeded',
+      'runtime-ops',
+      'support',
+    ]);
     expect(lines.some((line) => line.startsWith('info demo batch executions stopped'))).toBe(true);
     expect(lines.some((line) => line.startsWith('info demo orchestrations stopped'))).toBe(true);
     const problems = lines.filter((line) => /^(warn|error) /.test(line) && /batch|orchestrat|runtime/.test(line));
@@ -154,7 +193,13 @@ describe('demo runtime: batch executions and orchestrations', () => {
   it('keeps every runtime and settlement invariant while it runs, and settlements keep moving', () => {
     expect(samples.length).toBe(RUN_MS / SAMPLE_MS);
     for (const sample of samples) {
-      expect(sample).toMatchObject({ execution_end_mismatch: 0, step_end_mismatch: 0, doubly_unresolved: 0, both_places: 0, partial_leases: 0 });
+      expect(sample).toMatchObject({
+        execution_end_mismatch: 0,
+        step_end_mismatch: 0,
+        doubly_unresolved: 0,
+        both_places: 0,
+        partial_leases: 0,
+      });
     }
     expect(samples.at(-1)!.finished).toBeGreaterThan(samples[0]!.finished);
   });
@@ -174,10 +219,12 @@ describe('demo runtime: batch executions and orchestrations', () => {
     for (const row of rows) expect(row.without_owner).toBe(0);
     // Exactly the FAILED ones carry a failure.
     for (const row of rows) expect(row.with_failure).toBe(row.status === 'FAILED' ? row.n : 0);
-    const names = (await pool.query(
-      `select distinct d.job_name from oxide_batch.ob_job_execution e join oxide_batch.ob_job_definition d on d.id = e.definition_id where e.id > $1`,
-      [baseline.maxExecutionId],
-    )).rows.map((r) => r.job_name);
+    const names = (
+      await pool.query(
+        `select distinct d.job_name from oxide_batch.ob_job_execution e join oxide_batch.ob_job_definition d on d.id = e.definition_id where e.id > $1`,
+        [baseline.maxExecutionId],
+      )
+    ).rows.map((r) => r.job_name);
     expect(names.every((name) => DEMO_DEFINITIONS.some((plan) => plan.jobName === name))).toBe(true);
     // A restart is the next attempt of a STOPPED or FAILED execution of the same instance.
     const restarts = await pool.query(
@@ -233,8 +280,12 @@ describe('demo runtime: batch executions and orchestrations', () => {
       if (row.status === 'COMPLETED') expect(envelope.value.entries).toEqual([]);
       if (envelope.value.entries.length === 0) continue;
       retained += 1;
-      const plan = DEMO_DEFINITIONS.find((p) => p.jobName === row.job_name)!.steps.find((s) => s.logicalId === row.step_logical_id)!;
-      expect(validateFor(envelope.value, plan.retryLimit!, plan.stateLimit!, checkpointDigestHex(row.checkpoint_payload))).toEqual({ ok: true, value: undefined });
+      const plan = DEMO_DEFINITIONS.find((p) => p.jobName === row.job_name)!.steps.find(
+        (s) => s.logicalId === row.step_logical_id,
+      )!;
+      expect(
+        validateFor(envelope.value, plan.retryLimit!, plan.stateLimit!, checkpointDigestHex(row.checkpoint_payload)),
+      ).toEqual({ ok: true, value: undefined });
     }
     // Unresolved keys outlive only a step that stopped mid-retry (failed, stopped, silent or UNKNOWN).
     expect(retained).toBeLessThan(rows.length / 2);
@@ -263,14 +314,16 @@ describe('demo runtime: batch executions and orchestrations', () => {
       const readFinishedMonoMs = performance.now();
       if (!snapshot.ok) throw new Error(snapshot.error.kind);
       expect(snapshot.value.owner).toBe('OTHER_PROCESS');
-      verdicts.push(evaluateCandidate(snapshot.value, {
-        thresholdMs: settings.staleThresholdMs,
-        maxSkewMs: settings.maxClockSkewMs,
-        lastServerTimeMs: null,
-        readStartedMonoMs,
-        readFinishedMonoMs,
-        localWallMs: Date.now(),
-      }));
+      verdicts.push(
+        evaluateCandidate(snapshot.value, {
+          thresholdMs: settings.staleThresholdMs,
+          maxSkewMs: settings.maxClockSkewMs,
+          lastServerTimeMs: null,
+          readStartedMonoMs,
+          readFinishedMonoMs,
+          localWallMs: Date.now(),
+        }),
+      );
     }
     // The first launch's owner went silent within seconds, so it has been inactive past the minute.
     expect(verdicts.some((v) => v.ok && v.value.inactivityMs > STALE_THRESHOLD_MS)).toBe(true);
@@ -308,10 +361,10 @@ describe('demo runtime: batch executions and orchestrations', () => {
       const loaded = await store.load(id);
       if (!loaded.ok || !loaded.value) throw new Error(`checkpoint ${id} did not load`);
       expect(store.verify(loaded.value.checkpoint)).toBe(true);
-      if (!baseline.orchestrationIds.includes(id) && loaded.value.checkpoint.completedNodeIds.length > 1) nodesBeyondStart += 1;
+      if (!baseline.orchestrationIds.includes(id) && loaded.value.checkpoint.completedNodeIds.length > 1)
+        nodesBeyondStart += 1;
     }
     expect(nodesBeyondStart).toBeGreaterThan(0);
-
   });
 
   it('agrees with what the drivers counted, figure for figure', async () => {
@@ -333,7 +386,14 @@ describe('demo runtime: batch executions and orchestrations', () => {
       [baseline.maxExecutionId, baseline.maxStepId],
     );
     const db = rows[0];
-    expect(batch).toMatchObject({ launched: db.launched, completed: db.completed, failed: db.failed, restarted: db.restarted, chunks: db.chunks, lost: 0 });
+    expect(batch).toMatchObject({
+      launched: db.launched,
+      completed: db.completed,
+      failed: db.failed,
+      restarted: db.restarted,
+      chunks: db.chunks,
+      lost: 0,
+    });
     // Every reservation the workers counted bumped exactly one step's rollback count.
     expect(batch.retriesReserved).toBe(db.retries);
     expect(batch.silent).toBeGreaterThanOrEqual(1);
@@ -362,7 +422,12 @@ describe('demo runtime: batch executions and orchestrations', () => {
 
 describe('BatchRuntime over Postgres: the guards the demo relies on', () => {
   const runtime = postgresBatchRuntime(db);
-  const checkpoint = (chunk: number) => ({ format: 1, schema: 'oxide-batch.checkpoint', schemaVersion: 1, payload: { chunk, offset: chunk * 10 } });
+  const checkpoint = (chunk: number) => ({
+    format: 1,
+    schema: 'oxide-batch.checkpoint',
+    schemaVersion: 1,
+    payload: { chunk, offset: chunk * 10 },
+  });
   const counts = { read: 10, processed: 10, written: 9, filtered: 1, readSkips: 0, processSkips: 0, writeSkips: 0 };
   const value = <T>(result: { ok: true; value: T } | { ok: false; error: unknown }): T => {
     if (!result.ok) throw new Error(`unexpected ${JSON.stringify(result.error)}`);
@@ -370,31 +435,63 @@ describe('BatchRuntime over Postgres: the guards the demo relies on', () => {
   };
 
   async function launched(token = randomBytes(16)) {
-    const definition = value(await runtime.registerDefinition({
-      jobName: 'guard-job', definitionRevision: 'r1', manifestFormat: 1, manifest: { job_name: 'guard-job', steps: [] },
-      manifestDigestHex: '7'.repeat(64),
-    }));
-    const { jobInstanceId } = value(await runtime.createInstance({ jobName: 'guard-job', instanceKey: randomBytes(32), identifyingParameters: {} }));
-    const execution = value(await runtime.createExecution({
-      jobInstanceId, definitionId: definition.id, attempt: 1, restartOfExecutionId: null, parameters: {}, ownerToken: token,
-    }));
+    const definition = value(
+      await runtime.registerDefinition({
+        jobName: 'guard-job',
+        definitionRevision: 'r1',
+        manifestFormat: 1,
+        manifest: { job_name: 'guard-job', steps: [] },
+        manifestDigestHex: '7'.repeat(64),
+      }),
+    );
+    const { jobInstanceId } = value(
+      await runtime.createInstance({ jobName: 'guard-job', instanceKey: randomBytes(32), identifyingParameters: {} }),
+    );
+    const execution = value(
+      await runtime.createExecution({
+        jobInstanceId,
+        definitionId: definition.id,
+        attempt: 1,
+        restartOfExecutionId: null,
+        parameters: {},
+        ownerToken: token,
+      }),
+    );
     return { definition, jobInstanceId, execution, token };
   }
 
   it('registers a definition once and refuses the same name and revision under another digest', async () => {
     const { definition } = await launched();
-    const again = { jobName: 'guard-job', definitionRevision: 'r1', manifestFormat: 1, manifest: {}, manifestDigestHex: '7'.repeat(64) };
+    const again = {
+      jobName: 'guard-job',
+      definitionRevision: 'r1',
+      manifestFormat: 1,
+      manifest: {},
+      manifestDigestHex: '7'.repeat(64),
+    };
     expect(value(await runtime.registerDefinition(again)).id).toBe(definition.id);
-    expect(await runtime.registerDefinition({ ...again, manifestDigestHex: '8'.repeat(64) })).toEqual({ ok: false, error: { kind: 'DefinitionMismatch' } });
+    expect(await runtime.registerDefinition({ ...again, manifestDigestHex: '8'.repeat(64) })).toEqual({
+      ok: false,
+      error: { kind: 'DefinitionMismatch' },
+    });
   });
 
   it('launches STARTING at version 0 and refuses a second unresolved execution or a bad restart', async () => {
     const { definition, jobInstanceId, execution, token } = await launched();
     expect(execution).toMatchObject({ status: 'STARTING', version: 0 });
-    const second = { jobInstanceId, definitionId: definition.id, attempt: 2, restartOfExecutionId: execution.executionId, parameters: {}, ownerToken: token };
+    const second = {
+      jobInstanceId,
+      definitionId: definition.id,
+      attempt: 2,
+      restartOfExecutionId: execution.executionId,
+      parameters: {},
+      ownerToken: token,
+    };
     // Not restartable while it is STARTING.
     expect(await runtime.createExecution(second)).toEqual({ ok: false, error: { kind: 'NotRestartable' } });
-    const failed = value(await runtime.moveExecution(execution, { to: 'FAILED', failure: { category: 'TIMEOUT', id: 7 } }));
+    const failed = value(
+      await runtime.moveExecution(execution, { to: 'FAILED', failure: { category: 'TIMEOUT', id: 7 } }),
+    );
     const restarted = value(await runtime.createExecution(second));
     expect(restarted).toMatchObject({ status: 'STARTING', version: 0 });
     expect(await runtime.createExecution(second)).toEqual({ ok: false, error: { kind: 'DuplicateExecution' } });
@@ -402,14 +499,26 @@ describe('BatchRuntime over Postgres: the guards the demo relies on', () => {
       `select status, exit_code, failure_category, failure_id, ended_at is not null as ended from oxide_batch.ob_job_execution where id = $1`,
       [failed.executionId],
     );
-    expect(rows[0]).toEqual({ status: 'FAILED', exit_code: 'FAILED', failure_category: 'TIMEOUT', failure_id: 7, ended: true });
+    expect(rows[0]).toEqual({
+      status: 'FAILED',
+      exit_code: 'FAILED',
+      failure_category: 'TIMEOUT',
+      failure_id: 7,
+      ended: true,
+    });
   });
 
   it('moves only along legal transitions, and only from the version, status and owner it last wrote', async () => {
     const { execution, token } = await launched();
-    expect(await runtime.moveExecution(execution, { to: 'COMPLETED' })).toEqual({ ok: false, error: { kind: 'IllegalTransition', from: 'STARTING', to: 'COMPLETED' } });
+    expect(await runtime.moveExecution(execution, { to: 'COMPLETED' })).toEqual({
+      ok: false,
+      error: { kind: 'IllegalTransition', from: 'STARTING', to: 'COMPLETED' },
+    });
     expect((await runtime.moveExecution(execution, { to: 'FAILED' })).ok).toBe(false);
-    expect(await runtime.moveExecution({ ...execution, ownerToken: randomBytes(16) }, { to: 'STARTED' })).toEqual({ ok: false, error: { kind: 'Conflict' } });
+    expect(await runtime.moveExecution({ ...execution, ownerToken: randomBytes(16) }, { to: 'STARTED' })).toEqual({
+      ok: false,
+      error: { kind: 'Conflict' },
+    });
     const started = value(await runtime.moveExecution(execution, { to: 'STARTED' }));
     expect(started).toMatchObject({ status: 'STARTED', version: 1 });
     expect(await runtime.heartbeat(execution)).toEqual({ ok: false, error: { kind: 'Conflict' } });
@@ -418,27 +527,45 @@ describe('BatchRuntime over Postgres: the guards the demo relies on', () => {
     const seen = value(await runtime.observeExecution(beat.executionId, token));
     expect(seen).toEqual({ status: 'STARTED', version: 2, stopRequested: false, owner: 'CURRENT_PROCESS' });
     expect(value(await runtime.observeExecution(beat.executionId, randomBytes(16)))?.owner).toBe('OTHER_PROCESS');
-    const stopped = await requestStop({ uow: postgresTakeoverUnitOfWork(db, { checkpointKey: randomBytes(32) }) }, actor('operator', 'operator'), {
-      executionId: beat.executionId,
-      operationId: `stop-${beat.executionId}`,
-    });
+    const stopped = await requestStop(
+      { uow: postgresTakeoverUnitOfWork(db, { checkpointKey: randomBytes(32) }) },
+      actor('operator', 'operator'),
+      {
+        executionId: beat.executionId,
+        operationId: `stop-${beat.executionId}`,
+      },
+    );
     expect(stopped).toMatchObject({ ok: true, value: { version: 2, changed: true } });
     // The runtime's STOP leaves the version: the owner's next write still succeeds and carries the request.
     expect(value(await runtime.heartbeat(beat))).toMatchObject({ version: 3, stopRequested: true });
-    expect(value(await runtime.observeExecution(beat.executionId, token))).toMatchObject({ stopRequested: true, version: 3 });
+    expect(value(await runtime.observeExecution(beat.executionId, token))).toMatchObject({
+      stopRequested: true,
+      version: 3,
+    });
   });
 
   it('starts steps only under a STARTED execution it owns, and commits chunks under the step version', async () => {
     const { execution } = await launched();
-    expect(await runtime.startStep(execution, { stepName: 'load', stepLogicalId: 'load', checkpoint: checkpoint(0) })).toEqual({ ok: false, error: { kind: 'Conflict' } });
+    expect(
+      await runtime.startStep(execution, { stepName: 'load', stepLogicalId: 'load', checkpoint: checkpoint(0) }),
+    ).toEqual({ ok: false, error: { kind: 'Conflict' } });
     const started = value(await runtime.moveExecution(execution, { to: 'STARTED' }));
-    const step = value(await runtime.startStep(started, { stepName: 'load', stepLogicalId: 'load', checkpoint: checkpoint(0) }));
+    const step = value(
+      await runtime.startStep(started, { stepName: 'load', stepLogicalId: 'load', checkpoint: checkpoint(0) }),
+    );
     expect(step).toMatchObject({ status: 'STARTED', version: 0, jobExecutionId: started.executionId });
-    expect(await runtime.startStep(started, { stepName: 'load', stepLogicalId: 'load', checkpoint: checkpoint(0) })).toEqual({ ok: false, error: { kind: 'DuplicateStep' } });
+    expect(
+      await runtime.startStep(started, { stepName: 'load', stepLogicalId: 'load', checkpoint: checkpoint(0) }),
+    ).toEqual({ ok: false, error: { kind: 'DuplicateStep' } });
     const committed = value(await runtime.commitChunk(step, { counts, checkpoint: checkpoint(1) }));
     expect(committed.version).toBe(1);
-    expect(await runtime.commitChunk(step, { counts, checkpoint: checkpoint(2) })).toEqual({ ok: false, error: { kind: 'Conflict' } });
-    expect((await runtime.commitChunk(committed, { counts: { ...counts, read: -1 }, checkpoint: checkpoint(2) })).ok).toBe(false);
+    expect(await runtime.commitChunk(step, { counts, checkpoint: checkpoint(2) })).toEqual({
+      ok: false,
+      error: { kind: 'Conflict' },
+    });
+    expect(
+      (await runtime.commitChunk(committed, { counts: { ...counts, read: -1 }, checkpoint: checkpoint(2) })).ok,
+    ).toBe(false);
     const done = value(await runtime.moveStep(committed, { to: 'COMPLETED' }));
     expect(done).toMatchObject({ status: 'COMPLETED', version: 2 });
     const { rows } = await pool.query(
@@ -446,6 +573,14 @@ describe('BatchRuntime over Postgres: the guards the demo relies on', () => {
        from oxide_batch.ob_step_execution where id = $1`,
       [step.stepExecutionId],
     );
-    expect(rows[0]).toEqual({ read_count: 10, write_count: 9, filter_count: 1, commit_count: 1, checkpoint_payload: { chunk: 1, offset: 10 }, exit_code: 'COMPLETED', ended: true });
+    expect(rows[0]).toEqual({
+      read_count: 10,
+      write_count: 9,
+      filter_count: 1,
+      commit_count: 1,
+      checkpoint_payload: { chunk: 1, offset: 10 },
+      exit_code: 'COMPLETED',
+      ended: true,
+    });
   });
 });

@@ -21,7 +21,10 @@ async function invariants() {
 
 /** Seeded rows whose fake worker's lease had already run out when the run began. */
 async function staleSeededLeases(startedAt: number): Promise<number> {
-  const { rows } = await pool.query(`select count(*)::int as n from settle.attempts where lease_owner like 'settle-worker-%' and lease_until_ms <= $1`, [startedAt]);
+  const { rows } = await pool.query(
+    `select count(*)::int as n from settle.attempts where lease_owner like 'settle-worker-%' and lease_until_ms <= $1`,
+    [startedAt],
+  );
   return rows[0].n;
 }
 
@@ -36,7 +39,11 @@ describe('demo runtime: settlement workers', () => {
     const settings = parseSettings({ KEEL_DEMO: '1' });
     if (!settings.ok) throw new Error('settings');
     const lines: string[] = [];
-    const runtime = startDemoRuntime({ db, settings: settings.value, log: (level, message, fields) => lines.push(`${level} ${message} ${JSON.stringify(fields ?? {})}`) });
+    const runtime = startDemoRuntime({
+      db,
+      settings: settings.value,
+      log: (level, message, fields) => lines.push(`${level} ${message} ${JSON.stringify(fields ?? {})}`),
+    });
 
     const samples: Awaited<ReturnType<typeof invariants>>[] = [];
     try {
@@ -52,7 +59,8 @@ describe('demo runtime: settlement workers', () => {
     // Moving: every window finished more settlements than the one before it ended with.
     for (let i = 1; i < samples.length; i += 1) expect(samples[i]!.finished).toBeGreaterThan(samples[i - 1]!.finished);
 
-    const { rows } = await pool.query(`
+    const { rows } = await pool.query(
+      `
       select (select count(*)::int from keel.settlement_event where kind = 'retry_scheduled' and at_ms >= $1) as retries,
              (select count(*)::int from keel.settlement_event where kind = 'dead_lettered' and at_ms >= $1) as dead_lettered,
              (select count(*)::int from settle.dead_letters where recorded_at_ms >= $1) as new_dead_letters,
@@ -63,7 +71,9 @@ describe('demo runtime: settlement workers', () => {
       [startedAt],
     );
     const moved = rows[0];
-    console.info(`[measure] demo runtime ${RUN_MS / 1000}s: ${samples.at(-1)!.finished} finished, ${moved.retries} retries, ${moved.dead_lettered} dead-lettered`);
+    console.info(
+      `[measure] demo runtime ${RUN_MS / 1000}s: ${samples.at(-1)!.finished} finished, ${moved.retries} retries, ${moved.dead_lettered} dead-lettered`,
+    );
     expect(moved.retries).toBeGreaterThan(0);
     expect(moved.dead_lettered).toBeGreaterThan(0);
     expect(moved.new_dead_letters).toBe(moved.dead_lettered);

@@ -57,73 +57,99 @@ async function sample(liveIds: number[]): Promise<Sample> {
     [liveIds],
   );
   const row = rows[0];
-  return { atMs: Date.now(), stale: row.stale, recentStale: row.recent_stale, deadLetters: row.dead_letters, seededLiveStale: row.seeded_live_stale };
+  return {
+    atMs: Date.now(),
+    stale: row.stale,
+    recentStale: row.recent_stale,
+    deadLetters: row.dead_letters,
+    seededLiveStale: row.seeded_live_stale,
+  };
 }
 
 describe('demo runtime: a steady state', () => {
-  it('holds stale executions and dead letters level, through an outage that rises and resolves', async () => {
-    expect(await seedDemo(db, settings)).toBe(true);
-    // The seeded executions still live at the start: owned by the token the runtime derives, not yet stale.
-    const candidates = await pool.query(
-      `select id from oxide_batch.ob_job_execution
+  it(
+    'holds stale executions and dead letters level, through an outage that rises and resolves',
+    async () => {
+      expect(await seedDemo(db, settings)).toBe(true);
+      // The seeded executions still live at the start: owned by the token the runtime derives, not yet stale.
+      const candidates = await pool.query(
+        `select id from oxide_batch.ob_job_execution
        where status in ('STARTING','STARTED','STOPPING') and updated_at > clock_timestamp() - interval '50 seconds'`,
-    );
-    const live: number[] = [];
-    for (const row of candidates.rows) {
-      const owned = await pool.query(`select owner_token = $2 as owned from oxide_batch.ob_job_execution where id = $1`, [row.id, seededOwnerToken(Buffer.from(KEY, 'hex'), Number(row.id))]);
-      if (owned.rows[0].owned) live.push(Number(row.id));
-    }
-    expect(live.length).toBeGreaterThan(5);
-    const startedAt = Date.now();
-    const lines: string[] = [];
-    const runtime = startDemoRuntime({ db, settings, drivers, log: (level, message, fields) => lines.push(`${level} ${message} ${JSON.stringify(fields ?? {})}`) });
-    const samples: Sample[] = [await sample(live)];
-    try {
-      while (Date.now() - startedAt < RUN_MS) {
-        await new Promise((resolve) => setTimeout(resolve, SAMPLE_MS));
-        samples.push(await sample(live));
+      );
+      const live: number[] = [];
+      for (const row of candidates.rows) {
+        const owned = await pool.query(
+          `select owner_token = $2 as owned from oxide_batch.ob_job_execution where id = $1`,
+          [row.id, seededOwnerToken(Buffer.from(KEY, 'hex'), Number(row.id))],
+        );
+        if (owned.rows[0].owned) live.push(Number(row.id));
       }
-    } finally {
-      await runtime.stop();
-    }
-    const first = samples[0]!;
-    const last = samples.at(-1)!;
-    console.info(`[measure] steady state over ${RUN_MS / 1000}s: stale ${samples.map((s) => s.stale).join(' ')}; dead letters ${samples.map((s) => s.deadLetters).join(' ')}`);
+      expect(live.length).toBeGreaterThan(5);
+      const startedAt = Date.now();
+      const lines: string[] = [];
+      const runtime = startDemoRuntime({
+        db,
+        settings,
+        drivers,
+        log: (level, message, fields) => lines.push(`${level} ${message} ${JSON.stringify(fields ?? {})}`),
+      });
+      const samples: Sample[] = [await sample(live)];
+      try {
+        while (Date.now() - startedAt < RUN_MS) {
+          await new Promise((resolve) => setTimeout(resolve, SAMPLE_MS));
+          samples.push(await sample(live));
+        }
+      } finally {
+        await runtime.stop();
+      }
+      const first = samples[0]!;
+      const last = samples.at(-1)!;
+      console.info(
+        `[measure] steady state over ${RUN_MS / 1000}s: stale ${samples.map((s) => s.stale).join(' ')}; dead letters ${samples.map((s) => s.deadLetters).join(' ')}`,
+      );
 
-    // Executions live at seeding are carried on: none of them ever turns stale.
-    for (const s of samples) expect(s.seededLiveStale).toBe(0);
-    const tally = (message: string) => JSON.parse(lines.find((l) => l.startsWith(`info ${message} `))!.slice(`info ${message} `.length)) as Record<string, number>;
-    const seeded = tally('demo seeded executions stopped');
-    expect(seeded.resumed).toBeGreaterThanOrEqual(live.length);
-    expect((seeded.completed ?? 0) + (seeded.failed ?? 0) + (seeded.stopped ?? 0)).toBeGreaterThan(live.length / 2);
+      // Executions live at seeding are carried on: none of them ever turns stale.
+      for (const s of samples) expect(s.seededLiveStale).toBe(0);
+      const tally = (message: string) =>
+        JSON.parse(lines.find((l) => l.startsWith(`info ${message} `))!.slice(`info ${message} `.length)) as Record<
+          string,
+          number
+        >;
+      const seeded = tally('demo seeded executions stopped');
+      expect(seeded.resumed).toBeGreaterThanOrEqual(live.length);
+      expect((seeded.completed ?? 0) + (seeded.failed ?? 0) + (seeded.stopped ?? 0)).toBeGreaterThan(live.length / 2);
 
-    // Owners go silent all the time (one launch in six), yet the recently stale stay few: the operators recover them.
-    const ops = tally('demo runtime ops stopped');
-    expect(ops.recovered).toBeGreaterThan(0);
-    const secondHalf = samples.filter((s) => s.atMs - startedAt > RUN_MS / 2);
-    for (const s of secondHalf) expect(s.recentStale).toBeLessThanOrEqual(12);
-    expect(last.stale).toBeLessThanOrEqual(first.stale + 12);
-    const recovered = await scalar(`select count(*)::int as n from oxide_batch.ob_operator_request where action = 'RECOVER' and actor_ref = 'cli:ops' and outcome_class = 'APPLIED'`);
-    expect(recovered).toBe(ops.recovered);
-    // The runtime's CLI is not Keel: none of it is in Keel's audit log.
-    expect(await scalar(`select count(*)::int as n from keel.audit_event where actor_login = 'cli:ops'`)).toBe(0);
+      // Owners go silent all the time (one launch in six), yet the recently stale stay few: the operators recover them.
+      const ops = tally('demo runtime ops stopped');
+      expect(ops.recovered).toBeGreaterThan(0);
+      const secondHalf = samples.filter((s) => s.atMs - startedAt > RUN_MS / 2);
+      for (const s of secondHalf) expect(s.recentStale).toBeLessThanOrEqual(12);
+      expect(last.stale).toBeLessThanOrEqual(first.stale + 12);
+      const recovered = await scalar(
+        `select count(*)::int as n from oxide_batch.ob_operator_request where action = 'RECOVER' and actor_ref = 'cli:ops' and outcome_class = 'APPLIED'`,
+      );
+      expect(recovered).toBe(ops.recovered);
+      // The runtime's CLI is not Keel: none of it is in Keel's audit log.
+      expect(await scalar(`select count(*)::int as n from keel.audit_event where actor_login = 'cli:ops'`)).toBe(0);
 
-    // The outage raised dead letters, and support brought them back down through Keel, audited under their name.
-    const peak = Math.max(...samples.map((s) => s.deadLetters));
-    expect(peak).toBeGreaterThan(first.deadLetters + 20);
-    expect(last.deadLetters).toBeLessThan(peak);
-    expect(last.deadLetters).toBeLessThanOrEqual(first.deadLetters + 40);
-    const support = tally('demo support desk stopped');
-    expect(support.replayed).toBeGreaterThan(20);
-    expect(support.refused).toBe(0);
-    const audited = await pool.query(
-      `select action, count(*)::int as n from keel.audit_event
+      // The outage raised dead letters, and support brought them back down through Keel, audited under their name.
+      const peak = Math.max(...samples.map((s) => s.deadLetters));
+      expect(peak).toBeGreaterThan(first.deadLetters + 20);
+      expect(last.deadLetters).toBeLessThan(peak);
+      expect(last.deadLetters).toBeLessThanOrEqual(first.deadLetters + 40);
+      const support = tally('demo support desk stopped');
+      expect(support.replayed).toBeGreaterThan(20);
+      expect(support.refused).toBe(0);
+      const audited = await pool.query(
+        `select action, count(*)::int as n from keel.audit_event
        where actor_login = 'support' and actor_role = 'support' and outcome = 'APPLIED' and reason is not null group by action order by action`,
-    );
-    expect(Object.fromEntries(audited.rows.map((r) => [r.action, r.n]))).toEqual({
-      ...(support.discarded ? { 'settlement.discard': support.discarded } : {}),
-      'settlement.replay': support.replayed,
-    });
-    expect(lines.filter((line) => /^(warn|error) /.test(line))).toEqual([]);
-  }, RUN_MS + 120_000);
+      );
+      expect(Object.fromEntries(audited.rows.map((r) => [r.action, r.n]))).toEqual({
+        ...(support.discarded ? { 'settlement.discard': support.discarded } : {}),
+        'settlement.replay': support.replayed,
+      });
+      expect(lines.filter((line) => /^(warn|error) /.test(line))).toEqual([]);
+    },
+    RUN_MS + 120_000,
+  );
 });

@@ -29,7 +29,9 @@ async function adminQuery(sql: string): Promise<void> {
  */
 export async function freshDatabase(options: { empty?: boolean; poolSize?: number } = {}): Promise<TestDatabase> {
   const name = `keel_t_${randomBytes(6).toString('hex')}`;
-  await adminQuery(options.empty ? `create database ${name}` : `create database ${name} template ${inject('templateDatabase')}`);
+  await adminQuery(
+    options.empty ? `create database ${name}` : `create database ${name} template ${inject('templateDatabase')}`,
+  );
   const url = databaseUrl(inject('adminUrl'), name);
   const pools: pg.Pool[] = [];
   const newPool = (max = 10, poolOptions: Parameters<typeof createPool>[2] = {}) => {

@@ -5,7 +5,8 @@ import type pg from 'pg';
  * queue states by the lease and visibility times against the database clock.
  */
 export async function countsFromDatabase(pool: pg.Pool | pg.Client, staleThresholdMs: number) {
-  const q = async <T extends Record<string, unknown>>(sql: string, params: unknown[] = []) => (await pool.query(sql, params)).rows as T[];
+  const q = async <T extends Record<string, unknown>>(sql: string, params: unknown[] = []) =>
+    (await pool.query(sql, params)).rows as T[];
   const toMap = (rows: { k: string; n: string | number }[]) => Object.fromEntries(rows.map((r) => [r.k, Number(r.n)]));
   // One after another: a single pg.Client runs one query at a time.
   const queue = await q<{ k: string; n: string }>(`
@@ -16,10 +17,14 @@ export async function countsFromDatabase(pool: pg.Pool | pg.Client, staleThresho
         on s.k = case when a.lease_owner is not null and a.lease_until_ms > now.ms then 'leased'
                       when a.next_visible_at_ms > now.ms then 'retry_scheduled' else 'due' end
       group by s.k`);
-  const dead = await q<{ k: string; n: string }>(`select reason as k, count(*) as n from settle.dead_letters group by reason`);
-  const executions = await q<{ k: string; n: string }>(`select status as k, count(*) as n from oxide_batch.ob_job_execution group by status`);
+  const dead = await q<{ k: string; n: string }>(
+    `select reason as k, count(*) as n from settle.dead_letters group by reason`,
+  );
+  const executions = await q<{ k: string; n: string }>(
+    `select status as k, count(*) as n from oxide_batch.ob_job_execution group by status`,
+  );
   const stale = await q<{ n: string }>(
-      `select count(*) as n from oxide_batch.ob_job_execution
+    `select count(*) as n from oxide_batch.ob_job_execution
         where status in ('STARTING', 'STARTED', 'STOPPING') and (extract(epoch from clock_timestamp()) * 1000)::bigint - (extract(epoch from updated_at) * 1000)::bigint > $1::bigint`,
     [staleThresholdMs],
   );
@@ -43,7 +48,9 @@ export async function countsFromLastSample(pool: pg.Pool | pg.Client) {
     select metric, label, value from keel.metric_sample
     where sampled_at = (select max(sampled_at) from keel.metric_sample)`);
   const of = (metric: string) =>
-    Object.fromEntries(rows.filter((r) => r.metric === metric && Number(r.value) > 0).map((r) => [r.label, Number(r.value)]));
+    Object.fromEntries(
+      rows.filter((r) => r.metric === metric && Number(r.value) > 0).map((r) => [r.label, Number(r.value)]),
+    );
   const one = (metric: string) => Number(rows.find((r) => r.metric === metric)?.value ?? 0);
   return {
     queue: of('settlement_queue_depth'),
@@ -82,17 +89,25 @@ export type MetricCounts = Awaited<ReturnType<typeof countsFromDatabase>>;
 export function scrapeViolations(reported: MetricCounts, before: MetricCounts, after: MetricCounts): string[] {
   const problems: string[] = [];
   const same = (label: string, a: unknown, b: unknown) => {
-    if (JSON.stringify(a) !== JSON.stringify(b)) problems.push(`${label}: reported ${JSON.stringify(a)}, database ${JSON.stringify(b)}`);
+    if (JSON.stringify(a) !== JSON.stringify(b))
+      problems.push(`${label}: reported ${JSON.stringify(a)}, database ${JSON.stringify(b)}`);
   };
   const within = (label: string, value: number | undefined, x = 0, y = 0) => {
-    if (value === undefined || value < Math.min(x, y) || value > Math.max(x, y)) problems.push(`${label}: reported ${value}, database ${x} before and ${y} after`);
+    if (value === undefined || value < Math.min(x, y) || value > Math.max(x, y))
+      problems.push(`${label}: reported ${value}, database ${x} before and ${y} after`);
   };
-  const sorted = (m: Record<string, number>) => Object.fromEntries(Object.entries(m).filter(([, n]) => n > 0).sort());
+  const sorted = (m: Record<string, number>) =>
+    Object.fromEntries(
+      Object.entries(m)
+        .filter(([, n]) => n > 0)
+        .sort(),
+    );
   same('dead letters', sorted(reported.deadLetters), sorted(before.deadLetters));
   same('dead letters (after)', sorted(reported.deadLetters), sorted(after.deadLetters));
   same('executions', sorted(reported.executions), sorted(before.executions));
   same('pending proposals', reported.pendingProposals, before.pendingProposals);
-  for (const state of ['due', 'leased', 'retry_scheduled']) within(`queue ${state}`, reported.queue[state], before.queue[state], after.queue[state]);
+  for (const state of ['due', 'leased', 'retry_scheduled'])
+    within(`queue ${state}`, reported.queue[state], before.queue[state], after.queue[state]);
   const total = (m: Record<string, number>) => Object.values(m).reduce((a, b) => a + b, 0);
   same('queue total', total(reported.queue), total(before.queue));
   within('stale executions', reported.stale, before.stale, after.stale);

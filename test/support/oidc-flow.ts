@@ -29,10 +29,19 @@ export type ProviderVisit =
  * Follows the provider's redirects with the browser's cookies for the provider (`jar`)
  * until the browser is sent to a URL starting with `returnTo`, or a page is shown.
  */
-export async function visitProvider(url: string, jar: CookieJar, returnTo: string, init?: RequestInit): Promise<ProviderVisit> {
+export async function visitProvider(
+  url: string,
+  jar: CookieJar,
+  returnTo: string,
+  init?: RequestInit,
+): Promise<ProviderVisit> {
   let next: { url: string; init?: RequestInit } = { url, init };
   for (let hop = 0; hop < 15; hop += 1) {
-    const response = await fetch(next.url, { ...next.init, redirect: 'manual', headers: { ...next.init?.headers, cookie: jar.header() } });
+    const response = await fetch(next.url, {
+      ...next.init,
+      redirect: 'manual',
+      headers: { ...next.init?.headers, cookie: jar.header() },
+    });
     jar.take(response);
     const location = response.headers.get('location');
     if (response.status >= 300 && response.status < 400 && location) {
@@ -49,7 +58,12 @@ export async function visitProvider(url: string, jar: CookieJar, returnTo: strin
 }
 
 /** Fills the provider's login form (any password; the login is the subject) and follows it back to `returnTo`. */
-export async function logInAtProvider(loginForm: { url: string; html: string }, login: string, jar: CookieJar, returnTo: string): Promise<ProviderVisit> {
+export async function logInAtProvider(
+  loginForm: { url: string; html: string },
+  login: string,
+  jar: CookieJar,
+  returnTo: string,
+): Promise<ProviderVisit> {
   const action = /action="([^"]+)"/.exec(loginForm.html)![1]!;
   return visitProvider(new URL(action, loginForm.url).href, jar, returnTo, {
     method: 'POST',
@@ -63,6 +77,8 @@ export function formFields(html: string, formId: string): { action: string; fiel
   const form = new RegExp(`<form[^>]*id="${formId}"[^>]*>([\\s\\S]*?)</form>`).exec(html);
   if (!form) throw new Error(`no form ${formId}`);
   const action = /action="([^"]+)"/.exec(form[0])![1]!;
-  const fields = Object.fromEntries([...form[1]!.matchAll(/<input[^>]*name="([^"]+)"[^>]*value="([^"]*)"/g)].map((m) => [m[1]!, m[2]!]));
+  const fields = Object.fromEntries(
+    [...form[1]!.matchAll(/<input[^>]*name="([^"]+)"[^>]*value="([^"]*)"/g)].map((m) => [m[1]!, m[2]!]),
+  );
   return { action, fields };
 }

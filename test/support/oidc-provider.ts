@@ -75,23 +75,35 @@ export async function startTestProvider(options: TestProviderOptions): Promise<T
         async claims() {
           const current = users.get(sub);
           if (current?.groupsOverage) {
-            const overage = { _claim_names: { groups: 'src1' }, _claim_sources: { src1: { endpoint: `https://graph.microsoft.com/v1.0/users/${sub}/getMemberObjects` } } };
+            const overage = {
+              _claim_names: { groups: 'src1' },
+              _claim_sources: { src1: { endpoint: `https://graph.microsoft.com/v1.0/users/${sub}/getMemberObjects` } },
+            };
             return { sub, name: current.name, preferred_username: sub, ...overage };
           }
           return { sub, name: current?.name, preferred_username: sub, groups: current ? [...current.groups] : [] };
         },
       };
     },
-    claims: { openid: ['sub'], profile: ['name', 'preferred_username'], email: ['email', 'email_verified'], groups: ['groups'] },
+    claims: {
+      openid: ['sub'],
+      profile: ['name', 'preferred_username'],
+      email: ['email', 'email_verified'],
+      groups: ['groups'],
+    },
     scopes: ['openid', 'profile', 'email', 'groups'],
     pkce: { methods: ['S256'], required: () => true },
     conformIdTokenClaims: options.claimsInIdToken !== true,
     features: { devInteractions: { enabled: true }, rpInitiatedLogout: { enabled: options.endSession !== false } },
     cookies: { keys: ['keel-test-provider-cookie-key'] },
+    // biome-ignore lint/suspicious/noExplicitAny: oidc-provider ships no types for its Koa context
     async loadExistingGrant(ctx: any) {
       const grantId = ctx.oidc.result?.consent?.grantId || ctx.oidc.session!.grantIdFor(ctx.oidc.client!.clientId);
       if (grantId) return ctx.oidc.provider.Grant.find(grantId);
-      const grant = new ctx.oidc.provider.Grant({ clientId: ctx.oidc.client!.clientId, accountId: ctx.oidc.session!.accountId });
+      const grant = new ctx.oidc.provider.Grant({
+        clientId: ctx.oidc.client!.clientId,
+        accountId: ctx.oidc.session!.accountId,
+      });
       grant.addOIDCScope('openid profile email groups');
       await grant.save();
       return grant;

@@ -17,7 +17,12 @@ const UNRESOLVED: BatchStatus[] = ['STARTING', 'STARTED', 'STOPPING', 'UNKNOWN']
 let sequence = 0;
 const unique = (prefix: string) => `${prefix}-${process.pid}-${(sequence += 1)}-${randomBytes(3).toString('hex')}`;
 
-export const actor = (role: Role, login: string = unique(role)): Actor => ({ id: `user:${login}`, login, name: login, role });
+export const actor = (role: Role, login: string = unique(role)): Actor => ({
+  id: `user:${login}`,
+  login,
+  name: login,
+  role,
+});
 
 export interface DefinitionOptions {
   deliveryMode?: 'atomic_same_resource' | 'at_least_once' | 'best_effort';
@@ -27,7 +32,11 @@ export interface DefinitionOptions {
 /** A job definition whose manifest is shaped like the demo's (lib/demo/seed-batch.ts `manifestFor`). */
 export async function seedDefinition(db: DbOrTx, options: DefinitionOptions = {}) {
   const jobName = unique('job');
-  const manifest = manifestFor({ jobName, deliveryMode: options.deliveryMode, steps: options.steps ?? [{ logicalId: 'load', retryLimit: 3, stateLimit: 4 }] });
+  const manifest = manifestFor({
+    jobName,
+    deliveryMode: options.deliveryMode,
+    steps: options.steps ?? [{ logicalId: 'load', retryLimit: 3, stateLimit: 4 }],
+  });
   const digest = createHash('sha256').update(JSON.stringify(manifest)).digest();
   const [row] = await db
     .insert(obJobDefinition)
@@ -54,9 +63,13 @@ export async function seedExecution(db: DbOrTx, options: ExecutionOptions) {
   const [instance] = await db
     .insert(obJobInstance)
     // The runtime names an instance after its job, so the instance takes the definition's name.
-    .values({ jobName: sql`(select job_name from oxide_batch.ob_job_definition where id = ${options.definitionId})`, instanceKey: randomBytes(32) })
+    .values({
+      jobName: sql`(select job_name from oxide_batch.ob_job_definition where id = ${options.definitionId})`,
+      instanceKey: randomBytes(32),
+    })
     .returning({ id: obJobInstance.id });
-  const updatedAt = options.updatedAt ?? sql`clock_timestamp() - ${options.silentForMs ?? 20 * MINUTE} * interval '1 millisecond'`;
+  const updatedAt =
+    options.updatedAt ?? sql`clock_timestamp() - ${options.silentForMs ?? 20 * MINUTE} * interval '1 millisecond'`;
   const [row] = await db
     .insert(obJobExecution)
     .values({
@@ -85,7 +98,12 @@ export async function seedStep(
   const checkpoint =
     options.checkpointPayload === undefined
       ? {}
-      : { checkpointFormat: 1, checkpointSchema: 'oxide-batch.checkpoint', checkpointSchemaVersion: 1, checkpointPayload: options.checkpointPayload };
+      : {
+          checkpointFormat: 1,
+          checkpointSchema: 'oxide-batch.checkpoint',
+          checkpointSchemaVersion: 1,
+          checkpointPayload: options.checkpointPayload,
+        };
   const [row] = await db
     .insert(obStepExecution)
     .values({
@@ -104,16 +122,28 @@ export async function seedStep(
 
 /** A stale STARTED execution owned by another process, on an at-least-once definition. */
 export async function seedStaleExecution(db: DbOrTx, overrides: Partial<ExecutionOptions> & DefinitionOptions = {}) {
-  const definition = await seedDefinition(db, { deliveryMode: overrides.deliveryMode ?? 'atomic_same_resource', steps: overrides.steps });
+  const definition = await seedDefinition(db, {
+    deliveryMode: overrides.deliveryMode ?? 'atomic_same_resource',
+    steps: overrides.steps,
+  });
   const execution = await seedExecution(db, { ...overrides, definitionId: definition.id });
   return { definition, ...execution };
 }
 
-export function testCheckpoint(executionId: string, lease: { ownerId: string; fencingToken: number; expiresAt: number }): DurableCheckpoint {
+export function testCheckpoint(
+  executionId: string,
+  lease: { ownerId: string; fencingToken: number; expiresAt: number },
+): DurableCheckpoint {
   return {
     governingSpec: GOVERNING_SPEC,
     executionId,
-    snapshots: { proposalDigest: 'p1', manifestDigest: 'm1', registryDigest: 'r1', policyDigest: 'po1', authorizationDigest: 'a1' },
+    snapshots: {
+      proposalDigest: 'p1',
+      manifestDigest: 'm1',
+      registryDigest: 'r1',
+      policyDigest: 'po1',
+      authorizationDigest: 'a1',
+    },
     lease,
     completedNodeIds: ['start'],
     wait: null,
@@ -152,9 +182,17 @@ export function fixedClock(overrides: Partial<ProposerClock> = {}): ProposerCloc
   };
 }
 
-export const SETTINGS = { staleThresholdMs: 15 * MINUTE, maxClockSkewMs: 5_000, proposalTtlMs: 15 * MINUTE, orchestrationLeaseMs: 5 * MINUTE };
+export const SETTINGS = {
+  staleThresholdMs: 15 * MINUTE,
+  maxClockSkewMs: 5_000,
+  proposalTtlMs: 15 * MINUTE,
+  orchestrationLeaseMs: 5 * MINUTE,
+};
 
-export function recoveryDeps(db: Database, options: { checkpointKey?: Buffer; ownerToken?: Buffer } = {}): RecoveryServiceDeps {
+export function recoveryDeps(
+  db: Database,
+  options: { checkpointKey?: Buffer; ownerToken?: Buffer } = {},
+): RecoveryServiceDeps {
   return {
     uow: postgresTakeoverUnitOfWork(db, { checkpointKey: options.checkpointKey ?? randomBytes(32) }),
     clock: fixedClock(),
@@ -165,5 +203,7 @@ export function recoveryDeps(db: Database, options: { checkpointKey?: Buffer; ow
 
 /** Moves a proposal's approval deadline into the past (fixture time travel). */
 export async function expireDeadline(db: DbOrTx, proposalId: number) {
-  await db.execute(sql`update keel.recovery_proposal set wait_deadline = date_trunc('milliseconds', clock_timestamp()) - interval '1 second' where id = ${proposalId}`);
+  await db.execute(
+    sql`update keel.recovery_proposal set wait_deadline = date_trunc('milliseconds', clock_timestamp()) - interval '1 second' where id = ${proposalId}`,
+  );
 }

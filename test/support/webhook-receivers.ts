@@ -33,17 +33,34 @@ export const pagerDutyEvent = z.discriminatedUnion('event_action', [
           custom_details: z.record(z.string(), z.unknown()).optional(),
         })
         .strict(),
-      images: z.array(z.object({ src: z.url({ protocol: /^https$/ }), href: url.optional(), alt: z.string().optional() }).strict()).optional(),
+      images: z
+        .array(
+          z.object({ src: z.url({ protocol: /^https$/ }), href: url.optional(), alt: z.string().optional() }).strict(),
+        )
+        .optional(),
       links: z.array(z.object({ href: url, text: z.string().optional() }).strict()).optional(),
       client: z.string().optional(),
       client_url: url.optional(),
     })
     .strict(),
-  z.object({ routing_key: z.string().length(32), event_action: z.literal('acknowledge'), dedup_key: z.string().min(1).max(255) }).strict(),
-  z.object({ routing_key: z.string().length(32), event_action: z.literal('resolve'), dedup_key: z.string().min(1).max(255) }).strict(),
+  z
+    .object({
+      routing_key: z.string().length(32),
+      event_action: z.literal('acknowledge'),
+      dedup_key: z.string().min(1).max(255),
+    })
+    .strict(),
+  z
+    .object({
+      routing_key: z.string().length(32),
+      event_action: z.literal('resolve'),
+      dedup_key: z.string().min(1).max(255),
+    })
+    .strict(),
 ]);
 
-const detailsTotal = (details: Record<string, string>) => Object.entries(details).reduce((n, [k, v]) => n + [...k].length + [...v].length, 0);
+const detailsTotal = (details: Record<string, string>) =>
+  Object.entries(details).reduce((n, [k, v]) => n + [...k].length + [...v].length, 0);
 const chars = (max: number) => z.string().refine((s) => [...s].length <= max, `at most ${max} characters`);
 
 /** Opsgenie Alert API, POST /v2/alerts (create alert). */
@@ -52,11 +69,16 @@ export const opsgenieCreateAlert = z
     message: chars(130).pipe(z.string().min(1)),
     alias: chars(512).optional(),
     description: chars(15_000).optional(),
-    responders: z.array(z.object({ type: z.enum(['team', 'user', 'escalation', 'schedule']) }).passthrough()).optional(),
+    responders: z
+      .array(z.object({ type: z.enum(['team', 'user', 'escalation', 'schedule']) }).passthrough())
+      .optional(),
     visibleTo: z.array(z.object({ type: z.enum(['team', 'user']) }).passthrough()).optional(),
     actions: z.array(chars(50)).max(10).optional(),
     tags: z.array(chars(50)).max(20).optional(),
-    details: z.record(z.string(), z.string()).refine((d) => detailsTotal(d) <= 8_000, 'details are at most 8000 characters in all').optional(),
+    details: z
+      .record(z.string(), z.string())
+      .refine((d) => detailsTotal(d) <= 8_000, 'details are at most 8000 characters in all')
+      .optional(),
     entity: chars(512).optional(),
     source: chars(100).optional(),
     priority: z.enum(['P1', 'P2', 'P3', 'P4', 'P5']).optional(),
@@ -66,7 +88,9 @@ export const opsgenieCreateAlert = z
   .strict();
 
 /** Opsgenie Alert API, POST /v2/alerts/:identifier/close?identifierType=id|tiny|alias. */
-export const opsgenieCloseAlert = z.object({ user: chars(100).optional(), source: chars(100).optional(), note: chars(25_000).optional() }).strict();
+export const opsgenieCloseAlert = z
+  .object({ user: chars(100).optional(), source: chars(100).optional(), note: chars(25_000).optional() })
+  .strict();
 
 /**
  * A Slack incoming webhook's message: `text` in mrkdwn, where a bare &, < or > must be
@@ -75,7 +99,10 @@ export const opsgenieCloseAlert = z.object({ user: chars(100).optional(), source
 export const slackMessage = z
   .object({ text: z.string().min(1).max(40_000) })
   .strict()
-  .refine(({ text }) => !/[<>]/.test(text.replace(/<https?:\/\/[^\s|<>]+(\|[^<>]+)?>/g, '')), 'an unescaped < or > outside a link')
+  .refine(
+    ({ text }) => !/[<>]/.test(text.replace(/<https?:\/\/[^\s|<>]+(\|[^<>]+)?>/g, '')),
+    'an unescaped < or > outside a link',
+  )
   .refine(({ text }) => !/&(?!(amp|lt|gt);)/.test(text), 'an unescaped &');
 
 /** Keel's generic body. */
@@ -126,7 +153,8 @@ export async function startFormatReceivers(options: {
       const raw = Buffer.concat(chunks).toString('utf8');
       const target = new URL(request.url ?? '/', 'http://receiver');
       const segments = target.pathname.split('/').filter(Boolean);
-      const receiver = (['generic', 'slack', 'pagerduty', 'opsgenie'] as const).find((r) => r === segments[0]) ?? 'unknown';
+      const receiver =
+        (['generic', 'slack', 'pagerduty', 'opsgenie'] as const).find((r) => r === segments[0]) ?? 'unknown';
       const problems: string[] = [];
       let body: unknown = null;
       try {
@@ -135,7 +163,8 @@ export async function startFormatReceivers(options: {
         problems.push('the body is not JSON');
       }
       if (request.method !== 'POST') problems.push(`method ${request.method}`);
-      if (!String(request.headers['content-type'] ?? '').startsWith('application/json')) problems.push('content-type is not application/json');
+      if (!String(request.headers['content-type'] ?? '').startsWith('application/json'))
+        problems.push('content-type is not application/json');
       let status = 200;
       let answer: unknown = 'ok';
       switch (receiver) {
@@ -144,12 +173,16 @@ export async function startFormatReceivers(options: {
           const secret = options.secrets[name];
           try {
             if (secret === undefined) throw new Error(`no secret for ${name}`);
-            new Webhook(secret, options.secretFormat?.[name] ? { format: 'raw' } : undefined).verify(raw, request.headers as Record<string, string>);
+            new Webhook(secret, options.secretFormat?.[name] ? { format: 'raw' } : undefined).verify(
+              raw,
+              request.headers as Record<string, string>,
+            );
           } catch (error) {
             problems.push(`signature: ${(error as Error).message}`);
           }
           problems.push(...problemsOf(genericBody.safeParse(body)));
-          if ((body as { id?: unknown })?.id !== request.headers['webhook-id']) problems.push('webhook-id is not the body id');
+          if ((body as { id?: unknown })?.id !== request.headers['webhook-id'])
+            problems.push('webhook-id is not the body id');
           status = problems.length ? 401 : 204;
           answer = null;
           break;
@@ -168,10 +201,12 @@ export async function startFormatReceivers(options: {
             : { status: 'success', message: 'Event processed', dedup_key: (body as { dedup_key?: string }).dedup_key };
           break;
         case 'opsgenie': {
-          if (request.headers.authorization !== `GenieKey ${options.opsgenieKey}`) problems.push('authorization is not GenieKey <key>');
+          if (request.headers.authorization !== `GenieKey ${options.opsgenieKey}`)
+            problems.push('authorization is not GenieKey <key>');
           const close = /^\/opsgenie\/v2\/alerts\/([^/]+)\/close$/.exec(target.pathname);
           if (close) {
-            if (!['id', 'tiny', 'alias'].includes(target.searchParams.get('identifierType') ?? 'id')) problems.push('identifierType');
+            if (!['id', 'tiny', 'alias'].includes(target.searchParams.get('identifierType') ?? 'id'))
+              problems.push('identifierType');
             problems.push(...problemsOf(opsgenieCloseAlert.safeParse(body)));
           } else if (target.pathname === '/opsgenie/v2/alerts') {
             problems.push(...problemsOf(opsgenieCreateAlert.safeParse(body)));
@@ -179,7 +214,9 @@ export async function startFormatReceivers(options: {
             problems.push(`path ${target.pathname}`);
           }
           status = problems.some((p) => p.startsWith('authorization')) ? 401 : problems.length ? 422 : 202;
-          answer = problems.length ? { message: problems.join('; '), took: 0.001, requestId: 'receiver' } : { result: 'Request will be processed', took: 0.002, requestId: 'receiver' };
+          answer = problems.length
+            ? { message: problems.join('; '), took: 0.001, requestId: 'receiver' }
+            : { result: 'Request will be processed', took: 0.002, requestId: 'receiver' };
           break;
         }
         case 'unknown':
@@ -188,7 +225,17 @@ export async function startFormatReceivers(options: {
       }
       const forced = options.answers?.[receiver]?.shift();
       if (forced !== undefined) status = forced;
-      received.push({ receiver, method: request.method ?? '', path: target.pathname, query: target.searchParams, headers: request.headers, raw, body, problems, status });
+      received.push({
+        receiver,
+        method: request.method ?? '',
+        path: target.pathname,
+        query: target.searchParams,
+        headers: request.headers,
+        raw,
+        body,
+        problems,
+        status,
+      });
       if (answer === null) response.writeHead(status).end();
       else if (typeof answer === 'string') response.writeHead(status, { 'content-type': 'text/plain' }).end(answer);
       else response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(answer));

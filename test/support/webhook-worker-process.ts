@@ -14,4 +14,11 @@ const worker = startWebhookWorker({
   baseUrl: 'https://keel.example',
   log: (level, message, fields) => process.stdout.write(`${level} ${message} ${JSON.stringify(fields ?? {})}\n`),
 });
-process.on('SIGTERM', () => void worker.stop().then(() => pool.end()).then(() => process.exit(0)));
+process.on(
+  'SIGTERM',
+  () =>
+    void worker
+      .stop()
+      .then(() => pool.end())
+      .then(() => process.exit(0)),
+);

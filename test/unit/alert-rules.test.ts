@@ -30,10 +30,14 @@ describe('docs/alerts.yml', () => {
 
   it('grows dead letters by the webhook rule: the threshold Keel runs with, over the default window', () => {
     const rule = rules.find((r) => r.alert === 'KeelDeadLettersGrowing')!;
-    const ranges = [...rule.text.matchAll(/keel_settlement_dead_lettered_total\[(\d+)m\]/g)].map((m) => Number(m[1]) * 60_000);
+    const ranges = [...rule.text.matchAll(/keel_settlement_dead_lettered_total\[(\d+)m\]/g)].map(
+      (m) => Number(m[1]) * 60_000,
+    );
     expect(ranges).toEqual([parseWebhookSettings({}, []).deadLetterWindowMs]);
     // Compared with the server's KEEL_DEAD_LETTER_ALERT_THRESHOLD, never a number written here.
-    expect(rule.text).toMatch(/>\s*ignoring \(reason\) group_left \(\)\s*max without \(instance\) \(keel_dead_letter_alert_threshold\)/);
+    expect(rule.text).toMatch(
+      />\s*ignoring \(reason\) group_left \(\)\s*max without \(instance\) \(keel_dead_letter_alert_threshold\)/,
+    );
     // A counter of dead-letterings: a gauge of standing dead letters drops when they are replayed.
     expect(rule.text).not.toMatch(/keel_settlement_dead_letters\b/);
   });
@@ -51,7 +55,10 @@ describe('docs/alerts.yml', () => {
   });
 
   it('pages only for what cannot wait: a proposal left to expire is safe, so it makes a ticket', () => {
-    const pages = rules.filter((r) => /severity: page/.test(r.text)).map((r) => r.alert).sort();
+    const pages = rules
+      .filter((r) => /severity: page/.test(r.text))
+      .map((r) => r.alert)
+      .sort();
     expect(pages).toEqual(['KeelDown', 'KeelNotScraped', 'KeelSettlementQueueStalled']);
   });
 });

@@ -12,7 +12,9 @@ describe('auditChanges', () => {
     const before = { status: 'STARTED', version: 4, stopRequested: false };
     const after = { stopRequestedBy: 'operator', version: 4, stopRequested: true, status: 'STARTED' };
     expect(formatAuditChanges(auditChanges(before, after))).toBe('stopRequested: false → true');
-    expect(formatAuditChanges(auditChanges({ disabled: false }, { disabled: true, sessionsEnded: 2 }))).toBe('disabled: false → true');
+    expect(formatAuditChanges(auditChanges({ disabled: false }, { disabled: true, sessionsEnded: 2 }))).toBe(
+      'disabled: false → true',
+    );
   });
 
   it('is empty without a before object, for an unchanged value, or when after does not record the field', () => {
@@ -23,6 +25,8 @@ describe('auditChanges', () => {
   });
 
   it('shows structured values as JSON', () => {
-    expect(auditChanges({ limits: { retry: 3 } }, { limits: { retry: 5 } })).toEqual([{ field: 'limits', before: '{"retry":3}', after: '{"retry":5}' }]);
+    expect(auditChanges({ limits: { retry: 3 } }, { limits: { retry: 5 } })).toEqual([
+      { field: 'limits', before: '{"retry":3}', after: '{"retry":5}' },
+    ]);
   });
 });

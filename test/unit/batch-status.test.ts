@@ -19,13 +19,27 @@ import {
   RECOVERY_PRIOR_STATUSES,
   type BatchStatus,
 } from '@/lib/domain/batch-status';
-import { isActorRef, isOperationId, isReasonCode, validateActorRef, validateOperationId, validateReasonCode } from '@/lib/domain/identifier-patterns';
+import {
+  isActorRef,
+  isOperationId,
+  isReasonCode,
+  validateActorRef,
+  validateOperationId,
+  validateReasonCode,
+} from '@/lib/domain/identifier-patterns';
 
 describe('BatchStatus vocabulary', () => {
   it('holds exactly the eight runtime statuses', () => {
-    expect([...BATCH_STATUSES].sort()).toEqual(
-      ['ABANDONED', 'COMPLETED', 'FAILED', 'STARTED', 'STARTING', 'STOPPED', 'STOPPING', 'UNKNOWN'],
-    );
+    expect([...BATCH_STATUSES].sort()).toEqual([
+      'ABANDONED',
+      'COMPLETED',
+      'FAILED',
+      'STARTED',
+      'STARTING',
+      'STOPPED',
+      'STOPPING',
+      'UNKNOWN',
+    ]);
     expect(isBatchStatus('STARTED')).toBe(true);
     expect(isBatchStatus('started')).toBe(false);
     expect(isBatchStatus(1)).toBe(false);
@@ -51,10 +65,22 @@ describe('BatchStatus vocabulary', () => {
 
   it('allows exactly the in-place moves the runtime allows', () => {
     const legal = new Set([
-      'STARTING>STARTED', 'STARTING>STOPPING', 'STARTING>FAILED', 'STARTING>UNKNOWN',
-      'STARTED>STOPPING', 'STARTED>STOPPED', 'STARTED>FAILED', 'STARTED>COMPLETED', 'STARTED>UNKNOWN',
-      'STOPPING>STOPPED', 'STOPPING>FAILED', 'STOPPING>UNKNOWN',
-      'STOPPED>ABANDONED', 'FAILED>ABANDONED', 'UNKNOWN>ABANDONED', 'UNKNOWN>FAILED',
+      'STARTING>STARTED',
+      'STARTING>STOPPING',
+      'STARTING>FAILED',
+      'STARTING>UNKNOWN',
+      'STARTED>STOPPING',
+      'STARTED>STOPPED',
+      'STARTED>FAILED',
+      'STARTED>COMPLETED',
+      'STARTED>UNKNOWN',
+      'STOPPING>STOPPED',
+      'STOPPING>FAILED',
+      'STOPPING>UNKNOWN',
+      'STOPPED>ABANDONED',
+      'FAILED>ABANDONED',
+      'UNKNOWN>ABANDONED',
+      'UNKNOWN>FAILED',
     ]);
     for (const from of BATCH_STATUSES) {
       for (const to of BATCH_STATUSES) {

@@ -33,15 +33,20 @@ const layout = chunk('layout.js', 2_000);
 page('/(console)/light/page', [layout]);
 page('/(console)/heavy/page', [layout, chunk('heavy.js', 20_000)]);
 writeFileSync(join(build, 'BUILD_ID'), 'test');
-writeFileSync(join(build, 'build-manifest.json'), JSON.stringify({ rootMainFiles: [framework], polyfillFiles: [chunk('polyfills.js', 50_000)] }));
+writeFileSync(
+  join(build, 'build-manifest.json'),
+  JSON.stringify({ rootMainFiles: [framework], polyfillFiles: [chunk('polyfills.js', 50_000)] }),
+);
 
-const run = (budgetKb: number) => spawnSync(process.execPath, [script, '--dir', build, '--budget', String(budgetKb)], { encoding: 'utf8' });
+const run = (budgetKb: number) =>
+  spawnSync(process.execPath, [script, '--dir', build, '--budget', String(budgetKb)], { encoding: 'utf8' });
 
 describe('bundle budget', () => {
   it('weighs each page as the framework plus its layouts and page chunks (each once), gzipped, without polyfills', () => {
     const result = run(1_000);
     expect(result.status, result.stdout + result.stderr).toBe(0);
-    const weight = (route: string) => Number(new RegExp(`^${route}\\s+\\S+\\s+\\S+\\s+(\\S+)`, 'm').exec(result.stdout)?.[1]);
+    const weight = (route: string) =>
+      Number(new RegExp(`^${route}\\s+\\S+\\s+\\S+\\s+(\\S+)`, 'm').exec(result.stdout)?.[1]);
     expect(weight('/light')).toBeGreaterThanOrEqual(12);
     expect(weight('/light')).toBeLessThan(12.5);
     expect(weight('/heavy')).toBeGreaterThanOrEqual(32);

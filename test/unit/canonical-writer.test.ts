@@ -28,8 +28,14 @@ describe('CanonicalWriter', () => {
   it('accepts the full u64 range as bigint and refuses values outside it', () => {
     expect(hex(new CanonicalWriter('').u64((1n << 64n) - 1n))).toBe(`${u64Hex(0)}ffffffffffffffff`);
     // A value outside it is the writer's typed error, never a throw.
-    expect(new CanonicalWriter('').u64(-1).digestResult()).toEqual({ ok: false, error: { kind: 'InvalidU64', value: '-1' } });
-    expect(new CanonicalWriter('').u64(1n << 64n).encodedResult()).toEqual({ ok: false, error: { kind: 'InvalidU64', value: String(1n << 64n) } });
+    expect(new CanonicalWriter('').u64(-1).digestResult()).toEqual({
+      ok: false,
+      error: { kind: 'InvalidU64', value: '-1' },
+    });
+    expect(new CanonicalWriter('').u64(1n << 64n).encodedResult()).toEqual({
+      ok: false,
+      error: { kind: 'InvalidU64', value: String(1n << 64n) },
+    });
   });
 
   it('prefixes strings with their UTF-8 byte length, not their character count', () => {

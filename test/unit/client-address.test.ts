@@ -34,7 +34,9 @@ describe('clientAddress', () => {
 
 describe('parseTrustedProxies', () => {
   it('reports entries that are not an address or a CIDR range', () => {
-    expect(parseTrustedProxies(['10.0.0.0/8', 'nope', '10.0.0.0/33', '1.2.3.4/8/9', '::1/129', '::1/128']).invalid).toEqual(['nope', '10.0.0.0/33', '1.2.3.4/8/9', '::1/129']);
+    expect(
+      parseTrustedProxies(['10.0.0.0/8', 'nope', '10.0.0.0/33', '1.2.3.4/8/9', '::1/129', '::1/128']).invalid,
+    ).toEqual(['nope', '10.0.0.0/33', '1.2.3.4/8/9', '::1/129']);
   });
 });
 

@@ -3,7 +3,9 @@ import { csvField, csvRow } from '../../lib/domain/csv';
 
 describe('CSV (RFC 4180) with formula-injection guard', () => {
   it('quotes fields holding commas, quotes, CR or LF, doubling quotes, and ends rows with CRLF', () => {
-    expect(csvRow(['plain', 'a,b', 'say "hi"', 'two\nlines', 'cr\rhere'])).toBe('plain,"a,b","say ""hi""","two\nlines","cr\rhere"\r\n');
+    expect(csvRow(['plain', 'a,b', 'say "hi"', 'two\nlines', 'cr\rhere'])).toBe(
+      'plain,"a,b","say ""hi""","two\nlines","cr\rhere"\r\n',
+    );
   });
 
   it('writes null and undefined as empty fields and numbers as they are', () => {
@@ -11,7 +13,8 @@ describe('CSV (RFC 4180) with formula-injection guard', () => {
   });
 
   it('prefixes text a spreadsheet would run as a formula with a single quote', () => {
-    for (const start of ['=', '+', '-', '@', '\t', '\r']) expect(csvField(`${start}SUM(A1)`).replace(/^"/, '')).toMatch(/^'/);
+    for (const start of ['=', '+', '-', '@', '\t', '\r'])
+      expect(csvField(`${start}SUM(A1)`).replace(/^"/, '')).toMatch(/^'/);
     expect(csvField('=HYPERLINK("http://x","y")')).toBe(`"'=HYPERLINK(""http://x"",""y"")"`);
     expect(csvField('-1')).toBe("'-1");
     expect(csvField('a=b')).toBe('a=b');
@@ -19,9 +22,17 @@ describe('CSV (RFC 4180) with formula-injection guard', () => {
   });
 
   it('round-trips through a strict RFC 4180 reader', () => {
-    const rows = [['id', 'reason'], ['1', 'line one\r\nline "two", end'], ['2', '@mention']];
+    const rows = [
+      ['id', 'reason'],
+      ['1', 'line one\r\nline "two", end'],
+      ['2', '@mention'],
+    ];
     const text = rows.map(csvRow).join('');
-    expect(parseCsv(text)).toEqual([['id', 'reason'], ['1', 'line one\r\nline "two", end'], ['2', "'@mention"]]);
+    expect(parseCsv(text)).toEqual([
+      ['id', 'reason'],
+      ['1', 'line one\r\nline "two", end'],
+      ['2', "'@mention"],
+    ]);
   });
 });
 

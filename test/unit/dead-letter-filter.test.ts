@@ -5,7 +5,15 @@ import { normalizeDeadLetterFilter } from '@/lib/services/bulk-replay';
 
 describe('bulk replay filters', () => {
   it('keeps only the fields a filter may hold', () => {
-    const filter = { reason: 'rpc', minAgeMs: 0, maxAgeMs: 10, minAttempts: 1, maxAttempts: 6, receiptIdPrefix: 'rcpt_', extra: 1 } as UncheckedDeadLetterFilter;
+    const filter = {
+      reason: 'rpc',
+      minAgeMs: 0,
+      maxAgeMs: 10,
+      minAttempts: 1,
+      maxAttempts: 6,
+      receiptIdPrefix: 'rcpt_',
+      extra: 1,
+    } as UncheckedDeadLetterFilter;
     expect(normalizeDeadLetterFilter(filter)).toEqual({
       ok: true,
       value: { reason: 'rpc', minAgeMs: 0, maxAgeMs: 10, minAttempts: 1, maxAttempts: 6, receiptIdPrefix: 'rcpt_' },
@@ -29,9 +37,22 @@ describe('bulk replay filters', () => {
 
 describe('the URL words of a dead-letter filter', () => {
   it('become the filter a bulk replay freezes, ages in milliseconds', () => {
-    const words = deadLetterFiltersSchema.parse({ q: 'rcpt_', reason: 'rpc', minAttempts: '1', maxAttempts: '6', minAge: '30m', maxAge: '2d', cursor: '' });
+    const words = deadLetterFiltersSchema.parse({
+      q: 'rcpt_',
+      reason: 'rpc',
+      minAttempts: '1',
+      maxAttempts: '6',
+      minAge: '30m',
+      maxAge: '2d',
+      cursor: '',
+    });
     expect(toDeadLetterFilter(words)).toEqual({
-      receiptIdPrefix: 'rcpt_', reason: 'rpc', minAttempts: 1, maxAttempts: 6, minAgeMs: 30 * 60_000, maxAgeMs: 2 * 86_400_000,
+      receiptIdPrefix: 'rcpt_',
+      reason: 'rpc',
+      minAttempts: 1,
+      maxAttempts: 6,
+      minAgeMs: 30 * 60_000,
+      maxAgeMs: 2 * 86_400_000,
     });
     expect(toDeadLetterFilter(deadLetterFiltersSchema.parse({ q: '', reason: '' }))).toEqual({});
   });

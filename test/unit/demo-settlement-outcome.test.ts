@@ -12,7 +12,10 @@ describe('demo settlement outcomes', () => {
   it('fails less on a retry, and every outcome routes', () => {
     const retries = Array.from({ length: 100 }, (_, i) => demoOutcome(2, i / 100));
     expect(retries.filter((o) => o.kind === 'Accepted')).toHaveLength(70);
-    const routes = Array.from({ length: 1_000 }, (_, i) => routeOutcome(0, demoOutcome(0, i / 1_000), DEFAULT_RETRY_POLICY, 1).ok);
+    const routes = Array.from(
+      { length: 1_000 },
+      (_, i) => routeOutcome(0, demoOutcome(0, i / 1_000), DEFAULT_RETRY_POLICY, 1).ok,
+    );
     expect(routes.every(Boolean)).toBe(true);
   });
 });

@@ -15,7 +15,10 @@ afterEach(() => {
 });
 
 async function violationsOf(paths: string[]): Promise<IViolation[]> {
-  const options: ICruiseOptions = { ...(await extractDepcruiseOptions(join(root, '.dependency-cruiser.cjs'))), baseDir: root };
+  const options: ICruiseOptions = {
+    ...(await extractDepcruiseOptions(join(root, '.dependency-cruiser.cjs'))),
+    baseDir: root,
+  };
   const tsConfig = extractTSConfig(join(root, 'tsconfig.json'));
   const result = await cruise(paths, options, {}, { tsConfig });
   return (result.output as ICruiseResult).summary.violations;
@@ -38,14 +41,26 @@ describe('dependency rules', () => {
   }, 60_000);
 
   it('refuses the domain importing the database client through the @/ alias', async () => {
-    const file = probe('lib/domain', 'broken.ts', "import { createPool } from '@/lib/db/client';\nexport const pool = createPool;\n");
+    const file = probe(
+      'lib/domain',
+      'broken.ts',
+      "import { createPool } from '@/lib/db/client';\nexport const pool = createPool;\n",
+    );
     const violations = await violationsOf([file]);
     expect(violations.map(brief)).toContain(`domain-is-pure: ${file} -> lib/db/client.ts`);
   }, 60_000);
 
   it('refuses a component importing an adapter, and a service importing one even for a type', async () => {
-    const component = probe('components', 'broken.tsx', "import { postgresAuditLog } from '@/lib/adapters/audit-log';\nexport const log = postgresAuditLog;\n");
-    const service = probe('lib/services', 'broken.ts', "import type { SignInLockout } from '../../adapters/sign-in-lockout';\nexport type L = SignInLockout;\n");
+    const component = probe(
+      'components',
+      'broken.tsx',
+      "import { postgresAuditLog } from '@/lib/adapters/audit-log';\nexport const log = postgresAuditLog;\n",
+    );
+    const service = probe(
+      'lib/services',
+      'broken.ts',
+      "import type { SignInLockout } from '../../adapters/sign-in-lockout';\nexport type L = SignInLockout;\n",
+    );
     const found = (await violationsOf([component, service])).map(brief);
     expect(found).toContain(`components-never-reach-the-server: ${component} -> lib/adapters/audit-log.ts`);
     expect(found).toContain(`only-the-composition-root-builds-adapters: ${component} -> lib/adapters/audit-log.ts`);
@@ -53,10 +68,22 @@ describe('dependency rules', () => {
   }, 60_000);
 
   it('refuses an action or an adapter reading through the replica, directly or through another module', async () => {
-    const act = probe('app/actions', 'broken.ts', "import { listDb } from '@/lib/server/read-source';\nexport const read = listDb;\n");
-    const adapter = probe('lib/adapters', 'broken.ts', "import { listDb } from '../../server/read-source';\nexport const read = listDb;\n");
+    const act = probe(
+      'app/actions',
+      'broken.ts',
+      "import { listDb } from '@/lib/server/read-source';\nexport const read = listDb;\n",
+    );
+    const adapter = probe(
+      'lib/adapters',
+      'broken.ts',
+      "import { listDb } from '../../server/read-source';\nexport const read = listDb;\n",
+    );
     // Through a module that reads lists: reachable is enough.
-    const indirect = probe('app/actions', 'broken.ts', "import { jobNames } from '@/lib/server/console-reads';\nexport const names = jobNames;\n");
+    const indirect = probe(
+      'app/actions',
+      'broken.ts',
+      "import { jobNames } from '@/lib/server/console-reads';\nexport const names = jobNames;\n",
+    );
     const found = (await violationsOf([act, adapter, indirect])).map(brief);
     expect(found).toContain(`decisions-never-read-the-replica: ${act} -> lib/server/read-source.ts`);
     expect(found).toContain(`decisions-never-read-the-replica: ${adapter} -> lib/server/read-source.ts`);

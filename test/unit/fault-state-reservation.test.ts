@@ -94,7 +94,9 @@ describe('reserveInEnvelope', () => {
   });
 
   it.each([0, 2])('refuses ordinal %s for a new key as StaleReservation', (ordinal) => {
-    expect(reserveInEnvelope(EMPTY_ENVELOPE, entry(1, { ordinal }), 4, CHECKPOINT)).toEqual(failure('StaleReservation'));
+    expect(reserveInEnvelope(EMPTY_ENVELOPE, entry(1, { ordinal }), 4, CHECKPOINT)).toEqual(
+      failure('StaleReservation'),
+    );
   });
 
   it.each([2, 4])('refuses ordinal %s after stored ordinal 2 (only 3 follows)', (ordinal) => {
@@ -104,7 +106,9 @@ describe('reserveInEnvelope', () => {
 
   it('refuses to go past ordinal 65535', () => {
     const stored = envelopeOf([entry(1, { ordinal: 65_535 })]);
-    expect(reserveInEnvelope(stored, entry(1, { ordinal: 65_536 }), 4, CHECKPOINT)).toEqual(failure('StaleReservation'));
+    expect(reserveInEnvelope(stored, entry(1, { ordinal: 65_536 }), 4, CHECKPOINT)).toEqual(
+      failure('StaleReservation'),
+    );
   });
 
   it('refuses a new key once the envelope holds the state limit, counting every entry', () => {
@@ -120,7 +124,9 @@ describe('reserveInEnvelope', () => {
 
   it('reports entries of another checkpoint as corrupt, before the ordinal check', () => {
     const stored = envelopeOf([entry(1)]);
-    expect(reserveInEnvelope(stored, entry(1, { ordinal: 9 }), 4, OTHER_CHECKPOINT)).toEqual(corrupt('CheckpointMismatch'));
+    expect(reserveInEnvelope(stored, entry(1, { ordinal: 9 }), 4, OTHER_CHECKPOINT)).toEqual(
+      corrupt('CheckpointMismatch'),
+    );
   });
 
   it('refuses to retain a key under the zero checkpoint', () => {
@@ -128,7 +134,9 @@ describe('reserveInEnvelope', () => {
   });
 
   it('refuses a reservation that would not decode', () => {
-    expect(reserveInEnvelope(EMPTY_ENVELOPE, entry(1, { revision: ' x' }), 4, CHECKPOINT)).toEqual(corrupt('MalformedEntry'));
+    expect(reserveInEnvelope(EMPTY_ENVELOPE, entry(1, { revision: ' x' }), 4, CHECKPOINT)).toEqual(
+      corrupt('MalformedEntry'),
+    );
     expect(reserveInEnvelope(EMPTY_ENVELOPE, entry(1, { phase: 'x' as never }), 4, CHECKPOINT)).toEqual(
       corrupt('UnknownEnumeration'),
     );

@@ -48,12 +48,15 @@ const failure = (kind: string, extra: object = {}) => ({ ok: false, error: { kin
 const rawJson = (checkpoint: string, entries: unknown[]): string => JSON.stringify({ checkpoint, entries });
 
 describe('canonical form and checksum', () => {
-  it.each(vectors.faultStateChecksum)('decodes and re-encodes the shared vector byte for byte', ({ canonicalJson, sha256: sum }) => {
-    const envelope = value(fromCanonicalJson(storedBytes(canonicalJson, Buffer.from(sum, 'hex'))));
-    expect(value(toCanonicalJson(envelope)).toString('utf8')).toBe(canonicalJson);
-    expect(value(checksumHex(envelope))).toBe(sum);
-    expect(sha256(canonicalJson).toString('hex')).toBe(sum);
-  });
+  it.each(vectors.faultStateChecksum)(
+    'decodes and re-encodes the shared vector byte for byte',
+    ({ canonicalJson, sha256: sum }) => {
+      const envelope = value(fromCanonicalJson(storedBytes(canonicalJson, Buffer.from(sum, 'hex'))));
+      expect(value(toCanonicalJson(envelope)).toString('utf8')).toBe(canonicalJson);
+      expect(value(checksumHex(envelope))).toBe(sum);
+      expect(sha256(canonicalJson).toString('hex')).toBe(sum);
+    },
+  );
 
   it('gives the empty envelope the zero checkpoint and the published checksum', () => {
     expect(value(toCanonicalJson(EMPTY_ENVELOPE)).toString('utf8')).toBe(vectors.faultStateChecksum[0]?.canonicalJson);
@@ -106,7 +109,12 @@ describe('newEnvelope', () => {
   });
 
   it('refuses more than 256 entries before anything else', () => {
-    expect(newEnvelope(CHECKPOINT, Array.from({ length: 256 }, (_, i) => entry(i + 1))).ok).toBe(true);
+    expect(
+      newEnvelope(
+        CHECKPOINT,
+        Array.from({ length: 256 }, (_, i) => entry(i + 1)),
+      ).ok,
+    ).toBe(true);
     const tooMany = Array.from({ length: 257 }, () => entry(1));
     expect(newEnvelope(ZERO, tooMany)).toEqual(failure('TooManyEntries', { max: 256 }));
   });
@@ -166,7 +174,10 @@ describe('fromCanonicalJson: the order of checks', () => {
   });
 
   it('reports TooManyEntries before looking at any entry', () => {
-    const json = rawJson(CHECKPOINT, Array.from({ length: 257 }, () => null));
+    const json = rawJson(
+      CHECKPOINT,
+      Array.from({ length: 257 }, () => null),
+    );
     expect(fromCanonicalJson(storedBytes(json))).toEqual(failure('TooManyEntries', { max: 256 }));
   });
 
@@ -208,8 +219,12 @@ describe('fromCanonicalJson: the order of checks', () => {
   });
 
   it('reports UnsortedEntries for descending keys and for a repeated key', () => {
-    expect(fromCanonicalJson(storedBytes(rawJson(CHECKPOINT, [entry(2), entry(1)])))).toEqual(failure('UnsortedEntries'));
-    expect(fromCanonicalJson(storedBytes(rawJson(CHECKPOINT, [entry(1), entry(1)])))).toEqual(failure('UnsortedEntries'));
+    expect(fromCanonicalJson(storedBytes(rawJson(CHECKPOINT, [entry(2), entry(1)])))).toEqual(
+      failure('UnsortedEntries'),
+    );
+    expect(fromCanonicalJson(storedBytes(rawJson(CHECKPOINT, [entry(1), entry(1)])))).toEqual(
+      failure('UnsortedEntries'),
+    );
   });
 
   it('reports UnsortedEntries before CheckpointMismatch', () => {
@@ -243,16 +258,25 @@ describe('fromCanonicalJson: the order of checks', () => {
 describe('fromCanonicalJson with a parsed jsonb payload', () => {
   const stored = (payload: unknown, checksum: Uint8Array): StoredFaultState => ({ ...header, payload, checksum });
   // Postgres jsonb returns object keys shortest first, not in canonical order.
-  const jsonbOrder = (e: FaultStateEntry) => ({ key: e.key, phase: e.phase, ordinal: e.ordinal, category: e.category, revision: e.revision });
-
-  it.each(vectors.faultStateChecksum)('rebuilds the canonical bytes of the shared vector', ({ canonicalJson, sha256: sum }) => {
-    const parsed = JSON.parse(canonicalJson) as { checkpoint: string; entries: FaultStateEntry[] };
-    const payload = { entries: parsed.entries.map(jsonbOrder), checkpoint: parsed.checkpoint };
-    expect(value(canonicalJsonFromPayload(payload)).toString('utf8')).toBe(canonicalJson);
-    expect(value(fromCanonicalJson(stored(payload, Buffer.from(sum, 'hex'))))).toEqual(
-      value(fromCanonicalJson(storedBytes(canonicalJson))),
-    );
+  const jsonbOrder = (e: FaultStateEntry) => ({
+    key: e.key,
+    phase: e.phase,
+    ordinal: e.ordinal,
+    category: e.category,
+    revision: e.revision,
   });
+
+  it.each(vectors.faultStateChecksum)(
+    'rebuilds the canonical bytes of the shared vector',
+    ({ canonicalJson, sha256: sum }) => {
+      const parsed = JSON.parse(canonicalJson) as { checkpoint: string; entries: FaultStateEntry[] };
+      const payload = { entries: parsed.entries.map(jsonbOrder), checkpoint: parsed.checkpoint };
+      expect(value(canonicalJsonFromPayload(payload)).toString('utf8')).toBe(canonicalJson);
+      expect(value(fromCanonicalJson(stored(payload, Buffer.from(sum, 'hex'))))).toEqual(
+        value(fromCanonicalJson(storedBytes(canonicalJson))),
+      );
+    },
+  );
 
   it('applies the same order of checks', () => {
     const sum = new Uint8Array(32);
@@ -263,16 +287,20 @@ describe('fromCanonicalJson with a parsed jsonb payload', () => {
     expect(fromCanonicalJson(stored([], sum))).toEqual(failure('Malformed'));
     const tooMany = { checkpoint: CHECKPOINT, entries: Array.from({ length: 257 }, () => ({})) };
     expect(fromCanonicalJson(stored(tooMany, sum))).toEqual(failure('TooManyEntries', { max: 256 }));
-    expect(fromCanonicalJson(stored({ checkpoint: CHECKPOINT, entries: [{}] }, sum))).toEqual(failure('MalformedEntry'));
+    expect(fromCanonicalJson(stored({ checkpoint: CHECKPOINT, entries: [{}] }, sum))).toEqual(
+      failure('MalformedEntry'),
+    );
     const unknown = { checkpoint: CHECKPOINT, entries: [entry(1, { phase: 'x' as never })] };
     expect(fromCanonicalJson(stored(unknown, sum))).toEqual(failure('UnknownEnumeration'));
     const repeated = { checkpoint: ZERO, entries: [entry(1), entry(1)] };
     expect(fromCanonicalJson(stored(repeated, sum))).toEqual(failure('UnsortedEntries'));
-    expect(fromCanonicalJson(stored({ checkpoint: ZERO, entries: [entry(1)] }, sum))).toEqual(failure('CheckpointMismatch'));
-    expect(fromCanonicalJson(stored({ checkpoint: ZERO, entries: [] }, sum))).toEqual(failure('ChecksumMismatch'));
-    expect(value(fromCanonicalJson(stored({ checkpoint: ZERO, entries: [] }, Buffer.from(EMPTY_CHECKSUM_HEX, 'hex'))))).toEqual(
-      EMPTY_ENVELOPE,
+    expect(fromCanonicalJson(stored({ checkpoint: ZERO, entries: [entry(1)] }, sum))).toEqual(
+      failure('CheckpointMismatch'),
     );
+    expect(fromCanonicalJson(stored({ checkpoint: ZERO, entries: [] }, sum))).toEqual(failure('ChecksumMismatch'));
+    expect(
+      value(fromCanonicalJson(stored({ checkpoint: ZERO, entries: [] }, Buffer.from(EMPTY_CHECKSUM_HEX, 'hex')))),
+    ).toEqual(EMPTY_ENVELOPE);
   });
 
   it('reports Malformed for values JSON cannot represent', () => {

@@ -8,7 +8,8 @@ import { readRouteMethods } from '../../lib/http/route-methods';
 const SESSION = { cookie: 'better-auth.session_token=abc.def' };
 const ORIGIN = 'http://localhost:3000';
 const POLICY: RequestPolicy = { origins: [ORIGIN, 'http://127.0.0.1:3000'], routes: readRouteMethods(process.cwd()) };
-const admit = (method: string, target: string, headers: IncomingHttpHeaders) => admitWith(method, target, headers, POLICY);
+const admit = (method: string, target: string, headers: IncomingHttpHeaders) =>
+  admitWith(method, target, headers, POLICY);
 
 /** What reached the stand-in for Next.js: the request headers as it saw them, and the action body stashed for it. */
 const handedOn: IncomingHttpHeaders[] = [];
@@ -30,7 +31,8 @@ afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
 describe('admit', () => {
   it('passes the public paths without a session, and everything with one', () => {
-    for (const path of ['/sign-in', '/sign-in?next=%2F', '/api/health', '/api/auth/sign-in/username']) expect(admit('GET', path, {}).kind).toBe('pass');
+    for (const path of ['/sign-in', '/sign-in?next=%2F', '/api/health', '/api/auth/sign-in/username'])
+      expect(admit('GET', path, {}).kind).toBe('pass');
     for (const path of ['/', '/executions', '/api/executions', '/settlements/dead-letters?reason=rpc']) {
       expect(admit('GET', path, SESSION).kind).toBe('pass');
       expect(admit('GET', path, { cookie: `__Secure-${SESSION.cookie}` }).kind).toBe('pass');
@@ -55,7 +57,9 @@ describe('admit', () => {
     expect(admit('GET', '/sign-in/../api/executions', {}).kind).toBe('answer');
     // The client router's cache-buster is not part of where the user was going.
     const navigation = admit('GET', '/executions?status=FAILED&_rsc=abc', { rsc: '1' });
-    expect(navigation.kind === 'answer' && navigation.response.headers.get('location')).toBe('/sign-in?next=%2Fexecutions%3Fstatus%3DFAILED');
+    expect(navigation.kind === 'answer' && navigation.response.headers.get('location')).toBe(
+      '/sign-in?next=%2Fexecutions%3Fstatus%3DFAILED',
+    );
   });
 
   it('lets a metrics scraper with a bearer token through to the route, which checks it', () => {
@@ -67,12 +71,28 @@ describe('admit', () => {
   it('refuses a malformed path and a foreign server action, session or not', () => {
     const malformed = admit('GET', '/api/executions/%ZZ', SESSION);
     expect(malformed.kind === 'answer' && malformed.response.status).toBe(400);
-    const foreign = admit('POST', '/executions', { ...SESSION, 'next-action': 'abc', origin: 'http://evil.example', host: 'localhost:3000' });
+    const foreign = admit('POST', '/executions', {
+      ...SESSION,
+      'next-action': 'abc',
+      origin: 'http://evil.example',
+      host: 'localhost:3000',
+    });
     expect(foreign.kind === 'answer' && foreign.response.status).toBe(403);
     // A form without JavaScript posts multipart with no Next-Action header; Next.js takes it for an action too.
-    const form = admit('POST', '/sign-in', { 'content-type': 'multipart/form-data; boundary=x', origin: 'http://evil.example', host: 'localhost:3000' });
+    const form = admit('POST', '/sign-in', {
+      'content-type': 'multipart/form-data; boundary=x',
+      origin: 'http://evil.example',
+      host: 'localhost:3000',
+    });
     expect(form.kind === 'answer' && form.response.status).toBe(403);
-    expect(admit('POST', '/executions', { ...SESSION, 'next-action': 'abc', origin: 'http://localhost:3000', host: 'localhost:3000' }).kind).toBe('pass');
+    expect(
+      admit('POST', '/executions', {
+        ...SESSION,
+        'next-action': 'abc',
+        origin: 'http://localhost:3000',
+        host: 'localhost:3000',
+      }).kind,
+    ).toBe('pass');
   });
 
   const status = (method: string, target: string, headers: IncomingHttpHeaders) => {
@@ -80,7 +100,7 @@ describe('admit', () => {
     return admission.kind === 'answer' ? admission.response.status : 'pass';
   };
 
-  it('compares a change\'s Origin with the console\'s on scheme, host and port, and wants one', () => {
+  it("compares a change's Origin with the console's on scheme, host and port, and wants one", () => {
     const action = { ...SESSION, 'next-action': 'abc', host: 'localhost:3000' };
     expect(status('POST', '/executions', { ...action, origin: ORIGIN })).toBe('pass');
     expect(status('POST', '/executions', { ...action, origin: 'http://127.0.0.1:3000' })).toBe('pass');
@@ -133,19 +153,30 @@ describe('admit', () => {
     const form = admit('POST', '/sign-in', { 'content-type': 'multipart/form-data; boundary=x', origin: ORIGIN });
     expect(form.kind === 'answer' && form.response.status).toBe(400);
     expect(form.kind === 'answer' && (await form.response.json()).code).toBe('INVALID_INPUT');
-    expect(status('POST', '/executions', { ...SESSION, 'content-type': 'application/x-www-form-urlencoded', origin: ORIGIN })).toBe(400);
+    expect(
+      status('POST', '/executions', {
+        ...SESSION,
+        'content-type': 'application/x-www-form-urlencoded',
+        origin: ORIGIN,
+      }),
+    ).toBe(400);
   });
 });
 
 describe('the front door on a real server', () => {
   it('hands a request on with a fresh nonce and its policy, replacing any the client sent', async () => {
-    const first = await fetch(`${base}/executions`, { headers: { ...SESSION, 'x-nonce': 'chosen', 'content-security-policy': "script-src 'unsafe-inline'" } });
+    const first = await fetch(`${base}/executions`, {
+      headers: { ...SESSION, 'x-nonce': 'chosen', 'content-security-policy': "script-src 'unsafe-inline'" },
+    });
     const second = await fetch(`${base}/executions`, { headers: SESSION });
     expect(await first.text()).toBe('next');
     const [seenFirst, seenSecond] = handedOn.slice(-2);
     expect(seenFirst!['x-nonce']).not.toBe('chosen');
     expect(seenFirst!['x-nonce']).not.toBe(seenSecond!['x-nonce']);
-    for (const [response, seen] of [[first, seenFirst!], [second, seenSecond!]] as const) {
+    for (const [response, seen] of [
+      [first, seenFirst!],
+      [second, seenSecond!],
+    ] as const) {
       const policy = response.headers.get('content-security-policy');
       expect(policy).toContain(`'nonce-${seen['x-nonce']}'`);
       expect(seen['content-security-policy']).toBe(policy);
@@ -161,7 +192,9 @@ describe('the front door on a real server', () => {
     expect(redirected.status).toBe(307);
     expect(redirected.headers.get('location')).toBe('/sign-in?next=%2Faudit%3Fq%3Dx');
     for (const response of [refused, redirected]) {
-      expect(response.headers.get('content-security-policy')).toMatch(/script-src 'self' 'nonce-[A-Za-z0-9+/=]+' 'strict-dynamic'/);
+      expect(response.headers.get('content-security-policy')).toMatch(
+        /script-src 'self' 'nonce-[A-Za-z0-9+/=]+' 'strict-dynamic'/,
+      );
       expect(response.headers.get('x-frame-options')).toBe('DENY');
       expect(response.headers.get('x-content-type-options')).toBe('nosniff');
       expect(response.headers.get('permissions-policy')).toContain('camera=()');
@@ -183,11 +216,16 @@ describe('the front door on a real server', () => {
     }
   });
 
-  it('in development only, leaves the error overlay\'s endpoints to Next.js', async () => {
+  it("in development only, leaves the error overlay's endpoints to Next.js", async () => {
     const served: string[] = [];
     const respond = async (door: ReturnType<typeof openFrontDoor>, url: string) => {
       const request = { method: 'POST', url, headers: {} } as unknown as IncomingMessage;
-      const response = { setHeader: () => undefined, writeHead: () => undefined, end: () => undefined, destroy: () => undefined } as unknown as ServerResponse;
+      const response = {
+        setHeader: () => undefined,
+        writeHead: () => undefined,
+        end: () => undefined,
+        destroy: () => undefined,
+      } as unknown as ServerResponse;
       if (!(await door(request, response))) served.push(url);
     };
     await respond(openFrontDoor({ development: true, ...POLICY }), '/__nextjs_original-stack-frames');
@@ -196,7 +234,7 @@ describe('the front door on a real server', () => {
     expect(served).toEqual(['/__nextjs_original-stack-frames']);
   });
 
-  it('refuses Next.js\' image optimizer, which would render any page it is pointed at', async () => {
+  it("refuses Next.js' image optimizer, which would render any page it is pointed at", async () => {
     for (const headers of [{}, SESSION]) {
       const before = handedOn.length;
       const image = await fetch(`${base}/_next/image?url=/executions&w=64&q=75`, { headers });
@@ -209,7 +247,14 @@ describe('the front door on a real server', () => {
   const postAction = (body: BodyInit, headers: Record<string, string> = {}) =>
     fetch(`${base}/settlements/dead-letters`, {
       method: 'POST',
-      headers: { ...SESSION, origin: ORIGIN, 'next-action': 'abc', 'content-type': 'text/plain;charset=UTF-8', [REFUSED_BODY_HEADER]: 'chosen', ...headers },
+      headers: {
+        ...SESSION,
+        origin: ORIGIN,
+        'next-action': 'abc',
+        'content-type': 'text/plain;charset=UTF-8',
+        [REFUSED_BODY_HEADER]: 'chosen',
+        ...headers,
+      },
       body,
     });
 

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { describeForLog, isSensitiveKey, sanitizeLogArguments, sanitizeLogText, sanitizeLogValue } from '../../lib/server/log-sanitizer';
+import {
+  describeForLog,
+  isSensitiveKey,
+  sanitizeLogArguments,
+  sanitizeLogText,
+  sanitizeLogValue,
+} from '../../lib/server/log-sanitizer';
 
 const TOKEN = 'Zt4v0kq7Vb1tSESSIONTOKEN';
 const RECEIPT = 'rcpt_9f8e7d6c';
@@ -7,12 +13,40 @@ const NOTE = 'call the bank before noon';
 
 describe('log sanitizer', () => {
   it('redacts tokens, cookies, authorization, passwords, session and user ids, receipts, retry keys and notes at any depth', () => {
-    for (const key of ['token', 'sessionToken', 'session_token', 'ownerToken', 'Authorization', 'cookie', 'set-cookie', 'password', 'newPassword', 'secret',
-      'sessionId', 'session', 'userId', 'user_id', 'receiptId', 'receipt_ids', 'retryKey', 'checkpointKey', 'note', 'notes', 'params', 'detail', 'query']) {
+    for (const key of [
+      'token',
+      'sessionToken',
+      'session_token',
+      'ownerToken',
+      'Authorization',
+      'cookie',
+      'set-cookie',
+      'password',
+      'newPassword',
+      'secret',
+      'sessionId',
+      'session',
+      'userId',
+      'user_id',
+      'receiptId',
+      'receipt_ids',
+      'retryKey',
+      'checkpointKey',
+      'note',
+      'notes',
+      'params',
+      'detail',
+      'query',
+    ]) {
       expect(isSensitiveKey(key), key).toBe(true);
     }
-    for (const key of ['requestId', 'code', 'constraint', 'level', 'idleMs', 'job', 'error']) expect(isSensitiveKey(key), key).toBe(false);
-    const value = { requestId: 'r-1', request: { headers: { cookie: `better-auth.session_token=${TOKEN}` }, body: { note: NOTE } }, items: [{ receiptId: RECEIPT }] };
+    for (const key of ['requestId', 'code', 'constraint', 'level', 'idleMs', 'job', 'error'])
+      expect(isSensitiveKey(key), key).toBe(false);
+    const value = {
+      requestId: 'r-1',
+      request: { headers: { cookie: `better-auth.session_token=${TOKEN}` }, body: { note: NOTE } },
+      items: [{ receiptId: RECEIPT }],
+    };
     const text = JSON.stringify(sanitizeLogValue(value));
     for (const secret of [TOKEN, RECEIPT, NOTE]) expect(text).not.toContain(secret);
     expect(text).toContain('r-1');
@@ -20,7 +54,10 @@ describe('log sanitizer', () => {
 
   it('reduces an error anywhere in the value to its class, SQLSTATE and constraint', () => {
     const cause = Object.assign(new Error(`invalid input syntax: "${RECEIPT}"`), { code: '22P02' });
-    const error = Object.assign(new Error(`Failed query: select * from keel.session where token = $1\nparams: ${TOKEN}`), { cause, params: [TOKEN] });
+    const error = Object.assign(
+      new Error(`Failed query: select * from keel.session where token = $1\nparams: ${TOKEN}`),
+      { cause, params: [TOKEN] },
+    );
     const text = JSON.stringify(sanitizeLogValue({ nested: { error } }));
     expect(text).not.toContain(TOKEN);
     expect(text).not.toContain(RECEIPT);
@@ -41,7 +78,9 @@ describe('log sanitizer', () => {
   });
 
   it('prints a command-line failure without a database message', () => {
-    const database = Object.assign(new Error(`Failed query: insert\nparams: ${RECEIPT}`), { cause: Object.assign(new Error(`"${RECEIPT}"`), { code: '23505' }) });
+    const database = Object.assign(new Error(`Failed query: insert\nparams: ${RECEIPT}`), {
+      cause: Object.assign(new Error(`"${RECEIPT}"`), { code: '23505' }),
+    });
     expect(describeForLog(database)).toBe('Error 23505');
     expect(describeForLog(new Error('next build failed'))).toBe('next build failed (Error)');
   });

@@ -15,7 +15,10 @@ const MALFORMED: [string, unknown][] = [
   ['undefined', undefined],
   ['null', null],
   ['an empty object', {}],
-  ['an object of undefined fields', { id: undefined, status: undefined, failure: undefined, lease: undefined, snapshots: undefined }],
+  [
+    'an object of undefined fields',
+    { id: undefined, status: undefined, failure: undefined, lease: undefined, snapshots: undefined },
+  ],
   ['a number', 7],
   ['NaN', Number.NaN],
   ['a negative number', -1],
@@ -24,7 +27,18 @@ const MALFORMED: [string, unknown][] = [
   ['an array', [1, 'a', null]],
   ['a bigint', 5n],
   ['a function', () => 1],
-  ['wrong field types', { id: '1', executionId: -3, version: Number.NaN, status: 42, markers: 'none', evidenceDigest: 12, failure: { category: 1, id: 'x' } }],
+  [
+    'wrong field types',
+    {
+      id: '1',
+      executionId: -3,
+      version: Number.NaN,
+      status: 42,
+      markers: 'none',
+      evidenceDigest: 12,
+      failure: { category: 1, id: 'x' },
+    },
+  ],
 ];
 
 type AnyFn = (...args: unknown[]) => unknown;
@@ -74,8 +88,12 @@ const VALUE_FUNCTIONS: Record<string, AnyFn> = {
   'operatorRequest.abandonDisposition': operatorRequest.abandonDisposition as AnyFn,
 };
 
-const cases = Object.entries(RESULT_FUNCTIONS).flatMap(([name, fn]) => MALFORMED.map(([shape, value]) => [name, shape, fn, value] as const));
-const valueCases = Object.entries(VALUE_FUNCTIONS).flatMap(([name, fn]) => MALFORMED.map(([shape, value]) => [name, shape, fn, value] as const));
+const cases = Object.entries(RESULT_FUNCTIONS).flatMap(([name, fn]) =>
+  MALFORMED.map(([shape, value]) => [name, shape, fn, value] as const),
+);
+const valueCases = Object.entries(VALUE_FUNCTIONS).flatMap(([name, fn]) =>
+  MALFORMED.map(([shape, value]) => [name, shape, fn, value] as const),
+);
 
 describe('malformed input to the pure domain functions', () => {
   it.each(cases)('%s given %s returns a typed error', (_name, _shape, fn, value) => {
@@ -105,8 +123,16 @@ describe('malformed input to the pure domain functions', () => {
       resultingStatus: 'FAILED',
       failure: { category: 'STALE_RECOVERED' },
     };
-    expect(recovery.recoverRequestDigestHex(input as never)).toEqual({ ok: false, error: { kind: 'InvalidRequest', field: 'failure.id' } });
-    expect(recovery.recoverRequestDigestHex({ ...input, failure: { category: 'STALE_RECOVERED', id: -1 } } as never)).toMatchObject({ ok: false });
-    expect(recovery.recoverRequestDigestHex({ ...input, observedVersion: Number.NaN } as never)).toMatchObject({ ok: false, error: { field: 'observedVersion' } });
+    expect(recovery.recoverRequestDigestHex(input as never)).toEqual({
+      ok: false,
+      error: { kind: 'InvalidRequest', field: 'failure.id' },
+    });
+    expect(
+      recovery.recoverRequestDigestHex({ ...input, failure: { category: 'STALE_RECOVERED', id: -1 } } as never),
+    ).toMatchObject({ ok: false });
+    expect(recovery.recoverRequestDigestHex({ ...input, observedVersion: Number.NaN } as never)).toMatchObject({
+      ok: false,
+      error: { field: 'observedVersion' },
+    });
   });
 });

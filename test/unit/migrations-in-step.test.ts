@@ -28,10 +28,14 @@ describe('migrations', () => {
         migrations: { schema: 'keel', table: '__drizzle_migrations' },
       })};\n`,
     );
-    const output = execFileSync(process.execPath, [join(root, 'node_modules', 'drizzle-kit', 'bin.cjs'), 'generate', '--config', config, '--name', 'probe'], {
-      cwd: root,
-      encoding: 'utf8',
-    });
+    const output = execFileSync(
+      process.execPath,
+      [join(root, 'node_modules', 'drizzle-kit', 'bin.cjs'), 'generate', '--config', config, '--name', 'probe'],
+      {
+        cwd: root,
+        encoding: 'utf8',
+      },
+    );
     expect(output).toContain('No schema changes');
     expect(readdirSync(join(scratch, 'migrations')).sort()).toEqual(readdirSync(join(root, 'drizzle')).sort());
   }, 60_000);

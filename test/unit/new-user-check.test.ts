@@ -47,7 +47,8 @@ const cases: [string, Record<string, string>][] = [
 
 function schemaVerdict(input: Record<string, string>) {
   const parsed = createUserSchema.safeParse(input);
-  if (parsed.success) return { ok: true, value: { username: parsed.data.username, name: parsed.data.name, role: parsed.data.role } };
+  if (parsed.success)
+    return { ok: true, value: { username: parsed.data.username, name: parsed.data.name, role: parsed.data.role } };
   const errors: Record<string, string[]> = {};
   for (const issue of parsed.error.issues) (errors[issue.path.join('.')] ??= []).push(issue.message);
   return { ok: false, errors };

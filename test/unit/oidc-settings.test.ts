@@ -45,14 +45,26 @@ describe('single sign-on settings', () => {
       KEEL_OIDC_SCOPES: 'profile groups',
     });
     expect(errors.map((e) => e.name).sort()).toEqual(
-      ['KEEL_OIDC_CLIENT_ID', 'KEEL_OIDC_CLIENT_SECRET', 'KEEL_OIDC_ISSUER', 'KEEL_OIDC_ROLE_MAP', 'KEEL_OIDC_ROLE_MAP', 'KEEL_OIDC_ROLE_MAP', 'KEEL_OIDC_SCOPES'].sort(),
+      [
+        'KEEL_OIDC_CLIENT_ID',
+        'KEEL_OIDC_CLIENT_SECRET',
+        'KEEL_OIDC_ISSUER',
+        'KEEL_OIDC_ROLE_MAP',
+        'KEEL_OIDC_ROLE_MAP',
+        'KEEL_OIDC_ROLE_MAP',
+        'KEEL_OIDC_SCOPES',
+      ].sort(),
     );
     expect(errors.find((e) => /root/.test(e.message))?.message).toMatch(/b maps to root, not one of viewer, operator/);
   });
 
   it('refuse KEEL_LOCAL_SIGN_IN=0 without single sign-on, and a value other than 0 or 1', () => {
-    expect(parse({ KEEL_LOCAL_SIGN_IN: '0' }).errors).toEqual([expect.objectContaining({ name: 'KEEL_LOCAL_SIGN_IN' })]);
-    expect(parse({ ...FULL, KEEL_LOCAL_SIGN_IN: 'off' }).errors).toEqual([expect.objectContaining({ name: 'KEEL_LOCAL_SIGN_IN' })]);
+    expect(parse({ KEEL_LOCAL_SIGN_IN: '0' }).errors).toEqual([
+      expect.objectContaining({ name: 'KEEL_LOCAL_SIGN_IN' }),
+    ]);
+    expect(parse({ ...FULL, KEEL_LOCAL_SIGN_IN: 'off' }).errors).toEqual([
+      expect.objectContaining({ name: 'KEEL_LOCAL_SIGN_IN' }),
+    ]);
     expect(parse({ ...FULL, KEEL_LOCAL_SIGN_IN: '0' }).settings.localSignIn).toBe(false);
   });
 

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { checkPathSegment, decodePathSegment, idPathSchema, malformedPathSegment, receiptPathSchema } from '../../lib/domain/path-segment';
+import {
+  checkPathSegment,
+  decodePathSegment,
+  idPathSchema,
+  malformedPathSegment,
+  receiptPathSchema,
+} from '../../lib/domain/path-segment';
 import { refuseMalformedPath } from '../../lib/http/request-guards';
 
 describe('decodePathSegment', () => {
@@ -35,7 +41,8 @@ describe('decodePathSegment', () => {
 describe('path schemas', () => {
   it('ids are positive integers Keel could have made', () => {
     expect(idPathSchema.parse({ id: '42' })).toEqual({ id: 42 });
-    for (const id of ['0', '-1', '1e3', '01', ' 1', '1'.repeat(16), 'abc']) expect(idPathSchema.safeParse({ id }).success, id).toBe(false);
+    for (const id of ['0', '-1', '1e3', '01', ' 1', '1'.repeat(16), 'abc'])
+      expect(idPathSchema.safeParse({ id }).success, id).toBe(false);
   });
   it('receipt ids are free text kept as given, without NUL', () => {
     expect(receiptPathSchema.parse({ receiptId: ' r 1 ' })).toEqual({ receiptId: ' r 1 ' });

@@ -24,13 +24,20 @@ const stored = (input: EvidenceDigestInput, extra: object = {}) => ({
 });
 
 describe('evidenceView (batch)', () => {
-  it.each(evidenceVectors)('lists the digest inputs in the order that recomputes the shared vector for execution $input.id', ({ input, digest }) => {
-    const view = evidenceView('batch', stored(input));
-    expect(view?.kind).toBe('batch');
-    expect(view!.recomputedDigest).toBe(digest);
-    expect({ ok: true, value: view!.recomputedDigest }).toEqual(evidenceDigestHex(input));
-    expect(view!.digestInputs[0]).toEqual({ label: 'Tag', encoding: 'string', value: 'oxide-batch.recovery-evidence.v1' });
-  });
+  it.each(evidenceVectors)(
+    'lists the digest inputs in the order that recomputes the shared vector for execution $input.id',
+    ({ input, digest }) => {
+      const view = evidenceView('batch', stored(input));
+      expect(view?.kind).toBe('batch');
+      expect(view!.recomputedDigest).toBe(digest);
+      expect({ ok: true, value: view!.recomputedDigest }).toEqual(evidenceDigestHex(input));
+      expect(view!.digestInputs[0]).toEqual({
+        label: 'Tag',
+        encoding: 'string',
+        value: 'oxide-batch.recovery-evidence.v1',
+      });
+    },
+  );
 
   it('spells out the time and step fields the digest binds', () => {
     const input = evidenceVectors[1]!.input;
@@ -50,9 +57,21 @@ describe('evidenceView (batch)', () => {
   it('keeps the clock readings and the settings stored beside the evidence, null where an older proposal lacks them', () => {
     const input = evidenceVectors[0]!.input;
     const full = evidenceView('batch', stored(input, { staleThresholdMs: 900_000, maxClockSkewMs: 5_000 }));
-    expect(full).toMatchObject({ inactivityMs: 10_403_009, clockOffsetMs: 3, observationWindowMs: 2.375, staleThresholdMs: 900_000, maxClockSkewMs: 5_000, latestStep: null });
+    expect(full).toMatchObject({
+      inactivityMs: 10_403_009,
+      clockOffsetMs: 3,
+      observationWindowMs: 2.375,
+      staleThresholdMs: 900_000,
+      maxClockSkewMs: 5_000,
+      latestStep: null,
+    });
     const old = evidenceView('batch', stored(input, { clockOffsetMs: undefined, observationWindowMs: -1 }));
-    expect(old).toMatchObject({ clockOffsetMs: null, observationWindowMs: null, staleThresholdMs: null, maxClockSkewMs: null });
+    expect(old).toMatchObject({
+      clockOffsetMs: null,
+      observationWindowMs: null,
+      staleThresholdMs: null,
+      maxClockSkewMs: null,
+    });
   });
 
   it('recomputes a different digest when a bound field was altered after the fact', () => {
@@ -70,20 +89,41 @@ describe('evidenceView (batch)', () => {
     ['a fractional time', stored(evidenceVectors[0]!.input, { updatedAtMs: 1.5 })],
     ['a marker that is not a boolean', stored(evidenceVectors[0]!.input, { markers: { unknownCommit: 1 } })],
     ['a step without a status', stored(evidenceVectors[0]!.input, { latestStep: { id: 1 } })],
-    ['a checkpoint without a schema', stored(evidenceVectors[1]!.input, { latestStep: { id: 1, status: 'STARTED', checkpoint: { formatVersion: 1 } } })],
+    [
+      'a checkpoint without a schema',
+      stored(evidenceVectors[1]!.input, { latestStep: { id: 1, status: 'STARTED', checkpoint: { formatVersion: 1 } } }),
+    ],
   ])('gives null, never throwing, for evidence with %s', (_name, evidence) => {
     expect(evidenceView('batch', evidence)).toBeNull();
   });
 });
 
 describe('evidenceView (orchestration)', () => {
-  const observed = { executionId: 'orch-7', authenticationTag: 'ab'.repeat(32), fencingToken: 4, expiresAtMs: 1_796_000_000_000, leaseOwner: 'demo-orchestrator-1' };
+  const observed = {
+    executionId: 'orch-7',
+    authenticationTag: 'ab'.repeat(32),
+    fencingToken: 4,
+    expiresAtMs: 1_796_000_000_000,
+    leaseOwner: 'demo-orchestrator-1',
+  };
 
   it('lists the lease fields in the order that recomputes orchestrationEvidenceDigestHex', () => {
     const view = evidenceView('orchestration', { ...observed, serverTimeMs: 1_796_000_060_000, digestHex: 'x' });
-    expect(view).toMatchObject({ kind: 'orchestration', leaseOwner: 'demo-orchestrator-1', fencingToken: 4, serverTimeMs: 1_796_000_060_000 });
+    expect(view).toMatchObject({
+      kind: 'orchestration',
+      leaseOwner: 'demo-orchestrator-1',
+      fencingToken: 4,
+      serverTimeMs: 1_796_000_060_000,
+    });
     expect({ ok: true, value: view!.recomputedDigest }).toEqual(orchestrationEvidenceDigestHex(observed));
-    expect(view!.digestInputs.map((f) => f.label)).toEqual(['Tag', 'Orchestration id', 'Authentication tag', 'Fencing token', 'Lease expiry (epoch ms)', 'Lease owner']);
+    expect(view!.digestInputs.map((f) => f.label)).toEqual([
+      'Tag',
+      'Orchestration id',
+      'Authentication tag',
+      'Fencing token',
+      'Lease expiry (epoch ms)',
+      'Lease owner',
+    ]);
   });
 
   it('gives null for a lease without a fencing token', () => {

@@ -24,7 +24,12 @@ const stale: RecoverySnapshot = {
   serverTimeMs: NOW,
   owner: 'OTHER_PROCESS',
   latestStep: { id: 9, status: 'STARTED', checkpoint: null },
-  markers: { unknownCommit: false, completedPartition: false, committedFlowDecision: false, ambiguousExternalEffect: true },
+  markers: {
+    unknownCommit: false,
+    completedPartition: false,
+    committedFlowDecision: false,
+    ambiguousExternalEffect: true,
+  },
 };
 
 const clock: CandidateClock = {
@@ -44,7 +49,10 @@ describe('validateProposerSettings', () => {
     [900_000, 5_000],
     [86_400_000, 60_000],
   ])('accepts threshold %d ms and skew %d ms', (thresholdMs, maxSkewMs) => {
-    expect(validateProposerSettings({ thresholdMs, maxSkewMs })).toEqual({ ok: true, value: { thresholdMs, maxSkewMs } });
+    expect(validateProposerSettings({ thresholdMs, maxSkewMs })).toEqual({
+      ok: true,
+      value: { thresholdMs, maxSkewMs },
+    });
   });
 
   it.each([59_999, 86_400_001, Number.NaN])('refuses threshold %d ms with its bounds', (thresholdMs) => {
@@ -88,7 +96,9 @@ describe('evaluateCandidate', () => {
 
   describe('ClockEvidenceUnusable', () => {
     it('when server time went backwards against the last snapshot', () => {
-      expect(evaluateCandidate(stale, { ...clock, lastServerTimeMs: NOW + 1 })).toEqual(unusable('ServerTimeWentBackwards'));
+      expect(evaluateCandidate(stale, { ...clock, lastServerTimeMs: NOW + 1 })).toEqual(
+        unusable('ServerTimeWentBackwards'),
+      );
       expect(evaluateCandidate(stale, { ...clock, lastServerTimeMs: NOW }).ok).toBe(true);
       expect(evaluateCandidate(stale, { ...clock, lastServerTimeMs: null }).ok).toBe(true);
     });
@@ -102,8 +112,12 @@ describe('evaluateCandidate', () => {
     });
 
     it('when server and local wall clocks differ by more than the skew, either way', () => {
-      expect(evaluateCandidate(stale, { ...clock, localWallMs: NOW + SKEW + 1 })).toEqual(unusable('WallClockSkewExceeded'));
-      expect(evaluateCandidate(stale, { ...clock, localWallMs: NOW - SKEW - 1 })).toEqual(unusable('WallClockSkewExceeded'));
+      expect(evaluateCandidate(stale, { ...clock, localWallMs: NOW + SKEW + 1 })).toEqual(
+        unusable('WallClockSkewExceeded'),
+      );
+      expect(evaluateCandidate(stale, { ...clock, localWallMs: NOW - SKEW - 1 })).toEqual(
+        unusable('WallClockSkewExceeded'),
+      );
       expect(evaluateCandidate(stale, { ...clock, localWallMs: NOW - SKEW }).ok).toBe(true);
     });
 
@@ -113,18 +127,24 @@ describe('evaluateCandidate', () => {
     });
 
     it('when a reading is not a number, failing closed', () => {
-      expect(evaluateCandidate(stale, { ...clock, readFinishedMonoMs: Number.NaN })).toEqual(unusable('ReadWindowNegative'));
-      expect(evaluateCandidate(stale, { ...clock, localWallMs: Number.NaN })).toEqual(unusable('WallClockSkewExceeded'));
+      expect(evaluateCandidate(stale, { ...clock, readFinishedMonoMs: Number.NaN })).toEqual(
+        unusable('ReadWindowNegative'),
+      );
+      expect(evaluateCandidate(stale, { ...clock, localWallMs: Number.NaN })).toEqual(
+        unusable('WallClockSkewExceeded'),
+      );
     });
 
     it('checks its conditions in the order the proposer rules list them', () => {
       const everything = { ...clock, lastServerTimeMs: NOW + 1, readFinishedMonoMs: 0, localWallMs: 0 };
       const future = { ...stale, updatedAtMs: NOW + 1 };
       expect(evaluateCandidate(future, everything)).toEqual(unusable('ServerTimeWentBackwards'));
-      expect(evaluateCandidate(future, { ...everything, lastServerTimeMs: null })).toEqual(unusable('ReadWindowNegative'));
-      expect(evaluateCandidate(future, { ...everything, lastServerTimeMs: null, readFinishedMonoMs: 1_000 + SKEW + 1 })).toEqual(
-        unusable('ReadWindowExceedsSkew'),
+      expect(evaluateCandidate(future, { ...everything, lastServerTimeMs: null })).toEqual(
+        unusable('ReadWindowNegative'),
       );
+      expect(
+        evaluateCandidate(future, { ...everything, lastServerTimeMs: null, readFinishedMonoMs: 1_000 + SKEW + 1 }),
+      ).toEqual(unusable('ReadWindowExceedsSkew'));
       expect(evaluateCandidate(future, { ...clock, localWallMs: 0 })).toEqual(unusable('WallClockSkewExceeded'));
     });
 

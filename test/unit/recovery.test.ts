@@ -20,11 +20,15 @@ function unwrap<E>(result: { ok: true; value: string } | { ok: false; error: E }
 const digestHexOf = (writer: CanonicalWriter) => unwrap(writer.digestResult());
 const evidenceDigestHex = (input: EvidenceDigestInput) => unwrap(evidenceDigestResult(input));
 const snapshotEvidenceDigestHex = (snapshot: RecoverySnapshot) => unwrap(snapshotEvidenceDigestResult(snapshot));
-const orchestrationEvidenceDigestHex = (input: OrchestrationEvidenceInput) => unwrap(orchestrationEvidenceDigestResult(input));
+const orchestrationEvidenceDigestHex = (input: OrchestrationEvidenceInput) =>
+  unwrap(orchestrationEvidenceDigestResult(input));
 
 const failure = (kind: string, extra: object = {}) => ({ ok: false, error: { kind, ...extra } });
 const evidenceVectors = vectors.evidenceDigest as unknown as { input: EvidenceDigestInput; digest: string }[];
-const requestVectors = vectors.recoverRequestDigest as unknown as { input: RecoverRequestDigestInput; digest: string }[];
+const requestVectors = vectors.recoverRequestDigest as unknown as {
+  input: RecoverRequestDigestInput;
+  digest: string;
+}[];
 const baseEvidence = evidenceVectors[1]!.input;
 
 describe('evidenceDigestHex', () => {
@@ -36,29 +40,53 @@ describe('evidenceDigestHex', () => {
     const { id, step, ...rest } = baseEvidence;
     const snapshot: RecoverySnapshot = { ...rest, executionId: id, latestStep: step, serverTimeMs: 1 };
     expect(snapshotEvidenceDigestHex(snapshot)).toBe(evidenceVectors[1]!.digest);
-    expect(snapshotEvidenceDigestHex({ ...snapshot, serverTimeMs: 2_000_000_000_000 })).toBe(evidenceVectors[1]!.digest);
+    expect(snapshotEvidenceDigestHex({ ...snapshot, serverTimeMs: 2_000_000_000_000 })).toBe(
+      evidenceVectors[1]!.digest,
+    );
   });
 
   it('writes a time before the epoch as BEFORE_EPOCH, seconds, sub-second nanoseconds', () => {
     const input: EvidenceDigestInput = { ...baseEvidence, updatedAtMs: -1_500, step: null };
-    const expected = digestHexOf(new CanonicalWriter('oxide-batch.recovery-evidence.v1')
-      .u64(input.id).string(input.status).u64(input.attempt).u64(input.version).string(input.owner)
-      .string('BEFORE_EPOCH').u64(1).u64(500_000_000)
-      .string('NO_STEP')
-      .flag(true).flag(false).flag(false).flag(true)
-      );
+    const expected = digestHexOf(
+      new CanonicalWriter('oxide-batch.recovery-evidence.v1')
+        .u64(input.id)
+        .string(input.status)
+        .u64(input.attempt)
+        .u64(input.version)
+        .string(input.owner)
+        .string('BEFORE_EPOCH')
+        .u64(1)
+        .u64(500_000_000)
+        .string('NO_STEP')
+        .flag(true)
+        .flag(false)
+        .flag(false)
+        .flag(true),
+    );
     expect(evidenceDigestHex(input)).toBe(expected);
     expect(evidenceDigestHex({ ...input, updatedAtMs: 1_500 })).not.toBe(expected);
   });
 
   it('writes NO_CHECKPOINT for a step without one', () => {
     const step = { id: 9, status: 'STARTED' as const, checkpoint: null };
-    const expected = digestHexOf(new CanonicalWriter('oxide-batch.recovery-evidence.v1')
-      .u64(42).string('UNKNOWN').u64(1).u64(5).string('ABSENT')
-      .string('AFTER_EPOCH').u64(1_700_000_000).u64(123_000_000)
-      .u64(9).string('STARTED').string('NO_CHECKPOINT')
-      .flag(true).flag(false).flag(false).flag(true)
-      );
+    const expected = digestHexOf(
+      new CanonicalWriter('oxide-batch.recovery-evidence.v1')
+        .u64(42)
+        .string('UNKNOWN')
+        .u64(1)
+        .u64(5)
+        .string('ABSENT')
+        .string('AFTER_EPOCH')
+        .u64(1_700_000_000)
+        .u64(123_000_000)
+        .u64(9)
+        .string('STARTED')
+        .string('NO_CHECKPOINT')
+        .flag(true)
+        .flag(false)
+        .flag(false)
+        .flag(true),
+    );
     expect(evidenceDigestHex({ ...baseEvidence, step })).toBe(expected);
   });
 
@@ -71,7 +99,10 @@ describe('evidenceDigestHex', () => {
     ['updatedAt by one millisecond', { updatedAtMs: baseEvidence.updatedAtMs + 1 }],
     ['step', { step: null }],
     ['step status', { step: { ...baseEvidence.step!, status: 'FAILED' } }],
-    ['checkpoint length', { step: { ...baseEvidence.step!, checkpoint: { ...baseEvidence.step!.checkpoint!, encodedLen: 58 } } }],
+    [
+      'checkpoint length',
+      { step: { ...baseEvidence.step!, checkpoint: { ...baseEvidence.step!.checkpoint!, encodedLen: 58 } } },
+    ],
     ['unknownCommit', { markers: { ...baseEvidence.markers, unknownCommit: false } }],
     ['completedPartition', { markers: { ...baseEvidence.markers, completedPartition: true } }],
     ['committedFlowDecision', { markers: { ...baseEvidence.markers, committedFlowDecision: true } }],
@@ -94,11 +125,19 @@ describe('recoverRequestDigestHex', () => {
   });
 
   it('binds a FAILED outcome with the lowercase category and the failure id', () => {
-    const expected = digestHexOf(new CanonicalWriter('oxide-batch.operator-request.v1')
-      .string('RECOVER').string('execution:7').optionalU64(3).string('OPERATOR_CONFIRMED').string('RECOVERY')
-      .string('FAILED').bytes(Buffer.from(abandoned.evidenceDigest, 'hex')).flag(false)
-      .string('stale_recovered').u64(12)
-      );
+    const expected = digestHexOf(
+      new CanonicalWriter('oxide-batch.operator-request.v1')
+        .string('RECOVER')
+        .string('execution:7')
+        .optionalU64(3)
+        .string('OPERATOR_CONFIRMED')
+        .string('RECOVERY')
+        .string('FAILED')
+        .bytes(Buffer.from(abandoned.evidenceDigest, 'hex'))
+        .flag(false)
+        .string('stale_recovered')
+        .u64(12),
+    );
     expect(recoverRequestDigestHex(failed)).toEqual({ ok: true, value: expected });
   });
 
@@ -140,9 +179,14 @@ describe('orchestrationEvidenceDigestHex', () => {
   };
 
   it('writes the tag, then execution id, tag, fencing token, expiry and owner', () => {
-    const expected = digestHexOf(new CanonicalWriter('keel.orchestration-evidence.v1')
-      .string('orch-1').string('ab'.repeat(32)).u64(4).u64(1_700_000_000_000).string('worker-a')
-      );
+    const expected = digestHexOf(
+      new CanonicalWriter('keel.orchestration-evidence.v1')
+        .string('orch-1')
+        .string('ab'.repeat(32))
+        .u64(4)
+        .u64(1_700_000_000_000)
+        .string('worker-a'),
+    );
     expect(orchestrationEvidenceDigestHex(input)).toBe(expected);
   });
 

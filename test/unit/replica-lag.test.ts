@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { keptSamples, replicaLagMs, type PrimarySample } from '../../lib/domain/replica-lag';
 
-const samples = (...pairs: [number, number][]): PrimarySample[] => pairs.map(([atMs, lsn]) => ({ atMs, lsn: BigInt(lsn) }));
+const samples = (...pairs: [number, number][]): PrimarySample[] =>
+  pairs.map(([atMs, lsn]) => ({ atMs, lsn: BigInt(lsn) }));
 
 describe('replica lag', () => {
   it('is 0 once the replica has replayed the primary’s latest position, however quiet the primary', () => {

@@ -13,8 +13,13 @@ describe('requeueRefusal', () => {
 
   it('refuses an absent row, a pending observation, a changed row and a live lease, in that order', () => {
     expect(requeueRefusal(null, 4, NOW)).toEqual({ kind: 'not_queued' });
-    expect(requeueRefusal({ ...retry, workKind: 'pending_observation', rowVersion: 9 }, 4, NOW)).toEqual({ kind: 'not_retry_scheduled' });
-    expect(requeueRefusal({ ...retry, rowVersion: 5, leaseUntilMs: NOW + 1 }, 4, NOW)).toEqual({ kind: 'changed', rowVersion: 5 });
+    expect(requeueRefusal({ ...retry, workKind: 'pending_observation', rowVersion: 9 }, 4, NOW)).toEqual({
+      kind: 'not_retry_scheduled',
+    });
+    expect(requeueRefusal({ ...retry, rowVersion: 5, leaseUntilMs: NOW + 1 }, 4, NOW)).toEqual({
+      kind: 'changed',
+      rowVersion: 5,
+    });
     expect(requeueRefusal({ ...retry, leaseUntilMs: NOW + 1 }, 4, NOW)).toEqual({ kind: 'leased' });
   });
 

@@ -42,9 +42,16 @@ describe('sealed retry-key cursor', () => {
     expect(encodeRetryKeyCursor(INSIDE, KEY)).toBe(token);
     const neighbour = encodeRetryKeyCursor({ ...INSIDE, stepId: INSIDE.stepId + 1 }, KEY);
     expect(neighbour).not.toBe(token);
-    expect(Buffer.from(neighbour, 'base64url').subarray(1, 13).equals(Buffer.from(token, 'base64url').subarray(1, 13))).toBe(false);
+    expect(
+      Buffer.from(neighbour, 'base64url').subarray(1, 13).equals(Buffer.from(token, 'base64url').subarray(1, 13)),
+    ).toBe(false);
     const keyBytes = Buffer.from(RETRY_KEY, 'hex');
-    for (const spelling of [RETRY_KEY, RETRY_KEY.toUpperCase(), keyBytes.toString('base64').replace(/=+$/, ''), keyBytes.toString('base64url')]) {
+    for (const spelling of [
+      RETRY_KEY,
+      RETRY_KEY.toUpperCase(),
+      keyBytes.toString('base64').replace(/=+$/, ''),
+      keyBytes.toString('base64url'),
+    ]) {
       expect(token).not.toContain(spelling);
       expect(token.toLowerCase()).not.toContain(spelling.toLowerCase().slice(0, 16));
     }
@@ -79,7 +86,8 @@ describe('sealed retry-key cursor', () => {
 
   it('refuses a truncated or extended token', () => {
     const token = encodeRetryKeyCursor(INSIDE, KEY);
-    for (let length = 0; length < token.length; length += 1) expect(decodeRetryKeyCursor(token.slice(0, length), KEY)).toEqual(REFUSED);
+    for (let length = 0; length < token.length; length += 1)
+      expect(decodeRetryKeyCursor(token.slice(0, length), KEY)).toEqual(REFUSED);
     for (const suffix of ['A', 'AA', 'AAAA', '=']) expect(decodeRetryKeyCursor(token + suffix, KEY)).toEqual(REFUSED);
     // The short form (no key) must not be made from the long one by cutting off the key's bytes.
     const bytes = Buffer.from(token, 'base64url');
@@ -88,8 +96,15 @@ describe('sealed retry-key cursor', () => {
   });
 
   it('refuses a cursor sealed under another secret, and the old plain forms', () => {
-    expect(decodeRetryKeyCursor(encodeRetryKeyCursor(INSIDE, retryKeyCursorKey(`${SECRET}-other`)), KEY)).toEqual(REFUSED);
-    for (const plain of [`${INSIDE.stepId}.${RETRY_KEY}`, String(AFTER_STEP.stepId), Buffer.from(`${INSIDE.stepId}.${RETRY_KEY}`).toString('base64url'), '']) {
+    expect(decodeRetryKeyCursor(encodeRetryKeyCursor(INSIDE, retryKeyCursorKey(`${SECRET}-other`)), KEY)).toEqual(
+      REFUSED,
+    );
+    for (const plain of [
+      `${INSIDE.stepId}.${RETRY_KEY}`,
+      String(AFTER_STEP.stepId),
+      Buffer.from(`${INSIDE.stepId}.${RETRY_KEY}`).toString('base64url'),
+      '',
+    ]) {
       expect(decodeRetryKeyCursor(plain, KEY)).toEqual(REFUSED);
     }
     expect(decodeRetryKeyCursor(undefined as unknown as string, KEY)).toEqual(REFUSED);
@@ -115,7 +130,13 @@ describe('retry-key cursor field', () => {
   it('answers a tampered, foreign or unprintable cursor with the same INVALID_INPUT field error, once', () => {
     const bytes = Buffer.from(encodeRetryKeyCursor(INSIDE, KEY), 'base64url');
     bytes.writeUInt8(bytes.readUInt8(30) ^ 1, 30);
-    for (const bad of [bytes.toString('base64url'), encodeRetryKeyCursor(INSIDE, retryKeyCursorKey('another-secret')), `4.${RETRY_KEY}`, 'a\u0001b', 'a b']) {
+    for (const bad of [
+      bytes.toString('base64url'),
+      encodeRetryKeyCursor(INSIDE, retryKeyCursorKey('another-secret')),
+      `4.${RETRY_KEY}`,
+      'a\u0001b',
+      'a b',
+    ]) {
       expect(parseInput(schema, { cursor: bad })).toEqual({
         ok: false,
         error: { fieldErrors: { cursor: [CURSOR_NOT_MADE_HERE] }, auditReason: 'Invalid input: cursor.' },

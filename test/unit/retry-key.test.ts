@@ -104,7 +104,7 @@ describe('digest helpers', () => {
   it('recognises only 64 lowercase hex digits', () => {
     expect(isDigestHex('ab'.repeat(32))).toBe(true);
     expect(isDigestHex('AB'.repeat(32))).toBe(false);
-    expect(isDigestHex('ab'.repeat(32) + '\n')).toBe(false);
+    expect(isDigestHex(`${'ab'.repeat(32)}\n`)).toBe(false);
     expect(isDigestHex(42)).toBe(false);
   });
 

@@ -18,7 +18,10 @@ describe('loggableError', () => {
       table: 'receipt_place',
       detail: 'Key (receipt_id)=(rcpt_0a1b2c3d) already exists.',
     });
-    const error = Object.assign(new Error('Failed query: insert into settle.receipt_place values ($1)\nparams: rcpt_0a1b2c3d'), { cause });
+    const error = Object.assign(
+      new Error('Failed query: insert into settle.receipt_place values ($1)\nparams: rcpt_0a1b2c3d'),
+      { cause },
+    );
     const logged = loggableError(error);
     expect(logged).toEqual({ name: 'Error', cause: 'DatabaseError', code: '23505', constraint: 'receipt_place_pkey' });
     expect(JSON.stringify(logged)).not.toContain('rcpt_0a1b2c3d');
@@ -33,7 +36,10 @@ describe('loggableError', () => {
   it('drops a code or constraint that is not an identifier, since it could be a value', () => {
     const error = Object.assign(new Error('x'), { code: 'value with spaces: rcpt_1', constraint: 'a"b' });
     expect(loggableError(error)).toEqual({ name: 'Error' });
-    expect(loggableError(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }))).toEqual({ name: 'Error', code: 'ECONNREFUSED' });
+    expect(loggableError(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }))).toEqual({
+      name: 'Error',
+      code: 'ECONNREFUSED',
+    });
   });
 
   it('describes a thrown non-error by its type only', () => {

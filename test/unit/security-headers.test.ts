@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { BASELINE_HEADERS, contentSecurityPolicy, createNonce, PERMISSIONS_POLICY, STATIC_CONTENT_SECURITY_POLICY } from '../../lib/http/security-headers';
+import {
+  BASELINE_HEADERS,
+  contentSecurityPolicy,
+  createNonce,
+  PERMISSIONS_POLICY,
+  STATIC_CONTENT_SECURITY_POLICY,
+} from '../../lib/http/security-headers';
 import * as nextConfig from '../../next.config';
 
 describe('security headers', () => {
@@ -22,12 +28,15 @@ describe('security headers', () => {
   });
 
   it('denies the browser features a console never uses', () => {
-    for (const feature of ['camera', 'microphone', 'geolocation', 'payment', 'usb']) expect(PERMISSIONS_POLICY).toContain(`${feature}=()`);
+    for (const feature of ['camera', 'microphone', 'geolocation', 'payment', 'usb'])
+      expect(PERMISSIONS_POLICY).toContain(`${feature}=()`);
   });
 
   it('next.config.ts spells the same values as lib/http/security-headers.ts', () => {
     expect(nextConfig.PERMISSIONS_POLICY).toBe(PERMISSIONS_POLICY);
     expect(nextConfig.STATIC_CONTENT_SECURITY_POLICY).toBe(STATIC_CONTENT_SECURITY_POLICY);
-    expect(Object.fromEntries(nextConfig.BASELINE_HEADERS.map(({ key, value }) => [key, value]))).toEqual(BASELINE_HEADERS);
+    expect(Object.fromEntries(nextConfig.BASELINE_HEADERS.map(({ key, value }) => [key, value]))).toEqual(
+      BASELINE_HEADERS,
+    );
   });
 });

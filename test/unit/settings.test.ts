@@ -28,7 +28,10 @@ describe('settings', () => {
     expect(parsed.ok).toBe(false);
     if (parsed.ok) return;
     expect(parsed.error).toEqual([
-      expect.objectContaining({ name: 'KEEL_CHECKPOINT_KEY', message: expect.stringMatching(/DATABASE_URL is set but KEEL_CHECKPOINT_KEY is not/) }),
+      expect.objectContaining({
+        name: 'KEEL_CHECKPOINT_KEY',
+        message: expect.stringMatching(/DATABASE_URL is set but KEEL_CHECKPOINT_KEY is not/),
+      }),
     ]);
   });
 
@@ -44,7 +47,11 @@ describe('settings', () => {
     expect(demo.ok && demo.value.host).toBe('127.0.0.1');
     const attached = parseSettings({ DATABASE_URL: 'postgres://db/keel', KEEL_CHECKPOINT_KEY: KEY });
     expect(attached.ok && attached.value.host).toBeUndefined();
-    const chosen = parseSettings({ DATABASE_URL: 'postgres://db/keel', KEEL_CHECKPOINT_KEY: KEY, KEEL_HOST: '10.0.0.5' });
+    const chosen = parseSettings({
+      DATABASE_URL: 'postgres://db/keel',
+      KEEL_CHECKPOINT_KEY: KEY,
+      KEEL_HOST: '10.0.0.5',
+    });
     expect(chosen.ok && chosen.value.host).toBe('10.0.0.5');
     expect(parseSettings({ KEEL_HOST: '::1' }).ok).toBe(true);
   });
@@ -53,7 +60,9 @@ describe('settings', () => {
     const published = parseSettings({ KEEL_HOST: '0.0.0.0' });
     expect(published.ok).toBe(false);
     if (published.ok) return;
-    expect(published.error).toEqual([expect.objectContaining({ name: 'KEEL_HOST', message: expect.stringMatching(/KEEL_DEMO_PASSWORD/) })]);
+    expect(published.error).toEqual([
+      expect.objectContaining({ name: 'KEEL_HOST', message: expect.stringMatching(/KEEL_DEMO_PASSWORD/) }),
+    ]);
     expect(parseSettings({ KEEL_HOST: '0.0.0.0', KEEL_DEMO_PASSWORD: 'keel-demo' }).ok).toBe(false);
     const own = parseSettings({ KEEL_HOST: '0.0.0.0', KEEL_DEMO_PASSWORD: 'a-password-of-our-own' });
     expect(own.ok && own.value.host).toBe('0.0.0.0');
@@ -80,7 +89,11 @@ describe('settings', () => {
   });
 
   it('accepts the bounds themselves', () => {
-    const parsed = parseSettings({ KEEL_STALE_THRESHOLD_MS: '60000', KEEL_MAX_CLOCK_SKEW_MS: '60000', KEEL_DEMO_RUNTIME: '0' });
+    const parsed = parseSettings({
+      KEEL_STALE_THRESHOLD_MS: '60000',
+      KEEL_MAX_CLOCK_SKEW_MS: '60000',
+      KEEL_DEMO_RUNTIME: '0',
+    });
     expect(parsed.ok && parsed.value.demoRuntime).toBe(false);
   });
 
@@ -117,13 +130,21 @@ describe('several instances and a read replica', () => {
     });
     expect(parsed).toMatchObject({
       ok: true,
-      value: { databaseReadUrl: 'postgresql://p@replica:5432/keel', readMaxLagMs: 2000, instanceId: 'keel-b.eu-1', workerLeaseMs: 5000 },
+      value: {
+        databaseReadUrl: 'postgresql://p@replica:5432/keel',
+        readMaxLagMs: 2000,
+        instanceId: 'keel-b.eu-1',
+        workerLeaseMs: 5000,
+      },
     });
   });
 
   it('defaults to no replica, 5 s of tolerated lag, host-and-pid as the instance and a 30 s lease', () => {
     const parsed = parseSettings(base);
-    expect(parsed).toMatchObject({ ok: true, value: { databaseReadUrl: undefined, readMaxLagMs: 5000, workerLeaseMs: 30_000 } });
+    expect(parsed).toMatchObject({
+      ok: true,
+      value: { databaseReadUrl: undefined, readMaxLagMs: 5000, workerLeaseMs: 30_000 },
+    });
     expect(parsed.ok && parsed.value.instanceId).toMatch(new RegExp(`-${process.pid}$`));
   });
 
@@ -148,9 +169,15 @@ describe('several instances and a read replica', () => {
     expect(processes({})).toBe(1);
     expect(processes({ KEEL_HTTP_PROCESSES: '4' })).toBe(4);
     expect(processes({ KEEL_HTTP_PROCESSES: 'auto' })).toBe(Math.min(64, availableParallelism()));
-    expect(processes({ KEEL_HTTP_PROCESSES: '0' })).toEqual(['KEEL_HTTP_PROCESSES=0 is below 1 (1 to 64 processes, or auto for one per core)']);
-    expect(processes({ KEEL_HTTP_PROCESSES: '65' })).toEqual(['KEEL_HTTP_PROCESSES=65 is above 64 (1 to 64 processes, or auto for one per core)']);
-    expect(processes({ KEEL_HTTP_PROCESSES: 'two' })).toEqual(['KEEL_HTTP_PROCESSES=two is not a whole number (1 to 64 processes, or auto for one per core)']);
+    expect(processes({ KEEL_HTTP_PROCESSES: '0' })).toEqual([
+      'KEEL_HTTP_PROCESSES=0 is below 1 (1 to 64 processes, or auto for one per core)',
+    ]);
+    expect(processes({ KEEL_HTTP_PROCESSES: '65' })).toEqual([
+      'KEEL_HTTP_PROCESSES=65 is above 64 (1 to 64 processes, or auto for one per core)',
+    ]);
+    expect(processes({ KEEL_HTTP_PROCESSES: 'two' })).toEqual([
+      'KEEL_HTTP_PROCESSES=two is not a whole number (1 to 64 processes, or auto for one per core)',
+    ]);
   });
 
   it('leaves room for the process number in a named instance served by several processes', () => {
@@ -159,7 +186,9 @@ describe('several instances and a read replica', () => {
     expect(ok({ KEEL_HTTP_PROCESSES: '2', KEEL_INSTANCE_ID: 'x'.repeat(62) })).toBe(false);
     expect(ok({ KEEL_HTTP_PROCESSES: '1', KEEL_INSTANCE_ID: 'x'.repeat(64) })).toBe(true);
     // Each process is handed its own name, <id>-<n>, which is at most 64 long.
-    expect(ok({ KEEL_HTTP_PROCESSES: '64', KEEL_INSTANCE_ID: `${'x'.repeat(61)}-64`, KEEL_HTTP_PROCESS_INDEX: '63' })).toBe(true);
+    expect(
+      ok({ KEEL_HTTP_PROCESSES: '64', KEEL_INSTANCE_ID: `${'x'.repeat(61)}-64`, KEEL_HTTP_PROCESS_INDEX: '63' }),
+    ).toBe(true);
     expect(processInstanceId('keel-a', 0)).toBe('keel-a-1');
     expect(processInstanceId(undefined, 3)).toBeUndefined();
   });

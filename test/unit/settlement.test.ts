@@ -119,9 +119,20 @@ describe('vocabularies', () => {
   it('hold the skip reasons, failure codes and retryable codes the settlement runtime persists', () => {
     expect(SKIP_REASONS).toEqual(['denied', 'no_economic_intent', 'zero_charge']);
     expect(FAILURE_CODES).toEqual([
-      'invalid_receipt_signature', 'invalid_action_hash', 'untrusted_receipt_signer',
-      'malformed_financial_metadata', 'invalid_observation', 'rpc', 'invalid_input', 'invalid_dispatch',
-      'invalid_binding', 'unsupported', 'serialization', 'signature', 'verification', 'backend',
+      'invalid_receipt_signature',
+      'invalid_action_hash',
+      'untrusted_receipt_signer',
+      'malformed_financial_metadata',
+      'invalid_observation',
+      'rpc',
+      'invalid_input',
+      'invalid_dispatch',
+      'invalid_binding',
+      'unsupported',
+      'serialization',
+      'signature',
+      'verification',
+      'backend',
     ]);
     expect(RETRYABLE_FAILURE_CODES).toEqual(['rpc', 'backend']);
     expect(isFailureCode('RPC')).toBe(false);
@@ -138,7 +149,13 @@ describe('vocabularies', () => {
   it('name the settlement event kinds and bulk replay results', () => {
     expect(SETTLEMENT_EVENT_KINDS).toEqual(['claimed', 'retry_scheduled', 'dead_lettered', 'replayed', 'finished']);
     expect(BULK_REPLAY_ITEM_RESULTS).toEqual([
-      'replayed', 'discarded', 'requeued', 'already_replayed', 'no_longer_dead_lettered', 'no_longer_retry_scheduled', 'changed_since_preview',
+      'replayed',
+      'discarded',
+      'requeued',
+      'already_replayed',
+      'no_longer_dead_lettered',
+      'no_longer_retry_scheduled',
+      'changed_since_preview',
     ]);
     expect(BULK_REPLAY_PREVIEW_CAP).toBe(100_000);
   });

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { afterFailure, LOCKOUT_POLICY, lockDurationMs, lockoutKey, lockRemainingMs, NO_LOCKOUT, type LockoutState } from '../../lib/domain/sign-in-lockout';
+import {
+  afterFailure,
+  LOCKOUT_POLICY,
+  lockDurationMs,
+  lockoutKey,
+  lockRemainingMs,
+  NO_LOCKOUT,
+  type LockoutState,
+} from '../../lib/domain/sign-in-lockout';
 
 const at = (ms: number) => new Date(Date.UTC(2026, 0, 1) + ms);
 
@@ -26,7 +34,9 @@ describe('sign-in lockout', () => {
   });
 
   it('doubles each further lockout and caps it at 15 minutes', () => {
-    expect([0, 1, 2, 3, 4, 5, 6, 40].map((n) => lockDurationMs(n))).toEqual([30_000, 60_000, 120_000, 240_000, 480_000, 900_000, 900_000, 900_000]);
+    expect([0, 1, 2, 3, 4, 5, 6, 40].map((n) => lockDurationMs(n))).toEqual([
+      30_000, 60_000, 120_000, 240_000, 480_000, 900_000, 900_000, 900_000,
+    ]);
     let state = NO_LOCKOUT;
     const locks: number[] = [];
     for (let round = 0; round < 3; round += 1) {

@@ -1,10 +1,27 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { deadLetterActionSchema, requeueSchema, bulkPreviewSchema, bulkCancelSchema } from '../../app/actions/settlement-schemas';
-import { cancelProposalSchema, confirmTakeoverSchema, proposeTakeoverSchema, rejectProposalSchema } from '../../app/actions/recovery-schemas';
+import {
+  deadLetterActionSchema,
+  requeueSchema,
+  bulkPreviewSchema,
+  bulkCancelSchema,
+} from '../../app/actions/settlement-schemas';
+import {
+  cancelProposalSchema,
+  confirmTakeoverSchema,
+  proposeTakeoverSchema,
+  rejectProposalSchema,
+} from '../../app/actions/recovery-schemas';
 import { auditFiltersSchema, auditListQuerySchema } from '../../lib/domain/audit-filters';
 import { decodeCursor, encodeCursor } from '../../lib/domain/cursor';
-import { cursorText, filterText, findUnstorableText, multiLineText, singleLineText, textProblem } from '../../lib/domain/text';
+import {
+  cursorText,
+  filterText,
+  findUnstorableText,
+  multiLineText,
+  singleLineText,
+  textProblem,
+} from '../../lib/domain/text';
 import { createUserSchema, disableUserSchema, userListQuerySchema } from '../../lib/domain/users';
 import { parseInput } from '../../lib/server/parse-input';
 
@@ -18,14 +35,17 @@ describe('textProblem', () => {
     for (const ok of ['', 'plain', `smile ${PAIR}`, 'नमस्ते', 'Ünïcödé', 'a\u00A0b']) expect(textProblem(ok)).toBeNull();
   });
   it('finds lone surrogates, high or low, anywhere', () => {
-    for (const bad of [LONE_HIGH, `a${LONE_HIGH}`, `${LONE_LOW}a`, `a${LONE_LOW}${LONE_HIGH}b`, `${PAIR}${LONE_HIGH}`]) expect(textProblem(bad)).toBe('LONE_SURROGATE');
+    for (const bad of [LONE_HIGH, `a${LONE_HIGH}`, `${LONE_LOW}a`, `a${LONE_LOW}${LONE_HIGH}b`, `${PAIR}${LONE_HIGH}`])
+      expect(textProblem(bad)).toBe('LONE_SURROGATE');
   });
   it('refuses NUL and other C0 controls and DEL on one line', () => {
-    for (const bad of [NUL, `a${NUL}b`, '\u0001', 'a\nb', 'a\tb', '\r', '\u001F', '\u007F']) expect(textProblem(bad)).toBe('CONTROL_CHARACTER');
+    for (const bad of [NUL, `a${NUL}b`, '\u0001', 'a\nb', 'a\tb', '\r', '\u001F', '\u007F'])
+      expect(textProblem(bad)).toBe('CONTROL_CHARACTER');
   });
   it('lets a multi-line note keep tab, line feed and carriage return, never NUL', () => {
     expect(textProblem('line 1\r\nline 2\tend', { multiline: true })).toBeNull();
-    for (const bad of [NUL, '\u0007', '\u000B', '\u000C', '\u001B[31m', '\u007F']) expect(textProblem(bad, { multiline: true })).toBe('CONTROL_CHARACTER');
+    for (const bad of [NUL, '\u0007', '\u000B', '\u000C', '\u001B[31m', '\u007F'])
+      expect(textProblem(bad, { multiline: true })).toBe('CONTROL_CHARACTER');
   });
 });
 
@@ -51,7 +71,8 @@ describe('text schemas', () => {
   });
   it('cursorText accepts only printable ASCII', () => {
     expect(cursorText(400).safeParse(encodeCursor(['a', 1])).success).toBe(true);
-    for (const bad of [`a${NUL}`, 'a b', `a${LONE_HIGH}`, 'é']) expect(cursorText(400).safeParse(bad).success).toBe(false);
+    for (const bad of [`a${NUL}`, 'a b', `a${LONE_HIGH}`, 'é'])
+      expect(cursorText(400).safeParse(bad).success).toBe(false);
   });
   it('a forged cursor whose JSON holds NUL decodes to nothing', () => {
     expect(decodeCursor(encodeCursor(['ok', 1]), 2)).toEqual(['ok', 1]);
@@ -63,16 +84,41 @@ describe('text schemas', () => {
 describe('every action schema refuses NUL and lone surrogates in its text fields', () => {
   const operationId = 'op-1';
   const cases: [string, z.ZodType, Record<string, unknown>, string[]][] = [
-    ['settlement dead letter', deadLetterActionSchema, { receiptId: 'r-1', note: 'why', operationId }, ['receiptId', 'note']],
-    ['settlement requeue', requeueSchema, { receiptId: 'r-1', expectedRowVersion: 1, operationId, note: 'why' }, ['receiptId', 'note']],
+    [
+      'settlement dead letter',
+      deadLetterActionSchema,
+      { receiptId: 'r-1', note: 'why', operationId },
+      ['receiptId', 'note'],
+    ],
+    [
+      'settlement requeue',
+      requeueSchema,
+      { receiptId: 'r-1', expectedRowVersion: 1, operationId, note: 'why' },
+      ['receiptId', 'note'],
+    ],
     ['bulk preview', bulkPreviewSchema, { filters: { q: 'r-' }, note: 'why' }, ['note']],
     ['bulk cancel', bulkCancelSchema, { jobId: 1, note: 'why' }, ['note']],
     ['propose batch', proposeTakeoverSchema, { target: 'batch', executionId: 1, reason: 'why' }, ['reason']],
-    ['propose orchestration', proposeTakeoverSchema, { target: 'orchestration', executionId: 'o-1', successorOwner: 'w1', reason: 'why' }, ['executionId', 'reason', 'successorOwner']],
-    ['confirm', confirmTakeoverSchema, { proposalId: 1, evidenceDigest: 'a'.repeat(64), reason: 'why' }, ['reason', 'evidenceDigest']],
+    [
+      'propose orchestration',
+      proposeTakeoverSchema,
+      { target: 'orchestration', executionId: 'o-1', successorOwner: 'w1', reason: 'why' },
+      ['executionId', 'reason', 'successorOwner'],
+    ],
+    [
+      'confirm',
+      confirmTakeoverSchema,
+      { proposalId: 1, evidenceDigest: 'a'.repeat(64), reason: 'why' },
+      ['reason', 'evidenceDigest'],
+    ],
     ['reject', rejectProposalSchema, { proposalId: 1, reason: 'why' }, ['reason']],
     ['cancel', cancelProposalSchema, { proposalId: 1, reason: 'why' }, ['reason']],
-    ['create user', createUserSchema, { username: 'someone', name: 'Some One', role: 'viewer', password: 'long-enough' }, ['username', 'name', 'password']],
+    [
+      'create user',
+      createUserSchema,
+      { username: 'someone', name: 'Some One', role: 'viewer', password: 'long-enough' },
+      ['username', 'name', 'password'],
+    ],
     ['disable user', disableUserSchema, { username: 'someone', reason: 'why' }, ['username', 'reason']],
   ];
   for (const [name, schema, valid, fields] of cases) {

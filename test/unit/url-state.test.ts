@@ -22,7 +22,11 @@ describe('URL state', () => {
   });
 
   it('carries the audit time range to the API params the schema accepts, and refuses a range that ends before it starts', () => {
-    const state = loadAuditSearch({ from: '2026-01-31T09:00:00.000Z', to: '2026-02-01T09:00:00.000Z', outcome: 'REFUSED' });
+    const state = loadAuditSearch({
+      from: '2026-01-31T09:00:00.000Z',
+      to: '2026-02-01T09:00:00.000Z',
+      outcome: 'REFUSED',
+    });
     const search = auditSearchOf(state);
     expect(search).toEqual({ outcome: 'REFUSED', from: '2026-01-31T09:00:00.000Z', to: '2026-02-01T09:00:00.000Z' });
     expect(auditListQuerySchema.safeParse(search).success).toBe(true);

@@ -13,7 +13,12 @@ import { EXECUTION_FILTER_WORDS } from '@/lib/url-state/executions';
 export const metadata: Metadata = { title: 'Executions' };
 
 export default page('read', { search: executionFiltersSchema }, async function ExecutionsPage({ query, search }) {
-  const header = <PageHeader title="Executions" description="Job executions of the oxide-batch runtime, most recently updated first." />;
+  const header = (
+    <PageHeader
+      title="Executions"
+      description="Job executions of the oxide-batch runtime, most recently updated first."
+    />
+  );
   if (!search.ok) {
     return (
       <>
@@ -27,7 +32,10 @@ export default page('read', { search: executionFiltersSchema }, async function E
       {header}
       <Prefetched
         queries={[
-          { queryKey: queryKeys.executions.list(loadExecutionsSearch(query)), queryFn: () => executionsPage(search.value) },
+          {
+            queryKey: queryKeys.executions.list(loadExecutionsSearch(query)),
+            queryFn: () => executionsPage(search.value),
+          },
           { queryKey: queryKeys.jobNames(), queryFn: jobNames },
         ]}
       >

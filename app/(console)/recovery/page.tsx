@@ -20,12 +20,20 @@ export default page('read', { search: proposalFiltersSchema }, async function Re
   const params = proposalListParams(loadRecoverySearch(query));
   return (
     <>
-      <PageHeader title="Recovery" description="Recovery proposals, each bound to an evidence digest, and orchestration leases." />
+      <PageHeader
+        title="Recovery"
+        description="Recovery proposals, each bound to an evidence digest, and orchestration leases."
+      />
       {search.ok ? null : <InvalidFilters issues={search.issues} words={PROPOSAL_FILTER_WORDS} clearHref="/recovery" />}
       <Prefetched
         queries={[
-          ...(search.ok ? [{ queryKey: queryKeys.proposals.list(params), queryFn: () => listProposals(db, search.value) }] : []),
-          { queryKey: queryKeys.orchestrations.list({}), queryFn: () => listOrchestrationLeases(db, settings.checkpointKey!) },
+          ...(search.ok
+            ? [{ queryKey: queryKeys.proposals.list(params), queryFn: () => listProposals(db, search.value) }]
+            : []),
+          {
+            queryKey: queryKeys.orchestrations.list({}),
+            queryFn: () => listOrchestrationLeases(db, settings.checkpointKey!),
+          },
         ]}
       >
         <RecoveryView canPropose={can(actor.role, 'proposeRecovery')} />

@@ -26,7 +26,12 @@ const filtersSchema = z.object({
 });
 
 export default page('read', { search: filtersSchema }, async function RetryKeysPage({ query, search }) {
-  const header = <PageHeader title="Retry keys" description="Unresolved retry keys held in steps' fault-state envelopes, newest step first." />;
+  const header = (
+    <PageHeader
+      title="Retry keys"
+      description="Unresolved retry keys held in steps' fault-state envelopes, newest step first."
+    />
+  );
   if (!search.ok) {
     return (
       <>

@@ -13,11 +13,19 @@ export const metadata: Metadata = { title: 'Search' };
 // An invalid or missing text is not prefetched: the view shows the API's answer naming the problem.
 export default page('read', { search: searchQuerySchema }, async function SearchPage({ actor, search }) {
   const queries = search.ok
-    ? [{ queryKey: queryKeys.search(search.value.q), queryFn: async () => searchEverything(await listDb(), search.value.q, searchPlan(search.value.q, actor.role)) }]
+    ? [
+        {
+          queryKey: queryKeys.search(search.value.q),
+          queryFn: async () => searchEverything(await listDb(), search.value.q, searchPlan(search.value.q, actor.role)),
+        },
+      ]
     : [];
   return (
     <>
-      <PageHeader title="Search" description="Executions, job instances, receipts, retry keys, recovery proposals, operations and users, found by their ids." />
+      <PageHeader
+        title="Search"
+        description="Executions, job instances, receipts, retry keys, recovery proposals, operations and users, found by their ids."
+      />
       <Prefetched queries={queries}>
         <SearchResultsView />
       </Prefetched>

@@ -18,7 +18,10 @@ export default page('read', { search: queueFiltersSchema }, async function Settl
   const params = filterParams(loadQueueSearch(query));
   const header = (
     <>
-      <PageHeader title="Settlements" description="The settlement queue in due order: due, leased by a worker, or waiting for a retry. Times are the server's clock." />
+      <PageHeader
+        title="Settlements"
+        description="The settlement queue in due order: due, leased by a worker, or waiting for a retry. Times are the server's clock."
+      />
     </>
   );
   if (!search.ok) {
@@ -32,7 +35,9 @@ export default page('read', { search: queueFiltersSchema }, async function Settl
   return (
     <>
       {header}
-      <Prefetched queries={[{ queryKey: queryKeys.settlements.queue(params), queryFn: () => settlementQueuePage(search.value) }]}>
+      <Prefetched
+        queries={[{ queryKey: queryKeys.settlements.queue(params), queryFn: () => settlementQueuePage(search.value) }]}
+      >
         <QueueView canAct={can(actor.role, 'replaySettlement')} />
       </Prefetched>
     </>

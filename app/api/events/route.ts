@@ -18,7 +18,10 @@ export async function GET(request: Request) {
   }
   const encoder = new TextEncoder();
   const { settings, replica } = runtime();
-  const events = liveEvents(settings.databaseUrl!, replica ? { monitor: replica.monitor, maxWaitMs: settings.readMaxLagMs } : null);
+  const events = liveEvents(
+    settings.databaseUrl!,
+    replica ? { monitor: replica.monitor, maxWaitMs: settings.readMaxLagMs } : null,
+  );
   // Answer once the listener runs: a page that sees the stream open may rely on it.
   await events.ready();
   let cleanup = () => {};
@@ -62,6 +65,11 @@ export async function GET(request: Request) {
     },
   });
   return new Response(stream, {
-    headers: { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-store, no-transform', Connection: 'keep-alive', 'X-Accel-Buffering': 'no' },
+    headers: {
+      'Content-Type': 'text/event-stream',
+      'Cache-Control': 'no-store, no-transform',
+      Connection: 'keep-alive',
+      'X-Accel-Buffering': 'no',
+    },
   });
 }

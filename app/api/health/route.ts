@@ -21,7 +21,9 @@ export async function GET() {
   const process = { status: 'ok', uptimeSeconds: Math.round((Date.now() - startedAt.getTime()) / 1000) };
   try {
     const state = await readRuntimeSchemaState(pool);
-    const migrations = await pool.query<{ count: number }>('select count(*)::int as count from keel.__drizzle_migrations');
+    const migrations = await pool.query<{ count: number }>(
+      'select count(*)::int as count from keel.__drizzle_migrations',
+    );
     const runtimeVersion = state.kind === 'versioned' ? state.version : null;
     const schemaOk = runtimeVersion !== null && runtimeVersion >= REQUIRED_RUNTIME_SCHEMA_VERSION;
     const body = {

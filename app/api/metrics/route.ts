@@ -34,7 +34,10 @@ export async function GET(request: Request, context: unknown) {
   if (header?.startsWith('Bearer ')) {
     const expected = runtime().settings.metricsToken;
     if (!expected || !tokenMatches(header.slice('Bearer '.length), expected)) {
-      return Response.json({ code: 'UNAUTHENTICATED', message: 'Unknown metrics token.' }, { status: 401, headers: { 'Cache-Control': 'no-store' } });
+      return Response.json(
+        { code: 'UNAUTHENTICATED', message: 'Unknown metrics token.' },
+        { status: 401, headers: { 'Cache-Control': 'no-store' } },
+      );
     }
     return metricsResponse();
   }

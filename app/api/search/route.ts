@@ -6,4 +6,6 @@ import { listDb } from '@/lib/server/read-source';
 export const dynamic = 'force-dynamic';
 
 /** GET /api/search?q= : every kind of id the text may be, grouped by kind; users only for a role that may open them. */
-export const GET = apiRoute('read', searchQuerySchema, async (actor, { q }) => searchEverything(await listDb(), q, searchPlan(q, actor.role)));
+export const GET = apiRoute('read', searchQuerySchema, async (actor, { q }) =>
+  searchEverything(await listDb(), q, searchPlan(q, actor.role)),
+);

@@ -10,7 +10,11 @@ export const GET = apiRoute('manageUsers', userListQuerySchema, async (_actor, {
   const after = parseUserCursor(cursor);
   if (after === 'invalid') {
     return Response.json(
-      { code: 'INVALID_INPUT', message: 'Some query parameters are not valid.', fieldErrors: { cursor: ['This cursor was not made by Keel.'] } },
+      {
+        code: 'INVALID_INPUT',
+        message: 'Some query parameters are not valid.',
+        fieldErrors: { cursor: ['This cursor was not made by Keel.'] },
+      },
       { status: 400, headers: { 'Cache-Control': 'no-store' } },
     );
   }

@@ -16,7 +16,10 @@ export const user = keel.table(
     emailVerified: boolean('email_verified').notNull().default(false),
     image: text('image'),
     createdAt: stamp('created_at').notNull().defaultNow(),
-    updatedAt: stamp('updated_at').notNull().defaultNow().$onUpdate(() => new Date()),
+    updatedAt: stamp('updated_at')
+      .notNull()
+      .defaultNow()
+      .$onUpdate(() => new Date()),
     username: text('username').unique(),
     displayUsername: text('display_username'),
     role: text('role').notNull().default('viewer'),
@@ -34,7 +37,10 @@ export const session = keel.table(
     expiresAt: stamp('expires_at').notNull(),
     token: text('token').notNull().unique(),
     createdAt: stamp('created_at').notNull().defaultNow(),
-    updatedAt: stamp('updated_at').notNull().defaultNow().$onUpdate(() => new Date()),
+    updatedAt: stamp('updated_at')
+      .notNull()
+      .defaultNow()
+      .$onUpdate(() => new Date()),
     ipAddress: text('ip_address'),
     userAgent: text('user_agent'),
     userId: text('user_id')
@@ -62,7 +68,10 @@ export const account = keel.table(
     scope: text('scope'),
     password: text('password'),
     createdAt: stamp('created_at').notNull().defaultNow(),
-    updatedAt: stamp('updated_at').notNull().defaultNow().$onUpdate(() => new Date()),
+    updatedAt: stamp('updated_at')
+      .notNull()
+      .defaultNow()
+      .$onUpdate(() => new Date()),
   },
   (t) => [index('account_user_idx').on(t.userId)],
 );
@@ -75,7 +84,10 @@ export const verification = keel.table(
     value: text('value').notNull(),
     expiresAt: stamp('expires_at').notNull(),
     createdAt: stamp('created_at').notNull().defaultNow(),
-    updatedAt: stamp('updated_at').notNull().defaultNow().$onUpdate(() => new Date()),
+    updatedAt: stamp('updated_at')
+      .notNull()
+      .defaultNow()
+      .$onUpdate(() => new Date()),
   },
   (t) => [index('verification_identifier_idx').on(t.identifier)],
 );

@@ -1,7 +1,6 @@
 import { sql } from 'drizzle-orm';
 import {
   bigint,
-
   check,
   doublePrecision,
   index,
@@ -72,16 +71,13 @@ export const recoveryProposal = keel.table(
   (t) => [
     check('recovery_proposal_target_kind', sql`${t.targetKind} in ('batch', 'orchestration')`),
     // Only a batch execution can be abandoned.
-    check('recovery_proposal_kind', sql`${t.kind} = 'TAKEOVER' or (${t.kind} = 'ABANDON' and ${t.targetKind} = 'batch')`),
     check(
-      'recovery_proposal_status',
-      sql`${t.status} in (${textList(PROPOSAL_STATUSES)})`,
+      'recovery_proposal_kind',
+      sql`${t.kind} = 'TAKEOVER' or (${t.kind} = 'ABANDON' and ${t.targetKind} = 'batch')`,
     ),
+    check('recovery_proposal_status', sql`${t.status} in (${textList(PROPOSAL_STATUSES)})`),
     check('recovery_proposal_digest_length', sql`octet_length(${t.evidenceDigest}) = 32`),
-    check(
-      'recovery_proposal_decided_shape',
-      sql`(${t.status} = 'PENDING') = (${t.decidedAt} is null)`,
-    ),
+    check('recovery_proposal_decided_shape', sql`(${t.status} = 'PENDING') = (${t.decidedAt} is null)`),
     // A batch proposal binds a version; an orchestration proposal a fencing token and its successor.
     check(
       'recovery_proposal_target_shape',

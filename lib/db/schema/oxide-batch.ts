@@ -14,7 +14,12 @@ import {
   uniqueIndex,
   varchar,
 } from 'drizzle-orm/pg-core';
-import { BATCH_STATUSES, FAILURE_CATEGORIES, RECOVERY_RESULT_STATUSES, UNRESOLVED_STATUSES } from '../../domain/batch-status';
+import {
+  BATCH_STATUSES,
+  FAILURE_CATEGORIES,
+  RECOVERY_RESULT_STATUSES,
+  UNRESOLVED_STATUSES,
+} from '../../domain/batch-status';
 import { textList } from '../sql/text-list';
 import { bytea } from './types';
 
@@ -32,7 +37,6 @@ export const deliveryModes = ['atomic_same_resource', 'at_least_once', 'best_eff
 export const operatorActions = ['LAUNCH', 'RESTART', 'STOP', 'ABANDON', 'RECOVER'] as const;
 export const authorizationClasses = ['READ', 'LIFECYCLE', 'DESTRUCTIVE'] as const;
 export const outcomeClasses = ['APPLIED', 'REJECTED'] as const;
-
 
 const id = () => bigint('id', { mode: 'number' }).primaryKey().generatedByDefaultAsIdentity();
 const timestamptz = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
@@ -87,7 +91,10 @@ export const obJobInstance = oxideBatch.table(
   },
   (t) => [
     check('ob_job_instance_instance_key_check', sql`octet_length(${t.instanceKey}) = 32`),
-    check('ob_job_instance_hold_check', sql`num_nonnulls(${t.holdActor}, ${t.holdReason}, ${t.holdPlacedAt}) IN (0, 3)`),
+    check(
+      'ob_job_instance_hold_check',
+      sql`num_nonnulls(${t.holdActor}, ${t.holdReason}, ${t.holdPlacedAt}) IN (0, 3)`,
+    ),
     unique('ob_job_instance_job_name_instance_key_key').on(t.jobName, t.instanceKey),
   ],
 );
@@ -347,12 +354,8 @@ export const obOperatorRequest = oxideBatch.table(
       columns: [t.jobExecutionId],
       foreignColumns: [obJobExecution.id],
     }),
-    index('ob_operator_request_job_instance_id_idx')
-      .on(t.jobInstanceId)
-      .where(sql`${t.jobInstanceId} IS NOT NULL`),
-    index('ob_operator_request_job_execution_id_idx')
-      .on(t.jobExecutionId)
-      .where(sql`${t.jobExecutionId} IS NOT NULL`),
+    index('ob_operator_request_job_instance_id_idx').on(t.jobInstanceId).where(sql`${t.jobInstanceId} IS NOT NULL`),
+    index('ob_operator_request_job_execution_id_idx').on(t.jobExecutionId).where(sql`${t.jobExecutionId} IS NOT NULL`),
   ],
 );
 

@@ -31,7 +31,10 @@ export const settleAttempts = settle.table(
       sql`(${t.leaseOwner} is null and ${t.leaseToken} is null and ${t.leaseUntilMs} is null)
         or (${t.leaseOwner} is not null and ${t.leaseToken} is not null and ${t.leaseUntilMs} is not null)`,
     ),
-    check('attempts_detail_sha256_length', sql`${t.reasonDetailSha256} is null or octet_length(${t.reasonDetailSha256}) = 32`),
+    check(
+      'attempts_detail_sha256_length',
+      sql`${t.reasonDetailSha256} is null or octet_length(${t.reasonDetailSha256}) = 32`,
+    ),
     // No index may cover a column a claim writes (the lease columns, row_version,
     // updated_at_ms), keys, INCLUDE or predicate: claims stay HOT updates, with room
     // from the table's fillfactor 50 (drizzle/0017; drizzle has no table option for it).
@@ -85,7 +88,12 @@ export const settleDeadLetters = settle.table(
     index('dead_letters_recorded_idx').on(t.recordedAtMs, t.receiptId, t.reason, t.attempts),
     index('dead_letters_reason_idx').on(t.reason, t.recordedAtMs, t.receiptId, t.attempts),
     index('dead_letters_attempts_idx').on(t.attempts, t.recordedAtMs, t.receiptId, t.reason),
-    index('dead_letters_receipt_prefix_idx').on(t.receiptId.op('text_pattern_ops'), t.recordedAtMs, t.reason, t.attempts),
+    index('dead_letters_receipt_prefix_idx').on(
+      t.receiptId.op('text_pattern_ops'),
+      t.recordedAtMs,
+      t.reason,
+      t.attempts,
+    ),
   ],
 );
 

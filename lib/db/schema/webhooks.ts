@@ -51,7 +51,9 @@ export const webhookDelivery = keel.table(
     endpoint: text('endpoint').notNull(),
     status: text('status').notNull().default('PENDING'),
     attempts: integer('attempts').notNull().default(0),
-    nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true, mode: 'date' }).notNull().default(sql`clock_timestamp()`),
+    nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true, mode: 'date' })
+      .notNull()
+      .default(sql`clock_timestamp()`),
     // A worker holds a delivery while it sends it; another instance takes it over only after this.
     leaseUntil: timestamp('lease_until', { withTimezone: true, mode: 'date' }),
     lastHttpStatus: integer('last_http_status'),

@@ -34,7 +34,8 @@ export function deadLetterFilterConditions(
   parts.push(...attemptsConditions(filter, columns.attempts));
   if (filter.minAgeMs !== undefined) parts.push(sql`${columns.ageMs} <= ${asOfMs - filter.minAgeMs}::bigint`);
   if (filter.maxAgeMs !== undefined) parts.push(sql`${columns.ageMs} >= ${asOfMs - filter.maxAgeMs}::bigint`);
-  if (filter.receiptIds !== undefined) parts.push(sql`${columns.receiptId} = any(${sql.param(filter.receiptIds)}::text[])`);
+  if (filter.receiptIds !== undefined)
+    parts.push(sql`${columns.receiptId} = any(${sql.param(filter.receiptIds)}::text[])`);
   return parts;
 }
 
@@ -59,7 +60,8 @@ function attemptsConditions(filter: DeadLetterFilter, attempts: SQL): SQL[] {
   // and a maximum narrows nothing.
   if (filter.minAttempts !== undefined && filter.minAttempts > INT4_MAX) return [sql`false`];
   const minAttempts = filter.minAttempts;
-  const maxAttempts = filter.maxAttempts !== undefined && filter.maxAttempts < INT4_MAX ? filter.maxAttempts : undefined;
+  const maxAttempts =
+    filter.maxAttempts !== undefined && filter.maxAttempts < INT4_MAX ? filter.maxAttempts : undefined;
   const lowest = minAttempts ?? 0;
   if (maxAttempts !== undefined && maxAttempts - lowest < ATTEMPTS_PROBE_LIMIT) {
     // Above the maximum, a minimum leaves no count: an empty list, which matches no row.

@@ -31,7 +31,9 @@ import { leasedAt } from './queue-state';
  * when it claimed nothing. Text, so the scale loader's plain SQL uses the same rule.
  */
 export function leaseGrantsInsertText(relation: string): string {
-  const firstOrLast = (direction: 'asc' | 'desc') => `select distinct on (lease_until_ms) lease_until_ms, next_visible_at_ms, receipt_id
+  const firstOrLast = (
+    direction: 'asc' | 'desc',
+  ) => `select distinct on (lease_until_ms) lease_until_ms, next_visible_at_ms, receipt_id
       from ${relation} where lease_owner is not null
       order by lease_until_ms, next_visible_at_ms ${direction}, receipt_id ${direction}`;
   return `insert into settle.lease_grants (lease_until_ms, lo_next_visible_at_ms, lo_receipt_id, hi_next_visible_at_ms, hi_receipt_id)

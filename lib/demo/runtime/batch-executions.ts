@@ -18,8 +18,19 @@ export function batchExecutionsDriver(overrides: Partial<BatchDemoOptions> = {})
     start({ db, log }) {
       const runtime = postgresBatchRuntime(db);
       const tally: BatchTally = {
-        launched: 0, restarted: 0, completed: 0, failed: 0, stopped: 0, unknown: 0, silent: 0,
-        chunks: 0, retriesReserved: 0, retriesResolved: 0, capacityExhausted: 0, staleReservations: 0, lost: 0,
+        launched: 0,
+        restarted: 0,
+        completed: 0,
+        failed: 0,
+        stopped: 0,
+        unknown: 0,
+        silent: 0,
+        chunks: 0,
+        retriesReserved: 0,
+        retriesResolved: 0,
+        capacityExhausted: 0,
+        staleReservations: 0,
+        lost: 0,
       };
       let registered: Promise<DemoDefinition[]> | null = null;
       // Registered once for all workers; a failed registration is tried again on the next launch.
@@ -29,7 +40,10 @@ export function batchExecutionsDriver(overrides: Partial<BatchDemoOptions> = {})
         if (found.length === 0) registered = null;
         return found;
       };
-      const workers = Array.from({ length: options.workers }, () => new BatchWorker({ db, runtime, options, tally, log, definitions }));
+      const workers = Array.from(
+        { length: options.workers },
+        () => new BatchWorker({ db, runtime, options, tally, log, definitions }),
+      );
       const loops = workers.map((worker) =>
         startWorkerLoop({ name: 'demo batch worker', log, errorDelayMs: 5_000, step: () => worker.tick() }),
       );

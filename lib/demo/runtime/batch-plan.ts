@@ -25,8 +25,20 @@ export type Fate =
   | { kind: 'unknown'; afterActions: number }
   | { kind: 'fail'; afterActions: number; category: FailureCategory };
 
-const FAIL_CATEGORIES: FailureCategory[] = ['PERMANENT_INFRASTRUCTURE', 'USER_COMPONENT', 'INVARIANT', 'SERIALIZATION', 'TIMEOUT'];
-export const RETRY_CATEGORIES: FailureCategory[] = ['TRANSIENT_INFRASTRUCTURE', 'TIMEOUT', 'USER_COMPONENT', 'SERIALIZATION', 'OPTIMISTIC_CONFLICT'];
+const FAIL_CATEGORIES: FailureCategory[] = [
+  'PERMANENT_INFRASTRUCTURE',
+  'USER_COMPONENT',
+  'INVARIANT',
+  'SERIALIZATION',
+  'TIMEOUT',
+];
+export const RETRY_CATEGORIES: FailureCategory[] = [
+  'TRANSIENT_INFRASTRUCTURE',
+  'TIMEOUT',
+  'USER_COMPONENT',
+  'SERIALIZATION',
+  'OPTIMISTIC_CONFLICT',
+];
 export const RETRY_PHASES: FaultPhase[] = ['read', 'process', 'write'];
 
 export const pick = <T>(items: readonly T[]): T => items[randomInt(items.length)]!;
@@ -37,7 +49,8 @@ export function dealFate(launch: number, cycle: number, failShare: number): Fate
   const position = launch % cycle;
   if (position === 1) return { kind: 'silent', afterActions: between([2, 5]) };
   if (position === 3) return { kind: 'unknown', afterActions: between([3, 8]) };
-  if (Math.random() < failShare) return { kind: 'fail', afterActions: between([3, 10]), category: pick(FAIL_CATEGORIES) };
+  if (Math.random() < failShare)
+    return { kind: 'fail', afterActions: between([3, 10]), category: pick(FAIL_CATEGORIES) };
   return { kind: 'normal' };
 }
 
@@ -58,7 +71,8 @@ export const checkpointOf = (position: ChunkPosition): StepCheckpoint => {
 };
 
 /** The committed checkpoint identity retry keys and envelopes are bound to (as the seed computes it). */
-export const positionDigestHex = (position: ChunkPosition) => checkpointDigestHex({ chunk: position.chunk, offset: position.offset });
+export const positionDigestHex = (position: ChunkPosition) =>
+  checkpointDigestHex({ chunk: position.chunk, offset: position.offset });
 
 /** One chunk's counters: a few items filtered or skipped, never a negative count. */
 export function chunkCounts(items: number): ChunkCounts {
@@ -66,7 +80,15 @@ export function chunkCounts(items: number): ChunkCounts {
   const writeSkips = Math.random() < 0.05 ? 1 : 0;
   const processed = items - processSkips;
   const filtered = between([0, Math.floor(processed / 50)]);
-  return { read: items, processed, written: Math.max(0, processed - filtered - writeSkips), filtered, readSkips: 0, processSkips, writeSkips };
+  return {
+    read: items,
+    processed,
+    written: Math.max(0, processed - filtered - writeSkips),
+    filtered,
+    readSkips: 0,
+    processSkips,
+    writeSkips,
+  };
 }
 
 let failureSequence = 0;
@@ -76,9 +98,17 @@ export const nextFailureId = () => Date.now() * 1_000 + (failureSequence++ % 1_0
 /** A fresh instance of a job: its identifying parameters carry a nonce so no two launches collide. */
 export function newInstanceOf(definition: DemoDefinition) {
   const nonce = randomBytes(6).toString('hex');
-  const identifyingParameters = { business_date: new Date().toISOString().slice(0, 10), shard: randomInt(16), run: nonce };
+  const identifyingParameters = {
+    business_date: new Date().toISOString().slice(0, 10),
+    shard: randomInt(16),
+    run: nonce,
+  };
   return {
-    instance: { jobName: definition.jobName, instanceKey: sha256(`${definition.jobName}:${nonce}`), identifyingParameters },
+    instance: {
+      jobName: definition.jobName,
+      instanceKey: sha256(`${definition.jobName}:${nonce}`),
+      identifyingParameters,
+    },
     parameters: { run: `${definition.jobName}-${nonce}` },
   };
 }
@@ -92,8 +122,15 @@ export async function registerDemoDefinitions(runtime: BatchRuntime): Promise<De
   for (const plan of DEMO_DEFINITIONS) {
     const manifest = manifestFor(plan);
     const manifestDigestHex = sha256(JSON.stringify(manifest)).toString('hex');
-    const result = await runtime.registerDefinition({ jobName: plan.jobName, definitionRevision: 'r1', manifestFormat: 1, manifest, manifestDigestHex });
-    if (result.ok) registered.push({ id: result.value.id, jobName: plan.jobName, manifestDigestHex, steps: plan.steps });
+    const result = await runtime.registerDefinition({
+      jobName: plan.jobName,
+      definitionRevision: 'r1',
+      manifestFormat: 1,
+      manifest,
+      manifestDigestHex,
+    });
+    if (result.ok)
+      registered.push({ id: result.value.id, jobName: plan.jobName, manifestDigestHex, steps: plan.steps });
   }
   return registered;
 }

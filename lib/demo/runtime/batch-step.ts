@@ -59,13 +59,21 @@ export async function openStep(
   shape: StepShape,
 ): Promise<Result<RunningStep, StepSetback>> {
   const position = { chunk: 0, offset: 0 };
-  const started = await runtime.startStep(execution, { stepName: plan.logicalId, stepLogicalId: plan.logicalId, checkpoint: checkpointOf(position) });
+  const started = await runtime.startStep(execution, {
+    stepName: plan.logicalId,
+    stepLogicalId: plan.logicalId,
+    checkpoint: checkpointOf(position),
+  });
   if (!started.ok) return started;
   let faults: PostgresFaultStateStore | null = null;
   if (plan.retryLimit !== undefined && plan.stateLimit !== undefined) {
     faults = postgresFaultStateStore(db);
     const binding = { stepExecutionId: started.value.stepExecutionId, jobExecutionId: started.value.jobExecutionId };
-    const bound = await faults.bind({ ...binding, retryStateLimit: plan.stateLimit, classifierRevision: shape.classifierRevision });
+    const bound = await faults.bind({
+      ...binding,
+      retryStateLimit: plan.stateLimit,
+      classifierRevision: shape.classifierRevision,
+    });
     if (!bound.ok) return err({ kind: 'FaultState', error: bound.error });
   }
   return ok({
@@ -89,10 +97,12 @@ export async function reserveRetry(step: RunningStep, fault: PendingRetry): Prom
   const stored = await faults.reservedOrdinal(fault.key);
   if (!stored.ok) return err({ kind: 'FaultState', error: stored.error });
   const ordinal = (stored.value ?? 0) + 1;
-  if (ordinal > (step.plan.retryLimit ?? 0)) return err({ kind: 'RetriesSpent', category: fault.category, capacityExhausted: false });
+  if (ordinal > (step.plan.retryLimit ?? 0))
+    return err({ kind: 'RetriesSpent', category: fault.category, capacityExhausted: false });
   const reserved = await faults.reserve({ ...fault, ordinal, checkpointDigest: positionDigestHex(step.position) });
   if (!reserved.ok) {
-    if (reserved.error.kind === 'CapacityExhausted') return err({ kind: 'RetriesSpent', category: fault.category, capacityExhausted: true });
+    if (reserved.error.kind === 'CapacityExhausted')
+      return err({ kind: 'RetriesSpent', category: fault.category, capacityExhausted: true });
     return err({ kind: 'FaultState', error: reserved.error });
   }
   // The reservation bumped the step's version in its own guarded UPDATE.
@@ -132,7 +142,10 @@ class RolledBack extends Error {
 }
 
 /** Runs `work` in one transaction, rolled back when it returns an error. */
-async function atomically<T>(db: DbOrTx, work: (tx: DbOrTx) => Promise<Result<T, StepSetback>>): Promise<Result<T, StepSetback>> {
+async function atomically<T>(
+  db: DbOrTx,
+  work: (tx: DbOrTx) => Promise<Result<T, StepSetback>>,
+): Promise<Result<T, StepSetback>> {
   try {
     return await db.transaction(async (tx) => {
       const result = await work(tx);
@@ -149,15 +162,27 @@ async function atomically<T>(db: DbOrTx, work: (tx: DbOrTx) => Promise<Result<T,
  * Commits the chunk: counters and the next checkpoint, and in the same transaction the
  * envelope cleared of the resolved keys, which belonged to the checkpoint just superseded.
  */
-export async function commitChunk(db: DbOrTx, step: RunningStep, itemsPerChunk: [number, number]): Promise<Result<void, StepSetback>> {
+export async function commitChunk(
+  db: DbOrTx,
+  step: RunningStep,
+  itemsPerChunk: [number, number],
+): Promise<Result<void, StepSetback>> {
   const next = { chunk: step.position.chunk + 1, offset: step.position.offset + step.chunkItems };
   const committed = await atomically(db, async (tx) => {
-    const written = await postgresBatchRuntime(tx).commitChunk(step.owned, { counts: chunkCounts(step.chunkItems), checkpoint: checkpointOf(next) });
+    const written = await postgresBatchRuntime(tx).commitChunk(step.owned, {
+      counts: chunkCounts(step.chunkItems),
+      checkpoint: checkpointOf(next),
+    });
     if (!written.ok || !step.faults) return written;
     const cleared = await step.faults.on(tx).clearResolved();
     return cleared.ok ? written : err({ kind: 'FaultState' as const, error: cleared.error });
   });
   if (!committed.ok) return committed;
-  Object.assign(step, { owned: committed.value, position: next, chunkItems: between(itemsPerChunk), chunksLeft: step.chunksLeft - 1 });
+  Object.assign(step, {
+    owned: committed.value,
+    position: next,
+    chunkItems: between(itemsPerChunk),
+    chunksLeft: step.chunksLeft - 1,
+  });
   return ok(undefined);
 }

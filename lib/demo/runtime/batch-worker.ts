@@ -6,7 +6,15 @@ import type { BatchRuntime, BatchRuntimeError, OwnedExecution, StatusMove } from
 import type { WorkerLog } from '../../workers/worker-loop';
 import type { BatchDemoOptions, BatchTally } from './batch-options';
 import { between, dealFate, newInstanceOf, nextFailureId, pick, type DemoDefinition, type Fate } from './batch-plan';
-import { commitChunk, hitFault, openStep, reserveRetry, resolvePending, type RunningStep, type StepSetback } from './batch-step';
+import {
+  commitChunk,
+  hitFault,
+  openStep,
+  reserveRetry,
+  resolvePending,
+  type RunningStep,
+  type StepSetback,
+} from './batch-step';
 
 export interface BatchWorkerContext {
   db: DbOrTx;
@@ -86,7 +94,9 @@ export class BatchWorker {
     const restart = this.restarts.shift();
     const definition = restart?.definition ?? pick(definitions);
     let jobInstanceId = restart?.jobInstanceId;
-    let parameters: Record<string, unknown> = restart ? { run: `${definition.jobName}-restart-${restart.executionId}` } : {};
+    let parameters: Record<string, unknown> = restart
+      ? { run: `${definition.jobName}-restart-${restart.executionId}` }
+      : {};
     if (jobInstanceId === undefined) {
       const fresh = newInstanceOf(definition);
       const created = await runtime.createInstance(fresh.instance);
@@ -96,16 +106,35 @@ export class BatchWorker {
     }
     const attempt = restart ? restart.attempt + 1 : 1;
     const restartOfExecutionId = restart?.executionId ?? null;
-    const execution = await runtime.createExecution({ jobInstanceId, definitionId: definition.id, attempt, restartOfExecutionId, parameters, ownerToken: this.ownerToken });
+    const execution = await runtime.createExecution({
+      jobInstanceId,
+      definitionId: definition.id,
+      attempt,
+      restartOfExecutionId,
+      parameters,
+      ownerToken: this.ownerToken,
+    });
     if (!execution.ok) {
       // A restart loses quietly when the execution was resolved (abandoned) or restarted elsewhere first.
-      const superseded = restart && (execution.error.kind === 'NotRestartable' || execution.error.kind === 'DuplicateExecution');
+      const superseded =
+        restart && (execution.error.kind === 'NotRestartable' || execution.error.kind === 'DuplicateExecution');
       return superseded ? undefined : this.warn('demo batch execution not created', execution.error);
     }
     tally.launched += 1;
     if (restart) tally.restarted += 1;
     const fate = dealFate(tally.launched, options.fateCycle, options.failShare);
-    this.job = { definition, jobInstanceId, execution: execution.value, attempt, stepIndex: restart?.stepIndex ?? 0, step: null, fate, actions: 0, stopping: false, failure: null };
+    this.job = {
+      definition,
+      jobInstanceId,
+      execution: execution.value,
+      attempt,
+      stepIndex: restart?.stepIndex ?? 0,
+      step: null,
+      fate,
+      actions: 0,
+      stopping: false,
+      failure: null,
+    };
   }
 
   /** One action; true when it wrote the execution row itself (so no heartbeat is due). */
@@ -135,7 +164,9 @@ export class BatchWorker {
     if (step.chunksLeft > 0) {
       if (fate.kind === 'fail' && job.actions > fate.afterActions) return this.fail(job, fate.category);
       const faulted = step.faults !== null && Math.random() < options.faultShare;
-      const done = faulted ? await hitFault(step, job.definition.manifestDigestHex) : await commitChunk(db, step, options.itemsPerChunk);
+      const done = faulted
+        ? await hitFault(step, job.definition.manifestDigestHex)
+        : await commitChunk(db, step, options.itemsPerChunk);
       if (done.ok) tally[faulted ? 'retriesReserved' : 'chunks'] += 1;
       else await this.setback(job, done.error);
       return this.job !== job;
@@ -177,7 +208,13 @@ export class BatchWorker {
   private finish(job: Job): void {
     if (Math.random() < this.context.options.restartShare) {
       const stepIndex = Math.min(job.stepIndex, job.definition.steps.length - 1);
-      this.restarts.push({ definition: job.definition, jobInstanceId: job.jobInstanceId, executionId: job.execution.executionId, attempt: job.attempt, stepIndex });
+      this.restarts.push({
+        definition: job.definition,
+        jobInstanceId: job.jobInstanceId,
+        executionId: job.execution.executionId,
+        attempt: job.attempt,
+        stepIndex,
+      });
     }
     this.job = null;
   }

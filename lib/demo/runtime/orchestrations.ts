@@ -64,7 +64,13 @@ function newCheckpoint(executionId: string, ownerId: string, expiresAt: number, 
   return {
     governingSpec: GOVERNING_SPEC,
     executionId,
-    snapshots: { proposalDigest: hex32(), manifestDigest: hex32(), registryDigest: hex32(), policyDigest: hex32(), authorizationDigest },
+    snapshots: {
+      proposalDigest: hex32(),
+      manifestDigest: hex32(),
+      registryDigest: hex32(),
+      policyDigest: hex32(),
+      authorizationDigest,
+    },
     lease: { ownerId, fencingToken: 1, expiresAt },
     completedNodeIds: ['start'],
     wait: null,
@@ -78,14 +84,27 @@ function newCheckpoint(executionId: string, ownerId: string, expiresAt: number, 
  * The next node completes, unless it is waiting on a human: reaching `approve` opens a
  * human-approval wait, and the following renewal completes the node and clears it.
  */
-function progressed(checkpoint: DurableCheckpoint, nodes: string[], ownerId: string, nowMs: number): { checkpoint: DurableCheckpoint; completed: boolean } {
+function progressed(
+  checkpoint: DurableCheckpoint,
+  nodes: string[],
+  ownerId: string,
+  nowMs: number,
+): { checkpoint: DurableCheckpoint; completed: boolean } {
   const next = nodes[checkpoint.completedNodeIds.length];
   if (next === undefined) return { checkpoint, completed: false };
   if (next === 'approve' && checkpoint.wait === null) {
-    const wait = { kind: 'human_approval' as const, ownerId, deadline: nowMs + HOUR, cancellationId: `cancel-${randomBytes(4).toString('hex')}` };
+    const wait = {
+      kind: 'human_approval' as const,
+      ownerId,
+      deadline: nowMs + HOUR,
+      cancellationId: `cancel-${randomBytes(4).toString('hex')}`,
+    };
     return { checkpoint: { ...checkpoint, wait }, completed: false };
   }
-  return { checkpoint: { ...checkpoint, completedNodeIds: [...checkpoint.completedNodeIds, next], wait: null }, completed: true };
+  return {
+    checkpoint: { ...checkpoint, completedNodeIds: [...checkpoint.completedNodeIds, next], wait: null },
+    completed: true,
+  };
 }
 
 type RenewOutcome = { kind: 'renewed'; fencingToken: number; completed: boolean } | { kind: 'lost' };
@@ -95,7 +114,13 @@ type RenewOutcome = { kind: 'renewed'; fencingToken: number; completed: boolean 
  * holds that lease, move to a strictly newer token and later expiry, and re-seal and
  * save in the same transaction.
  */
-async function renew(db: DbOrTx, key: Buffer, ownerId: string, owned: Owned, leaseMs: number): Promise<Result<RenewOutcome, string>> {
+async function renew(
+  db: DbOrTx,
+  key: Buffer,
+  ownerId: string,
+  owned: Owned,
+  leaseMs: number,
+): Promise<Result<RenewOutcome, string>> {
   return db.transaction(async (tx) => {
     const store = postgresCheckpointStore(tx, key);
     const loaded = await store.load(owned.executionId, { forUpdate: true });
@@ -103,9 +128,15 @@ async function renew(db: DbOrTx, key: Buffer, ownerId: string, owned: Owned, lea
     if (!loaded.value) return ok({ kind: 'lost' });
     const { checkpoint: current, serverTimeMs: now } = loaded.value;
     // Taken over: the successor's lease wins and this orchestrator lets go.
-    if (current.lease.ownerId !== ownerId || current.lease.fencingToken !== owned.fencingToken) return ok({ kind: 'lost' });
+    if (current.lease.ownerId !== ownerId || current.lease.fencingToken !== owned.fencingToken)
+      return ok({ kind: 'lost' });
     const step = progressed(current, owned.nodes, ownerId, now);
-    const leased = acquireLease(step.checkpoint, ownerId, current.lease.fencingToken + 1, Math.max(now + leaseMs, current.lease.expiresAt + 1));
+    const leased = acquireLease(
+      step.checkpoint,
+      ownerId,
+      current.lease.fencingToken + 1,
+      Math.max(now + leaseMs, current.lease.expiresAt + 1),
+    );
     if (!leased.ok) return err(leased.error.kind);
     const saved = await store.save(leased.value);
     if (!saved.ok) return err(saved.error.kind);
@@ -113,7 +144,15 @@ async function renew(db: DbOrTx, key: Buffer, ownerId: string, owned: Owned, lea
   });
 }
 
-function startOrchestrator(db: DbOrTx, key: Buffer, ownerId: string, leaseMs: number, options: OrchestrationDemoOptions, tally: Tally, log: WorkerLog) {
+function startOrchestrator(
+  db: DbOrTx,
+  key: Buffer,
+  ownerId: string,
+  leaseMs: number,
+  options: OrchestrationDemoOptions,
+  tally: Tally,
+  log: WorkerLog,
+) {
   const owned: Owned[] = [];
   const renewEveryMs = Math.max(200, Math.min(options.renewEveryMs, Math.floor(leaseMs / 3)));
   let created = 0;
@@ -129,7 +168,14 @@ function startOrchestrator(db: DbOrTx, key: Buffer, ownerId: string, leaseMs: nu
       return log('warn', 'demo orchestration not created', { error: saved.error.kind });
     }
     tally.created += 1;
-    owned.push({ executionId, nodes: FLOWS[flow]!, fencingToken: 1, renewals: 0, renewAt: now + renewEveryMs, lapses: created % options.lapseEvery === 0 });
+    owned.push({
+      executionId,
+      nodes: FLOWS[flow]!,
+      fencingToken: 1,
+      renewals: 0,
+      renewAt: now + renewEveryMs,
+      lapses: created % options.lapseEvery === 0,
+    });
   }
 
   return startWorkerLoop({
@@ -155,7 +201,11 @@ function startOrchestrator(db: DbOrTx, key: Buffer, ownerId: string, leaseMs: nu
           owned.splice(owned.indexOf(orchestration), 1);
           tally.lost += 1;
         } else {
-          Object.assign(orchestration, { fencingToken: renewed.value.fencingToken, renewals: orchestration.renewals + 1, renewAt: now + renewEveryMs });
+          Object.assign(orchestration, {
+            fencingToken: renewed.value.fencingToken,
+            renewals: orchestration.renewals + 1,
+            renewAt: now + renewEveryMs,
+          });
           tally.renewed += 1;
           if (renewed.value.completed) tally.nodesCompleted += 1;
         }
@@ -190,7 +240,15 @@ export function orchestrationsDriver(overrides: Partial<OrchestrationDemoOptions
       // Owner ids are unique per process, so two demo runtimes never pose as one orchestrator.
       const instance = randomBytes(3).toString('hex');
       const loops = Array.from({ length: options.orchestrators }, (_, i) =>
-        startOrchestrator(db, key, `demo-orchestrator-${instance}-${i + 1}`, settings.orchestrationLeaseMs, options, tally, log),
+        startOrchestrator(
+          db,
+          key,
+          `demo-orchestrator-${instance}-${i + 1}`,
+          settings.orchestrationLeaseMs,
+          options,
+          tally,
+          log,
+        ),
       );
       return {
         async stop() {

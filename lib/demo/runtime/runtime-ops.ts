@@ -96,7 +96,10 @@ export function runtimeOpsDriver(overrides: Partial<RuntimeOpsOptions> = {}): De
           const oldest = settings.staleThresholdMs + options.graceMs;
           const { rows } = await db.execute<{ id: string }>(sql`
             select id from oxide_batch.ob_job_execution
-            where status in (${sql.join(ACTIVE_STATUSES.map((s) => sql`${s}`), sql`, `)})
+            where status in (${sql.join(
+              ACTIVE_STATUSES.map((s) => sql`${s}`),
+              sql`, `,
+            )})
               and updated_at < clock_timestamp() - make_interval(secs => ${oldest / 1000})
               and updated_at > clock_timestamp() - make_interval(secs => ${options.windowMs / 1000})
             order by updated_at limit ${options.perRound}`);

@@ -3,7 +3,7 @@ import { postgresBatchRuntime } from '../../adapters/batch-runtime';
 import type { DbOrTx } from '../../db/client';
 import { ACTIVE_STATUSES, isActive, type BatchStatus } from '../../domain/batch-status';
 import type { BatchRuntime, OwnedExecution, OwnedStep, StatusMove } from '../../ports/batch-runtime';
-import { startWorkerLoop, type WorkerLog } from '../../workers/worker-loop';
+import { startWorkerLoop } from '../../workers/worker-loop';
 import { seededOwnerToken } from '../seeded-owner';
 import { between, nextFailureId } from './batch-plan';
 import type { DemoDriver } from './driver';
@@ -51,7 +51,10 @@ type Row = Record<string, unknown>;
 async function resumable(db: DbOrTx, runtime: BatchRuntime, key: Buffer, staleThresholdMs: number): Promise<Resumed[]> {
   const { rows } = await db.execute<Row>(sql`
     select id from oxide_batch.ob_job_execution
-    where status in (${sql.join(ACTIVE_STATUSES.map((s) => sql`${s}`), sql`, `)}) and owner_token is not null
+    where status in (${sql.join(
+      ACTIVE_STATUSES.map((s) => sql`${s}`),
+      sql`, `,
+    )}) and owner_token is not null
       and updated_at > clock_timestamp() - make_interval(secs => ${staleThresholdMs / 1000})
     order by id`);
   const resumed: Resumed[] = [];
@@ -65,8 +68,19 @@ async function resumable(db: DbOrTx, runtime: BatchRuntime, key: Buffer, staleTh
       from oxide_batch.ob_step_execution
       where job_execution_id = ${executionId} and status in ('STARTED', 'STOPPING')`);
     resumed.push({
-      execution: { executionId, version: seen.value.version, status: seen.value.status, ownerToken, stopRequested: seen.value.stopRequested },
-      steps: steps.rows.map((s) => ({ stepExecutionId: Number(s.id), jobExecutionId: executionId, version: Number(s.version), status: s.status as BatchStatus })),
+      execution: {
+        executionId,
+        version: seen.value.version,
+        status: seen.value.status,
+        ownerToken,
+        stopRequested: seen.value.stopRequested,
+      },
+      steps: steps.rows.map((s) => ({
+        stepExecutionId: Number(s.id),
+        jobExecutionId: executionId,
+        version: Number(s.version),
+        status: s.status as BatchStatus,
+      })),
       retainsKeys: steps.rows.some((s) => s.retains_keys === true),
       finishAt: 0,
       beatAt: 0,
@@ -99,7 +113,10 @@ export function seededExecutionsDriver(overrides: Partial<SeededExecutionsOption
       let resumed: Resumed[] | null = null;
 
       const write = async (item: Resumed, move: StatusMove | 'heartbeat'): Promise<boolean> => {
-        const result = move === 'heartbeat' ? await runtime.heartbeat(item.execution) : await runtime.moveExecution(item.execution, move);
+        const result =
+          move === 'heartbeat'
+            ? await runtime.heartbeat(item.execution)
+            : await runtime.moveExecution(item.execution, move);
         if (result.ok) {
           item.execution = result.value;
           return true;
@@ -108,7 +125,12 @@ export function seededExecutionsDriver(overrides: Partial<SeededExecutionsOption
         // Moved by someone else: a stop request is honoured, anything else (a takeover) means it is no longer ours.
         const seen = await runtime.observeExecution(item.execution.executionId, item.execution.ownerToken);
         if (seen.ok && seen.value && seen.value.owner === 'CURRENT_PROCESS' && isActive(seen.value.status)) {
-          item.execution = { ...item.execution, version: seen.value.version, status: seen.value.status, stopRequested: seen.value.stopRequested };
+          item.execution = {
+            ...item.execution,
+            version: seen.value.version,
+            status: seen.value.status,
+            stopRequested: seen.value.stopRequested,
+          };
           return false;
         }
         tally.lost += 1;

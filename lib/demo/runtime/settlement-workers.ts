@@ -52,7 +52,14 @@ export function inOutage(outage: SettlementDemoOptions['outage'], startedAtMs: n
 }
 
 const SKIPS: SkipReason[] = ['denied', 'no_economic_intent', 'zero_charge'];
-const PERMANENT_CODES: FailureCode[] = ['invalid_receipt_signature', 'invalid_action_hash', 'malformed_financial_metadata', 'untrusted_receipt_signer', 'verification', 'signature'];
+const PERMANENT_CODES: FailureCode[] = [
+  'invalid_receipt_signature',
+  'invalid_action_hash',
+  'malformed_financial_metadata',
+  'untrusted_receipt_signer',
+  'verification',
+  'signature',
+];
 
 const pick = <T>(items: readonly T[]): T => items[Math.floor(Math.random() * items.length)]!;
 const between = ([min, max]: [number, number]) => min + Math.floor(Math.random() * (max - min + 1));
@@ -64,7 +71,8 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms).u
  * few exhaust their retries), and a few permanent failures that dead-letter at once.
  */
 export function demoOutcome(attempts: number, roll = Math.random()): SettlementOutcome {
-  const failure = (code: FailureCode) => failureDetailSha256Hex(`${code}: demo failure ${randomBytes(4).toString('hex')}`);
+  const failure = (code: FailureCode) =>
+    failureDetailSha256Hex(`${code}: demo failure ${randomBytes(4).toString('hex')}`);
   if (attempts > 0) {
     if (roll < 0.3) {
       const code = pick<FailureCode>(['rpc', 'backend']);
@@ -78,7 +86,8 @@ export function demoOutcome(attempts: number, roll = Math.random()): SettlementO
     const code = pick<FailureCode>(['rpc', 'rpc', 'backend']);
     return { kind: 'Retryable', code, detailSha256: failure(code) };
   }
-  if (roll < 0.98) return { kind: 'Retryable', code: 'invalid_observation', detailSha256: failure('invalid_observation') };
+  if (roll < 0.98)
+    return { kind: 'Retryable', code: 'invalid_observation', detailSha256: failure('invalid_observation') };
   const code = pick(PERMANENT_CODES);
   return { kind: 'Permanent', code, detailSha256: failure(code) };
 }
@@ -98,7 +107,14 @@ interface Tally {
  * statement (the store's batch form, as a runtime's workers do); abandoned claims are
  * left to run out their lease.
  */
-async function settleBatch(store: SettlementOutcomeStore, claims: SettlementAttemptClaim[], options: SettlementDemoOptions, tally: Tally, log: WorkerLog, startedAtMs: number) {
+async function settleBatch(
+  store: SettlementOutcomeStore,
+  claims: SettlementAttemptClaim[],
+  options: SettlementDemoOptions,
+  tally: Tally,
+  log: WorkerLog,
+  startedAtMs: number,
+) {
   const items = [];
   const outage = inOutage(options.outage, startedAtMs, Date.now());
   for (const claim of claims) {
@@ -109,7 +125,14 @@ async function settleBatch(store: SettlementOutcomeStore, claims: SettlementAtte
     await sleep(between(options.hookLatencyMs));
     if (outage && Math.random() < options.outage.failShare) {
       tally.outageFailures += 1;
-      items.push({ claim, outcome: { kind: 'Retryable' as const, code: 'rpc' as const, detailSha256: failureDetailSha256Hex(`rpc: ledger endpoint unreachable ${randomBytes(4).toString('hex')}`) } });
+      items.push({
+        claim,
+        outcome: {
+          kind: 'Retryable' as const,
+          code: 'rpc' as const,
+          detailSha256: failureDetailSha256Hex(`rpc: ledger endpoint unreachable ${randomBytes(4).toString('hex')}`),
+        },
+      });
       continue;
     }
     items.push({ claim, outcome: demoOutcome(claim.attempts) });
@@ -131,7 +154,14 @@ async function settleBatch(store: SettlementOutcomeStore, claims: SettlementAtte
   }
 }
 
-function startWorker(store: SettlementOutcomeStore, workerId: string, options: SettlementDemoOptions, tally: Tally, log: WorkerLog, startedAtMs: number): RunningWorker {
+function startWorker(
+  store: SettlementOutcomeStore,
+  workerId: string,
+  options: SettlementDemoOptions,
+  tally: Tally,
+  log: WorkerLog,
+  startedAtMs: number,
+): RunningWorker {
   return startWorkerLoop({
     name: 'demo settlement worker',
     log,
@@ -149,7 +179,12 @@ function startWorker(store: SettlementOutcomeStore, workerId: string, options: S
   });
 }
 
-function startEnqueuer(store: SettlementOutcomeStore, options: SettlementDemoOptions, tally: Tally, log: WorkerLog): RunningWorker {
+function startEnqueuer(
+  store: SettlementOutcomeStore,
+  options: SettlementDemoOptions,
+  tally: Tally,
+  log: WorkerLog,
+): RunningWorker {
   const tickMs = 250;
   let owed = 0;
   return startWorkerLoop({
@@ -181,12 +216,22 @@ export function settlementWorkersDriver(overrides: Partial<SettlementDemoOptions
     start({ db, log }) {
       const store = postgresSettlementStore(db);
       const startedAtMs = Date.now();
-      const tally: Tally = { outageFailures: 0, enqueued: 0, finished: 0, retried: 0, deadLettered: 0, abandoned: 0, conflicts: 0 };
+      const tally: Tally = {
+        outageFailures: 0,
+        enqueued: 0,
+        finished: 0,
+        retried: 0,
+        deadLettered: 0,
+        abandoned: 0,
+        conflicts: 0,
+      };
       // Worker ids are unique per process, so two demo runtimes never pose as one worker.
       const instance = randomBytes(3).toString('hex');
       const loops = [
         startEnqueuer(store, options, tally, log),
-        ...Array.from({ length: options.workers }, (_, i) => startWorker(store, `demo-settle-${instance}-${i + 1}`, options, tally, log, startedAtMs)),
+        ...Array.from({ length: options.workers }, (_, i) =>
+          startWorker(store, `demo-settle-${instance}-${i + 1}`, options, tally, log, startedAtMs),
+        ),
       ];
       return {
         async stop() {

@@ -65,8 +65,14 @@ export function supportDeskDriver(overrides: Partial<SupportDeskOptions> = {}): 
           for (const { receipt_id: receiptId, reason } of rows) {
             const input = { receiptId, operationId: `demo-support-${randomUUID()}` };
             const done = isRetryableFailureCode(reason)
-              ? await replayDeadLetter(transactions, actor, { ...input, note: `${reason} failures have cleared; replaying.` })
-              : await discardDeadLetter(transactions, actor, { ...input, note: `${reason} is not something a retry fixes; the sender was told to resubmit.` });
+              ? await replayDeadLetter(transactions, actor, {
+                  ...input,
+                  note: `${reason} failures have cleared; replaying.`,
+                })
+              : await discardDeadLetter(transactions, actor, {
+                  ...input,
+                  note: `${reason} is not something a retry fixes; the sender was told to resubmit.`,
+                });
             if (!done.ok) refused += 1;
             else if (isRetryableFailureCode(reason)) tally.replayed += 1;
             else tally.discarded += 1;

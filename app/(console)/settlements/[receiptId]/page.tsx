@@ -19,24 +19,31 @@ export async function generateMetadata({ params }: Props): Promise<Metadata> {
   return { title: `Receipt ${receiptId.ok ? receiptId.value : ''}` };
 }
 
-export default page('read', { params: receiptPathSchema }, async function ReceiptHistoryPage({ actor, params: { receiptId } }) {
-  const history = await readReceiptHistory(primaryDb(), receiptId);
-  if (!history) notFound();
-  return (
-    <>
-      <p className="mb-2 text-sm">
-        <Link href="/settlements" className="text-sky-800 underline dark:text-sky-300">
-          Settlements
-        </Link>
-        {' · '}
-        <Link href="/settlements/dead-letters" className="text-sky-800 underline dark:text-sky-300">
-          Dead letters
-        </Link>
-      </p>
-      <PageHeader title={`Receipt ${receiptId}`} description="Its attempts, reasons, claims and replays, and every action taken on it, newest first." />
-      <Prefetched queries={[{ queryKey: queryKeys.settlements.receipt(receiptId), queryFn: async () => history }]}>
-        <ReceiptHistoryView receiptId={receiptId} canAct={can(actor.role, 'replaySettlement')} />
-      </Prefetched>
-    </>
-  );
-});
+export default page(
+  'read',
+  { params: receiptPathSchema },
+  async function ReceiptHistoryPage({ actor, params: { receiptId } }) {
+    const history = await readReceiptHistory(primaryDb(), receiptId);
+    if (!history) notFound();
+    return (
+      <>
+        <p className="mb-2 text-sm">
+          <Link href="/settlements" className="text-sky-800 underline dark:text-sky-300">
+            Settlements
+          </Link>
+          {' · '}
+          <Link href="/settlements/dead-letters" className="text-sky-800 underline dark:text-sky-300">
+            Dead letters
+          </Link>
+        </p>
+        <PageHeader
+          title={`Receipt ${receiptId}`}
+          description="Its attempts, reasons, claims and replays, and every action taken on it, newest first."
+        />
+        <Prefetched queries={[{ queryKey: queryKeys.settlements.receipt(receiptId), queryFn: async () => history }]}>
+          <ReceiptHistoryView receiptId={receiptId} canAct={can(actor.role, 'replaySettlement')} />
+        </Prefetched>
+      </>
+    );
+  },
+);

@@ -19,10 +19,20 @@ export default page('read', { search: bulkReplayListSchema }, async function Bul
   const params = filterParams(loadBulkReplaysSearch(query));
   return (
     <>
-      <PageHeader title="Bulk replays" description="Every bulk replay of dead letters, newest first. Each keeps its frozen items and their results." />
+      <PageHeader
+        title="Bulk replays"
+        description="Every bulk replay of dead letters, newest first. Each keeps its frozen items and their results."
+      />
       <SettlementTabs />
       {search.ok ? (
-        <Prefetched queries={[{ queryKey: queryKeys.settlements.bulkReplays(params), queryFn: async () => listBulkReplays(await listDb(), search.value) }]}>
+        <Prefetched
+          queries={[
+            {
+              queryKey: queryKeys.settlements.bulkReplays(params),
+              queryFn: async () => listBulkReplays(await listDb(), search.value),
+            },
+          ]}
+        >
           <BulkReplayList />
         </Prefetched>
       ) : (

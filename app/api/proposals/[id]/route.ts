@@ -7,4 +7,9 @@ import { primaryDb } from '@/lib/server/console-reads';
 export const dynamic = 'force-dynamic';
 
 /** GET /api/proposals/:id: a proposal with its evidence, markers, digest and deadline. */
-export const GET = apiRoute('read', z.object({}), async (_actor, _query, { path }) => readProposal(primaryDb(), path.id), { params: idPathSchema });
+export const GET = apiRoute(
+  'read',
+  z.object({}),
+  async (_actor, _query, { path }) => readProposal(primaryDb(), path.id),
+  { params: idPathSchema },
+);

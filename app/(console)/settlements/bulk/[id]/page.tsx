@@ -20,21 +20,34 @@ export async function generateMetadata({ params }: Props): Promise<Metadata> {
   return { title: `Bulk replay ${(await params).id}` };
 }
 
-export default page('read', { params: idPathSchema, search: bulkReplayItemsSchema }, async function BulkReplayPage({ actor, params, query: raw, search }) {
-  const query = filterParams(loadBulkReplayItemsSearch(raw));
-  const detail = await readBulkReplayDetail(primaryDb(), params.id, search.ok ? search.value : {});
-  if (!detail) notFound();
-  return (
-    <>
-      <p className="mb-2 text-sm">
-        <Link href="/settlements/bulk" className="text-sky-800 underline dark:text-sky-300">
-          Bulk replays
-        </Link>
-      </p>
-      <PageHeader title={`Bulk replay ${detail.job.id}`} description="A frozen snapshot of dead letters, replayed in batches by the server's worker." />
-      <Prefetched queries={search.ok ? [{ queryKey: queryKeys.settlements.bulkReplay(detail.job.id, query), queryFn: async () => detail }] : []}>
-        <BulkReplayView jobId={detail.job.id} canAct={can(actor.role, 'replaySettlement')} />
-      </Prefetched>
-    </>
-  );
-});
+export default page(
+  'read',
+  { params: idPathSchema, search: bulkReplayItemsSchema },
+  async function BulkReplayPage({ actor, params, query: raw, search }) {
+    const query = filterParams(loadBulkReplayItemsSearch(raw));
+    const detail = await readBulkReplayDetail(primaryDb(), params.id, search.ok ? search.value : {});
+    if (!detail) notFound();
+    return (
+      <>
+        <p className="mb-2 text-sm">
+          <Link href="/settlements/bulk" className="text-sky-800 underline dark:text-sky-300">
+            Bulk replays
+          </Link>
+        </p>
+        <PageHeader
+          title={`Bulk replay ${detail.job.id}`}
+          description="A frozen snapshot of dead letters, replayed in batches by the server's worker."
+        />
+        <Prefetched
+          queries={
+            search.ok
+              ? [{ queryKey: queryKeys.settlements.bulkReplay(detail.job.id, query), queryFn: async () => detail }]
+              : []
+          }
+        >
+          <BulkReplayView jobId={detail.job.id} canAct={can(actor.role, 'replaySettlement')} />
+        </Prefetched>
+      </>
+    );
+  },
+);

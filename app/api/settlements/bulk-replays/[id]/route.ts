@@ -7,6 +7,11 @@ import { primaryDb } from '@/lib/server/console-reads';
 export const dynamic = 'force-dynamic';
 
 /** GET /api/settlements/bulk-replays/:id?result=&after=: progress, counts by result, and a page of items. */
-export const GET = apiRoute('read', bulkReplayItemsSchema, async (_actor, page, { path }) => readBulkReplayDetail(primaryDb(), path.id, page), {
-  params: idPathSchema,
-});
+export const GET = apiRoute(
+  'read',
+  bulkReplayItemsSchema,
+  async (_actor, page, { path }) => readBulkReplayDetail(primaryDb(), path.id, page),
+  {
+    params: idPathSchema,
+  },
+);
