@@ -13,6 +13,7 @@ import {
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
 import { PROPOSAL_STATUSES } from '../../domain/proposal-status';
+import { RATE_METRICS } from '../../domain/rates';
 import { BULK_REPLAY_STATUSES } from '../../domain/settlement-vocabulary';
 import { textList } from '../sql/text-list';
 import { bytea } from './types';
@@ -148,6 +149,9 @@ export const settlementEvent = keel.table(
     // Every dead-lettering by reason, for the metric sampler's dead-lettered counter (drizzle/0022):
     // history rows are never deleted, so the count only grows, whatever is replayed or discarded.
     index('settlement_event_dead_lettered_idx').on(t.reasonCode).where(sql`${t.kind} = 'dead_lettered'`),
+    // The rate rollup's minutes of finished, retried and dead-lettered events (lib/workers/rate-rollup.ts). History
+    // is appended in time order, so a BRIN range finds a minute's pages; it costs an insert next to nothing.
+    index('settlement_event_at_brin_idx').using('brin', t.atMs).with({ autosummarize: true }),
   ],
 );
 
@@ -161,6 +165,43 @@ export const metricSample = keel.table(
     value: doublePrecision('value').notNull(),
   },
   (t) => [index('metric_sample_metric_idx').on(t.metric, t.sampledAt), index('metric_sample_at_idx').on(t.sampledAt)],
+);
+
+/**
+ * Counts per closed minute of each rate (lib/domain/rates.ts), by reason code or job name; a
+ * minute with no row counted nothing. Written only by the rate rollup, kept 48 h.
+ */
+export const rateMinute = keel.table(
+  'rate_minute',
+  {
+    metric: text('metric').notNull(),
+    dimension: text('dimension').notNull().default(''),
+    minute: timestamp('minute', { withTimezone: true, mode: 'date' }).notNull(),
+    count: integer('count').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.metric, t.minute, t.dimension] }),
+    check('rate_minute_metric', sql`${t.metric} in (${textList(RATE_METRICS)})`),
+    check('rate_minute_count', sql`${t.count} > 0`),
+    index('rate_minute_minute_idx').on(t.minute),
+  ],
+);
+
+/** The same counts per hour (UTC hours), summed from `rate_minute`, for ranges over a day; kept 30 d. */
+export const rateHour = keel.table(
+  'rate_hour',
+  {
+    metric: text('metric').notNull(),
+    dimension: text('dimension').notNull().default(''),
+    hour: timestamp('hour', { withTimezone: true, mode: 'date' }).notNull(),
+    count: integer('count').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.metric, t.hour, t.dimension] }),
+    check('rate_hour_metric', sql`${t.metric} in (${textList(RATE_METRICS)})`),
+    check('rate_hour_count', sql`${t.count} > 0`),
+    index('rate_hour_hour_idx').on(t.hour),
+  ],
 );
 
 export const bulkReplay = keel.table(
