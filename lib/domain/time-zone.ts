@@ -19,11 +19,11 @@ export const BROWSER_ZONE_COOKIE = 'keel-tz';
 export const TIME_ZONE_MESSAGE = 'Choose UTC, your browser’s zone, or a zone name such as Europe/Berlin.';
 
 // Region/City names (Etc/GMT+5, America/Argentina/Buenos_Aires, EST5EDT); never an offset such as +01:00.
-const ZONE_SHAPE = /^[A-Za-z][A-Za-z0-9_+-]*(?:\/[A-Za-z0-9_+-]+){0,2}$/;
+export const ZONE_NAME_SHAPE = /^[A-Za-z][A-Za-z0-9_+-]*(?:\/[A-Za-z0-9_+-]+){0,2}$/;
 
 /** The zone's canonical name (Intl's spelling, as europe/berlin becomes Europe/Berlin), or null when no zone has it. */
 export function canonicalZone(name: string): string | null {
-  if (name.length > 64 || !ZONE_SHAPE.test(name)) return null;
+  if (name.length > 64 || !ZONE_NAME_SHAPE.test(name)) return null;
   try {
     return new Intl.DateTimeFormat('en-US', { timeZone: name }).resolvedOptions().timeZone;
   } catch {

@@ -1,4 +1,6 @@
-import { bigint, boolean, index, integer, text, timestamp } from 'drizzle-orm/pg-core';
+import { sql } from 'drizzle-orm';
+import { bigint, boolean, check, index, integer, text, timestamp } from 'drizzle-orm/pg-core';
+import { ZONE_NAME_SHAPE } from '../../domain/time-zone';
 import { keel } from './keel';
 
 /**
@@ -26,8 +28,21 @@ export const user = keel.table(
     banned: boolean('banned').default(false),
     banReason: text('ban_reason'),
     banExpires: stamp('ban_expires'),
+    /**
+     * Where the console shows this user's times: 'utc', 'browser' or an IANA zone name
+     * (lib/domain/time-zone.ts checks it with Intl; the CHECK keeps out what cannot be one).
+     */
+    timeZone: text('time_zone').notNull().default('utc'),
   },
-  (t) => [index('user_role_idx').on(t.role)],
+  (t) => [
+    index('user_role_idx').on(t.role),
+    // The shape of a zone name, as lib/domain/time-zone.ts allows it; Intl there decides whether the zone exists.
+    check(
+      'user_time_zone_shape',
+      sql`${t.timeZone} in ('utc', 'browser')
+        or (char_length(${t.timeZone}) <= 64 and ${t.timeZone} ~ ${sql.raw(`'${ZONE_NAME_SHAPE.source}'`)})`,
+    ),
+  ],
 );
 
 export const session = keel.table(
