@@ -3,7 +3,7 @@
 import pg from 'pg';
 import { Logger, run, type Runner } from 'graphile-worker';
 import PgBoss from 'pg-boss';
-import { postgresSettlementStore } from '../lib/adapters/settlement-store';
+import { postgresSettlementStore } from '../lib/simulator/adapters/settlement-store';
 import { createDatabase, createPool } from '../lib/db/client';
 import { DEFAULT_RETRY_POLICY, type SettlementOutcome } from '../lib/domain/settlement';
 

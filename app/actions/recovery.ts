@@ -1,7 +1,7 @@
 'use server';
 
 import { action } from '@/lib/server/action';
-import { recoveryDeps } from '@/lib/server/services';
+import { recoveryDeps } from '@/lib/server/composition-root';
 import { confirmTakeover } from '@/lib/services/confirm-takeover';
 import { cancelProposal, rejectProposal } from '@/lib/services/decide-proposal';
 import { proposeRecovery } from '@/lib/services/propose-recovery';

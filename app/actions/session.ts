@@ -4,7 +4,7 @@ import { headers } from 'next/headers';
 import { z } from 'zod';
 import { signOutSession } from '@/lib/auth/auth';
 import { action } from '@/lib/server/action';
-import { runtime } from '@/lib/server/runtime';
+import { runtime } from '@/lib/server/composition-root';
 
 /**
  * Ends the caller's session; nextCookies() clears the cookie on the response. A single

@@ -2,7 +2,7 @@
 
 import { toDeadLetterFilter } from '@/lib/queries/settlements-types';
 import { action } from '@/lib/server/action';
-import { settlementTransactions } from '@/lib/server/services';
+import { settlementTransactions } from '@/lib/server/composition-root';
 import { cancelBulkReplay, previewBulkReplay, startBulkReplay } from '@/lib/services/bulk-replay';
 import { discardDeadLetter, replayDeadLetter, requeueSettlement } from '@/lib/services/dead-letter-actions';
 import { previewBulkRequeue } from '@/lib/services/bulk-requeue';

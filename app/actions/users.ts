@@ -3,7 +3,7 @@
 import { changeUserRoleSchema, createUserSchema, disableUserSchema, enableUserSchema } from '@/lib/domain/users';
 import type { DirectoryUser } from '@/lib/ports/user-directory';
 import { action } from '@/lib/server/action';
-import { userServicePorts as ports } from '@/lib/server/services';
+import { userServicePorts as ports } from '@/lib/server/composition-root';
 import { changeUserRole, createUser, setUserDisabled } from '@/lib/services/users';
 
 /** What the client learns about a user: no id beyond what the list already shows, never a hash. */

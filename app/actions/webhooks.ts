@@ -1,7 +1,7 @@
 'use server';
 
 import { action } from '@/lib/server/action';
-import { webhookAdminPorts } from '@/lib/server/services';
+import { webhookAdminPorts } from '@/lib/server/composition-root';
 import { retryWebhookDelivery, sendTestWebhook, type WebhookAdminResult } from '@/lib/services/webhook-admin';
 import { retryWebhookSchema, sendTestWebhookSchema } from './webhook-schemas';
 

@@ -2,7 +2,7 @@ import type { Metadata } from 'next';
 import { redirect } from 'next/navigation';
 import { SignInForm } from '@/components/sign-in-form';
 import { sameOriginPath } from '@/lib/http/same-origin-path';
-import { runtime } from '@/lib/server/runtime';
+import { runtime } from '@/lib/server/composition-root';
 import { currentActor } from '@/lib/server/session';
 
 export const metadata: Metadata = { title: 'Sign in' };

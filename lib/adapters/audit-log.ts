@@ -2,7 +2,7 @@ import 'server-only';
 import type { DbOrTx } from '../db/client';
 import { auditEvent } from '../db/schema/keel';
 import type { AuditEventInput, AuditLog } from '../ports/audit-log';
-import { requestIdOrNew } from '../server/request-context';
+import { requestIdOrNew } from '../observability/request-context';
 
 export function postgresAuditLog(db: DbOrTx): AuditLog {
   return {

@@ -1,7 +1,7 @@
 import 'server-only';
 import type { DbOrTx } from '../db/client';
 import type { UnitOfWork } from '../ports/unit-of-work';
-import { loggableError } from '../server/safe-error';
+import { loggableError } from '../observability/safe-error';
 
 /** Deadlock detected, serialization failure: PostgreSQL rolled the whole transaction back, so running it again is safe. */
 const RETRIED_SQLSTATES = new Set(['40P01', '40001']);

@@ -16,7 +16,7 @@ import {
 } from '../config/oidc';
 import { auditEvent } from '../db/schema/keel';
 import { CLIENT_ADDRESS_HEADER } from '../http/client-address';
-import { logger } from '../server/logger';
+import { logger } from '../observability/logger';
 import type { Database, DbOrTx } from '../db/client';
 import { account, rateLimit, session, user, user as userTable, verification } from '../db/schema/auth';
 import { ROLES } from '../domain/roles';

@@ -3,14 +3,14 @@ import {
   HTTP_PROCESS_MESSAGES as M,
   type CollectedMetrics,
   type HttpProcessMessage,
-} from '../server/http-process-messages';
+} from '../observability/http-process-messages';
 
 /**
  * The parent of several HTTP processes on one port (KEEL_HTTP_PROCESSES > 1): Node's
  * cluster hands each new connection to the next process. The parent serves nothing
  * itself; it starts the processes, starts a replacement when one dies, relays the
  * metrics every process must report together, and stops them all on a signal.
- * Process 0 also runs the background work (lib/server/background.ts).
+ * Process 0 also runs the background work (lib/server/composition-root.ts).
  */
 export interface HttpPrimaryOptions {
   processes: number;
@@ -128,7 +128,7 @@ export function runHttpPrimary(options: HttpPrimaryOptions): void {
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
   if (options.launched) {
-    // As lib/server/parent-watch.ts does for a single process: no lingering once the launcher is gone.
+    // As lib/server/composition-root.ts does for a single process: no lingering once the launcher is gone.
     const parent = process.ppid;
     setInterval(() => {
       if (process.ppid !== parent) stop();

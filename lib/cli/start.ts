@@ -10,7 +10,7 @@ import { createDatabase, createPool } from '../db/client';
 import { migrateDatabase } from '../db/migrate';
 import { sourceFingerprint } from '../../next.config';
 import { seedDemo } from '../demo/seed';
-import { describeForLog } from '../server/log-sanitizer';
+import { describeForLog } from '../observability/log-sanitizer';
 import { resolveEnvironment, SettingsRefused, type ResolvedEnvironment } from './environment';
 import { DEMO_PASSWORD } from '../config/settings';
 

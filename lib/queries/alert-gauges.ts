@@ -2,22 +2,7 @@ import 'server-only';
 import { sql } from 'drizzle-orm';
 import type { DbOrTx } from '../db/client';
 import { claimableAt } from '../db/sql/queue-state';
-
-/** The figures alerting reads at scrape time, by the database's clock (docs/alerts.md). */
-export interface AlertGauges {
-  /** Seconds from now to the earliest approval deadline of a PENDING proposal; null when none waits. */
-  nextProposalDeadlineSeconds: number | null;
-  /** How long the oldest claimable settlement has been due, in seconds; 0 when nothing is due. */
-  oldestDueSettlementSeconds: number;
-  /** PENDING deliveries to enabled webhook endpoints whose last attempt failed: each waits for its next one. */
-  webhookDeliveriesRetrying: number;
-  /** Deliveries given up after their last attempt (FAILED); a retry from the Webhooks page takes one back out. */
-  webhookDeliveriesFailed: number;
-  /** RUNNING bulk jobs no worker holds a live lease on: not taken yet, or their worker stopped renewing. */
-  bulkJobsStalled: number;
-  /** Durable orchestrations whose lease has lapsed: takeover candidates. */
-  orchestrationLeasesLapsed: number;
-}
+import type { AlertGauges } from '../observability/metric-catalogue';
 
 /**
  * One statement, each figure read through an index: the pending-proposal deadline index,

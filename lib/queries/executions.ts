@@ -10,7 +10,7 @@ import { BATCH_STATUSES } from '../domain/batch-status';
 import { decodeCursor, encodeCursor } from '../domain/cursor';
 import { countUpToCap, type ListCount } from './count';
 import { readLastSample, sampledFigure } from './last-sample';
-import { METRICS } from '../workers/metric-sampler';
+import { METRICS } from '../observability/metric-catalogue';
 import type { ExecutionListItem, ExecutionPage } from './executions-types';
 
 export type { ExecutionListItem, ExecutionPage };

@@ -1,6 +1,7 @@
 import 'server-only';
 import type { DbOrTx } from '../db/client';
-import { METRICS, sampleMetrics } from '../workers/metric-sampler';
+import { METRICS } from '../observability/metric-catalogue';
+import { sampleMetrics } from '../workers/metric-sampler';
 import { readLastSample } from './last-sample';
 
 export interface Overview {

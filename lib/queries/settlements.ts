@@ -9,7 +9,7 @@ import { toDeadLetterFilter, type DeadLetterFilter } from '../domain/dead-letter
 import { QUEUE_STATES, queueStateAt, type QueueState } from '../domain/queue-state';
 import { countsUpToCap, countUpToCap, SAMPLED_AS_IS_FROM, sampledCount, type ListCount } from './count';
 import { readLastSample, sampledFigure, type LastSample } from './last-sample';
-import { METRICS } from '../workers/metric-sampler';
+import { METRICS } from '../observability/metric-catalogue';
 import { countBulkReplayItems, listBulkReplayItems, readBulkReplayJob } from './bulk-replay-jobs';
 import { clockSideAt, inQueueState, leasedAt } from '../db/sql/queue-state';
 import { leasedCandidates, leasedReceipts } from '../db/sql/lease-grants';

@@ -12,12 +12,12 @@ import {
 import { isDatabaseBusy } from '../db/client';
 import type { AuditLog } from '../ports/audit-log';
 import { parseInput } from './parse-input';
-import { logger } from './logger';
-import { loggableError } from './safe-error';
-import { recordActionOutcome } from './metrics';
-import { withRequestId } from './request-context';
+import { logger } from '../observability/logger';
+import { loggableError } from '../observability/safe-error';
+import { recordActionOutcome } from '../observability/metrics';
+import { withRequestId } from '../observability/request-context';
 import { fenceWrite } from './write-fence';
-import { actionAuditLog } from './services';
+import { actionAuditLog } from './composition-root';
 import { currentActor, type Actor } from './session';
 
 export type ActionResult<T> =

@@ -5,11 +5,11 @@ import { can, type Permission } from '../domain/roles';
 import { isDatabaseBusy } from '../db/client';
 import type { Actor } from '../domain/actor';
 import { checkPathSegment } from '../domain/path-segment';
-import { logger } from './logger';
+import { logger } from '../observability/logger';
 import { parseInput } from './parse-input';
-import { withRequestId } from './request-context';
-import { loggableError } from './safe-error';
-import { recordApiRequest, routePattern } from './metrics';
+import { withRequestId } from '../observability/request-context';
+import { loggableError } from '../observability/safe-error';
+import { recordApiRequest, routePattern } from '../observability/metrics';
 import { currentActor } from './session';
 
 const NO_STORE = { 'Cache-Control': 'no-store' };

@@ -4,7 +4,7 @@ import { auditChanges, formatAuditChanges } from '../domain/audit-change';
 import { csvRow } from '../domain/csv';
 import { streamAuditEvents, type AuditEventView, type AuditReader } from '../queries/audit';
 import { ROLES } from '../domain/roles';
-import { logger } from './logger';
+import { logger } from '../observability/logger';
 
 /**
  * Bounds of the CSV export. Each admitted export holds one connection of its own pool

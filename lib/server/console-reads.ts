@@ -3,7 +3,7 @@ import { can, type Role } from '../domain/roles';
 import { readExecutionDetail } from '../queries/execution-detail';
 import { listJobNames } from '../queries/executions';
 import { assessBatchCandidate, type CandidateAssessment } from '../services/propose-recovery';
-import { recoveryDeps } from './services';
+import { recoveryDeps } from './composition-root';
 import { readLastHour } from '../queries/metric-series';
 import { readOverview } from '../queries/overview';
 import { listRetryKeys } from '../queries/retry-keys';
@@ -20,7 +20,7 @@ import { readLastSample } from '../queries/last-sample';
 import type { Database } from '../db/client';
 import { listDb } from './read-source';
 import { openRetryKeyCursor, sealRetryKeyCursor } from './retry-key-cursor';
-import { runtime } from './runtime';
+import { runtime } from './composition-root';
 
 /**
  * Reads whose answer the read API shapes beyond the query itself. A page prefetches

@@ -1,15 +1,15 @@
 import 'server-only';
-import { singleton } from './singletons';
+import { singleton } from '../observability/singletons';
 import { EventEmitter } from 'node:events';
 import pg from 'pg';
 import { topicOfTable, type LiveTopic } from '../domain/live-topics';
-import { logger } from './logger';
-import { recordLiveEventFailure } from './metrics';
+import { logger } from '../observability/logger';
+import { recordLiveEventFailure } from '../observability/metrics';
 import { parseLsn } from '../domain/lsn';
 import type { ReplicaMonitor } from './read-replica';
-import { loggableError } from './safe-error';
+import { loggableError } from '../observability/safe-error';
 import { createStreamSessionWatch, type StreamSessionWatch } from './live-stream-sessions';
-import { runtime } from './runtime';
+import { runtime } from './composition-root';
 
 /**
  * One listener per server process: LISTEN keel_events for Keel's own tables, and a

@@ -3,8 +3,8 @@ import type pg from 'pg';
 import { isDatabaseBusy } from '../db/client';
 import { compareLsn, parseLsn } from '../domain/lsn';
 import { keptSamples, replicaLagMs, type PrimarySample } from '../domain/replica-lag';
-import { logger } from './logger';
-import { loggableError } from './safe-error';
+import { logger } from '../observability/logger';
+import { loggableError } from '../observability/safe-error';
 
 /** Why list reads are going to the primary rather than the replica. */
 export type PrimaryReason = 'unchecked' | 'unreachable' | 'not_a_standby' | 'lagging';

@@ -2,8 +2,8 @@ import 'server-only';
 import { cookies } from 'next/headers';
 import { isLsn, parseLsn } from '../domain/lsn';
 import type { Database } from '../db/client';
-import { recordListRead } from './metrics';
-import { runtime } from './runtime';
+import { recordListRead } from '../observability/metrics';
+import { runtime } from './composition-root';
 import { WRITE_FENCE_COOKIE } from './write-fence';
 
 /**

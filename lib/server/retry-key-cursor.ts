@@ -8,8 +8,8 @@ import {
   type RetryKeyCursorError,
 } from '../domain/retry-key-cursor';
 import type { Result } from '../domain/result';
-import { runtime } from './runtime';
-import { singleton } from './singletons';
+import { runtime } from './composition-root';
+import { singleton } from '../observability/singletons';
 
 /** This process's cursor key, derived from the session secret (runtime() refuses to start without one); it never leaves the server. */
 const cursorKey = (): Buffer =>

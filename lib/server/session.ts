@@ -6,7 +6,7 @@ import { readLiveSession, sessionRules, signedSessionToken, type SessionRules } 
 import type { KeelAuth } from '../auth/auth';
 import { can, isRole, type Permission } from '../domain/roles';
 import type { Actor } from '../domain/actor';
-import { runtime } from './runtime';
+import { runtime } from './composition-root';
 
 export type { Actor };
 

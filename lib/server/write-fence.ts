@@ -1,8 +1,8 @@
 import 'server-only';
 import { cookies } from 'next/headers';
-import { logger } from './logger';
-import { runtime } from './runtime';
-import { loggableError } from './safe-error';
+import { logger } from '../observability/logger';
+import { runtime } from './composition-root';
+import { loggableError } from '../observability/safe-error';
 
 /**
  * The primary's WAL position after a user's last write, kept in an HTTP-only cookie so

@@ -7,6 +7,7 @@ import { pruneExpiredLeaseGrants } from '../db/sql/lease-grants';
 import { BATCH_STATUSES } from '../domain/batch-status';
 import { QUEUE_STATES } from '../domain/queue-state';
 import { FAILURE_CODES } from '../domain/settlement-vocabulary';
+import { DEAD_LETTER_REASON_LABELS, METRICS } from '../observability/metric-catalogue';
 import { countCorruptEnvelopes } from '../queries/corrupt-envelopes';
 import { startWorkerLoop, type RunningWorker, type WorkerLog, type WorkerWait } from './worker-loop';
 
@@ -14,36 +15,6 @@ export const METRIC_SAMPLE_INTERVAL_MS = 15_000;
 export const METRIC_RETENTION_MS = 2 * 24 * 3_600_000;
 // Serializes samplers of several Keel processes on one database: "keel" + 1.
 const SAMPLER_LOCK_KEY = 0x6b65656c01;
-
-/**
- * The series `keel.metric_sample` holds for the overview charts. Labels are queue
- * states and reason codes only: never a receipt id, retry key or token.
- */
-export const METRICS = {
-  /** label due | leased | retry_scheduled: the same states the overview counts. */
-  queueDepth: 'settlement_queue_depth',
-  /** Attempts queued after at least one retryable failure. */
-  retrying: 'settlement_retrying',
-  /** Retries scheduled during the sample interval. */
-  retriesScheduled: 'settlement_retries',
-  /** label = reason code. */
-  deadLetters: 'settlement_dead_letters',
-  deadLettersTotal: 'settlement_dead_letters_total',
-  /**
-   * label = reason code (every code, and `other`): settlements dead-lettered ever, counted
-   * from their history events, so it never drops when dead letters are replayed or discarded.
-   */
-  deadLettered: 'settlement_dead_lettered',
-  staleExecutions: 'batch_stale_executions',
-  /** label = execution status, every status (zero or not): the overview's and /api/metrics' counts. */
-  executions: 'batch_executions',
-  pendingProposals: 'recovery_pending_proposals',
-  /** Retained fault-state envelopes that fail validation (the Retry keys page's CORRUPT rows). */
-  corruptEnvelopes: 'fault_state_corrupt_envelopes',
-} as const;
-
-/** The reason labels of the dead-lettered counter: each failure code, and `other` for any code outside the vocabulary. */
-export const DEAD_LETTER_REASON_LABELS = [...FAILURE_CODES, 'other'] as const;
 
 export interface MetricSamplerOptions {
   db: DbOrTx;

@@ -1,4 +1,4 @@
-import { loggableError } from '../server/safe-error';
+import { loggableError } from '../observability/safe-error';
 
 /**
  * What a background worker reports through. Fields are counts, ids of Keel's own rows

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { postgresSettlementUnitOfWork } from '../../lib/adapters/settlement-replay';
-import { postgresSettlementStore } from '../../lib/adapters/settlement-store';
+import { postgresSettlementStore } from '../../lib/simulator/adapters/settlement-store';
 import { envelopeFor } from '../../lib/cli/load-scale-envelopes';
 import { createDatabase } from '../../lib/db/client';
 import type { Actor } from '../../lib/domain/actor';
 import { DEFAULT_RETRY_POLICY, failureDetailSha256Hex, type FailureCode } from '../../lib/domain/settlement';
-import { renderMetrics } from '../../lib/server/metrics';
+import { renderMetrics } from '../../lib/server/metrics-scrape';
 import { replayDeadLetter } from '../../lib/services/dead-letter-actions';
 import { freshDatabase } from '../support/database';
 import { parsePrometheus, type Sample } from '../support/prometheus';

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { postgresSettlementUnitOfWork } from '../../lib/adapters/settlement-replay';
-import { postgresSettlementStore } from '../../lib/adapters/settlement-store';
+import { postgresSettlementStore } from '../../lib/simulator/adapters/settlement-store';
 import { postgresUserUnitOfWork } from '../../lib/adapters/user-directory';
 import { createDatabase } from '../../lib/db/client';
 import type { Actor } from '../../lib/domain/actor';

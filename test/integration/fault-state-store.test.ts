@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { postgresFaultStateStore } from '../../lib/adapters/fault-state-store';
+import { postgresFaultStateStore } from '../../lib/simulator/adapters/fault-state-store';
 import { createDatabase, createPool } from '../../lib/db/client';
 import { canonicalJsonFromPayload, EMPTY_CHECKSUM_HEX } from '../../lib/domain/fault-state';
-import type { FaultStateBinding, RetryReservation } from '../../lib/ports/fault-state-store';
+import type { FaultStateBinding, RetryReservation } from '../../lib/simulator/ports/fault-state-store';
 import vectors from '../fixtures/vectors.json';
 import { freshDatabase } from '../support/database';
 import { seedDefinition, seedExecution, seedStep } from '../support/recovery-fixtures';

@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import type pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { postgresDeadLetterReplayStore } from '../../lib/adapters/settlement-replay';
-import { postgresSettlementStore } from '../../lib/adapters/settlement-store';
+import { postgresSettlementStore } from '../../lib/simulator/adapters/settlement-store';
 import { createDatabase } from '../../lib/db/client';
 import { inQueueState, leasedAt } from '../../lib/db/sql/queue-state';
 import { LEASE_GRANT_GRACE_MS, leasedReceipts, pruneExpiredLeaseGrants } from '../../lib/db/sql/lease-grants';

@@ -1,11 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createDatabase } from '../../lib/db/client';
-import {
-  DEAD_LETTER_REASON_LABELS,
-  METRICS,
-  sampleMetrics,
-  startMetricSampler,
-} from '../../lib/workers/metric-sampler';
+import { DEAD_LETTER_REASON_LABELS, METRICS } from '../../lib/observability/metric-catalogue';
+import { sampleMetrics, startMetricSampler } from '../../lib/workers/metric-sampler';
 import { BATCH_STATUSES } from '../../lib/domain/batch-status';
 import { freshDatabase } from '../support/database';
 

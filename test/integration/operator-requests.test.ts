@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { postgresBatchRuntime } from '../../lib/adapters/batch-runtime';
+import { postgresBatchRuntime } from '../../lib/simulator/adapters/batch-runtime';
 import { proposeAbandon } from '../../lib/services/abandon-execution';
 import { confirmTakeover } from '../../lib/services/confirm-takeover';
 import { proposeRecovery } from '../../lib/services/propose-recovery';

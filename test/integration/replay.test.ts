@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { postgresSettlementUnitOfWork } from '../../lib/adapters/settlement-replay';
-import { postgresSettlementStore } from '../../lib/adapters/settlement-store';
+import { postgresSettlementStore } from '../../lib/simulator/adapters/settlement-store';
 import { createDatabase } from '../../lib/db/client';
 import type { Actor } from '../../lib/domain/actor';
 import {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { postgresSettlementStore } from '../../lib/adapters/settlement-store';
+import { postgresSettlementStore } from '../../lib/simulator/adapters/settlement-store';
 import { createDatabase } from '../../lib/db/client';
 import { demoOutcome } from '../../lib/demo/runtime/settlement-workers';
 import type { RetryPolicy, SettlementAttemptClaim } from '../../lib/domain/settlement';

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { postgresSettlementStore } from '../../lib/adapters/settlement-store';
+import { postgresSettlementStore } from '../../lib/simulator/adapters/settlement-store';
 import {
   FAILURE_CODES,
   SKIP_REASONS,

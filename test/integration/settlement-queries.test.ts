@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { METRICS } from '../../lib/workers/metric-sampler';
+import { METRICS } from '../../lib/observability/metric-catalogue';
 import { postgresSettlementUnitOfWork } from '../../lib/adapters/settlement-replay';
 import type { Actor } from '../../lib/domain/actor';
 import {

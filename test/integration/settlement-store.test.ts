@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { postgresSettlementStore } from '../../lib/adapters/settlement-store';
+import { postgresSettlementStore } from '../../lib/simulator/adapters/settlement-store';
 import { createDatabase, createPool } from '../../lib/db/client';
 import {
   DEFAULT_RETRY_POLICY,

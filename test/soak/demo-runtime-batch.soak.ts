@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { postgresBatchRuntime } from '../../lib/adapters/batch-runtime';
+import { postgresBatchRuntime } from '../../lib/simulator/adapters/batch-runtime';
 import { postgresCheckpointStore } from '../../lib/adapters/checkpoint-store';
 import { postgresRecoveryRepository } from '../../lib/adapters/recovery-repository';
 import { postgresTakeoverUnitOfWork } from '../../lib/adapters/takeover-unit-of-work';

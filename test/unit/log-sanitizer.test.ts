@@ -5,7 +5,7 @@ import {
   sanitizeLogArguments,
   sanitizeLogText,
   sanitizeLogValue,
-} from '../../lib/server/log-sanitizer';
+} from '../../lib/observability/log-sanitizer';
 
 const TOKEN = 'Zt4v0kq7Vb1tSESSIONTOKEN';
 const RECEIPT = 'rcpt_9f8e7d6c';

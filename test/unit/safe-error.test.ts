@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { loggableError } from '../../lib/server/safe-error';
+import { loggableError } from '../../lib/observability/safe-error';
 
 class DatabaseError extends Error {
   constructor(message: string, fields: Record<string, string>) {

@@ -8,7 +8,7 @@ import { listOrchestrationLeases, listProposals, proposalFiltersSchema } from '@
 import { queryKeys } from '@/lib/query-keys';
 import { page } from '@/lib/server/page';
 import { listDb } from '@/lib/server/read-source';
-import { runtime } from '@/lib/server/runtime';
+import { runtime } from '@/lib/server/composition-root';
 import { loadRecoverySearch, proposalListParams } from '@/lib/url-state/recovery';
 import { PROPOSAL_FILTER_WORDS } from '@/lib/url-state/recovery';
 

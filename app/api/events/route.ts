@@ -1,6 +1,6 @@
 import { mayHearTopic } from '@/lib/domain/live-topics';
 import { liveEvents, streamSessionWatch } from '@/lib/server/live-events';
-import { runtime } from '@/lib/server/runtime';
+import { runtime } from '@/lib/server/composition-root';
 import { currentActor, currentSessionToken } from '@/lib/server/session';
 
 export const dynamic = 'force-dynamic';

@@ -1,5 +1,5 @@
 import { readRuntimeSchemaState, REQUIRED_RUNTIME_SCHEMA_VERSION } from '@/lib/db/runtime-schema';
-import { runtime } from '@/lib/server/runtime';
+import { runtime } from '@/lib/server/composition-root';
 
 export const dynamic = 'force-dynamic';
 

@@ -1,8 +1,8 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 import { apiRoute } from '@/lib/server/api-route';
-import { renderMetrics } from '@/lib/server/metrics';
-import { runtime } from '@/lib/server/runtime';
+import { renderMetrics } from '@/lib/server/metrics-scrape';
+import { runtime } from '@/lib/server/composition-root';
 
 export const dynamic = 'force-dynamic';
 

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { listOrchestrationLeases } from '@/lib/queries/recovery';
 import { apiRoute } from '@/lib/server/api-route';
 import { listDb } from '@/lib/server/read-source';
-import { runtime } from '@/lib/server/runtime';
+import { runtime } from '@/lib/server/composition-root';
 
 export const dynamic = 'force-dynamic';
 

@@ -10,7 +10,7 @@ import { leasedAt } from './queue-state';
  * statement that also inserted, in the same transaction, a grant with the same
  * `lease_until_ms` whose range `[lo, hi]`, in due order `(next_visible_at_ms,
  * receipt_id)`, contains the row's key. Leases are set only by the claim statement
- * (lib/adapters/settlement-store.ts) and by loaders that grant what they insert (the demo
+ * (lib/simulator/adapters/settlement-store.ts) and by loaders that grant what they insert (the demo
  * seed, `keel load-scale`, fixtures); every other insert (enqueue, replay) has no lease.
  * While the lease is live the key does not move. A receipt id never changes, and the
  * only writes of `next_visible_at_ms` are a retry outcome, which clears the lease in the

@@ -1,4 +1,4 @@
-import { postgresBatchRuntime } from '../../adapters/batch-runtime';
+import { postgresBatchRuntime } from '../../simulator/adapters/batch-runtime';
 import { startWorkerLoop } from '../../workers/worker-loop';
 import { registerDemoDefinitions, type DemoDefinition } from './batch-plan';
 import { BatchWorker } from './batch-worker';

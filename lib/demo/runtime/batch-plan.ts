@@ -1,6 +1,6 @@
 import { randomBytes, randomInt } from 'node:crypto';
 import type { FailureCategory, FaultPhase } from '../../domain/batch-status';
-import type { BatchRuntime, ChunkCounts, StepCheckpoint } from '../../ports/batch-runtime';
+import type { BatchRuntime, ChunkCounts, StepCheckpoint } from '../../simulator/ports/batch-runtime';
 import { sha256 } from '../random';
 import { checkpointDescriptor, checkpointDigestHex, DEMO_DEFINITIONS, manifestFor } from '../seed-batch';
 

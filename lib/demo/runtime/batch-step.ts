@@ -1,11 +1,11 @@
-import { postgresBatchRuntime } from '../../adapters/batch-runtime';
-import { postgresFaultStateStore, type PostgresFaultStateStore } from '../../adapters/fault-state-store';
+import { postgresBatchRuntime } from '../../simulator/adapters/batch-runtime';
+import { postgresFaultStateStore, type PostgresFaultStateStore } from '../../simulator/adapters/fault-state-store';
 import type { DbOrTx } from '../../db/client';
 import type { FailureCategory, FaultPhase } from '../../domain/batch-status';
 import type { FaultStateError } from '../../domain/fault-state';
 import { err, ok, type Result } from '../../domain/result';
 import { deriveRetryKeyHex } from '../../domain/retry-key';
-import type { BatchRuntime, BatchRuntimeError, OwnedExecution, OwnedStep } from '../../ports/batch-runtime';
+import type { BatchRuntime, BatchRuntimeError, OwnedExecution, OwnedStep } from '../../simulator/ports/batch-runtime';
 import {
   between,
   checkpointOf,

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { isActive, type FailureCategory } from '../../domain/batch-status';
 import type { Result } from '../../domain/result';
 import type { DbOrTx } from '../../db/client';
-import type { BatchRuntime, BatchRuntimeError, OwnedExecution, StatusMove } from '../../ports/batch-runtime';
+import type { BatchRuntime, BatchRuntimeError, OwnedExecution, StatusMove } from '../../simulator/ports/batch-runtime';
 import type { WorkerLog } from '../../workers/worker-loop';
 import type { BatchDemoOptions, BatchTally } from './batch-options';
 import { between, dealFate, newInstanceOf, nextFailureId, pick, type DemoDefinition, type Fate } from './batch-plan';

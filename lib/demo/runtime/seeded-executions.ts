@@ -1,8 +1,8 @@
 import { sql } from 'drizzle-orm';
-import { postgresBatchRuntime } from '../../adapters/batch-runtime';
+import { postgresBatchRuntime } from '../../simulator/adapters/batch-runtime';
 import type { DbOrTx } from '../../db/client';
 import { ACTIVE_STATUSES, isActive, type BatchStatus } from '../../domain/batch-status';
-import type { BatchRuntime, OwnedExecution, OwnedStep, StatusMove } from '../../ports/batch-runtime';
+import type { BatchRuntime, OwnedExecution, OwnedStep, StatusMove } from '../../simulator/ports/batch-runtime';
 import { startWorkerLoop } from '../../workers/worker-loop';
 import { seededOwnerToken } from '../seeded-owner';
 import { between, nextFailureId } from './batch-plan';

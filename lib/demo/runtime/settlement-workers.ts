@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { postgresSettlementStore } from '../../adapters/settlement-store';
+import { postgresSettlementStore } from '../../simulator/adapters/settlement-store';
 import {
   failureDetailSha256Hex,
   type FailureCode,
@@ -8,7 +8,7 @@ import {
   type SettlementOutcome,
   type SkipReason,
 } from '../../domain/settlement';
-import type { SettlementOutcomeStore } from '../../ports/settlement-store';
+import type { SettlementOutcomeStore } from '../../simulator/ports/settlement-store';
 import { startWorkerLoop, type RunningWorker, type WorkerLog } from '../../workers/worker-loop';
 import type { DemoDriver } from './driver';
 

@@ -7,7 +7,7 @@ import { orchestrationPathSchema, readOrchestrationDetail } from '@/lib/queries/
 import { queryKeys } from '@/lib/query-keys';
 import { primaryDb } from '@/lib/server/console-reads';
 import { page } from '@/lib/server/page';
-import { runtime } from '@/lib/server/runtime';
+import { runtime } from '@/lib/server/composition-root';
 
 type Props = { params: Promise<{ id: string }> };
 

@@ -7,7 +7,7 @@ import { readProposal } from '@/lib/queries/recovery';
 import { queryKeys } from '@/lib/query-keys';
 import { page } from '@/lib/server/page';
 import { primaryDb } from '@/lib/server/console-reads';
-import { runtime } from '@/lib/server/runtime';
+import { runtime } from '@/lib/server/composition-root';
 
 export async function generateMetadata({ params }: { params: Promise<{ id: string }> }): Promise<Metadata> {
   return { title: `Proposal ${(await params).id}` };

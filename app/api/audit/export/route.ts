@@ -1,8 +1,8 @@
 import { auditFiltersSchema } from '@/lib/domain/audit-filters';
 import { apiRoute } from '@/lib/server/api-route';
 import { auditCsvStream, EXPORT_LIMITS } from '@/lib/server/audit-export';
-import { runtime } from '@/lib/server/runtime';
-import { exportSlots } from '@/lib/server/services';
+import { runtime } from '@/lib/server/composition-root';
+import { exportSlots } from '@/lib/server/composition-root';
 
 export const dynamic = 'force-dynamic';
 

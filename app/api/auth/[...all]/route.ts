@@ -1,7 +1,7 @@
 import { consoleOrigins } from '@/lib/auth/auth';
 import { createAuthSurface } from '@/lib/auth/http-surface';
-import { runtime } from '@/lib/server/runtime';
-import { authSurfacePorts } from '@/lib/server/services';
+import { runtime } from '@/lib/server/composition-root';
+import { authSurfacePorts } from '@/lib/server/composition-root';
 
 export const dynamic = 'force-dynamic';
 

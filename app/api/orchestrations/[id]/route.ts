@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { orchestrationPathSchema, readOrchestrationDetail } from '@/lib/queries/orchestration-detail';
 import { apiRoute } from '@/lib/server/api-route';
 import { primaryDb } from '@/lib/server/console-reads';
-import { runtime } from '@/lib/server/runtime';
+import { runtime } from '@/lib/server/composition-root';
 
 export const dynamic = 'force-dynamic';
 

@@ -1,7 +1,7 @@
 import 'server-only';
 import { and, eq, sql } from 'drizzle-orm';
-import type { DbOrTx } from '../db/client';
-import { obStepExecution } from '../db/schema/oxide-batch';
+import type { DbOrTx } from '../../db/client';
+import { obStepExecution } from '../../db/schema/oxide-batch';
 import {
   checksum,
   clearResolvedFromEnvelope,
@@ -15,8 +15,8 @@ import {
   unresolvedCount,
   type FaultStateEnvelope,
   type FaultStateError,
-} from '../domain/fault-state';
-import { err, ok, type Result } from '../domain/result';
+} from '../../domain/fault-state';
+import { err, ok, type Result } from '../../domain/result';
 import type { FaultStateBinding, FaultStateStore, RetryReservation } from '../ports/fault-state-store';
 
 /** A store whose binding and resolved set can be carried onto another handle. */

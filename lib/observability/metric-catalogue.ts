@@ -3,16 +3,74 @@ import { Counter, Gauge, type Registry } from 'prom-client';
 import { BATCH_STATUSES } from '../domain/batch-status';
 import { QUEUE_STATES } from '../domain/queue-state';
 import { FAILURE_CODES } from '../domain/settlement-vocabulary';
-import type { AlertGauges } from '../queries/alert-gauges';
-import type { LastSample } from '../queries/last-sample';
-import { DEAD_LETTER_REASON_LABELS, METRICS } from '../workers/metric-sampler';
-import type { ReplicaState } from './read-replica';
 
 /**
- * The gauges of a scrape, computed from the database (DESIGN.md 7, docs/alerts.md). A
- * series whose value is unknown is absent, never 0: prom-client prints an unlabelled gauge
+ * The catalogue of Keel's metrics (docs/design.md#metrics, docs/alerts.md): the series the
+ * metric sampler writes to `keel.metric_sample`, and the name, help and labels of every gauge
+ * a scrape of /api/metrics reports (the process's counters and histograms are in metrics.ts).
+ * A series whose value is unknown is absent, never 0: prom-client prints an unlabelled gauge
  * that was never set as 0, so such a gauge is registered only when it has a value.
  */
+
+/**
+ * The series `keel.metric_sample` holds for the overview charts. Labels are queue
+ * states and reason codes only: never a receipt id, retry key or token.
+ */
+export const METRICS = {
+  /** label due | leased | retry_scheduled: the same states the overview counts. */
+  queueDepth: 'settlement_queue_depth',
+  /** Attempts queued after at least one retryable failure. */
+  retrying: 'settlement_retrying',
+  /** Retries scheduled during the sample interval. */
+  retriesScheduled: 'settlement_retries',
+  /** label = reason code. */
+  deadLetters: 'settlement_dead_letters',
+  deadLettersTotal: 'settlement_dead_letters_total',
+  /**
+   * label = reason code (every code, and `other`): settlements dead-lettered ever, counted
+   * from their history events, so it never drops when dead letters are replayed or discarded.
+   */
+  deadLettered: 'settlement_dead_lettered',
+  staleExecutions: 'batch_stale_executions',
+  /** label = execution status, every status (zero or not): the overview's and /api/metrics' counts. */
+  executions: 'batch_executions',
+  pendingProposals: 'recovery_pending_proposals',
+  /** Retained fault-state envelopes that fail validation (the Retry keys page's CORRUPT rows). */
+  corruptEnvelopes: 'fault_state_corrupt_envelopes',
+} as const;
+
+/** The reason labels of the dead-lettered counter: each failure code, and `other` for a code outside it. */
+export const DEAD_LETTER_REASON_LABELS = [...FAILURE_CODES, 'other'] as const;
+
+/** The sampler's figures a scrape reports (lib/queries/last-sample.ts reads them). */
+export interface SampledFigures {
+  /** The server's clock in epoch ms. */
+  nowMs: number;
+  sampledAt: Date | null;
+  rows: { metric: string; label: string; value: number }[];
+}
+
+/** The figures alerting reads at scrape time, by the database's clock (lib/queries/alert-gauges.ts). */
+export interface AlertGauges {
+  /** Seconds from now to the earliest approval deadline of a PENDING proposal; null when none waits. */
+  nextProposalDeadlineSeconds: number | null;
+  /** How long the oldest claimable settlement has been due, in seconds; 0 when nothing is due. */
+  oldestDueSettlementSeconds: number;
+  /** PENDING deliveries to enabled webhook endpoints whose last attempt failed: each waits for its next one. */
+  webhookDeliveriesRetrying: number;
+  /** Deliveries given up after their last attempt (FAILED); a retry from the Webhooks page takes one back out. */
+  webhookDeliveriesFailed: number;
+  /** RUNNING bulk jobs no worker holds a live lease on: not taken yet, or their worker stopped renewing. */
+  bulkJobsStalled: number;
+  /** Durable orchestrations whose lease has lapsed: takeover candidates. */
+  orchestrationLeasesLapsed: number;
+}
+
+/** What a scrape reports of the read replica (lib/server/read-replica.ts's state). */
+export interface ReplicaFigures {
+  usable: boolean;
+  lagMs: number | null;
+}
 
 /** A dead letter's reason as a label: its code when the vocabulary knows it, else "other". */
 export const deadLetterReasonLabel = (reason: string): string =>
@@ -28,7 +86,7 @@ function gauge(registry: Registry, name: string, help: string, value: number | n
  * are absent, and the sample age is +Inf; a series the sample lacks (one written before
  * the series existed) is absent too, so a counter never starts at 0 and jumps.
  */
-export function registerSampledGauges(registry: Registry, sample: LastSample): void {
+export function registerSampledGauges(registry: Registry, sample: SampledFigures): void {
   gauge(
     registry,
     'keel_metric_sample_age_seconds',
@@ -148,7 +206,7 @@ export function registerAlertSettings(registry: Registry, settings: { deadLetter
   );
 }
 
-export function registerReplicaGauges(registry: Registry, replica: ReplicaState): void {
+export function registerReplicaGauges(registry: Registry, replica: ReplicaFigures): void {
   gauge(
     registry,
     'keel_read_replica_usable',
@@ -160,5 +218,15 @@ export function registerReplicaGauges(registry: Registry, replica: ReplicaState)
     'keel_read_replica_lag_seconds',
     'How far the read replica is behind the primary, in seconds (absent when unknown).',
     replica.lagMs === null ? null : replica.lagMs / 1000,
+  );
+}
+
+/** How many HTTP processes' counters and histograms a scrape holds. */
+export function registerProcessCount(registry: Registry, processes: number): void {
+  gauge(
+    registry,
+    'keel_http_processes',
+    'HTTP processes of this server whose counters and histograms this scrape holds (KEEL_HTTP_PROCESSES; fewer when one did not answer in time).',
+    processes,
   );
 }

@@ -1,5 +1,5 @@
-import type { BatchStatus, FailureCategory, OwnerObservation } from '../domain/batch-status';
-import type { Result } from '../domain/result';
+import type { BatchStatus, FailureCategory, OwnerObservation } from '../../domain/batch-status';
+import type { Result } from '../../domain/result';
 
 /**
  * An execution as its owner last wrote it. Every write names all of it and is applied

@@ -1,4 +1,4 @@
-import type { Result } from '../domain/result';
+import type { Result } from '../../domain/result';
 import type {
   ClaimValidationError,
   RetryPolicy,
@@ -6,7 +6,7 @@ import type {
   SettlementOutcome,
   SettlementRoute,
   SettlementRouteError,
-} from '../domain/settlement';
+} from '../../domain/settlement';
 
 /** The 32 bytes that identify one settlement ledger; every handle on a database returns the same. */
 export type SettlementStoreBinding = Buffer;

@@ -1,8 +1,8 @@
 import 'server-only';
 import { and, eq, sql, type AnyColumn, type SQL } from 'drizzle-orm';
-import type { DbOrTx } from '../db/client';
-import { ownerObservation } from '../db/sql/owner-observation';
-import { obJobDefinition, obJobExecution, obJobInstance, obStepExecution } from '../db/schema/oxide-batch';
+import type { DbOrTx } from '../../db/client';
+import { ownerObservation } from '../../db/sql/owner-observation';
+import { obJobDefinition, obJobExecution, obJobInstance, obStepExecution } from '../../db/schema/oxide-batch';
 import {
   canTransition,
   isBatchStatus,
@@ -10,9 +10,9 @@ import {
   isFinished,
   isOwnerObservation,
   type BatchStatus,
-} from '../domain/batch-status';
-import { err, ok, type Result } from '../domain/result';
-import { isDigestHex } from '../domain/retry-key';
+} from '../../domain/batch-status';
+import { err, ok, type Result } from '../../domain/result';
+import { isDigestHex } from '../../domain/retry-key';
 import type {
   BatchRuntime,
   BatchRuntimeErrorOf,

@@ -1,7 +1,7 @@
 import 'server-only';
 import { sql, type SQL } from 'drizzle-orm';
-import type { DbOrTx } from '../db/client';
-import { err, ok, type Result } from '../domain/result';
+import type { DbOrTx } from '../../db/client';
+import { err, ok, type Result } from '../../domain/result';
 import {
   conflictError,
   deadLetterCanonicalJson,
@@ -12,7 +12,7 @@ import {
   type RetryPolicy,
   type SettlementRoute,
   type SettlementRouteError,
-} from '../domain/settlement';
+} from '../../domain/settlement';
 import type { ClaimedOutcome } from '../ports/settlement-store';
 import { claimProblem, guarded } from './settlement-guards';
 

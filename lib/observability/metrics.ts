@@ -1,23 +1,9 @@
 import 'server-only';
-import { AggregatorRegistry, collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { AggregatorRegistry, collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
 import { randomUUID } from 'node:crypto';
-import type { DbOrTx } from '../db/client';
-import type { ReplicaState } from './read-replica';
 import { HTTP_PROCESS_MESSAGES as M, type CollectedMetrics, type HttpProcessMessage } from './http-process-messages';
 import { logger } from './logger';
-import {
-  registerAlertGauges,
-  registerAlertSettings,
-  registerReplicaGauges,
-  registerSampledGauges,
-} from './metric-gauges';
-import { loggableError } from './safe-error';
 import { singleton } from './singletons';
-import { readAlertGauges } from '../queries/alert-gauges';
-import { readLastSample, type LastSample } from '../queries/last-sample';
-import { sampleMetrics } from '../workers/metric-sampler';
-
-export { deadLetterReasonLabel } from './metric-gauges';
 
 /**
  * Prometheus metrics (docs/design.md#metrics). Label values come only from closed sets (action
@@ -132,56 +118,6 @@ export function recordApiRequest(route: string, method: string, status: number, 
   processMetrics().requestDuration.observe({ route, method, status: String(status) }, seconds);
 }
 
-/**
- * The metric sampler's last sample, as the overview page reads it: taken now when older
- * than two intervals. A sample that fails (or that another process is taking) leaves the
- * last one, whose age the scrape reports, so a scrape answers whenever the database does.
- */
-async function currentSample(db: DbOrTx, staleThresholdMs: number): Promise<LastSample> {
-  const sample = await readLastSample(db);
-  if (sample.fresh) return sample;
-  try {
-    await sampleMetrics(db, { staleThresholdMs });
-  } catch (error) {
-    logger.warn({ error: loggableError(error) }, 'metrics: the sample failed; this scrape reports the last one');
-    return sample;
-  }
-  return readLastSample(db);
-}
-
-/** The settings /api/metrics reports beside the figures, for the alerting rules to compare with. */
-export interface MetricSettings {
-  deadLetterThreshold: number;
-}
-
-/**
- * The exposition text: gauges from the database (the sampler's figures, as on the overview
- * page, and the alerting figures read now), then this server's counters and histograms.
- */
-export async function renderMetrics(
-  db: DbOrTx,
-  staleThresholdMs: number,
-  replica: ReplicaState | null = null,
-  settings: MetricSettings | null = null,
-): Promise<{ contentType: string; body: string }> {
-  const [sample, alerting] = await Promise.all([currentSample(db, staleThresholdMs), readAlertGauges(db)]);
-  const scrape = new Registry();
-  registerSampledGauges(scrape, sample);
-  registerAlertGauges(scrape, alerting);
-  if (settings) registerAlertSettings(scrape, settings);
-  if (replica) registerReplicaGauges(scrape, replica);
-
-  const counted = await serverCounters();
-  new Gauge({
-    name: 'keel_http_processes',
-    help: 'HTTP processes of this server whose counters and histograms this scrape holds (KEEL_HTTP_PROCESSES; fewer when one did not answer in time).',
-    registers: [scrape],
-  }).set(counted.processes);
-
-  const merged = Registry.merge([scrape, counted.registry]);
-  return { contentType: merged.contentType, body: await merged.metrics() };
-}
-
 /** How long a scrape waits for the other HTTP processes' counters before reporting its own alone. */
 const AGGREGATE_TIMEOUT_MS = 5_000;
 
@@ -218,7 +154,7 @@ export function answerMetricsCollection(): void {
  * The server's counters and histograms: this process's, or with several HTTP processes
  * every process's summed, so a scrape reads the same totals whichever process answers it.
  */
-async function serverCounters(): Promise<{ registry: Registry; processes: number }> {
+export async function serverCounters(): Promise<{ registry: Registry; processes: number }> {
   const own = { registry: processMetrics().registry, processes: 1 };
   const state = ipc();
   if (!underHttpPrimary() || !state.answering) return own;

@@ -1,6 +1,6 @@
-import type { FailureCategory, FaultPhase } from '../domain/batch-status';
-import type { FaultStateError } from '../domain/fault-state';
-import type { Result } from '../domain/result';
+import type { FailureCategory, FaultPhase } from '../../domain/batch-status';
+import type { FaultStateError } from '../../domain/fault-state';
+import type { Result } from '../../domain/result';
 
 export type { FaultStateError };
 

@@ -1,9 +1,9 @@
 import 'server-only';
 import { sql, type SQL } from 'drizzle-orm';
-import type { DbOrTx } from '../db/client';
-import { insertLeaseGrants } from '../db/sql/lease-grants';
-import { claimableAt } from '../db/sql/queue-state';
-import { err, ok, type Result } from '../domain/result';
+import type { DbOrTx } from '../../db/client';
+import { insertLeaseGrants } from '../../db/sql/lease-grants';
+import { claimableAt } from '../../db/sql/queue-state';
+import { err, ok, type Result } from '../../domain/result';
 import {
   conflictError,
   deadLetterCanonicalJson,
@@ -16,7 +16,7 @@ import {
   type SettlementOutcome,
   type SettlementRoute,
   type SettlementRouteError,
-} from '../domain/settlement';
+} from '../../domain/settlement';
 import { recordClaimedOutcomesInOneStatement } from './settlement-batch';
 import { claimProblem, guarded, isEpochMs, isUniqueViolation } from './settlement-guards';
 import type {

@@ -1,7 +1,7 @@
 import 'server-only';
-import { err, type Result } from '../domain/result';
-import { backendError, type SettlementAttemptClaim, type SettlementRouteError } from '../domain/settlement';
-import { loggableError } from '../server/safe-error';
+import { err, type Result } from '../../domain/result';
+import { backendError, type SettlementAttemptClaim, type SettlementRouteError } from '../../domain/settlement';
+import { loggableError } from '../../observability/safe-error';
 
 // What the single-outcome and the batch paths of the settlement store share: input bounds
 // and how a database failure becomes a Backend value.
