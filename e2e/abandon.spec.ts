@@ -8,13 +8,14 @@ const db = specDatabase(test);
 
 const pageAs = signedInPages(test);
 
-test('an approver proposes abandoning a FAILED execution, approver2 confirms, and the execution shows ABANDONED', async ({
+test('approver proposes abandoning a FAILED execution, approver2 confirms, the execution shows ABANDONED', async ({
   browser,
 }) => {
   const { rows } = await db.query<{ id: string; version: string }>(
     `select e.id, e.version from oxide_batch.ob_job_execution e
      where e.status = 'FAILED'
-       and not exists (select 1 from keel.recovery_proposal p where p.target_kind = 'batch' and p.target_id = e.id::text)
+       and not exists (select 1 from keel.recovery_proposal p where p.target_kind = 'batch'
+       and p.target_id = e.id::text)
      order by e.id limit 1`,
   );
   const executionId = Number(rows[0]!.id);

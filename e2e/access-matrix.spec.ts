@@ -217,7 +217,8 @@ test('server actions, called by every role and stranger', async () => {
             !row.request_id
           ) {
             problems.push(
-              `expected exactly one REFUSED FORBIDDEN audit row by ${identity} with a request id, got ${JSON.stringify(audit)}`,
+              `expected exactly one REFUSED FORBIDDEN audit row by ${identity} with a request id, ` +
+                `got ${JSON.stringify(audit)}`,
             );
           }
         } else {

@@ -182,7 +182,7 @@ test('a non-admin has no Users page, and a forged user action is refused and cha
   }
 });
 
-test('the audit page lists those actions with actor and outcome to an admin, and its CSV export holds the same rows; a viewer finds none', async ({
+test('an admin sees those actions with actor and outcome on the audit page and in its CSV; a viewer, none', async ({
   page,
 }) => {
   await signIn(page, 'admin');
@@ -232,7 +232,8 @@ test('the audit page lists those actions with actor and outcome to an admin, and
   const csv = await readFile((await download.path())!, 'utf8');
   const lines = csv.trimEnd().split('\r\n');
   expect(lines[0]).toBe(
-    'id,at_utc,actor,role,action,target_kind,target_id,reason,outcome,code,digest,operation_id,request_id,change,before,after',
+    'id,at_utc,actor,role,action,target_kind,target_id,reason,outcome,code,digest,operation_id,request_id,change,' +
+      'before,after',
   );
   // The role change's line ends with the change and the before and after values as JSON.
   expect(lines[3]).toMatch(/,role: viewer → operator,"\{""role"":""viewer""\}","\{""role"":""operator""\}"$/);
@@ -258,7 +259,8 @@ test('the audit page lists those actions with actor and outcome to an admin, and
   await expect(table).toContainText('No audit events match these filters.');
   await expect(page.getByTestId('audit-count')).toContainText('0 events match');
 
-  // The user directory is the admins': a viewer asking for the same events finds none, on the page, from the API or in the CSV.
+  // The user directory is the admins': a viewer asking for the same
+  // events finds none, on the page, from the API or in the CSV.
   await page.context().clearCookies();
   await signIn(page, 'viewer');
   await page.goto(`/audit?targetKind=user&targetId=${NEW_USER}`);

@@ -9,13 +9,14 @@ import { signIn } from './support/session';
  * the runtime's executions through the database (heartbeats that reorder the list and
  * make the console's live events fire), as the runtime does while people navigate.
  */
-test('Back and Forward on a filtered list keep the URL, the filter control and the rows equal (10 tries while rows are written)', async ({
+test('Back/Forward on a filtered list keep URL, filter control and rows equal (10 tries, rows being written)', async ({
   page,
 }) => {
   const db = await e2eDatabase();
   try {
     const { rows } = await db.query<{ status: string }>(
-      `select status from oxide_batch.ob_job_execution group by status having count(*) > 0 order by count(*) desc, status limit 3`,
+      `select status from oxide_batch.ob_job_execution group by status having count(*) > 0
+       order by count(*) desc, status limit 3`,
     );
     const statuses = rows.map((r) => r.status);
     expect(statuses.length).toBeGreaterThanOrEqual(2);

@@ -114,7 +114,8 @@ test('every API route and page answers hostile query values and path segments wi
     }
   }
   console.log(
-    `bad-input: ${probes} probes over ${Object.keys(QUERIES).length} query targets and ${DYNAMIC.length} dynamic routes; failures: ${failures.length}`,
+    `bad-input: ${probes} probes over ${Object.keys(QUERIES).length} query targets and ${DYNAMIC.length} dynamic ` +
+      `routes; failures: ${failures.length}`,
   );
   expect(failures).toEqual([]);
 });
@@ -200,7 +201,7 @@ test('a server action posted from a foreign Origin answers 403', async ({ page, 
   }
 });
 
-test('a NUL note sent straight to a server action is INVALID_INPUT, audited with a request id, and changes nothing', async ({
+test('a NUL note sent to a server action is INVALID_INPUT, audited with a request id, and changes nothing', async ({
   page,
   baseURL,
 }) => {

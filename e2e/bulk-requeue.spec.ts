@@ -86,7 +86,8 @@ test('support ticks three retries, previews, one changes before the start, and e
   // Left alone: only the test's own bump, its visibility as it was.
   expect(await attempt(receipts[1]!)).toEqual({ ...before[1]!, v: before[1]!.v + 1 });
   const audited = await db.query(
-    `select target_id from keel.audit_event where action = 'settlement.requeue' and reason = 'ledger is back' order by target_id`,
+    `select target_id from keel.audit_event where action = 'settlement.requeue' and reason = 'ledger is back'
+     order by target_id`,
   );
   expect(audited.rows.map((r) => r.target_id)).toEqual([receipts[0], receipts[2]].sort());
 });

@@ -9,7 +9,8 @@ const db = specDatabase(test);
 
 test('support ticks two dead letters and replays exactly those, with a result for each', async ({ page }) => {
   const pick = await db.query<{ reason: string }>(
-    `select reason from settle.dead_letters where reason <> 'rpc' group by reason having count(*) >= 3 order by count(*) desc, reason limit 1`,
+    `select reason from settle.dead_letters where reason <> 'rpc' group by reason having count(*) >= 3
+     order by count(*) desc, reason limit 1`,
   );
   const reason = pick.rows[0]!.reason;
   await signIn(page, 'support');
@@ -39,7 +40,8 @@ test('support ticks two dead letters and replays exactly those, with a result fo
   ]);
   expect(left.rows[0].n).toBe(0);
   const audited = await db.query(
-    `select count(*)::int as n from keel.audit_event where action = 'settlement.replay' and target_id = any($1::text[])`,
+    `select count(*)::int as n from keel.audit_event where action = 'settlement.replay'
+     and target_id = any($1::text[])`,
     [receipts],
   );
   expect(audited.rows[0].n).toBe(2);
@@ -69,7 +71,8 @@ test('support ticks one dead letter and discards it through a frozen preview; it
   page,
 }) => {
   const pick = await db.query<{ receipt_id: string; reason: string }>(
-    `select receipt_id, reason from settle.dead_letters where reason <> 'rpc' order by recorded_at_ms, receipt_id limit 1`,
+    `select receipt_id, reason from settle.dead_letters where reason <> 'rpc' order by recorded_at_ms, receipt_id
+     limit 1`,
   );
   const { receipt_id: receipt, reason } = pick.rows[0]!;
   await signIn(page, 'support');
@@ -96,7 +99,8 @@ test('support ticks one dead letter and discards it through a frozen preview; it
   ]);
   expect(replays.rows[0].n).toBe(0);
   const audit = await db.query(
-    `select before->>'reason' as reason, before ? 'canonicalJson' as kept from keel.audit_event where action = 'settlement.discard' and target_id = $1`,
+    `select before->>'reason' as reason, before ? 'canonicalJson' as kept from keel.audit_event
+     where action = 'settlement.discard' and target_id = $1`,
     [receipt],
   );
   expect(audit.rows).toEqual([{ reason, kept: true }]);

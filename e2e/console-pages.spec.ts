@@ -16,7 +16,8 @@ async function pagesToCheck(
     const stale = await db.query(`select e.id from oxide_batch.ob_job_execution e where e.status = 'STARTED'
       and e.updated_at < clock_timestamp() - interval '30 minutes'
       and not exists (select 1 from keel.recovery_proposal p where p.target_id = e.id::text)
-      and exists (select 1 from oxide_batch.ob_operator_request r where r.job_execution_id = e.id and r.outcome_class = 'REJECTED')
+      and exists (select 1 from oxide_batch.ob_operator_request r where r.job_execution_id = e.id
+      and r.outcome_class = 'REJECTED')
       order by e.id desc limit 1`);
     const executionId = Number(stale.rows[0].id);
     // A pending proposal to look at: made through the page, as an operator would.
@@ -39,7 +40,7 @@ async function pagesToCheck(
   }
 }
 
-test('overview, executions, retry keys and recovery pages have no serious accessibility violations, light and dark', async ({
+test('overview, executions, retry keys, recovery: no serious accessibility violations, light and dark', async ({
   page,
 }) => {
   test.setTimeout(180_000);
@@ -56,7 +57,7 @@ test('overview, executions, retry keys and recovery pages have no serious access
   }
 });
 
-test('a proposal shows its evidence in words, with each marker, the digest to copy and the raw evidence one click away', async ({
+test('a proposal shows its evidence in words, each marker, the digest to copy, the raw evidence a click away', async ({
   page,
 }) => {
   await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
@@ -65,7 +66,8 @@ test('a proposal shows its evidence in words, with each marker, the digest to co
   let proposalId: number;
   try {
     const { rows } = await db.query(
-      `select id from keel.recovery_proposal where status = 'PENDING' and target_kind = 'batch' order by id desc limit 1`,
+      `select id from keel.recovery_proposal where status = 'PENDING' and target_kind = 'batch' order by id desc
+       limit 1`,
     );
     proposalId = Number(rows[0].id);
   } finally {

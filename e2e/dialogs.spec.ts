@@ -30,7 +30,7 @@ async function pendingProposal(page: Page): Promise<string> {
   }
 }
 
-test('each confirmation on the proposal page is an alertdialog named by its own title, and reopens after Escape', async ({
+test('each confirmation on the proposal page is an alertdialog named by its title, and reopens after Escape', async ({
   browser,
 }) => {
   const path = await pendingProposal(await pageAs(browser, 'operator'));

@@ -2,12 +2,14 @@ import { expect, test } from '@playwright/test';
 import { specDatabase } from './support/database';
 import { DEMO_PASSWORD, signedInPages, toast } from './support/session';
 
-/** What a person meets on the first day: the sign-in form, the demo's stop requests in the audit log, a refused stop. */
+/**
+ * What a person meets on the first day: the sign-in form, the demo's stop requests in the audit log, a refused stop.
+ */
 const db = specDatabase(test);
 
 const pageAs = signedInPages(test);
 
-test('an empty sign-in form says what is missing without a request; a wrong password moves focus to the message', async ({
+test('an empty sign-in form says what is missing without a request; a wrong password focuses the message', async ({
   page,
 }) => {
   await page.goto('/sign-in');
@@ -33,7 +35,7 @@ test('an empty sign-in form says what is missing without a request; a wrong pass
   await expect(message).toBeFocused();
 });
 
-test('a demo stop asked through Keel has its audit event on the audit page, with the operation id of its runtime request', async ({
+test('a demo stop asked through Keel is on the audit page with the operation id of its runtime request', async ({
   browser,
 }) => {
   const seeded = await db.query<{ job_execution_id: string; operation_id: string }>(
@@ -69,7 +71,8 @@ test('a refused stop closes its dialog and says why in a toast over the page as 
   await expect(dialog).toBeVisible();
   // Meanwhile the runtime lost track of it: UNKNOWN cannot be asked to stop.
   await db.query(
-    `update oxide_batch.ob_job_execution set status = 'UNKNOWN', version = version + 1, updated_at = clock_timestamp() where id = $1`,
+    `update oxide_batch.ob_job_execution set status = 'UNKNOWN', version = version + 1, updated_at = clock_timestamp()
+     where id = $1`,
     [executionId],
   );
   await dialog.getByRole('button', { name: 'Request stop' }).click();

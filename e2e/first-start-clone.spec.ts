@@ -79,7 +79,7 @@ test.afterAll(async () => {
   rmSync(folder, { recursive: true, force: true });
 });
 
-test('a clone in a 0700 folder: `npm run build`, then `npm start` serves that build on the embedded PostgreSQL', async () => {
+test('a clone in a 0700 folder: `npm run build`, then `npm start` serves it on the embedded PostgreSQL', async () => {
   test.setTimeout(900_000);
   const build = spawn('npm', ['run', 'build'], {
     cwd: clone,

@@ -266,7 +266,8 @@ test("malformed action bodies get Keel's typed refusal, each audited, never Next
   const form = await rawAction(
     cookie,
     preview,
-    `--${boundary}\r\nContent-Disposition: form-data; name="0"\r\n\r\n[{"filters":{},"note":"n"}]\r\n--${boundary}--\r\n`,
+    `--${boundary}\r\nContent-Disposition: form-data; name="0"\r\n\r\n[{"filters":{},"note":"n"}]\r\n` +
+      `--${boundary}--\r\n`,
     `multipart/form-data; boundary=${boundary}`,
   );
   expect(form.result).toMatchObject({ ok: false, code: 'INVALID_INPUT' });
@@ -398,7 +399,8 @@ test("two low-privilege users holding two exports each leave an admin's export f
   if (n < 50_000) {
     await db.query(
       `insert into keel.audit_event (at, actor_login, actor_role, action, target_kind, target_id, reason, outcome)
-       select now() - interval '400 days' - make_interval(secs => i), 'e2e-filler', 'viewer', 'e2e.export_filler', 'e2e', 'filler-' || i, repeat('x', 300), 'APPLIED'
+       select now() - interval '400 days' - make_interval(secs => i), 'e2e-filler', 'viewer', 'e2e.export_filler',
+       'e2e', 'filler-' || i, repeat('x', 300), 'APPLIED'
        from generate_series(1, 60000) as i`,
     );
   }

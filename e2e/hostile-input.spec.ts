@@ -393,7 +393,7 @@ test('every server action and route has a hostile-input generator', () => {
   expect(appEntries('route').filter((r) => !(r in ROUTES))).toEqual([]);
 });
 
-test('hostile arguments to every server action: no 5xx, no INTERNAL, nothing changed but refusal audit rows', async () => {
+test('hostile arguments to every server action: no 5xx, no INTERNAL, no change but refusal audit rows', async () => {
   const { context } = await signedInContext('admin');
   const results: CaseResult[] = [];
   try {
@@ -454,7 +454,7 @@ async function runActionCase(
   );
 }
 
-test('hostile query strings and path segments on every page and route handler: no 5xx, no INTERNAL, nothing changed', async () => {
+test('hostile query strings and path segments on every page and route: no 5xx, no INTERNAL, no change', async () => {
   const { context } = await signedInContext('admin');
   const results: CaseResult[] = [];
   const entries = [
@@ -518,7 +518,7 @@ const controlText = fc
   )
   .map(([a, b, c]) => a + b + c);
 
-test('NUL and control characters in every sign-in field: 400 INVALID_INPUT, never 5xx, nothing changed but rate-limit counters', async ({
+test('NUL and control characters in each sign-in field: 400 INVALID_INPUT, never 5xx, only rate limits change', async ({
   playwright,
 }) => {
   const context = await playwright.request.newContext({ baseURL: baseUrl(), extraHTTPHeaders: { Origin: baseUrl() } });
@@ -581,7 +581,7 @@ const ANY_METHOD = fc.oneof(
   fc.stringMatching(/^[A-Z]{3,10}$/),
 );
 
-test('every HTTP method on every route and page: never 5xx, and what a path does not serve is 405 with Allow', async () => {
+test('every HTTP method on every route and page: never 5xx; what a path does not serve is 405 with Allow', async () => {
   const { context } = await signedInContext('admin');
   const cookie = (await context.storageState()).cookies.map((c) => `${c.name}=${c.value}`).join('; ');
   const paths = [
@@ -738,7 +738,8 @@ test('summary: hostile cases run', () => {
   console.log(`hostile input (seed ${SEED})`);
   for (const [d, c] of by)
     console.log(
-      `${d}: ${c.cases} cases, ${c.cases - c.failed} passed, ${c.failed} failed${c.failed ? ` (on ${[...c.entries].join(', ')})` : ''}`,
+      `${d}: ${c.cases} cases, ${c.cases - c.failed} passed, ` +
+        `${c.failed} failed${c.failed ? ` (on ${[...c.entries].join(', ')})` : ''}`,
     );
   for (const r of results.filter((x) => !x.pass).slice(0, 40))
     console.log(`  FAIL ${r.dimension} ${r.entry}: ${r.expected} -> ${r.actual}`);

@@ -103,7 +103,8 @@ test('a start whose single sign-on provider does not answer warns and serves', a
   });
   expect(keel.output()).toMatch(
     new RegExp(
-      `single sign-on: ${issuer}/\\.well-known/openid-configuration did not answer \\(.*\\); checked again at the first sign-in`,
+      `single sign-on: ${issuer}/\\.well-known/openid-configuration did not answer \\(.*\\); ` +
+        'checked again at the first sign-in',
     ),
   );
   expectBuildReused(keel);

@@ -72,7 +72,8 @@ test('settlements: one row of tabs, and the page opens on the state that has row
   // A receipt waiting for a retry, alone under its own prefix: under that filter nothing is due.
   const { rows } = await db.query<{ receipt_id: string }>(
     `select receipt_id from settle.attempts
-     where work_kind = 'retry_scheduled' and next_visible_at_ms > (extract(epoch from clock_timestamp()) * 1000)::bigint + 600000
+     where work_kind = 'retry_scheduled'
+       and next_visible_at_ms > (extract(epoch from clock_timestamp()) * 1000)::bigint + 600000
        and lease_owner is null order by receipt_id limit 1`,
   );
   const receipt = rows[0]!.receipt_id;
@@ -102,7 +103,7 @@ test('settlements: one row of tabs, and the page opens on the state that has row
   await expect(page).toHaveURL(new RegExp(`/settlements/dead-letters\\?q=${receipt}`));
 });
 
-test('retry keys: the keys tab does not wait for the corrupt count, whose label keeps its room until the count arrives', async ({
+test('retry keys: the keys tab does not wait for the corrupt count, whose label keeps its room meanwhile', async ({
   page,
 }) => {
   let release!: () => void;

@@ -7,7 +7,10 @@ const PHONE = { width: 390, height: 844 };
 test.use({ viewport: PHONE });
 test.describe.configure({ mode: 'serial' });
 
-/** Every console page an admin can open, with ids taken from the demo data (a proposal made through the page if there is none). */
+/**
+ * Every console page an admin can open, with ids taken from the
+ * demo data (a proposal made through the page if there is none).
+ */
 async function consolePages(page: Page): Promise<{ name: string; path: string }[]> {
   const db = await e2eDatabase();
   try {
@@ -25,7 +28,8 @@ async function consolePages(page: Page): Promise<{ name: string; path: string }[
       await expect(page).toHaveURL(/\/recovery\/\d+$/);
     }
     const execution = await db.query(`select e.id from oxide_batch.ob_job_execution e
-      where exists (select 1 from oxide_batch.ob_step_execution s where s.job_execution_id = e.id) order by e.id desc limit 1`);
+      where exists (select 1 from oxide_batch.ob_step_execution s where s.job_execution_id = e.id) order by e.id desc
+      limit 1`);
     const proposal = await db.query(`select id from keel.recovery_proposal order by id desc limit 1`);
     const receipt = await db.query(`select receipt_id from settle.dead_letters order by receipt_id limit 1`);
     return [
@@ -72,7 +76,9 @@ async function expectNoSidewaysScroll(page: Page, what: string) {
   expect(scrollWidth, `${what}: the page scrolls sideways`).toBeLessThanOrEqual(clientWidth);
 }
 
-/** The element lies inside the viewport and inside its table's scroll box (the table's parent), without scrolling it. */
+/**
+ * The element lies inside the viewport and inside its table's scroll box (the table's parent), without scrolling it.
+ */
 async function expectShownWithin(page: Page, element: Locator, box: Locator) {
   await element.scrollIntoViewIfNeeded();
   await box.evaluate((b) => (b.scrollLeft = 0));
@@ -139,7 +145,7 @@ test('at 390 px the navigation folds behind a Menu button that works by keyboard
   await expect(nav.getByRole('link', { name: 'Audit' })).toBeHidden();
 });
 
-test('at 390 px a confirmation dialog fits the screen and tables scroll in their own box with the key column pinned', async ({
+test('at 390 px a confirmation dialog fits the screen; tables scroll in their own box, key column pinned', async ({
   page,
 }) => {
   await signIn(page, 'admin');

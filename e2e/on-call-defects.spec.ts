@@ -34,7 +34,7 @@ async function expectNoSidewaysScroll(box: Locator) {
   expect(scrollWidth).toBeLessThanOrEqual(clientWidth);
 }
 
-test('a replayed dead letter links to its receipt, and a reason filter carried to the Due tab names itself as what hides it, cleared in one click', async ({
+test('a replayed dead letter links to its receipt; a carried reason filter hiding it says so, one click off', async ({
   browser,
 }) => {
   const { rows } = await db.query<{ receipt_id: string }>(
@@ -96,7 +96,7 @@ test('a refusal toast is an alert of its own, announced at once rather than afte
   ).toBe(true);
 });
 
-test('a wrong id opens a not-found page inside the console that names what is missing and links back to its list', async ({
+test('a wrong id opens a not-found page in the console naming what is missing, with a link back to its list', async ({
   browser,
 }) => {
   const viewer = await pageAs(browser, 'viewer');
@@ -196,7 +196,8 @@ async function longNamedLapsedLease(): Promise<string> {
   if (!sealed.ok) throw new Error(sealed.error.reason);
   const row = checkpointRow(sealed.value);
   await db.query(
-    `insert into keel.durable_checkpoint (execution_id, checkpoint, authentication_tag, lease_owner, fencing_token, lease_expires_at_ms) values ($1, $2, $3, $4, $5, $6)`,
+    `insert into keel.durable_checkpoint (execution_id, checkpoint, authentication_tag, lease_owner, fencing_token,
+     lease_expires_at_ms) values ($1, $2, $3, $4, $5, $6)`,
     [
       row.executionId,
       JSON.stringify(row.checkpoint),
@@ -209,7 +210,7 @@ async function longNamedLapsedLease(): Promise<string> {
   return row.executionId;
 }
 
-test('at 1440 px Request takeover stays inside the leases table with long runtime names, and the bulk sample shows every column', async ({
+test('at 1440 px Request takeover stays in the leases table with long names; bulk samples show each column', async ({
   browser,
 }) => {
   const orchestration = await longNamedLapsedLease();
@@ -245,7 +246,8 @@ async function staleExecution(): Promise<number> {
   const { rows } = await db.query<{ id: string }>(
     `select e.id from oxide_batch.ob_job_execution e
      where e.status = 'STARTED' and e.updated_at < clock_timestamp() - interval '30 minutes'
-       and not exists (select 1 from keel.recovery_proposal p where p.target_kind = 'batch' and p.target_id = e.id::text)
+       and not exists (select 1 from keel.recovery_proposal p where p.target_kind = 'batch'
+       and p.target_id = e.id::text)
      order by e.id desc limit 1`,
   );
   return Number(rows[0]!.id);
@@ -283,7 +285,8 @@ test('an abandon request carries a required reason, kept on the proposal and sho
   const { rows } = await db.query<{ id: string }>(
     `select e.id from oxide_batch.ob_job_execution e
      where e.status = 'FAILED'
-       and not exists (select 1 from keel.recovery_proposal p where p.target_kind = 'batch' and p.target_id = e.id::text)
+       and not exists (select 1 from keel.recovery_proposal p where p.target_kind = 'batch'
+       and p.target_id = e.id::text)
        and not exists (select 1 from oxide_batch.ob_recovery_decision d where d.job_execution_id = e.id)
      order by e.id desc limit 1`,
   );
@@ -329,8 +332,10 @@ test('an abandon request carries a required reason, kept on the proposal and sho
 test('no role but admin gets a link to /users from the audit log', async ({ browser }) => {
   // A user event of the kind an admin's role change leaves (the matrix and the user tests make real ones).
   await db.query(
-    `insert into keel.audit_event (actor_login, actor_role, action, target_kind, target_id, before, after, outcome, request_id)
-     values ('admin', 'admin', 'user.role', 'user', 'viewer', '{"role":"viewer"}', '{"role":"viewer"}', 'APPLIED', 'e2e-on-call-user-link')`,
+    `insert into keel.audit_event (actor_login, actor_role, action, target_kind, target_id, before, after, outcome,
+     request_id)
+     values ('admin', 'admin', 'user.role', 'user', 'viewer', '{"role":"viewer"}', '{"role":"viewer"}', 'APPLIED',
+     'e2e-on-call-user-link')`,
   );
   for (const role of ['viewer', 'operator', 'approver', 'support'] as const) {
     const page = await pageAs(browser, role);
@@ -347,7 +352,7 @@ test('no role but admin gets a link to /users from the audit log', async ({ brow
   ).toHaveAttribute('href', '/users#user-viewer');
 });
 
-test('after a takeover the execution page says what happened and what comes next, with no destructive button up front', async ({
+test('after a takeover the execution page says what happened and comes next, no destructive button up front', async ({
   browser,
 }) => {
   const executionId = await staleExecution();

@@ -13,7 +13,9 @@ test.describe.configure({ mode: 'serial' });
 const db = specDatabase(test);
 const pageAs = signedInPages(test);
 
-/** The demo orchestration waiting on a human approval, with three compensation steps (lib/demo/seed-orchestrations.ts). */
+/**
+ * The demo orchestration waiting on a human approval, with three compensation steps (lib/demo/seed-orchestrations.ts).
+ */
 const SEEDED = 'orch-payout-approval-001';
 
 const serverKey = () =>
@@ -64,7 +66,8 @@ async function store(
   const row = checkpointRow(sealed.value);
   edit(row);
   await db.query(
-    `insert into keel.durable_checkpoint (execution_id, checkpoint, authentication_tag, lease_owner, fencing_token, lease_expires_at_ms) values ($1, $2, $3, $4, $5, $6)`,
+    `insert into keel.durable_checkpoint (execution_id, checkpoint, authentication_tag, lease_owner, fencing_token,
+     lease_expires_at_ms) values ($1, $2, $3, $4, $5, $6)`,
     [
       row.executionId,
       JSON.stringify(row.checkpoint),
@@ -88,7 +91,7 @@ async function openFromLeases(page: Page, executionId: string): Promise<void> {
 
 const countdownText = (page: Page) => page.getByTestId('wait-countdown').locator('span').first().textContent();
 
-test('the leases table opens an orchestration: its wait counts down, its compensation steps in order, five digests, the tag verified', async ({
+test('the leases table opens an orchestration: countdown, compensations in order, five digests, tag verified', async ({
   browser,
 }) => {
   const stored = (await db.query(`select checkpoint from keel.durable_checkpoint where execution_id = $1`, [SEEDED]))

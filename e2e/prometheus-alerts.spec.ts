@@ -138,8 +138,10 @@ async function expectAlerts(active: string[], passing: string[] = [], timeoutMs 
 
 async function insertProposal(targetId: string, deadline: string): Promise<void> {
   await sql(
-    `insert into keel.recovery_proposal (target_kind, target_id, evidence_digest, evidence, expected_version, proposer_id, proposer_login, wait_owner, wait_deadline, wait_cancellation_id)
-     values ('batch', $1::text, sha256(convert_to($1::text, 'UTF8')), '{}', 1, 'u-operator', 'operator', 'proposal', clock_timestamp() + $2::interval, $1::text)`,
+    `insert into keel.recovery_proposal (target_kind, target_id, evidence_digest, evidence, expected_version,
+     proposer_id, proposer_login, wait_owner, wait_deadline, wait_cancellation_id)
+     values ('batch', $1::text, sha256(convert_to($1::text, 'UTF8')), '{}', 1, 'u-operator', 'operator', 'proposal',
+     clock_timestamp() + $2::interval, $1::text)`,
     [targetId, deadline],
   );
 }
@@ -205,7 +207,8 @@ test('each alert of docs/alerts.yml reaches pending by its real condition, and n
       async () =>
         (
           await db.query(`update keel.webhook_delivery set attempts = 11, next_attempt_at = clock_timestamp()
-                                   where status = 'PENDING' and attempts between 1 and 10 and (lease_until is null or lease_until < clock_timestamp())`)
+                                   where status = 'PENDING' and attempts between 1 and 10 and (lease_until is null
+                                   or lease_until < clock_timestamp())`)
         ).rowCount,
       (count) => count === 1,
     );
@@ -222,9 +225,12 @@ test('each alert of docs/alerts.yml reaches pending by its real condition, and n
   await test.step('dead letters of one reason arrive faster than KEEL_DEAD_LETTER_ALERT_THRESHOLD', async () => {
     // What the settlement store writes when it dead-letters: the dead letter and its history event, at once.
     await sql(`
-      with r as (select 'alerts-dl-' || g as id, ${nowMs} as at from generate_series(1, ${DEAD_LETTER_THRESHOLD + 3}) g),
-      history as (insert into keel.settlement_event (receipt_id, kind, attempt, reason_code, at_ms) select id, 'dead_lettered', 6, 'rpc', at from r)
-      insert into settle.dead_letters (receipt_id, finalized_at, attempts, reason, canonical_json, recorded_at_ms) select id, 1, 6, 'rpc', '{}', at from r`);
+      with r as (select 'alerts-dl-' || g as id, ${nowMs} as at
+      from generate_series(1, ${DEAD_LETTER_THRESHOLD + 3}) g),
+      history as (insert into keel.settlement_event (receipt_id, kind, attempt, reason_code, at_ms)
+      select id, 'dead_lettered', 6, 'rpc', at from r)
+      insert into settle.dead_letters (receipt_id, finalized_at, attempts, reason, canonical_json, recorded_at_ms)
+      select id, 1, 6, 'rpc', '{}', at from r`);
     await turnOn('KeelDeadLettersGrowing');
     const growing = (await prometheus.alerts()).find((a) => a.labels.alertname === 'KeelDeadLettersGrowing');
     expect(growing?.labels.reason).toBe('rpc');
@@ -234,14 +240,18 @@ test('each alert of docs/alerts.yml reaches pending by its real condition, and n
   await test.step('an execution stops updating for longer than the stale threshold', async () => {
     const [definition] = await sql<{
       id: string;
-    }>(`insert into oxide_batch.ob_job_definition (job_name, definition_revision, manifest_format, manifest_digest, manifest)
+    }>(`insert into oxide_batch.ob_job_definition (job_name, definition_revision, manifest_format, manifest_digest,
+        manifest)
       values ('alerts-job', 'r1', 1, sha256('alerts-manifest'), '{}') returning id`);
     const [instance] = await sql<{ id: string }>(
-      `insert into oxide_batch.ob_job_instance (job_name, instance_key) values ('alerts-job', sha256('alerts-instance')) returning id`,
+      `insert into oxide_batch.ob_job_instance (job_name, instance_key) values ('alerts-job', sha256('alerts-instance'))
+       returning id`,
     );
     const [execution] = await sql<{ id: string }>(
-      `insert into oxide_batch.ob_job_execution (job_instance_id, definition_id, attempt, status, started_at, updated_at, version)
-       values ($1, $2, 1, 'STARTED', clock_timestamp() - interval '3 hours', clock_timestamp() - interval '2 hours', 1) returning id`,
+      `insert into oxide_batch.ob_job_execution (job_instance_id, definition_id, attempt, status, started_at,
+       updated_at, version)
+       values ($1, $2, 1, 'STARTED', clock_timestamp() - interval '3 hours', clock_timestamp() - interval '2 hours', 1)
+       returning id`,
       [instance!.id, definition!.id],
     );
     executionId = Number(execution!.id);
@@ -251,7 +261,8 @@ test('each alert of docs/alerts.yml reaches pending by its real condition, and n
   await test.step('a fault-state envelope fails validation', async () => {
     // Entries none, checkpoint not zero, and the empty envelope's checksum: corrupt three ways.
     await sql(
-      `insert into oxide_batch.ob_step_execution (job_execution_id, step_name, step_logical_id, status, started_at, fault_state_payload)
+      `insert into oxide_batch.ob_step_execution (job_execution_id, step_name, step_logical_id, status, started_at,
+       fault_state_payload)
        values ($1, 'load', 'load', 'STARTED', clock_timestamp() - interval '3 hours', $2)`,
       [executionId, JSON.stringify({ checkpoint: '1'.repeat(64), entries: [] })],
     );
@@ -273,27 +284,32 @@ test('each alert of docs/alerts.yml reaches pending by its real condition, and n
   });
 
   await test.step('settlements fall due and nobody claims them', async () => {
-    await sql(`insert into settle.attempts (receipt_id, finalized_at, work_kind, attempts, next_visible_at_ms, row_version, updated_at_ms)
+    await sql(`insert into settle.attempts (receipt_id, finalized_at, work_kind, attempts, next_visible_at_ms,
+               row_version, updated_at_ms)
                values ('alerts-due-1', 1, 'pending_observation', 0, ${nowMs} - 600000, 0, ${nowMs} - 600000)`);
     await turnOn('KeelSettlementQueueStalled');
   });
 
   await test.step('a bulk job runs and its worker hangs mid-batch', async () => {
     await sql(`insert into keel."user" (id, name, email, username, display_username, role, banned)
-               values ('u-bulk-starter', 'Bulk Starter', 'bulk-starter@users.keel.invalid', 'bulk-starter', 'bulk-starter', 'operator', false)`);
+               values ('u-bulk-starter', 'Bulk Starter', 'bulk-starter@users.keel.invalid', 'bulk-starter',
+               'bulk-starter', 'operator', false)`);
     // The worker takes the job, then waits on its starter's row: its lease on the job never commits.
     const lock = await holder();
     await lock.query('begin');
     await lock.query(`select 1 from keel."user" where id = 'u-bulk-starter' for update`);
-    await sql(`insert into keel.bulk_replay (created_by_id, created_by_login, note, filter, item_count, status, started_at, started_by_id,
+    await sql(`insert into keel.bulk_replay (created_by_id, created_by_login, note,
+               filter, item_count, status, started_at, started_by_id,
                  started_by_login, started_by_role)
-               values ('u-bulk-starter', 'bulk-starter', 'alerts', '{}', 0, 'RUNNING', clock_timestamp(), 'u-bulk-starter', 'bulk-starter', 'operator')`);
+               values ('u-bulk-starter', 'bulk-starter', 'alerts', '{}', 0, 'RUNNING', clock_timestamp(),
+               'u-bulk-starter', 'bulk-starter', 'operator')`);
     await turnOn('KeelBulkJobStalled');
     expect(await sql(`select status from keel.bulk_replay`)).toEqual([{ status: 'RUNNING' }]);
   });
 
   await test.step('an orchestration lease lapses', async () => {
-    await sql(`insert into keel.durable_checkpoint (execution_id, checkpoint, authentication_tag, lease_owner, fencing_token, lease_expires_at_ms)
+    await sql(`insert into keel.durable_checkpoint (execution_id, checkpoint, authentication_tag, lease_owner,
+               fencing_token, lease_expires_at_ms)
                values ('alerts-orchestration', '{}', 'tag', 'orchestrator-1', 1, ${nowMs} - 60000)`);
     await turnOn('KeelOrchestrationLeasesLapsed');
   });

@@ -67,7 +67,7 @@ test('paused sends no API request for 30 s while rows are written, and is rememb
     .toBeGreaterThan(0);
 });
 
-test('no row moves under a focused filter field or an open dialog while rows are written, and typed text stays', async ({
+test('no row moves under a focused filter field or an open dialog while rows are written; typed text stays', async ({
   page,
 }) => {
   const waiting = await liveExecutions(page);

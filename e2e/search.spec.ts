@@ -70,7 +70,7 @@ test('an execution id opens the execution; a job instance id lists its execution
   await expect(page).toHaveURL(new RegExp(`/executions/${restarted.newest}$`));
 });
 
-test('a receipt id pasted into the executions search is offered to search everywhere, and opens from the header', async ({
+test('a receipt id pasted in the executions search is offered to search everywhere, and opens from the header', async ({
   browser,
 }) => {
   const page = await pageAs(browser, 'support');
@@ -97,7 +97,8 @@ test('a receipt id pasted into the executions search is offered to search everyw
 test('a receipt id prefix lists the receipts that start with it', async ({ browser }) => {
   const page = await pageAs(browser, 'viewer');
   const { prefix, n } = await one<{ prefix: string; n: number }>(
-    `select left(receipt_id, 7) as prefix, count(*)::int as n from settle.receipt_place group by 1 having count(*) between 2 and 20 order by 2 desc limit 1`,
+    `select left(receipt_id, 7) as prefix, count(*)::int as n from settle.receipt_place group by 1
+     having count(*) between 2 and 20 order by 2 desc limit 1`,
   );
   await find(page, prefix);
   await expect(page).toHaveURL(/\/search\?q=/);
@@ -110,7 +111,8 @@ test('a retry key prefix opens the execution whose step holds the key', async ({
   const page = await pageAs(browser, 'viewer');
   const step = await one<{ key: string; execution: string }>(
     `select k.key, s.job_execution_id as execution
-     from oxide_batch.ob_step_execution s, jsonb_path_query(s.fault_state_payload, 'lax $.entries[*].key') as j(k), lateral (select j.k #>> '{}' as key) k
+     from oxide_batch.ob_step_execution s, jsonb_path_query(s.fault_state_payload, 'lax $.entries[*].key') as j(k),
+     lateral (select j.k #>> '{}' as key) k
      where k.key ~ '^[0-9a-f]{64}$' order by s.id limit 1`,
   );
   // Upper case and the 12 digits the retry-keys page shows.
@@ -124,9 +126,11 @@ test('a proposal is found by its id and by the start of its evidence digest', as
     `select id, version from oxide_batch.ob_job_execution order by id desc limit 1`,
   );
   const proposal = await one<{ id: string }>(
-    `insert into keel.recovery_proposal (target_kind, target_id, kind, evidence_digest, evidence, expected_version, proposer_id, proposer_login,
+    `insert into keel.recovery_proposal (target_kind, target_id, kind, evidence_digest, evidence, expected_version,
+     proposer_id, proposer_login,
        status, decided_at, wait_owner, wait_deadline, wait_cancellation_id)
-     values ('batch', $1, 'TAKEOVER', $2, '{}'::jsonb, $3, 'e2e-search', 'e2e-search', 'CANCELLED', now(), 'e2e-search', now(), 'e2e-search')
+     values ('batch', $1, 'TAKEOVER', $2, '{}'::jsonb, $3, 'e2e-search', 'e2e-search', 'CANCELLED', now(), 'e2e-search',
+     now(), 'e2e-search')
      returning id`,
     [target.id, digest, target.version],
   );

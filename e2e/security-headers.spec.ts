@@ -91,7 +91,7 @@ async function watchViolations(page: Page): Promise<string[]> {
   return violations;
 }
 
-test('every better-auth endpoint Keel does not use answers 404, even for an admin; impersonation is impossible', async ({
+test('each better-auth endpoint Keel does not use answers 404, even for an admin; no impersonation', async ({
   page,
 }) => {
   await signIn(page, 'admin');
@@ -157,7 +157,7 @@ test('the sign-in response carries no session token, and a foreign origin cannot
   expect(foreign.headersArray().filter((h) => h.name.toLowerCase() === 'set-cookie')).toEqual([]);
 });
 
-test('40 wrong passwords under 40 spoofed X-Forwarded-For values are refused after 5, the lockout is audited, and nothing keys on the header', async ({
+test('40 wrong passwords from 40 spoofed X-Forwarded-For: refused after 5, lockout audited, header ignored', async ({
   request,
 }) => {
   const username = 'e2e_spoof_probe';
@@ -180,7 +180,8 @@ test('40 wrong passwords under 40 spoofed X-Forwarded-For values are refused aft
   const db = await e2eDatabase();
   try {
     const audit = await db.query(
-      `select action, count(*)::int as n from keel.audit_event where target_id = $1 and outcome = 'REFUSED' and code = 'ACCOUNT_LOCKED' group by action order by action`,
+      `select action, count(*)::int as n from keel.audit_event where target_id = $1 and outcome = 'REFUSED'
+       and code = 'ACCOUNT_LOCKED' group by action order by action`,
       [username],
     );
     expect(audit.rows).toEqual([
@@ -196,7 +197,8 @@ test('40 wrong passwords under 40 spoofed X-Forwarded-For values are refused aft
     });
     expect(signedIn.status()).toBe(200);
     const addresses = await db.query(
-      `select distinct s.ip_address from keel.session s join keel.user u on u.id = s.user_id where u.username = 'support'`,
+      `select distinct s.ip_address from keel.session s join keel.user u on u.id = s.user_id
+       where u.username = 'support'`,
     );
     expect(addresses.rows.map((r) => r.ip_address)).not.toContain('198.51.100.250');
   } finally {
@@ -241,7 +243,7 @@ test('the form itself stays on the site for a payload the server never saw', asy
   expect(new URL(page.url()).origin).toBe(ORIGIN);
 });
 
-test('pages, the API and sign-in carry the CSP and Permissions-Policy; the main pages run with no CSP violation', async ({
+test('pages, API and sign-in carry the CSP and Permissions-Policy; the main pages run with no CSP violation', async ({
   page,
   request,
 }) => {

@@ -53,7 +53,8 @@ test('support replays one dead letter, once however often it is submitted, and i
   baseURL,
 }) => {
   const { rows } = await db.query(
-    `select receipt_id, reason, attempts from settle.dead_letters where reason = 'rpc' order by recorded_at_ms desc, receipt_id limit 1`,
+    `select receipt_id, reason, attempts from settle.dead_letters where reason = 'rpc'
+     order by recorded_at_ms desc, receipt_id limit 1`,
   );
   const receipt = rows[0].receipt_id as string;
   state.receipt = receipt;
@@ -108,7 +109,8 @@ test('support replays one dead letter, once however often it is submitted, and i
 test('a receipt id with a space, a slash and a percent sign has its own history page', async ({ page }) => {
   const odd = 'e2e odd/id%41';
   await db.query(
-    `insert into settle.dead_letters (receipt_id, finalized_at, attempts, reason, canonical_json, recorded_at_ms) values ($1, 1, 2, 'unsupported', '{}', 1) on conflict (receipt_id) do nothing`,
+    `insert into settle.dead_letters (receipt_id, finalized_at, attempts, reason, canonical_json, recorded_at_ms)
+     values ($1, 1, 2, 'unsupported', '{}', 1) on conflict (receipt_id) do nothing`,
     [odd],
   );
   await signIn(page, 'viewer');
@@ -125,7 +127,8 @@ test('support bulk-replays one reason code: exactly the previewed items, each wi
   browser,
 }) => {
   const pick = await db.query(
-    `select reason, count(*)::int as n from settle.dead_letters where reason <> 'rpc' group by reason having count(*) between 4 and 30 order by count(*), reason limit 1`,
+    `select reason, count(*)::int as n from settle.dead_letters where reason <> 'rpc' group by reason
+     having count(*) between 4 and 30 order by count(*), reason limit 1`,
   );
   const { reason, n } = pick.rows[0] as { reason: string; n: number };
   state.bulkReason = reason;
@@ -204,7 +207,8 @@ test('support bulk-replays one reason code: exactly the previewed items, each wi
 
 test('support cancels a previewed bulk replay and requeues a retry now', async ({ page }) => {
   const pick = await db.query(
-    `select reason, count(*)::int as n from settle.dead_letters where reason not in ('rpc', $1) group by reason order by count(*), reason limit 1`,
+    `select reason, count(*)::int as n from settle.dead_letters where reason not in ('rpc', $1) group by reason
+     order by count(*), reason limit 1`,
     [state.bulkReason],
   );
   const { reason, n } = pick.rows[0] as { reason: string; n: number };
@@ -246,7 +250,8 @@ test('support cancels a previewed bulk replay and requeues a retry now', async (
   await page.getByRole('alertdialog').getByRole('button', { name: 'Requeue now' }).click();
   await expect(toast(page)).toContainText(`Requeued ${receipt}: due now`);
   const after = await db.query(
-    `select row_version::int as v, next_visible_at_ms <= (extract(epoch from clock_timestamp()) * 1000)::bigint as due from settle.attempts where receipt_id = $1`,
+    `select row_version::int as v, next_visible_at_ms <= (extract(epoch from clock_timestamp()) * 1000)::bigint as due
+     from settle.attempts where receipt_id = $1`,
     [receipt],
   );
   expect(after.rows[0]).toEqual({ v: before + 1, due: true });
@@ -280,7 +285,8 @@ test('a viewer sees no settlement actions, and a forged replay from the viewer i
   // Other specs (the access matrix) may have had the viewer refused before: count this refusal alone.
   const refusalsOf = () =>
     db.query(
-      `select actor_login, outcome, code from keel.audit_event where action = 'settlement.replay' and actor_login = 'viewer' order by id`,
+      `select actor_login, outcome, code from keel.audit_event where action = 'settlement.replay'
+       and actor_login = 'viewer' order by id`,
     );
   const refusedBefore = (await refusalsOf()).rows.length;
   const forgedBody = state
@@ -294,7 +300,7 @@ test('a viewer sees no settlement actions, and a forged replay from the viewer i
   expect(refused.rows.slice(refusedBefore)).toEqual([{ actor_login: 'viewer', outcome: 'REFUSED', code: 'FORBIDDEN' }]);
 });
 
-test('the audit page lists each settlement action with actor and outcome, and the CSV export holds the same rows', async ({
+test('the audit page lists each settlement action with actor and outcome; the CSV export has the same rows', async ({
   page,
 }) => {
   await signIn(page, 'admin');

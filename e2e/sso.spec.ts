@@ -30,7 +30,8 @@ test('a user in no mapped group is refused with a clear message and no session',
   await signInAtProvider(page, 'mallory');
   await expect(page).toHaveURL(/\/sign-in\?error=NO_MAPPED_GROUP/);
   await expect(page.getByRole('main').getByRole('alert')).toHaveText(
-    'Your account at the identity provider is in no group that gives access to Keel. Ask an administrator to add you to one.',
+    'Your account at the identity provider is in no group that gives access to Keel. ' +
+      'Ask an administrator to add you to one.',
   );
   const session = await page.request.get('/api/auth/get-session');
   expect(await session.json()).toBeNull();

@@ -11,7 +11,8 @@ async function staleExecutions(count: number): Promise<number[]> {
   const { rows } = await db.query<{ id: string }>(
     `select e.id from oxide_batch.ob_job_execution e
      where e.status = 'STARTED' and e.updated_at < clock_timestamp() - interval '30 minutes'
-       and not exists (select 1 from keel.recovery_proposal p where p.target_kind = 'batch' and p.target_id = e.id::text)
+       and not exists (select 1 from keel.recovery_proposal p where p.target_kind = 'batch'
+       and p.target_id = e.id::text)
      order by e.id limit $1`,
     [count],
   );
@@ -68,7 +69,7 @@ test('an operator proposes, a different approver confirms, and the execution sho
   expect(row.rows[0]).toEqual({ status: 'FAILED', failure_category: 'STALE_RECOVERED', failure_id: proposalId });
 });
 
-test('a takeover request needs a reason: an empty one is refused and creates nothing, a given one is shown to the approver', async ({
+test('a takeover request needs a reason: empty is refused, creating nothing; a given one reaches the approver', async ({
   browser,
 }) => {
   const [executionId] = await staleExecutions(1);
@@ -136,7 +137,8 @@ test('a confirm after the evidence changed is refused with RECOVERY_EVIDENCE_STA
   await approver.goto(`/recovery/${proposalId}`);
   // The runtime writes in between: a heartbeat moves updated_at and the version.
   await db.query(
-    `update oxide_batch.ob_job_execution set version = version + 1, updated_at = updated_at + interval '1 second' where id = $1`,
+    `update oxide_batch.ob_job_execution set version = version + 1, updated_at = updated_at + interval '1 second'
+     where id = $1`,
     [executionId],
   );
   await approver.getByRole('button', { name: 'Confirm takeover' }).click();
@@ -147,7 +149,8 @@ test('a confirm after the evidence changed is refused with RECOVERY_EVIDENCE_STA
   await dialog.getByRole('button', { name: 'Confirm takeover' }).click();
   await expect(toast(approver)).toContainText('Refused: RECOVERY_EVIDENCE_STALE');
   const after = await db.query(
-    `select p.status, e.status as execution_status from keel.recovery_proposal p join oxide_batch.ob_job_execution e on e.id::text = p.target_id where p.id = $1`,
+    `select p.status, e.status as execution_status from keel.recovery_proposal p join oxide_batch.ob_job_execution e
+     on e.id::text = p.target_id where p.id = $1`,
     [proposalId],
   );
   expect(after.rows[0]).toEqual({ status: 'SUPERSEDED', execution_status: 'STARTED' });
@@ -164,7 +167,9 @@ test('a non-candidate says why: NOT_RECOVERABLE for a finished execution, NOT_ST
   await expect(operator.getByTestId('not-candidate')).toContainText('NOT_RECOVERABLE');
   const live =
     await db.query(`update oxide_batch.ob_job_execution set updated_at = clock_timestamp(), version = version + 1
-    where id = (select min(id) from oxide_batch.ob_job_execution where status = 'STARTED' and not exists (select 1 from keel.recovery_proposal p where p.target_id = ob_job_execution.id::text and p.status = 'PENDING')) returning id`);
+    where id = (select min(id) from oxide_batch.ob_job_execution where status = 'STARTED'
+      and not exists (select 1 from keel.recovery_proposal p
+                      where p.target_id = ob_job_execution.id::text and p.status = 'PENDING')) returning id`);
   await operator.goto(`/executions/${live.rows[0].id}`);
   await expect(operator.getByTestId('not-candidate')).toContainText('NOT_STALE');
   await expect(operator.getByTestId('not-candidate')).toContainText(
@@ -172,7 +177,7 @@ test('a non-candidate says why: NOT_RECOVERABLE for a finished execution, NOT_ST
   );
 });
 
-test('a viewer sees no mutation buttons, and a forged action from the viewer session is refused and changes nothing', async ({
+test('a viewer sees no mutation buttons; a forged action from its session is refused and changes nothing', async ({
   browser,
   baseURL,
 }) => {
@@ -222,7 +227,8 @@ test('a viewer sees no mutation buttons, and a forged action from the viewer ses
 test('a change made by another client shows on an open page within 2 seconds', async ({ page }) => {
   await signIn(page, 'viewer');
   const { rows } = await db.query(
-    `select id, version::int as version from oxide_batch.ob_job_execution where status = 'COMPLETED' order by id desc limit 1`,
+    `select id, version::int as version from oxide_batch.ob_job_execution where status = 'COMPLETED' order by id desc
+     limit 1`,
   );
   const { id, version } = rows[0];
   await page.goto(`/executions/${id}`);

@@ -240,10 +240,12 @@ async function diagnosedOnFailure(job: number, check: () => Promise<void>): Prom
     await check();
   } catch (error) {
     const { rows: jobs } = await primary.query(
-      `select id, status, processed_count, worker_instance, worker_lease_until, clock_timestamp() as now from keel.bulk_replay order by id`,
+      `select id, status, processed_count, worker_instance, worker_lease_until, clock_timestamp() as now
+       from keel.bulk_replay order by id`,
     );
     const { rows: sessions } = await primary.query(
-      `select pid, application_name, state, wait_event_type, wait_event, now() - xact_start as in_transaction, left(query, 160) as query
+      `select pid, application_name, state, wait_event_type, wait_event, now() - xact_start as in_transaction,
+       left(query, 160) as query
          from pg_stat_activity where pid <> pg_backend_pid() and datname = current_database() order by pid`,
     );
     const logs = [a, b].map((instance) => `${instance.name}:\n${instance.output().split('\n').slice(-40).join('\n')}`);
@@ -275,9 +277,11 @@ test('a bulk job is worked by one instance; killing it hands the job to the othe
   // yet would rightly complete it at once, with nothing processed.
   const { rows: jobs } = await primary.query(
     `with job as (
-       insert into keel.bulk_replay (created_by_id, created_by_login, started_by_id, started_by_login, started_by_role, note, filter,
+       insert into keel.bulk_replay (created_by_id, created_by_login, started_by_id, started_by_login, started_by_role,
+       note, filter,
          action, status, item_count, started_at)
-       values ($1, $2, $3, $4, 'admin', 'two-instance handoff', jsonb_build_object('receiptIdPrefix', $5::text, 'asOfMs', 0),
+       values ($1, $2, $3, $4, 'admin', 'two-instance handoff', jsonb_build_object('receiptIdPrefix', $5::text,
+       'asOfMs', 0),
          'REPLAY', 'RUNNING', $6, clock_timestamp())
        returning id),
      items as (
@@ -322,7 +326,8 @@ test('a bulk job is worked by one instance; killing it hands the job to the othe
   expect(await jobRow()).toMatchObject({ processed_count: items, worker_instance: survivor.name });
   expect(takeovers()).toEqual([expect.stringContaining(`"from":"${owner}"`)]);
   const { rows: replays } = await primary.query(
-    `select count(*)::int as replays, count(distinct receipt_id)::int as receipts from keel.settlement_replay where bulk_job = $1`,
+    `select count(*)::int as replays, count(distinct receipt_id)::int as receipts from keel.settlement_replay
+     where bulk_job = $1`,
     [job],
   );
   expect(replays[0]).toEqual({ replays: items, receipts: items });

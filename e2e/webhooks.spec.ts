@@ -54,9 +54,11 @@ async function insertProposal(
   note: string,
 ): Promise<number> {
   const { rows } = await db.query(
-    `insert into keel.recovery_proposal (target_kind, target_id, evidence_digest, evidence, expected_fencing_token, successor_owner,
+    `insert into keel.recovery_proposal (target_kind, target_id, evidence_digest, evidence, expected_fencing_token,
+     successor_owner,
       proposer_id, proposer_login, proposer_note, wait_owner, wait_deadline, wait_cancellation_id)
-    values ('orchestration', $1, decode(repeat('ab', 32), 'hex'), '{}', 1, 'keel', 'u', 'operator', $2, 'p', now() + interval '15 minutes', 'c')
+    values ('orchestration', $1, decode(repeat('ab', 32), 'hex'), '{}', 1, 'keel', 'u', 'operator', $2, 'p', now() +
+    interval '15 minutes', 'c')
     returning id`,
     [target, note],
   );
@@ -91,7 +93,8 @@ test('a proposal notifies the configured webhook, signed, and admins see the del
     // the widest row the page shows: a retry due in an hour after a network error, Retry now.
     const { rows: wide } = await db.query(
       `with event as (
-        insert into keel.webhook_event (kind, subject, payload) values ('dead_letters.rising', 'dead_letters:ledger_rpc_timeout', '{}') returning id)
+        insert into keel.webhook_event (kind, subject, payload)
+        values ('dead_letters.rising', 'dead_letters:ledger_rpc_timeout', '{}') returning id)
       insert into keel.webhook_delivery (event_id, endpoint, attempts, next_attempt_at, last_error)
       select id, $1, 11, now() + interval '59 minutes', 'network error ECONNREFUSED' from event returning id`,
       [E2E_WEBHOOK.name],
@@ -124,7 +127,8 @@ test('a proposal notifies the configured webhook, signed, and admins see the del
 
     await db.query(`update keel.webhook_delivery set status = 'FAILED', attempts = 12 where id = $1`, [wide[0].id]);
     await db.query(
-      `update keel.recovery_proposal set status = 'CANCELLED', decided_at = now(), decider_id = 'u', decider_login = 'operator' where id = $1`,
+      `update keel.recovery_proposal set status = 'CANCELLED', decided_at = now(), decider_id = 'u', decider_login =
+       'operator' where id = $1`,
       [id],
     );
     await expect
@@ -161,7 +165,8 @@ test('Send test posts one signed test event per press, even on a double click, a
 
     // Exactly one audit event for the double click, by admin, with the operation id of the press.
     const { rows } = await db.query(
-      `select actor_login, outcome, target_id, operation_id, after from keel.audit_event where action = 'webhook.send_test' order by id`,
+      `select actor_login, outcome, target_id, operation_id, after from keel.audit_event
+       where action = 'webhook.send_test' order by id`,
     );
     expect(rows).toHaveLength(auditedBefore + 1);
     const [event] = rows.slice(-1);
@@ -197,7 +202,8 @@ test('Retry now sends a failed delivery again with the same webhook-id, and is a
           (
             await db.query(
               `update keel.webhook_delivery d set status = 'FAILED', attempts = 12 from keel.webhook_event e
-              where e.id = d.event_id and e.subject = $1 and d.status = 'PENDING' and d.attempts = 1 and d.lease_until is null`,
+              where e.id = d.event_id and e.subject = $1 and d.status = 'PENDING' and d.attempts = 1
+              and d.lease_until is null`,
               [`proposal:${id}`],
             )
           ).rowCount,
@@ -206,7 +212,8 @@ test('Retry now sends a failed delivery again with the same webhook-id, and is a
       .toBe(1);
     const [{ id: deliveryId, event_id: eventId }] = (
       await db.query(
-        `select d.id, d.event_id from keel.webhook_delivery d join keel.webhook_event e on e.id = d.event_id where e.subject = $1`,
+        `select d.id, d.event_id from keel.webhook_delivery d join keel.webhook_event e on e.id = d.event_id
+         where e.subject = $1`,
         [`proposal:${id}`],
       )
     ).rows;
@@ -227,7 +234,8 @@ test('Retry now sends a failed delivery again with the same webhook-id, and is a
       [`keel-event-${eventId}`, 204, true],
     ]);
     const { rows } = await db.query(
-      `select actor_login, outcome, target_kind, target_id, before, operation_id from keel.audit_event where action = 'webhook.retry' order by id desc limit 1`,
+      `select actor_login, outcome, target_kind, target_id, before, operation_id from keel.audit_event
+       where action = 'webhook.retry' order by id desc limit 1`,
     );
     expect(rows[0]).toMatchObject({
       actor_login: 'admin',
@@ -243,7 +251,8 @@ test('Retry now sends a failed delivery again with the same webhook-id, and is a
     await expect(audited).toContainText('APPLIED');
 
     await db.query(
-      `update keel.recovery_proposal set status = 'CANCELLED', decided_at = now(), decider_id = 'u', decider_login = 'operator' where id = $1`,
+      `update keel.recovery_proposal set status = 'CANCELLED', decided_at = now(), decider_id = 'u', decider_login =
+       'operator' where id = $1`,
       [id],
     );
   } finally {

@@ -96,7 +96,8 @@ export async function callerFor(
   }
   const { context, token } = await signedInContext('admin');
   const row = await db.query(
-    `update keel.session set expires_at = now() - interval '1 minute' where token = $1 returning row_to_json(session.*) as row`,
+    `update keel.session set expires_at = now() - interval '1 minute' where token = $1
+     returning row_to_json(session.*) as row`,
     [token],
   );
   const saved = row.rows[0]?.row;
@@ -298,7 +299,8 @@ export class DatabaseWatch {
     const sql = (only ?? this.tables)
       .map((t) => {
         const [schema, name] = t.split('.');
-        return `select '${t}' as t, count(*)::text || '/' || coalesce(max(xmin::text::bigint), 0)::text as v from "${schema}"."${name}" ${ROW_FILTER[t] ?? ''}`;
+        return `select '${t}' as t, count(*)::text || '/' || coalesce(max(xmin::text::bigint), 0)::text as v
+                from "${schema}"."${name}" ${ROW_FILTER[t] ?? ''}`;
       })
       .join(' union all ');
     const [{ rows }, audit] = await Promise.all([

@@ -22,8 +22,8 @@ export const NO_RECEIPT = 'access-matrix-no-such-receipt';
 export const actionPermission = (spec: { name: ActionName }): Permission => ACTION_PERMISSIONS[spec.name];
 
 /**
- * Each server action's name (its permission comes from ACTION_PERMISSIONS) and a harmless input: it reaches the service for an
- * allowed caller (which refuses NOT_FOUND, answers INVALID_INPUT, or changes nothing),
+ * Each server action's name (its permission comes from ACTION_PERMISSIONS) and a harmless input: it reaches the service
+ * for an allowed caller (which refuses NOT_FOUND, answers INVALID_INPUT, or changes nothing),
  * so "allowed" is seen without changing the data the other specs use. A new action
  * that is not listed here fails the inventory test.
  */
@@ -86,7 +86,8 @@ export const ACTIONS: Record<string, { name: ActionName; input: unknown }> = {
     name: 'user.role',
     input: { username: 'viewer', role: 'viewer', expectedRole: 'viewer' },
   },
-  // An endpoint no setting names is refused UNKNOWN_ENDPOINT, a delivery that does not exist NOT_FOUND: nothing is sent.
+  // An endpoint no setting names is refused UNKNOWN_ENDPOINT,
+  // a delivery that does not exist NOT_FOUND: nothing is sent.
   'app/actions/webhooks.ts#sendTestWebhookAction': {
     name: 'webhook.send_test',
     input: { endpoint: 'access-matrix-nobody', operationId: 'access-matrix-send-test' },

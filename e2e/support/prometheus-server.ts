@@ -21,7 +21,8 @@ function prometheusBinary(): string {
   }
   if (existsSync(TOOLS_BINARY)) return TOOLS_BINARY;
   throw new Error(
-    "prometheus is not installed: `bash scripts/check-alerts.sh` unpacks it from Debian's prometheus package into .keel/tools",
+    'prometheus is not installed: ' +
+      "`bash scripts/check-alerts.sh` unpacks it from Debian's prometheus package into .keel/tools",
   );
 }
 

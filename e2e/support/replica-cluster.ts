@@ -46,7 +46,8 @@ function serverBinaries(): string {
     : [];
   if (versions.length === 0) {
     throw new Error(
-      'No PostgreSQL server binaries with pg_basebackup under /usr/lib/postgresql: install the postgresql package, or set KEEL_PG_BIN',
+      'No PostgreSQL server binaries with pg_basebackup under /usr/lib/postgresql: ' +
+        'install the postgresql package, or set KEEL_PG_BIN',
     );
   }
   return join(root, versions[0]!, 'bin');
