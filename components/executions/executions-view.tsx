@@ -5,10 +5,8 @@ import Link from 'next/link';
 import { useQueryStates } from 'nuqs';
 import { BATCH_STATUSES } from '@/lib/domain/batch-status';
 import { formatCappedCount } from '@/lib/domain/capped-count';
-import { readJson } from '@/lib/http/read-json';
-import type { ExecutionPage } from '@/lib/queries/executions-types';
-import { queryKeys } from '@/lib/query-keys';
-import { executionsSearch, serializeExecutionsSearch, type ExecutionsSearch } from '@/lib/url-state/executions';
+import { executionListQuery, jobNamesQuery } from '@/lib/reads/queries';
+import { executionsSearch, type ExecutionsSearch } from '@/lib/url-state/executions';
 import { SearchEverywhereLink } from '../search/search-everywhere-link';
 import { Button } from '../ui/button';
 import { KeysetPager } from '../ui/keyset-pager';
@@ -17,17 +15,6 @@ import { StatusBadge } from '../ui/status-badge';
 import { Cell, DataTable } from '../ui/table';
 import { TimeAgo } from '../ui/time-ago';
 
-/** The list's data for a URL state; the page prefetches the same key. */
-export const executionsQuery = (search: ExecutionsSearch) => ({
-  queryKey: queryKeys.executions.list(search),
-  queryFn: ({ signal }: { signal: AbortSignal }) =>
-    readJson<ExecutionPage>(serializeExecutionsSearch('/api/executions', search), {}, signal),
-});
-export const jobNamesQuery = () => ({
-  queryKey: queryKeys.jobNames(),
-  queryFn: ({ signal }: { signal: AbortSignal }) => readJson<string[]>('/api/job-names', {}, signal),
-  staleTime: 60_000,
-});
 const field = 'rounded-md border border-zinc-300 bg-white px-2 py-1.5 text-sm dark:border-zinc-700 dark:bg-zinc-950';
 
 /** datetime-local has no zone: the console works in UTC, so inputs are read as UTC. */
@@ -36,8 +23,11 @@ const fromUtcDate = (at: Date | null) => (at && !Number.isNaN(at.getTime()) ? at
 
 export function ExecutionsView() {
   const [filters, setFilters] = useQueryStates(executionsSearch, { history: 'push' });
-  const { data, error, isFetching } = useQuery({ ...executionsQuery(filters), placeholderData: keepPreviousData });
-  const jobNames = useQuery(jobNamesQuery()).data ?? [];
+  const { data, error, isFetching } = useQuery({
+    ...executionListQuery.options(filters),
+    placeholderData: keepPreviousData,
+  });
+  const jobNames = useQuery(jobNamesQuery.options()).data ?? [];
   const set = (patch: Partial<ExecutionsSearch>) => void setFilters({ ...patch, cursor: null });
   const now = new Date(data?.serverNow ?? Date.now());
 

@@ -5,10 +5,9 @@ import { useQueryStates } from 'nuqs';
 import { useState } from 'react';
 import { isRole, ROLES } from '@/lib/domain/roles';
 import { formatCappedCount } from '@/lib/domain/capped-count';
-import { ApiError, readJson } from '@/lib/http/read-json';
-import { USER_STATUSES, userSearch } from '@/lib/domain/user-search';
-import type { UserPage } from '@/lib/queries/users';
-import { queryKeys } from '@/lib/query-keys';
+import { ApiError } from '@/lib/http/read-json';
+import { USER_STATUSES } from '@/lib/domain/user-search';
+import { userListQuery } from '@/lib/reads/queries';
 import { usersSearch } from '@/lib/url-state/users';
 import { Button } from '../ui/button';
 import { Cell, DataTable } from '../ui/table';
@@ -21,12 +20,7 @@ const SELECT = 'rounded-md border border-zinc-300 bg-white px-2 py-1 text-sm dar
 
 export function UsersView({ currentUsername }: { currentUsername: string }) {
   const [state, setState] = useQueryStates(usersSearch, { history: 'push' });
-  const search = userSearch(state);
-  const query = useQuery({
-    queryKey: queryKeys.users.list(search),
-    queryFn: ({ signal }) => readJson<UserPage>('/api/users', search, signal),
-    placeholderData: keepPreviousData,
-  });
+  const query = useQuery({ ...userListQuery.options(state), placeholderData: keepPreviousData });
   const [change, setChange] = useState<UserChange | null>(null);
   const [operationId, setOperationId] = useState(newOperationId);
   const [createErrors, setCreateErrors] = useState<Record<string, string[]>>();

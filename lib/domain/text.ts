@@ -44,9 +44,27 @@ export const filterText = (max: number, options: Omit<TextOptions, 'max' | 'mult
     .transform((v) => (v === '' ? undefined : v))
     .optional();
 
+export const CURSOR_NOT_KEEL = 'This cursor was not made by Keel.';
+
 /** An opaque keyset cursor made by Keel: printable ASCII only. */
 export const cursorText = (max: number) =>
   z
     .string()
     .max(max)
-    .regex(/^[\x21-\x7E]*$/, 'This cursor was not made by Keel.');
+    .regex(/^[\x21-\x7E]*$/, CURSOR_NOT_KEEL);
+
+/**
+ * A keyset cursor decoded by the read's schema: absent or empty is the first page (null), and
+ * one Keel did not make is refused on its own field, so every read answers it with the same
+ * 400 (lib/reads/define-read.ts) and every page with the same InvalidFilters sentence.
+ */
+export const decodedCursor = <T>(max: number, decode: (text: string) => T | 'invalid') =>
+  cursorText(max)
+    .optional()
+    .transform((text, ctx): T | null => {
+      if (!text) return null;
+      const value = decode(text);
+      if (value !== 'invalid') return value;
+      ctx.addIssue({ code: 'custom', message: CURSOR_NOT_KEEL });
+      return z.NEVER;
+    });

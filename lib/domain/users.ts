@@ -11,7 +11,7 @@ import { ROLES } from './roles';
 import { cursorText, multiLineText, singleLineText } from './text';
 import { USER_STATUSES } from './user-search';
 
-export { USER_STATUSES, userSearch } from './user-search';
+export { USER_STATUSES } from './user-search';
 
 /**
  * User management input (docs/design.md#users), one schema per server action. The create

@@ -1,3 +1,5 @@
+import { type SearchValue, withSearch } from '../url-state/search-string';
+
 /** A refusal or failure of a read API, with the code the server named. */
 export class ApiError extends Error {
   constructor(
@@ -10,30 +12,16 @@ export class ApiError extends Error {
   }
 }
 
-type QueryValue = string | number | boolean | Date | null | undefined;
-
-/** A query string from filters, leaving out empty values, in a stable order. */
-export function toQueryString(params: Record<string, QueryValue>): string {
-  const search = new URLSearchParams();
-  for (const key of Object.keys(params).sort()) {
-    const value = params[key];
-    if (value === undefined || value === null || value === '' || value === false) continue;
-    search.set(key, value instanceof Date ? value.toISOString() : String(value));
-  }
-  const text = search.toString();
-  return text ? `?${text}` : '';
-}
-
 /**
  * The console's one client fetch helper: GETs JSON from a read route (empty params
  * left out); a non-2xx answer becomes an ApiError carrying its code.
  */
 export async function readJson<T>(
   path: string,
-  params: Record<string, QueryValue> = {},
+  params: Readonly<Record<string, SearchValue>> = {},
   signal?: AbortSignal,
 ): Promise<T> {
-  const response = await fetch(`${path}${toQueryString(params)}`, {
+  const response = await fetch(withSearch(path, params), {
     signal,
     headers: { accept: 'application/json' },
     cache: 'no-store',

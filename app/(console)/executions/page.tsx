@@ -3,42 +3,36 @@ import { Prefetched } from '@/components/data/prefetched';
 import { ExecutionsView } from '@/components/executions/executions-view';
 import { PageHeader } from '@/components/ui/page-header';
 import { InvalidFilters } from '@/components/ui/invalid-filters';
-import { executionFiltersSchema } from '@/lib/queries/executions';
-import { queryKeys } from '@/lib/query-keys';
-import { executionsPage, jobNames } from '@/lib/server/console-reads';
+import { readForPage } from '@/lib/reads/define-read';
+import { executionList, jobNames } from '@/lib/reads/executions';
 import { page } from '@/lib/server/page';
-import { loadExecutionsSearch } from '@/lib/url-state/executions';
-import { EXECUTION_FILTER_WORDS } from '@/lib/url-state/executions';
+import { EXECUTION_FILTER_WORDS, loadExecutionsSearch } from '@/lib/url-state/executions';
 
 export const metadata: Metadata = { title: 'Executions' };
 
-export default page('read', { search: executionFiltersSchema }, async function ExecutionsPage({ query, search }) {
+export default page('read', {}, async function ExecutionsPage({ actor, query }) {
   const header = (
     <PageHeader
       title="Executions"
       description="Job executions of the oxide-batch runtime, most recently updated first."
     />
   );
-  if (!search.ok) {
+  const [list, jobs] = await Promise.all([
+    readForPage(executionList, actor, loadExecutionsSearch(query), query),
+    readForPage(jobNames, actor),
+  ]);
+  if (!list.ok) {
     return (
       <>
         {header}
-        <InvalidFilters issues={search.issues} words={EXECUTION_FILTER_WORDS} clearHref="/executions" />
+        <InvalidFilters issues={list.issues} words={EXECUTION_FILTER_WORDS} clearHref="/executions" />
       </>
     );
   }
   return (
     <>
       {header}
-      <Prefetched
-        queries={[
-          {
-            queryKey: queryKeys.executions.list(loadExecutionsSearch(query)),
-            queryFn: () => executionsPage(search.value),
-          },
-          { queryKey: queryKeys.jobNames(), queryFn: jobNames },
-        ]}
-      >
+      <Prefetched queries={[list.prefetch, ...(jobs.ok ? [jobs.prefetch] : [])]}>
         <ExecutionsView />
       </Prefetched>
     </>

@@ -1,8 +1,7 @@
-import { executionFiltersSchema } from '@/lib/queries/executions';
-import { apiRoute } from '@/lib/server/api-route';
-import { executionsPage } from '@/lib/server/console-reads';
+import { routeHandler } from '@/lib/reads/define-read';
+import { executionList } from '@/lib/reads/executions';
 
 export const dynamic = 'force-dynamic';
 
 /** GET /api/executions: the executions list with the page's filters and keyset cursor. */
-export const GET = apiRoute('read', executionFiltersSchema, async (_actor, filters) => executionsPage(filters));
+export const GET = routeHandler(executionList);

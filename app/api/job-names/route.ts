@@ -1,8 +1,7 @@
-import { z } from 'zod';
-import { apiRoute } from '@/lib/server/api-route';
-import { jobNames } from '@/lib/server/console-reads';
+import { routeHandler } from '@/lib/reads/define-read';
+import { jobNames } from '@/lib/reads/executions';
 
 export const dynamic = 'force-dynamic';
 
 /** GET /api/job-names: the runtime's job names, for the job filters. */
-export const GET = apiRoute('read', z.object({}), async () => jobNames());
+export const GET = routeHandler(jobNames);

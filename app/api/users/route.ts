@@ -1,22 +1,7 @@
-import { userListQuerySchema } from '@/lib/domain/users';
-import { listUsers, parseUserCursor } from '@/lib/queries/users';
-import { apiRoute } from '@/lib/server/api-route';
-import { primaryDb } from '@/lib/server/console-reads';
+import { routeHandler } from '@/lib/reads/define-read';
+import { userList } from '@/lib/reads/users';
 
 export const dynamic = 'force-dynamic';
 
 /** GET /api/users?role=&status=&cursor= : admins only, like the page. */
-export const GET = apiRoute('manageUsers', userListQuerySchema, async (_actor, { cursor, ...filters }) => {
-  const after = parseUserCursor(cursor);
-  if (after === 'invalid') {
-    return Response.json(
-      {
-        code: 'INVALID_INPUT',
-        message: 'Some query parameters are not valid.',
-        fieldErrors: { cursor: ['This cursor was not made by Keel.'] },
-      },
-      { status: 400, headers: { 'Cache-Control': 'no-store' } },
-    );
-  }
-  return listUsers(primaryDb(), filters, after);
-});
+export const GET = routeHandler(userList);
