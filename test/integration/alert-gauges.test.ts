@@ -38,7 +38,8 @@ async function deadLetterThroughTheStore(receiptId: string, code: FailureCode, q
   const nowMs = Date.now();
   if (!queued) {
     await pool.query(
-      `insert into settle.attempts (receipt_id, finalized_at, work_kind, attempts, next_visible_at_ms, row_version, updated_at_ms)
+      `insert into settle.attempts (receipt_id, finalized_at, work_kind, attempts, next_visible_at_ms, row_version,
+       updated_at_ms)
        values ($1, 41, 'pending_observation', 0, $2, 0, $2)`,
       [receiptId, nowMs - 1],
     );
@@ -67,18 +68,21 @@ describe('alerting figures on /api/metrics', () => {
     expect(has(replica, 'keel_read_replica_lag_seconds')).toBe(false);
 
     await pool.query(`
-      insert into keel.recovery_proposal (target_kind, target_id, evidence_digest, evidence, expected_version, proposer_id, proposer_login, wait_owner, wait_deadline, wait_cancellation_id)
-      values ('batch', 'deadline-1', sha256('e'), '{}', 1, 'u1', 'operator', 'p', clock_timestamp() + interval '4 minutes', 'c1')`);
+      insert into keel.recovery_proposal (target_kind, target_id, evidence_digest, evidence, expected_version,
+      proposer_id, proposer_login, wait_owner, wait_deadline, wait_cancellation_id)
+      values ('batch', 'deadline-1', sha256('e'), '{}', 1, 'u1', 'operator', 'p',
+      clock_timestamp() + interval '4 minutes', 'c1')`);
     const pending = value(await scrape(), 'keel_recovery_next_deadline_seconds');
     expect(pending).toBeGreaterThan(200);
     expect(pending).toBeLessThanOrEqual(240);
     await pool.query(
-      `update keel.recovery_proposal set status = 'REJECTED', decided_at = clock_timestamp() where target_id = 'deadline-1'`,
+      `update keel.recovery_proposal set status = 'REJECTED', decided_at = clock_timestamp()
+       where target_id = 'deadline-1'`,
     );
     expect(has(await scrape(), 'keel_recovery_next_deadline_seconds')).toBe(false);
   });
 
-  it('counts dead-lettered settlements from their history: a replay lowers the dead letters, never the counter, on every instance', async () => {
+  it('counts dead-lettered settlements from history: a replay lowers the dead letters, never the counter', async () => {
     const receipts = ['dl-1', 'dl-2', 'dl-3'];
     for (const receipt of receipts) await deadLetterThroughTheStore(receipt, 'rpc');
     await deadLetterThroughTheStore('dl-4', 'signature');
@@ -142,12 +146,14 @@ describe('alerting figures on /api/metrics', () => {
     expect(value(await scrape(), 'keel_metric_sample_age_seconds')).toBeLessThan(5);
   });
 
-  it('reports failing webhook deliveries, stalled bulk jobs, lapsed orchestration leases, corrupt envelopes and the dead-letter threshold', async () => {
+  it('reports failing webhooks, stalled bulk jobs, lapsed leases, bad envelopes, dead-letter threshold', async () => {
     await pool.query(
-      `insert into keel.webhook_endpoint (name, origin, enabled) values ('ops', 'http://127.0.0.1:9', true), ('gone', 'http://127.0.0.1:9', false)`,
+      `insert into keel.webhook_endpoint (name, origin, enabled)
+       values ('ops', 'http://127.0.0.1:9', true), ('gone', 'http://127.0.0.1:9', false)`,
     );
     const { rows } = await pool.query(
-      `insert into keel.webhook_event (kind, subject, payload) values ('proposal.created', 'proposal:1', '{}') returning id`,
+      `insert into keel.webhook_event (kind, subject, payload) values ('proposal.created', 'proposal:1', '{}')
+       returning id`,
     );
     const event = rows[0].id;
     await pool.query(
@@ -161,7 +167,8 @@ describe('alerting figures on /api/metrics', () => {
             async () =>
               (
                 await pool.query(
-                  `insert into keel.webhook_event (kind, subject, payload) values ('proposal.created', 'proposal:1', '{}') returning id`,
+                  `insert into keel.webhook_event (kind, subject, payload)
+                   values ('proposal.created', 'proposal:1', '{}') returning id`,
                 )
               ).rows[0].id,
           ),
@@ -169,31 +176,41 @@ describe('alerting figures on /api/metrics', () => {
       ],
     );
     await pool.query(`
-      insert into keel.bulk_replay (created_by_id, created_by_login, note, filter, item_count, status, started_at, started_by_id, started_by_login, started_by_role, worker_instance, worker_lease_until)
-      values ('u', 'operator', 'lapsed', '{}', 0, 'RUNNING', clock_timestamp() - interval '1 hour', 'u', 'operator', 'operator', 'keel-a', clock_timestamp() - interval '10 minutes'),
-             ('u', 'operator', 'held', '{}', 0, 'RUNNING', clock_timestamp() - interval '1 hour', 'u', 'operator', 'operator', 'keel-b', clock_timestamp() + interval '1 minute'),
+      insert into keel.bulk_replay (created_by_id, created_by_login, note,
+      filter, item_count, status, started_at, started_by_id, started_by_login, started_by_role, worker_instance,
+      worker_lease_until)
+      values ('u', 'operator', 'lapsed', '{}', 0, 'RUNNING', clock_timestamp() - interval '1 hour', 'u', 'operator',
+      'operator', 'keel-a', clock_timestamp() - interval '10 minutes'),
+             ('u', 'operator', 'held', '{}', 0, 'RUNNING', clock_timestamp() - interval '1 hour', 'u', 'operator',
+             'operator', 'keel-b', clock_timestamp() + interval '1 minute'),
              ('u', 'operator', 'previewed', '{}', 0, 'PREVIEWED', null, null, null, null, null, null)`);
     await pool.query(`
-      insert into keel.durable_checkpoint (execution_id, checkpoint, authentication_tag, lease_owner, fencing_token, lease_expires_at_ms)
+      insert into keel.durable_checkpoint (execution_id, checkpoint, authentication_tag, lease_owner, fencing_token,
+      lease_expires_at_ms)
       values ('orch-lapsed', '{}', 't', 'o1', 1, (extract(epoch from clock_timestamp()) * 1000)::bigint - 60000),
              ('orch-live', '{}', 't', 'o2', 1, (extract(epoch from clock_timestamp()) * 1000)::bigint + 600000)`);
-    // One valid retained envelope (written by the domain's own writer), one corrupt, and a step with the default envelope.
-    await pool.query(`insert into oxide_batch.ob_job_definition (id, job_name, definition_revision, manifest_format, manifest_digest, manifest)
+    // One valid retained envelope (written by the domain's own
+    // writer), one corrupt, and a step with the default envelope.
+    await pool.query(`insert into oxide_batch.ob_job_definition (id, job_name, definition_revision, manifest_format,
+                      manifest_digest, manifest)
       values (1, 'job', 'r1', 1, sha256('m'), '{}')`);
     await pool.query(
       `insert into oxide_batch.ob_job_instance (id, job_name, instance_key) values (1, 'job', sha256('a'))`,
     );
     await pool.query(
-      `insert into oxide_batch.ob_job_execution (id, job_instance_id, definition_id, attempt, status) values (1, 1, 1, 1, 'STARTED')`,
+      `insert into oxide_batch.ob_job_execution (id, job_instance_id, definition_id, attempt, status)
+       values (1, 1, 1, 1, 'STARTED')`,
     );
     const valid = envelopeFor(
       { id: 1, logicalId: 'load', retryLimit: 3, stateLimit: 4, definitionDigest: Buffer.alloc(32, 1) },
       2,
     );
     await pool.query(
-      `insert into oxide_batch.ob_step_execution (id, job_execution_id, step_name, step_logical_id, status, fault_state_payload, fault_state_checksum)
+      `insert into oxide_batch.ob_step_execution (id, job_execution_id, step_name, step_logical_id, status,
+       fault_state_payload, fault_state_checksum)
        values (1, 1, 'load', 'load', 'STARTED', $1, decode($2, 'hex')),
-              (2, 1, 'write', 'write', 'STARTED', '{"checkpoint":"${'1'.repeat(64)}","entries":[]}', sha256('not the checksum')),
+              (2, 1, 'write', 'write', 'STARTED', '{"checkpoint":"${'1'.repeat(64)}","entries":[]}',
+              sha256('not the checksum')),
               (3, 1, 'notify', 'notify', 'STARTED', default, default)`,
       [JSON.stringify(valid.payload), valid.checksumHex],
     );

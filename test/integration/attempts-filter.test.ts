@@ -20,7 +20,8 @@ const U32_MAX = 4_294_967_295;
 // Two rows per count from 0 to TOP, a few far above it, and two at the column's largest value.
 await pool.query(
   `insert into settle.dead_letters (receipt_id, finalized_at, attempts, reason, canonical_json, recorded_at_ms)
-   select 'att-' || lpad(n::text, 4, '0'), 1, case when n < 2 * ($2::int + 1) then n / 2 else 1000 + n end, 'rpc', '{}', $1::bigint - n
+   select 'att-' || lpad(n::text, 4, '0'), 1, case when n < 2 * ($2::int + 1) then n / 2
+   else 1000 + n end, 'rpc', '{}', $1::bigint - n
    from generate_series(0, 2 * ($2::int + 1) + 3) n
    union all
    select 'att-top-' || n, 1, $3::int - n, 'rpc', '{}', $1::bigint from generate_series(0, 1) n`,
@@ -29,14 +30,16 @@ await pool.query(
 
 async function selected(filter: DeadLetterFilter): Promise<string[]> {
   const { rows } = await db.execute<{ receipt_id: string }>(
-    sql`select receipt_id from settle.dead_letters where ${allOf(deadLetterFilterConditions(filter, NOW))} order by receipt_id`,
+    sql`select receipt_id from settle.dead_letters where ${allOf(deadLetterFilterConditions(filter, NOW))}
+        order by receipt_id`,
   );
   return rows.map((r) => r.receipt_id);
 }
 
 async function inRange(min: number | undefined, max: number | undefined): Promise<string[]> {
   const { rows } = await pool.query<{ receipt_id: string }>(
-    `select receipt_id from settle.dead_letters where attempts::bigint >= coalesce($1::bigint, 0) and attempts::bigint <= coalesce($2::bigint, ${U32_MAX}) order by receipt_id`,
+    `select receipt_id from settle.dead_letters where attempts::bigint >= coalesce($1::bigint, 0)
+     and attempts::bigint <= coalesce($2::bigint, ${U32_MAX}) order by receipt_id`,
     [min ?? null, max ?? null],
   );
   return rows.map((r) => r.receipt_id);
@@ -72,7 +75,7 @@ describe('the attempts bounds of a settlement filter', () => {
     if (min !== undefined && max !== undefined && min > max) expect(expected).toEqual([]);
   });
 
-  it('past the column’s largest value answer the lists and the groups instead of failing their statements', async () => {
+  it('past the column’s largest value answer the lists and groups instead of failing their statements', async () => {
     for (const words of [
       { minAttempts: String(INT4_MAX + 1) },
       { maxAttempts: String(U32_MAX) },

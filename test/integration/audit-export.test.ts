@@ -26,7 +26,8 @@ await database.pool.query(
 /** Sessions of this database, by application name and state. */
 async function sessions(applicationName: string, state?: string): Promise<number> {
   const { rows } = await database.pool.query<{ n: number }>(
-    `select count(*)::int as n from pg_stat_activity where datname = current_database() and application_name = $1 and ($2::text is null or state = $2)`,
+    `select count(*)::int as n from pg_stat_activity where datname = current_database() and application_name = $1
+     and ($2::text is null or state = $2)`,
     [applicationName, state ?? null],
   );
   return rows[0]!.n;
@@ -64,7 +65,7 @@ describe('audit CSV export stream', () => {
     expect(pool.idleCount).toBe(pool.totalCount);
   });
 
-  it('ends an export whose client stops reading: the snapshot is rolled back, the connection released, the reader told', async () => {
+  it('ends an export whose client stops reading: snapshot rolled back, connection released, reader told', async () => {
     const pool = database.newPool(1, { application_name: 'keel-export-idle' });
     // Long enough that a loaded machine still sees the held snapshot before the idle timer ends it.
     const { reader, ended } = exportWithOutcome(pool, { idleMs: 3_000, batchSize: 100 });
@@ -105,7 +106,7 @@ describe('audit CSV export stream', () => {
     expect(pool.idleCount).toBe(pool.totalCount);
   });
 
-  it("the server's idle_in_transaction_session_timeout ends a snapshot left open, and the export fails cleanly", async () => {
+  it("the server's idle_in_transaction_session_timeout ends a snapshot left open; the export fails clean", async () => {
     const pool = database.newPool(1, {
       application_name: 'keel-export-backstop',
       idle_in_transaction_session_timeout: 200,
@@ -137,12 +138,16 @@ const exportedIds = (csv: string) =>
     .map((line) => Number(line.split(',')[0]));
 
 describe('who the audit CSV export is for', () => {
-  it('holds the rows about users and sign-in only for a reader who manages users; for anyone else they are left out', async () => {
+  it('holds the rows about users and sign-in only for a reader who manages users; others do not get them', async () => {
     await database.pool.query(
-      `insert into keel.audit_event (actor_login, actor_role, action, target_kind, target_id, after, outcome, code) values
-         ('anonymous', 'anonymous', 'auth.lockout', 'user', 'erin', '{"lockedForSeconds":30}', 'REFUSED', 'ACCOUNT_LOCKED'),
-         ('anonymous', 'anonymous', 'auth.sso_sign_in', 'sso_subject', 'sub-frank', '{"username":"frank","groups":["payroll"]}', 'REFUSED', 'NO_MAPPED_GROUP'),
-         ('anonymous', 'anonymous', 'auth.sso_sign_in', 'sso_provider', 'keel-oidc', null, 'REFUSED', 'SSO_STATE_MISMATCH'),
+      `insert into keel.audit_event (actor_login, actor_role, action, target_kind, target_id, after, outcome, code)
+       values
+         ('anonymous', 'anonymous', 'auth.lockout', 'user', 'erin', '{"lockedForSeconds":30}', 'REFUSED',
+         'ACCOUNT_LOCKED'),
+         ('anonymous', 'anonymous', 'auth.sso_sign_in', 'sso_subject', 'sub-frank',
+         '{"username":"frank","groups":["payroll"]}', 'REFUSED', 'NO_MAPPED_GROUP'),
+         ('anonymous', 'anonymous', 'auth.sso_sign_in', 'sso_provider', 'keel-oidc', null, 'REFUSED',
+         'SSO_STATE_MISMATCH'),
          ('sam', 'support', 'settlement.replay', 'settlement', 'r-1', null, 'APPLIED', null),
          ('olga', 'operator', 'user.role', 'action', 'user.role', null, 'REFUSED', 'FORBIDDEN')`,
     );
@@ -177,7 +182,8 @@ describe('who the audit CSV export is for', () => {
       ]) {
         // Asking for them by name exports the header and nothing else.
         expect(await exportText(filters, reader), JSON.stringify(filters)).toBe(
-          'id,at_utc,actor,role,action,target_kind,target_id,reason,outcome,code,digest,operation_id,request_id,change,before,after\r\n',
+          'id,at_utc,actor,role,action,target_kind,target_id,reason,outcome,code,digest,operation_id,request_id,' +
+            'change,before,after\r\n',
         );
       }
     }
@@ -185,7 +191,7 @@ describe('who the audit CSV export is for', () => {
 });
 
 describe('request pool acquire timeout', () => {
-  it('a query that finds no free connection within the timeout fails with DatabaseBusyError, through drizzle too', async () => {
+  it('a query finding no free connection in time fails with DatabaseBusyError, through drizzle too', async () => {
     const pool = database.newPool(1, { connectionTimeoutMillis: 200 });
     const held = await pool.connect();
     try {
@@ -206,7 +212,7 @@ describe('request pool acquire timeout', () => {
 });
 
 describe('a session read on a busy pool', () => {
-  it('fails as DatabaseBusyError under better-auth too, so apiRoute() answers 503 DATABASE_BUSY before it knows the actor', async () => {
+  it('fails as DatabaseBusyError under better-auth too: apiRoute() answers 503 before knowing the actor', async () => {
     const pool = database.newPool(1, { connectionTimeoutMillis: 200 });
     const auth = createAuth(createDatabase(pool), { secret: 's'.repeat(64), port: 3997, signInPerMinute: 100 });
     expect(

@@ -225,7 +225,7 @@ describe('the /api/auth surface', () => {
     expect(await auditCount(`action like 'auth.%'`)).toBe(failures);
   });
 
-  it('keys the rate limit on the socket address: 40 spoofed X-Forwarded-For values from an untrusted peer are limited', async () => {
+  it('keys the rate limit on the socket: 40 spoofed X-Forwarded-For from an untrusted peer are limited', async () => {
     const statuses: number[] = [];
     for (let i = 0; i < 40; i += 1) {
       // A different name each time, so only the address limit (3 a minute) can refuse.
@@ -242,7 +242,7 @@ describe('the /api/auth surface', () => {
     expect(keys.rows.some((r) => /198\.51\.100|203\.0\.113/.test(r.key))).toBe(false);
   });
 
-  it('behind a trusted proxy, keys on the first untrusted hop from the right, not on what the client wrote', async () => {
+  it('behind a trusted proxy, keys on the first untrusted hop from the right, not what the client wrote', async () => {
     const statuses: number[] = [];
     for (let i = 0; i < 5; i += 1) {
       statuses.push(
@@ -260,7 +260,7 @@ describe('the /api/auth surface', () => {
     expect(sessions.rows).toContainEqual({ ip_address: '10.20.0.3' });
   });
 
-  it('locks an account after 5 failures from any addresses, audits it, refuses even the right password, then lets it in', async () => {
+  it('locks an account after 5 failures from any address, audited, even to the right password, then not', async () => {
     const statuses: number[] = [];
     for (let i = 0; i < LOCKOUT_POLICY.failuresBeforeLock; i += 1) {
       statuses.push(
@@ -285,7 +285,8 @@ describe('the /api/auth surface', () => {
     expect(locked.headers.getSetCookie()).toEqual([]);
     expect(await auditCount(`action = 'auth.sign_in' and target_id = 'locky' and code = 'ACCOUNT_LOCKED'`)).toBe(1);
     const refusal = await database.pool.query(
-      `select request_id from keel.audit_event where action = 'auth.sign_in' and target_id = 'locky' and code = 'ACCOUNT_LOCKED'`,
+      `select request_id from keel.audit_event where action = 'auth.sign_in' and target_id = 'locky'
+       and code = 'ACCOUNT_LOCKED'`,
     );
     expect(refusal.rows[0].request_id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
     // Another account is not affected.

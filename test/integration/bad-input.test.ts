@@ -64,7 +64,8 @@ async function snapshot() {
 const auditRows = async (afterId: number) =>
   (
     await pool.query(
-      `select id, actor_login, action, target_kind, target_id, reason, outcome, code, request_id from keel.audit_event where id > $1 order by id`,
+      `select id, actor_login, action, target_kind, target_id, reason, outcome, code, request_id from keel.audit_event
+       where id > $1 order by id`,
       [afterId],
     )
   ).rows;
@@ -72,7 +73,7 @@ const lastAuditId = async () =>
   Number((await pool.query('select coalesce(max(id), 0)::int as id from keel.audit_event')).rows[0].id);
 
 describe('bad input through action()', () => {
-  it('a NUL byte in a note is INVALID_INPUT with its audit row, free of the bytes, and nothing else changes', async () => {
+  it('a NUL byte in a note is INVALID_INPUT with its audit row, free of the bytes; nothing else changes', async () => {
     await deadLetter('r-nul');
     const before = await snapshot();
     const since = await lastAuditId();
@@ -100,7 +101,7 @@ describe('bad input through action()', () => {
     expect(JSON.stringify(rows)).not.toContain('\\u0000');
   });
 
-  it('a lone surrogate in the receipt id and a NUL in a field the schema does not know are refused the same way', async () => {
+  it('a lone surrogate in the receipt id and a NUL in an unknown field are refused the same way', async () => {
     const before = await snapshot();
     const since = await lastAuditId();
     const surrogate = await replay(support)({ receiptId: 'r-\uD800', note: 'why', operationId: 'op-s' });
@@ -140,7 +141,7 @@ describe('bad input through action()', () => {
     });
   });
 
-  it('a role without the permission is refused before the input is even parsed, audited with its request id', async () => {
+  it('a role without the permission is refused before the input is parsed, audited with its request id', async () => {
     const viewer: Actor = { id: 'u-viewer', login: 'viewer', name: 'Vera Viewer', role: 'viewer' };
     const since = await lastAuditId();
     const result = await replay(viewer)({ receiptId: 'r-ok', note: 'a\u0000', operationId: 'op-v' });

@@ -80,7 +80,8 @@ describe('bulk replay preview', () => {
     expect(preview.sample[0]).toEqual({ receiptId: 'pv-a000000', reason: 'rpc', attempts: 6, recordedAtMs: T0 });
     const hour = 3_600_000;
     await pool.query(
-      `insert into settle.dead_letters select 'age-' || h, 1, 1, 'rpc', '{}', $1::bigint - h * $2::bigint from unnest(array[1, 4, 6, 10]) h`,
+      `insert into settle.dead_letters select 'age-' || h, 1, 1, 'rpc', '{}', $1::bigint - h * $2::bigint
+       from unnest(array[1, 4, 6, 10]) h`,
       [preview.asOfMs, hour],
     );
     expect((await previewed({ receiptIdPrefix: 'age-', maxAgeMs: 5 * hour })).itemCount).toBe(2);
@@ -108,7 +109,7 @@ describe('bulk replay preview', () => {
     expect(audit.rows).toEqual([{ outcome: 'APPLIED', reason: 'ledger outage of the 3rd' }]);
   });
 
-  it('a selection freezes exactly the ticked dead letters still dead-lettered, and replays each with its own result', async () => {
+  it('a selection freezes exactly the ticked dead letters still dead, replays each with its own result', async () => {
     await deadLetters('sel-', 6);
     const picked = ['sel-000004', 'sel-000001', 'sel-000001', 'sel-gone'];
     const preview = await previewed({ receiptIds: picked });
@@ -125,7 +126,7 @@ describe('bulk replay preview', () => {
     expect(left.rows.map((r) => r.receipt_id)).toEqual(['sel-000000', 'sel-000002', 'sel-000003', 'sel-000005']);
   });
 
-  it('a bulk discard deletes exactly the frozen dead letters, audits each with its JSON, and replays none', async () => {
+  it('a bulk discard deletes exactly the frozen dead letters, audits each with its JSON, replays none', async () => {
     await deadLetters('dis-', 4);
     const preview = await previewBulkReplay(transactions, support, {
       filter: { receiptIds: ['dis-000000', 'dis-000002'] },
@@ -152,7 +153,8 @@ describe('bulk replay preview', () => {
     expect(left.rows.map((r) => r.receipt_id)).toEqual(['dis-000001', 'dis-000003']);
     expect((await replayCounts('dis-')).size).toBe(0);
     const audit = await pool.query(
-      `select action, reason, before->>'reason' as reason_code, after->>'bulkJob' as job from keel.audit_event where target_id = 'dis-000000'`,
+      `select action, reason, before->>'reason' as reason_code, after->>'bulkJob' as job from keel.audit_event
+       where target_id = 'dis-000000'`,
     );
     expect(audit.rows).toEqual([
       { action: 'settlement.discard', reason: 'test data', reason_code: 'rpc', job: String(preview.value.jobId) },
@@ -217,7 +219,8 @@ describe('bulk replay preview', () => {
         .rows[0].n,
     ).toBe(0);
     const audit = await pool.query(
-      `select outcome, code from keel.audit_event where action = 'settlement.bulk_replay.preview' and outcome = 'REFUSED' and code = 'PREVIEW_TOO_LARGE'`,
+      `select outcome, code from keel.audit_event where action = 'settlement.bulk_replay.preview'
+       and outcome = 'REFUSED' and code = 'PREVIEW_TOO_LARGE'`,
     );
     expect(audit.rows).toHaveLength(1);
     const atCap = await previewed({ receiptIdPrefix: 'cap-', reason: 'rpc' });
@@ -364,7 +367,8 @@ describe('running a bulk replay', () => {
         .worker_instance,
     ).toBe('survivor');
     console.info(
-      `[measure] resumed bulk replay of ${atKill.itemCount - atKill.processedCount} items: ${(performance.now() - resumedAt).toFixed(0)} ms`,
+      `[measure] resumed bulk replay of ${atKill.itemCount - atKill.processedCount} items: ` +
+        `${(performance.now() - resumedAt).toFixed(0)} ms`,
     );
     const { job, counts } = await progress(preview.jobId);
     expect(job).toMatchObject({ status: 'COMPLETED', processedCount: 4_000 });
@@ -377,7 +381,8 @@ describe('running a bulk replay', () => {
     );
     expect(queued.rows[0].n).toBe(4_000);
     const events = await pool.query(
-      `select count(*)::int as n from keel.settlement_event where kind = 'replayed' and starts_with(receipt_id, 'kill-')`,
+      `select count(*)::int as n from keel.settlement_event where kind = 'replayed'
+       and starts_with(receipt_id, 'kill-')`,
     );
     expect(events.rows[0].n).toBe(4_000);
   }, 120_000);
@@ -392,7 +397,8 @@ function spawnWorker(databaseUrl: string, batchSize: number) {
     const { postgresSettlementUnitOfWork } = await import(${JSON.stringify(adapter)});
     const { startBulkReplayWorker } = await import(${JSON.stringify(worker)});
     const transactions = postgresSettlementUnitOfWork(createDatabase(createPool(process.env.KEEL_WORKER_DB, 2)));
-    startBulkReplayWorker({ transactions, log: () => {}, batchSize: ${batchSize}, idleMs: 20, worker: { instance: 'child-' + process.pid, leaseMs: 60_000 } });
+    startBulkReplayWorker({ transactions, log: () => {}, batchSize: ${batchSize}, idleMs: 20,
+      worker: { instance: 'child-' + process.pid, leaseMs: 60_000 } });
     setInterval(() => {}, 60_000);`;
   return spawn(process.execPath, ['--import', 'tsx', '--conditions=react-server', '--input-type=module', '-e', code], {
     env: { ...process.env, KEEL_WORKER_DB: databaseUrl },
@@ -543,7 +549,7 @@ describe('a bulk job whose starter loses the permission', () => {
     (await pool.query(`select count(*)::int as n from settle.dead_letters where starts_with(receipt_id, $1)`, [prefix]))
       .rows[0].n;
 
-  it('is cancelled at its next batch once its starter is disabled: nothing more is replayed, and Keel audits the cancel once', async () => {
+  it('is cancelled at its next batch once its starter is disabled: no more replays, cancel audited once', async () => {
     await deadLetters('ban-', 30);
     const starter = await starterUser('sally');
     const preview = await startedBy(starter, 'ban-');
@@ -577,7 +583,8 @@ describe('a bulk job whose starter loses the permission', () => {
         actor_role: 'viewer',
         outcome: 'APPLIED',
         reason:
-          "Cancelled by Keel: the job's starter, sally, lost the permission to replay dead-lettered settlements (the account was disabled).",
+          "Cancelled by Keel: the job's starter, sally, lost the permission to replay dead-lettered settlements " +
+          '(the account was disabled).',
         request_id: `bulk-replay-job-${preview.jobId}`,
         before: { status: 'RUNNING', processedCount: 10 },
         after: { status: 'CANCELLED', cancelledItems: 20, cause: 'STARTER_DISABLED', starter: 'sally' },
@@ -594,7 +601,7 @@ describe('a bulk job whose starter loses the permission', () => {
     expect((await replayCounts('ban-')).size).toBe(10);
   });
 
-  it('is cancelled at its next batch once its starter is demoted to a role without the permission, and discards nothing more', async () => {
+  it('is cancelled at its next batch once its starter loses the permission, and discards nothing more', async () => {
     await deadLetters('demote-', 30);
     const starter = await starterUser('dmitri');
     const preview = await startedBy(starter, 'demote-', 'DISCARD');
@@ -613,7 +620,8 @@ describe('a bulk job whose starter loses the permission', () => {
       expect.objectContaining({
         actor_login: 'keel',
         reason:
-          "Cancelled by Keel: the job's starter, dmitri, lost the permission to discard dead-lettered settlements (their role no longer has it).",
+          "Cancelled by Keel: the job's starter, dmitri, lost the permission to discard dead-lettered settlements " +
+          '(their role no longer has it).',
         after: { status: 'CANCELLED', cancelledItems: 20, cause: 'STARTER_ROLE_LACKS_PERMISSION', starter: 'dmitri' },
       }),
     ]);

@@ -51,7 +51,7 @@ async function attempt(receiptId: string) {
 }
 
 describe('bulk requeue of retry-scheduled settlements', () => {
-  it('freezes exactly the ticked retry-scheduled rows; a row changed since the preview is reported and left alone; the rest are requeued and audited', async () => {
+  it('freezes the ticked retry-scheduled rows; one changed since is reported, left alone; rest requeued', async () => {
     const later = (await serverNowMs()) + HOUR;
     for (const id of ['rq-1', 'rq-2', 'rq-3', 'rq-4', 'rq-untouched']) await queued(id, later);
     await queued('rq-due', 1_000); // due already: not retry-scheduled on the queue
@@ -127,7 +127,8 @@ describe('bulk requeue of retry-scheduled settlements', () => {
     );
     expect(events.rows.map((r) => r.receipt_id)).toEqual(['rq-1', 'rq-3']);
     const audit = await pool.query(
-      `select target_id, actor_login, reason, operation_id, outcome, before->>'attempts' as attempts, (after->>'bulkJob')::bigint as job
+      `select target_id, actor_login, reason, operation_id, outcome, before->>'attempts' as attempts,
+       (after->>'bulkJob')::bigint as job
        from keel.audit_event where action = 'settlement.requeue' order by target_id`,
     );
     expect(audit.rows).toEqual(
@@ -177,7 +178,8 @@ describe('bulk requeue of retry-scheduled settlements', () => {
     }
     expect(Number((await pool.query(`select count(*)::int as n from keel.bulk_replay`)).rows[0].n)).toBe(jobsBefore);
     const refused = await pool.query(
-      `select count(*)::int as n from keel.audit_event where action = 'settlement.bulk_replay.preview' and outcome = 'REFUSED'`,
+      `select count(*)::int as n from keel.audit_event where action = 'settlement.bulk_replay.preview'
+       and outcome = 'REFUSED'`,
     );
     expect(refused.rows[0].n).toBe(3);
   });

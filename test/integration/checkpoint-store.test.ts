@@ -115,7 +115,8 @@ describe('CheckpointStore over Postgres', () => {
     expect(edited.ok ? 'loaded' : edited.error.reason).toMatch(/disagree/);
     await pool.query(
       `update keel.durable_checkpoint set fencing_token = 3, authentication_tag = repeat('0', 64),
-                        checkpoint = jsonb_set(checkpoint, '{authentication_tag}', to_jsonb(repeat('0', 64))) where execution_id = $1`,
+                        checkpoint = jsonb_set(checkpoint, '{authentication_tag}', to_jsonb(repeat('0', 64)))
+                        where execution_id = $1`,
       [id],
     );
     const forged = await store.load(id);
@@ -166,7 +167,8 @@ describe('CheckpointStore over Postgres', () => {
     await saved(testCheckpoint('live', { ownerId: 'w9', fencingToken: 9, expiresAt: now + 10 * MINUTE }));
     await saved(testCheckpoint('forged', { ownerId: 'w8', fencingToken: 8, expiresAt: now - 30 * MINUTE }));
     await pool.query(`update keel.durable_checkpoint set authentication_tag = repeat('0', 64),
-                        checkpoint = jsonb_set(checkpoint, '{authentication_tag}', to_jsonb(repeat('0', 64))) where execution_id = 'forged'`);
+                        checkpoint = jsonb_set(checkpoint, '{authentication_tag}', to_jsonb(repeat('0', 64)))
+                        where execution_id = 'forged'`);
 
     const first = await store.takeoverCandidates({ limit: 2 });
     expect(first.unauthenticated).toBe(1);

@@ -38,7 +38,8 @@ const AGES = [
 const REASONS = ['rpc', 'backend', 'signature', 'invalid_input'];
 await pool.query(
   `insert into settle.dead_letters (receipt_id, finalized_at, attempts, reason, canonical_json, recorded_at_ms)
-   select (array['par-a', 'par-b', 'par_%'])[1 + n % 3] || lpad(n::text, 3, '0'), 1, n % 7, ($2::text[])[1 + n % 4], '{}',
+   select (array['par-a', 'par-b', 'par_%'])[1 + n % 3] || lpad(n::text, 3, '0'),
+   1, n % 7, ($2::text[])[1 + n % 4], '{}',
           $1::bigint - ($3::bigint[])[1 + n % ${AGES.length}]
    from generate_series(0, 263) n`,
   [NOW, REASONS, AGES],
@@ -98,7 +99,8 @@ describe('the dead-letter list and the bulk replay preview', () => {
   it.each(CASES)('select the same rows: %s', async (_name, words) => {
     const fromList = await listed(words);
     expect(await frozen(words)).toEqual(fromList);
-    // Every case selects something and, but for "no filter", leaves something out, so a field ignored by one side fails.
+    // Every case selects something and, but for "no filter",
+    // leaves something out, so a field ignored by one side fails.
     expect(fromList.length).toBeGreaterThan(0);
     if (Object.keys(words).length > 0) expect(fromList.length).toBeLessThan(266);
   });
@@ -106,7 +108,8 @@ describe('the dead-letter list and the bulk replay preview', () => {
   it('take the age bounds inclusively, one millisecond either side excluded', async () => {
     const ages = async (words: Record<string, string>) => {
       const { rows } = await pool.query<{ age: string }>(
-        `select distinct ($1::bigint - recorded_at_ms)::text as age from settle.dead_letters where receipt_id = any($2::text[]) order by 1`,
+        `select distinct ($1::bigint - recorded_at_ms)::text as age from settle.dead_letters
+         where receipt_id = any($2::text[]) order by 1`,
         [NOW, await frozen(words)],
       );
       return rows.map((r) => Number(r.age)).sort((a, b) => a - b);

@@ -52,14 +52,16 @@ describe('demo seed', () => {
     ).toBeGreaterThan(20);
     expect(
       await count(
-        `select count(*) as n from oxide_batch.ob_job_execution where status in ('STARTED','UNKNOWN') and owner_token is null`,
+        `select count(*) as n from oxide_batch.ob_job_execution where status in ('STARTED','UNKNOWN')
+         and owner_token is null`,
       ),
     ).toBeGreaterThan(0);
   });
 
   it('writes fault-state envelopes whose checksums verify, except a few deliberately corrupt ones', async () => {
     const { rows } = await database.pool.query(`
-      select fault_state_format, fault_state_schema, fault_state_schema_version, fault_state_payload, fault_state_checksum
+      select fault_state_format, fault_state_schema, fault_state_schema_version, fault_state_payload,
+      fault_state_checksum
       from oxide_batch.ob_step_execution`);
     const failures = new Map<string, number>();
     let withEntries = 0;
@@ -90,7 +92,8 @@ describe('demo seed', () => {
     expect(await count('select count(*) as n from settle.attempts')).toBe(5000);
     const now = Date.now();
     const states = await database.pool.query(
-      `select count(*) filter (where work_kind = 'pending_observation' and lease_owner is null and next_visible_at_ms <= $1) as due,
+      `select count(*) filter (where work_kind = 'pending_observation' and lease_owner is null
+       and next_visible_at_ms <= $1) as due,
               count(*) filter (where lease_owner is not null and lease_until_ms > $1) as leased,
               count(*) filter (where lease_owner is not null and lease_until_ms <= $1) as lease_expired,
               count(*) filter (where work_kind = 'retry_scheduled' and next_visible_at_ms > $1) as retry_later
@@ -116,7 +119,8 @@ describe('demo seed', () => {
 
   it('creates one demo user per role with hashed passwords', async () => {
     const { rows } = await database.pool.query(
-      `select u.username, u.role, a.password from keel.user u join keel.account a on a.user_id = u.id order by u.username`,
+      `select u.username, u.role, a.password from keel.user u join keel.account a on a.user_id = u.id
+       order by u.username`,
     );
     expect(rows.map((r) => [r.username, r.role])).toEqual([
       ['admin', 'admin'],
@@ -134,8 +138,10 @@ describe('demo seed', () => {
 
   it('is deterministic: the same seed gives the same executions, receipts and envelopes', async () => {
     const shape = (db: TestDatabase) =>
-      db.pool.query(`select e.id, e.status, e.attempt, e.version, s.step_logical_id, s.fault_state_payload, s.fault_state_checksum
-                     from oxide_batch.ob_job_execution e left join oxide_batch.ob_step_execution s on s.job_execution_id = e.id
+      db.pool.query(`select e.id, e.status, e.attempt, e.version, s.step_logical_id, s.fault_state_payload,
+                     s.fault_state_checksum
+                     from oxide_batch.ob_job_execution e left join oxide_batch.ob_step_execution s
+                     on s.job_execution_id = e.id
                      order by e.id, s.id`);
     expect((await shape(database)).rows).toEqual((await shape(other)).rows);
     const receipts = (db: TestDatabase) =>
@@ -143,9 +149,10 @@ describe('demo seed', () => {
     expect((await receipts(database)).rows).toEqual((await receipts(other)).rows);
   });
 
-  it('records the operator requests of the runtime CLI and of Keel: every action the demo shows, applied and refused', async () => {
+  it('records the operator requests of runtime CLI and Keel: every demo action, applied and refused', async () => {
     const { rows } = await database.pool.query(
-      `select action, outcome_class, count(*)::int as n from oxide_batch.ob_operator_request group by 1, 2 order by 1, 2`,
+      `select action, outcome_class, count(*)::int as n from oxide_batch.ob_operator_request group by 1, 2
+       order by 1, 2`,
     );
     const kinds = rows.map((r) => `${r.action} ${r.outcome_class}`);
     expect(kinds).toEqual(
@@ -161,35 +168,42 @@ describe('demo seed', () => {
     // Only stops were asked through Keel (by the demo operator); everything else came from the runtime's CLI.
     expect(
       await count(
-        `select count(*) as n from oxide_batch.ob_operator_request where (operation_id like 'keel-%') <> (actor_ref not like 'cli:%')`,
+        `select count(*) as n from oxide_batch.ob_operator_request
+         where (operation_id like 'keel-%') <> (actor_ref not like 'cli:%')`,
       ),
     ).toBe(0);
     expect(
       await count(
-        `select count(*) as n from oxide_batch.ob_operator_request where operation_id like 'keel-%' and not (action = 'STOP' and actor_ref = 'operator')`,
+        `select count(*) as n from oxide_batch.ob_operator_request where operation_id like 'keel-%'
+         and not (action = 'STOP' and actor_ref = 'operator')`,
       ),
     ).toBe(0);
     // Every execution the seed made was launched or restarted by one of them.
     expect(
       await count(`select count(*) as n from oxide_batch.ob_job_execution e where not exists (
-      select 1 from oxide_batch.ob_operator_request r where r.job_execution_id = e.id and r.action in ('LAUNCH', 'RESTART'))`),
+      select 1 from oxide_batch.ob_operator_request r where r.job_execution_id = e.id
+      and r.action in ('LAUNCH', 'RESTART'))`),
     ).toBe(0);
     // A stopping execution's stop request names the actor of its STOP row.
     expect(
       await count(`select count(*) as n from oxide_batch.ob_job_execution e where e.status = 'STOPPING' and not exists (
-      select 1 from oxide_batch.ob_operator_request r where r.job_execution_id = e.id and r.action = 'STOP' and r.actor_ref = e.stop_requested_by
+      select 1 from oxide_batch.ob_operator_request r where r.job_execution_id = e.id and r.action = 'STOP'
+      and r.actor_ref = e.stop_requested_by
         and r.requested_at = e.stop_requested_at)`),
     ).toBe(0);
   });
 
-  it('audits each stop asked through Keel as a real stop request is audited, and nothing for the runtime CLI', async () => {
+  it('audits each stop asked through Keel as a real one is audited, and nothing for the runtime CLI', async () => {
     const keelStops = await count(
-      `select count(*) as n from oxide_batch.ob_operator_request where action = 'STOP' and operation_id like 'keel-stop-%'`,
+      `select count(*) as n from oxide_batch.ob_operator_request where action = 'STOP'
+       and operation_id like 'keel-stop-%'`,
     );
     expect(keelStops).toBeGreaterThan(0);
     const { rows } = await database.pool.query(`
-      select a.action, a.target_kind, a.actor_login, a.actor_role, a.outcome, a.before, a.after, a.at = r.requested_at as same_time,
-             a.digest = encode(r.request_digest, 'hex') as same_digest, 'keel-stop-' || a.operation_id = r.operation_id as same_operation
+      select a.action, a.target_kind, a.actor_login, a.actor_role, a.outcome, a.before, a.after,
+      a.at = r.requested_at as same_time,
+             a.digest = encode(r.request_digest, 'hex') as same_digest,
+             'keel-stop-' || a.operation_id = r.operation_id as same_operation
       from keel.audit_event a join oxide_batch.ob_operator_request r on r.id = (a.after->>'operatorRequestId')::bigint
       where a.action = 'execution.request_stop' and r.job_execution_id::text = a.target_id`);
     expect(rows).toHaveLength(keelStops);

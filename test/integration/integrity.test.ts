@@ -4,8 +4,10 @@ import { postgresAuditLog } from '../../lib/adapters/audit-log';
 import { freshDatabase } from '../support/database';
 
 const actor = { id: 'u1', login: 'operator', role: 'operator' as const };
-const attempt = `insert into settle.attempts (receipt_id, finalized_at, work_kind, next_visible_at_ms, updated_at_ms) values ($1, 1, 'pending_observation', 1, 1)`;
-const dead = `insert into settle.dead_letters (receipt_id, finalized_at, attempts, reason, canonical_json, recorded_at_ms) values ($1, 1, 1, 'rpc', '{}', 1)`;
+const attempt = `insert into settle.attempts (receipt_id, finalized_at, work_kind, next_visible_at_ms, updated_at_ms)
+                 values ($1, 1, 'pending_observation', 1, 1)`;
+const dead = `insert into settle.dead_letters (receipt_id, finalized_at, attempts, reason, canonical_json,
+              recorded_at_ms) values ($1, 1, 1, 'rpc', '{}', 1)`;
 
 /** Runs the statements in one transaction on one connection, rolling back if any fails. */
 async function inOneTransaction(pool: pg.Pool, statements: [string, unknown[]][]): Promise<void> {
@@ -176,7 +178,8 @@ describe('database integrity rules', () => {
     const { pool } = await freshDatabase();
     await expect(
       pool.query(
-        `insert into settle.attempts (receipt_id, finalized_at, work_kind, next_visible_at_ms, updated_at_ms, lease_owner) values ('r', 1, 'pending_observation', 1, 1, 'w')`,
+        `insert into settle.attempts (receipt_id, finalized_at, work_kind, next_visible_at_ms, updated_at_ms,
+         lease_owner) values ('r', 1, 'pending_observation', 1, 1, 'w')`,
       ),
     ).rejects.toThrow(/attempts_lease_complete/);
   });

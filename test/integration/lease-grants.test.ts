@@ -25,9 +25,12 @@ const POLICY: RetryPolicy = { maxRetries: 4, initialBackoffMs: 2_000, backoffMul
 async function queueRows(prefix: string, count: number, firstDueMs: number, spreadMs: number): Promise<void> {
   for (let start = 0; start < count; start += 2_000) {
     await pool.query(
-      `insert into settle.attempts (receipt_id, finalized_at, work_kind, attempts, next_visible_at_ms, row_version, reason_code, updated_at_ms)
-       select $1 || lpad(n::text, 6, '0'), 1, case when n % 3 = 0 then 'retry_scheduled' else 'pending_observation' end, n % 5,
-              $2::bigint + (n * 7919) % $3::bigint / 500 * 500, 0, case n % 3 when 0 then 'rpc' when 1 then 'backend' end, 1
+      `insert into settle.attempts (receipt_id, finalized_at, work_kind, attempts, next_visible_at_ms, row_version,
+       reason_code, updated_at_ms)
+       select $1 || lpad(n::text, 6, '0'), 1, case when n % 3 = 0 then 'retry_scheduled'
+       else 'pending_observation' end, n % 5,
+              $2::bigint + (n * 7919) % $3::bigint / 500 * 500, 0, case n % 3 when 0 then 'rpc' when 1
+              then 'backend' end, 1
        from generate_series($4::int, $5::int) as n`,
       [prefix, firstDueMs, spreadMs, start, Math.min(start + 1_999, count - 1)],
     );
@@ -80,14 +83,16 @@ async function statePages(
 /** The rows a plain scan finds in a due or retry tab, in the tab's order. */
 async function stateRowsTruth(state: 'due' | 'retry_scheduled', where: string, nowMs: number): Promise<string[]> {
   const { rows } = await db.execute<{ receipt_id: string }>(sql`
-    select receipt_id from settle.attempts where ${inQueueState(state, nowMs)} and ${sql.raw(where)} order by next_visible_at_ms, receipt_id`);
+    select receipt_id from settle.attempts where ${inQueueState(state, nowMs)} and ${sql.raw(where)}
+    order by next_visible_at_ms, receipt_id`);
   return rows.map((r) => r.receipt_id);
 }
 
 /** The truth: a plain scan of the table with the state's own test. */
 async function leasedTruth(where: string, nowMs: number): Promise<string[]> {
   const { rows } = await db.execute<{ receipt_id: string }>(sql`
-    select receipt_id from settle.attempts where ${leasedAt(nowMs)} and ${sql.raw(where)} order by next_visible_at_ms, receipt_id`);
+    select receipt_id from settle.attempts where ${leasedAt(nowMs)} and ${sql.raw(where)}
+    order by next_visible_at_ms, receipt_id`);
   return rows.map((r) => r.receipt_id);
 }
 
@@ -200,7 +205,8 @@ describe('the leased list and count from lease grants', () => {
           from settle.attempts order by md5(receipt_id || $2) limit 3)
          union
          (select receipt_id, row_version::int, true from settle.attempts
-          where lease_owner is not null and lease_until_ms > $1 and next_visible_at_ms > $1 order by md5(receipt_id || $2) limit 2)`,
+          where lease_owner is not null and lease_until_ms > $1 and next_visible_at_ms > $1
+          order by md5(receipt_id || $2) limit 2)`,
         [nowMs, random.hex(4)],
       );
       for (const pick of picks) {
@@ -324,7 +330,8 @@ describe('the leased list and count from lease grants', () => {
     // The count, as countsUpToCap reads it (its one statement also holds the other states' counts).
     const countPlan = (
       await db.execute<{ 'QUERY PLAN': string }>(sql`explain
-      select count(*)::int from (select 1 from ${leasedReceipts(NOW, sql`true`)} leased where true limit ${COUNT_CAP + 1}) t`)
+      select count(*)::int from (select 1 from ${leasedReceipts(NOW, sql`true`)} leased where true
+      limit ${COUNT_CAP + 1}) t`)
     ).rows
       .map((r) => r['QUERY PLAN'])
       .join('\n');
@@ -345,7 +352,8 @@ describe('the leased list and count from lease grants', () => {
     await pool.query(`delete from settle.lease_grants`);
     await pool.query(`delete from keel.metric_sample`);
     await pool.query(
-      `insert into settle.lease_grants (lease_until_ms, lo_next_visible_at_ms, lo_receipt_id, hi_next_visible_at_ms, hi_receipt_id)
+      `insert into settle.lease_grants (lease_until_ms, lo_next_visible_at_ms, lo_receipt_id, hi_next_visible_at_ms,
+       hi_receipt_id)
        values ($1, 1, 'a', 2, 'b'), ($2, 1, 'a', 2, 'b'), ($3, 1, 'a', 2, 'b')`,
       [serverNow - LEASE_GRANT_GRACE_MS - 1, serverNow - LEASE_GRANT_GRACE_MS + 5 * MIN, serverNow + 3_600_000],
     );

@@ -35,13 +35,15 @@ describe('live events', () => {
 
     const audit = nextTopic(events, 'audit', 2_000);
     await pool.query(
-      `insert into keel.audit_event (actor_login, actor_role, action, target_kind, target_id, outcome) values ('t', 'admin', 'test', 'x', '1', 'APPLIED')`,
+      `insert into keel.audit_event (actor_login, actor_role, action, target_kind, target_id, outcome)
+       values ('t', 'admin', 'test', 'x', '1', 'APPLIED')`,
     );
     expect(await audit).toBeLessThan(2_000);
 
     const runtime = nextTopic(events, 'executions', 2_000);
     await pool.query(
-      `update oxide_batch.ob_job_execution set updated_at = clock_timestamp(), version = version + 1 where id = (select min(id) from oxide_batch.ob_job_execution where status = 'STARTED')`,
+      `update oxide_batch.ob_job_execution set updated_at = clock_timestamp(), version = version + 1
+       where id = (select min(id) from oxide_batch.ob_job_execution where status = 'STARTED')`,
     );
     expect(await runtime).toBeLessThan(2_000);
 
@@ -70,7 +72,8 @@ describe('live events', () => {
     await events.ready();
     const afterChurn = nextTopic(events, 'executions', 2_000);
     await pool.query(
-      `update oxide_batch.ob_job_execution set updated_at = clock_timestamp(), version = version + 1 where id = (select max(id) from oxide_batch.ob_job_execution where status = 'COMPLETED')`,
+      `update oxide_batch.ob_job_execution set updated_at = clock_timestamp(), version = version + 1
+       where id = (select max(id) from oxide_batch.ob_job_execution where status = 'COMPLETED')`,
     );
     expect(await afterChurn).toBeLessThan(2_000);
   });

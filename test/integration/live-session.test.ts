@@ -88,8 +88,10 @@ describe('the direct session read answers as better-auth does, or leaves the ans
   it('leaves a forged, tampered or unknown cookie to better-auth, which refuses it', async () => {
     const cookie = await signIn(auth, 'bob');
     const token = tokenOf(cookie);
-    const sign = (value: string, secret = SECRET) =>
-      `better-auth.session_token=${encodeURIComponent(`${value}.${createHmac('sha256', secret).update(value).digest('base64')}`)}`;
+    const sign = (value: string, secret = SECRET) => {
+      const signature = createHmac('sha256', secret).update(value).digest('base64');
+      return `better-auth.session_token=${encodeURIComponent(`${value}.${signature}`)}`;
+    };
     const cases = {
       'another secret': sign(token, 'x'.repeat(64)),
       'a changed token': cookie.replace(token, `${token.slice(0, -1)}${token.endsWith('a') ? 'b' : 'a'}`),

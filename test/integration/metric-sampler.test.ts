@@ -39,7 +39,8 @@ async function latest(): Promise<Record<string, number>> {
 }
 
 async function givenAQueue(nowMs: number) {
-  const insert = `insert into settle.attempts (receipt_id, finalized_at, work_kind, attempts, next_visible_at_ms, row_version,
+  const insert = `insert into settle.attempts (receipt_id, finalized_at, work_kind, attempts, next_visible_at_ms,
+                  row_version,
     lease_owner, lease_token, lease_until_ms, updated_at_ms) values ($1, 1, $2, $3, $4, 0, $5, $6, $7, 1)`;
   const rows: [string, string, number, number, string | null, number | null][] = [
     ['due-1', 'pending_observation', 0, nowMs - 10, null, null],
@@ -53,7 +54,8 @@ async function givenAQueue(nowMs: number) {
     await pool.query(insert, [id, kind, attempts, visible, owner, owner ? 'token' : null, until]);
   }
   await pool.query(
-    `insert into settle.dead_letters values ('d1', 1, 6, 'rpc', '{}', 1), ('d2', 1, 6, 'rpc', '{}', 1), ('d3', 1, 1, 'signature', '{}', 1)`,
+    `insert into settle.dead_letters values ('d1', 1, 6, 'rpc', '{}', 1), ('d2', 1, 6, 'rpc', '{}', 1),
+     ('d3', 1, 1, 'signature', '{}', 1)`,
   );
   await pool.query(
     `insert into keel.settlement_event (receipt_id, kind, attempt, at_ms) values
@@ -62,23 +64,29 @@ async function givenAQueue(nowMs: number) {
   );
   // The dead letters' history, one dead letter replayed since (its event stays), and a code outside the vocabulary.
   await pool.query(`insert into keel.settlement_event (receipt_id, kind, attempt, reason_code, at_ms) values
-    ('d1', 'dead_lettered', 6, 'rpc', 1), ('d2', 'dead_lettered', 6, 'rpc', 1), ('d3', 'dead_lettered', 1, 'signature', 1),
-    ('replayed-1', 'dead_lettered', 6, 'rpc', 1), ('replayed-1', 'replayed', 6, 'rpc', 2), ('odd', 'dead_lettered', 2, 'cosmic_ray', 1)`);
+    ('d1', 'dead_lettered', 6, 'rpc', 1), ('d2', 'dead_lettered', 6, 'rpc', 1),
+    ('d3', 'dead_lettered', 1, 'signature', 1),
+    ('replayed-1', 'dead_lettered', 6, 'rpc', 1), ('replayed-1', 'replayed', 6, 'rpc', 2),
+    ('odd', 'dead_lettered', 2, 'cosmic_ray', 1)`);
   // One stale execution (silent for an hour), one fresh one, and a pending proposal.
-  await pool.query(`insert into oxide_batch.ob_job_definition (id, job_name, definition_revision, manifest_format, manifest_digest, manifest)
+  await pool.query(`insert into oxide_batch.ob_job_definition (id, job_name, definition_revision, manifest_format,
+                    manifest_digest, manifest)
     values (1, 'job', 'r1', 1, sha256('m'), '{}')`);
   await pool.query(
-    `insert into oxide_batch.ob_job_instance (id, job_name, instance_key) values (1, 'job', sha256('a')), (2, 'job', sha256('b'))`,
+    `insert into oxide_batch.ob_job_instance (id, job_name, instance_key)
+     values (1, 'job', sha256('a')), (2, 'job', sha256('b'))`,
   );
-  await pool.query(`insert into oxide_batch.ob_job_execution (job_instance_id, definition_id, attempt, status, updated_at)
+  await pool.query(`insert into oxide_batch.ob_job_execution (job_instance_id, definition_id, attempt, status,
+                    updated_at)
     values (1, 1, 1, 'STARTED', clock_timestamp() - interval '1 hour'), (2, 1, 1, 'STARTED', clock_timestamp())`);
-  await pool.query(`insert into keel.recovery_proposal (target_kind, target_id, evidence_digest, evidence, expected_version, proposer_id,
+  await pool.query(`insert into keel.recovery_proposal (target_kind, target_id, evidence_digest, evidence,
+                    expected_version, proposer_id,
     proposer_login, wait_owner, wait_deadline, wait_cancellation_id)
     values ('batch', '1', sha256('e'), '{}', 0, 'u', 'operator', 'p', clock_timestamp() + interval '15 minutes', 'c')`);
 }
 
 describe('metric sampler', () => {
-  it('samples queue depth by state, retries, dead letters by reason, stale executions, pending proposals and executions by status', async () => {
+  it('samples queue depth by state, retries, dead letters by reason, stale executions, proposals, status', async () => {
     await givenAQueue(await serverNowMs());
     expect(await sampleMetrics(db, { staleThresholdMs: STALE_MS })).toMatchObject({ written: 34, deleted: 0 });
     expect(await latest()).toEqual({
@@ -115,12 +123,14 @@ describe('metric sampler', () => {
   it('writes one sample per interval however many processes sample, and forgets samples after two days', async () => {
     await pool.query('delete from keel.metric_sample');
     await pool.query(`insert into keel.metric_sample (sampled_at, metric, label, value) values
-      (clock_timestamp() - interval '2 days 1 minute', 'old', '', 1), (clock_timestamp() - interval '47 hours', 'kept', '', 1)`);
+      (clock_timestamp() - interval '2 days 1 minute', 'old', '', 1),
+      (clock_timestamp() - interval '47 hours', 'kept', '', 1)`);
     const samplers = Array.from({ length: 4 }, () => createDatabase(newPool(1)));
     const results = await Promise.all(samplers.map((d) => sampleMetrics(d, { staleThresholdMs: STALE_MS })));
     expect(results.filter((r) => r !== null)).toEqual([{ written: 34, deleted: 1 }]);
     const { rows } = await pool.query(
-      `select metric, count(*)::int as n from keel.metric_sample where metric in ('old', 'kept', $1) group by 1 order by 1`,
+      `select metric, count(*)::int as n from keel.metric_sample where metric in ('old', 'kept', $1) group by 1
+       order by 1`,
       [METRICS.pendingProposals],
     );
     expect(rows).toEqual([

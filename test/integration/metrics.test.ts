@@ -46,9 +46,12 @@ describe('/api/metrics exposition', () => {
     database = await freshDatabase();
     expect(await seedDemo(database.db, settings())).toBe(true);
     await database.pool.query(`
-      insert into keel.recovery_proposal (target_kind, target_id, evidence_digest, evidence, expected_version, proposer_id, proposer_login, wait_owner, wait_deadline, wait_cancellation_id)
-      values ('batch', '1', decode(repeat('ab', 32), 'hex'), '{}', 1, 'u1', 'operator', 'p', now() + interval '15 minutes', 'c1'),
-             ('batch', '2', decode(repeat('cd', 32), 'hex'), '{}', 1, 'u1', 'operator', 'p', now() + interval '15 minutes', 'c2')`);
+      insert into keel.recovery_proposal (target_kind, target_id, evidence_digest, evidence, expected_version,
+      proposer_id, proposer_login, wait_owner, wait_deadline, wait_cancellation_id)
+      values ('batch', '1', decode(repeat('ab', 32), 'hex'),
+      '{}', 1, 'u1', 'operator', 'p', now() + interval '15 minutes', 'c1'),
+             ('batch', '2', decode(repeat('cd', 32), 'hex'),
+             '{}', 1, 'u1', 'operator', 'p', now() + interval '15 minutes', 'c2')`);
   }, 180_000);
 
   it('reports gauges equal to counts queried from the database at scrape time', async () => {
@@ -77,10 +80,13 @@ describe('/api/metrics exposition', () => {
 
   it('reports the alerting gauges: the next approval deadline and the age of the oldest due settlement', async () => {
     const truth = await database.pool.query(`
-      select extract(epoch from (select min(wait_deadline) from keel.recovery_proposal where status = 'PENDING') - clock_timestamp())::float8 as deadline,
-             ((extract(epoch from clock_timestamp()) * 1000)::bigint - (select min(next_visible_at_ms) from settle.attempts
+      select extract(epoch from (select min(wait_deadline) from keel.recovery_proposal
+      where status = 'PENDING') - clock_timestamp())::float8 as deadline,
+             ((extract(epoch from clock_timestamp()) * 1000)::bigint - (select min(next_visible_at_ms)
+             from settle.attempts
                where next_visible_at_ms <= (extract(epoch from clock_timestamp()) * 1000)::bigint
-                 and (lease_owner is null or lease_until_ms <= (extract(epoch from clock_timestamp()) * 1000)::bigint)))::float8 / 1000 as oldest`);
+                 and (lease_owner is null or lease_until_ms <= (extract(epoch from clock_timestamp())
+                 * 1000)::bigint)))::float8 / 1000 as oldest`);
     const samples = parsePrometheus((await renderMetrics(database.db, threshold)).body);
     const deadline = byLabel(samples, 'keel_recovery_next_deadline_seconds')['']!;
     const oldest = byLabel(samples, 'keel_settlement_oldest_due_seconds')['']!;

@@ -19,10 +19,13 @@ async function attachedRuntimeSchema(version: number) {
     `alter table oxide_batch.ob_job_execution add column runtime_shard smallint not null default 7`,
   );
   await database.pool.query(`
-    insert into oxide_batch.ob_job_definition (id, job_name, definition_revision, manifest_format, manifest_digest, manifest)
+    insert into oxide_batch.ob_job_definition (id, job_name, definition_revision, manifest_format, manifest_digest,
+    manifest)
       values (1, 'runtime-job', 'r9', 1, decode(repeat('ab', 32), 'hex'), '{"delivery_mode":"at_least_once"}');
-    insert into oxide_batch.ob_job_instance (id, job_name, instance_key) values (1, 'runtime-job', decode(repeat('cd', 32), 'hex'));
-    insert into oxide_batch.ob_job_execution (id, job_instance_id, definition_id, attempt, status, version, owner_token, started_at)
+    insert into oxide_batch.ob_job_instance (id, job_name, instance_key)
+    values (1, 'runtime-job', decode(repeat('cd', 32), 'hex'));
+    insert into oxide_batch.ob_job_execution (id, job_instance_id, definition_id, attempt, status, version, owner_token,
+    started_at)
       values (41, 1, 1, 1, 'STARTED', 12, decode(repeat('ef', 16), 'hex'), now());`);
   return database;
 }

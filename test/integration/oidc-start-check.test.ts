@@ -59,7 +59,10 @@ describe("single sign-on's provider, checked at start against a real OpenID prov
       ok: false,
       error: {
         code: 'OIDC_ISSUER_MISMATCH',
-        message: `KEEL_OIDC_ISSUER=${wrongIssuer}, but the provider's discovery document (${wrongIssuer}/.well-known/openid-configuration) names its issuer ${provider.issuer}; set KEEL_OIDC_ISSUER to exactly that`,
+        message:
+          `KEEL_OIDC_ISSUER=${wrongIssuer}, but the provider's discovery document ` +
+          `(${wrongIssuer}/.well-known/openid-configuration) names its issuer ${provider.issuer}; ` +
+          'set KEEL_OIDC_ISSUER to exactly that',
       },
     });
     expect(await discoverProvider(`${provider.issuer}/`)).toMatchObject({
@@ -70,7 +73,9 @@ describe("single sign-on's provider, checked at start against a real OpenID prov
       ok: false,
       error: {
         code: 'OIDC_DISCOVERY_INVALID',
-        message: `KEEL_OIDC_ISSUER=${provider.issuer}/tenant/v2.0 is not an OpenID provider's issuer: ${provider.issuer}/tenant/v2.0/.well-known/openid-configuration answered HTTP 404`,
+        message:
+          `KEEL_OIDC_ISSUER=${provider.issuer}/tenant/v2.0 is not an OpenID provider's issuer: ` +
+          `${provider.issuer}/tenant/v2.0/.well-known/openid-configuration answered HTTP 404`,
       },
     });
   });
@@ -91,7 +96,8 @@ describe("single sign-on's provider, checked at start against a real OpenID prov
     expect(lines).toEqual([
       expect.stringMatching(
         new RegExp(
-          `^single sign-on: ${closed}/\\.well-known/openid-configuration did not answer \\(.*\\); checked again at the first sign-in$`,
+          `^single sign-on: ${closed}/\\.well-known/openid-configuration did not answer \\(.*\\); ` +
+            'checked again at the first sign-in$',
         ),
       ),
     ]);
@@ -110,7 +116,9 @@ describe("single sign-on's provider, checked at start against a real OpenID prov
     });
     expect(result.code).toBe(1);
     expect(result.stderr).toBe(
-      `[keel] refusing to start (OIDC_ISSUER_MISMATCH): KEEL_OIDC_ISSUER=${wrongIssuer}, but the provider's discovery document (${wrongIssuer}/.well-known/openid-configuration) names its issuer ${provider.issuer}; set KEEL_OIDC_ISSUER to exactly that\n`,
+      `[keel] refusing to start (OIDC_ISSUER_MISMATCH): KEEL_OIDC_ISSUER=${wrongIssuer}, ` +
+        `but the provider's discovery document (${wrongIssuer}/.well-known/openid-configuration) ` +
+        `names its issuer ${provider.issuer}; set KEEL_OIDC_ISSUER to exactly that\n`,
     );
     expect(result.stdout).not.toMatch(/database|PostgreSQL/);
   });
@@ -124,7 +132,10 @@ describe("single sign-on's provider, checked at start against a real OpenID prov
     });
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(
-      /^\[keel\] refusing to start \(OIDC_DISCOVERY_INVALID\): KEEL_OIDC_ISSUER=.*\/tenant\/v2\.0 is not an OpenID provider's issuer: .* answered HTTP 404\n$/,
+      new RegExp(
+        String.raw`^\[keel\] refusing to start \(OIDC_DISCOVERY_INVALID\): KEEL_OIDC_ISSUER=.*\/tenant\/v2\.0 ` +
+          String.raw`is not an OpenID provider's issuer: .* answered HTTP 404\n$`,
+      ),
     );
   });
 });

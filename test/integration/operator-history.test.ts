@@ -30,8 +30,10 @@ async function cliRequest(row: {
 }) {
   const klass = row.action === 'ABANDON' || row.action === 'RECOVER' ? 'DESTRUCTIVE' : 'LIFECYCLE';
   await pool.query(
-    `insert into oxide_batch.ob_operator_request (job_instance_id, job_execution_id, action, authorization_class, operation_id, actor_ref,
-       reason_code, request_digest, observed_version, prior_status, result_status, outcome_class, rejection_code, requested_at)
+    `insert into oxide_batch.ob_operator_request (job_instance_id, job_execution_id, action, authorization_class,
+     operation_id, actor_ref,
+       reason_code, request_digest, observed_version, prior_status, result_status, outcome_class, rejection_code,
+       requested_at)
      values ($1, $2, $3, $4, $5, 'cli:ops', null, $6, $7, $8, $9, $10, $11,
              date_trunc('milliseconds', clock_timestamp()) - $12 * interval '1 minute')`,
     [
@@ -52,7 +54,7 @@ async function cliRequest(row: {
 }
 
 describe('operator history of an execution', () => {
-  it('lists every request for the execution newest first, Keel and runtime CLI apart, and never the owner token', async () => {
+  it('lists each request for the execution newest first, Keel and runtime CLI apart, no owner token', async () => {
     const workerToken = randomBytes(16);
     const execution = await seedStaleExecution(db, { ownerToken: workerToken, silentForMs: 3 * 60 * 60_000 });
     const other = await seedStaleExecution(db);
@@ -194,7 +196,7 @@ describe('operator history of an execution', () => {
 });
 
 describe('demo operator requests', () => {
-  it('are valid under the runtime table rules, come from the CLI only, and carry the runtime request digests', async () => {
+  it('are valid under the runtime table rules, come from the CLI only, carry the runtime request digests', async () => {
     const nowMs = Date.now();
     const hour = 60 * 60_000;
     const plans = [
@@ -219,7 +221,8 @@ describe('demo operator requests', () => {
       });
       const { rows } = await pool.query(
         `select e.definition_id, e.created_at, i.instance_key, d.manifest_digest from oxide_batch.ob_job_execution e
-         join oxide_batch.ob_job_instance i on i.id = e.job_instance_id join oxide_batch.ob_job_definition d on d.id = e.definition_id where e.id = $1`,
+         join oxide_batch.ob_job_instance i on i.id = e.job_instance_id join oxide_batch.ob_job_definition d
+         on d.id = e.definition_id where e.id = $1`,
         [plan.id],
       );
       seeded.push({ plan, row, meta: rows[0] });

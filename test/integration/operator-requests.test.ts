@@ -56,14 +56,15 @@ const subMs = async (id: number, column: string) =>
   Number(
     (
       await pool.query(
-        `select (extract(microseconds from ${column})::bigint % 1000) as us from oxide_batch.ob_job_execution where id = $1`,
+        `select (extract(microseconds from ${column})::bigint % 1000) as us from oxide_batch.ob_job_execution
+         where id = $1`,
         [id],
       )
     ).rows[0].us,
   );
 
 describe('request stop as the runtime STOP', () => {
-  it('leaves the version unchanged, writes one STOP request with the runtime digest, and a worker with its old version still writes', async () => {
+  it('keeps the version, writes one STOP request with the runtime digest; a worker on the old one writes', async () => {
     const ownerToken = randomBytes(16);
     const execution = await seedStaleExecution(db, { status: 'STARTED', version: 12, ownerToken });
     const before = await executionRow(execution.id);
@@ -105,7 +106,8 @@ describe('request stop as the runtime STOP', () => {
     expect(
       (
         await pool.query(
-          `select (extract(microseconds from requested_at)::bigint % 1000) as us from oxide_batch.ob_operator_request where id = $1`,
+          `select (extract(microseconds from requested_at)::bigint % 1000) as us from oxide_batch.ob_operator_request
+           where id = $1`,
           [request.id],
         )
       ).rows[0].us,
@@ -118,7 +120,8 @@ describe('request stop as the runtime STOP', () => {
 
     const audit = (
       await pool.query(
-        `select outcome, operation_id, digest from keel.audit_event where action = 'execution.request_stop' and target_id = $1`,
+        `select outcome, operation_id, digest from keel.audit_event where action = 'execution.request_stop'
+         and target_id = $1`,
         [String(execution.id)],
       )
     ).rows;
@@ -205,7 +208,8 @@ describe('abandon through four eyes (the runtime ABANDON)', () => {
       Number(
         (
           await pool.query(
-            'select (extract(epoch from ended_at) * 1000)::bigint as ms from oxide_batch.ob_job_execution where id = $1',
+            'select (extract(epoch from ended_at) * 1000)::bigint as ms from oxide_batch.ob_job_execution ' +
+              'where id = $1',
             [execution.id],
           )
         ).rows[0].ms,
@@ -323,9 +327,11 @@ describe('abandon through four eyes (the runtime ABANDON)', () => {
 
     // With a decision on record (an earlier version), UNKNOWN may be abandoned.
     await pool.query(
-      `insert into oxide_batch.ob_recovery_decision (job_execution_id, execution_version, prior_status, resulting_status, reason_code,
+      `insert into oxide_batch.ob_recovery_decision (job_execution_id, execution_version, prior_status,
+       resulting_status, reason_code,
          operator_reference, evidence_digest, decided_at)
-       values ($1, 1, 'STARTED', 'FAILED', 'OPERATOR_CONFIRMED', 'cli', $2, date_trunc('milliseconds', clock_timestamp()))`,
+       values ($1, 1, 'STARTED', 'FAILED', 'OPERATOR_CONFIRMED', 'cli', $2,
+       date_trunc('milliseconds', clock_timestamp()))`,
       [execution.id, randomBytes(32)],
     );
     const proposed = await proposeAbandon(deps, approver, {

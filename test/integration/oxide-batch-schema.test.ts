@@ -31,7 +31,9 @@ function render(value: SQL): string {
   return dialect.sqlToQuery(sql`${value}`.inlineParams(), 'indexes').sql;
 }
 
-/** One statement under a savepoint: a statement Postgres rejects becomes a reported problem, not an aborted transaction. */
+/**
+ * One statement under a savepoint: a statement Postgres rejects becomes a reported problem, not an aborted transaction.
+ */
 async function attempt<R extends pg.QueryResultRow>(
   client: pg.PoolClient,
   text: string,
@@ -80,7 +82,8 @@ async function compareColumns(client: pg.PoolClient, config: TableConfig): Promi
     problems.push(`${config.name}: Postgres rejects the Drizzle column types: ${created.error}`);
   } else {
     const probed = await client.query<{ name: string; type: string }>(
-      `select attname as name, format_type(atttypid, atttypmod) as type from pg_attribute where attrelid = $1::regclass and attnum > 0`,
+      `select attname as name, format_type(atttypid, atttypmod) as type from pg_attribute where attrelid = $1::regclass
+       and attnum > 0`,
       [`pg_temp."${typeProbe}"`],
     );
     for (const row of probed.rows) drizzleTypes.set(row.name, row.type);
@@ -168,7 +171,8 @@ async function compareConstraints(client: pg.PoolClient, config: TableConfig, co
     expected.set(
       foreignKey.getName(),
       `FOREIGN KEY (${reference.columns.map((c) => c.name).join(', ')}) ` +
-        `REFERENCES ${target.schema ?? 'public'}.${target.name}(${reference.foreignColumns.map((c) => c.name).join(', ')})` +
+        `REFERENCES ${target.schema ?? 'public'}.${target.name}` +
+        `(${reference.foreignColumns.map((c) => c.name).join(', ')})` +
         referentialAction('UPDATE', foreignKey.onUpdate) +
         referentialAction('DELETE', foreignKey.onDelete),
     );
@@ -187,14 +191,16 @@ async function compareConstraints(client: pg.PoolClient, config: TableConfig, co
       problems.push(`${config.name}: Postgres rejects Drizzle check ${check.name}: ${added.error}`);
   }
   const normalized = await client.query<{ name: string; definition: string }>(
-    `select conname as name, pg_get_constraintdef(oid) as definition from pg_constraint where conrelid = $1::regclass and contype = 'c'`,
+    `select conname as name, pg_get_constraintdef(oid) as definition from pg_constraint where conrelid = $1::regclass
+     and contype = 'c'`,
     [copy],
   );
   for (const row of normalized.rows) expected.set(row.name, row.definition);
 
   // PostgreSQL 18 also records NOT NULL as constraints ('n'); nullability is compared per column.
   const { rows } = await client.query<{ name: string; definition: string }>(
-    `select conname as name, pg_get_constraintdef(oid) as definition from pg_constraint where conrelid = $1::regclass and contype <> 'n'`,
+    `select conname as name, pg_get_constraintdef(oid) as definition from pg_constraint where conrelid = $1::regclass
+     and contype <> 'n'`,
     [`oxide_batch.${config.name}`],
   );
   const actual = new Map(rows.map((row) => [row.name, row.definition]));
@@ -229,7 +235,8 @@ async function compareIndexes(client: pg.PoolClient, config: TableConfig, copy: 
     `select c.relname as name, pg_get_indexdef(i.indexrelid) as definition
        from pg_index i join pg_class c on c.oid = i.indexrelid
       where i.indrelid = $1::regclass
-        and not exists (select 1 from pg_constraint k where k.conindid = i.indexrelid and k.contype in ('p', 'u', 'x'))`,
+        and not exists (select 1 from pg_constraint k where k.conindid = i.indexrelid
+        and k.contype in ('p', 'u', 'x'))`,
     [`oxide_batch.${config.name}`],
   );
   const dbIndexes = new Map(rows.map((row) => [row.name, row.definition]));
@@ -239,7 +246,8 @@ async function compareIndexes(client: pg.PoolClient, config: TableConfig, copy: 
     const probeName = `${config.name}_probe_${position}`;
     const storage = Object.entries(index.config.with ?? {});
     const statement =
-      `create ${index.config.unique ? 'unique ' : ''}index "${probeName}" on ${index.config.only ? 'only ' : ''}${copy} ` +
+      `create ${index.config.unique ? 'unique ' : ''}index "${probeName}"
+       on ${index.config.only ? 'only ' : ''}${copy} ` +
       `using ${index.config.method ?? 'btree'} (${index.config.columns.map(indexKey).join(', ')})` +
       (storage.length > 0 ? ` with (${storage.map(([key, value]) => `${key} = ${value}`).join(', ')})` : '') +
       (index.config.where ? ` where ${render(index.config.where)}` : '');
@@ -273,7 +281,8 @@ async function compareWithDrizzle(client: pg.PoolClient): Promise<string[]> {
   await client.query(`set local search_path = ''`);
   const problems: string[] = [];
   const { rows } = await client.query<{ name: string }>(
-    `select relname as name from pg_class where relnamespace = 'oxide_batch'::regnamespace and relkind in ('r', 'p') order by 1`,
+    `select relname as name from pg_class where relnamespace = 'oxide_batch'::regnamespace and relkind in ('r', 'p')
+     order by 1`,
   );
   const dbTables = new Set(rows.map((row) => row.name));
   const configs = drizzleTables.map((table) => getTableConfig(table));
@@ -295,7 +304,10 @@ async function compareWithDrizzle(client: pg.PoolClient): Promise<string[]> {
   return problems;
 }
 
-/** Runs the comparison (and any sabotage before it) in a transaction that is rolled back, taking the scratch tables with it. */
+/**
+ * Runs the comparison (and any sabotage before it) in a transaction
+ * that is rolled back, taking the scratch tables with it.
+ */
 async function inRolledBackTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
   try {
@@ -327,7 +339,8 @@ describe('oxide_batch schema: bootstrap SQL and Drizzle mirror', () => {
       return compareWithDrizzle(client);
     });
     expect(problems).toEqual([
-      'ob_job_execution: constraint ob_job_execution_attempt_check differs: db CHECK ((attempt >= 0)), drizzle CHECK ((attempt > 0))',
+      'ob_job_execution: constraint ob_job_execution_attempt_check differs: ' +
+        'db CHECK ((attempt >= 0)), drizzle CHECK ((attempt > 0))',
       'ob_operator_request: index ob_operator_request_job_execution_id_idx missing in the database',
     ]);
   });

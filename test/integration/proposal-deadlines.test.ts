@@ -22,7 +22,8 @@ const proposalRow = async (id: number) =>
 
 async function expiryAudit(proposalId: number) {
   const { rows } = await pool.query(
-    `select actor_id, outcome, before, after from keel.audit_event where action = 'recovery.expire' and operation_id = $1 order by id`,
+    `select actor_id, outcome, before, after from keel.audit_event where action = 'recovery.expire'
+     and operation_id = $1 order by id`,
     [`keel-proposal-${proposalId}`],
   );
   return rows;
@@ -148,9 +149,11 @@ describe('two requests of different kinds racing for one execution', () => {
     try {
       await client.query('begin');
       const inserted = await client.query(
-        `insert into keel.recovery_proposal (target_kind, target_id, kind, evidence_digest, evidence, expected_version, proposer_id,
+        `insert into keel.recovery_proposal (target_kind, target_id, kind, evidence_digest, evidence, expected_version,
+         proposer_id,
            proposer_login, wait_owner, wait_deadline, wait_cancellation_id)
-         values ('batch', $1, $2, sha256('e'), '{}', 0, 'user:other', 'other', 'p', clock_timestamp() + interval '15 minutes', 'c')
+         values ('batch', $1, $2, sha256('e'), '{}', 0, 'user:other', 'other', 'p',
+         clock_timestamp() + interval '15 minutes', 'c')
          returning id`,
         [String(executionId), kind],
       );
@@ -158,7 +161,8 @@ describe('two requests of different kinds racing for one execution', () => {
       // Wait until the request's insert is blocked on the uncommitted row.
       for (;;) {
         const { rows } = await pool.query(
-          `select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and pid <> pg_backend_pid() and query like '%insert into keel.recovery_proposal%'`,
+          `select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and pid <> pg_backend_pid()
+           and query like '%insert into keel.recovery_proposal%'`,
         );
         if (rows[0].n > 0) break;
         await new Promise<void>((resolve) => setImmediate(resolve));
@@ -177,7 +181,7 @@ describe('two requests of different kinds racing for one execution', () => {
     return rows.map((row) => ({ ...row, id: Number(row.id) }));
   }
 
-  it('an abandon request that loses to a takeover is refused PROPOSAL_PENDING, never handed the takeover as its own', async () => {
+  it('an abandon request losing to a takeover is refused PROPOSAL_PENDING, never given the takeover', async () => {
     const execution = await seedStaleExecution(db, { status: 'STOPPED' });
     const { result, winnerId } = await raceAgainstUncommitted('TAKEOVER', execution.id, (racer) =>
       proposeAbandon({ ...deps, uow: recoveryDeps(racer).uow }, approver, {
@@ -192,7 +196,7 @@ describe('two requests of different kinds racing for one execution', () => {
     expect(await onlyProposalOf(execution.id)).toEqual([{ id: winnerId, kind: 'TAKEOVER', status: 'PENDING' }]);
   });
 
-  it('a takeover request that loses to an abandon is refused PROPOSAL_PENDING, never handed the abandon as its own', async () => {
+  it('a takeover request losing to an abandon is refused PROPOSAL_PENDING, never given the abandon', async () => {
     const execution = await seedStaleExecution(db);
     const { result, winnerId } = await raceAgainstUncommitted('ABANDON', execution.id, (racer) =>
       proposeRecovery({ ...deps, uow: recoveryDeps(racer).uow }, operator, {

@@ -47,7 +47,7 @@ describe('the read replica monitor', () => {
 });
 
 describe('a list read whose replica cannot be reached', () => {
-  it('runs on the primary, through pg-pool’s query and through a transaction, and says so once per failure', async () => {
+  it('runs on the primary, through pg-pool’s query and a transaction, and says so once per failure', async () => {
     const { url } = await freshDatabase({ empty: true });
     const primary = pool(url, 2);
     const replica = pool(CLOSED_PORT, 2, { connectionTimeoutMillis: 1_000 });
@@ -97,7 +97,8 @@ describe('live updates behind a replica', () => {
       await events.ready();
       const heard = new Promise<void>((resolve) => events.once('change', () => resolve()));
       await writer.query(
-        `insert into keel.audit_event (actor_login, actor_role, action, target_kind, target_id, outcome) values ('t', 'admin', 'test', 'x', '1', 'APPLIED')`,
+        `insert into keel.audit_event (actor_login, actor_role, action, target_kind, target_id, outcome)
+         values ('t', 'admin', 'test', 'x', '1', 'APPLIED')`,
       );
       // The change was seen and the replica asked about the primary's position after it: nothing is announced yet.
       const lsn = await firstAsk;

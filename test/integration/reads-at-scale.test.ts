@@ -79,12 +79,13 @@ describe('reads at scale', () => {
     });
     const above = await countUpToCap(db, sql`settle.dead_letters`, sql`true`);
     expect(above).toMatchObject({ capped: true, estimated: true });
-    // The estimate is the planner's (reltuples after the generator's ANALYZE): near the 12,000 rows, never below the cap.
+    // The estimate is the planner's (reltuples after the generator's
+    // ANALYZE): near the 12,000 rows, never below the cap.
     expect(above.value).toBeGreaterThan(COUNT_CAP);
     expect(Math.abs(above.value - 12_000)).toBeLessThan(1_200);
   });
 
-  it('serves the phase and category filters from the runtime indexes once applied, with no sequential scan of the steps', async () => {
+  it('serves phase and category filters from the runtime indexes once applied, no seq scan of the steps', async () => {
     expect(await missingRuntimeIndexes(database.pool)).not.toEqual([]);
 
     await run(process.execPath, [...cli, 'runtime-indexes', '--apply'], { env });

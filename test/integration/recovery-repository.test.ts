@@ -93,7 +93,8 @@ describe('RecoveryRepository over Postgres', () => {
       ownerToken: randomBytes(16),
     });
     await pool.query(
-      `insert into oxide_batch.ob_flow_decision (job_execution_id, decision_ordinal, source_step_logical_id, exit_code) values (7, 0, 'load', 'COMPLETED')`,
+      `insert into oxide_batch.ob_flow_decision (job_execution_id, decision_ordinal, source_step_logical_id, exit_code)
+       values (7, 0, 'load', 'COMPLETED')`,
     );
     const snapshot = await snapshotOf(7);
     expect(snapshot).toMatchObject({
@@ -108,7 +109,7 @@ describe('RecoveryRepository over Postgres', () => {
     expect(snapshotEvidenceDigestHex(snapshot)).toEqual({ ok: true, value: vector.digest });
   });
 
-  it('reproduces the second vector (UNKNOWN, latest step with a 57-byte checkpoint, no delivery mode, no owner)', async () => {
+  it('reproduces vector 2 (UNKNOWN, latest step with a 57-byte checkpoint, no delivery mode, no owner)', async () => {
     const vector = vectors.evidenceDigest[1]!;
     const definition = await seedDefinition(db, {});
     await seedExecution(db, {
@@ -172,7 +173,8 @@ describe('RecoveryRepository over Postgres', () => {
     const first = await seedStep(db, { executionId: a.id, logicalId: 'one', status: 'UNKNOWN' });
     await seedStep(db, { executionId: a.id, logicalId: 'two', status: 'STARTED' });
     await pool.query(
-      `insert into oxide_batch.ob_step_partition (step_execution_id, partition_key, partition_ordinal, status) values ($1, 'p0', 0, 'STARTED')`,
+      `insert into oxide_batch.ob_step_partition (step_execution_id, partition_key, partition_ordinal, status)
+       values ($1, 'p0', 0, 'STARTED')`,
       [first],
     );
     expect((await snapshotOf(a.id)).markers).toEqual({
@@ -184,7 +186,8 @@ describe('RecoveryRepository over Postgres', () => {
 
     await seedStep(db, { executionId: a.id, logicalId: 'three', status: 'UNKNOWN' });
     await pool.query(
-      `insert into oxide_batch.ob_step_partition (step_execution_id, partition_key, partition_ordinal, status) values ($1, 'p1', 1, 'COMPLETED')`,
+      `insert into oxide_batch.ob_step_partition (step_execution_id, partition_key, partition_ordinal, status)
+       values ($1, 'p1', 1, 'COMPLETED')`,
       [first],
     );
     expect((await snapshotOf(a.id)).markers).toMatchObject({ unknownCommit: true, completedPartition: true });
@@ -202,7 +205,7 @@ describe('RecoveryRepository over Postgres', () => {
     });
   });
 
-  it('reads updated_at and the server clock as the runtime does: rounded, on rows 0, 300, 500 and 700 us past a millisecond', async () => {
+  it('reads updated_at and the clock as the runtime does: rounded, rows 0, 300, 500, 700 us past a ms', async () => {
     const definition = await seedDefinition(db, { deliveryMode: 'atomic_same_resource' });
     const deps = recoveryDeps(db);
     let agreeing = 0;
@@ -211,13 +214,15 @@ describe('RecoveryRepository over Postgres', () => {
       const execution = await seedExecution(db, { definitionId: definition.id, ownerToken: randomBytes(16) });
       // A stale row an hour old, on a whole second plus the offset.
       await pool.query(
-        `update oxide_batch.ob_job_execution set updated_at = date_trunc('second', clock_timestamp()) - interval '1 hour' + $2::int * interval '1 microsecond' where id = $1`,
+        `update oxide_batch.ob_job_execution set updated_at = date_trunc('second',
+         clock_timestamp()) - interval '1 hour' + $2::int * interval '1 microsecond' where id = $1`,
         [execution.id, offsetUs],
       );
       const secondMs = Number(
         (
           await pool.query(
-            `select (extract(epoch from date_trunc('second', updated_at)) * 1000)::bigint as ms from oxide_batch.ob_job_execution where id = $1`,
+            `select (extract(epoch from date_trunc('second', updated_at)) * 1000)::bigint as ms
+             from oxide_batch.ob_job_execution where id = $1`,
             [execution.id],
           )
         ).rows[0].ms,
@@ -250,7 +255,8 @@ describe('RecoveryRepository over Postgres', () => {
         owner: 'OTHER_PROCESS',
         updatedAtMs: Number(rows[0].truncated_ms),
       });
-      // Every digest Keel shows or stores: the snapshot's, the proposal's, and the one written into ob_recovery_decision.
+      // Every digest Keel shows or stores: the snapshot's, the
+      // proposal's, and the one written into ob_recovery_decision.
       const proposed = await proposeRecovery(deps, actor('operator'), {
         target: 'batch',
         reason: 'owner silent',
@@ -267,7 +273,8 @@ describe('RecoveryRepository over Postgres', () => {
       expect(confirmed.ok).toBe(true);
       const decision = (
         await pool.query(
-          `select encode(evidence_digest, 'hex') as d from oxide_batch.ob_recovery_decision where job_execution_id = $1`,
+          `select encode(evidence_digest, 'hex') as d from oxide_batch.ob_recovery_decision
+           where job_execution_id = $1`,
           [execution.id],
         )
       ).rows[0].d;

@@ -51,11 +51,13 @@ async function stateOf(receiptId: string) {
   const q = (text: string) => pool.query(text, [receiptId]).then((r) => r.rows);
   return {
     attempts: await q(
-      'select work_kind, attempts, next_visible_at_ms, row_version, lease_owner from settle.attempts where receipt_id = $1',
+      'select work_kind, attempts, next_visible_at_ms, row_version, lease_owner from settle.attempts ' +
+        'where receipt_id = $1',
     ),
     deadLetters: await q('select attempts, reason from settle.dead_letters where receipt_id = $1'),
     replays: await q(
-      'select operation_id, prior_attempts, prior_reason, actor_login, note from keel.settlement_replay where receipt_id = $1',
+      'select operation_id, prior_attempts, prior_reason, actor_login, note from keel.settlement_replay ' +
+        'where receipt_id = $1',
     ),
     events: (await q('select kind from keel.settlement_event where receipt_id = $1 order by id')).map((r) => r.kind),
     audit: await q(
@@ -119,7 +121,7 @@ describe('replaying one dead letter', () => {
     });
   });
 
-  it('is idempotent by operation id: the same id twice, even at once, replays once and returns the first result', async () => {
+  it('is idempotent by operation id: the same id twice, even at once, replays once, answers the first', async () => {
     const receipt = nextId('r');
     await deadLetter(receipt);
     const input = { receiptId: receipt, note: 'retry', operationId: 'op-twice' };

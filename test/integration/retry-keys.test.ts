@@ -181,7 +181,8 @@ describe('listRetryKeys', () => {
     expect((await collectAll(100, changing.id)).map((row) => row.kind)).toEqual(['key']);
     // The payload is edited in place, the checksum left as it was: the kept verdict must not hide it.
     await pool.query(
-      `update oxide_batch.ob_step_execution set fault_state_payload = jsonb_set(fault_state_payload, '{entries,0,ordinal}', '2') where id = $1`,
+      `update oxide_batch.ob_step_execution set fault_state_payload = jsonb_set(fault_state_payload,
+       '{entries,0,ordinal}', '2') where id = $1`,
       [step],
     );
     expect(await collectAll(100, changing.id)).toMatchObject([
@@ -194,7 +195,7 @@ describe('listRetryKeys', () => {
     ]);
   });
 
-  it('the corrupt-only list reports a payload damaged in place after a scan kept its verdict, and drops it once repaired', async () => {
+  it('the corrupt-only list reports a payload damaged after a scan kept its verdict; repaired, it drops', async () => {
     const scanned = await seedExecution(db, { definitionId: definition.id });
     const sound = await seedStep(db, { executionId: scanned.id, logicalId: 'limited' });
     const damaged = await seedStep(db, { executionId: scanned.id, logicalId: 'unlimited' });
@@ -209,7 +210,8 @@ describe('listRetryKeys', () => {
       [damaged],
     );
     await pool.query(
-      `update oxide_batch.ob_step_execution set fault_state_payload = jsonb_set(fault_state_payload, '{entries,0,ordinal}', '2') where id = $1`,
+      `update oxide_batch.ob_step_execution set fault_state_payload = jsonb_set(fault_state_payload,
+       '{entries,0,ordinal}', '2') where id = $1`,
       [damaged],
     );
     const after = await pool.query<{ checksum: Buffer }>(
@@ -244,7 +246,8 @@ describe('listRetryKeys', () => {
       steps.push(step);
     }
     await pool.query(
-      `update oxide_batch.ob_step_execution set fault_state_checksum = decode(repeat('00', 32), 'hex') where id = any($1::bigint[]) and step_logical_id <> 'c3'`,
+      `update oxide_batch.ob_step_execution set fault_state_checksum = decode(repeat('00', 32), 'hex')
+       where id = any($1::bigint[]) and step_logical_id <> 'c3'`,
       [steps],
     );
     const seen: number[] = [];
@@ -259,7 +262,7 @@ describe('listRetryKeys', () => {
     expect(seen).toEqual(steps.filter((_, i) => i !== 2).reverse());
   });
 
-  it('pages through every row exactly once, in order, cutting inside a step, with cursors that hold no key', async () => {
+  it('pages through every row exactly once, in order, cutting inside a step, with cursors holding no key', async () => {
     const everything = await collectAll(500);
     tokens.length = 0;
     for (const limit of [1, 2, 3]) {
@@ -287,7 +290,7 @@ describe('listRetryKeys', () => {
     }
   });
 
-  it('refuses a tampered, truncated, foreign or plain cursor token with the typed bad-input error, instead of guessing', async () => {
+  it('refuses a tampered, truncated, foreign or plain cursor token with the typed bad-input error', async () => {
     const next = (await listRetryKeys(db, { limit: 1, executionId: execution.id })).nextCursor!;
     expect(next).toEqual({ stepId: unlimited, key: '1a'.repeat(32) });
     const token = encodeRetryKeyCursor(next, CURSOR_KEY);

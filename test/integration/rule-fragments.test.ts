@@ -37,7 +37,8 @@ describe('the queue state', () => {
       leased: boolean;
       retry_scheduled: boolean;
     }>(sql`
-      select a.lease_owner, a.lease_until_ms, a.next_visible_at_ms, ${queueStateCase(NOW, 'a')} as state, ${claimableAt(NOW, 'a')} as claimable,
+      select a.lease_owner, a.lease_until_ms, a.next_visible_at_ms, ${queueStateCase(NOW, 'a')} as state,
+      ${claimableAt(NOW, 'a')} as claimable,
              ${inQueueState('due', NOW, 'a')} as due, ${inQueueState('leased', NOW, 'a')} as leased,
              ${inQueueState('retry_scheduled', NOW, 'a')} as retry_scheduled
       from (values ${values}) as a(lease_owner, lease_until_ms, next_visible_at_ms)`);
@@ -68,13 +69,15 @@ describe('a stale execution', () => {
       BATCH_STATUSES.flatMap((status) =>
         offsetsUs.map(
           (us) =>
-            sql`(${status}::text, timestamptz 'epoch' + (${(NOW - thresholdMs) * 1000 + us}::bigint) * interval '1 microsecond')`,
+            sql`(${status}::text, timestamptz 'epoch' + (${(NOW - thresholdMs) * 1000 + us}::bigint) * interval
+                '1 microsecond')`,
         ),
       ),
       sql`, `,
     );
     const { rows } = await db.execute<{ status: BatchStatus; updated_ms: string; stale: boolean }>(sql`
-      select x.status, ${runtimeEpochMs(sql`x.updated_at`)} as updated_ms, ${staleExecution(thresholdMs, 'x', sql`${NOW}::bigint`)} as stale
+      select x.status, ${runtimeEpochMs(sql`x.updated_at`)} as updated_ms,
+             ${staleExecution(thresholdMs, 'x', sql`${NOW}::bigint`)} as stale
       from (values ${values}) as x(status, updated_at)`);
     expect(rows).toHaveLength(BATCH_STATUSES.length * offsetsUs.length);
     for (const row of rows) {
@@ -93,7 +96,8 @@ describe('the owner observation', () => {
     const ours = Buffer.alloc(16, 7);
     const { rows } = await db.execute<{ n: number; owner: string }>(sql`
       select x.n, ${ownerObservation(sql`x.owner_token`, ours)} as owner
-      from (values (1, null::bytea), (2, ${ours}::bytea), (3, ${Buffer.alloc(16, 8)}::bytea)) as x(n, owner_token) order by x.n`);
+      from (values (1, null::bytea), (2, ${ours}::bytea), (3, ${Buffer.alloc(16, 8)}::bytea)) as x(n, owner_token)
+      order by x.n`);
     expect(rows.map((r) => r.owner)).toEqual(['ABSENT', 'CURRENT_PROCESS', 'OTHER_PROCESS']);
     expect(Object.keys(rows[0]!)).toEqual(['n', 'owner']);
   });

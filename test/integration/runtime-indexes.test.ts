@@ -17,7 +17,7 @@ describe('runtime indexes', () => {
     expect(await missingRuntimeIndexes(pool)).toEqual([]);
   });
 
-  it('are only printed for an attached schema until an operator applies them; meanwhile the view says it runs unindexed', async () => {
+  it('are only printed for an attached schema until applied; meanwhile the view says it runs unindexed', async () => {
     const { pool, url, newPool } = await freshDatabase({ empty: true });
     await pool.query(readFileSync('lib/db/bootstrap/oxide-batch.sql', 'utf8'));
     expect((await migrateDatabase(pool)).ok).toBe(true);

@@ -33,7 +33,7 @@ const KEY = `abcdef01${'23'.repeat(28)}`;
 await storeKeys(step, [KEY, `ffffffff${'00'.repeat(28)}`]);
 
 describe('searchEverything', () => {
-  it('finds a step by 8 or more hex digits of a retry key, in either case, and not by digits past the 8 that differ', async () => {
+  it('finds a step by 8+ hex digits of a retry key, in either case, and not by differing digits past 8', async () => {
     for (const q of [KEY.slice(0, 8), KEY.slice(0, 12).toUpperCase(), KEY]) {
       const results = await search(q);
       expect(kinds(results), q).toEqual(['retryKey 1']);
@@ -54,7 +54,8 @@ describe('searchEverything', () => {
 
   it('lets the runtime store any envelope, however damaged: the prefix index never raises', async () => {
     const index = await pool.query(
-      `select 1 from pg_indexes where schemaname = 'oxide_batch' and indexname = 'keel_ob_step_execution_retry_key_prefix_idx'`,
+      `select 1 from pg_indexes where schemaname = 'oxide_batch'
+       and indexname = 'keel_ob_step_execution_retry_key_prefix_idx'`,
     );
     expect(index.rowCount).toBe(1);
     const damaged = await seedStep(db, { executionId: execution.id, logicalId: 'damaged' });
@@ -75,7 +76,8 @@ describe('searchEverything', () => {
   it('finds an execution, its instance and a proposal by number, and a proposal by a digest prefix', async () => {
     const digest = Buffer.from(`${'9e'.repeat(4)}${'11'.repeat(28)}`, 'hex');
     const { rows } = await pool.query<{ id: string }>(
-      `insert into keel.recovery_proposal (target_kind, target_id, evidence_digest, evidence, expected_version, proposer_id, proposer_login, wait_owner, wait_deadline, wait_cancellation_id)
+      `insert into keel.recovery_proposal (target_kind, target_id, evidence_digest, evidence, expected_version,
+       proposer_id, proposer_login, wait_owner, wait_deadline, wait_cancellation_id)
        values ('batch', $1, $2, '{}', 0, 'u', 'u', 'w', now(), 'c') returning id`,
       [String(execution.id), digest],
     );
@@ -109,8 +111,10 @@ describe('searchEverything', () => {
 
   it('lists at most 20 receipts of a prefix and says there are more, without counting them', async () => {
     await pool.query(
-      `insert into settle.attempts (receipt_id, finalized_at, work_kind, attempts, next_visible_at_ms, row_version, updated_at_ms)
-       select 'rcpt_search_' || lpad(g::text, 2, '0'), 1, 'pending_observation', 0, 1, 1, 1 from generate_series(1, 25) g`,
+      `insert into settle.attempts (receipt_id, finalized_at, work_kind, attempts, next_visible_at_ms, row_version,
+       updated_at_ms)
+       select 'rcpt_search_' || lpad(g::text, 2, '0'), 1, 'pending_observation', 0, 1, 1, 1
+       from generate_series(1, 25) g`,
     );
     const results = await search('rcpt_search_');
     expect(kinds(results)).toEqual(['receipt 20+']);
@@ -123,7 +127,8 @@ describe('searchEverything', () => {
 
   it('finds users for an admin only', async () => {
     await pool.query(
-      `insert into keel."user" (id, name, email, username, role) values ('u-search', 'Search', 'search@example.test', 'searcher', 'viewer')`,
+      `insert into keel."user" (id, name, email, username, role)
+       values ('u-search', 'Search', 'search@example.test', 'searcher', 'viewer')`,
     );
     expect(kinds(await search('Searcher', 'admin'))).toEqual(['user 1']);
     expect(kinds(await search('Searcher', 'viewer'))).toEqual([]);

@@ -77,7 +77,7 @@ describe('secrets never leave through a result or a stored summary', () => {
     expect(leaks([{ key: KEY.toString('base64') }])).not.toEqual([]);
   });
 
-  it('no service output, port read, query page or audit/proposal row carries the owner tokens or the checkpoint key', async () => {
+  it('no service output, port read, query page, audit or proposal row carries owner tokens or the key', async () => {
     const outputs: unknown[] = [];
     const keep = <T>(value: T): T => {
       outputs.push(value);
@@ -201,7 +201,7 @@ describe('secrets never leave through a result or a stored summary', () => {
 });
 
 describe('no token or value reaches a log through a Postgres outage', () => {
-  it('session tokens, owner tokens, receipt ids, notes, user ids and the checkpoint key in flight while the database goes away are never printed', async () => {
+  it('secrets in flight (tokens, receipts, notes, user ids, the key) never print as the database goes', async () => {
     const PORT = 3998;
     const APP = 'keel-scan-app';
     const appPool = database.newPool(10, { application_name: APP, connectionTimeoutMillis: 1_000 });
@@ -267,7 +267,10 @@ describe('no token or value reaches a log through a Postgres outage', () => {
     const admin = new pg.Client({ connectionString: inject('adminUrl') });
     await admin.connect();
     const raised: unknown[] = [];
-    /** As the server reports a failure: the wrappers log it through pino, Next.js prints an uncaught one with console.error. */
+    /**
+     * As the server reports a failure: the wrappers log it through
+     * pino, Next.js prints an uncaught one with console.error.
+     */
     const report = (error: unknown) => {
       raised.push(error);
       logger.error({ requestId: randomUUID(), error }, 'server action failed');
@@ -288,7 +291,8 @@ describe('no token or value reaches a log through a Postgres outage', () => {
         const check = async () =>
           (
             await pool.query(
-              `select count(*)::int as n from pg_stat_activity where application_name = $1 and state = 'idle in transaction'`,
+              `select count(*)::int as n from pg_stat_activity where application_name = $1
+               and state = 'idle in transaction'`,
               [APP],
             )
           ).rows[0].n > 0
@@ -312,7 +316,8 @@ describe('no token or value reaches a log through a Postgres outage', () => {
         const check = async () =>
           (
             await pool.query(
-              `select count(*)::int as n from pg_stat_activity where application_name = $1 and state = 'active' and query like '%pg_sleep%'`,
+              `select count(*)::int as n from pg_stat_activity where application_name = $1 and state = 'active'
+               and query like '%pg_sleep%'`,
               [APP],
             )
           ).rows[0].n === receipts.length

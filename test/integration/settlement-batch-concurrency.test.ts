@@ -64,10 +64,12 @@ async function runWorker(
 }
 
 describe('batch and single workers at once', () => {
-  it(`${WORKERS} workers over ${ROWS} receipts never settle a claim twice, and every receipt ends in exactly one place`, async () => {
+  it(`${WORKERS} workers over ${ROWS} receipts never settle a claim twice; each ends in one place`, async () => {
     await pool.query(
-      `insert into settle.attempts (receipt_id, finalized_at, work_kind, attempts, next_visible_at_ms, row_version, updated_at_ms)
-       select 'cc-' || lpad(n::text, 5, '0'), 1, 'pending_observation', 0, $1::bigint - (n % 97), 0, 1 from generate_series(1, $2::int) as n`,
+      `insert into settle.attempts (receipt_id, finalized_at, work_kind, attempts, next_visible_at_ms, row_version,
+       updated_at_ms)
+       select 'cc-' || lpad(n::text, 5, '0'), 1, 'pending_observation', 0, $1::bigint - (n % 97), 0, 1
+       from generate_series(1, $2::int) as n`,
       [NOW, ROWS],
     );
     const rivals: SettlementAttemptClaim[][] = [];
@@ -84,7 +86,8 @@ describe('batch and single workers at once', () => {
     expect(outcomes[0]!.n).toBe(committed.length);
     // Each receipt finished or dead-lettered exactly once.
     const { rows: ends } = await pool.query<{ receipt_id: string; n: number }>(
-      `select receipt_id, count(*)::int as n from keel.settlement_event where kind in ('finished', 'dead_lettered') group by receipt_id`,
+      `select receipt_id, count(*)::int as n from keel.settlement_event where kind in ('finished', 'dead_lettered')
+       group by receipt_id`,
     );
     expect(ends).toHaveLength(ROWS);
     expect(ends.every((e) => e.n === 1)).toBe(true);
@@ -95,7 +98,8 @@ describe('batch and single workers at once', () => {
         (select count(*)::int from settle.attempts) as attempts,
         (select count(*)::int from settle.dead_letters) as dead,
         (select count(*)::int from settle.receipt_place) as places,
-        (select count(*)::int from settle.receipt_place p join settle.dead_letters d using (receipt_id) where p.place = 'dead_lettered') as dead_tracked`);
+        (select count(*)::int from settle.receipt_place p join settle.dead_letters d using (receipt_id)
+        where p.place = 'dead_lettered') as dead_tracked`);
     expect(places[0].attempts).toBe(0);
     expect(places[0].dead).toBeGreaterThan(0);
     expect(places[0].places).toBe(places[0].dead);

@@ -19,8 +19,10 @@ const LEASE = 30_000;
 
 async function queue(receiptIds: string[], attempts = 0): Promise<void> {
   await pool.query(
-    `insert into settle.attempts (receipt_id, finalized_at, work_kind, attempts, next_visible_at_ms, row_version, updated_at_ms)
-     select r, 41, case when $2::int > 0 then 'retry_scheduled' else 'pending_observation' end, $2::int, $3::bigint, 0, 1
+    `insert into settle.attempts (receipt_id, finalized_at, work_kind, attempts, next_visible_at_ms, row_version,
+     updated_at_ms)
+     select r, 41, case when $2::int > 0 then 'retry_scheduled'
+     else 'pending_observation' end, $2::int, $3::bigint, 0, 1
      from unnest($1::text[]) as r`,
     [receiptIds, attempts, NOW - 1],
   );
@@ -160,7 +162,7 @@ describe('recordClaimedOutcomes (the batch form)', () => {
     expect(await store.recordClaimedOutcomes([], POLICY, NOW)).toEqual({ ok: true, value: [] });
   });
 
-  it('names the dead-letter table only when the batch dead-letters: no trigger of it, no NOTIFY otherwise', async () => {
+  it('names the dead-letter table only when the batch dead-letters: no trigger, no NOTIFY otherwise', async () => {
     await queue(['quiet-1', 'quiet-2']);
     const claims = [await claim('quiet-1'), await claim('quiet-2')];
     // Trigger function calls of this transaction alone (pg_stat_xact_user_functions).
@@ -173,7 +175,8 @@ describe('recordClaimedOutcomes (the batch form)', () => {
       );
       expect(recorded.ok && recorded.value.every((r) => r.ok)).toBe(true);
       const { rows } = await tx.execute<{ name: string; calls: number }>(
-        sql`select schemaname || '.' || funcname as name, calls::int as calls from pg_stat_xact_user_functions order by 1`,
+        sql`select schemaname || '.' || funcname as name, calls::int as calls from pg_stat_xact_user_functions
+            order by 1`,
       );
       return rows;
     });

@@ -17,7 +17,8 @@ const NOW = 1_800_000_000_000;
 async function queueDueRows(prefix: string, rows = ROWS): Promise<void> {
   for (let start = 0; start < rows; start += 2_000) {
     await pool.query(
-      `insert into settle.attempts (receipt_id, finalized_at, work_kind, attempts, next_visible_at_ms, row_version, updated_at_ms)
+      `insert into settle.attempts (receipt_id, finalized_at, work_kind, attempts, next_visible_at_ms, row_version,
+       updated_at_ms)
        select $1 || lpad(n::text, 6, '0'), 1, 'pending_observation', 0, $2::bigint - (n % 997), 0, 1
        from generate_series($3::int, $4::int) as n`,
       [prefix, NOW, start, Math.min(start + 1_999, rows - 1)],
@@ -90,7 +91,8 @@ describe('claimDue under concurrent workers', () => {
     );
     const elapsedMs = performance.now() - started;
     console.info(
-      `[measure] claimDue + recordClaimedOutcome ${WORKERS} workers x ${RECORDED_ROWS} rows (batches of 64): ${elapsedMs.toFixed(0)} ms`,
+      `[measure] claimDue + recordClaimedOutcome ${WORKERS} workers x ${RECORDED_ROWS} rows (batches of 64): ` +
+        `${elapsedMs.toFixed(0)} ms`,
     );
 
     expect(conflicts).toBe(0);
@@ -100,13 +102,15 @@ describe('claimDue under concurrent workers', () => {
     const { rows } = await pool.query(`
       select (select count(*)::int from settle.attempts) as left_behind,
              (select count(*)::int from keel.settlement_event where kind = 'finished') as finished,
-             (select count(distinct receipt_id)::int from keel.settlement_event where kind = 'finished') as distinct_finished`);
+             (select count(distinct receipt_id)::int from keel.settlement_event
+             where kind = 'finished') as distinct_finished`);
     expect(rows[0]).toEqual({ left_behind: 0, finished: RECORDED_ROWS, distinct_finished: RECORDED_ROWS });
   }, 180_000);
 
   it('two workers racing claimReceipt for the same rows: exactly one wins each', async () => {
     await pool.query(
-      `insert into settle.attempts (receipt_id, finalized_at, work_kind, attempts, next_visible_at_ms, row_version, updated_at_ms)
+      `insert into settle.attempts (receipt_id, finalized_at, work_kind, attempts, next_visible_at_ms, row_version,
+       updated_at_ms)
        select 'race-' || n, 1, 'pending_observation', 0, 0, 0, 1 from generate_series(1, 200) as n`,
     );
     const a = postgresSettlementStore(createDatabase(newPool(4)));

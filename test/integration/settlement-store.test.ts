@@ -280,7 +280,8 @@ describe('recording claimed outcomes', () => {
         detailSha256Hex: detail,
       });
       const { rows } = await pool.query(
-        'select finalized_at, attempts, reason, canonical_json, recorded_at_ms from settle.dead_letters where receipt_id = $1',
+        'select finalized_at, attempts, reason, canonical_json, recorded_at_ms from settle.dead_letters ' +
+          'where receipt_id = $1',
         [claim.receiptId],
       );
       expect(rows).toEqual([

@@ -72,7 +72,9 @@ async function keelWithProvider(options: Pick<TestProviderOptions, 'claimsInIdTo
     return ((await response.json()) as { url: string }).url;
   }
 
-  /** A whole sign-in in one browser (`browser`: its cookies at the provider): where Keel sends it, and Keel's cookies. */
+  /**
+   * A whole sign-in in one browser (`browser`: its cookies at the provider): where Keel sends it, and Keel's cookies.
+   */
   async function signIn(login: string, browser = new CookieJar()) {
     const keel = new CookieJar();
     let visit = await visitProvider(await startSignIn(keel), browser, CALLBACK);
@@ -111,7 +113,7 @@ describe.each([
     expect(session?.user).toMatchObject({ role: 'viewer', username: 'sso.vic' });
   });
 
-  it('refuses a token that left the groups out for too many (groups overage), creates no user, and audits it', async () => {
+  it('refuses a token that left the groups out for too many (groups overage), creates no user, audits it', async () => {
     const { location, session } = await keel.signIn('greta');
     expect(session).toBeNull();
     const refusal = new URL(location, KEEL).searchParams;

@@ -84,7 +84,9 @@ describe('single sign-on through a real OpenID provider', () => {
     return body.url;
   }
 
-  /** Follows the provider's redirects and fills its login form; the URL it sends the browser back to Keel with, or null. */
+  /**
+   * Follows the provider's redirects and fills its login form; the URL it sends the browser back to Keel with, or null.
+   */
   async function loginAtProvider(authorizeUrl: string, login: string): Promise<string | null> {
     const jar = new CookieJar();
     let next: { url: string; init?: RequestInit } = { url: authorizeUrl };

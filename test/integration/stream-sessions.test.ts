@@ -45,7 +45,7 @@ describe('the sessions behind open event streams are checked again', () => {
     }
   });
 
-  it('closes the stream of a session signed out, a user disabled, a role changed or a session expired, and only those', async () => {
+  it('closes the stream of a session signed out, user disabled, role changed or expiry, and only those', async () => {
     const watch = createStreamSessionWatch(database.pool, { intervalMs: 60_000 });
     const ended = new Map<string, StreamEnd>();
     const open = async (username: string, role: 'viewer' | 'support' | 'admin' | 'operator') => {

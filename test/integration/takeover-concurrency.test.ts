@@ -48,7 +48,7 @@ async function runtimeRows(executionId: number) {
 }
 
 describe('takeover under concurrency', () => {
-  it('20 approvers confirming one proposal at once: exactly one takeover, 19 PROPOSAL_DECIDED naming the winner', async () => {
+  it('20 approvers confirming one proposal at once: one takeover, 19 PROPOSAL_DECIDED naming the winner', async () => {
     const { executionId, proposal } = await pendingProposal();
     const approvers = Array.from({ length: 20 }, (_, i) => actor('approver', `approver-${i}`));
     const results = await Promise.all(
@@ -86,7 +86,8 @@ describe('takeover under concurrency', () => {
     for (const offsetMs of offsetsMs) {
       const { executionId, proposal } = await pendingProposal();
       await pool.query(
-        `update keel.recovery_proposal set wait_deadline = date_trunc('milliseconds', clock_timestamp()) + $2 * interval '1 millisecond' where id = $1`,
+        `update keel.recovery_proposal set wait_deadline = date_trunc('milliseconds',
+         clock_timestamp()) + $2 * interval '1 millisecond' where id = $1`,
         [proposal.id, offsetMs],
       );
       const [confirm, reject, sweep] = await Promise.all([
@@ -119,7 +120,8 @@ describe('takeover under concurrency', () => {
           : { status: 'STARTED', version: 7, decisions: 0, requests: 0 },
       );
       const applied = await pool.query(
-        `select count(*)::int as n from keel.audit_event where operation_id = $1 and outcome = 'APPLIED' and action <> 'recovery.propose'`,
+        `select count(*)::int as n from keel.audit_event where operation_id = $1 and outcome = 'APPLIED'
+         and action <> 'recovery.propose'`,
         [`keel-proposal-${proposal.id}`],
       );
       expect(applied.rows[0].n).toBe(status === 'EXPIRED' && !swept ? 0 : 1);

@@ -14,7 +14,8 @@ const approver = actor('approver');
 async function lockWaitOf(pattern: string) {
   for (;;) {
     const { rows } = await pool.query(
-      `select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and pid <> pg_backend_pid() and query ilike $1`,
+      `select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and pid <> pg_backend_pid()
+       and query ilike $1`,
       [pattern],
     );
     if (rows[0].n > 0) return;
@@ -77,7 +78,8 @@ describe('a takeover chosen as a deadlock victim', () => {
       runtime.release();
     }
     const { rows } = await pool.query(
-      `select e.status, (select count(*)::int from oxide_batch.ob_step_execution s where s.job_execution_id = e.id) as steps,
+      `select e.status, (select count(*)::int from oxide_batch.ob_step_execution s
+       where s.job_execution_id = e.id) as steps,
               (select count(*)::int from oxide_batch.ob_operator_request r where r.job_execution_id = e.id) as requests
        from oxide_batch.ob_job_execution e where e.id = $1`,
       [execution.id],

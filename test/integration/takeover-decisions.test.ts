@@ -36,7 +36,8 @@ async function auditCodes(proposalId: number, action: string) {
 const proposalRow = async (id: number) =>
   (
     await pool.query(
-      'select status, decider_login, reason, decided_at is not null as decided from keel.recovery_proposal where id = $1',
+      'select status, decider_login, reason, decided_at is not null as decided from keel.recovery_proposal ' +
+        'where id = $1',
       [id],
     )
   ).rows[0];

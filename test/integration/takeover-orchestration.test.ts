@@ -64,7 +64,8 @@ describe('orchestration takeover', () => {
     const forged = await expiredOrchestration();
     await pool.query(
       `update keel.durable_checkpoint set authentication_tag = repeat('0', 64),
-                        checkpoint = jsonb_set(checkpoint, '{authentication_tag}', to_jsonb(repeat('0', 64))) where execution_id = $1`,
+                        checkpoint = jsonb_set(checkpoint, '{authentication_tag}', to_jsonb(repeat('0', 64)))
+                        where execution_id = $1`,
       [forged.executionId],
     );
     const codes = [];
@@ -79,7 +80,8 @@ describe('orchestration takeover', () => {
     }
     expect(codes).toEqual(['LEASE_NOT_EXPIRED', 'AUTHENTICATION_FAILED', 'ORCHESTRATION_NOT_FOUND', 'INVALID_INPUT']);
     const { rows } = await pool.query(
-      `select count(*)::int as n from keel.recovery_proposal where target_kind = 'orchestration' and target_id = any($1)`,
+      `select count(*)::int as n from keel.recovery_proposal where target_kind = 'orchestration'
+       and target_id = any($1)`,
       [[live.executionId, forged.executionId]],
     );
     expect(rows[0].n).toBe(0);
@@ -147,7 +149,8 @@ describe('orchestration takeover', () => {
     if (!proposed.ok) throw new Error(proposed.error.code);
     const { proposal } = proposed.value;
     await pool.query(
-      `update keel.durable_checkpoint set checkpoint = jsonb_set(checkpoint, '{completed_node_ids}', '["forged"]') where execution_id = $1`,
+      `update keel.durable_checkpoint set checkpoint = jsonb_set(checkpoint, '{completed_node_ids}', '["forged"]')
+       where execution_id = $1`,
       [checkpoint.executionId],
     );
     const result = await confirmTakeover(deps, approver, {

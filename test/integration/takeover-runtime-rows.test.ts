@@ -148,7 +148,8 @@ describe('rows a batch takeover writes, read back as the runtime reads them', ()
   it('STOPPING with a stop request -> FAILED keeps the stop request', async () => {
     const execution = await seedStaleExecution(db, { status: 'STOPPING' });
     await pool.query(
-      `update oxide_batch.ob_job_execution set stop_requested_at = updated_at - interval '1 minute', stop_requested_by = 'someone' where id = $1`,
+      `update oxide_batch.ob_job_execution set stop_requested_at = updated_at - interval '1 minute',
+       stop_requested_by = 'someone' where id = $1`,
       [execution.id],
     );
     const before = (await pool.query('select * from oxide_batch.ob_job_execution where id = $1', [execution.id]))
@@ -185,21 +186,24 @@ describe('rows a batch takeover writes, read back as the runtime reads them', ()
     const { job_instance_id: instanceId, definition_id: definitionId } = rows[0];
     await expect(
       pool.query(
-        `insert into oxide_batch.ob_recovery_decision (job_execution_id, execution_version, prior_status, resulting_status, reason_code, operator_reference, evidence_digest)
+        `insert into oxide_batch.ob_recovery_decision (job_execution_id, execution_version, prior_status,
+         resulting_status, reason_code, operator_reference, evidence_digest)
          values ($1, $2, 'STARTED', 'ABANDONED', 'AGAIN', 'x', decode(repeat('00', 32), 'hex'))`,
         [executionId, proposal.expectedVersion],
       ),
     ).rejects.toThrow(/ob_recovery_decision_job_execution_id_execution_version_key/);
     await expect(
       pool.query(
-        `insert into oxide_batch.ob_operator_request (job_execution_id, action, authorization_class, operation_id, actor_ref, request_digest, outcome_class)
+        `insert into oxide_batch.ob_operator_request (job_execution_id, action, authorization_class, operation_id,
+         actor_ref, request_digest, outcome_class)
          values ($1, 'RECOVER', 'DESTRUCTIVE', $2, 'x', decode(repeat('00', 32), 'hex'), 'APPLIED')`,
         [executionId, `keel-proposal-${proposal.id}`],
       ),
     ).rejects.toThrow(/ob_operator_request_action_operation_id_key/);
     // A FAILED execution no longer holds the instance's one unresolved slot: the runtime can restart it.
     await pool.query(
-      `insert into oxide_batch.ob_job_execution (job_instance_id, definition_id, restart_of_execution_id, attempt, status)
+      `insert into oxide_batch.ob_job_execution (job_instance_id, definition_id, restart_of_execution_id, attempt,
+       status)
        values ($1, $2, $3, 2, 'STARTING')`,
       [instanceId, definitionId, executionId],
     );

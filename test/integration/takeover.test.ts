@@ -40,7 +40,7 @@ const proposalStatus = async (id: number) =>
   (await pool.query('select status, decider_login from keel.recovery_proposal where id = $1', [id])).rows[0];
 
 describe('proposeRecovery (batch)', () => {
-  it('stores a PENDING proposal bound to the snapshot, with its approval wait, and returns it again while pending', async () => {
+  it('stores a PENDING proposal bound to the snapshot with its approval wait; returns it while pending', async () => {
     const execution = await seedStaleExecution(db, { version: 11 });
     await seedStep(db, { executionId: execution.id, checkpointPayload: { offset: 5 } });
     const first = await proposeRecovery(deps, operator, {
@@ -239,7 +239,7 @@ describe('confirmTakeover (batch)', () => {
     expect(decided).toMatchObject({ ok: false, error: { code: 'PROPOSAL_DECIDED', decidedBy: approver.login } });
   });
 
-  it('asks for an acknowledgement of ambiguous effects and for UNKNOWN_EFFECT before failing an unknown commit', async () => {
+  it('asks to acknowledge ambiguous effects and for UNKNOWN_EFFECT before failing an unknown commit', async () => {
     const execution = await seedStaleExecution(db, { status: 'UNKNOWN', deliveryMode: 'at_least_once' });
     const proposal = await proposeFor(execution.id);
     expect(proposal.evidence).toMatchObject({ markers: { unknownCommit: true, ambiguousExternalEffect: true } });

@@ -37,7 +37,8 @@ describe('user management service on Postgres', () => {
   const audit = async (username: string) =>
     (
       await database.pool.query(
-        `select action, outcome, code, actor_login, actor_role, before, after, reason, operation_id from keel.audit_event
+        `select action, outcome, code, actor_login, actor_role, before, after, reason, operation_id
+         from keel.audit_event
           where target_kind = 'user' and target_id = $1 order by id`,
         [username],
       )
@@ -132,7 +133,7 @@ describe('user management service on Postgres', () => {
     expect((await signIn(auth, 'dana', 'another-password')).status).toBe(401);
   });
 
-  it('refuses the console a single sign-on or break-glass username, audited as INVALID_INPUT, and makes no user', async () => {
+  it('refuses the console a single sign-on or break-glass username, audited INVALID_INPUT, makes no user', async () => {
     // The server action's own wiring (app/actions/users.ts), with this database's audit log.
     const createThroughAction = action(
       createUserSchema,
@@ -197,9 +198,11 @@ describe('user management service on Postgres', () => {
     expect(again).toMatchObject({ ok: true, value: { changed: false, sessionsEnded: 0 } });
     expect(await audit('dana')).toHaveLength(before + 1);
 
-    // A session that outlived the flag (made by another path before it was set) is ended by a repeat, and that is audited.
+    // A session that outlived the flag (made by another path before
+    // it was set) is ended by a repeat, and that is audited.
     await database.pool.query(
-      `insert into keel.session (id, expires_at, token, user_id) select 'late-session', now() + interval '1 hour', 'late-token', id from keel."user" where username = 'dana'`,
+      `insert into keel.session (id, expires_at, token, user_id)
+       select 'late-session', now() + interval '1 hour', 'late-token', id from keel."user" where username = 'dana'`,
     );
     const ended = await setUserDisabled(ports, admin, { username: 'dana', disabled: true });
     expect(ended).toMatchObject({ ok: true, value: { changed: false, sessionsEnded: 1 } });
@@ -266,7 +269,7 @@ describe('user management service on Postgres', () => {
     ]);
   });
 
-  it('serializes two admins disabling each other at once: one wins, the other is refused, one admin stays', async () => {
+  it('serializes two admins disabling each other at once: one wins, the other is refused, one admin left', async () => {
     const made = await Promise.all(
       ['ann', 'ben'].map((username) =>
         createUser(ports, admin, { username, name: username, role: 'admin', password: `${username}-password-1` }),
@@ -325,7 +328,8 @@ describe('user management service on Postgres', () => {
     const eve = await userRow('eve');
     const job = (status: string) =>
       database.pool.query(
-        `insert into keel.bulk_replay (created_by_id, created_by_login, started_by_id, started_by_login, started_by_role, note, filter, action, status, item_count, started_at)
+        `insert into keel.bulk_replay (created_by_id, created_by_login, started_by_id, started_by_login,
+         started_by_role, note, filter, action, status, item_count, started_at)
          values ($1, 'root', $2, 'eve', 'support', 'n', '{"asOfMs": 0}'::jsonb, 'REPLAY', $3, 0, clock_timestamp())`,
         [admin.id, eve.id, status],
       );

@@ -28,7 +28,10 @@ interface Received {
   status: number;
 }
 
-/** Verifies as a receiver would, with the standardwebhooks package: a whsec_ secret as is, a plain one as its UTF-8 bytes. */
+/**
+ * Verifies as a receiver would, with the standardwebhooks
+ * package: a whsec_ secret as is, a plain one as its UTF-8 bytes.
+ */
 function verifies(endpoint: keyof typeof SECRETS, raw: string, headers: IncomingHttpHeaders): boolean {
   const secret = SECRETS[endpoint];
   const webhook = secret.startsWith('whsec_')
@@ -42,7 +45,10 @@ function verifies(endpoint: keyof typeof SECRETS, raw: string, headers: Incoming
   }
 }
 
-/** A receiver as a team would write one: it verifies the signature with the standardwebhooks package and answers as told. */
+/**
+ * A receiver as a team would write one: it verifies the signature
+ * with the standardwebhooks package and answers as told.
+ */
 function startReceiver() {
   const received: Received[] = [];
   const answers: Record<string, number[]> = { ops: [], pager: [] };
@@ -102,9 +108,11 @@ afterAll(() => receiver.server.close());
 
 async function proposal(note: string): Promise<number> {
   const { rows } = await pool.query(
-    `insert into keel.recovery_proposal (target_kind, target_id, evidence_digest, evidence, expected_version, proposer_id, proposer_login, proposer_note,
+    `insert into keel.recovery_proposal (target_kind, target_id, evidence_digest, evidence, expected_version,
+     proposer_id, proposer_login, proposer_note,
        wait_owner, wait_deadline, wait_cancellation_id)
-     values ('batch', $1, decode(repeat('ab', 32), 'hex'), '{"ownerToken":"never-sent"}', 1, 'u1', 'operator', $2, 'p', now() + interval '15 minutes', 'c')
+     values ('batch', $1, decode(repeat('ab', 32), 'hex'),
+     '{"ownerToken":"never-sent"}', 1, 'u1', 'operator', $2, 'p', now() + interval '15 minutes', 'c')
      returning id`,
     [String(Math.floor(Math.random() * 1e9)), note],
   );
@@ -121,12 +129,14 @@ const deliveries = async (eventKind: string) =>
   ).rows;
 
 describe('outgoing webhooks', () => {
-  it('writes an event and one delivery per endpoint in the transaction of the change, and nothing for a rolled-back one', async () => {
+  it('writes an event and a delivery per endpoint in the change’s transaction, none if it rolls back', async () => {
     const client = await pool.connect();
     try {
       await client.query('begin');
-      await client.query(`insert into keel.recovery_proposal (target_kind, target_id, evidence_digest, evidence, expected_version, proposer_id, proposer_login,
-        wait_owner, wait_deadline, wait_cancellation_id) values ('batch', 'rolled-back', decode(repeat('ab', 32), 'hex'), '{}', 1, 'u1', 'operator', 'p', now(), 'c')`);
+      await client.query(`insert into keel.recovery_proposal (target_kind, target_id, evidence_digest, evidence,
+                          expected_version, proposer_id, proposer_login,
+        wait_owner, wait_deadline, wait_cancellation_id)
+        values ('batch', 'rolled-back', decode(repeat('ab', 32), 'hex'), '{}', 1, 'u1', 'operator', 'p', now(), 'c')`);
       await client.query('rollback');
     } finally {
       client.release();
@@ -149,7 +159,7 @@ describe('outgoing webhooks', () => {
     expect(JSON.stringify(event.payload)).not.toContain('never-sent');
   });
 
-  it('signs each delivery, retries a refused one with backoff, and a restart mid-retry still delivers it exactly once', async () => {
+  it('signs each delivery, retries a refused one with backoff; a restart mid-retry delivers it once', async () => {
     receiver.answers.ops!.push(500);
     const first = await deliverDueWebhooks(db, { endpoints, baseUrl: 'https://keel.example' });
     expect(first).toEqual({ delivered: 1, retried: 1, failed: 0 });
@@ -159,7 +169,8 @@ describe('outgoing webhooks', () => {
     ]);
     const retryIn = (
       await pool.query(
-        `select extract(epoch from next_attempt_at - clock_timestamp())::float8 as s from keel.webhook_delivery where endpoint = 'ops'`,
+        `select extract(epoch from next_attempt_at - clock_timestamp())::float8 as s from keel.webhook_delivery
+         where endpoint = 'ops'`,
       )
     ).rows[0].s;
     expect(retryIn).toBeGreaterThan(3);
@@ -195,7 +206,8 @@ describe('outgoing webhooks', () => {
     expect(
       (
         await pool.query(
-          `select attempts, lease_until > clock_timestamp() as leased from keel.webhook_delivery where endpoint = 'ops'`,
+          `select attempts, lease_until > clock_timestamp() as leased from keel.webhook_delivery
+           where endpoint = 'ops'`,
         )
       ).rows[0],
     ).toEqual({ attempts: 1, leased: true });
@@ -223,11 +235,15 @@ describe('outgoing webhooks', () => {
       data: { proposer: 'operator', url: expect.stringMatching(/^https:\/\/keel\.example\/recovery\/\d+$/) },
     });
     expect(body.text).toMatch(
-      /^Recovery proposal #\d+ for batch \d+ needs an approver: asked by operator \("worker host lost its disk"\), expires .*Z\. https:\/\/keel\.example\/recovery\/\d+$/,
+      new RegExp(
+        String.raw`^Recovery proposal #\d+ for batch \d+ needs an approver: ` +
+          String.raw`asked by operator \("worker host lost its disk"\), expires .*Z\. ` +
+          String.raw`https:\/\/keel\.example\/recovery\/\d+$`,
+      ),
     );
   });
 
-  it('signs each request so the standardwebhooks package verifies it, and keeps the earlier Keel-Webhook-* headers', () => {
+  it('signs each request so the standardwebhooks package verifies it, keeping the Keel-Webhook-* headers', () => {
     const [delivery] = receiver.received.filter((r) => r.endpoint === 'pager');
     const raw = JSON.stringify(delivery!.body);
     const { headers } = delivery!;
@@ -260,7 +276,8 @@ describe('outgoing webhooks', () => {
   it('notifies decisions, supersession and expiry, and bounds free text', async () => {
     const id = await proposal('x'.repeat(1_000));
     await pool.query(
-      `update keel.recovery_proposal set status = 'APPROVED', decider_id = 'u2', decider_login = 'approver', decided_at = now(), reason = $2 where id = $1`,
+      `update keel.recovery_proposal set status = 'APPROVED', decider_id = 'u2', decider_login = 'approver',
+       decided_at = now(), reason = $2 where id = $1`,
       [id, 'y'.repeat(1_000)],
     );
     const superseded = await proposal('second');
@@ -289,12 +306,14 @@ describe('outgoing webhooks', () => {
   });
 
   it('notifies a finished bulk replay with its per-item results', async () => {
-    const { rows } =
-      await pool.query(`insert into keel.bulk_replay (created_by_id, created_by_login, note, filter, item_count, status, started_at, started_by_id, started_by_login, started_by_role)
-      values ('u', 'support', 'after the rpc outage', '{}', 2, 'RUNNING', now(), 'u', 'support', 'support') returning id`);
+    const { rows } = await pool.query(`insert into keel.bulk_replay (created_by_id, created_by_login, note,
+                        filter, item_count, status, started_at, started_by_id, started_by_login, started_by_role)
+      values ('u', 'support', 'after the rpc outage', '{}', 2, 'RUNNING', now(), 'u', 'support', 'support')
+      returning id`);
     const job = rows[0].id;
     await pool.query(
-      `insert into keel.bulk_replay_item (job, receipt_id, recorded_at_ms, result) values ($1, 'r1', 1, 'replayed'), ($1, 'r2', 1, 'no_longer_dead_lettered')`,
+      `insert into keel.bulk_replay_item (job, receipt_id, recorded_at_ms, result)
+       values ($1, 'r1', 1, 'replayed'), ($1, 'r2', 1, 'no_longer_dead_lettered')`,
       [job],
     );
     await pool.query(
@@ -320,8 +339,10 @@ describe('outgoing webhooks', () => {
   });
 
   it('reports dead letters of one reason rising above the threshold once per window', async () => {
-    await pool.query(`insert into settle.dead_letters (receipt_id, finalized_at, attempts, reason, canonical_json, recorded_at_ms)
-      select 'wh-' || g, 1, 1, case when g <= 6 then 'rpc' else 'signature' end, '{}', (extract(epoch from clock_timestamp()) * 1000)::bigint - g
+    await pool.query(`insert into settle.dead_letters (receipt_id, finalized_at, attempts, reason, canonical_json,
+                      recorded_at_ms)
+      select 'wh-' || g, 1, 1, case when g <= 6 then 'rpc'
+      else 'signature' end, '{}', (extract(epoch from clock_timestamp()) * 1000)::bigint - g
       from generate_series(1, 8) g`);
     const settings = { deadLetterThreshold: 5, deadLetterWindowMs: 900_000 };
     expect(await checkDeadLetterRise(db, settings)).toEqual(['rpc']);
@@ -353,7 +374,8 @@ describe('outgoing webhooks', () => {
       failed: 1,
     });
     const { rows } =
-      await pool.query(`select endpoint, status, last_error as "lastError", last_http_status as "httpStatus" from keel.webhook_delivery
+      await pool.query(`select endpoint, status, last_error as "lastError", last_http_status as "httpStatus"
+                        from keel.webhook_delivery
       where attempts = ${WEBHOOK_MAX_ATTEMPTS} order by endpoint`);
     expect(rows).toEqual([
       { endpoint: 'ops', status: 'FAILED', lastError: 'HTTP 503', httpStatus: 503 },
@@ -370,7 +392,8 @@ const adminPorts = (): WebhookAdminPorts => ({
 const audits = async (action: string) =>
   (
     await pool.query(
-      `select actor_login as actor, outcome, code, target_kind as "targetKind", target_id as "targetId", operation_id as "operationId", before, after
+      `select actor_login as actor, outcome, code, target_kind as "targetKind", target_id as "targetId",
+       operation_id as "operationId", before, after
        from keel.audit_event where action = $1 order by id`,
       [action],
     )
@@ -385,7 +408,7 @@ const deliveryOf = async (eventKind: string, endpoint: string) =>
   ).rows[0] as { id: number; eventId: number };
 
 describe('Send test and Retry now', () => {
-  it('sends a test event to one endpoint, signed and audited, once per operation id even when two requests race', async () => {
+  it('sends a test event to one endpoint, signed and audited, once per operation id when requests race', async () => {
     const before = receiver.received.length;
     const results = await Promise.all([
       sendTestWebhook(adminPorts(), admin, { endpoint: 'ops', operationId: 'send-test-1' }),
@@ -551,13 +574,15 @@ describe('endpoint formats', () => {
   const GENERIC_SECRET = `whsec_${Buffer.alloc(24, 0x61).toString('base64')}`;
   const OPSGENIE_KEY = 'eb243592-faa2-4ba2-a551-1afdf565c889';
 
-  it("delivers each format as its vendor's published schema requires, opening and closing one alert per proposal", async () => {
+  it("delivers each format as its vendor's schema requires, one alert opened and closed per proposal", async () => {
     const receivers = await startFormatReceivers({ secrets: { hooks: GENERIC_SECRET }, opsgenieKey: OPSGENIE_KEY });
     try {
       const errors: { name: string; message: string }[] = [];
       const { endpoints: formatted } = parseWebhookSettings(
         {
-          KEEL_WEBHOOK_URLS: `hooks=${receivers.base}/generic/hooks,chat=${receivers.base}/slack/services/T0/B0/x,pd=${receivers.base}/pagerduty/v2/enqueue,og=${receivers.base}/opsgenie/v2/alerts`,
+          KEEL_WEBHOOK_URLS:
+            `hooks=${receivers.base}/generic/hooks,chat=${receivers.base}/slack/services/T0/B0/x,` +
+            `pd=${receivers.base}/pagerduty/v2/enqueue,og=${receivers.base}/opsgenie/v2/alerts`,
           KEEL_WEBHOOK_SECRET_HOOKS: GENERIC_SECRET,
           KEEL_WEBHOOK_FORMAT_CHAT: 'slack',
           KEEL_WEBHOOK_FORMAT_PD: 'pagerduty',
@@ -586,16 +611,19 @@ describe('endpoint formats', () => {
       // A proposal waits, then is approved; dead letters rise; a bulk replay finishes; an admin sends a test to each.
       const id = await proposal('a <note> & more');
       await pool.query(
-        `update keel.recovery_proposal set status = 'APPROVED', decider_id = 'u2', decider_login = 'approver', decided_at = now() where id = $1`,
+        `update keel.recovery_proposal set status = 'APPROVED', decider_id = 'u2', decider_login = 'approver',
+         decided_at = now() where id = $1`,
         [id],
       );
-      await pool.query(`insert into settle.dead_letters (receipt_id, finalized_at, attempts, reason, canonical_json, recorded_at_ms)
-        select 'fmt-' || g, 1, 1, 'gas_price', '{}', (extract(epoch from clock_timestamp()) * 1000)::bigint - g from generate_series(1, 7) g`);
+      await pool.query(`insert into settle.dead_letters (receipt_id, finalized_at, attempts, reason, canonical_json,
+                        recorded_at_ms)
+        select 'fmt-' || g, 1, 1, 'gas_price', '{}', (extract(epoch from clock_timestamp()) * 1000)::bigint - g
+        from generate_series(1, 7) g`);
       expect(await checkDeadLetterRise(db, { deadLetterThreshold: 5, deadLetterWindowMs: 900_000 })).toEqual([
         'gas_price',
       ]);
-      const { rows } =
-        await pool.query(`insert into keel.bulk_replay (created_by_id, created_by_login, note, filter, item_count, status, started_at, started_by_id, started_by_login, started_by_role)
+      const { rows } = await pool.query(`insert into keel.bulk_replay (created_by_id, created_by_login, note,
+                          filter, item_count, status, started_at, started_by_id, started_by_login, started_by_role)
         values ('u', 'support', 'formats', '{}', 0, 'RUNNING', now(), 'u', 'support', 'support') returning id`);
       await pool.query(`update keel.bulk_replay set status = 'COMPLETED', finished_at = now() where id = $1`, [
         rows[0].id,
@@ -624,7 +652,8 @@ describe('endpoint formats', () => {
         ...Array(5).fill('slack'),
       ]);
       const states = await pool.query(
-        `select endpoint, status, last_http_status as "httpStatus" from keel.webhook_delivery where endpoint = any($1) group by 1, 2, 3 order by 1`,
+        `select endpoint, status, last_http_status as "httpStatus" from keel.webhook_delivery where endpoint = any($1)
+         group by 1, 2, 3 order by 1`,
         [['chat', 'hooks', 'og', 'pd']],
       );
       expect(states.rows).toEqual([

@@ -45,11 +45,13 @@ interface Invariants {
 async function invariants() {
   const { rows } = await pool.query(`
     select (select count(*)::int from oxide_batch.ob_job_execution
-             where (ended_at is null) <> (status in ('STARTING','STARTED','STOPPING','UNKNOWN'))) as execution_end_mismatch,
+             where (ended_at is null) <> (status in ('STARTING','STARTED','STOPPING','UNKNOWN'))) as
+             execution_end_mismatch,
            (select count(*)::int from oxide_batch.ob_step_execution
              where (ended_at is null) <> (status in ('STARTING','STARTED','STOPPING','UNKNOWN'))) as step_end_mismatch,
            (select count(*)::int from (select job_instance_id from oxide_batch.ob_job_execution
-             where status in ('STARTING','STARTED','STOPPING','UNKNOWN') group by 1 having count(*) > 1) d) as doubly_unresolved,
+             where status in ('STARTING','STARTED','STOPPING','UNKNOWN') group by 1
+             having count(*) > 1) d) as doubly_unresolved,
            (select count(*)::int from settle.attempts a join settle.dead_letters d using (receipt_id)) as both_places,
            (select count(*)::int from settle.attempts
              where num_nonnulls(lease_owner, lease_token, lease_until_ms) not in (0, 3)) as partial_leases,
@@ -66,7 +68,8 @@ interface Baseline {
 
 async function corruptStepIds(): Promise<number[]> {
   const { rows } = await pool.query(`
-    select id, fault_state_format, fault_state_schema, fault_state_schema_version, fault_state_payload, fault_state_checksum
+    select id, fault_state_format, fault_state_schema, fault_state_schema_version, fault_state_payload,
+    fault_state_checksum
     from oxide_batch.ob_step_execution order by id`);
   return rows
     .filter(
@@ -221,7 +224,8 @@ describe('demo runtime: batch executions and orchestrations', () => {
     for (const row of rows) expect(row.with_failure).toBe(row.status === 'FAILED' ? row.n : 0);
     const names = (
       await pool.query(
-        `select distinct d.job_name from oxide_batch.ob_job_execution e join oxide_batch.ob_job_definition d on d.id = e.definition_id where e.id > $1`,
+        `select distinct d.job_name from oxide_batch.ob_job_execution e join oxide_batch.ob_job_definition d
+         on d.id = e.definition_id where e.id > $1`,
         [baseline.maxExecutionId],
       )
     ).rows.map((r) => r.job_name);
@@ -231,7 +235,8 @@ describe('demo runtime: batch executions and orchestrations', () => {
       `select count(*)::int as n from oxide_batch.ob_job_execution e
        left join oxide_batch.ob_job_execution p on p.id = e.restart_of_execution_id
        where e.id > $1 and e.attempt > 1
-         and (p.id is null or p.job_instance_id <> e.job_instance_id or p.attempt <> e.attempt - 1 or p.status not in ('STOPPED','FAILED','ABANDONED'))`,
+         and (p.id is null or p.job_instance_id <> e.job_instance_id or p.attempt <> e.attempt - 1
+         or p.status not in ('STOPPED','FAILED','ABANDONED'))`,
       [baseline.maxExecutionId],
     );
     expect(restarts.rows[0].n).toBe(0);
@@ -254,7 +259,7 @@ describe('demo runtime: batch executions and orchestrations', () => {
     expect(retries).toBeGreaterThan(3);
   });
 
-  it('writes only valid fault-state envelopes, bound to the step checkpoint, cleared by the commit that advanced it', async () => {
+  it('writes only valid fault-state envelopes tied to the checkpoint, cleared by the commit advancing it', async () => {
     expect(await corruptStepIds()).toEqual(baseline.corruptStepIds);
     expect(baseline.corruptStepIds.length).toBeGreaterThan(0);
     const { rows } = await pool.query(
@@ -293,7 +298,8 @@ describe('demo runtime: batch executions and orchestrations', () => {
 
   it('leaves UNKNOWN executions, and silent owners whose executions turn stale under the threshold', async () => {
     const unknown = await pool.query(
-      `select count(*)::int as n from oxide_batch.ob_job_execution where id > $1 and status = 'UNKNOWN' and ended_at is null`,
+      `select count(*)::int as n from oxide_batch.ob_job_execution where id > $1 and status = 'UNKNOWN'
+       and ended_at is null`,
       [baseline.maxExecutionId],
     );
     expect(unknown.rows[0].n).toBeGreaterThanOrEqual(1);
@@ -378,11 +384,13 @@ describe('demo runtime: batch executions and orchestrations', () => {
     const settlement = tally('demo settlement workers stopped');
     const { rows } = await pool.query(
       `select (select count(*)::int from oxide_batch.ob_job_execution where id > $1) as launched,
-              (select count(*)::int from oxide_batch.ob_job_execution where id > $1 and status = 'COMPLETED') as completed,
+              (select count(*)::int from oxide_batch.ob_job_execution where id > $1
+              and status = 'COMPLETED') as completed,
               (select count(*)::int from oxide_batch.ob_job_execution where id > $1 and status = 'FAILED') as failed,
               (select count(*)::int from oxide_batch.ob_job_execution where id > $1 and attempt > 1) as restarted,
               (select coalesce(sum(commit_count), 0)::int from oxide_batch.ob_step_execution where id > $2) as chunks,
-              (select coalesce(sum(rollback_count), 0)::int from oxide_batch.ob_step_execution where id > $2) as retries`,
+              (select coalesce(sum(rollback_count), 0)::int from oxide_batch.ob_step_execution
+              where id > $2) as retries`,
       [baseline.maxExecutionId, baseline.maxStepId],
     );
     const db = rows[0];
@@ -404,12 +412,14 @@ describe('demo runtime: batch executions and orchestrations', () => {
     expect(settlement.finished).toBeGreaterThan(0);
     console.info(
       `[measure] demo runtime ${RUN_MS / 1000}s: ${batch.launched} executions started (${batch.restarted} restarts), ` +
-        `${batch.completed} completed, ${batch.failed} failed, ${batch.stopped} stopped, ${batch.unknown} left UNKNOWN, ` +
+        `${batch.completed} completed, ${batch.failed} failed, ${batch.stopped} stopped, ` +
+        `${batch.unknown} left UNKNOWN, ` +
         `${batch.silent} silent owners; ${batch.chunks} chunk commits, ${batch.retriesReserved} retries reserved ` +
         `(${batch.retriesResolved} resolved, ${batch.capacityExhausted} capacity-exhausted); ` +
         `${orchestration.created} orchestrations created, ${orchestration.renewed} lease renewals, ` +
         `${orchestration.nodesCompleted} nodes completed, ${orchestration.lapsed} lapsed ` +
-        `(${candidatesWhileRunning} takeover candidates seen while running); ${settlement.finished} settlements finished`,
+        `(${candidatesWhileRunning} takeover candidates seen while running); ` +
+        `${settlement.finished} settlements finished`,
     );
   });
 
@@ -496,7 +506,8 @@ describe('BatchRuntime over Postgres: the guards the demo relies on', () => {
     expect(restarted).toMatchObject({ status: 'STARTING', version: 0 });
     expect(await runtime.createExecution(second)).toEqual({ ok: false, error: { kind: 'DuplicateExecution' } });
     const { rows } = await pool.query(
-      `select status, exit_code, failure_category, failure_id, ended_at is not null as ended from oxide_batch.ob_job_execution where id = $1`,
+      `select status, exit_code, failure_category, failure_id, ended_at is not null as ended
+       from oxide_batch.ob_job_execution where id = $1`,
       [failed.executionId],
     );
     expect(rows[0]).toEqual({
@@ -569,7 +580,8 @@ describe('BatchRuntime over Postgres: the guards the demo relies on', () => {
     const done = value(await runtime.moveStep(committed, { to: 'COMPLETED' }));
     expect(done).toMatchObject({ status: 'COMPLETED', version: 2 });
     const { rows } = await pool.query(
-      `select read_count, write_count, filter_count, commit_count, checkpoint_payload, exit_code, ended_at is not null as ended
+      `select read_count, write_count, filter_count, commit_count, checkpoint_payload, exit_code,
+       ended_at is not null as ended
        from oxide_batch.ob_step_execution where id = $1`,
       [step.stepExecutionId],
     );

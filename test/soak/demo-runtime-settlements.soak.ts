@@ -61,18 +61,23 @@ describe('demo runtime: settlement workers', () => {
 
     const { rows } = await pool.query(
       `
-      select (select count(*)::int from keel.settlement_event where kind = 'retry_scheduled' and at_ms >= $1) as retries,
-             (select count(*)::int from keel.settlement_event where kind = 'dead_lettered' and at_ms >= $1) as dead_lettered,
+      select (select count(*)::int from keel.settlement_event where kind = 'retry_scheduled'
+      and at_ms >= $1) as retries,
+             (select count(*)::int from keel.settlement_event where kind = 'dead_lettered'
+             and at_ms >= $1) as dead_lettered,
              (select count(*)::int from settle.dead_letters where recorded_at_ms >= $1) as new_dead_letters,
              (select count(*)::int from keel.settlement_event e where kind = 'claimed' and at_ms >= $1
-                and not exists (select 1 from public.seeded s where s.receipt_id = e.receipt_id)) as new_receipts_claimed,
+                and not exists (select 1 from public.seeded s
+                where s.receipt_id = e.receipt_id)) as new_receipts_claimed,
              (select count(*)::int from settle.attempts a
-               where not exists (select 1 from public.seeded s where s.receipt_id = a.receipt_id)) as new_receipts_queued`,
+               where not exists (select 1 from public.seeded s
+               where s.receipt_id = a.receipt_id)) as new_receipts_queued`,
       [startedAt],
     );
     const moved = rows[0];
     console.info(
-      `[measure] demo runtime ${RUN_MS / 1000}s: ${samples.at(-1)!.finished} finished, ${moved.retries} retries, ${moved.dead_lettered} dead-lettered`,
+      `[measure] demo runtime ${RUN_MS / 1000}s: ${samples.at(-1)!.finished} finished, ` +
+        `${moved.retries} retries, ${moved.dead_lettered} dead-lettered`,
     );
     expect(moved.retries).toBeGreaterThan(0);
     expect(moved.dead_lettered).toBeGreaterThan(0);

@@ -47,13 +47,16 @@ const scalar = async (text: string, params: unknown[] = []) => Number((await poo
 async function sample(liveIds: number[]): Promise<Sample> {
   const { rows } = await pool.query(
     `select (select count(*)::int from oxide_batch.ob_job_execution
-              where status in ('STARTING','STARTED','STOPPING') and updated_at < clock_timestamp() - interval '60 seconds') as stale,
+              where status in ('STARTING','STARTED','STOPPING')
+              and updated_at < clock_timestamp() - interval '60 seconds') as stale,
             (select count(*)::int from oxide_batch.ob_job_execution
-              where status in ('STARTING','STARTED','STOPPING') and updated_at < clock_timestamp() - interval '60 seconds'
+              where status in ('STARTING','STARTED','STOPPING')
+              and updated_at < clock_timestamp() - interval '60 seconds'
                 and updated_at > clock_timestamp() - interval '10 minutes') as recent_stale,
             (select count(*)::int from settle.dead_letters) as dead_letters,
             (select count(*)::int from oxide_batch.ob_job_execution
-              where id = any($1) and status in ('STARTING','STARTED','STOPPING') and updated_at < clock_timestamp() - interval '60 seconds') as seeded_live_stale`,
+              where id = any($1) and status in ('STARTING','STARTED','STOPPING')
+              and updated_at < clock_timestamp() - interval '60 seconds') as seeded_live_stale`,
     [liveIds],
   );
   const row = rows[0];
@@ -105,7 +108,8 @@ describe('demo runtime: a steady state', () => {
       const first = samples[0]!;
       const last = samples.at(-1)!;
       console.info(
-        `[measure] steady state over ${RUN_MS / 1000}s: stale ${samples.map((s) => s.stale).join(' ')}; dead letters ${samples.map((s) => s.deadLetters).join(' ')}`,
+        `[measure] steady state over ${RUN_MS / 1000}s: stale ${samples.map((s) => s.stale).join(' ')}; ` +
+          `dead letters ${samples.map((s) => s.deadLetters).join(' ')}`,
       );
 
       // Executions live at seeding are carried on: none of them ever turns stale.
@@ -126,7 +130,8 @@ describe('demo runtime: a steady state', () => {
       for (const s of secondHalf) expect(s.recentStale).toBeLessThanOrEqual(12);
       expect(last.stale).toBeLessThanOrEqual(first.stale + 12);
       const recovered = await scalar(
-        `select count(*)::int as n from oxide_batch.ob_operator_request where action = 'RECOVER' and actor_ref = 'cli:ops' and outcome_class = 'APPLIED'`,
+        `select count(*)::int as n from oxide_batch.ob_operator_request where action = 'RECOVER'
+         and actor_ref = 'cli:ops' and outcome_class = 'APPLIED'`,
       );
       expect(recovered).toBe(ops.recovered);
       // The runtime's CLI is not Keel: none of it is in Keel's audit log.
@@ -142,7 +147,8 @@ describe('demo runtime: a steady state', () => {
       expect(support.refused).toBe(0);
       const audited = await pool.query(
         `select action, count(*)::int as n from keel.audit_event
-       where actor_login = 'support' and actor_role = 'support' and outcome = 'APPLIED' and reason is not null group by action order by action`,
+       where actor_login = 'support' and actor_role = 'support' and outcome = 'APPLIED' and reason is not null
+       group by action order by action`,
       );
       expect(Object.fromEntries(audited.rows.map((r) => [r.action, r.n]))).toEqual({
         ...(support.discarded ? { 'settlement.discard': support.discarded } : {}),

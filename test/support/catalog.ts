@@ -29,7 +29,8 @@ export async function catalogSnapshot(pool: pg.Pool, schema: string): Promise<st
     union all
     select 'function ' || proname from pg_proc where pronamespace = (select oid from ns)
     union all
-    select 'schema acl=' || coalesce(nspacl::text, '') || ' owner=' || nspowner::regrole::text from pg_namespace where nspname = $1
+    select 'schema acl=' || coalesce(nspacl::text, '') || ' owner=' || nspowner::regrole::text from pg_namespace
+    where nspname = $1
     order by 1`,
     [schema],
   );

@@ -25,7 +25,9 @@ export async function countsFromDatabase(pool: pg.Pool | pg.Client, staleThresho
   );
   const stale = await q<{ n: string }>(
     `select count(*) as n from oxide_batch.ob_job_execution
-        where status in ('STARTING', 'STARTED', 'STOPPING') and (extract(epoch from clock_timestamp()) * 1000)::bigint - (extract(epoch from updated_at) * 1000)::bigint > $1::bigint`,
+        where status in ('STARTING', 'STARTED', 'STOPPING')
+        and (extract(epoch from clock_timestamp()) * 1000)::bigint - (extract(epoch from updated_at)
+        * 1000)::bigint > $1::bigint`,
     [staleThresholdMs],
   );
   const pending = await q<{ n: string }>(`select count(*) as n from keel.recovery_proposal where status = 'PENDING'`);
@@ -70,7 +72,8 @@ export async function forbiddenLabelValues(pool: pg.Pool | pg.Client): Promise<s
     union select lease_token from settle.attempts where lease_token is not null
     union select encode(owner_token, 'hex') from oxide_batch.ob_job_execution where owner_token is not null
     union select e.value->>'key' from oxide_batch.ob_step_execution s,
-      jsonb_array_elements(case when jsonb_typeof(s.fault_state_payload->'entries') = 'array' then s.fault_state_payload->'entries' else '[]'::jsonb end) e(value)
+      jsonb_array_elements(case when jsonb_typeof(s.fault_state_payload->'entries') = 'array'
+      then s.fault_state_payload->'entries' else '[]'::jsonb end) e(value)
       where e.value->>'key' is not null
     union select lease_owner from keel.durable_checkpoint`);
   return rows.map((r) => r.v);

@@ -19,7 +19,10 @@ export class CookieJar {
   }
 }
 
-/** Where a browser's visit to the provider ended: back at `returnTo` (the URL), at the provider's login form, or elsewhere. */
+/**
+ * Where a browser's visit to the provider ended: back at `returnTo`
+ * (the URL), at the provider's login form, or elsewhere.
+ */
 export type ProviderVisit =
   | { kind: 'returned'; url: string }
   | { kind: 'login-form'; url: string; html: string }

@@ -30,7 +30,10 @@ export interface TestProviderOptions {
   clientSecret?: string;
   /** Where the provider may send the browser after ending its session (RP-initiated logout). */
   postLogoutRedirectUris?: string[];
-  /** Put the scopes' claims (groups included) in the ID token too, as Entra ID does; by default they come only from userinfo. */
+  /**
+   * Put the scopes' claims (groups included) in the ID token too,
+   * as Entra ID does; by default they come only from userinfo.
+   */
   claimsInIdToken?: boolean;
   /** RP-initiated logout (an end_session_endpoint); on unless false. */
   endSession?: boolean;

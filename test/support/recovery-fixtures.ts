@@ -204,6 +204,7 @@ export function recoveryDeps(
 /** Moves a proposal's approval deadline into the past (fixture time travel). */
 export async function expireDeadline(db: DbOrTx, proposalId: number) {
   await db.execute(
-    sql`update keel.recovery_proposal set wait_deadline = date_trunc('milliseconds', clock_timestamp()) - interval '1 second' where id = ${proposalId}`,
+    sql`update keel.recovery_proposal set wait_deadline = date_trunc('milliseconds',
+        clock_timestamp()) - interval '1 second' where id = ${proposalId}`,
   );
 }

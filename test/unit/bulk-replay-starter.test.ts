@@ -23,10 +23,12 @@ describe('a bulk job starter who lost the permission', () => {
 
   it('names the starter, the permission and the cause', () => {
     expect(starterLossReason('REQUEUE', 'sam', 'STARTER_ROLE_LACKS_PERMISSION')).toBe(
-      "Cancelled by Keel: the job's starter, sam, lost the permission to requeue settlements (their role no longer has it).",
+      "Cancelled by Keel: the job's starter, sam, lost the permission to requeue settlements " +
+        '(their role no longer has it).',
     );
     expect(starterLossReason('REPLAY', 'sam', 'STARTER_NOT_FOUND')).toBe(
-      "Cancelled by Keel: the job's starter, sam, lost the permission to replay dead-lettered settlements (the account no longer exists).",
+      "Cancelled by Keel: the job's starter, sam, lost the permission to replay dead-lettered settlements " +
+        '(the account no longer exists).',
     );
   });
 });

@@ -24,7 +24,8 @@ function page(entry: string, chunks: string[]): void {
   const manifest = { entryJSFiles: { '[project]/app/layout': chunks.slice(0, 1), [`[project]/app${entry}`]: chunks } };
   writeFileSync(
     join(dir, 'page_client-reference-manifest.js'),
-    `globalThis.__RSC_MANIFEST = globalThis.__RSC_MANIFEST || {};\nglobalThis.__RSC_MANIFEST[${JSON.stringify(entry)}] = ${JSON.stringify(manifest)};\n`,
+    'globalThis.__RSC_MANIFEST = globalThis.__RSC_MANIFEST || {};\n' +
+      `globalThis.__RSC_MANIFEST[${JSON.stringify(entry)}] = ${JSON.stringify(manifest)};\n`,
   );
 }
 
@@ -42,7 +43,7 @@ const run = (budgetKb: number) =>
   spawnSync(process.execPath, [script, '--dir', build, '--budget', String(budgetKb)], { encoding: 'utf8' });
 
 describe('bundle budget', () => {
-  it('weighs each page as the framework plus its layouts and page chunks (each once), gzipped, without polyfills', () => {
+  it('weighs each page as the framework plus its layouts and page chunks (each once), gzipped, no polyfills', () => {
     const result = run(1_000);
     expect(result.status, result.stdout + result.stderr).toBe(0);
     const weight = (route: string) =>

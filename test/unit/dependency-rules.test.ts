@@ -24,7 +24,10 @@ async function violationsOf(paths: string[]): Promise<IViolation[]> {
   return (result.output as ICruiseResult).summary.violations;
 }
 
-/** Writes one file into a fresh directory under `folder` (inside the repository, where the rules apply); removed after the test. */
+/**
+ * Writes one file into a fresh directory under `folder` (inside
+ * the repository, where the rules apply); removed after the test.
+ */
 function probe(folder: string, name: string, source: string): string {
   const dir = mkdtempSync(join(root, folder, 'dependency-probe-'));
   probes.push(dir);

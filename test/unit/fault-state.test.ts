@@ -243,7 +243,14 @@ describe('fromCanonicalJson: the order of checks', () => {
   });
 
   it('checks the checksum against the canonical bytes, not the stored spelling', () => {
-    const spelled = `{ "entries": [ ${JSON.stringify({ revision: 'import_v1', phase: 'write', ordinal: 1, key: key(1), category: 'TIMEOUT' })} ], "checkpoint": "${CHECKPOINT}" }`;
+    const first = JSON.stringify({
+      revision: 'import_v1',
+      phase: 'write',
+      ordinal: 1,
+      key: key(1),
+      category: 'TIMEOUT',
+    });
+    const spelled = `{ "entries": [ ${first} ], "checkpoint": "${CHECKPOINT}" }`;
     const envelope = value(fromCanonicalJson(storedBytes(spelled, sha256(valid))));
     expect(envelope).toEqual(envelopeOf([entry(1)]));
     expect(fromCanonicalJson(storedBytes(spelled))).toEqual(failure('ChecksumMismatch'));

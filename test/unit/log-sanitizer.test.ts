@@ -12,7 +12,7 @@ const RECEIPT = 'rcpt_9f8e7d6c';
 const NOTE = 'call the bank before noon';
 
 describe('log sanitizer', () => {
-  it('redacts tokens, cookies, authorization, passwords, session and user ids, receipts, retry keys and notes at any depth', () => {
+  it('redacts tokens, cookies, authorization, passwords, session/user ids, receipts, keys, notes at any depth', () => {
     for (const key of [
       'token',
       'sessionToken',

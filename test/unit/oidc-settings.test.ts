@@ -38,7 +38,7 @@ describe('single sign-on settings', () => {
     ]);
   });
 
-  it('refuse a partial configuration, an unknown role, a repeated group, a non-URL issuer and scopes without openid', () => {
+  it('refuse a partial configuration, unknown role, repeated group, non-URL issuer, scopes without openid', () => {
     const { errors } = parse({
       KEEL_OIDC_ISSUER: 'idp.example.com',
       KEEL_OIDC_ROLE_MAP: 'a=admin,a=viewer,b=root,=viewer',

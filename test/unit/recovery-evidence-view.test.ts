@@ -54,7 +54,7 @@ describe('evidenceView (batch)', () => {
     });
   });
 
-  it('keeps the clock readings and the settings stored beside the evidence, null where an older proposal lacks them', () => {
+  it('keeps the clock readings and settings stored beside the evidence, null where older proposals lack them', () => {
     const input = evidenceVectors[0]!.input;
     const full = evidenceView('batch', stored(input, { staleThresholdMs: 900_000, maxClockSkewMs: 5_000 }));
     expect(full).toMatchObject({

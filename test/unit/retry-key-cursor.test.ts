@@ -19,7 +19,7 @@ const REFUSED = { ok: false, error: { code: 'INVALID_CURSOR', message: CURSOR_NO
 const BASE64URL_DIGITS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
 
 describe('retry-key cursor key', () => {
-  it('is 64 bytes (cipher key, nonce key) derived from the secret under its own label: stable, never the secret, different for another secret', () => {
+  it('is 64 bytes (cipher and nonce keys) from the secret under its own label: stable, not it, per secret', () => {
     expect(KEY).toHaveLength(64);
     expect(retryKeyCursorKey(SECRET).equals(KEY)).toBe(true);
     expect(retryKeyCursorKey(`${SECRET}!`).equals(KEY)).toBe(false);
@@ -34,7 +34,7 @@ describe('sealed retry-key cursor', () => {
     }
   });
 
-  it('is URL-safe, short, the same for the same cursor, and holds neither the key (hex or base64) nor its bytes', () => {
+  it('is URL-safe, short, the same for the same cursor, and holds neither the key (hex, base64) nor its bytes', () => {
     const token = encodeRetryKeyCursor(INSIDE, KEY);
     expect(token).toMatch(/^[A-Za-z0-9_-]+$/);
     expect(token.length).toBeLessThanOrEqual(200);

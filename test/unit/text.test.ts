@@ -32,7 +32,9 @@ const PAIR = '\uD83D\uDE00'; // an emoji: a well-formed surrogate pair
 
 describe('textProblem', () => {
   it('accepts well-formed text, including surrogate pairs and non-Latin scripts', () => {
-    for (const ok of ['', 'plain', `smile ${PAIR}`, 'नमस्ते', 'Ünïcödé', 'a\u00A0b']) expect(textProblem(ok)).toBeNull();
+    for (const ok of ['', 'plain', `smile ${PAIR}`, 'नमस्ते', 'Ünïcödé', 'a\u00A0b']) {
+      expect(textProblem(ok)).toBeNull();
+    }
   });
   it('finds lone surrogates, high or low, anywhere', () => {
     for (const bad of [LONE_HIGH, `a${LONE_HIGH}`, `${LONE_LOW}a`, `a${LONE_LOW}${LONE_HIGH}b`, `${PAIR}${LONE_HIGH}`])

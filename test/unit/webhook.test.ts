@@ -48,7 +48,7 @@ describe('Standard Webhooks signatures', () => {
     ).toBe(signature);
   });
 
-  it('verify with the library for a whsec_ secret, and fail for another secret, a changed body or an old timestamp', () => {
+  it('verify with the library for a whsec_ secret, fail for another secret, a changed body or an old timestamp', () => {
     const secret = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
     const body = '{"id":"keel-event-1","type":"webhook.test"}';
     const at = nowSeconds();
@@ -70,7 +70,7 @@ describe('Standard Webhooks signatures', () => {
     ).toThrow('Message timestamp too old');
   });
 
-  it("key a plain secret with its UTF-8 bytes: the library's raw format verifies it, as does the same bytes as whsec_", () => {
+  it("key a plain secret with its UTF-8 bytes: the library's raw format verifies it, as do they as whsec_", () => {
     const ascii = 'e2e-webhook-secret-5b1d7c2e9f8a4b6c3d0e';
     const body = '{"a":1}';
     const at = nowSeconds();
@@ -287,7 +287,9 @@ describe('webhook settings', () => {
     const settings = parseWebhookSettings(
       {
         KEEL_WEBHOOK_URLS:
-          'ops=https://chat.example/hooks/T0, on-call=http://127.0.0.1:9000/x,chat=https://hooks.slack.com/services/T/B/x,pd=https://events.pagerduty.com/v2/enqueue,og=https://api.eu.opsgenie.com/v2/alerts',
+          'ops=https://chat.example/hooks/T0, on-call=http://127.0.0.1:9000/x,' +
+          'chat=https://hooks.slack.com/services/T/B/x,pd=https://events.pagerduty.com/v2/enqueue,' +
+          'og=https://api.eu.opsgenie.com/v2/alerts',
         KEEL_WEBHOOK_SECRET_OPS: secret,
         KEEL_WEBHOOK_SECRET_ON_CALL: `whsec_${Buffer.alloc(24, 1).toString('base64')}`,
         KEEL_WEBHOOK_FORMAT_CHAT: 'slack',
@@ -314,7 +316,8 @@ describe('webhook settings', () => {
     parseWebhookSettings(
       {
         KEEL_WEBHOOK_URLS:
-          'ops=https://a.example,Bad=https://b.example,ftp=ftp://c.example,short=https://d.example,pd=https://e.example,og=https://f.example,wh=https://g.example',
+          'ops=https://a.example,Bad=https://b.example,ftp=ftp://c.example,short=https://d.example,' +
+          'pd=https://e.example,og=https://f.example,wh=https://g.example',
         KEEL_WEBHOOK_SECRET_SHORT: 'x',
         KEEL_WEBHOOK_FORMAT_PD: 'pagerduty',
         KEEL_WEBHOOK_ROUTING_KEY_OG: 'k'.repeat(32),
