@@ -6,9 +6,12 @@ import type { NextConfig } from 'next';
 // Spelled out rather than imported: the config is loaded on its own at server start.
 // test/unit/security-headers.test.ts holds these equal to lib/http/security-headers.ts.
 export const PERMISSIONS_POLICY =
-  'camera=(), microphone=(), geolocation=(), payment=(), usb=(), serial=(), bluetooth=(), hid=(), midi=(), magnetometer=(), gyroscope=(), accelerometer=(), display-capture=(), screen-wake-lock=(), xr-spatial-tracking=(), browsing-topics=(), interest-cohort=()';
+  'camera=(), microphone=(), geolocation=(), payment=(), usb=(), serial=(), bluetooth=(), hid=(), midi=(), ' +
+  'magnetometer=(), gyroscope=(), accelerometer=(), display-capture=(), screen-wake-lock=(), xr-spatial-tracking=(), ' +
+  'browsing-topics=(), interest-cohort=()';
 export const STATIC_CONTENT_SECURITY_POLICY =
-  "default-src 'none'; style-src 'self'; img-src 'self'; frame-ancestors 'none'; object-src 'none'; base-uri 'none'; form-action 'none'";
+  "default-src 'none'; style-src 'self'; img-src 'self'; frame-ancestors 'none'; object-src 'none'; base-uri 'none'; " +
+  "form-action 'none'";
 
 // What every response carries; lib/http/front-door.ts sends the same on what it answers itself.
 export const BASELINE_HEADERS = [

@@ -36,7 +36,8 @@ const recording = new Proxy(pool, {
     return (query: string | { text: string; values?: unknown[] }, params?: unknown[]) => {
       const text = typeof query === 'string' ? query : query.text;
       if (/^\s*explain \(format json\)/i.test(text)) estimates += 1;
-      // Reads only: a sample the overview takes on demand is written, not explained (EXPLAIN ANALYZE would write it again).
+      // Reads only: a sample the overview takes on demand is written,
+      // not explained (EXPLAIN ANALYZE would write it again).
       if (
         !/^\s*(begin|commit|rollback|set |select pg_advisory|explain)/i.test(text) &&
         !/insert into|delete from/i.test(text)
@@ -119,8 +120,9 @@ for (const [name, read] of CASES.filter(([n]) => !values.only || n.includes(valu
       const ms = Number(/Execution Time: ([\d.]+)/.exec(lines.at(-1) ?? '')?.[1] ?? Infinity);
       if (ms < best) [best, plan] = [ms, lines];
     }
-    // A sequential scan under a LIMIT that stops within the count cap (a capped count) reads at most 10,001 rows: reported, not counted.
-    // One in a branch the run did not take (`never executed`) is reported apart: it read nothing here, but runs when its case comes.
+    // A sequential scan under a LIMIT that stops within the count cap (a capped count) reads at most 10,001 rows:
+    // reported, not counted. One in a branch the run did not take (`never executed`)
+    // is reported apart: it read nothing here, but runs when its case comes.
     const seqLines = plan.filter((line) => LARGE.some((t) => new RegExp(`Seq Scan on ${t}\\b`).test(line)));
     const untaken = seqLines.filter((line) => line.includes('(never executed)'));
     const seq = seqLines.filter(

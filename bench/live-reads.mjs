@@ -131,11 +131,13 @@ async function window_(label) {
   const seconds = (Date.now() - started) / 1000;
   const { rows } =
     await stats.query(`select coalesce(sum(calls), 0)::bigint as calls, coalesce(sum(rows), 0)::bigint as rows
-    from pg_stat_statements where dbid = (select oid from pg_database where datname = 'keel') and query not like '%pg_stat_statements%'`);
+    from pg_stat_statements where dbid = (select oid from pg_database where datname = 'keel')
+    and query not like '%pg_stat_statements%'`);
   const calls = Number(rows[0].calls);
   const read = Number(rows[0].rows);
   console.log(
-    `${label}: ${(calls / seconds).toFixed(1)} statements/s, ${Math.round(read / seconds)} rows/s over ${seconds.toFixed(0)} s`,
+    `${label}: ${(calls / seconds).toFixed(1)} statements/s, ${Math.round(read / seconds)} rows/s ` +
+      `over ${seconds.toFixed(0)} s`,
   );
   return { perSecond: calls / seconds, rowsPerSecond: read / seconds };
 }
@@ -176,13 +178,16 @@ for (const tab of tabs) {
   prefetches += tab.prefetches;
 }
 console.log(
-  `console: ${(open.perSecond - idle.perSecond).toFixed(1)} statements/s, ${Math.round(open.rowsPerSecond - idle.rowsPerSecond)} rows/s more with ${TABS} tabs`,
+  `console: ${(open.perSecond - idle.perSecond).toFixed(1)} ` +
+    `statements/s, ${Math.round(open.rowsPerSecond - idle.rowsPerSecond)} rows/s more with ${TABS} tabs`,
 );
 console.log(
-  `live events received: ${events} (${(events / TABS).toFixed(1)} per tab); API reads: ${reads}; API reads per live event per tab: ${events ? (reads / events).toFixed(2) : 'n/a'}`,
+  `live events received: ${events} (${(events / TABS).toFixed(1)} per tab); API reads: ${reads}; ` +
+    `API reads per live event per tab: ${events ? (reads / events).toFixed(2) : 'n/a'}`,
 );
 console.log(
-  `server re-renders: ${renders} (${events ? (renders / events).toFixed(2) : 'n/a'} per live event per tab); link prefetches: ${prefetches}`,
+  `server re-renders: ${renders} (${events ? (renders / events).toFixed(2) : 'n/a'} per live event per tab); ` +
+    `link prefetches: ${prefetches}`,
 );
 
 await browser.close();

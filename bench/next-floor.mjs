@@ -80,7 +80,11 @@ export default function Layout({ children }) { return <main><Providers>{children
 import Link from 'next/link';
 import { useQuery } from '@tanstack/react-query';
 export function View() {
-  const answer = useQuery({ queryKey: ['time'], queryFn: () => fetch('/empty').then((r) => r.status), refetchInterval: 5000 });
+  const answer = useQuery({
+    queryKey: ['time'],
+    queryFn: () => fetch('/empty').then((r) => r.status),
+    refetchInterval: 5000,
+  });
   return <div><p>{String(answer.data)}</p><Link href="/empty">empty</Link></div>;
 }
 `,
@@ -105,8 +109,18 @@ import { useQuery } from '@tanstack/react-query';
 import { parseAsString, useQueryStates } from 'nuqs';
 export function View() {
   const [filters, setFilters] = useQueryStates({ status: parseAsString.withDefault('') });
-  const answer = useQuery({ queryKey: ['time', filters.status], queryFn: () => fetch('/empty').then((r) => r.status), refetchInterval: 5000 });
-  return <div><button onClick={() => setFilters({ status: 'FAILED' })}>{filters.status}</button><p>{String(answer.data)}</p><Link href="/empty">empty</Link></div>;
+  const answer = useQuery({
+    queryKey: ['time', filters.status],
+    queryFn: () => fetch('/empty').then((r) => r.status),
+    refetchInterval: 5000,
+  });
+  return (
+    <div>
+      <button onClick={() => setFilters({ status: 'FAILED' })}>{filters.status}</button>
+      <p>{String(answer.data)}</p>
+      <Link href="/empty">empty</Link>
+    </div>
+  );
 }
 `,
   'app/(query-url)/query-url/page.jsx': `import { View } from './view';
@@ -123,22 +137,43 @@ const cell = 'px-3 py-2 whitespace-nowrap';
 export default async function Page() {
   await connection();
   const now = Date.now();
-  const rows = Array.from({ length: 50 }, (_, i) => ({ id: 1_000_000 - i, job: JOBS[i % 3], status: STATUSES[i % 4], attempt: 1 + (i % 2), updated: new Date(now - i * 7_000) }));
+  const rows = Array.from({ length: 50 }, (_, i) => ({
+    id: 1_000_000 - i,
+    job: JOBS[i % 3],
+    status: STATUSES[i % 4],
+    attempt: 1 + (i % 2),
+    updated: new Date(now - i * 7_000),
+  }));
   return (
     <main>
       <table className="min-w-full text-left text-sm">
         <caption className="sr-only">Executions</caption>
-        <thead><tr>{['Execution', 'Job', 'Status', 'Attempt', 'Version', 'Owner', 'Updated'].map((h) => <th key={h} scope="col" className="px-3 py-2 font-medium">{h}</th>)}</tr></thead>
+        <thead>
+          <tr>
+            {['Execution', 'Job', 'Status', 'Attempt', 'Version', 'Owner', 'Updated'].map((h) => (
+              <th key={h} scope="col" className="px-3 py-2 font-medium">{h}</th>
+            ))}
+          </tr>
+        </thead>
         <tbody>
           {rows.map((r) => (
             <tr key={r.id}>
-              <td className={cell + ' font-mono text-xs'}><a className="text-sky-800 underline" href={'/executions/' + r.id}>{r.id}</a></td>
+              <td className={cell + ' font-mono text-xs'}>
+                <a className="text-sky-800 underline" href={'/executions/' + r.id}>{r.id}</a>
+              </td>
               <td className={cell}>{r.job}</td>
-              <td className={cell}><span className="inline-block rounded px-1.5 py-0.5 text-xs font-medium">{r.status}</span></td>
+              <td className={cell}>
+                <span className="inline-block rounded px-1.5 py-0.5 text-xs font-medium">{r.status}</span>
+              </td>
               <td className={cell}>{r.attempt}</td>
               <td className={cell}>3</td>
               <td className={cell}>none</td>
-              <td className={cell}><time dateTime={r.updated.toISOString()} title={r.updated.toISOString()}>{Math.round((now - r.updated.getTime()) / 60000)} min ago <span className="text-zinc-500">· {r.updated.toISOString()}</span></time></td>
+              <td className={cell}>
+                <time dateTime={r.updated.toISOString()} title={r.updated.toISOString()}>
+                  {Math.round((now - r.updated.getTime()) / 60000)} min ago{' '}
+                  <span className="text-zinc-500">· {r.updated.toISOString()}</span>
+                </time>
+              </td>
             </tr>
           ))}
         </tbody>
@@ -226,13 +261,16 @@ try {
     `\n${connections} clients, ${values.seconds} s per route, ${values.rounds} rounds; server pid ${pid}\n`,
   );
   process.stdout.write(
-    `${'route'.padEnd(8)} ${'p50 ms'.padStart(7)} ${'p95 ms'.padStart(7)} ${'server ms/req'.padStart(14)} ${'requests'.padStart(9)}\n`,
+    `${'route'.padEnd(8)} ${'p50 ms'.padStart(7)} ${'p95 ms'.padStart(7)} ${'server ms/req'.padStart(14)} ` +
+      `${'requests'.padStart(9)}\n`,
   );
   for (let round = 0; round < Number(values.rounds); round++) {
     for (const route of ['/empty', '/table']) {
       const f = await measure(base, pid, route, Number(values.seconds));
       process.stdout.write(
-        `${route.padEnd(8)} ${String(f.p50).padStart(7)} ${String(f.p95).padStart(7)} ${f.cpu.toFixed(1).padStart(14)} ${String(f.requests).padStart(9)}${f.failed ? `  ${f.failed} failed` : ''}\n`,
+        `${route.padEnd(8)} ${String(f.p50).padStart(7)} ${String(f.p95).padStart(7)} ` +
+          `${f.cpu.toFixed(1).padStart(14)} ` +
+          `${String(f.requests).padStart(9)}${f.failed ? `  ${f.failed} failed` : ''}\n`,
       );
     }
   }

@@ -102,9 +102,8 @@ for (const [i, url] of ROUTES.filter((u) => !values.only || u.includes(values.on
   const figures = {};
   for (const server of order) figures[server.name] = await measure(server, url);
   rows.push({ url, ...figures });
-  process.stdout.write(
-    `${servers.map((s) => `${figures[s.name].cpu.toFixed(1)} / ${figures[s.name].wall.toFixed(0)}`.padStart(22)).join(' ')}  ${url}\n`,
-  );
+  const cells = servers.map((s) => `${figures[s.name].cpu.toFixed(1)} / ${figures[s.name].wall.toFixed(0)}`);
+  process.stdout.write(`${cells.map((cell) => cell.padStart(22)).join(' ')}  ${url}\n`);
 }
 for (const s of servers) {
   const cpu = rows.reduce((a, r) => a + r[s.name].cpu, 0);

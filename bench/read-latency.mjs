@@ -3,7 +3,8 @@
 // and a deep keyset page, with the filters the UI offers. Prints p50/p95 per route.
 //
 //   KEEL_BENCH_URL=http://127.0.0.1:3160 KEEL_BENCH_USER=bench KEEL_BENCH_PASSWORD=... \
-//     node bench/read-latency.mjs [--seconds 5] [--only substring] [--json out.json] [--compare http://127.0.0.1:3161] [--cold] [--warm 20]
+//     node bench/read-latency.mjs [--seconds 5] [--only substring] [--json out.json] \
+//       [--compare http://127.0.0.1:3161] [--cold] [--warm 20]
 //
 // Every route gets --warm requests first on every server (not counted; default 2 per client,
 // at least 1), so the first routes measured do not pay for loading and compiling the server's
@@ -190,7 +191,10 @@ if (!values.cold && values.warm !== '0') {
 
 const rows = [];
 process.stdout.write(
-  `${connections} clients, ${seconds} s per route (2 requests per client when one takes over 1 s), ${values.cold || values.warm === '0' ? 'no warm-up' : `after a warm-up of ${warmRequests} requests per route`}, ${servers.map((s) => `${s.name} ${s.base}`).join(' then ')}\n`,
+  `${connections} clients, ${seconds} s per route (2 requests per client when one takes over 1 ` +
+    `s), ${
+      values.cold || values.warm === '0' ? 'no warm-up' : `after a warm-up of ${warmRequests} requests per ` + `route`
+    }, ${servers.map((s) => `${s.name} ${s.base}`).join(' then ')}\n`,
 );
 process.stdout.write(
   `${'kind'.padEnd(5)} ${servers.map((s) => `${s.name} p50 / p95 (reqs)`.padStart(28)).join(' ')}  route\n`,
@@ -204,7 +208,8 @@ for (const [i, target] of measured.entries()) {
   const row = { ...target, ...figures.this, ...(values.compare ? { compared: figures.compared } : {}) };
   rows.push(row);
   process.stdout.write(
-    `${target.kind.padEnd(5)} ${servers.map((s) => shown(figures[s.name]).padStart(28)).join(' ')}  ${target.path}${target.query ? ` ?${target.query}` : ''}\n`,
+    `${target.kind.padEnd(5)} ${servers.map((s) => shown(figures[s.name]).padStart(28)).join(' ')}  ` +
+      `${target.path}${target.query ? ` ?${target.query}` : ''}\n`,
   );
 }
 const worst = (kind, pick) => Math.max(...rows.filter((r) => r.kind === kind).map((r) => pick(r).p95));

@@ -18,9 +18,11 @@ export async function prepareSearchRows(
     {
       table: 'keel.recovery_proposal',
       marked: `proposer_login = '${MARK}'`,
-      insert: `insert into keel.recovery_proposal (target_kind, target_id, kind, evidence_digest, evidence, expected_version, proposer_id, proposer_login,
+      insert: `insert into keel.recovery_proposal (target_kind, target_id, kind, evidence_digest, evidence,
+               expected_version, proposer_id, proposer_login,
            status, decided_at, decider_id, decider_login, wait_owner, wait_deadline, wait_cancellation_id)
-         select 'batch', e.id::text, 'TAKEOVER', sha256(convert_to('${MARK}-proposal:' || g, 'UTF8')), '{}'::jsonb, e.version, '${MARK}', '${MARK}',
+         select 'batch', e.id::text, 'TAKEOVER', sha256(convert_to('${MARK}-proposal:' || g, 'UTF8')),
+         '{}'::jsonb, e.version, '${MARK}', '${MARK}',
                 'REJECTED', now(), '${MARK}', '${MARK}', '${MARK}', now(), '${MARK}-' || g
          from generate_series(1, $1::int) g join oxide_batch.ob_job_execution e on e.id = g * 97`,
       size: proposals,
@@ -28,9 +30,11 @@ export async function prepareSearchRows(
     {
       table: 'oxide_batch.ob_operator_request',
       marked: `actor_ref = 'cli:${MARK}'`,
-      insert: `insert into oxide_batch.ob_operator_request (job_instance_id, job_execution_id, action, authorization_class, operation_id, actor_ref,
+      insert: `insert into oxide_batch.ob_operator_request (job_instance_id, job_execution_id, action,
+               authorization_class, operation_id, actor_ref,
            request_digest, observed_version, prior_status, result_status, outcome_class)
-         select e.job_instance_id, e.id, 'STOP', 'LIFECYCLE', '${MARK}-stop-' || g, 'cli:${MARK}', sha256(convert_to('${MARK}-request:' || g, 'UTF8')),
+         select e.job_instance_id, e.id, 'STOP', 'LIFECYCLE', '${MARK}-stop-' || g, 'cli:${MARK}',
+         sha256(convert_to('${MARK}-request:' || g, 'UTF8')),
                 e.version, 'STARTED', 'STOPPING', 'APPLIED'
          from generate_series(1, $1::int) g join oxide_batch.ob_job_execution e on e.id = g * 43`,
       size: requests,
@@ -38,8 +42,10 @@ export async function prepareSearchRows(
     {
       table: 'keel.settlement_replay',
       marked: `actor_login = '${MARK}'`,
-      insert: `insert into keel.settlement_replay (receipt_id, prior_attempts, prior_reason, actor_id, actor_login, note, operation_id)
-         select d.receipt_id, d.attempts, d.reason, '${MARK}', '${MARK}', 'bench', '${MARK}-replay-' || row_number() over ()
+      insert: `insert into keel.settlement_replay (receipt_id, prior_attempts, prior_reason, actor_id, actor_login,
+               note, operation_id)
+         select d.receipt_id, d.attempts, d.reason, '${MARK}', '${MARK}', 'bench',
+         '${MARK}-replay-' || row_number() over ()
          from (select receipt_id, attempts, reason from settle.dead_letters order by receipt_id limit $1::int) d`,
       size: replays,
     },
@@ -47,8 +53,10 @@ export async function prepareSearchRows(
       // Half of them carry an operation id, as Keel's actions write them.
       table: 'keel.audit_event',
       marked: `actor_login = '${MARK}'`,
-      insert: `insert into keel.audit_event (actor_login, actor_role, action, target_kind, target_id, operation_id, outcome)
-         select '${MARK}', 'support', 'settlement.replay', 'settlement', 'rcpt_${MARK}_' || g, case when g % 2 = 0 then '${MARK}-audit-' || g end, 'APPLIED'
+      insert: `insert into keel.audit_event (actor_login, actor_role, action, target_kind, target_id, operation_id,
+               outcome)
+         select '${MARK}', 'support', 'settlement.replay', 'settlement', 'rcpt_${MARK}_' || g, case when g % 2 = 0
+         then '${MARK}-audit-' || g end, 'APPLIED'
          from generate_series(1, $1::int) g`,
       size: audit,
     },
@@ -57,7 +65,8 @@ export async function prepareSearchRows(
       table: 'keel.settlement_event',
       marked: `receipt_id like 'rcpt_${MARK}_done_%'`,
       insert: `insert into keel.settlement_event (receipt_id, kind, attempt, at_ms)
-         select 'rcpt_${MARK}_done_' || g / 4, (array['claimed', 'retry_scheduled', 'claimed', 'finished'])[1 + g % 4], 1 + (g % 4) / 2,
+         select 'rcpt_${MARK}_done_' || g / 4, (array['claimed', 'retry_scheduled', 'claimed', 'finished'])[1 + g % 4],
+         1 + (g % 4) / 2,
                 (extract(epoch from now()) * 1000)::bigint - g
          from generate_series(0, $1::int - 1) g`,
       size: history,
@@ -111,13 +120,15 @@ export async function searchSamples(client, { count = 200, username = null } = {
     'retry key prefix (12 hex)': await column(
       client,
       `select left(k, 12) as v from (select jsonb_path_query(fault_state_payload, 'lax $.entries[*].key') #>> '{}' as k
-         from oxide_batch.ob_step_execution where fault_state_payload -> 'entries' <> '[]'::jsonb and id % 7 = 0 limit $1) x`,
+         from oxide_batch.ob_step_execution where fault_state_payload -> 'entries' <> '[]'::jsonb and id % 7 = 0
+         limit $1) x`,
       [count],
     ),
     'retry key (64 hex)': await column(
       client,
       `select k as v from (select jsonb_path_query(fault_state_payload, 'lax $.entries[*].key') #>> '{}' as k
-         from oxide_batch.ob_step_execution where fault_state_payload -> 'entries' <> '[]'::jsonb and id % 11 = 0 limit $1) x`,
+         from oxide_batch.ob_step_execution where fault_state_payload -> 'entries' <> '[]'::jsonb and id % 11 = 0
+         limit $1) x`,
       [count],
     ),
     'proposal id': await column(client, `select id as v from keel.recovery_proposal order by random() limit $1`, [
@@ -145,7 +156,8 @@ export async function searchSamples(client, { count = 200, username = null } = {
     ),
     'receipt id (history only)': await column(
       client,
-      `select receipt_id as v from keel.settlement_event tablesample system (1) where receipt_id like 'rcpt_${MARK}_done_%' limit $1`,
+      `select receipt_id as v from keel.settlement_event tablesample system (1)
+       where receipt_id like 'rcpt_${MARK}_done_%' limit $1`,
       [count],
     ),
     username: username

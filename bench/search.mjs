@@ -46,7 +46,8 @@ if (values.prepare)
   process.stderr.write(`bench rows added to: ${(await prepareSearchRows(client)).join(', ') || 'none (all there)'}\n`);
 const samples = await searchSamples(client, { count: Number(values.samples), username: credentials.username });
 const sizes = (
-  await client.query(`select (select reltuples::bigint from pg_class where oid = 'oxide_batch.ob_job_execution'::regclass) as executions,
+  await client.query(`select (select reltuples::bigint from pg_class
+                      where oid = 'oxide_batch.ob_job_execution'::regclass) as executions,
   (select reltuples::bigint from pg_class where oid = 'settle.attempts'::regclass) as attempts`)
 ).rows[0];
 await client.end();
@@ -99,10 +100,12 @@ for (const target of targets) {
 
 const rows = [];
 process.stdout.write(
-  `${sizes.executions} executions, ${sizes.attempts} settlement attempts; ${connections} clients, ${seconds} s per row\n\n`,
+  `${sizes.executions} executions, ${sizes.attempts} settlement attempts; ${connections} clients, ${seconds} s per ` +
+    `row\n\n`,
 );
 process.stdout.write(
-  `${'what'.padEnd(28)} ${'ids'.padStart(4)} ${'requests'.padStart(8)} ${'p50 ms'.padStart(7)} ${'p95 ms'.padStart(7)} ${'p95/floor'.padStart(9)}  load before -> after\n`,
+  `${'what'.padEnd(28)} ${'ids'.padStart(4)} ${'requests'.padStart(8)} ${'p50 ms'.padStart(7)} ` +
+    `${'p95 ms'.padStart(7)} ${'p95/floor'.padStart(9)}  load before -> after\n`,
 );
 let floor = null;
 for (const target of targets) {
@@ -120,7 +123,9 @@ for (const target of targets) {
     loadAfter: after,
   });
   process.stdout.write(
-    `${target.name.padEnd(28)} ${String(target.paths.length).padStart(4)} ${String(figures.requests).padStart(8)} ${String(figures.p50).padStart(7)} ${String(figures.p95).padStart(7)} ${ratio.padStart(9)}  ${before} -> ${after}${figures.bad ? `  (${figures.bad} failed)` : ''}\n`,
+    `${target.name.padEnd(28)} ${String(target.paths.length).padStart(4)} ${String(figures.requests).padStart(8)} ` +
+      `${String(figures.p50).padStart(7)} ${String(figures.p95).padStart(7)} ${ratio.padStart(9)}  ${before} -> ` +
+      `${after}${figures.bad ? `  (${figures.bad} failed)` : ''}\n`,
   );
 }
 if (values.json) writeFileSync(values.json, JSON.stringify({ base, connections, seconds, sizes, rows }, null, 2));

@@ -54,10 +54,12 @@ const cookie = await signIn(base, credentials);
 
 const cores = availableParallelism();
 process.stdout.write(
-  `${connections} clients, ${requests} requests per route after ${requests / 4} not counted; server pids ${pids.join(',')}; ${cores} cores\n`,
+  `${connections} clients, ${requests} requests per route after ${requests / 4} not counted; ` +
+    `server pids ${pids.join(',')}; ${cores} cores\n`,
 );
 process.stdout.write(
-  `${'route'.padEnd(28)} ${'server ms/req'.padStart(14)} ${'machine ms/req'.padStart(15)} ${'floor p50 ms'.padStart(13)} ${'measured p50'.padStart(13)}\n`,
+  `${'route'.padEnd(28)} ${'server ms/req'.padStart(14)} ${'machine ms/req'.padStart(15)} ` +
+    `${'floor p50 ms'.padStart(13)} ${'measured p50'.padStart(13)}\n`,
 );
 for (const route of routes) {
   const options = { url: `${base}${route}`, connections, headers: { Cookie: cookie } };
@@ -69,6 +71,8 @@ for (const route of routes) {
   const perMachine = (machineCpuMs() - machine) / served;
   const bad = result.non2xx + result.errors + result.timeouts;
   process.stdout.write(
-    `${route.padEnd(28)} ${perServer.toFixed(1).padStart(14)} ${perMachine.toFixed(1).padStart(15)} ${((connections * perMachine) / cores).toFixed(0).padStart(13)} ${String(result.latency.p50).padStart(13)}${bad ? `  (${bad} failed)` : ''}\n`,
+    `${route.padEnd(28)} ${perServer.toFixed(1).padStart(14)} ${perMachine.toFixed(1).padStart(15)} ` +
+      `${((connections * perMachine) / cores).toFixed(0).padStart(13)} ` +
+      `${String(result.latency.p50).padStart(13)}${bad ? `  (${bad} failed)` : ''}\n`,
   );
 }

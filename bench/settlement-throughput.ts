@@ -64,7 +64,8 @@ let walSource: 'database (pg_waldump)' | 'cluster-wide (LSN diff)' = 'database (
 async function walBytes(client: pg.Client, from: string, to: string): Promise<number> {
   const { rows } = await client.query<{ oid: number; dir: string; diff: string }>(
     `select (select oid::int from pg_database where datname = current_database()) as oid,
-            current_setting('data_directory') || '/pg_wal' as dir, pg_wal_lsn_diff($2::pg_lsn, $1::pg_lsn)::text as diff`,
+            current_setting('data_directory') || '/pg_wal' as dir,
+            pg_wal_lsn_diff($2::pg_lsn, $1::pg_lsn)::text as diff`,
     [from, to],
   );
   const row = rows[0]!;
@@ -147,15 +148,20 @@ async function keelDatabase(name: string): Promise<string> {
 
 async function loadKeelAttempts(client: pg.Client, nowMs: number): Promise<void> {
   await client.query(
-    `insert into settle.attempts (receipt_id, finalized_at, work_kind, attempts, next_visible_at_ms, row_version, updated_at_ms)
-     select 'rcpt_' || lpad(n::text, 8, '0'), $1::bigint - 5000, 'pending_observation', 0, $1::bigint - 1000 - (n % 997), 0, $1::bigint - 1000
+    `insert into settle.attempts (receipt_id, finalized_at, work_kind, attempts, next_visible_at_ms, row_version,
+     updated_at_ms)
+     select 'rcpt_' || lpad(n::text, 8, '0'), $1::bigint - 5000, 'pending_observation', 0,
+     $1::bigint - 1000 - (n % 997), 0, $1::bigint - 1000
      from generate_series(1, $2::int) as n`,
     [nowMs, ITEMS],
   );
   await client.query('vacuum analyze settle.attempts, settle.receipt_place, keel.settlement_event');
 }
 
-/** Calls of the settle.* trigger functions in this database (track_functions = pl); a worker's count is flushed when it disconnects. */
+/**
+ * Calls of the settle.* trigger functions in this database
+ * (track_functions = pl); a worker's count is flushed when it disconnects.
+ */
 async function triggerCalls(client: pg.Client): Promise<number> {
   await client.query('select pg_stat_clear_snapshot()');
   const { rows } = await client.query<{ calls: string }>(
@@ -256,7 +262,8 @@ async function runPgBoss(url: string): Promise<Run> {
     (client) =>
       client
         .query(
-          `insert into pgboss.job (name, data) select 'settle', json_build_object('n', n)::jsonb from generate_series(1, $1::int) as n`,
+          `insert into pgboss.job (name, data) select 'settle', json_build_object('n', n)::jsonb
+           from generate_series(1, $1::int) as n`,
           [ITEMS],
         )
         .then(() => undefined),
@@ -360,7 +367,8 @@ async function main() {
   const systems = args.systems!.split(',');
   const runs: Run[] = [];
   console.log(
-    `# ${ITEMS} due items, ${WORKERS} workers, claim batch ${BATCH}, ${REPS} interleaved repetitions, keel path ${args['keel-path']}`,
+    `# ${ITEMS} due items, ${WORKERS} workers, claim batch ${BATCH}, ${REPS} interleaved repetitions, ` +
+      `keel path ${args['keel-path']}`,
   );
   try {
     for (let rep = 1; rep <= REPS; rep += 1) {
@@ -374,7 +382,9 @@ async function main() {
           console.log(
             `rep ${rep} ${run.system}: ${fmt(run.perSecond)} settlements/s, WAL ${fmt(run.walPerItem)} B/item` +
               (run.statementsPerItem !== undefined
-                ? `, ${fmt(run.statementsPerItem, 3)} statements (= round trips)/settlement, ${fmt(run.triggerCallsPerItem!, 2)} trigger calls/settlement, ${run.conflicts} conflicts`
+                ? `, ${fmt(run.statementsPerItem, 3)} statements (= round ` +
+                  `trips)/settlement, ${fmt(run.triggerCallsPerItem!, 2)} trigger calls/settlement, ${run.conflicts} ` +
+                  `conflicts`
                 : ''),
           );
         } finally {
@@ -394,15 +404,18 @@ async function main() {
     const rates = list.map((r) => r.perSecond);
     medians.set(system, median(rates));
     console.log(
-      `| ${system} | ${fmt(median(rates))} | ${fmt(Math.min(...rates))}-${fmt(Math.max(...rates))} | ${fmt(median(list.map((r) => r.walPerItem)))} |`,
+      `| ${system} | ${fmt(median(rates))} | ${fmt(Math.min(...rates))}-${fmt(Math.max(...rates))} ` +
+        `| ${fmt(median(list.map((r) => r.walPerItem)))} |`,
     );
   }
   const keel = [...bySystem.keys()].find((s) => s.startsWith('keel'));
   if (keel) {
     const k = bySystem.get(keel)!;
     console.log(
-      `\n${keel}: ${fmt(median(k.map((r) => r.statementsPerItem!)), 3)} statements/settlement and as many round trips (counted client-side: pg_stat_statements is not in shared_preload_libraries), ` +
-        `${fmt(median(k.map((r) => r.triggerCallsPerItem!)), 3)} settle.* trigger function calls/settlement (pg_stat_user_functions), ${fmt(median(k.map((r) => r.walPerItem)))} WAL bytes/settlement (${walSource})`,
+      `\n${keel}: ${fmt(median(k.map((r) => r.statementsPerItem!)), 3)} statements/settlement and as many round ` +
+        `trips (counted client-side: pg_stat_statements is not in shared_preload_libraries), ` +
+        `${fmt(median(k.map((r) => r.triggerCallsPerItem!)), 3)} settle.* trigger function calls/settlement ` +
+        `(pg_stat_user_functions), ${fmt(median(k.map((r) => r.walPerItem)))} WAL bytes/settlement (${walSource})`,
     );
     for (const [label, other] of [
       ['graphile-worker', 'graphile-worker'],

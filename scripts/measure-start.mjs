@@ -59,7 +59,8 @@ async function run(label, args, signal) {
   const stopped = (performance.now() - stopping) / 1000;
   await new Promise((r) => setTimeout(r, 500));
   console.log(
-    `${label}: first page after ${ready.toFixed(1)} s${built ? ' (including next build)' : ''}; ${signal} -> exit in ${stopped.toFixed(1)} s; postgres processes left: ${postgresLeft()}`,
+    `${label}: first page after ${ready.toFixed(1)} s${built ? ' (including next build)' : ''}; ${signal} -> exit ` +
+      `in ${stopped.toFixed(1)} s; postgres processes left: ${postgresLeft()}`,
   );
 }
 

@@ -132,7 +132,10 @@ function debianMirror() {
   return found.uri;
 }
 
-/** This machine's own certificate authorities (a TLS-inspecting proxy's, say): the build base trusts them too, so npm reaches the registry as it does here. */
+/**
+ * This machine's own certificate authorities (a TLS-inspecting proxy's, say):
+ * the build base trusts them too, so npm reaches the registry as it does here.
+ */
 function localAuthorities() {
   const dir = '/usr/local/share/ca-certificates';
   const found = [];
@@ -521,7 +524,8 @@ async function main() {
     started = false;
 
     log(
-      `PASS: ${passed} checks; build ${figures.build} s, image ${figures.sizeMb} MB, healthy ${figures.healthy} s after run, stop ${figures.stop} s; ${seconds(testStarted)} s in all`,
+      `PASS: ${passed} checks; build ${figures.build} s, image ${figures.sizeMb} MB, ` +
+        `healthy ${figures.healthy} s after run, stop ${figures.stop} s; ${seconds(testStarted)} s in all`,
     );
     return 0;
   } catch (error) {
