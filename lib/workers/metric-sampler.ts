@@ -9,6 +9,7 @@ import { QUEUE_STATES } from '../domain/queue-state';
 import { FAILURE_CODES } from '../domain/settlement-vocabulary';
 import { DEAD_LETTER_REASON_LABELS, METRICS } from '../observability/metric-catalogue';
 import { countCorruptEnvelopes } from '../queries/corrupt-envelopes';
+import { rollupRates } from './rate-rollup';
 import { startWorkerLoop, type RunningWorker, type WorkerLog, type WorkerWait } from './worker-loop';
 
 export const METRIC_SAMPLE_INTERVAL_MS = 15_000;
@@ -107,7 +108,7 @@ export async function sampleMetrics(
   });
 }
 
-/** Samples every 15 s (docs/design.md#metrics), starting at once. */
+/** Samples every 15 s (docs/design.md#metrics), starting at once, and rolls up the rates' closed minutes. */
 export function startMetricSampler({
   db,
   log,
@@ -123,7 +124,9 @@ export function startMetricSampler({
     wait,
     async step() {
       await sampleMetrics(db, { staleThresholdMs, intervalMs });
-      return intervalMs;
+      // The rates' rollup rides along (lib/workers/rate-rollup.ts): with closed minutes left to count, at once.
+      const rates = await rollupRates(db);
+      return rates?.behind ? 0 : intervalMs;
     },
   });
 }
