@@ -5,14 +5,18 @@ import { KeyboardShortcuts } from '@/components/shell/keyboard-shortcuts';
 import { NavLinks } from '@/components/shell/nav-links';
 import { ShortcutList } from '@/components/shell/shortcut-list';
 import { SignOutButton } from '@/components/shell/sign-out-button';
+import { TimeZoneLink } from '@/components/shell/time-zone-link';
 import { ThemeToggle } from '@/components/theme-toggle';
+import { TimeZoneProvider } from '@/components/ui/time-zone';
 import { requireActor } from '@/lib/server/session';
+import { currentTimeZone } from '@/lib/server/time-zone';
 
 export const dynamic = 'force-dynamic';
 
 export default async function ConsoleLayout({ children }: { children: ReactNode }) {
   const actor = await requireActor();
-  return (
+  const timeZone = await currentTimeZone(actor);
+  const shell = (
     <ConsoleShell
       nav={<NavLinks role={actor.role} />}
       header={
@@ -33,6 +37,7 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
             <ShortcutList />
           </KeyboardShortcuts>
           <LiveUpdates userId={actor.id} />
+          <TimeZoneLink />
           <ThemeToggle />
           <SignOutButton />
         </>
@@ -40,5 +45,11 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
     >
       {children}
     </ConsoleShell>
+  );
+  // Every time on the page is shown in the user's zone, rendered so on the server (components/ui/time-zone.tsx).
+  return (
+    <TimeZoneProvider preference={timeZone.preference} zone={timeZone.zone}>
+      {shell}
+    </TimeZoneProvider>
   );
 }

@@ -97,11 +97,14 @@ export const ACTIONS: Record<string, { name: ActionName; input: unknown }> = {
     input: { deliveryId: NO_ID, operationId: 'access-matrix-retry' },
   },
   'app/actions/session.ts#signOut': { name: 'session.sign_out', input: {} },
+  // A zone that does not exist: refused INVALID_INPUT after the guard, so no user's zone changes.
+  'app/actions/preferences.ts#setTimeZoneAction': { name: 'user.time_zone', input: { timeZone: 'Mars/Olympus' } },
 };
 
 /** Each page's permission; a dynamic segment is filled from the demo data when it has a row. */
 export const PAGES: Record<string, { permission: Permission | 'public'; sample?: string }> = {
   '/': { permission: 'read' },
+  '/rates': { permission: 'read' },
   '/audit': { permission: 'read' },
   '/executions': { permission: 'read' },
   '/executions/[id]': { permission: 'read', sample: 'select min(id)::text as v from oxide_batch.ob_job_execution' },
@@ -115,6 +118,7 @@ export const PAGES: Record<string, { permission: Permission | 'public'; sample?:
   '/settlements/bulk/[id]': { permission: 'read', sample: 'select min(id)::text as v from keel.bulk_replay' },
   '/settlements/dead-letters': { permission: 'read' },
   '/search': { permission: 'read' },
+  '/preferences': { permission: 'read' },
   '/users': { permission: 'manageUsers' },
   '/webhooks': { permission: 'manageWebhooks' },
   '/sign-in': { permission: 'public' },
@@ -139,6 +143,7 @@ export const ROUTES: Record<
   '/api/overview': { permission: 'read' },
   '/api/proposals': { permission: 'read' },
   '/api/proposals/[id]': { permission: 'read', sample: PAGES['/recovery/[id]']!.sample },
+  '/api/rates': { permission: 'read' },
   '/api/retry-keys': { permission: 'read' },
   '/api/search': { permission: 'read', query: 'q=1' },
   '/api/settlements/bulk-replays': { permission: 'read' },

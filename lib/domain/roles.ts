@@ -52,6 +52,8 @@ export const ACTION_PERMISSIONS = {
   'webhook.send_test': 'manageWebhooks',
   'webhook.retry': 'manageWebhooks',
   'session.sign_out': 'read',
+  // Every role sets where it sees times, for its own account only.
+  'user.time_zone': 'read',
 } as const satisfies Record<string, Permission>;
 
 export type ActionName = keyof typeof ACTION_PERMISSIONS;

@@ -9,6 +9,7 @@ import { postgresSignInLockout, type SignInLockout } from '../adapters/sign-in-l
 import { postgresSsoRefusals } from '../adapters/sso-audit';
 import { postgresTakeoverUnitOfWork } from '../adapters/takeover-unit-of-work';
 import { authPasswordHasher, postgresUserUnitOfWork } from '../adapters/user-directory';
+import { postgresPreferenceUnitOfWork } from '../adapters/user-preferences';
 import { postgresWebhookUnitOfWork } from '../adapters/webhook-deliveries';
 import { httpWebhookSender } from '../adapters/webhook-sender';
 import { createAuth, type KeelAuth } from '../auth/auth';
@@ -21,6 +22,7 @@ import { singleton } from '../observability/singletons';
 import type { AuditLog } from '../ports/audit-log';
 import type { SettlementReplayPorts } from '../ports/settlement-replay';
 import type { UnitOfWork } from '../ports/unit-of-work';
+import type { PreferencePorts } from '../ports/user-preferences';
 import type { RecoveryServiceDeps } from '../services/recovery-common';
 import type { UserServicePorts } from '../services/users';
 import type { WebhookAdminPorts } from '../services/webhook-admin';
@@ -182,6 +184,11 @@ export function webhookAdminPorts(): WebhookAdminPorts {
     unitOfWork: postgresWebhookUnitOfWork(db),
     sender: httpWebhookSender({ endpoints: settings.webhooks.endpoints, baseUrl }),
   };
+}
+
+/** A user's own settings: the time zone preference and its audit event. */
+export function preferencePorts(): { unitOfWork: UnitOfWork<PreferencePorts> } {
+  return { unitOfWork: postgresPreferenceUnitOfWork(runtime().db) };
 }
 
 /** The audit log `action()` writes refusals to, outside the handler's transaction. */
