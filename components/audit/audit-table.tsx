@@ -1,6 +1,6 @@
 import Link from 'next/link';
 import { auditChanges } from '@/lib/domain/audit-change';
-import type { AuditEventView } from '@/lib/queries/audit';
+import type { AuditEventView } from '@/lib/queries/audit-types';
 import { StatusBadge } from '../ui/status-badge';
 import { Cell, DataTable } from '../ui/table';
 import { TimeAgo } from '../ui/time-ago';

@@ -6,7 +6,7 @@ import { auditSearch, type AuditSearch } from '@/lib/domain/audit-search';
 import { auditSearchOf, auditStateOf, auditUrlSearch } from '@/lib/url-state/audit';
 import { formatCappedCount } from '@/lib/domain/capped-count';
 import { ApiError, readJson } from '@/lib/http/read-json';
-import type { AuditPage } from '@/lib/queries/audit';
+import type { AuditPage } from '@/lib/queries/audit-types';
 import { queryKeys } from '@/lib/query-keys';
 import { Button } from '../ui/button';
 import { AuditFilterForm } from './audit-filter-form';

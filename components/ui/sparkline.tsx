@@ -1,4 +1,4 @@
-import type { Series } from '@/lib/queries/metric-series';
+import type { Series } from '@/lib/queries/metric-series-types';
 
 const WIDTH = 280;
 const HEIGHT = 64;

@@ -5,7 +5,7 @@ import { useState } from 'react';
 import { changeUserRoleAction, createUserAction, disableUserAction, enableUserAction } from '@/app/actions/users';
 import { can, type Role } from '@/lib/domain/roles';
 import { queryKeys } from '@/lib/query-keys';
-import type { UserView } from '@/lib/queries/users';
+import type { UserView } from '@/lib/queries/users-types';
 import { ConfirmDialog } from '../ui/confirm-dialog';
 import { useToast } from '../ui/toast';
 import type { NewUserDraft } from './create-user-form';

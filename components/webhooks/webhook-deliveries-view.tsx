@@ -5,7 +5,7 @@ import { useQueryStates } from 'nuqs';
 import { formatCappedCount } from '@/lib/domain/capped-count';
 import { WEBHOOK_DELIVERY_STATUSES, webhookDeliverySearch } from '@/lib/domain/webhook-search';
 import { ApiError, readJson } from '@/lib/http/read-json';
-import type { WebhookPage } from '@/lib/queries/webhooks';
+import type { WebhookPage } from '@/lib/queries/webhooks-types';
 import { queryKeys } from '@/lib/query-keys';
 import { webhooksSearch } from '@/lib/url-state/webhooks';
 import { Button } from '../ui/button';

@@ -5,16 +5,10 @@ import type { Database } from '../db/client';
 import { signInLockout } from '../db/schema/auth';
 import { auditEvent } from '../db/schema/keel';
 import { afterFailure, lockRemainingMs, NO_LOCKOUT, type LockoutState } from '../domain/sign-in-lockout';
+import type { SignInLockout } from '../ports/sign-in-lockout';
 
 /** Who signs in is not known yet: sign-in audit rows name the username typed as their target. */
 const ANONYMOUS = { actorId: null, actorLogin: 'anonymous', actorRole: 'anonymous' } as const;
-
-export interface SignInLockout {
-  /** Milliseconds the username stays locked; a refusal while locked is audited. */
-  refuseIfLocked(username: string, now: Date, requestId?: string | null): Promise<number>;
-  recordFailure(username: string, now: Date, requestId?: string | null): Promise<{ locked: boolean; lockMs: number }>;
-  recordSuccess(username: string): Promise<void>;
-}
 
 /** The lockout state in Postgres, so every Keel process behind one database sees the same lock. */
 export function postgresSignInLockout(db: Database): SignInLockout {

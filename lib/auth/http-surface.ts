@@ -1,4 +1,4 @@
-import type { SignInLockout } from '../adapters/sign-in-lockout';
+import type { SignInLockout } from '../ports/sign-in-lockout';
 import { BREAK_GLASS_PREFIX, OIDC_PROVIDER_ID } from '../config/oidc';
 import { lockoutKey } from '../domain/sign-in-lockout';
 import { textProblem } from '../domain/text';

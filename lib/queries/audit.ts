@@ -8,6 +8,7 @@ import { auditEvent } from '../db/schema/keel';
 import type { AuditFilters } from '../domain/audit-filters';
 import { COUNT_CAP, decodeCursor, encodeCursor, type CappedCount } from '../domain/cursor';
 import { can, type Role } from '../domain/roles';
+import type { AuditEventView, AuditPage } from './audit-types';
 
 /**
  * The audit log read model: newest first, keyset-paged on (at, id) in both
@@ -38,37 +39,6 @@ function readableBy(reader: AuditReader): SQL | undefined {
     notInArray(auditEvent.targetKind, [...USER_ADMINISTRATION_TARGET_KINDS]),
     notLike(auditEvent.action, SIGN_IN_ACTIONS),
   );
-}
-
-export interface AuditEventView {
-  id: number;
-  /** ISO 8601 UTC with the database's microseconds. */
-  at: string;
-  actorLogin: string;
-  actorRole: string;
-  action: string;
-  targetKind: string;
-  targetId: string;
-  reason: string | null;
-  outcome: string;
-  code: string | null;
-  digest: string | null;
-  operationId: string | null;
-  requestId: string | null;
-  /** What the event recorded before and after the change (jsonb), for the change column and the CSV. */
-  before: unknown;
-  after: unknown;
-}
-
-export interface AuditPage {
-  rows: AuditEventView[];
-  count: CappedCount;
-  /** Older rows, or null on the last page. */
-  nextCursor: string | null;
-  /** Newer rows, or null on the first page. */
-  prevCursor: string | null;
-  /** The database's clock, for relative times. */
-  serverNow: string;
 }
 
 interface AuditCursor {

@@ -1,11 +1,7 @@
 import 'server-only';
 import { sql } from 'drizzle-orm';
 import type { DbOrTx } from '../db/client';
-
-export interface Series {
-  name: string;
-  points: { at: string; value: number }[];
-}
+import type { Series } from './metric-series-types';
 
 /** The overview charts: each sampled series over the last hour, oldest first. */
 export async function readLastHour(

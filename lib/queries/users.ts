@@ -3,33 +3,12 @@ import { and, asc, eq, gt, sql, type SQL } from 'drizzle-orm';
 import { isRole } from '../domain/roles';
 import type { DbOrTx } from '../db/client';
 import { user } from '../db/schema/auth';
-import { COUNT_CAP, decodeCursor, encodeCursor, type CappedCount } from '../domain/cursor';
+import { COUNT_CAP, decodeCursor, encodeCursor } from '../domain/cursor';
 import type { UserListQuery } from '../domain/users';
+import type { UserPage, UserView } from './users-types';
 
 /** Users by username (the unique index keeps the keyset cheap), for admins. */
 export const USER_PAGE_SIZE = 100;
-
-export interface UserView {
-  id: string;
-  username: string;
-  name: string;
-  role: string;
-  /** The role is one Keel knows; an unknown one (set outside Keel) cannot sign in. */
-  knownRole: boolean;
-  disabled: boolean;
-  disabledReason: string | null;
-  /** ISO 8601 UTC. */
-  createdAt: string;
-  /** Bulk jobs running in this user's name: a disable, or a role without replaySettlement, cancels them at their next batch. */
-  runningBulkJobs: number;
-}
-
-export interface UserPage {
-  rows: UserView[];
-  count: CappedCount;
-  nextCursor: string | null;
-  serverNow: string;
-}
 
 /** The username after which the page starts, null for the first page, or 'invalid'. */
 export function parseUserCursor(raw: string | undefined): string | null | 'invalid' {

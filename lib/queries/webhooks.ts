@@ -1,36 +1,11 @@
 import 'server-only';
 import { sql } from 'drizzle-orm';
 import type { DbOrTx } from '../db/client';
-import { COUNT_CAP, decodeCursor, encodeCursor, type CappedCount } from '../domain/cursor';
+import { COUNT_CAP, decodeCursor, encodeCursor } from '../domain/cursor';
 import type { WebhookDeliveryQuery } from '../domain/webhook-filters';
+import type { WebhookDeliveryView, WebhookPage } from './webhooks-types';
 
 export const WEBHOOK_PAGE_SIZE = 50;
-
-export type WebhookDeliveryView = {
-  id: number;
-  eventId: number;
-  kind: string;
-  subject: string;
-  endpoint: string;
-  status: string;
-  attempts: number;
-  /** ISO 8601 UTC; for PENDING, when the next attempt is due. */
-  nextAttemptAt: string;
-  lastHttpStatus: number | null;
-  lastError: string | null;
-  deliveredAt: string | null;
-  createdAt: string;
-  /** A worker or an admin's request holds it and may be sending it now: Retry now would be refused. */
-  sending: boolean;
-};
-
-export interface WebhookPage {
-  rows: WebhookDeliveryView[];
-  count: CappedCount;
-  nextCursor: string | null;
-  endpoints: { name: string; origin: string; format: string; enabled: boolean }[];
-  serverNow: string;
-}
 
 /** The delivery id after which the page starts (newest first), null for the first page, or 'invalid'. */
 export function parseWebhookCursor(raw: string | undefined): number | null | 'invalid' {

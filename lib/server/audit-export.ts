@@ -2,7 +2,8 @@ import type pg from 'pg';
 import type { AuditFilters } from '../domain/audit-filters';
 import { auditChanges, formatAuditChanges } from '../domain/audit-change';
 import { csvRow } from '../domain/csv';
-import { streamAuditEvents, type AuditEventView, type AuditReader } from '../queries/audit';
+import { streamAuditEvents, type AuditReader } from '../queries/audit';
+import type { AuditEventView } from '../queries/audit-types';
 import { ROLES } from '../domain/roles';
 import { logger } from '../observability/logger';
 

@@ -10,9 +10,9 @@ import {
   listAuditEvents,
   parseAuditCursor,
   streamAuditEvents,
-  type AuditEventView,
   type AuditReader,
 } from '../../lib/queries/audit';
+import type { AuditEventView } from '../../lib/queries/audit-types';
 import type { Actor } from '../../lib/domain/actor';
 import type { AuditFilters } from '../../lib/domain/audit-filters';
 import { auditFiltersSchema } from '../../lib/domain/audit-filters';
