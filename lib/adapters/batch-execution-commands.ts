@@ -112,7 +112,8 @@ export function postgresBatchExecutionCommands(db: DbOrTx): BatchExecutionComman
     async lockForOperatorRequest(executionId) {
       const { rows } = await db.execute<LockRow>(sql`
         select e.id, e.job_instance_id, e.status, e.version, e.stop_requested_at is not null as stop_requested,
-               exists (select 1 from oxide_batch.ob_recovery_decision d where d.job_execution_id = e.id) as has_decision,
+               exists (select 1 from oxide_batch.ob_recovery_decision d
+               where d.job_execution_id = e.id) as has_decision,
                ${sql.raw(runtimeEpochMsText(WHOLE_MILLISECOND_NOW_TEXT))} as now_ms
         from oxide_batch.ob_job_execution e
         where e.id = ${executionId}
@@ -160,8 +161,10 @@ export function postgresBatchExecutionCommands(db: DbOrTx): BatchExecutionComman
           reason_code, request_digest, observed_version, prior_status, result_status, outcome_class,
           rejection_code, requested_at)
         values (${draft.jobInstanceId}, ${draft.jobExecutionId}, ${draft.action}, ${authorizationClassOf(draft.action)},
-                ${draft.operationId}, ${draft.actorRef}, ${draft.reasonCode}, ${Buffer.from(draft.requestDigestHex, 'hex')},
-                ${draft.observedVersion}, ${draft.priorStatus}, ${draft.resultStatus}, ${draft.outcome}, ${draft.rejectionCode},
+                ${draft.operationId}, ${draft.actorRef}, ${draft.reasonCode},
+                ${Buffer.from(draft.requestDigestHex, 'hex')},
+                ${draft.observedVersion}, ${draft.priorStatus}, ${draft.resultStatus}, ${draft.outcome},
+                ${draft.rejectionCode},
                 ${msTimestamp(draft.requestedAtMs)})
         returning id`);
       return { id: Number(rows[0]!.id) };

@@ -28,7 +28,8 @@ export function postgresBulkReplayStore(db: DbOrTx): BulkReplayStore {
     async createPreview({ actor, action, note, filter, asOfMs, limit }) {
       const created = await db.execute<{ id: number }>(sql`
         insert into keel.bulk_replay (created_by_id, created_by_login, action, note, filter, status, item_count)
-        values (${actor.id}, ${actor.login}, ${action}, ${note}, ${JSON.stringify({ ...filter, asOfMs })}::jsonb, 'PREVIEWED', 0)
+        values (${actor.id}, ${actor.login}, ${action}, ${note}, ${JSON.stringify({ ...filter, asOfMs })}::jsonb,
+        'PREVIEWED', 0)
         returning id`);
       const jobId = created.rows[0]!.id;
       // The frozen snapshot: one statement, so the items are one consistent view of the table.
@@ -45,7 +46,8 @@ export function postgresBulkReplayStore(db: DbOrTx): BulkReplayStore {
     async createRequeuePreview({ actor, note, receiptIds, asOfMs }) {
       const created = await db.execute<{ id: number }>(sql`
         insert into keel.bulk_replay (created_by_id, created_by_login, action, note, filter, status, item_count)
-        values (${actor.id}, ${actor.login}, 'REQUEUE', ${note}, ${JSON.stringify({ receiptIds, asOfMs })}::jsonb, 'PREVIEWED', 0)
+        values (${actor.id}, ${actor.login}, 'REQUEUE', ${note}, ${JSON.stringify({ receiptIds, asOfMs })}::jsonb,
+        'PREVIEWED', 0)
         returning id`);
       const jobId = created.rows[0]!.id;
       // Frozen with its row_version: the worker requeues an item only if the row is still that version.
@@ -61,7 +63,8 @@ export function postgresBulkReplayStore(db: DbOrTx): BulkReplayStore {
 
     async requeueSample(jobId, limit) {
       const result = await db.execute<Row<BulkRequeueSampleItem>>(sql`
-        select i.receipt_id as "receiptId", a.attempts, a.reason_code as "reasonCode", a.next_visible_at_ms as "nextVisibleAtMs"
+        select i.receipt_id as "receiptId", a.attempts, a.reason_code as "reasonCode",
+        a.next_visible_at_ms as "nextVisibleAtMs"
         from keel.bulk_replay_item i join settle.attempts a using (receipt_id)
         where i.job = ${jobId}::bigint
         order by i.receipt_id limit ${limit}::int`);
@@ -120,7 +123,8 @@ export function postgresBulkReplayStore(db: DbOrTx): BulkReplayStore {
 
     async renewLease(jobId, worker) {
       await db.execute(sql`
-        update keel.bulk_replay set worker_lease_until = clock_timestamp() + make_interval(secs => ${worker.leaseMs / 1000}::float8)
+        update keel.bulk_replay set worker_lease_until = clock_timestamp()
+        + make_interval(secs => ${worker.leaseMs / 1000}::float8)
         where id = ${jobId}::bigint and worker_instance = ${worker.instance}`);
     },
 
@@ -134,7 +138,8 @@ export function postgresBulkReplayStore(db: DbOrTx): BulkReplayStore {
 
     async markCancelled(jobId) {
       await db.execute(sql`
-        update keel.bulk_replay set status = 'CANCELLED', cancelled_at = clock_timestamp(), finished_at = clock_timestamp()
+        update keel.bulk_replay set status = 'CANCELLED', cancelled_at = clock_timestamp(),
+        finished_at = clock_timestamp()
         where id = ${jobId}::bigint`);
       const items = await db.execute(sql`
         update keel.bulk_replay_item set result = 'cancelled', processed_at = clock_timestamp()
@@ -149,7 +154,8 @@ export function postgresBulkReplayStore(db: DbOrTx): BulkReplayStore {
 
     async pendingItems(jobId, limit) {
       const result = await db.execute<{ receiptId: string; recordedAtMs: number; rowVersion: number | null }>(sql`
-        select receipt_id as "receiptId", recorded_at_ms as "recordedAtMs", row_version as "rowVersion" from keel.bulk_replay_item
+        select receipt_id as "receiptId", recorded_at_ms as "recordedAtMs", row_version as "rowVersion"
+        from keel.bulk_replay_item
         where job = ${jobId}::bigint and result is null
         order by receipt_id limit ${limit}::int`);
       return result.rows;
@@ -157,7 +163,8 @@ export function postgresBulkReplayStore(db: DbOrTx): BulkReplayStore {
 
     async hasPendingItems(jobId) {
       const result = await db.execute<{ pending: boolean }>(sql`
-        select exists (select 1 from keel.bulk_replay_item where job = ${jobId}::bigint and result is null) as pending`);
+        select exists (select 1 from keel.bulk_replay_item where job = ${jobId}::bigint
+        and result is null) as pending`);
       return result.rows[0]?.pending === true;
     },
 
@@ -165,11 +172,13 @@ export function postgresBulkReplayStore(db: DbOrTx): BulkReplayStore {
       if (results.length === 0) return;
       const updated = await db.execute(sql`
         update keel.bulk_replay_item i set result = r.result, processed_at = clock_timestamp()
-        from unnest(${sql.param(results.map((r) => r.receiptId))}::text[], ${sql.param(results.map((r) => r.result))}::text[])
+        from unnest(${sql.param(results.map((r) => r.receiptId))}::text[],
+        ${sql.param(results.map((r) => r.result))}::text[])
           as r(receipt_id, result)
         where i.job = ${jobId}::bigint and i.receipt_id = r.receipt_id and i.result is null`);
       await db.execute(sql`
-        update keel.bulk_replay set processed_count = processed_count + ${updated.rowCount ?? 0}::int where id = ${jobId}::bigint`);
+        update keel.bulk_replay set processed_count = processed_count + ${updated.rowCount ?? 0}::int
+        where id = ${jobId}::bigint`);
     },
 
     counts: (jobId) => countBulkReplayItems(db, jobId),

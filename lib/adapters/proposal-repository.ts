@@ -121,7 +121,8 @@ export function postgresProposalRepository(db: DbOrTx): ProposalRepository {
             successor_owner, proposer_id, proposer_login, proposer_note, created_at, status,
             wait_owner, wait_deadline, wait_cancellation_id)
           overriding system value
-          select c.id, ${kind}, ${targetId}, ${proposal.kind ?? 'TAKEOVER'}, ${Buffer.from(proposal.evidenceDigestHex, 'hex')},
+          select c.id, ${kind}, ${targetId}, ${proposal.kind ?? 'TAKEOVER'},
+          ${Buffer.from(proposal.evidenceDigestHex, 'hex')},
                  ${JSON.stringify(proposal.evidence)}::jsonb, ${proposal.expectedVersion}::bigint,
                  ${proposal.expectedFencingToken}::bigint, ${proposal.successorOwner}, ${proposal.proposer.id},
                  ${proposal.proposer.login}, ${proposal.note}, c.at, 'PENDING',

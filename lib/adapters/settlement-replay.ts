@@ -79,17 +79,21 @@ export function postgresDeadLetterReplayStore(db: DbOrTx): DeadLetterReplayStore
       );
       if (removed.rowCount !== items.length) throw new Error('replay: a dead letter was not locked before replaying');
       await db.execute(sql`
-        insert into settle.attempts (receipt_id, finalized_at, work_kind, attempts, next_visible_at_ms, row_version, updated_at_ms)
+        insert into settle.attempts (receipt_id, finalized_at, work_kind, attempts, next_visible_at_ms, row_version,
+        updated_at_ms)
         select receipt_id, finalized_at, 'pending_observation', 0, ${nowMs}::bigint, 0, ${nowMs}::bigint
         from unnest(${sql.param(receipts)}::text[], ${sql.param(items.map((i) => i.deadLetter.finalizedAt))}::bigint[])
           as queued(receipt_id, finalized_at)`);
       const result = await db.execute<Row<ReplayRecord>>(sql`
         with replayed as (
-          insert into keel.settlement_replay (receipt_id, prior_attempts, prior_reason, actor_id, actor_login, note, operation_id, bulk_job, at)
-          select receipt_id, prior_attempts, prior_reason, ${actor.id}, ${actor.login}, ${note}, operation_id, ${bulkJob}::bigint,
+          insert into keel.settlement_replay (receipt_id, prior_attempts, prior_reason, actor_id, actor_login, note,
+          operation_id, bulk_job, at)
+          select receipt_id, prior_attempts, prior_reason, ${actor.id}, ${actor.login}, ${note}, operation_id,
+          ${bulkJob}::bigint,
                  to_timestamp(${nowMs}::bigint / 1000.0)
           from unnest(${sql.param(receipts)}::text[], ${sql.param(items.map((i) => i.deadLetter.attempts))}::int[],
-                      ${sql.param(items.map((i) => i.deadLetter.reason))}::text[], ${sql.param(items.map((i) => i.operationId))}::text[])
+                      ${sql.param(items.map((i) => i.deadLetter.reason))}::text[],
+                      ${sql.param(items.map((i) => i.operationId))}::text[])
             as r(receipt_id, prior_attempts, prior_reason, operation_id)
           returning ${REPLAY_COLUMNS}
         ),
@@ -103,7 +107,8 @@ export function postgresDeadLetterReplayStore(db: DbOrTx): DeadLetterReplayStore
 
     async discard(deadLetter, nowMs) {
       await db.execute(sql`
-        with gone as (delete from settle.dead_letters where receipt_id = ${deadLetter.receiptId} returning receipt_id, attempts, reason)
+        with gone as (delete from settle.dead_letters where receipt_id = ${deadLetter.receiptId}
+        returning receipt_id, attempts, reason)
         insert into keel.settlement_event (receipt_id, kind, attempt, reason_code, at_ms)
         select receipt_id, 'discarded', attempts, reason, ${nowMs}::bigint from gone`);
     },

@@ -9,7 +9,9 @@ import { postgresProposalRepository } from './proposal-repository';
 import { postgresRecoveryRepository } from './recovery-repository';
 import { postgresUnitOfWork } from './unit-of-work';
 
-/** The recovery use cases' ports over one transaction; row locks (the proposal, then the target) serialize decisions. */
+/**
+ * The recovery use cases' ports over one transaction; row locks (the proposal, then the target) serialize decisions.
+ */
 export function postgresTakeoverUnitOfWork(db: DbOrTx, options: { checkpointKey: Buffer }): UnitOfWork<TakeoverPorts> {
   return postgresUnitOfWork(db, (tx) => ({
     recovery: postgresRecoveryRepository(tx),

@@ -3,7 +3,9 @@ import type { DbOrTx } from '../db/client';
 import type { UnitOfWork } from '../ports/unit-of-work';
 import { loggableError } from '../observability/safe-error';
 
-/** Deadlock detected, serialization failure: PostgreSQL rolled the whole transaction back, so running it again is safe. */
+/**
+ * Deadlock detected, serialization failure: PostgreSQL rolled the whole transaction back, so running it again is safe.
+ */
 const RETRIED_SQLSTATES = new Set(['40P01', '40001']);
 /** Runs of one unit of work in all, the first included. */
 export const UNIT_OF_WORK_RUNS = 3;

@@ -37,7 +37,8 @@ const claimed = (row: ClaimedRow): ClaimedWebhookDelivery => ({
   event: { id: row.eventId, kind: row.kind, createdAt: new Date(row.createdAt), payload: row.payload },
 });
 
-const STATE = sql`d.id, d.endpoint, d.status, d.attempts, d.last_http_status as "lastHttpStatus", d.last_error as "lastError"`;
+const STATE = sql`d.id, d.endpoint, d.status, d.attempts, d.last_http_status as "lastHttpStatus",
+                  d.last_error as "lastError"`;
 
 export function postgresWebhookDeliveries(db: DbOrTx): WebhookDeliveryStore {
   const claimedById = async (deliveryId: number): Promise<ClaimedWebhookDelivery> => {
@@ -61,7 +62,8 @@ export function postgresWebhookDeliveries(db: DbOrTx): WebhookDeliveryStore {
           limit ${limit}
           for update skip locked
         ), leased as (
-          update keel.webhook_delivery d set lease_until = clock_timestamp() + make_interval(secs => ${WEBHOOK_LEASE_SECONDS})
+          update keel.webhook_delivery d set lease_until = clock_timestamp()
+          + make_interval(secs => ${WEBHOOK_LEASE_SECONDS})
           from due where d.id = due.id
           returning d.id, d.endpoint, d.status, d.attempts, d.event_id
         )
@@ -76,18 +78,22 @@ export function postgresWebhookDeliveries(db: DbOrTx): WebhookDeliveryStore {
       const { rows } =
         outcome.error === null
           ? await db.execute<WebhookDeliveryState>(sql`
-              update keel.webhook_delivery d set status = 'DELIVERED', attempts = ${attempts}, delivered_at = clock_timestamp(),
+              update keel.webhook_delivery d set status = 'DELIVERED', attempts = ${attempts},
+              delivered_at = clock_timestamp(),
                      last_http_status = ${outcome.httpStatus}, last_error = null, lease_until = null
               where ${guard} returning ${STATE}`)
           : attempts >= WEBHOOK_MAX_ATTEMPTS
             ? await db.execute<WebhookDeliveryState>(sql`
-                update keel.webhook_delivery d set status = 'FAILED', attempts = ${attempts}, last_http_status = ${outcome.httpStatus},
+                update keel.webhook_delivery d set status = 'FAILED', attempts = ${attempts},
+                last_http_status = ${outcome.httpStatus},
                        last_error = ${outcome.error}, lease_until = null
                 where ${guard} returning ${STATE}`)
             : await db.execute<WebhookDeliveryState>(sql`
-                update keel.webhook_delivery d set status = 'PENDING', attempts = ${attempts}, last_http_status = ${outcome.httpStatus},
+                update keel.webhook_delivery d set status = 'PENDING', attempts = ${attempts},
+                last_http_status = ${outcome.httpStatus},
                        last_error = ${outcome.error}, lease_until = null,
-                       next_attempt_at = clock_timestamp() + make_interval(secs => ${webhookRetryDelayMs(attempts) / 1000}::float8)
+                       next_attempt_at = clock_timestamp()
+                       + make_interval(secs => ${webhookRetryDelayMs(attempts) / 1000}::float8)
                 where ${guard} returning ${STATE}`);
       return rows[0] ?? null;
     },
@@ -101,7 +107,8 @@ export function postgresWebhookDeliveries(db: DbOrTx): WebhookDeliveryStore {
 
     async lease(deliveryId) {
       await db.execute(
-        sql`update keel.webhook_delivery set lease_until = clock_timestamp() + make_interval(secs => ${WEBHOOK_LEASE_SECONDS}) where id = ${deliveryId}`,
+        sql`update keel.webhook_delivery set lease_until = clock_timestamp()
+            + make_interval(secs => ${WEBHOOK_LEASE_SECONDS}) where id = ${deliveryId}`,
       );
       return claimedById(deliveryId);
     },
@@ -117,7 +124,8 @@ export function postgresWebhookDeliveries(db: DbOrTx): WebhookDeliveryStore {
       const { rows } = await db.execute<{ id: number }>(sql`
         with event as (
           insert into keel.webhook_event (kind, subject, payload)
-          values ('webhook.test', ${`endpoint:${endpoint}`}, jsonb_build_object('endpoint', ${endpoint}::text, 'requestedBy', ${requestedBy}::text, 'path', '/webhooks'))
+          values ('webhook.test', ${`endpoint:${endpoint}`},
+          jsonb_build_object('endpoint', ${endpoint}::text, 'requestedBy', ${requestedBy}::text, 'path', '/webhooks'))
           returning id
         )
         insert into keel.webhook_delivery (event_id, endpoint, lease_until)

@@ -70,7 +70,9 @@ export async function discoverProvider(
   if (parsed.data.issuer !== issuer) {
     return err({
       code: 'OIDC_ISSUER_MISMATCH',
-      message: `KEEL_OIDC_ISSUER=${issuer}, but the provider's discovery document (${url}) names its issuer ${parsed.data.issuer}; set KEEL_OIDC_ISSUER to exactly that`,
+      message:
+        `KEEL_OIDC_ISSUER=${issuer}, but the provider's discovery document (${url}) ` +
+        `names its issuer ${parsed.data.issuer}; set KEEL_OIDC_ISSUER to exactly that`,
     });
   }
   return ok(parsed.data);

@@ -73,7 +73,8 @@ async function runtimeIndexesCommand(args: string[]): Promise<number> {
       if (!args.includes('--apply')) return 0;
       for (const index of RUNTIME_INDEXES.filter((i) => missing.has(i.name))) {
         log(`creating ${index.name} concurrently`);
-        // CONCURRENTLY cannot run in a transaction; a failed build leaves an invalid index, which IF NOT EXISTS would keep.
+        // CONCURRENTLY cannot run in a transaction; a failed build
+        // leaves an invalid index, which IF NOT EXISTS would keep.
         await pool.query(createIndexStatement(index, true)).catch(async (error: unknown) => {
           await pool.query(`DROP INDEX CONCURRENTLY IF EXISTS oxide_batch.${index.name}`);
           throw error;
@@ -170,7 +171,8 @@ async function createUserCommand(args: string[]): Promise<number> {
         return 1;
       }
       log(
-        `created ${username} with role ${role}${breakGlass ? ' (break-glass: signs in with a password even when KEEL_LOCAL_SIGN_IN=0)' : ''}`,
+        `created ${username} with role ` +
+          `${role}${breakGlass ? ' (break-glass: signs in with a password even when KEEL_LOCAL_SIGN_IN=0)' : ''}`,
       );
       return 0;
     } finally {

@@ -51,7 +51,8 @@ async function loadDefinitions(db: pg.PoolClient): Promise<number[]> {
   for (const plan of DEMO_DEFINITIONS) {
     const manifest = manifestFor(plan);
     const { rows } = await db.query<{ id: string }>(
-      `insert into oxide_batch.ob_job_definition (job_name, definition_revision, manifest_format, manifest_digest, manifest)
+      `insert into oxide_batch.ob_job_definition (job_name, definition_revision, manifest_format, manifest_digest,
+       manifest)
        values ($1, $2, 1, $3, $4)
        on conflict (job_name, definition_revision) do update set job_name = excluded.job_name
        returning id`,
@@ -62,11 +63,14 @@ async function loadDefinitions(db: pg.PoolClient): Promise<number[]> {
   return ids;
 }
 
-/** Instances, executions and their steps in three set-based statements; ids are explicit so steps join by arithmetic. */
+/**
+ * Instances, executions and their steps in three set-based statements; ids are explicit so steps join by arithmetic.
+ */
 async function loadExecutions(db: pg.PoolClient, count: number, definitionIds: number[], log: (line: string) => void) {
   const instanceBase = await maxId(db, 'oxide_batch.ob_job_instance');
   const executionBase = await maxId(db, 'oxide_batch.ob_job_execution');
-  const defs = `(select * from unnest($1::bigint[], $2::text[], $3::int[], $4::text[]) with ordinality as u(id, job_name, steps, step_list, slot)) d`;
+  const defs = `(select * from unnest($1::bigint[], $2::text[], $3::int[], $4::text[])
+                with ordinality as u(id, job_name, steps, step_list, slot)) d`;
   const plans = DEMO_DEFINITIONS.map((p) => p.steps.map((s) => s.logicalId));
   const params = [
     definitionIds,
@@ -87,30 +91,37 @@ async function loadExecutions(db: pg.PoolClient, count: number, definitionIds: n
   // updated_at spreads over 90 days, newest at the highest id; active rows older than an hour read as stale.
   await timed(log, `${count} executions`, () =>
     db.query(
-      `insert into oxide_batch.ob_job_execution (id, job_instance_id, definition_id, attempt, status, exit_code, parameters,
+      `insert into oxide_batch.ob_job_execution (id, job_instance_id, definition_id, attempt, status, exit_code,
+       parameters,
        failure_category, failure_id, created_at, started_at, ended_at, updated_at, version, owner_token)
      select ${executionBase} + g, ${instanceBase} + g, d.id, 1, x.status,
             case when x.status = 'FAILED' then 'FAILED' when x.status = 'COMPLETED' then 'COMPLETED' end,
             jsonb_build_object('run_date', to_char(x.at, 'YYYY-MM-DD')),
-            case when x.status = 'FAILED' then (array['PERMANENT_INFRASTRUCTURE','USER_COMPONENT','TIMEOUT','INVARIANT','SERIALIZATION'])[1 + g % 5] end,
+            case when x.status = 'FAILED' then
+            (array['PERMANENT_INFRASTRUCTURE','USER_COMPONENT','TIMEOUT','INVARIANT','SERIALIZATION'])[1 + g % 5] end,
             case when x.status = 'FAILED' then g end,
             x.at - interval '5 minutes', x.at - interval '4 minutes',
             case when x.status not in (${unresolvedList}) then x.at end, x.at, 3,
-            case when x.status in ('STARTING', 'STARTED', 'STOPPING') then substring(sha256(convert_to('owner:' || g % 7, 'UTF8')) from 1 for 16) end
+            case when x.status in ('STARTING', 'STARTED', 'STOPPING')
+            then substring(sha256(convert_to('owner:' || g % 7, 'UTF8')) from 1 for 16) end
      from generate_series(1, ${count}) g
      join ${defs} on d.slot = 1 + g % ${n}
-     cross join lateral (select ${statusCase('(g * 37) % 100')} as status,
-                                now() - ((${count} - g)::float8 / ${count} * 90 * 86400) * interval '1 second' as at) x`,
+     cross join lateral (
+       select ${statusCase('(g * 37) % 100')} as status,
+              now() - ((${count} - g)::float8 / ${count} * 90 * 86400) * interval '1 second' as at) x`,
       params,
     ),
   );
   // Earlier steps COMPLETED; the last one carries the execution's status.
   await timed(log, 'their steps', () =>
     db.query(
-      `insert into oxide_batch.ob_step_execution (job_execution_id, step_name, step_logical_id, status, read_count, processed_count,
+      `insert into oxide_batch.ob_step_execution (job_execution_id, step_name, step_logical_id, status, read_count,
+       processed_count,
        write_count, commit_count, created_at, started_at, ended_at, updated_at, version)
-     select e.id, split_part(d.step_list, ',', k), split_part(d.step_list, ',', k), s.status, 1000 + e.id % 5000, 1000 + e.id % 5000, 990 + e.id % 5000, 10,
-            e.created_at, e.started_at, case when s.status not in (${unresolvedList}) then e.updated_at end, e.updated_at, 2
+     select e.id, split_part(d.step_list, ',', k), split_part(d.step_list, ',', k),
+     s.status, 1000 + e.id % 5000, 1000 + e.id % 5000, 990 + e.id % 5000, 10,
+            e.created_at, e.started_at, case when s.status not in (${unresolvedList})
+            then e.updated_at end, e.updated_at, 2
      from oxide_batch.ob_job_execution e
      join ${defs} on d.id = e.definition_id
      cross join lateral generate_series(1, d.steps) k
@@ -168,7 +179,8 @@ async function loadRetryKeys(db: pg.PoolClient, wanted: number, executionBase: n
     }
     for (let i = 0; i < envelopes.length; i += 2000) {
       await db.query(
-        `update oxide_batch.ob_step_execution s set fault_state_payload = x.payload, fault_state_checksum = decode(x.sum, 'hex')
+        `update oxide_batch.ob_step_execution s set fault_state_payload = x.payload,
+         fault_state_checksum = decode(x.sum, 'hex')
          from jsonb_to_recordset($1::jsonb) as x(id bigint, payload jsonb, sum text) where s.id = x.id`,
         [JSON.stringify(envelopes.slice(i, i + 2000))],
       );
@@ -182,7 +194,8 @@ async function loadAttempts(db: pg.PoolClient, count: number, nonce: string, log
   // The leases written here get their grants in the same statement, as a claim writes one.
   await timed(log, `${count} settlement attempts`, () =>
     db.query(
-      `with loaded as (insert into settle.attempts (receipt_id, finalized_at, work_kind, attempts, next_visible_at_ms, row_version,
+      `with loaded as (insert into settle.attempts (receipt_id, finalized_at, work_kind, attempts, next_visible_at_ms,
+       row_version,
        lease_owner, lease_token, lease_until_ms, reason_code, reason_detail_sha256, updated_at_ms)
      select 'rcpt_' || substr(md5($1 || g), 1, 20), c.ms - 60000 - (g % 21600) * 1000,
             case when retry then 'retry_scheduled' else 'pending_observation' end,
@@ -202,7 +215,10 @@ async function loadAttempts(db: pg.PoolClient, count: number, nonce: string, log
   );
 }
 
-/** Dead letters across every reason and 60 days of age; canonical JSON from the domain's writer, one template per reason. */
+/**
+ * Dead letters across every reason and 60 days of age; canonical
+ * JSON from the domain's writer, one template per reason.
+ */
 async function loadDeadLetters(db: pg.PoolClient, count: number, nonce: string, log: (line: string) => void) {
   const templates = FAILURE_CODES.map((reason) => {
     const json = deadLetterCanonicalJson({
@@ -220,7 +236,8 @@ async function loadDeadLetters(db: pg.PoolClient, count: number, nonce: string, 
     db.query(
       `insert into settle.dead_letters (receipt_id, finalized_at, attempts, reason, canonical_json, recorded_at_ms)
      select r.id, r.fin, r.tries, ($2::text[])[1 + r.slot],
-            replace(replace(replace(($3::text[])[1 + r.slot], '"RID"', '"' || r.id || '"'), '111111111111', r.fin::text), '77777', r.tries::text),
+            replace(replace(replace(($3::text[])[1 + r.slot], '"RID"', '"' || r.id || '"'),
+            '111111111111', r.fin::text), '77777', r.tries::text),
             c.ms - (g::bigint * 5184000000 / ${count}) - g % 1000
      from generate_series(1, ${count}) g,
           (select (extract(epoch from clock_timestamp()) * 1000)::bigint as ms) c,
@@ -283,7 +300,8 @@ export async function loadScaleCommand(args: string[], log: (line: string) => vo
       await loadDeadLetters(db, sizes['dead-letters'], nonce, log);
       await timed(log, 'analyze', () =>
         db.query(
-          'analyze oxide_batch.ob_job_instance, oxide_batch.ob_job_execution, oxide_batch.ob_step_execution, settle.attempts, settle.dead_letters, settle.receipt_place',
+          'analyze oxide_batch.ob_job_instance, oxide_batch.ob_job_execution, oxide_batch.ob_step_execution, ' +
+            'settle.attempts, settle.dead_letters, settle.receipt_place',
         ),
       );
       return 0;

@@ -60,7 +60,8 @@ async function ensureProductionBuild(track: (build: ChildProcess) => void): Prom
   if (code !== 0) throw new Error(`next build failed (${code ?? signal})`);
   if (builtFrom() !== fingerprint)
     log(
-      'the sources changed during the build, or it does not name them (next.config.ts, generateBuildId): the next start builds again',
+      'the sources changed during the build, or it does not name them (next.config.ts, generateBuildId): ' +
+        'the next start builds again',
     );
 }
 
@@ -192,7 +193,8 @@ export async function startConsole(
         return 1;
       }
       log(
-        `database ready: oxide_batch schema ${migrated.value.runtimeSchema} at version ${migrated.value.runtimeVersion}`,
+        `database ready: oxide_batch schema ${migrated.value.runtimeSchema} at version ` +
+          `${migrated.value.runtimeVersion}`,
       );
       if (settings.demo) {
         const seeded = await seedDemo(createDatabase(pool), settings, log);
@@ -228,7 +230,8 @@ export async function startConsole(
     log(`console ready on http://localhost:${port} after ${seconds}s`);
     if (settings.demo)
       log(
-        `demo users: viewer, operator, approver, approver2, support, admin (password: ${settings.demoPassword === DEMO_PASSWORD ? DEMO_PASSWORD : 'KEEL_DEMO_PASSWORD'})`,
+        `demo users: viewer, operator, approver, approver2, support, admin (password: ` +
+          `${settings.demoPassword === DEMO_PASSWORD ? DEMO_PASSWORD : 'KEEL_DEMO_PASSWORD'})`,
       );
   }
   return new Promise<number>(() => {}); // runs until a signal or the server exits

@@ -96,7 +96,9 @@ export function parseWebhookSettings(env: Env, errors: SettingError[]): WebhookS
     if (prefix && env[key]?.trim() && !named.has(key.slice(prefix.length))) {
       errors.push({
         name: key,
-        message: `${key} is set, but KEEL_WEBHOOK_URLS names no endpoint ${key.slice(prefix.length).toLowerCase().replaceAll('_', '-')}`,
+        message:
+          `${key} is set, but KEEL_WEBHOOK_URLS names no endpoint ` +
+          `${key.slice(prefix.length).toLowerCase().replaceAll('_', '-')}`,
       });
     }
   }
@@ -127,7 +129,8 @@ function readEndpoint(env: Env, name: string, url: string, errors: SettingError[
   if (secret === null && (format === 'generic' || format === null)) {
     errors.push({
       name: secretName,
-      message: `${secretName} must be set to sign the deliveries to ${name} (a whsec_ secret, or 32 or more characters)`,
+      message:
+        `${secretName} must be set to sign the deliveries to ${name} ` + '(a whsec_ secret, or 32 or more characters)',
     });
   } else if (secret !== null) {
     const key = webhookSigningKey(secret);

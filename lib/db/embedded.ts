@@ -132,7 +132,8 @@ function postgresAccount(): Account | null {
     return { uid: id('-u'), gid: id('-g') };
   } catch {
     throw new Error(
-      'PostgreSQL does not run as root, and no postgres user could be made (groupadd, useradd): make one, run Keel as another user, or set DATABASE_URL',
+      'PostgreSQL does not run as root, and no postgres user could be made (groupadd, useradd): make one, ' +
+        'run Keel as another user, or set DATABASE_URL',
     );
   }
 }
@@ -220,7 +221,8 @@ function dataFolder(home: string, account: Account | null, log: (line: string) =
   if (!account || reachable(home, account)) return link;
   if (existsSync(join(link, 'PG_VERSION'))) {
     throw new Error(
-      `the postgres user cannot enter ${home}, which holds the embedded cluster: let it search that folder, or move the cluster to ${RELOCATION_ROOT} and link it from ${link}`,
+      `the postgres user cannot enter ${home}, which holds the embedded cluster: let it search that folder, ` +
+        `or move the cluster to ${RELOCATION_ROOT} and link it from ${link}`,
     );
   }
   rmSync(link, { recursive: true, force: true }); // an empty folder a failed first start left
@@ -328,7 +330,8 @@ function startServer(
       if (!ready)
         reject(
           new Error(
-            `postgres stopped before accepting connections (${code ?? signal}): ${output.trim().split('\n').slice(-3).join(' / ')}`,
+            `postgres stopped before accepting connections (${code ?? signal}): ` +
+              `${output.trim().split('\n').slice(-3).join(' / ')}`,
           ),
         );
     });

@@ -37,7 +37,8 @@ function refusalFor(state: RuntimeSchemaState): MigrationRefusal | null {
       code: 'RUNTIME_SCHEMA_TOO_OLD',
       version: state.version,
       message:
-        `The oxide_batch schema is at version ${state.version}; Keel needs version ${REQUIRED_RUNTIME_SCHEMA_VERSION} or later. ` +
+        `The oxide_batch schema is at version ${state.version}; ` +
+        `Keel needs version ${REQUIRED_RUNTIME_SCHEMA_VERSION} or later. ` +
         'Keel never alters the runtime schema: upgrade the oxide-batch runtime, then start Keel again.',
     };
   }

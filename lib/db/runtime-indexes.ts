@@ -13,8 +13,10 @@ export function retainedEnvelopePredicate(alias?: string): string {
   const c = (name: string) => (alias ? `${alias}.${name}` : name);
   const emptyPayload = JSON.stringify({ checkpoint: ZERO_DIGEST_HEX, entries: [] });
   return (
-    `(NOT (${c('fault_state_format')} = 1 AND ${c('fault_state_schema')} = '${FAULT_STATE_FORMAT_ID}' AND ${c('fault_state_schema_version')} = 1` +
-    ` AND ${c('fault_state_checksum')} = '\\x${EMPTY_CHECKSUM_HEX}'::bytea AND ${c('fault_state_payload')} = '${emptyPayload}'::jsonb))`
+    `(NOT (${c('fault_state_format')} = 1 AND ${c('fault_state_schema')} = '${FAULT_STATE_FORMAT_ID}'` +
+    ` AND ${c('fault_state_schema_version')} = 1` +
+    ` AND ${c('fault_state_checksum')} = '\\x${EMPTY_CHECKSUM_HEX}'::bytea` +
+    ` AND ${c('fault_state_payload')} = '${emptyPayload}'::jsonb))`
   );
 }
 
@@ -32,7 +34,10 @@ export const RETRY_KEY_INDEXED_PREFIX = 8;
 export function retryKeyPrefixesExpression(alias?: string): string {
   const payload = alias ? `${alias}.fault_state_payload` : 'fault_state_payload';
   const keys = `jsonb_path_query_array(${payload}, 'lax $.entries[*].key', '{}', true)::text`;
-  return `(string_to_array(btrim(regexp_replace(${keys}, '"([0-9a-f]{${RETRY_KEY_INDEXED_PREFIX}})[^"]*"', '\\1', 'g'), '[]'), ', '))`;
+  return (
+    `(string_to_array(btrim(regexp_replace(${keys}, '"([0-9a-f]{${RETRY_KEY_INDEXED_PREFIX}})[^"]*"', '\\1', ` +
+    `'g'), '[]'), ', '))`
+  );
 }
 
 /**
@@ -48,7 +53,8 @@ export const RUNTIME_INDEXES: { name: string; purpose: string; definition: strin
     definition: 'oxide_batch.ob_job_execution (updated_at DESC, id DESC)',
   },
   {
-    // Replaces keel_ob_step_execution_retained_idx (checksum-only predicate, which the list's WHERE never implied); drop that one.
+    // Replaces keel_ob_step_execution_retained_idx (checksum-only
+    // predicate, which the list's WHERE never implied); drop that one.
     name: 'keel_ob_step_execution_envelope_idx',
     purpose: 'retry keys: steps whose fault-state envelope is not the default one, newest step first',
     definition: `oxide_batch.ob_step_execution (id DESC) WHERE ${retainedEnvelopePredicate()}`,
@@ -56,12 +62,16 @@ export const RUNTIME_INDEXES: { name: string; purpose: string; definition: strin
   {
     name: 'keel_ob_step_execution_envelope_entries_idx',
     purpose: 'retry keys filtered by phase or category: envelope containment (@>) on the same steps',
-    definition: `oxide_batch.ob_step_execution USING gin (fault_state_payload jsonb_path_ops) WHERE ${retainedEnvelopePredicate()}`,
+    definition:
+      `oxide_batch.ob_step_execution USING gin (fault_state_payload jsonb_path_ops) ` +
+      `WHERE ${retainedEnvelopePredicate()}`,
   },
   {
     name: 'keel_ob_step_execution_retry_key_prefix_idx',
     purpose: 'search: steps holding a retry key that starts with the hex digits typed (8 or more)',
-    definition: `oxide_batch.ob_step_execution USING gin (${retryKeyPrefixesExpression()}) WHERE ${retainedEnvelopePredicate()}`,
+    definition:
+      `oxide_batch.ob_step_execution USING gin (${retryKeyPrefixesExpression()}) ` +
+      `WHERE ${retainedEnvelopePredicate()}`,
   },
 ];
 

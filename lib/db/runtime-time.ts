@@ -23,5 +23,6 @@ export const WHOLE_MILLISECOND_NOW_TEXT = `date_trunc('milliseconds', clock_time
  * against one instant and an index on it still serves.
  */
 export function runtimeStaleBefore(column: SQL, thresholdMs: number, now: SQL = runtimeServerTimeMs): SQL {
-  return sql`${column} < timestamptz 'epoch' + ((${now} - ${Math.trunc(thresholdMs)}::bigint) * 1000 - 500) * interval '1 microsecond'`;
+  return sql`${column} < timestamptz 'epoch'
+             + ((${now} - ${Math.trunc(thresholdMs)}::bigint) * 1000 - 500) * interval '1 microsecond'`;
 }

@@ -413,7 +413,8 @@ export async function seedBatch(
   for (const table of ['ob_job_definition', 'ob_job_instance', 'ob_job_execution', 'ob_step_execution']) {
     await db.execute(
       sql.raw(
-        `select setval(pg_get_serial_sequence('oxide_batch.${table}', 'id'), (select max(id) from oxide_batch.${table}))`,
+        `select setval(pg_get_serial_sequence('oxide_batch.${table}', 'id'),
+         (select max(id) from oxide_batch.${table}))`,
       ),
     );
   }

@@ -11,12 +11,17 @@ import { KEEL_OPERATION_ID_PREFIX } from '../domain/operator-request';
 import { chunks } from './random';
 
 const MINUTE = 60_000;
-/** Operators of the runtime's own CLI (`oxide-batch --actor ...`); Keel's rows would start their operation id with `keel-`. */
+/**
+ * Operators of the runtime's own CLI (`oxide-batch --actor ...`);
+ * Keel's rows would start their operation id with `keel-`.
+ */
 const CLI_ACTORS = ['cli:ops', 'cli:ops', 'cli:ops.maria', 'cli:scheduler'] as const;
 
 type Arguments = { kind: 'NONE' } | { kind: 'DEFINITION'; revision: string; manifestDigest: Buffer };
 
-/** The runtime's `operator-request.v1` request digest (its `request.rs`): action, target, version, reason, arguments. */
+/**
+ * The runtime's `operator-request.v1` request digest (its `request.rs`): action, target, version, reason, arguments.
+ */
 function requestDigest(
   action: string,
   target: string,

@@ -46,7 +46,8 @@ export async function seedDemo(
     const orchestrations = await seedOrchestrations(tx, random, nowMs, checkpointKey);
     log(
       `seeded ${batch.executions} executions (${batch.stale} stale, ${batch.corrupt} corrupt envelopes), ` +
-        `${settlements.attempts} settlement attempts, ${settlements.deadLetters} dead letters, ${orchestrations} orchestrations`,
+        `${settlements.attempts} settlement attempts, ${settlements.deadLetters} dead letters, ` +
+        `${orchestrations} orchestrations`,
     );
     await tx
       .insert(keelMeta)

@@ -142,7 +142,9 @@ const entryJson = (entry: FaultStateEntry): string =>
 
 /** The exact bytes the checksum covers: compact, keys in alphabetical order, entries by key. */
 function toCanonicalJsonUnchecked(envelope: FaultStateEnvelope): Result<Buffer, FaultStateFormatError> {
-  const text = `{"checkpoint":${JSON.stringify(envelope.checkpoint)},"entries":[${envelope.entries.map(entryJson).join(',')}]}`;
+  const text =
+    `{"checkpoint":${JSON.stringify(envelope.checkpoint)},` +
+    `"entries":[${envelope.entries.map(entryJson).join(',')}]}`;
   const bytes = Buffer.from(text, 'utf8');
   return bytes.byteLength > MAX_ENVELOPE_BYTES ? err(tooLarge()) : ok(bytes);
 }

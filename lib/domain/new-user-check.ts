@@ -46,7 +46,9 @@ export interface NewUserFields {
 
 export type NewUserCheck = { ok: true; value: NewUserFields } | { ok: false; errors: Record<string, string[]> };
 
-/** The form's fields as typed (FormData's strings): the cleaned fields, or each field's messages in the schema's order. */
+/**
+ * The form's fields as typed (FormData's strings): the cleaned fields, or each field's messages in the schema's order.
+ */
 export function checkNewUser(form: {
   username?: unknown;
   name?: unknown;

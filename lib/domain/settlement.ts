@@ -29,7 +29,10 @@ export interface ClaimParams {
 const isIntegerIn = (value: number, min: number, max: number): boolean =>
   Number.isInteger(value) && value >= min && value <= max;
 
-/** The claim bounds (docs/design.md#settlement-claims). The worker id is bounded in UTF-8 bytes, as the runtime's `str::len`. */
+/**
+ * The claim bounds (docs/design.md#settlement-claims). The worker
+ * id is bounded in UTF-8 bytes, as the runtime's `str::len`.
+ */
 function validateClaimParamsUnchecked(params: ClaimParams): Result<ClaimParams, ClaimValidationError> {
   const workerIdBytes = Buffer.byteLength(params.workerId, 'utf8');
   if (workerIdBytes === 0 || workerIdBytes > MAX_SETTLEMENT_WORKER_ID_BYTES) return err({ kind: 'WorkerIdLength' });

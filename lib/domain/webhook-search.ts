@@ -1,4 +1,7 @@
-/** The Webhooks page's statuses and query words, without zod so the browser can use them (webhook-filters.ts holds the schema). */
+/**
+ * The Webhooks page's statuses and query words, without zod so
+ * the browser can use them (webhook-filters.ts holds the schema).
+ */
 export const WEBHOOK_DELIVERY_STATUSES = ['PENDING', 'DELIVERED', 'FAILED'] as const;
 
 /** Only the keys the schema knows, with empty values dropped, so a query key is stable. */

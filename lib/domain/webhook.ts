@@ -66,7 +66,8 @@ export function webhookSigningKey(secret: string): Result<Buffer, string> {
     const key = Buffer.from(encoded, 'base64');
     if (key.length < WEBHOOK_KEY_BYTES.min || key.length > WEBHOOK_KEY_BYTES.max) {
       return err(
-        `a whsec_ secret must decode to ${WEBHOOK_KEY_BYTES.min} to ${WEBHOOK_KEY_BYTES.max} bytes (it decodes to ${key.length})`,
+        `a whsec_ secret must decode to ${WEBHOOK_KEY_BYTES.min} to ${WEBHOOK_KEY_BYTES.max} bytes ` +
+          `(it decodes to ${key.length})`,
       );
     }
     return ok(key);
@@ -112,10 +113,14 @@ const str = (value: unknown): string => (typeof value === 'string' || typeof val
 /** One sentence saying what happened, without the link. */
 export function webhookSummary(kind: WebhookKind, d: Data): string {
   const target = `${str(d.targetKind)} ${str(d.targetId)}`;
-  const proposal = `${d.proposalKind === 'ABANDON' ? 'Abandon' : 'Recovery'} proposal #${str(d.proposalId)} for ${target}`;
+  const proposal =
+    `${d.proposalKind === 'ABANDON' ? 'Abandon' : 'Recovery'} ` + `proposal #${str(d.proposalId)} for ${target}`;
   switch (kind) {
     case 'proposal.created':
-      return `${proposal} needs an approver: asked by ${str(d.proposer)}${d.note ? ` ("${str(d.note)}")` : ''}, expires ${str(d.deadline)}.`;
+      return (
+        `${proposal} needs an approver: asked by ${str(d.proposer)}${d.note ? ` ("${str(d.note)}")` : ''}, ` +
+        `expires ${str(d.deadline)}.`
+      );
     case 'proposal.decided':
       return `${proposal} was ${str(d.status).toLowerCase()} by ${str(d.decider)}.`;
     case 'proposal.superseded':
@@ -125,11 +130,20 @@ export function webhookSummary(kind: WebhookKind, d: Data): string {
     case 'proposal.cancelled':
       return `${proposal} was cancelled by ${str(d.decider)}.`;
     case 'bulk_replay.finished':
-      return `Bulk replay #${str(d.jobId)} finished: ${str(d.processedCount)} of ${str(d.itemCount)} dead letters processed.`;
+      return (
+        `Bulk replay #${str(d.jobId)} finished: ` +
+        `${str(d.processedCount)} of ${str(d.itemCount)} dead letters processed.`
+      );
     case 'bulk_replay.cancelled':
-      return `Bulk replay #${str(d.jobId)} was cancelled after ${str(d.processedCount)} of ${str(d.itemCount)} dead letters.`;
+      return (
+        `Bulk replay #${str(d.jobId)} was cancelled after ` +
+        `${str(d.processedCount)} of ${str(d.itemCount)} dead letters.`
+      );
     case 'dead_letters.rising':
-      return `Dead letters for reason ${str(d.reason)} are rising: ${str(d.count)} in the last ${str(d.windowMinutes)} min (threshold ${str(d.threshold)}).`;
+      return (
+        `Dead letters for reason ${str(d.reason)} are rising: ` +
+        `${str(d.count)} in the last ${str(d.windowMinutes)} min (threshold ${str(d.threshold)}).`
+      );
     case 'webhook.test':
       return `Test notification from Keel to endpoint ${str(d.endpoint)}, sent by ${str(d.requestedBy)}.`;
   }

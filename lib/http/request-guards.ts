@@ -27,7 +27,8 @@ export function refuseMalformedPath(pathname: string): Response | null {
   }
   return new Response(
     '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Invalid address · Keel</title></head>' +
-      '<body><main><h1>Invalid address</h1><p>This address holds malformed percent-encoding or characters that are not valid text.</p>' +
+      '<body><main><h1>Invalid address</h1>' +
+      '<p>This address holds malformed percent-encoding or characters that are not valid text.</p>' +
       '<p><a href="/">Go to the overview</a></p></main></body></html>',
     { status: 400, headers: { ...NO_STORE, 'Content-Type': 'text/html; charset=utf-8' } },
   );
@@ -68,7 +69,10 @@ export function refusePagePost(request: GuardedRequest, pathname: string): Respo
   );
 }
 
-/** The origin exactly as a browser serializes it (scheme, host and port), or null for `null` and anything that does not parse. */
+/**
+ * The origin exactly as a browser serializes it (scheme, host and
+ * port), or null for `null` and anything that does not parse.
+ */
 function serializedOrigin(value: string): string | null {
   if (!URL.canParse(value)) return null;
   const origin = new URL(value).origin;

@@ -59,7 +59,10 @@ function routeFiles(dir: string): string[] {
   return files;
 }
 
-/** Reads every `app/**\/route.ts` under the project directory. Throws when there are none: a server without them is broken. */
+/**
+ * Reads every `app/**\/route.ts` under the project directory.
+ * Throws when there are none: a server without them is broken.
+ */
 export function readRouteMethods(projectDir: string): RouteMethods {
   const appDir = join(projectDir, 'app');
   const routes = routeFiles(appDir).map((file) => {

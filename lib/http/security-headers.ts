@@ -21,7 +21,8 @@ export function contentSecurityPolicy(nonce: string, development = false): strin
 
 /** For responses that carry no page (static files, JSON): nothing may run or frame them. */
 export const STATIC_CONTENT_SECURITY_POLICY =
-  "default-src 'none'; style-src 'self'; img-src 'self'; frame-ancestors 'none'; object-src 'none'; base-uri 'none'; form-action 'none'";
+  "default-src 'none'; style-src 'self'; img-src 'self'; frame-ancestors 'none'; object-src 'none'; base-uri 'none'; " +
+  "form-action 'none'";
 
 /** A console needs none of these browser features. */
 export const PERMISSIONS_POLICY = [
@@ -44,7 +45,10 @@ export const PERMISSIONS_POLICY = [
   'interest-cohort=()',
 ].join(', ');
 
-/** What every response carries; next.config.ts sets them on what Next.js answers, the front door on what it answers itself. */
+/**
+ * What every response carries; next.config.ts sets them on what
+ * Next.js answers, the front door on what it answers itself.
+ */
 export const BASELINE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   'X-Content-Type-Options': 'nosniff',
   'Referrer-Policy': 'same-origin',

@@ -6,8 +6,13 @@ import { loggableError } from './safe-error';
  * retry keys, the checkpoint key, notes, and a database error's query and parameters.
  * Compared without case, `_` or `-`.
  */
-const SENSITIVE_KEY =
-  /token|cookie|authorization|password|secret|session|userid|user$|email|receipt|retrykey|checkpointkey|^key$|keys$|note|params|parameters|^query$|^sql$|detail|^hint$|^where$|^body$|^headers$|^message$|^stack$|^args$/;
+const SENSITIVE_KEY = new RegExp(
+  [
+    'token|cookie|authorization|password|secret|session|userid|user$|email|receipt|retrykey|checkpointkey',
+    '^key$|keys$|note|params|parameters|^query$|^sql$|detail|^hint$|^where$|^body$|^headers$|^message$',
+    '^stack$|^args$',
+  ].join('|'),
+);
 
 const REDACTED = '[redacted]';
 const MAX_DEPTH = 5;

@@ -90,7 +90,8 @@ export function registerSampledGauges(registry: Registry, sample: SampledFigures
   gauge(
     registry,
     'keel_metric_sample_age_seconds',
-    'Age of the metric sampler figures this scrape reports (+Inf when there is none): it grows when no sample can be taken.',
+    'Age of the metric sampler figures this scrape reports (+Inf when there is none): ' +
+      'it grows when no sample can be taken.',
     sample.sampledAt === null
       ? Number.POSITIVE_INFINITY
       : Math.max(0, sample.nowMs - sample.sampledAt.getTime()) / 1000,
@@ -201,7 +202,8 @@ export function registerAlertSettings(registry: Registry, settings: { deadLetter
   gauge(
     registry,
     'keel_dead_letter_alert_threshold',
-    'KEEL_DEAD_LETTER_ALERT_THRESHOLD: dead letters of one reason within the window that make a dead_letters.rising webhook and the KeelDeadLettersGrowing alert.',
+    'KEEL_DEAD_LETTER_ALERT_THRESHOLD: dead letters of one reason within the window that make a dead_letters.rising ' +
+      'webhook and the KeelDeadLettersGrowing alert.',
     settings.deadLetterThreshold,
   );
 }
@@ -210,7 +212,8 @@ export function registerReplicaGauges(registry: Registry, replica: ReplicaFigure
   gauge(
     registry,
     'keel_read_replica_usable',
-    'Whether list reads go to the read replica (1) or, it being unreachable, not streaming or too far behind, to the primary (0).',
+    'Whether list reads go to the read replica (1) or, it being unreachable, not streaming or too far behind, ' +
+      'to the primary (0).',
     replica.usable ? 1 : 0,
   );
   gauge(
@@ -226,7 +229,8 @@ export function registerProcessCount(registry: Registry, processes: number): voi
   gauge(
     registry,
     'keel_http_processes',
-    'HTTP processes of this server whose counters and histograms this scrape holds (KEEL_HTTP_PROCESSES; fewer when one did not answer in time).',
+    'HTTP processes of this server whose counters and histograms this scrape holds (KEEL_HTTP_PROCESSES; ' +
+      'fewer when one did not answer in time).',
     processes,
   );
 }

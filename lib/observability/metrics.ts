@@ -56,7 +56,9 @@ function createProcessMetrics(): ProcessMetrics {
     }),
     listReads: new Counter({
       name: 'keel_list_reads_total',
-      help: 'List page and list API reads by where they were sent (replica or primary), and replica reads that could not connect and ran on the primary (replica_failover).',
+      help:
+        'List page and list API reads by where they were sent (replica or primary), ' +
+        'and replica reads that could not connect and ran on the primary (replica_failover).',
       labelNames: ['source'],
       registers: [registry],
     }),

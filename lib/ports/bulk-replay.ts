@@ -108,7 +108,9 @@ export interface BulkReplayStore {
    * when no such user exists.
    */
   lockStarterStanding(userId: string): Promise<BulkJobStarterStanding | null>;
-  /** The job stays `worker`'s for `leaseMs` from now: run as a batch commits, so a long batch never outlives its lease. */
+  /**
+   * The job stays `worker`'s for `leaseMs` from now: run as a batch commits, so a long batch never outlives its lease.
+   */
   renewLease(jobId: number, worker: BulkWorkerLease): Promise<void>;
   markStarted(jobId: number, actor: Pick<Actor, 'id' | 'login' | 'role'>): Promise<void>;
   /** CANCELLED, and every unprocessed item marked `cancelled`; returns how many. */

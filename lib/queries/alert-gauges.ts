@@ -24,11 +24,13 @@ export async function readAlertGauges(db: DbOrTx): Promise<AlertGauges> {
            (select (clock.ms - a.next_visible_at_ms)::float8 / 1000 from settle.attempts a
              where ${claimableAt(sql`clock.ms`, 'a')}
              order by a.next_visible_at_ms, a.receipt_id limit 1) as oldest,
-           (select count(*) from keel.webhook_delivery d join keel.webhook_endpoint e on e.name = d.endpoint and e.enabled
+           (select count(*) from keel.webhook_delivery d join keel.webhook_endpoint e on e.name = d.endpoint
+           and e.enabled
              where d.status = 'PENDING' and d.attempts > 0) as retrying,
            (select count(*) from keel.webhook_delivery d where d.status = 'FAILED') as failed,
            (select count(*) from keel.bulk_replay j
-             where j.status = 'RUNNING' and (j.worker_lease_until is null or j.worker_lease_until < clock_timestamp())) as stalled,
+             where j.status = 'RUNNING' and (j.worker_lease_until is null
+             or j.worker_lease_until < clock_timestamp())) as stalled,
            (select count(*) from keel.durable_checkpoint c where c.lease_expires_at_ms <= clock.ms) as lapsed
     from clock`);
   const row = rows[0];

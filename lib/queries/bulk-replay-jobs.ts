@@ -36,7 +36,8 @@ export const BULK_REPLAY_JOB_COLUMNS =
   sql.raw(`id, action, status, note, filter, item_count as "itemCount", processed_count as "processedCount",
   created_by_id as "createdById", created_by_login as "createdByLogin", started_by_id as "startedById",
   started_by_login as "startedByLogin", started_by_role as "startedByRole", created_at as "createdAt",
-  started_at as "startedAt", finished_at as "finishedAt", cancelled_at as "cancelledAt", worker_instance as "workerInstance"`);
+  started_at as "startedAt", finished_at as "finishedAt", cancelled_at as "cancelledAt",
+  worker_instance as "workerInstance"`);
 
 const dateOrNull = (value: string | Date | null): Date | null => (value === null ? null : new Date(value));
 

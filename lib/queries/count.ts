@@ -97,7 +97,8 @@ function cappedCount(part: CountPart): SQL {
   if (!countedAs) return plainCappedCount(part);
   // Reading COUNT_CAP + 1 + less.n rows of the superset tells whether what remains passes the cap.
   return sql`(select case when less.n <= ${COUNT_CAP}
-      then (select count(*)::int from (select 1 from ${part.from} where ${countedAs.superset} limit ${COUNT_CAP + 1} + less.n) t) - less.n
+      then (select count(*)::int from (select 1 from ${part.from} where ${countedAs.superset}
+      limit ${COUNT_CAP + 1} + less.n) t) - less.n
       else ${plainCappedCount(part)} end
     from (select count(*)::int as n from (select 1 from ${countedAs.less} l limit ${COUNT_CAP + 1}) x) less)`;
 }

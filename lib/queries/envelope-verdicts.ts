@@ -100,7 +100,9 @@ export function judgeEnvelope(
 export const VERDICTS_KEPT = 100_000;
 const verdicts = new Map<string, Verdict>();
 
-/** The row version a verdict stands for: step id, xmin and version as Postgres reads them, and the policy judged under. */
+/**
+ * The row version a verdict stands for: step id, xmin and version as Postgres reads them, and the policy judged under.
+ */
 export interface RowVersion {
   id: number;
   row_xmin: string;

@@ -54,7 +54,8 @@ export async function readExecutionDetail(
 ): Promise<ExecutionDetail | null> {
   const head = await db.execute<Row>(sql`
     select e.id, e.job_instance_id, e.status, e.attempt, e.version, e.exit_code, e.failure_category,
-           e.created_at, e.started_at, e.ended_at, e.updated_at, e.stop_requested_at, e.stop_requested_by, i.job_name, d.definition_revision, d.manifest, d.manifest->>'delivery_mode' as delivery_mode,
+           e.created_at, e.started_at, e.ended_at, e.updated_at, e.stop_requested_at, e.stop_requested_by, i.job_name,
+           d.definition_revision, d.manifest, d.manifest->>'delivery_mode' as delivery_mode,
            ${ownerObservation(sql`e.owner_token`, context.ownerToken)} as owner,
            ${staleExecution(context.staleThresholdMs, 'e')} as stale,
            clock_timestamp() as server_now
@@ -66,17 +67,23 @@ export async function readExecutionDetail(
   if (!e) return null;
   const [steps, decisions, proposals, operatorRequests] = await Promise.all([
     db.execute<Row>(sql`
-      select id, step_logical_id, status, read_count, processed_count, write_count, filter_count, commit_count, rollback_count,
-             read_retry_count, process_retry_count, write_retry_count, read_skip_count, process_skip_count, write_skip_count,
-             checkpoint_format, checkpoint_schema, checkpoint_schema_version, pg_column_size(checkpoint_payload) as checkpoint_len,
-             fault_state_format, fault_state_schema, fault_state_schema_version, fault_state_payload, fault_state_checksum, updated_at
+      select id, step_logical_id, status, read_count, processed_count, write_count, filter_count, commit_count,
+      rollback_count,
+             read_retry_count, process_retry_count, write_retry_count, read_skip_count, process_skip_count,
+             write_skip_count,
+             checkpoint_format, checkpoint_schema, checkpoint_schema_version,
+             pg_column_size(checkpoint_payload) as checkpoint_len,
+             fault_state_format, fault_state_schema, fault_state_schema_version, fault_state_payload,
+             fault_state_checksum, updated_at
       from oxide_batch.ob_step_execution where job_execution_id = ${executionId} order by id`),
     db.execute<Row>(sql`
-      select id, execution_version, prior_status, resulting_status, reason_code, operator_reference, encode(evidence_digest, 'hex') as digest, decided_at
+      select id, execution_version, prior_status, resulting_status, reason_code, operator_reference,
+      encode(evidence_digest, 'hex') as digest, decided_at
       from oxide_batch.ob_recovery_decision where job_execution_id = ${executionId} order by id desc`),
     db.execute<Row>(sql`
       select id, status, proposer_login, decider_login, created_at, decided_at, resulting_status, reason
-      from keel.recovery_proposal where target_kind = 'batch' and target_id = ${String(executionId)} order by id desc limit 50`),
+      from keel.recovery_proposal where target_kind = 'batch' and target_id = ${String(executionId)} order by id desc
+      limit 50`),
     readOperatorHistory(db, executionId),
   ]);
   const proposalIds = proposals.rows.map((p) => String(p.id));

@@ -111,11 +111,13 @@ async function readPage(
   const where = whereClause(filters, context.staleThresholdMs);
   const cursor = decodeCursor(filters.cursor, 2);
   const after = cursor
-    ? sql`and (e.updated_at, e.id) < (timestamptz 'epoch' + ${String(cursor[0])}::bigint * interval '1 microsecond', ${Number(cursor[1])}::bigint)`
+    ? sql`and (e.updated_at, e.id) < (timestamptz 'epoch' + ${String(cursor[0])}::bigint * interval '1 microsecond',
+          ${Number(cursor[1])}::bigint)`
     : sql``;
   const [page, total] = await Promise.all([
     db.execute<ListRow>(sql`
-      select clock_timestamp() as now, e.id, i.job_name, e.job_instance_id as instance_id, e.status, e.attempt, e.version,
+      select clock_timestamp() as now, e.id, i.job_name, e.job_instance_id as instance_id, e.status, e.attempt,
+      e.version,
              e.updated_at, (extract(epoch from e.updated_at) * 1000000)::bigint::text as updated_us,
              ${staleExecution(context.staleThresholdMs, 'e')} as stale,
              ${ownerObservation(sql`e.owner_token`, context.ownerToken)} as owner,

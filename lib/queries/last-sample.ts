@@ -31,7 +31,8 @@ export async function readLastSample(db: DbOrTx): Promise<LastSample> {
   const { rows } = await db.execute<SampleRow>(sql`
     with last as (select max(sampled_at) as at from keel.metric_sample),
          clock as (select clock_timestamp() as now)
-    select clock.now, (extract(epoch from clock.now) * 1000)::bigint as now_ms, last.at as sampled_at, m.metric, m.label, m.value
+    select clock.now, (extract(epoch from clock.now) * 1000)::bigint as now_ms, last.at as sampled_at, m.metric,
+    m.label, m.value
     from clock, last left join keel.metric_sample m on m.sampled_at = last.at`);
   const first = rows[0]!;
   const now = new Date(first.now);

@@ -19,7 +19,8 @@ export async function readOperatorHistory(
   limit = OPERATOR_HISTORY_LIMIT,
 ): Promise<OperatorRequestEntry[]> {
   const result = await db.execute<Row>(sql`
-    select id, action, authorization_class, operation_id, actor_ref, reason_code, encode(request_digest, 'hex') as digest,
+    select id, action, authorization_class, operation_id, actor_ref, reason_code,
+    encode(request_digest, 'hex') as digest,
            observed_version, prior_status, result_status, outcome_class, rejection_code, requested_at
     from oxide_batch.ob_operator_request
     where job_execution_id = ${executionId}

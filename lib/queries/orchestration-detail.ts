@@ -65,7 +65,9 @@ function verification(
       verification: {
         verified: false,
         code: 'COLUMNS_DISAGREE',
-        why: 'The lease or tag columns of the stored row differ from its checkpoint: the row was edited outside the checkpoint store.',
+        why:
+          'The lease or tag columns of the stored row differ from its checkpoint: ' +
+          'the row was edited outside the checkpoint store.',
       },
     };
   }
@@ -80,7 +82,9 @@ function verification(
       verification: {
         verified: false,
         code: 'TAG_MISMATCH',
-        why: 'The tag is not the HMAC-SHA256 of this checkpoint under the server’s key: the checkpoint changed after it was sealed, or another key sealed it.',
+        why:
+          'The tag is not the HMAC-SHA256 of this checkpoint under the server’s key: ' +
+          'the checkpoint changed after it was sealed, or another key sealed it.',
       },
     };
   }

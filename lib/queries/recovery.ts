@@ -23,7 +23,8 @@ type Row = Record<string, unknown>;
 const iso = (value: unknown) =>
   value === null || value === undefined ? null : new Date(value as string).toISOString();
 
-const COLUMNS = sql`id, target_kind, kind, target_id, status, proposer_login, decider_login, created_at, wait_deadline, decided_at, resulting_status`;
+const COLUMNS = sql`id, target_kind, kind, target_id, status, proposer_login, decider_login, created_at, wait_deadline,
+                    decided_at, resulting_status`;
 
 function listItem(r: Row): ProposalListItem {
   return {
@@ -71,14 +72,16 @@ function markersOf(evidence: Record<string, unknown>): ProposalDetail['markers']
 
 async function stepName(db: DbOrTx, executionId: number, stepId: number): Promise<string | null> {
   const result = await db.execute<Row>(sql`
-    select step_logical_id from oxide_batch.ob_step_execution where id = ${stepId} and job_execution_id = ${executionId}`);
+    select step_logical_id from oxide_batch.ob_step_execution where id = ${stepId}
+    and job_execution_id = ${executionId}`);
   return (result.rows[0]?.step_logical_id as string | undefined) ?? null;
 }
 
 export async function readProposal(db: DbOrTx, id: number): Promise<ProposalDetail | null> {
   const result = await db.execute<Row>(sql`
     select ${COLUMNS}, encode(evidence_digest, 'hex') as digest, evidence, expected_version, expected_fencing_token,
-           successor_owner, proposer_id, proposer_note, failure_category, reason_code, reason, clock_timestamp() as server_now
+           successor_owner, proposer_id, proposer_note, failure_category, reason_code, reason,
+           clock_timestamp() as server_now
     from keel.recovery_proposal where id = ${id}`);
   const r = result.rows[0];
   if (!r) return null;
@@ -118,7 +121,8 @@ export async function listOrchestrationLeases(
   const result = await db.execute<Row>(sql`
     select c.execution_id, c.lease_owner, c.fencing_token, c.lease_expires_at_ms, c.checkpoint,
            c.lease_expires_at_ms <= (extract(epoch from clock_timestamp()) * 1000)::bigint as expired,
-           (select p.id from keel.recovery_proposal p where p.target_kind = 'orchestration' and p.target_id = c.execution_id and p.status = 'PENDING') as pending_id,
+           (select p.id from keel.recovery_proposal p where p.target_kind = 'orchestration'
+           and p.target_id = c.execution_id and p.status = 'PENDING') as pending_id,
            clock_timestamp() as server_now
     from keel.durable_checkpoint c order by c.lease_expires_at_ms, c.execution_id limit ${limit}`);
   const serverNow = iso(result.rows[0]?.server_now) ?? new Date().toISOString();

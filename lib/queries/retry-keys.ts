@@ -176,7 +176,8 @@ function stepConditions(from: StepBound, filters: RetryKeyFilters) {
   const byExecution = filters.executionId !== undefined ? sql`and s.job_execution_id = ${filters.executionId}` : sql``;
   // In the inner select, so the limit applies before the joins (joining first read every matching step).
   const byJob = filters.job
-    ? sql`and exists (select 1 from oxide_batch.ob_job_execution je join oxide_batch.ob_job_instance ji on ji.id = je.job_instance_id
+    ? sql`and exists (select 1 from oxide_batch.ob_job_execution je join oxide_batch.ob_job_instance ji
+          on ji.id = je.job_instance_id
                       where je.id = s.job_execution_id and ji.job_name = ${filters.job})`
     : sql``;
   // Containment narrows the scan to envelopes holding such an entry; rows are still checked one by one below.
@@ -197,9 +198,11 @@ const faultPolicy = sql`(select policy.step -> 'fault_policy'
             where policy.step ->> 'logical_id' = s.step_logical_id
             limit 1)`;
 
-// What the key lists read of a step (named, so no other payload rides along); xmin names the row version for the verdicts.
+// What the key lists read of a step (named, so no other payload
+// rides along); xmin names the row version for the verdicts.
 const stepColumns = sql`s.id, s.job_execution_id, s.step_logical_id, s.status, s.xmin::text as row_xmin, s.version,
-           s.fault_state_format, s.fault_state_schema, s.fault_state_schema_version, s.fault_state_checksum, s.fault_state_payload`;
+           s.fault_state_format, s.fault_state_schema, s.fault_state_schema_version, s.fault_state_checksum,
+           s.fault_state_payload`;
 
 /** The steps an inner select picked, with their execution's job name and the step's fault policy, newest first. */
 const withContext = (steps: SQL) => sql`
@@ -210,7 +213,9 @@ const withContext = (steps: SQL) => sql`
     join oxide_batch.ob_job_instance i on i.id = e.job_instance_id
     order by s.id desc`;
 
-/** The list's statement: steps holding a retained envelope under the filters, newest first (exported for plan tests). */
+/**
+ * The list's statement: steps holding a retained envelope under the filters, newest first (exported for plan tests).
+ */
 export function retryKeyStepsQuery(from: StepBound, filters: RetryKeyFilters, batch: number): SQL {
   const { bound, byExecution, byJob, byEntry } = stepConditions(from, filters);
   return withContext(sql`
@@ -292,7 +297,8 @@ export async function scannedVerdicts(db: DbOrTx, steps: ScannedStep[]): Promise
   if (unjudged.length === 0) return verdicts;
   const limitsById = new Map(steps.map((step, i) => [Number(step.id), limits[i]!]));
   const { rows } = await db.execute<StoredEnvelope & RowVersion & Record<string, unknown>>(sql`
-    select s.id, s.xmin::text as row_xmin, s.version, s.fault_state_format, s.fault_state_schema, s.fault_state_schema_version,
+    select s.id, s.xmin::text as row_xmin, s.version, s.fault_state_format, s.fault_state_schema,
+    s.fault_state_schema_version,
            s.fault_state_checksum, s.fault_state_payload
     from oxide_batch.ob_step_execution s where s.id = any(${sql.param(unjudged)}::bigint[])`);
   const judged = new Map<number, Verdict>();

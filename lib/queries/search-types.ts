@@ -23,7 +23,10 @@ export type SearchHit =
   | { kind: 'instance'; instanceId: number; executionId: number; jobName: string; status: string; attempt: number }
   /** `place`: where the receipt is now; `history` when only Keel's settlement history still names it. */
   | { kind: 'receipt'; receiptId: string; place: 'queued' | 'dead_lettered' | 'history' }
-  /** A step whose fault-state envelope holds keys starting with the prefix; `keyPrefixes` are the short forms shown on the retry-keys page. */
+  /**
+   * A step whose fault-state envelope holds keys starting with the prefix;
+   * `keyPrefixes` are the short forms shown on the retry-keys page.
+   */
   | {
       kind: 'retryKey';
       stepId: number;

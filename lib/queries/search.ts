@@ -46,10 +46,12 @@ const keysStartingWith = (prefix: string) =>
 function branches(plan: SearchPlan, searchRetryKeys: boolean): SQL[] {
   const parts: SQL[] = [];
   const executionHit = (kind: SearchKind) =>
-    sql`select ${kind}::text as kind, jsonb_build_object('executionId', e.id, 'instanceId', e.job_instance_id, 'jobName', i.job_name, 'status', e.status, 'attempt', e.attempt) as hit
+    sql`select ${kind}::text as kind, jsonb_build_object('executionId', e.id, 'instanceId', e.job_instance_id,
+        'jobName', i.job_name, 'status', e.status, 'attempt', e.attempt) as hit
         from oxide_batch.ob_job_execution e join oxide_batch.ob_job_instance i on i.id = e.job_instance_id`;
   const proposalHit = (match: 'id' | 'digest') =>
-    sql`select 'proposal'::text as kind, jsonb_build_object('proposalId', p.id, 'match', ${match}::text, 'status', p.status, 'proposalKind', p.kind,
+    sql`select 'proposal'::text as kind, jsonb_build_object('proposalId', p.id, 'match', ${match}::text, 'status',
+        p.status, 'proposalKind', p.kind,
           'targetKind', p.target_kind, 'targetId', p.target_id, 'digestHex', encode(p.evidence_digest, 'hex')) as hit
         from keel.recovery_proposal p`;
 
@@ -65,11 +67,14 @@ function branches(plan: SearchPlan, searchRetryKeys: boolean): SQL[] {
     const low = Buffer.from(plan.hexPrefix.padEnd(64, '0'), 'hex');
     const high = Buffer.from(plan.hexPrefix.padEnd(64, 'f'), 'hex');
     parts.push(
-      sql`${proposalHit('digest')} where p.evidence_digest between ${low} and ${high} order by p.evidence_digest limit ${FETCH}`,
+      sql`${proposalHit('digest')} where p.evidence_digest between ${low} and ${high} order by p.evidence_digest
+          limit ${FETCH}`,
     );
     if (searchRetryKeys) {
-      parts.push(sql`select 'retryKey'::text as kind, jsonb_build_object('stepId', s.id, 'executionId', s.job_execution_id, 'stepLogicalId', s.step_logical_id,
-            'jobName', i.job_name, 'keys', jsonb_path_query_array(s.fault_state_payload, ${keysStartingWith(plan.hexPrefix)})) as hit
+      parts.push(sql`select 'retryKey'::text as kind, jsonb_build_object('stepId', s.id, 'executionId',
+                     s.job_execution_id, 'stepLogicalId', s.step_logical_id,
+            'jobName', i.job_name, 'keys', jsonb_path_query_array(s.fault_state_payload,
+            ${keysStartingWith(plan.hexPrefix)})) as hit
           from oxide_batch.ob_step_execution s
           join oxide_batch.ob_job_execution e on e.id = s.job_execution_id
           join oxide_batch.ob_job_instance i on i.id = e.job_instance_id
@@ -83,26 +88,34 @@ function branches(plan: SearchPlan, searchRetryKeys: boolean): SQL[] {
   const receipt = plan.receiptPrefix;
   parts.push(sql`select 'receipt'::text as kind, jsonb_build_object('receiptId', a.receipt_id, 'place', 'queued') as hit
       from settle.attempts a where a.receipt_id ^@ ${receipt} order by a.receipt_id using ~<~ limit ${FETCH}`);
-  parts.push(sql`select 'receipt'::text as kind, jsonb_build_object('receiptId', d.receipt_id, 'place', 'dead_lettered') as hit
+  parts.push(sql`select 'receipt'::text as kind, jsonb_build_object('receiptId', d.receipt_id, 'place',
+                 'dead_lettered') as hit
       from settle.dead_letters d where d.receipt_id ^@ ${receipt} order by d.receipt_id using ~<~ limit ${FETCH}`);
   // A receipt settled, discarded or replayed away lives on in Keel's history, found by its whole id.
-  parts.push(sql`select 'receipt'::text as kind, jsonb_build_object('receiptId', h.receipt_id, 'place', 'history') as hit
+  parts.push(sql`select 'receipt'::text as kind, jsonb_build_object('receiptId', h.receipt_id, 'place',
+                 'history') as hit
       from keel.settlement_event h where h.receipt_id = ${receipt} limit 1`);
   if (plan.operationId !== null) {
     const op = plan.operationId;
     // The runtime's UNIQUE (action, operation_id), probed once per action.
-    parts.push(sql`select 'operation'::text as kind, jsonb_build_object('source', 'runtime', 'operationId', r.operation_id, 'action', r.action,
+    parts.push(sql`select 'operation'::text as kind, jsonb_build_object('source', 'runtime', 'operationId',
+                   r.operation_id, 'action', r.action,
           'executionId', r.job_execution_id, 'instanceId', r.job_instance_id, 'outcome', r.outcome_class) as hit
         from oxide_batch.ob_operator_request r
-        where r.action = any(${sql.raw(`array[${OPERATOR_ACTIONS.map((a) => `'${a}'`).join(', ')}]::varchar[]`)}) and r.operation_id = ${op}`);
-    parts.push(sql`select 'operation'::text as kind, jsonb_build_object('source', 'replay', 'operationId', x.operation_id, 'receiptId', x.receipt_id, 'actorLogin', x.actor_login) as hit
+        where r.action = any(${sql.raw(`array[${OPERATOR_ACTIONS.map((a) => `'${a}'`).join(', ')}]::varchar[]`)})
+        and r.operation_id = ${op}`);
+    parts.push(sql`select 'operation'::text as kind, jsonb_build_object('source', 'replay', 'operationId',
+                   x.operation_id, 'receiptId', x.receipt_id, 'actorLogin', x.actor_login) as hit
         from keel.settlement_replay x where x.operation_id = ${op}`);
-    parts.push(sql`select 'operation'::text as kind, jsonb_build_object('source', 'audit', 'operationId', a.operation_id, 'action', a.action,
-          'targetKind', a.target_kind, 'targetId', a.target_id, 'actorLogin', a.actor_login, 'outcome', a.outcome) as hit
+    parts.push(sql`select 'operation'::text as kind, jsonb_build_object('source', 'audit', 'operationId',
+                   a.operation_id, 'action', a.action,
+          'targetKind', a.target_kind, 'targetId', a.target_id, 'actorLogin', a.actor_login, 'outcome',
+          a.outcome) as hit
         from keel.audit_event a where a.operation_id = ${op} order by a.id desc limit ${FETCH}`);
   }
   if (plan.username !== null) {
-    parts.push(sql`select 'user'::text as kind, jsonb_build_object('username', u.username, 'role', u.role, 'disabled', coalesce(u.banned, false)) as hit
+    parts.push(sql`select 'user'::text as kind, jsonb_build_object('username', u.username, 'role', u.role, 'disabled',
+                   coalesce(u.banned, false)) as hit
         from keel."user" u where u.username = ${plan.username}`);
   }
   return parts;
@@ -188,7 +201,10 @@ function hitOf(row: HitRow): SearchHit {
   }
 }
 
-/** Hits grouped by kind in SEARCH_KINDS order; a receipt found in its queue or dead letters is not listed again from its history. */
+/**
+ * Hits grouped by kind in SEARCH_KINDS order; a receipt found in
+ * its queue or dead letters is not listed again from its history.
+ */
 function grouped(rows: HitRow[]): SearchGroup[] {
   const hits = rows.map(hitOf);
   const placed = new Set(
@@ -217,7 +233,8 @@ async function hasRetryKeyPrefixIndex(db: Database): Promise<boolean> {
 }
 
 export const RETRY_KEYS_UNINDEXED_NOTE =
-  'Retry keys were not searched: this database lacks their prefix index. An operator can create it with `npm run keel -- runtime-indexes --apply`.';
+  'Retry keys were not searched: this database lacks their prefix index. ' +
+  'An operator can create it with `npm run keel -- runtime-indexes --apply`.';
 export const HEX_TOO_SHORT_NOTE = 'Retry keys and digests are searched from 8 hex digits on.';
 
 /** Search every kind the plan allows, on `db` (the list source: the replica when it is usable). */

@@ -11,7 +11,10 @@ import type { Result } from '../domain/result';
 import { runtime } from './composition-root';
 import { singleton } from '../observability/singletons';
 
-/** This process's cursor key, derived from the session secret (runtime() refuses to start without one); it never leaves the server. */
+/**
+ * This process's cursor key, derived from the session secret (runtime()
+ * refuses to start without one); it never leaves the server.
+ */
 const cursorKey = (): Buffer =>
   singleton('retry-key-cursor-key', () => {
     const { authSecret } = runtime().settings;
@@ -21,7 +24,9 @@ const cursorKey = (): Buffer =>
 
 export const sealRetryKeyCursor = (cursor: RetryKeyCursor): string => encodeRetryKeyCursor(cursor, cursorKey());
 
-/** The cursor a page link carried: absent or empty is the first page; one this server did not seal is INVALID_CURSOR. */
+/**
+ * The cursor a page link carried: absent or empty is the first page; one this server did not seal is INVALID_CURSOR.
+ */
 export function openRetryKeyCursor(token: string | undefined): Result<RetryKeyCursor | null, RetryKeyCursorError> {
   return token ? decodeRetryKeyCursor(token, cursorKey()) : { ok: true, value: null };
 }

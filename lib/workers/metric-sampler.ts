@@ -63,7 +63,8 @@ export async function sampleMetrics(
       -- Filtered aggregates over one scan: a GROUP BY on the state's CASE sorted a million rows and spilled to disk.
       queue as (
         select counts.key as state, counts.value::bigint as n
-        from (select jsonb_build_object(${queueCountPairs}) as o from settle.attempts a, clock) t, jsonb_each_text(t.o) as counts
+        from (select jsonb_build_object(${queueCountPairs}) as o from settle.attempts a, clock) t,
+        jsonb_each_text(t.o) as counts
       ),
       executions as (
         select status, count(*) as n from oxide_batch.ob_job_execution group by status
@@ -85,7 +86,8 @@ export async function sampleMetrics(
         select ${METRICS.deadLettered}, r.reason, coalesce(d.n, 0)::float8
         from unnest(${sql.param([...DEAD_LETTER_REASON_LABELS])}::text[]) as r(reason)
         left join (
-          select case when e.reason_code = any(${reasonCodes}::text[]) then e.reason_code else 'other' end as reason, count(*) as n
+          select case when e.reason_code = any(${reasonCodes}::text[]) then e.reason_code
+          else 'other' end as reason, count(*) as n
           from keel.settlement_event e where e.kind = 'dead_lettered' group by 1
         ) d using (reason)
         union all
@@ -102,7 +104,8 @@ export async function sampleMetrics(
     const deleted = await tx.execute(sql`
       delete from keel.metric_sample
       where sampled_at < clock_timestamp() - make_interval(secs => ${METRIC_RETENTION_MS / 1000}::float8)`);
-    // Lease grants expired past their grace hold no lease any more (lib/db/sql/lease-grants.ts); their index finds them.
+    // Lease grants expired past their grace hold no lease any
+    // more (lib/db/sql/lease-grants.ts); their index finds them.
     await tx.execute(pruneExpiredLeaseGrants(sql`(extract(epoch from clock_timestamp()) * 1000)::bigint`));
     return { written: written.rowCount ?? 0, deleted: deleted.rowCount ?? 0 };
   });

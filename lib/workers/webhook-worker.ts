@@ -21,9 +21,12 @@ export async function syncWebhookEndpoints(db: DbOrTx, endpoints: WebhookEndpoin
   await db.transaction(async (tx) => {
     for (const endpoint of endpoints) {
       await tx.execute(sql`
-        insert into keel.webhook_endpoint (name, origin, format, enabled) values (${endpoint.name}, ${new URL(endpoint.url).origin}, ${endpoint.format}, true)
-        on conflict (name) do update set origin = excluded.origin, format = excluded.format, enabled = true, updated_at = now()
-        where keel.webhook_endpoint.origin <> excluded.origin or keel.webhook_endpoint.format <> excluded.format or not keel.webhook_endpoint.enabled`);
+        insert into keel.webhook_endpoint (name, origin, format, enabled)
+        values (${endpoint.name}, ${new URL(endpoint.url).origin}, ${endpoint.format}, true)
+        on conflict (name) do update set origin = excluded.origin, format = excluded.format, enabled = true,
+        updated_at = now()
+        where keel.webhook_endpoint.origin <> excluded.origin or keel.webhook_endpoint.format <> excluded.format
+        or not keel.webhook_endpoint.enabled`);
     }
     await tx.execute(sql`update keel.webhook_endpoint set enabled = false, updated_at = now()
                          where enabled and not (name = any(${sql.param(names)}::text[]))`);
@@ -84,7 +87,8 @@ export async function checkDeadLetterRise(
         group by d.reason having count(*) > ${settings.deadLetterThreshold}
       )
       select c.reason, keel.webhook_enqueue('dead_letters.rising', 'dead_letters:' || c.reason, jsonb_build_object(
-               'reason', c.reason, 'count', c.n, 'threshold', ${settings.deadLetterThreshold}::int, 'windowMinutes', ${windowMinutes}::int,
+               'reason', c.reason, 'count', c.n, 'threshold', ${settings.deadLetterThreshold}::int, 'windowMinutes',
+               ${windowMinutes}::int,
                'path', '/settlements/dead-letters?reason=' || c.reason)) as enqueued
       from counts c
       where not exists (

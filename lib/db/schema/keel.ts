@@ -82,8 +82,13 @@ export const recoveryProposal = keel.table(
     // A batch proposal binds a version; an orchestration proposal a fencing token and its successor.
     check(
       'recovery_proposal_target_shape',
-      sql`(${t.targetKind} = 'batch' and ${t.expectedVersion} is not null and ${t.expectedFencingToken} is null and ${t.successorOwner} is null)
-        or (${t.targetKind} = 'orchestration' and ${t.expectedVersion} is null and ${t.expectedFencingToken} is not null and ${t.successorOwner} is not null)`,
+      // Pieces of one statement: the text drizzle-kit compares with the last snapshot is unchanged.
+      sql.join([
+        sql`(${t.targetKind} = 'batch' and ${t.expectedVersion} is not null`,
+        sql` and ${t.expectedFencingToken} is null and ${t.successorOwner} is null)\n        or (`,
+        sql`${t.targetKind} = 'orchestration' and ${t.expectedVersion} is null`,
+        sql` and ${t.expectedFencingToken} is not null and ${t.successorOwner} is not null)`,
+      ]),
     ),
     // One open question per target: a second request returns the pending one.
     uniqueIndex('recovery_proposal_one_pending').on(t.targetKind, t.targetId).where(sql`${t.status} = 'PENDING'`),
@@ -128,6 +133,17 @@ export const auditEvent = keel.table(
   ],
 );
 
+/** The kinds keel.settlement_event's CHECK allows, in the order the migrations spell them. */
+const EVENT_KINDS_CHECKED = [
+  'claimed',
+  'retry_scheduled',
+  'dead_lettered',
+  'replayed',
+  'finished',
+  'discarded',
+  'requeued',
+];
+
 export const settlementEvent = keel.table(
   'settlement_event',
   {
@@ -139,10 +155,7 @@ export const settlementEvent = keel.table(
     atMs: bigint('at_ms', { mode: 'number' }).notNull(),
   },
   (t) => [
-    check(
-      'settlement_event_kind',
-      sql`${t.kind} in ('claimed', 'retry_scheduled', 'dead_lettered', 'replayed', 'finished', 'discarded', 'requeued')`,
-    ),
+    check('settlement_event_kind', sql`${t.kind} in (${textList(EVENT_KINDS_CHECKED)})`),
     index('settlement_event_receipt_idx').on(t.receiptId, t.id),
     // The metric sampler's recent retry count; claimed and finished events pay no entry.
     index('settlement_event_retry_at_idx').on(t.atMs).where(sql`${t.kind} = 'retry_scheduled'`),
@@ -251,6 +264,18 @@ export const bulkReplay = keel.table(
   ],
 );
 
+/** The results keel.bulk_replay_item's CHECK allows, in the order the migrations spell them. */
+const ITEM_RESULTS_CHECKED = [
+  'replayed',
+  'discarded',
+  'requeued',
+  'already_replayed',
+  'no_longer_dead_lettered',
+  'no_longer_retry_scheduled',
+  'changed_since_preview',
+  'cancelled',
+];
+
 export const bulkReplayItem = keel.table(
   'bulk_replay_item',
   {
@@ -267,10 +292,7 @@ export const bulkReplayItem = keel.table(
   },
   (t) => [
     primaryKey({ columns: [t.job, t.receiptId] }),
-    check(
-      'bulk_replay_item_result',
-      sql`${t.result} is null or ${t.result} in ('replayed', 'discarded', 'requeued', 'already_replayed', 'no_longer_dead_lettered', 'no_longer_retry_scheduled', 'changed_since_preview', 'cancelled')`,
-    ),
+    check('bulk_replay_item_result', sql`${t.result} is null or ${t.result} in (${textList(ITEM_RESULTS_CHECKED)})`),
     index('bulk_replay_item_pending_idx').on(t.job, t.receiptId).where(sql`${t.result} is null`),
     // Per-item results stay viewable, filtered by result and paged by receipt id.
     index('bulk_replay_item_result_idx').on(t.job, t.result, t.receiptId),

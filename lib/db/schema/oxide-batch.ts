@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import {
+  type AnyPgColumn,
   bigint,
   boolean,
   check,
@@ -31,7 +32,8 @@ import { bytea } from './types';
  */
 export const oxideBatch = pgSchema('oxide_batch');
 
-// Vocabularies Keel shares with the runtime (statuses, failure categories) come from lib/domain; these are the runtime's alone.
+// Vocabularies Keel shares with the runtime (statuses, failure
+// categories) come from lib/domain; these are the runtime's alone.
 
 export const deliveryModes = ['atomic_same_resource', 'at_least_once', 'best_effort'] as const;
 export const operatorActions = ['LAUNCH', 'RESTART', 'STOP', 'ABANDON', 'RECOVER'] as const;
@@ -39,6 +41,8 @@ export const authorizationClasses = ['READ', 'LIFECYCLE', 'DESTRUCTIVE'] as cons
 export const outcomeClasses = ['APPLIED', 'REJECTED'] as const;
 
 const id = () => bigint('id', { mode: 'number' }).primaryKey().generatedByDefaultAsIdentity();
+/** `num_nonnulls(a, b, c, d) IN (0, 4)`: the four columns of a typed payload are set together or not at all. */
+const allOrNone = (...columns: AnyPgColumn[]) => sql`num_nonnulls(${sql.join(columns, sql`, `)}) IN (0, 4)`;
 const timestamptz = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 
 export const obSchemaVersion = oxideBatch.table(
@@ -71,7 +75,10 @@ export const obJobDefinition = oxideBatch.table(
     // A missing delivery_mode is allowed (recovery treats it as ambiguous).
     check(
       'ob_job_definition_delivery_mode_check',
-      sql`${t.manifest} -> 'delivery_mode' IS NULL OR ${t.manifest} ->> 'delivery_mode' IN (${textList(deliveryModes)})`,
+      sql.join([
+        sql`${t.manifest} -> 'delivery_mode' IS NULL`,
+        sql` OR ${t.manifest} ->> 'delivery_mode' IN (${textList(deliveryModes)})`,
+      ]),
     ),
     unique('ob_job_definition_job_name_definition_revision_key').on(t.jobName, t.definitionRevision),
   ],
@@ -140,7 +147,7 @@ export const obJobExecution = oxideBatch.table(
     check('ob_job_execution_failure_category_check', sql`${t.failureCategory} IN (${textList(FAILURE_CATEGORIES)})`),
     check(
       'ob_job_execution_context_check',
-      sql`num_nonnulls(${t.contextFormat}, ${t.contextSchema}, ${t.contextSchemaVersion}, ${t.contextPayload}) IN (0, 4)`,
+      allOrNone(t.contextFormat, t.contextSchema, t.contextSchemaVersion, t.contextPayload),
     ),
     check('ob_job_execution_owner_token_check', sql`octet_length(${t.ownerToken}) = 16`),
     check(
@@ -257,11 +264,11 @@ export const obStepExecution = oxideBatch.table(
     ),
     check(
       'ob_step_execution_checkpoint_check',
-      sql`num_nonnulls(${t.checkpointFormat}, ${t.checkpointSchema}, ${t.checkpointSchemaVersion}, ${t.checkpointPayload}) IN (0, 4)`,
+      allOrNone(t.checkpointFormat, t.checkpointSchema, t.checkpointSchemaVersion, t.checkpointPayload),
     ),
     check(
       'ob_step_execution_context_check',
-      sql`num_nonnulls(${t.contextFormat}, ${t.contextSchema}, ${t.contextSchemaVersion}, ${t.contextPayload}) IN (0, 4)`,
+      allOrNone(t.contextFormat, t.contextSchema, t.contextSchemaVersion, t.contextPayload),
     ),
     // 64 KiB measured on jsonb's text form: deterministic, unlike pg_column_size after compression.
     check('ob_step_execution_fault_state_payload_check', sql`octet_length(${t.faultStatePayload}::text) <= 65536`),

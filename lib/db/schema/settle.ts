@@ -2,7 +2,9 @@ import { sql } from 'drizzle-orm';
 import { bigint, boolean, check, index, integer, pgSchema, text } from 'drizzle-orm/pg-core';
 import { bytea } from './types';
 
-/** Keel's Postgres settlement store (docs/design.md#settlement-store-schema), shaped like the runtime's SQLite store. */
+/**
+ * Keel's Postgres settlement store (docs/design.md#settlement-store-schema), shaped like the runtime's SQLite store.
+ */
 export const settle = pgSchema('settle');
 
 export const settleAttempts = settle.table(

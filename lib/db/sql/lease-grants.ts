@@ -36,7 +36,8 @@ export function leaseGrantsInsertText(relation: string): string {
   ) => `select distinct on (lease_until_ms) lease_until_ms, next_visible_at_ms, receipt_id
       from ${relation} where lease_owner is not null
       order by lease_until_ms, next_visible_at_ms ${direction}, receipt_id ${direction}`;
-  return `insert into settle.lease_grants (lease_until_ms, lo_next_visible_at_ms, lo_receipt_id, hi_next_visible_at_ms, hi_receipt_id)
+  return `insert into settle.lease_grants (lease_until_ms, lo_next_visible_at_ms, lo_receipt_id, hi_next_visible_at_ms,
+          hi_receipt_id)
     select lo.lease_until_ms, lo.next_visible_at_ms, lo.receipt_id, hi.next_visible_at_ms, hi.receipt_id
     from (${firstOrLast('asc')}) lo join (${firstOrLast('desc')}) hi using (lease_until_ms)`;
 }

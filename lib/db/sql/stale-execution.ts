@@ -11,5 +11,6 @@ import { textList } from './text-list';
  */
 export function staleExecution(thresholdMs: number, alias?: string, now: SQL = runtimeServerTimeMs): SQL {
   const column = (name: string) => sql.raw(alias ? `${alias}.${name}` : name);
-  return sql`(${column('status')} in (${textList(ACTIVE_STATUSES)}) and ${runtimeStaleBefore(column('updated_at'), thresholdMs, now)})`;
+  return sql`(${column('status')} in (${textList(ACTIVE_STATUSES)})
+             and ${runtimeStaleBefore(column('updated_at'), thresholdMs, now)})`;
 }

@@ -206,7 +206,8 @@ export function postgresBatchRuntime(db: DbOrTx): BatchRuntime {
             on conflict do nothing
             returning id, version
           )
-          select exists (select 1 from eligible) as eligible, (select id from ins) as id, (select version from ins) as version`);
+          select exists (select 1 from eligible) as eligible, (select id from ins) as id,
+          (select version from ins) as version`);
         const row = rows[0];
         if (!row?.eligible) return err({ kind: 'NotRestartable' } as const);
         if (row.id === null || row.version === null) return err({ kind: 'DuplicateExecution' } as const);
@@ -298,13 +299,15 @@ export function postgresBatchRuntime(db: DbOrTx): BatchRuntime {
             insert into oxide_batch.ob_step_execution (
               job_execution_id, step_name, step_logical_id, status, checkpoint_format, checkpoint_schema,
               checkpoint_schema_version, checkpoint_payload, created_at, started_at, updated_at, version)
-            select parent.id, ${step.stepName}, ${step.stepLogicalId}, 'STARTED', ${checkpoint.format}, ${checkpoint.schema},
+            select parent.id, ${step.stepName}, ${step.stepLogicalId}, 'STARTED', ${checkpoint.format},
+            ${checkpoint.schema},
                    ${checkpoint.schemaVersion}, ${json(checkpoint.payload)}, now_at.at, now_at.at, now_at.at, 0
             from parent, now_at
             on conflict do nothing
             returning id, version
           )
-          select exists (select 1 from parent) as parent, (select id from ins) as id, (select version from ins) as version`);
+          select exists (select 1 from parent) as parent, (select id from ins) as id,
+          (select version from ins) as version`);
         const row = rows[0];
         if (!row?.parent) return err(CONFLICT);
         if (row.id === null || row.version === null) return err({ kind: 'DuplicateStep' } as const);

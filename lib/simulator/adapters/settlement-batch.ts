@@ -217,8 +217,10 @@ function batchStatement(rows: readonly BatchRow[], observedAtMs: number): SQL {
   if (!deadLetters) return sql`with ${sql.join(parts, sql`, `)} select ord from committed`;
   parts.push(sql`repeated as (
         -- Seen in the statement's snapshot: the dead letter an earlier call committed.
-        select i.ord from input i join settle.dead_letters d on d.receipt_id = i.receipt_id and d.canonical_json = i.dead_json
-        where i.route = 'DeadLettered' and not exists (select 1 from settle.attempts a where a.receipt_id = i.receipt_id)
+        select i.ord from input i join settle.dead_letters d on d.receipt_id = i.receipt_id
+        and d.canonical_json = i.dead_json
+        where i.route = 'DeadLettered' and not exists (select 1 from settle.attempts a
+        where a.receipt_id = i.receipt_id)
       )`);
   return sql`with ${sql.join(parts, sql`, `)}
       select ord from committed

@@ -30,7 +30,8 @@ import type {
 type Row<T> = T & Record<string, unknown>;
 
 const CLAIM_COLUMNS = sql.raw(`receipt_id as "receiptId", finalized_at as "finalizedAt", attempts,
-  row_version as "rowVersion", lease_owner as "leaseOwner", lease_token as "leaseToken", lease_until_ms as "leaseUntilMs"`);
+  row_version as "rowVersion", lease_owner as "leaseOwner", lease_token as "leaseToken",
+  lease_until_ms as "leaseUntilMs"`);
 
 /**
  * The claim's compare-and-swap: the stored row must still equal the claim, field by
@@ -160,8 +161,10 @@ export function postgresSettlementStore(db: DbOrTx): SettlementOutcomeStore {
           // A savepoint when called inside a transaction, so a refused insert leaves it usable.
           const inserted = await db.transaction((tx) =>
             tx.execute(sql`
-              insert into settle.attempts (receipt_id, finalized_at, work_kind, attempts, next_visible_at_ms, row_version, updated_at_ms)
-              values (${receiptId}, ${finalizedAt}::bigint, 'pending_observation', 0, ${nowMs}::bigint, 0, ${nowMs}::bigint)
+              insert into settle.attempts (receipt_id, finalized_at, work_kind, attempts, next_visible_at_ms,
+              row_version, updated_at_ms)
+              values (${receiptId}, ${finalizedAt}::bigint, 'pending_observation', 0, ${nowMs}::bigint, 0,
+              ${nowMs}::bigint)
               on conflict (receipt_id) do nothing`),
           );
           if (inserted.rowCount === 1) return ok(undefined);
@@ -178,7 +181,8 @@ export function postgresSettlementStore(db: DbOrTx): SettlementOutcomeStore {
       if (invalid) return err(invalid);
       return guarded(async () => {
         // Waits for a concurrent claim of the same row, then re-checks: its fresh lease wins.
-        const candidate = sql`select receipt_id from settle.attempts where receipt_id = ${receiptId} and ${claimableAt(nowMs)} for update`;
+        const candidate = sql`select receipt_id from settle.attempts where receipt_id = ${receiptId}
+                              and ${claimableAt(nowMs)} for update`;
         const result = await db.execute<Row<SettlementAttemptClaim>>(
           claimStatement(candidate, workerId, nowMs, leaseMs),
         );
@@ -218,7 +222,8 @@ export function postgresSettlementStore(db: DbOrTx): SettlementOutcomeStore {
           written = await db.execute(sql`
             with gone as (delete from settle.attempts where ${exactClaim(claim, observedAtMs)} returning receipt_id)
             insert into keel.settlement_event (receipt_id, kind, attempt, reason_code, at_ms)
-            select receipt_id, 'finished', ${claim.attempts + 1}::int, ${skipReason}::text, ${observedAtMs}::bigint from gone`);
+            select receipt_id, 'finished', ${claim.attempts + 1}::int, ${skipReason}::text, ${observedAtMs}::bigint
+            from gone`);
         } else {
           const reason = failureReasonOf(outcome);
           if (!reason) return err(invalidRecord(`a ${outcome.kind} outcome cannot be retried`));
@@ -228,13 +233,15 @@ export function postgresSettlementStore(db: DbOrTx): SettlementOutcomeStore {
               set work_kind = 'retry_scheduled', attempts = ${route.attempt}::int,
                   next_visible_at_ms = ${route.nextVisibleAtMs}::bigint, row_version = row_version + 1,
                   lease_owner = null, lease_token = null, lease_until_ms = null,
-                  reason_code = ${reason.code}, reason_detail_sha256 = ${Buffer.from(reason.detailSha256Hex, 'hex')}::bytea,
+                  reason_code = ${reason.code},
+                  reason_detail_sha256 = ${Buffer.from(reason.detailSha256Hex, 'hex')}::bytea,
                   updated_at_ms = ${observedAtMs}::bigint
               where ${exactClaim(claim, observedAtMs)}
               returning receipt_id
             )
             insert into keel.settlement_event (receipt_id, kind, attempt, reason_code, at_ms)
-            select receipt_id, 'retry_scheduled', ${route.attempt}::int, ${reason.code}, ${observedAtMs}::bigint from moved`);
+            select receipt_id, 'retry_scheduled', ${route.attempt}::int, ${reason.code}, ${observedAtMs}::bigint
+            from moved`);
         }
         if (written.rowCount === 1) return ok(route);
         return err(conflictError('the claim no longer matches the stored attempt, or its lease has expired'));
