@@ -3,6 +3,8 @@ import { isIP } from 'node:net';
 import { availableParallelism, hostname } from 'node:os';
 import { err, ok, type Result } from '../domain/result';
 import { parseTrustedProxies } from '../http/client-address';
+import type { DeepLinkTemplates } from '../domain/deep-links';
+import { parseDeepLinkSettings } from './deep-links';
 import { parseSignInSettings, type SignInSettings } from './oidc';
 import type { SettingError } from './setting-error';
 import { parseWebhookSettings, type WebhookSettings } from './webhooks';
@@ -48,6 +50,8 @@ export interface Settings {
   webhooks: WebhookSettings;
   /** Single sign-on (KEEL_OIDC_*) and whether local passwords are on (KEEL_LOCAL_SIGN_IN). */
   signIn: SignInSettings;
+  /** Links to the team's logs and traces per kind of id (KEEL_LOG_URL_TEMPLATE_*, KEEL_TRACE_URL_TEMPLATE_*). */
+  deepLinks: DeepLinkTemplates;
 }
 
 type Env = Record<string, string | undefined>;
@@ -283,6 +287,7 @@ export function parseSettings(env: Env): Result<Settings, SettingError[]> {
     metricsToken,
     webhooks: parseWebhookSettings(env, errors),
     signIn: parseSignInSettings(env, errors),
+    deepLinks: parseDeepLinkSettings(env, errors),
   };
   const { invalid } = parseTrustedProxies(settings.trustedProxies);
   if (invalid.length > 0) {
