@@ -4,6 +4,7 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import { lazy, Suspense, useState } from 'react';
 import { formatCappedCount } from '@/lib/domain/capped-count';
+import { deadLetterSummary } from '@/lib/domain/settlement-failure';
 import { ApiError, readJson } from '@/lib/http/read-json';
 import type { DeadLetterGroups, DeadLetterPage, DeadLetterRow } from '@/lib/queries/settlements-types';
 import { queryKeys } from '@/lib/query-keys';
@@ -51,7 +52,7 @@ export function DeadLettersView({ canAct }: { canAct: boolean }) {
   const page = query.data;
   const failure = query.error instanceof ApiError ? query.error : null;
   const now = new Date(page?.serverNowMs ?? groups.data?.serverNowMs ?? 0);
-  const head = ['Receipt', 'Reason', 'Attempts', 'Recorded', ...(canAct ? ['Actions'] : [])];
+  const head = ['Receipt', 'Reason', 'Detail', 'Attempts', 'Recorded', ...(canAct ? ['Actions'] : [])];
   const filtered = Object.keys(values).length > 0;
   const selection = useDeadLetterSelection(new URLSearchParams(filterParams(values)).toString());
   const selected = () => (selection.all ? {} : { receiptIds: [...selection.ids] });
@@ -172,6 +173,10 @@ function DeadLetterTableRow({
         </Link>
       </Cell>
       <Cell mono>{row.reason}</Cell>
+      {/* Short here, in full on the receipt's page: the reason in words and the detail digest's first digits. */}
+      <td className="max-w-72 truncate px-3 py-2 text-zinc-700 dark:text-zinc-300" title={deadLetterSummary(row)}>
+        {deadLetterSummary(row)}
+      </td>
       <Cell>{row.attempts}</Cell>
       <Cell>
         <TimeAgo at={new Date(row.recordedAtMs)} now={now} />

@@ -6,6 +6,7 @@ import type { ReactNode } from 'react';
 import { ApiError, readJson } from '@/lib/http/read-json';
 import type { DeadLetterPage, QueuePage, QueueState, ReceiptHistory } from '@/lib/queries/settlements-types';
 import { queryKeys } from '@/lib/query-keys';
+import { failureCodeWords } from '@/lib/domain/settlement-failure';
 import { deadLettersHref, queueHref } from '@/lib/url-state/settlements';
 import { NoMatches } from '../ui/states';
 import { filterParams, type FilterKey, type FilterValues } from './filter-params';
@@ -106,7 +107,7 @@ export function HiddenReceipt({
   const where = history.queued
     ? `queued (${STATE_LABEL[history.queued.state].toLowerCase()})`
     : history.deadLetter
-      ? `dead-lettered (reason ${history.deadLetter.reason})`
+      ? `dead-lettered (reason ${history.deadLetter.reason}: ${failureCodeWords(history.deadLetter.reason)})`
       : 'neither queued nor dead-lettered';
   const history_ = (
     <Link href={receiptHref(receiptId)} prefetch={false} className={LINK}>

@@ -16,6 +16,11 @@ import { deadLetterTarget, type DeadLetterTarget } from './dead-letter-target';
 import { DISCARD_ACTION } from '@/lib/domain/settlement-vocabulary';
 import { bulkReplayHref, LINK } from './links';
 import { RequeueDialog } from './requeue-dialog';
+import { FailureDetail } from './failure-detail';
+import { RelatedLinks, type RelatedLink } from '../ui/related-links';
+import type { DeepLinks } from '@/lib/domain/deep-links';
+import { auditTargetFilterHref } from '@/lib/url-state/audit';
+import { deadLettersHref, queueHref } from '@/lib/url-state/settlements';
 import { requeueTarget, type RequeueTarget } from './requeue-target';
 
 const DASH = <span className="text-zinc-500 dark:text-zinc-400">—</span>;
@@ -52,8 +57,31 @@ function ReceiptGone({ history, now }: { history: ReceiptHistory; now: Date }) {
   );
 }
 
+/**
+ * The relations a receipt's data has: its list, its audit trail and the bulk jobs that replayed it.
+ * The settlement store names no execution or step, so none is linked (docs/console.md#settlements).
+ */
+function receiptRelations(history: ReceiptHistory): RelatedLink[] {
+  const { receiptId, queued, deadLetter } = history;
+  const jobs = [...new Set(history.replays.flatMap((r) => (r.bulkJob === null ? [] : [r.bulkJob])))];
+  return [
+    ...(deadLetter ? [{ href: deadLettersHref({ q: receiptId }), text: 'In the dead letters' }] : []),
+    ...(queued ? [{ href: queueHref({ q: receiptId, state: queued.state }), text: 'In the queue' }] : []),
+    { href: auditTargetFilterHref('settlement', receiptId), text: 'Audit events for this receipt' },
+    ...jobs.map((job) => ({ href: bulkReplayHref(job), text: `Bulk job ${job}` })),
+  ];
+}
+
 /** Where a receipt is now, and its attempts, reasons, claims, replays and audit trail, newest first. */
-export function ReceiptHistoryView({ receiptId, canAct }: { receiptId: string; canAct: boolean }) {
+export function ReceiptHistoryView({
+  receiptId,
+  canAct,
+  links,
+}: {
+  receiptId: string;
+  canAct: boolean;
+  links: DeepLinks;
+}) {
   const { data: history, error } = useQuery({
     queryKey: queryKeys.settlements.receipt(receiptId),
     queryFn: ({ signal }) =>
@@ -107,16 +135,9 @@ export function ReceiptHistoryView({ receiptId, canAct }: { receiptId: string; c
             </div>
           ) : null}
         </div>
-        {deadLetter ? (
-          <pre
-            tabIndex={0}
-            className="mt-3 overflow-x-auto rounded bg-zinc-100 p-2 font-mono text-xs dark:bg-zinc-950"
-            aria-label="Dead letter JSON"
-          >
-            {deadLetter.canonicalJson}
-          </pre>
-        ) : null}
+        <FailureDetail history={history} now={now} />
       </section>
+      <RelatedLinks label={`Related to receipt ${receiptId}`} links={receiptRelations(history)} external={links} />
 
       <section aria-labelledby="receipt-replays">
         <h2 id="receipt-replays" className="mb-2 text-sm font-semibold">

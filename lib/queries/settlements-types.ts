@@ -14,6 +14,7 @@ import {
 } from '../domain/dead-letter-filter';
 import { QUEUE_STATES, type QueueState } from '../domain/queue-state';
 import type { BulkReplayCounts, BulkReplayItemOutcome } from '../ports/bulk-replay';
+import type { DeadLetterRecordReading } from '../domain/dead-letter-record';
 import { BULK_ITEM_RESULTS, QUEUE_STATE_FILTERS } from './settlements-filter-types';
 
 export { BULK_ITEM_RESULTS, BULK_REPLAY_STATUSES, FILTER_KEYS, QUEUE_STATE_FILTERS } from './settlements-filter-types';
@@ -93,6 +94,8 @@ export interface DeadLetterRow {
   attempts: number;
   recordedAtMs: number;
   finalizedAt: number;
+  /** The failure detail's SHA-256 from the stored JSON, as lowercase hex; null when the JSON cannot be read. */
+  detailSha256Hex: string | null;
 }
 
 export interface DeadLetterPage {
@@ -112,8 +115,9 @@ export interface ReceiptHistory {
   receiptId: string;
   serverNowMs: number;
   /** Where the receipt is now: queued, dead-lettered, or neither (finished or discarded). */
-  queued: QueueRow | null;
-  deadLetter: (DeadLetterRow & { canonicalJson: string }) | null;
+  queued: (QueueRow & { reasonDetailSha256Hex: string | null }) | null;
+  /** `record`: the stored JSON read for people (the detail digest as hex, fields that disagree with the row). */
+  deadLetter: (DeadLetterRow & { canonicalJson: string; record: DeadLetterRecordReading }) | null;
   events: { id: number; kind: string; attempt: number; reasonCode: string | null; atMs: number }[];
   replays: {
     operationId: string;

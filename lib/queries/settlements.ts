@@ -6,6 +6,7 @@ import { FAILURE_CODES } from '../domain/settlement-vocabulary';
 import type { BulkReplayItemOutcome, BulkReplayJob } from '../ports/bulk-replay';
 import { allOf, deadLetterFilterConditions, type DeadLetterFilterColumns } from '../db/sql/dead-letter-filter';
 import { toDeadLetterFilter, type DeadLetterFilter } from '../domain/dead-letter-filter';
+import { readDeadLetterRecord } from '../domain/dead-letter-record';
 import { QUEUE_STATES, queueStateAt, type QueueState } from '../domain/queue-state';
 import { countsUpToCap, countUpToCap, SAMPLED_AS_IS_FROM, sampledCount, type ListCount } from './count';
 import { readLastSample, sampledFigure, type LastSample } from './last-sample';
@@ -193,8 +194,23 @@ export async function listSettlementQueue(
 }
 
 const DEAD_LETTER_COLUMNS = sql.raw(
-  `receipt_id as "receiptId", reason, attempts, recorded_at_ms as "recordedAtMs", finalized_at as "finalizedAt"`,
+  `receipt_id as "receiptId", reason, attempts, recorded_at_ms as "recordedAtMs", finalized_at as "finalizedAt",
+  canonical_json as "canonicalJson"`,
 );
+
+type StoredDeadLetter = Omit<DeadLetterRow, 'detailSha256Hex'> & { canonicalJson: string };
+
+/** A dead letter with its stored JSON read for people: the failure detail's digest as hex, never a byte array. */
+function readStoredDeadLetter(row: StoredDeadLetter) {
+  const record = readDeadLetterRecord(row.canonicalJson, row);
+  return { ...row, detailSha256Hex: record.ok ? record.detailSha256Hex : null, record };
+}
+
+/** A list row: the columns and the detail digest, without the JSON. */
+function deadLetterListRow(row: StoredDeadLetter): DeadLetterRow {
+  const { receiptId, reason, attempts, recordedAtMs, finalizedAt, detailSha256Hex } = readStoredDeadLetter(row);
+  return { receiptId, reason, attempts, recordedAtMs, finalizedAt, detailSha256Hex };
+}
 
 /**
  * Dead letters, most recently recorded first, keyset-paged on `(recorded_at_ms,
@@ -213,14 +229,14 @@ export async function listDeadLetterPage(
   const before = keyset(filters.cursor);
   const beforeCondition = before ? sql`and (recorded_at_ms, receipt_id) < (${before[0]}::bigint, ${before[1]})` : sql``;
   const [page, count] = await Promise.all([
-    db.execute<Row<DeadLetterRow>>(sql`
+    db.execute<Row<StoredDeadLetter>>(sql`
       select ${DEAD_LETTER_COLUMNS} from settle.dead_letters where ${where} ${beforeCondition}
       order by recorded_at_ms desc, receipt_id desc limit ${pageSize + 1}`),
     countUpToCap(db, sql`settle.dead_letters`, where, {
       sampled: isUnfiltered(filter) ? sampledFigure(sample, METRICS.deadLettersTotal) : null,
     }),
   ]);
-  const rows = page.rows.slice(0, pageSize);
+  const rows = page.rows.slice(0, pageSize).map(deadLetterListRow);
   const last = rows.at(-1);
   return {
     rows,
@@ -306,11 +322,12 @@ function groupCount(n: number): ListCount {
 export async function readReceiptHistory(db: DbOrTx, receiptId: string): Promise<ReceiptHistory | null> {
   const [nowMs, queued, dead, events, replays, audit] = await Promise.all([
     settlementNowMs(db),
-    db.execute<Row<Omit<QueueRow, 'state'>>>(
-      sql`select ${QUEUE_COLUMNS} from settle.attempts where receipt_id = ${receiptId}`,
+    db.execute<Row<Omit<QueueRow, 'state'> & { reasonDetailSha256Hex: string | null }>>(
+      sql`select ${QUEUE_COLUMNS}, encode(reason_detail_sha256, 'hex') as "reasonDetailSha256Hex"
+          from settle.attempts where receipt_id = ${receiptId}`,
     ),
-    db.execute<Row<DeadLetterRow & { canonicalJson: string }>>(sql`
-      select ${DEAD_LETTER_COLUMNS}, canonical_json as "canonicalJson" from settle.dead_letters where receipt_id = ${receiptId}`),
+    db.execute<Row<StoredDeadLetter>>(sql`
+      select ${DEAD_LETTER_COLUMNS} from settle.dead_letters where receipt_id = ${receiptId}`),
     db.execute<Row<ReceiptHistory['events'][number]>>(sql`
       select id, kind, attempt, reason_code as "reasonCode", at_ms as "atMs" from keel.settlement_event
       where receipt_id = ${receiptId} order by id desc limit ${HISTORY_LIMIT + 1}`),
@@ -330,7 +347,7 @@ export async function readReceiptHistory(db: DbOrTx, receiptId: string): Promise
     receiptId,
     serverNowMs: nowMs,
     queued: queuedRow ? { ...queuedRow, state: queueStateAt(queuedRow, nowMs) } : null,
-    deadLetter: dead.rows[0] ?? null,
+    deadLetter: dead.rows[0] ? readStoredDeadLetter(dead.rows[0]) : null,
     events: events.rows.slice(0, HISTORY_LIMIT),
     replays: replays.rows.slice(0, HISTORY_LIMIT).map((r) => ({ ...r, at: iso(r.at) })),
     audit: audit.rows.slice(0, HISTORY_LIMIT).map((a) => ({ ...a, at: iso(a.at) })),

@@ -1,5 +1,6 @@
 import {
   createLoader,
+  createSerializer,
   parseAsIsoDateTime,
   parseAsString,
   parseAsStringLiteral,
@@ -24,6 +25,10 @@ export const auditUrlSearch = {
 };
 export type AuditUrlState = inferParserType<typeof auditUrlSearch>;
 export const loadAuditSearch = createLoader(auditUrlSearch);
+const serializeAudit = createSerializer(auditUrlSearch);
+/** The audit log narrowed to one target (its kind as the audit records it: `batch_execution`, `settlement`, ...). */
+export const auditTargetFilterHref = (targetKind: string, targetId: string) =>
+  serializeAudit('/audit', { targetKind, targetId });
 
 const iso = (at: Date | null) => (at && !Number.isNaN(at.getTime()) ? at.toISOString() : null);
 

@@ -20,6 +20,7 @@ import {
 import { previewBulkReplay } from '../../lib/services/bulk-replay';
 import { replayDeadLetter } from '../../lib/services/dead-letter-actions';
 import { freshDatabase } from '../support/database';
+import { deadLetterCanonicalJson, failureDetailSha256Hex } from '../../lib/domain/settlement';
 import { grantHeldLeases } from '../../lib/db/sql/lease-grants';
 
 const { pool, db } = await freshDatabase();
@@ -337,5 +338,50 @@ describe('a receipt history and the bulk replay list', () => {
     expect((await listBulkReplays(db, { status: 'RUNNING' })).jobs).toEqual([]);
     expect(first.jobs[0]).toMatchObject({ status: 'PREVIEWED', createdBy: 'support', note: 'job 21', startedBy: null });
     expect(await settlementNowMs(db)).toBeGreaterThan(NOW);
+  });
+});
+
+describe('a failure as people read it', () => {
+  it('gives the detail digest as hex on the list and the receipt, and says when the JSON is unreadable', async () => {
+    const detail = failureDetailSha256Hex('ledger rpc: connection reset');
+    const json = deadLetterCanonicalJson({
+      receiptId: 'fd-001',
+      finalizedAt: 5,
+      attempts: 3,
+      reasonCode: 'rpc',
+      detailSha256Hex: detail,
+    });
+    if (!json.ok) throw new Error(json.error.detail);
+    await pool.query(
+      `insert into settle.dead_letters (receipt_id, finalized_at, attempts, reason, canonical_json, recorded_at_ms)
+       values ('fd-001', 5, 3, 'rpc', $1, $2), ('fd-002', 5, 3, 'rpc', '{"reason":{}}', $2)`,
+      [json.value, NOW],
+    );
+    await pool.query(
+      `insert into settle.attempts (receipt_id, finalized_at, work_kind, attempts, next_visible_at_ms, reason_code,
+         reason_detail_sha256, updated_at_ms)
+       values ('fd-003', 5, 'retry_scheduled', 2, $1, 'backend', decode($2, 'hex'), 1)`,
+      [NOW + MIN, detail],
+    );
+    const page = await listDeadLetterPage(db, dead({ q: 'fd-' }), { nowMs: NOW });
+    expect(page.rows.map((r) => [r.receiptId, r.detailSha256Hex])).toEqual([
+      ['fd-002', null],
+      ['fd-001', detail],
+    ]);
+    expect(page.rows[0]).not.toHaveProperty('canonicalJson');
+
+    expect((await readReceiptHistory(db, 'fd-001'))?.deadLetter).toMatchObject({
+      detailSha256Hex: detail,
+      record: { ok: true, schema: 'chio.settle.dead-letter.v2', detailSha256Hex: detail, disagreements: [] },
+    });
+    expect((await readReceiptHistory(db, 'fd-002'))?.deadLetter).toMatchObject({
+      detailSha256Hex: null,
+      record: { ok: false, problem: 'the stored record’s reason.detail_sha256 is not 32 bytes' },
+    });
+    expect((await readReceiptHistory(db, 'fd-003'))?.queued).toMatchObject({
+      reasonCode: 'backend',
+      attempts: 2,
+      reasonDetailSha256Hex: detail,
+    });
   });
 });

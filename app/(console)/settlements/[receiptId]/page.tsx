@@ -10,6 +10,8 @@ import { queryKeys } from '@/lib/query-keys';
 import { primaryDb } from '@/lib/server/console-reads';
 import { decodePathSegment, receiptPathSchema } from '@/lib/domain/path-segment';
 import { page } from '@/lib/server/page';
+import { runtime } from '@/lib/server/composition-root';
+import { deepLinksFor } from '@/lib/domain/deep-links';
 
 type Props = { params: Promise<{ receiptId: string }> };
 
@@ -41,7 +43,11 @@ export default page(
           description="Its attempts, reasons, claims and replays, and every action taken on it, newest first."
         />
         <Prefetched queries={[{ queryKey: queryKeys.settlements.receipt(receiptId), queryFn: async () => history }]}>
-          <ReceiptHistoryView receiptId={receiptId} canAct={can(actor.role, 'replaySettlement')} />
+          <ReceiptHistoryView
+            receiptId={receiptId}
+            canAct={can(actor.role, 'replaySettlement')}
+            links={deepLinksFor(runtime().settings.deepLinks, 'receipt', receiptId)}
+          />
         </Prefetched>
       </>
     );
