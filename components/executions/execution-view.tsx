@@ -4,10 +4,14 @@ import { useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import { can, type Role } from '@/lib/domain/roles';
 import { readJson } from '@/lib/http/read-json';
+import type { DeepLinks } from '@/lib/domain/deep-links';
+import { auditTargetFilterHref } from '@/lib/url-state/audit';
+import { retryKeysHref } from '@/lib/url-state/retry-keys';
 import { queryKeys } from '@/lib/query-keys';
 import type { ExecutionDetailPage } from '@/lib/queries/console-reads-types';
 import { Fact } from '../ui/fact';
 import { PageHeader } from '../ui/page-header';
+import { RelatedLinks } from '../ui/related-links';
 import { ErrorState } from '../ui/states';
 import { StatusBadge } from '../ui/status-badge';
 import { Cell, DataTable } from '../ui/table';
@@ -18,7 +22,7 @@ import { StepsTable } from './steps-table';
 import { takeoverOutcome } from './takeover-outcome';
 
 /** An execution's detail, prefetched by the page and kept current by live events and actions. */
-export function ExecutionView({ id, role }: { id: number; role: Role }) {
+export function ExecutionView({ id, role, links }: { id: number; role: Role; links: DeepLinks }) {
   const { data: detail, error } = useQuery({
     queryKey: queryKeys.executions.detail(id),
     queryFn: ({ signal }) => readJson<ExecutionDetailPage>(`/api/executions/${id}`, {}, signal),
@@ -62,6 +66,19 @@ export function ExecutionView({ id, role }: { id: number; role: Role }) {
         pendingProposalId={pendingProposalId}
         takeover={takenOver ? { outcome: takenOver, instanceId: detail.instanceId, now } : null}
       />
+      <RelatedLinks
+        label={`Related to execution ${detail.id}`}
+        links={[
+          { href: retryKeysHref({ execution: detail.id }), text: 'Retry keys of this execution' },
+          { href: '#history', text: 'Recovery history and proposals' },
+          {
+            href: auditTargetFilterHref('batch_execution', String(detail.id)),
+            text: 'Audit events for this execution',
+          },
+        ]}
+        external={links}
+        className="mb-6"
+      />
       <section
         aria-label="Summary"
         className="mb-8 rounded-lg border border-zinc-200 bg-white p-4 dark:border-zinc-800 dark:bg-zinc-900"
@@ -100,7 +117,7 @@ export function ExecutionView({ id, role }: { id: number; role: Role }) {
         <h2 id="steps" className="mb-2 text-sm font-semibold">
           Steps
         </h2>
-        <StepsTable steps={detail.steps} />
+        <StepsTable steps={detail.steps} keysHref={retryKeysHref({ execution: detail.id })} />
       </section>
       <section aria-labelledby="operator-history" className="mb-8">
         <h2 id="operator-history" className="mb-1 text-sm font-semibold">

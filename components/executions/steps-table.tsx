@@ -1,10 +1,11 @@
+import Link from 'next/link';
 import type { StepDetail } from '@/lib/queries/execution-detail-types';
 import { StatusBadge } from '../ui/status-badge';
 import { Cell, DataTable } from '../ui/table';
 
 const triple = (r: Record<'read' | 'process' | 'write', number>) => `${r.read} / ${r.process} / ${r.write}`;
 
-function FaultState({ state }: { state: StepDetail['faultState'] }) {
+function FaultState({ state, keysHref }: { state: StepDetail['faultState']; keysHref: string }) {
   if (state.kind === 'empty') return <span className="text-zinc-600 dark:text-zinc-400">clean</span>;
   if (state.kind === 'corrupt') {
     return (
@@ -15,7 +16,9 @@ function FaultState({ state }: { state: StepDetail['faultState'] }) {
   }
   return (
     <span>
-      {state.entries} unresolved{' '}
+      <Link href={keysHref} prefetch={false} className="text-sky-800 underline dark:text-sky-300">
+        {state.entries} unresolved
+      </Link>{' '}
       <span className="text-zinc-600 dark:text-zinc-400">
         {state.limits
           ? `(state limit ${state.limits.stateLimit}, retry limit ${state.limits.retryLimit})`
@@ -25,7 +28,8 @@ function FaultState({ state }: { state: StepDetail['faultState'] }) {
   );
 }
 
-export function StepsTable({ steps }: { steps: StepDetail[] }) {
+/** `keysHref`: the retry keys list narrowed to this execution, where a step's unresolved count leads. */
+export function StepsTable({ steps, keysHref }: { steps: StepDetail[]; keysHref: string }) {
   return (
     <DataTable
       caption="Steps"
@@ -43,7 +47,8 @@ export function StepsTable({ steps }: { steps: StepDetail[] }) {
       empty={steps.length === 0}
     >
       {steps.map((step) => (
-        <tr key={step.id}>
+        // The anchor a retry key's step links to (`/executions/<id>#step-<step id>`).
+        <tr key={step.id} id={`step-${step.id}`} className="scroll-mt-16 target:bg-amber-50 dark:target:bg-amber-950">
           <Cell>
             {step.logicalId} <span className="font-mono text-xs text-zinc-600 dark:text-zinc-400">#{step.id}</span>
           </Cell>
@@ -61,7 +66,7 @@ export function StepsTable({ steps }: { steps: StepDetail[] }) {
               : 'none'}
           </Cell>
           <Cell wrap>
-            <FaultState state={step.faultState} />
+            <FaultState state={step.faultState} keysHref={keysHref} />
           </Cell>
         </tr>
       ))}

@@ -103,6 +103,21 @@ export function RetryKeysView() {
           Clear
         </Link>
       </form>
+      {search.execution !== null ? (
+        <p className="mb-3 text-sm" data-testid="retry-keys-execution">
+          Only the steps of execution {search.execution}.{' '}
+          <Link href={`/executions/${search.execution}`} className="text-sky-800 underline dark:text-sky-300">
+            Back to execution {search.execution}
+          </Link>
+          {' · '}
+          <Link
+            href={retryKeysHref({ ...search, execution: null, cursor: null, corruptCursor: null })}
+            className="text-sky-800 underline dark:text-sky-300"
+          >
+            Every execution’s keys
+          </Link>
+        </p>
+      ) : null}
       <RetryKeyTabs
         show={show}
         keysHref={retryKeysHref({ ...search, show: null, corruptCursor: null })}
@@ -133,7 +148,12 @@ export function RetryKeysView() {
                   </Cell>
                   <Cell mono>{row.revision}</Cell>
                   <Cell>
-                    {row.stepLogicalId}{' '}
+                    <Link
+                      href={`/executions/${row.executionId}#step-${row.stepId}`}
+                      className="text-sky-800 underline dark:text-sky-300"
+                    >
+                      {row.stepLogicalId}
+                    </Link>{' '}
                     <span className="font-mono text-xs text-zinc-600 dark:text-zinc-400">#{row.stepId}</span>
                   </Cell>
                   <Cell mono>

@@ -1,4 +1,11 @@
-import { createLoader, createSerializer, parseAsString, parseAsStringLiteral, type inferParserType } from 'nuqs/server';
+import {
+  createLoader,
+  createSerializer,
+  parseAsInteger,
+  parseAsString,
+  parseAsStringLiteral,
+  type inferParserType,
+} from 'nuqs/server';
 import { FAILURE_CATEGORIES, FAULT_PHASES } from '../domain/batch-status';
 import { CURSOR_WORD, oneOf, type FilterWords } from './filter-words';
 
@@ -7,6 +14,8 @@ export const retryKeysSearch = {
   job: parseAsString,
   phase: parseAsStringLiteral(FAULT_PHASES),
   category: parseAsStringLiteral(FAILURE_CATEGORIES),
+  /** One execution's steps only: the execution page links here. */
+  execution: parseAsInteger,
   cursor: parseAsString,
   corruptCursor: parseAsString,
   /** Which list is shown: the unresolved keys (default) or the corrupt envelopes, a tab each. */
@@ -28,16 +37,23 @@ export const unresolvedKeysParams = (s: RetryKeysSearch) =>
     job: s.job ?? undefined,
     phase: s.phase ?? undefined,
     category: s.category ?? undefined,
+    executionId: s.execution ?? undefined,
     cursor: s.cursor ?? undefined,
   }) as const;
 export const corruptEnvelopesParams = (s: RetryKeysSearch) =>
-  ({ only: 'corrupt', job: s.job ?? undefined, cursor: s.corruptCursor ?? undefined }) as const;
+  ({
+    only: 'corrupt',
+    job: s.job ?? undefined,
+    executionId: s.execution ?? undefined,
+    cursor: s.corruptCursor ?? undefined,
+  }) as const;
 
 /** The retry-key filters in the page's words, for its invalid-filter state. */
 export const RETRY_KEY_FILTER_WORDS: FilterWords = {
   job: { label: 'Job', expect: 'a job name of at most 128 characters' },
   phase: { label: 'Phase', expect: oneOf(FAULT_PHASES) },
   category: { label: 'Category', expect: oneOf(FAILURE_CATEGORIES) },
+  execution: { label: 'Execution', expect: 'an execution id, a whole number' },
   cursor: CURSOR_WORD,
   corruptCursor: CURSOR_WORD,
 };

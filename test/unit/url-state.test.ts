@@ -1,9 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { auditListQuerySchema } from '../../lib/domain/audit-filters';
 import { LIVE_TOPICS, topicOfTable } from '../../lib/domain/live-topics';
-import { auditSearchOf, auditStateOf, loadAuditSearch } from '../../lib/url-state/audit';
+import { auditSearchOf, auditStateOf, auditTargetFilterHref, loadAuditSearch } from '../../lib/url-state/audit';
 import { executionsHref, loadExecutionsSearch } from '../../lib/url-state/executions';
-import { corruptEnvelopesParams, loadRetryKeysSearch, unresolvedKeysParams } from '../../lib/url-state/retry-keys';
+import {
+  corruptEnvelopesParams,
+  loadRetryKeysSearch,
+  retryKeysHref,
+  unresolvedKeysParams,
+} from '../../lib/url-state/retry-keys';
 import { deadLettersHref, loadQueueSearch } from '../../lib/url-state/settlements';
 import { RETRY_KEY_PAGE_SIZE } from '../../lib/queries/retry-keys';
 
@@ -46,6 +51,19 @@ describe('the retry keys page', () => {
     expect(unresolvedKeysParams(search)).not.toHaveProperty('limit');
     expect(corruptEnvelopesParams(search)).not.toHaveProperty('limit');
     expect(RETRY_KEY_PAGE_SIZE).toBe(50);
+  });
+
+  it('narrows both lists to one execution from the execution page’s link, and the audit log to one target', () => {
+    expect(retryKeysHref({ execution: 42 })).toBe('/retry-keys?execution=42');
+    const search = loadRetryKeysSearch({ execution: '42' });
+    expect(unresolvedKeysParams(search)).toMatchObject({ only: 'keys', executionId: 42 });
+    expect(corruptEnvelopesParams(search)).toMatchObject({ only: 'corrupt', executionId: 42 });
+    expect(loadRetryKeysSearch({ execution: 'x' }).execution).toBeNull();
+    expect(auditTargetFilterHref('settlement', 'rcpt 1/2')).toBe('/audit?targetKind=settlement&targetId=rcpt+1/2');
+    expect(loadAuditSearch(new URLSearchParams('targetKind=settlement&targetId=rcpt+1/2'))).toMatchObject({
+      targetKind: 'settlement',
+      targetId: 'rcpt 1/2',
+    });
   });
 });
 

@@ -19,6 +19,7 @@ const filtersSchema = z.object({
   job: singleLineText(128).optional(),
   phase: z.enum(FAULT_PHASES).optional().catch(undefined),
   category: z.enum(FAILURE_CATEGORIES).optional().catch(undefined),
+  execution: z.coerce.number().int().positive().optional(),
   cursor: retryKeyCursorText().optional(),
   corruptCursor: retryKeyCursorText().optional(),
   /** Which list to show: the unresolved keys (default) or the corrupt envelopes, each a tab of its own. */

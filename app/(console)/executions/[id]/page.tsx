@@ -6,6 +6,8 @@ import { idPathSchema } from '@/lib/domain/path-segment';
 import { queryKeys } from '@/lib/query-keys';
 import { executionDetailPage } from '@/lib/server/console-reads';
 import { page } from '@/lib/server/page';
+import { runtime } from '@/lib/server/composition-root';
+import { deepLinksFor } from '@/lib/domain/deep-links';
 
 export async function generateMetadata({ params }: { params: Promise<{ id: string }> }): Promise<Metadata> {
   return { title: `Execution ${(await params).id}` };
@@ -16,7 +18,11 @@ export default page('read', { params: idPathSchema }, async function ExecutionPa
   if (!detail) notFound();
   return (
     <Prefetched queries={[{ queryKey: queryKeys.executions.detail(params.id), queryFn: async () => detail }]}>
-      <ExecutionView id={params.id} role={actor.role} />
+      <ExecutionView
+        id={params.id}
+        role={actor.role}
+        links={deepLinksFor(runtime().settings.deepLinks, 'execution', String(params.id))}
+      />
     </Prefetched>
   );
 });
