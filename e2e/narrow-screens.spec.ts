@@ -34,6 +34,7 @@ async function consolePages(page: Page): Promise<{ name: string; path: string }[
     const receipt = await db.query(`select receipt_id from settle.dead_letters order by receipt_id limit 1`);
     return [
       { name: 'overview', path: '/' },
+      { name: 'rates', path: '/rates' },
       { name: 'executions', path: '/executions' },
       { name: 'execution', path: `/executions/${execution.rows[0].id}` },
       { name: 'retry-keys', path: '/retry-keys' },
@@ -52,9 +53,10 @@ async function consolePages(page: Page): Promise<{ name: string; path: string }[
   }
 }
 
-/** Pages whose dark theme a full-width spec puts through axe (console-pages, settlements, audit-users). */
+/** Pages whose dark theme a full-width spec puts through axe (console-pages, settlements, audit-users, rates). */
 const DARK_CHECKED_AT_FULL_WIDTH = new Set([
   'overview',
+  'rates',
   'executions',
   'execution',
   'retry-keys',
@@ -130,7 +132,7 @@ test('at 390 px the navigation folds behind a Menu button that works by keyboard
   await page.keyboard.press('Enter');
   await nav.getByRole('link', { name: 'Overview' }).focus();
   await page.keyboard.press('Tab');
-  await expect(nav.getByRole('link', { name: 'Executions' })).toBeFocused();
+  await expect(nav.getByRole('link', { name: 'Rates' })).toBeFocused();
   await page.keyboard.press('Escape');
   await expect(menu).toHaveAttribute('aria-expanded', 'false');
   await expect(menu).toBeFocused();

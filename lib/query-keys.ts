@@ -49,6 +49,8 @@ export const queryKeys = {
     all: ['webhooks'] as const,
     deliveries: (filters: Filters) => ['webhooks', 'deliveries', filters] as const,
   },
+  /** The /rates charts, every range (lib/reads/rates.ts keys each under this prefix). */
+  rates: { all: ['rates'] as const },
   /** The header search and its results page: one text, every kind of id. */
   search: (q: string) => ['search', q] as const,
 };

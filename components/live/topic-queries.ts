@@ -10,8 +10,10 @@ export const TOPIC_QUERIES: Readonly<Record<LiveTopic, readonly QueryKey[]>> = {
   executions: [queryKeys.executions.all, queryKeys.retryKeys.all, queryKeys.overview()],
   proposals: [queryKeys.proposals.all, queryKeys.orchestrations.all, queryKeys.executions.all, queryKeys.overview()],
   settlements: [queryKeys.settlements.all, queryKeys.overview()],
-  audit: [queryKeys.audit.all],
+  // The rates' markers are audit events.
+  audit: [queryKeys.audit.all, queryKeys.rates.all],
   users: [queryKeys.users.all],
   webhooks: [queryKeys.webhooks.all],
-  metrics: [queryKeys.overview()],
+  // Each sample comes with a rollup pass of the rates.
+  metrics: [queryKeys.overview(), queryKeys.rates.all],
 };

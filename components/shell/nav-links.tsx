@@ -6,6 +6,7 @@ import { can, type Role } from '@/lib/domain/roles';
 
 const LINKS = [
   { href: '/', label: 'Overview' },
+  { href: '/rates', label: 'Rates' },
   { href: '/executions', label: 'Executions' },
   { href: '/retry-keys', label: 'Retry keys' },
   { href: '/recovery', label: 'Recovery' },

@@ -1,4 +1,5 @@
 import type { executionDetail, executionList, jobNames } from './executions';
+import type { rateCharts } from './rates';
 import { readQuery } from './read-query';
 import type { userList } from './users';
 
@@ -12,3 +13,4 @@ export const executionListQuery = /* @__PURE__ */ readQuery<typeof executionList
 export const executionDetailQuery = /* @__PURE__ */ readQuery<typeof executionDetail>('/api/executions/[id]');
 export const jobNamesQuery = /* @__PURE__ */ readQuery<typeof jobNames>('/api/job-names', { staleTime: 60_000 });
 export const userListQuery = /* @__PURE__ */ readQuery<typeof userList>('/api/users');
+export const rateChartsQuery = /* @__PURE__ */ readQuery<typeof rateCharts>('/api/rates');

@@ -20,7 +20,7 @@ const openMinute = async () =>
   Number(
     (
       await pool.query(
-        `select (extract(epoch from date_bin('1 minute', clock_timestamp(), timestamptz 'epoch')) * 1000)::bigint as ms`,
+        `select (extract(epoch from date_bin('1 minute', clock_timestamp(), 'epoch')) * 1000)::bigint as ms`,
       )
     ).rows[0].ms,
   );
@@ -56,7 +56,8 @@ async function execution(job: string, status: string, startedMs: number, endedMs
     Buffer.from(`instance-${instance}`),
   ]);
   await pool.query(
-    `insert into oxide_batch.ob_job_execution (job_instance_id, definition_id, attempt, status, started_at, ended_at, updated_at)
+    `insert into oxide_batch.ob_job_execution
+       (job_instance_id, definition_id, attempt, status, started_at, ended_at, updated_at)
      values ($1, 1, 1, $2, to_timestamp($3 / 1000.0), to_timestamp($4 / 1000.0), to_timestamp($5 / 1000.0))`,
     [instance, status, startedMs, endedMs, Math.max(startedMs, endedMs ?? 0) + 1_000],
   );
@@ -192,10 +193,11 @@ describe('rate rollup', () => {
   });
 
   it('reads each range in its buckets, with the takeovers and bulk jobs of the range as markers', async () => {
-    await pool.query(`insert into keel.bulk_replay (id, created_by_id, created_by_login, note, filter, item_count, status,
-      action, started_at, started_by_id, started_by_login, started_by_role) overriding system value
+    await pool.query(`insert into keel.bulk_replay (id, created_by_id, created_by_login, note, filter, item_count,
+      status, action, started_at, started_by_id, started_by_login, started_by_role) overriding system value
       values (7, 'u', 'support', 'n', '{}', 40, 'RUNNING', 'REPLAY', clock_timestamp(), 'u', 'support', 'support')`);
-    const audit = `insert into keel.audit_event (at, actor_login, actor_role, action, target_kind, target_id, outcome, code)
+    const audit = `insert into keel.audit_event
+      (at, actor_login, actor_role, action, target_kind, target_id, outcome, code)
       values (clock_timestamp() - $1::bigint * interval '1 ms', $2, $3, $4, $5, $6, $7, $8)`;
     await pool.query(audit, [
       5 * MINUTE,
