@@ -10,7 +10,10 @@ export const metadata: Metadata = {
 };
 
 // Applies the system preference before first paint when no theme was chosen.
-const THEME_SCRIPT = `(function(){try{var c=document.cookie.match(/(?:^|; )keel-theme=(light|dark)/);var d=c?c[1]==='dark':window.matchMedia('(prefers-color-scheme: dark)').matches;document.documentElement.classList.toggle('dark',d);}catch(e){}})();`;
+const THEME_SCRIPT =
+  '(function(){try{var c=document.cookie.match(/(?:^|; )keel-theme=(light|dark)/);' +
+  "var d=c?c[1]==='dark':window.matchMedia('(prefers-color-scheme: dark)').matches;" +
+  "document.documentElement.classList.toggle('dark',d);}catch(e){}})();";
 
 // Writes the browser's zone to keel-tz before the first console page is asked for (the sign-in page runs it too), so a
 // user whose times follow the browser gets them rendered in it by the server (components/ui/time-zone.tsx).
@@ -21,7 +24,8 @@ const TIME_ZONE_SCRIPT =
 
 export default async function RootLayout({ children }: { children: ReactNode }) {
   const theme = (await cookies()).get('keel-theme')?.value;
-  // Keel's HTTP server sets a fresh nonce per request (lib/http/front-door.ts); the Content-Security-Policy allows only scripts carrying it.
+  // Keel's HTTP server sets a fresh nonce per request (lib/http/front-door.ts);
+  // the Content-Security-Policy allows only scripts carrying it.
   const nonce = (await headers()).get('x-nonce') ?? undefined;
   return (
     <html lang="en" className={theme === 'dark' ? 'dark' : undefined} suppressHydrationWarning>

@@ -24,7 +24,10 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
           <span className="text-sm" data-testid="signed-in-user">
             <span className="font-medium">{actor.login}</span>{' '}
             <span
-              className="rounded bg-zinc-100 px-1.5 py-0.5 text-xs font-medium uppercase tracking-wide text-zinc-700 dark:bg-zinc-800 dark:text-zinc-300"
+              className={
+                'rounded bg-zinc-100 px-1.5 py-0.5 text-xs font-medium uppercase tracking-wide text-zinc-700 ' +
+                'dark:bg-zinc-800 dark:text-zinc-300'
+              }
               data-testid="signed-in-role"
             >
               {actor.role}

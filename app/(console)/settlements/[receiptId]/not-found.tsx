@@ -5,7 +5,10 @@ export default function ReceiptNotFound() {
   return (
     <NotFoundNotice
       what="receipt"
-      why="The receipt in this address is not queued, not dead-lettered, and Keel holds no history for it; receipt ids are matched exactly."
+      why={
+        'The receipt in this address is not queued, not dead-lettered, and Keel holds no history for it; ' +
+        'receipt ids are matched exactly.'
+      }
       lists={[
         { href: '/settlements?state=all', label: 'The settlement queue' },
         { href: '/settlements/dead-letters', label: 'Dead letters' },

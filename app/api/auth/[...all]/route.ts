@@ -7,7 +7,10 @@ export const dynamic = 'force-dynamic';
 
 let surface: ((request: Request) => Promise<Response>) | undefined;
 
-/** Only sign-in (password, or SSO's start and callback), sign-out and get-session reach better-auth; every other path answers 404. */
+/**
+ * Only sign-in (password, or SSO's start and callback), sign-out
+ * and get-session reach better-auth; every other path answers 404.
+ */
 function handle(request: Request): Promise<Response> {
   if (!surface) {
     const { auth, settings } = runtime();
