@@ -115,7 +115,8 @@ export function SignInForm({
   }
 
   const field =
-    'mt-1 block w-full rounded-md border border-zinc-300 bg-white px-3 py-2 text-sm dark:border-zinc-700 dark:bg-zinc-950';
+    'mt-1 block w-full rounded-md border border-zinc-300 bg-white px-3 py-2 text-sm dark:border-zinc-700 ' +
+    'dark:bg-zinc-950';
   const alert = error ? (
     <p ref={alertRef} role="alert" tabIndex={-1} className="text-sm text-red-700 outline-none dark:text-red-400">
       {error}
@@ -127,7 +128,10 @@ export function SignInForm({
         type="button"
         onClick={onSso}
         disabled={pending}
-        className="w-full rounded-md border border-zinc-300 bg-white px-3 py-2 text-sm font-medium hover:bg-zinc-50 disabled:opacity-60 dark:border-zinc-700 dark:bg-zinc-950"
+        className={
+          'w-full rounded-md border border-zinc-300 bg-white px-3 py-2 text-sm font-medium hover:bg-zinc-50 ' +
+          'disabled:opacity-60 dark:border-zinc-700 dark:bg-zinc-950'
+        }
       >
         Sign in with {ssoName}
       </button>
@@ -170,7 +174,10 @@ export function SignInForm({
         <button
           type="submit"
           disabled={pending}
-          className="w-full rounded-md bg-sky-700 px-3 py-2 text-sm font-medium text-white hover:bg-sky-800 disabled:opacity-60"
+          className={
+            'w-full rounded-md bg-sky-700 px-3 py-2 text-sm font-medium text-white hover:bg-sky-800 ' +
+            'disabled:opacity-60'
+          }
         >
           {pending ? 'Signing in…' : 'Sign in'}
         </button>

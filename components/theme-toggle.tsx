@@ -18,7 +18,10 @@ export function ThemeToggle() {
       type="button"
       onClick={toggle}
       aria-pressed={dark ?? undefined}
-      className="rounded-md border border-zinc-300 px-2.5 py-1 text-sm hover:bg-zinc-100 dark:border-zinc-700 dark:hover:bg-zinc-800"
+      className={
+        'rounded-md border border-zinc-300 px-2.5 py-1 text-sm hover:bg-zinc-100 dark:border-zinc-700 ' +
+        'dark:hover:bg-zinc-800'
+      }
     >
       {dark ? 'Light mode' : 'Dark mode'}
     </button>

@@ -20,7 +20,10 @@ export function DigestButton({ digest }: { digest: string }) {
       title={digest}
       aria-label={`Copy digest ${digest}`}
       data-digest={digest}
-      className="rounded font-mono text-xs text-sky-800 underline decoration-dotted hover:text-sky-950 dark:text-sky-300 dark:hover:text-sky-100"
+      className={
+        'rounded font-mono text-xs text-sky-800 underline decoration-dotted hover:text-sky-950 dark:text-sky-300 ' +
+        'dark:hover:text-sky-100'
+      }
     >
       {digest.length > 12 ? `${digest.slice(0, 12)}…` : digest}
     </button>

@@ -47,7 +47,10 @@ export function TakeoverOutcomePanel({
   return (
     <section
       aria-labelledby="takeover-outcome"
-      className="rounded-lg border border-sky-300 bg-sky-50 p-4 text-sm text-sky-950 dark:border-sky-800 dark:bg-sky-950 dark:text-sky-50"
+      className={
+        'rounded-lg border border-sky-300 bg-sky-50 p-4 text-sm text-sky-950 dark:border-sky-800 dark:bg-sky-950 ' +
+        'dark:text-sky-50'
+      }
     >
       <h2 id="takeover-outcome" className="font-semibold">
         Taken over: the execution is {decision.resultingStatus}
@@ -73,13 +76,17 @@ export function TakeoverOutcomePanel({
           <strong>The old worker is fenced out.</strong> Its next write still carries version{' '}
           {decision.executionVersion} and is refused, so it cannot undo this.{' '}
           {runningSteps.length > 0
-            ? `Until it notices, step ${runningSteps.join(', ')} still reads STARTED and the owner "another process"; that is expected and needs nothing from you.`
-            : 'Until it notices, the owner may still read "another process"; that is expected and needs nothing from you.'}
+            ? `Until it notices, step ${runningSteps.join(', ')} still reads STARTED ` +
+              'and the owner "another process"; that is expected and needs nothing from you.'
+            : 'Until it notices, the owner may still read "another process"; ' +
+              'that is expected and needs nothing from you.'}
         </li>
         <li>
           <strong>New owner: none.</strong>{' '}
           {failed
-            ? `No process owns a ${decision.resultingStatus} execution. The runtime may restart job instance ${instanceId} as a new attempt, which gets an owner of its own and appears as a new execution.`
+            ? `No process owns a ${decision.resultingStatus} execution. ` +
+              `The runtime may restart job instance ${instanceId} as a new attempt, ` +
+              `which gets an owner of its own and appears as a new execution.`
             : `No process owns an ABANDONED execution, and job instance ${instanceId} cannot be restarted from it.`}
         </li>
         <li>

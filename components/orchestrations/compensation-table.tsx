@@ -1,8 +1,17 @@
 import type { OrchestrationCompensationStep } from '@/lib/queries/orchestration-detail-types';
 import { Cell, DataTable } from '../ui/table';
 
-const ordinal = (n: number) =>
-  `${n}${n % 10 === 1 && n % 100 !== 11 ? 'st' : n % 10 === 2 && n % 100 !== 12 ? 'nd' : n % 10 === 3 && n % 100 !== 13 ? 'rd' : 'th'}`;
+const ordinal = (n: number) => {
+  const suffix =
+    n % 10 === 1 && n % 100 !== 11
+      ? 'st'
+      : n % 10 === 2 && n % 100 !== 12
+        ? 'nd'
+        : n % 10 === 3 && n % 100 !== 13
+          ? 'rd'
+          : 'th';
+  return `${n}${suffix}`;
+};
 
 /** The declared undo steps in their order, and when each would run (in reverse, all or none). */
 export function CompensationTable({

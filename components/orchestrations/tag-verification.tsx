@@ -3,11 +3,18 @@ import type { TagVerification } from '@/lib/queries/orchestration-detail-types';
 /** The badge beside the title: the key and the tag stay on the server, only the verdict comes here. */
 export function TagBadge({ verification }: { verification: TagVerification }) {
   return verification.verified ? (
-    <span className="rounded bg-emerald-100 px-1.5 py-0.5 text-xs font-medium text-emerald-900 dark:bg-emerald-950 dark:text-emerald-200">
+    <span
+      className={
+        'rounded bg-emerald-100 px-1.5 py-0.5 text-xs font-medium text-emerald-900 dark:bg-emerald-950 ' +
+        'dark:text-emerald-200'
+      }
+    >
       tag verified
     </span>
   ) : (
-    <span className="rounded bg-red-100 px-1.5 py-0.5 text-xs font-medium text-red-900 dark:bg-red-950 dark:text-red-200">
+    <span
+      className={'rounded bg-red-100 px-1.5 py-0.5 text-xs font-medium text-red-900 dark:bg-red-950 dark:text-red-200'}
+    >
       tag not verified
     </span>
   );
@@ -26,7 +33,10 @@ export function TagVerificationNotice({
       <section
         aria-label="Authentication"
         data-testid="tag-verification"
-        className="mb-6 rounded-lg border border-emerald-300 bg-emerald-50 p-4 text-sm text-emerald-950 dark:border-emerald-800 dark:bg-emerald-950 dark:text-emerald-100"
+        className={
+          'mb-6 rounded-lg border border-emerald-300 bg-emerald-50 p-4 text-sm text-emerald-950 ' +
+          'dark:border-emerald-800 dark:bg-emerald-950 dark:text-emerald-100'
+        }
       >
         <p className="font-medium">Verified</p>
         <p className="mt-1">
@@ -40,7 +50,10 @@ export function TagVerificationNotice({
     <section
       aria-label="Authentication"
       data-testid="tag-verification"
-      className="mb-6 rounded-lg border border-red-300 bg-red-50 p-4 text-sm text-red-950 dark:border-red-800 dark:bg-red-950 dark:text-red-100"
+      className={
+        'mb-6 rounded-lg border border-red-300 bg-red-50 p-4 text-sm text-red-950 dark:border-red-800 ' +
+        'dark:bg-red-950 dark:text-red-100'
+      }
     >
       <p className="font-medium">
         Not verified <span className="font-mono text-xs">({verification.code})</span>

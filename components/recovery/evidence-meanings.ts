@@ -2,12 +2,17 @@ import type { OwnerObservation } from '@/lib/domain/batch-status';
 
 type MarkerKey = 'unknownCommit' | 'completedPartition' | 'committedFlowDecision' | 'ambiguousExternalEffect';
 
-/** Each marker of the recovery snapshot (docs/design.md#recovery-snapshot) with what it means for a takeover, set and clear, in one sentence each. */
+/**
+ * Each marker of the recovery snapshot (docs/design.md#recovery-snapshot)
+ * with what it means for a takeover, set and clear, in one sentence each.
+ */
 export const MARKERS: { key: MarkerKey; code: string; set: string; clear: string }[] = [
   {
     key: 'unknownCommit',
     code: 'unknown_commit',
-    set: 'The runtime cannot tell whether the last commit landed: a takeover to FAILED must carry reason UNKNOWN_EFFECT, and a restart must first find out what that commit did.',
+    set:
+      'The runtime cannot tell whether the last commit landed: ' +
+      'a takeover to FAILED must carry reason UNKNOWN_EFFECT, and a restart must first find out what that commit did.',
     clear: 'The outcome of every commit is known.',
   },
   {
@@ -25,7 +30,9 @@ export const MARKERS: { key: MarkerKey; code: string; set: string; clear: string
   {
     key: 'ambiguousExternalEffect',
     code: 'ambiguous_external_effect',
-    set: 'The job does not declare atomic same-resource delivery, so effects outside this database may have happened after the last checkpoint: check them before confirming.',
+    set:
+      'The job does not declare atomic same-resource delivery, ' +
+      'so effects outside this database may have happened after the last checkpoint: check them before confirming.',
     clear: 'The job declares atomic same-resource delivery: its effects commit together with its checkpoints.',
   },
 ];
@@ -40,6 +47,7 @@ export const OWNER_MEANINGS: Record<OwnerObservation, { label: string; meaning: 
   OTHER_PROCESS: {
     label: 'Another process',
     meaning:
-      'A runtime worker holds the owner token but has gone quiet; the takeover moves the version on, so that worker’s next guarded write fails.',
+      'A runtime worker holds the owner token but has gone quiet; the takeover moves the version on, ' +
+      'so that worker’s next guarded write fails.',
   },
 };

@@ -50,7 +50,10 @@ export function EvidenceTable({
         <pre
           tabIndex={0}
           aria-label="Stored evidence (JSON)"
-          className="max-h-96 overflow-auto rounded-md bg-zinc-100 p-3 font-mono text-xs text-zinc-900 dark:bg-zinc-950 dark:text-zinc-100"
+          className={
+            'max-h-96 overflow-auto rounded-md bg-zinc-100 p-3 font-mono text-xs text-zinc-900 dark:bg-zinc-950 ' +
+            'dark:text-zinc-100'
+          }
         >
           {JSON.stringify(evidence, null, 2)}
         </pre>

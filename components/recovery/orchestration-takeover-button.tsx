@@ -57,8 +57,8 @@ export function OrchestrationTakeoverButton({
         }}
       >
         <p>
-          The lapsed lease of {leaseOwner} (fencing token {fencingToken}) would pass to the owner you name, with token{' '}
-          {fencingToken + 1}, once a different approver confirms. Nothing changes until then.
+          The lapsed lease of {leaseOwner} (fencing token {fencingToken}) would pass to the owner you name,{' '}
+          {`with token ${fencingToken + 1}`}, once a different approver confirms. Nothing changes until then.
         </p>
         <label className="block text-xs font-medium">
           Successor owner
@@ -66,7 +66,10 @@ export function OrchestrationTakeoverButton({
             value={successor}
             onChange={(e) => setSuccessor(e.target.value.trim())}
             placeholder="orchestrator-4"
-            className="mt-1 block w-full rounded-md border border-zinc-300 bg-white px-2 py-1.5 text-sm dark:border-zinc-700 dark:bg-zinc-950"
+            className={
+              'mt-1 block w-full rounded-md border border-zinc-300 bg-white px-2 py-1.5 text-sm dark:border-zinc-700 ' +
+              'dark:bg-zinc-950'
+            }
           />
         </label>
         <RequestReasonField

@@ -15,7 +15,8 @@ const CATEGORIES: readonly FailureCategory[] = [
   ...FAILURE_CATEGORIES.filter((c) => c !== 'STALE_RECOVERED'),
 ];
 const field =
-  'mt-1 block w-full rounded-md border border-zinc-300 bg-white px-2 py-1.5 text-sm dark:border-zinc-700 dark:bg-zinc-950';
+  'mt-1 block w-full rounded-md border border-zinc-300 bg-white px-2 py-1.5 text-sm dark:border-zinc-700 ' +
+  'dark:bg-zinc-950';
 const invalidate = [
   queryKeys.proposals.all,
   queryKeys.executions.all,
@@ -132,10 +133,14 @@ export function ProposalDecision({
             const v = result.value;
             setDecided(
               v.kind === 'orchestration'
-                ? `Approved. The lease now belongs to ${v.leaseOwner} with fencing token ${v.fencingToken}; the old owner's writes with an older token are refused.`
+                ? `Approved. The lease now belongs to ${v.leaseOwner} with fencing token ${v.fencingToken}; ` +
+                    `the old owner's writes with an older token are refused.`
                 : v.kind === 'abandon'
                   ? `Approved. The execution is ${v.resultingStatus}.`
-                  : `Approved. The execution is ${v.resultingStatus} at version ${v.version}. Its old worker is fenced out: its next write carries the old version and is refused, so its last step may still read STARTED and its owner "another process" until that worker notices and stops.`,
+                  : `Approved. The execution is ${v.resultingStatus} at version ${v.version}. ` +
+                    `Its old worker is fenced out: its next write carries the old version and is refused, ` +
+                    `so its last step may still read STARTED and its owner "another process" until that worker ` +
+                    `notices and stops.`,
             );
           }
         }}
@@ -222,7 +227,12 @@ export function ProposalDecision({
           <input value={reason} onChange={(e) => setReason(e.target.value)} className={field} maxLength={500} />
         </label>
         {needsAck && !abandon ? (
-          <label className="flex items-start gap-2 rounded-md border border-amber-400 bg-amber-50 p-2 text-amber-950 dark:bg-amber-950 dark:text-amber-50">
+          <label
+            className={
+              'flex items-start gap-2 rounded-md border border-amber-400 bg-amber-50 p-2 text-amber-950 ' +
+              'dark:bg-amber-950 dark:text-amber-50'
+            }
+          >
             <input
               type="checkbox"
               checked={acknowledged}

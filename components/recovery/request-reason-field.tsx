@@ -30,7 +30,10 @@ export function RequestReasonField({
   );
 }
 
-/** What a refused proposal request says about its reason field (`reason`, or an abandon's `note`), from the schema or the service. */
+/**
+ * What a refused proposal request says about its reason field
+ * (`reason`, or an abandon's `note`), from the schema or the service.
+ */
 export function reasonError(lastError: Refusal | null, field: 'reason' | 'note' = 'reason'): string | undefined {
   if (!lastError) return undefined;
   return lastError.fieldErrors?.[field]?.[0] ?? (lastError.code === 'REASON_REQUIRED' ? lastError.message : undefined);

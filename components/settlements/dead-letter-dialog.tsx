@@ -12,7 +12,8 @@ import { NoteField } from './note-field';
 const INVALIDATE = [queryKeys.settlements.all, queryKeys.audit.all];
 // A refused note is shown under the note field, not again in a toast.
 const noteRefused = (refusal: Refusal) => Boolean(refusal.fieldErrors?.note);
-// The replayed receipt leaves the list it was on (and a filter carried to the queue may hide it): its own page shows where it is.
+// The replayed receipt leaves the list it was on (and a filter
+// carried to the queue may hide it): its own page shows where it is.
 const receiptLink = (v: { receiptId: string }) => ({ href: receiptHref(v.receiptId), label: `Open ${v.receiptId}` });
 
 /** Replay or discard one dead letter, with a required note; mounted only while open. */

@@ -66,7 +66,8 @@ export function DeadLetterSelectionBar({
   const pageSelected = pageIds.length > 0 && pageIds.every((id) => selection.all || selection.ids.has(id));
   const count = selection.all ? matching : { value: selection.ids.size, capped: false };
   const described = selection.all
-    ? `All ${matching ? formatCappedCount(matching) : ''} ${filtered ? 'matching the filter' : 'dead letters'} are selected.`
+    ? `All ${matching ? formatCappedCount(matching) : ''} ` +
+      `${filtered ? 'matching the filter' : 'dead letters'} are selected.`
     : `${selection.ids.size.toLocaleString('en-US')} selected`;
   return (
     <div role="group" aria-label="Selection" className="flex flex-wrap items-center gap-3 text-sm">

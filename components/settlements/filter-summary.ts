@@ -16,7 +16,10 @@ export function formatDuration(ms: number): string {
 /** A dead-letter filter in words, for a confirmation that says exactly what it selects. */
 export function describeDeadLetterFilter(filter: DeadLetterFilter): string {
   if (filter.receiptIds)
-    return `the ${filter.receiptIds.length.toLocaleString('en-US')} selected dead letter${filter.receiptIds.length === 1 ? '' : 's'}`;
+    return (
+      `the ${filter.receiptIds.length.toLocaleString('en-US')} ` +
+      `selected dead letter${filter.receiptIds.length === 1 ? '' : 's'}`
+    );
   const parts: string[] = [];
   if (filter.reason) parts.push(`reason ${filter.reason}`);
   if (filter.receiptIdPrefix) parts.push(`receipt id starting with “${filter.receiptIdPrefix}”`);

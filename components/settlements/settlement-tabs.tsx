@@ -18,7 +18,10 @@ const TABS: Tab[] = [
 ];
 
 const TAB =
-  'rounded-md border border-zinc-300 px-3 py-1.5 text-sm font-medium hover:bg-zinc-100 aria-[current=page]:border-zinc-900 aria-[current=page]:bg-zinc-900 aria-[current=page]:text-white dark:border-zinc-700 dark:hover:bg-zinc-800 dark:aria-[current=page]:border-zinc-100 dark:aria-[current=page]:bg-zinc-100 dark:aria-[current=page]:text-zinc-900';
+  'rounded-md border border-zinc-300 px-3 py-1.5 text-sm font-medium hover:bg-zinc-100 ' +
+  'aria-[current=page]:border-zinc-900 aria-[current=page]:bg-zinc-900 aria-[current=page]:text-white ' +
+  'dark:border-zinc-700 dark:hover:bg-zinc-800 dark:aria-[current=page]:border-zinc-100 ' +
+  'dark:aria-[current=page]:bg-zinc-100 dark:aria-[current=page]:text-zinc-900';
 
 /**
  * The settlement views as one row of tabs: the queue by state, the dead letters and the

@@ -25,14 +25,22 @@ export function ConsoleShell({ nav, header, children }: { nav: ReactNode; header
   return (
     <Providers>
       <div className="min-h-screen md:grid md:grid-cols-[14rem_minmax(0,1fr)] md:grid-rows-[auto_1fr]">
-        <header className="flex flex-wrap items-center justify-end gap-x-3 gap-y-2 border-b border-zinc-200 bg-white px-4 py-3 md:col-start-2 md:row-start-1 md:px-6 dark:border-zinc-800 dark:bg-zinc-900">
+        <header
+          className={
+            'flex flex-wrap items-center justify-end gap-x-3 gap-y-2 border-b border-zinc-200 bg-white px-4 py-3 ' +
+            'md:col-start-2 md:row-start-1 md:px-6 dark:border-zinc-800 dark:bg-zinc-900'
+          }
+        >
           <button
             ref={button}
             type="button"
             aria-expanded={open}
             aria-controls="main-navigation"
             onClick={() => setOpen((o) => !o)}
-            className="mr-auto inline-flex items-center gap-2 rounded-md border border-zinc-300 px-2.5 py-1 text-sm font-medium hover:bg-zinc-100 md:hidden dark:border-zinc-700 dark:hover:bg-zinc-800"
+            className={
+              'mr-auto inline-flex items-center gap-2 rounded-md border border-zinc-300 px-2.5 py-1 text-sm ' +
+              'font-medium hover:bg-zinc-100 md:hidden dark:border-zinc-700 dark:hover:bg-zinc-800'
+            }
           >
             <svg
               aria-hidden
@@ -58,7 +66,10 @@ export function ConsoleShell({ nav, header, children }: { nav: ReactNode; header
               button.current?.focus();
             }
           }}
-          className={`${open ? 'block' : 'hidden'} border-b border-zinc-200 bg-white p-4 md:col-start-1 md:row-span-2 md:row-start-1 md:block md:border-r md:border-b-0 dark:border-zinc-800 dark:bg-zinc-900`}
+          className={
+            `${open ? 'block' : 'hidden'} border-b border-zinc-200 bg-white p-4 md:col-start-1 ` +
+            `md:row-span-2 md:row-start-1 md:block md:border-r md:border-b-0 dark:border-zinc-800 dark:bg-zinc-900`
+          }
         >
           <div className="mb-6 hidden px-3 text-lg font-semibold tracking-tight md:block">Keel</div>
           {nav}

@@ -14,7 +14,10 @@ const inField = (element: Element | null) =>
 const typing = (event: KeyboardEvent) =>
   inField(event.target instanceof Element ? event.target : null) || inField(document.activeElement);
 
-/** `?` lists the shortcuts (`children`: the list, from shortcut-list.tsx), `/` focuses the header's search, `g` then a letter goes to a page. */
+/**
+ * `?` lists the shortcuts (`children`: the list, from shortcut-list.tsx),
+ * `/` focuses the header's search, `g` then a letter goes to a page.
+ */
 export function KeyboardShortcuts({ children }: { children: ReactNode }) {
   const router = useRouter();
   const dialog = useRef<HTMLDialogElement>(null);
@@ -61,7 +64,10 @@ export function KeyboardShortcuts({ children }: { children: ReactNode }) {
     <dialog
       ref={dialog}
       aria-labelledby="shortcuts-title"
-      className="m-auto w-full max-w-md rounded-lg border border-zinc-200 bg-white p-5 text-zinc-900 shadow-xl backdrop:bg-black/40 dark:border-zinc-700 dark:bg-zinc-900 dark:text-zinc-100"
+      className={
+        'm-auto w-full max-w-md rounded-lg border border-zinc-200 bg-white p-5 text-zinc-900 shadow-xl ' +
+        'backdrop:bg-black/40 dark:border-zinc-700 dark:bg-zinc-900 dark:text-zinc-100'
+      }
     >
       {children}
     </dialog>

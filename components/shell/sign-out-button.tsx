@@ -23,7 +23,10 @@ export function SignOutButton() {
           router.refresh();
         })
       }
-      className="rounded-md border border-zinc-300 px-2.5 py-1 text-sm hover:bg-zinc-100 dark:border-zinc-700 dark:hover:bg-zinc-800"
+      className={
+        'rounded-md border border-zinc-300 px-2.5 py-1 text-sm hover:bg-zinc-100 dark:border-zinc-700 ' +
+        'dark:hover:bg-zinc-800'
+      }
     >
       Sign out
     </button>

@@ -50,7 +50,12 @@ export function RadixConfirmDialog({
           onEscapeKeyDown={(event) => {
             if (pending) event.preventDefault();
           }}
-          className={`fixed top-1/2 left-1/2 z-50 flex max-h-[calc(100dvh-2rem)] w-[calc(100vw-2rem)] ${wide ? 'max-w-3xl' : 'max-w-lg'} -translate-x-1/2 -translate-y-1/2 flex-col overflow-y-auto rounded-lg border border-zinc-200 bg-white text-zinc-900 shadow-xl dark:border-zinc-700 dark:bg-zinc-900 dark:text-zinc-100`}
+          className={
+            `fixed top-1/2 left-1/2 z-50 flex max-h-[calc(100dvh-2rem)] w-[calc(100vw-2rem)] ` +
+            `${wide ? 'max-w-3xl' : 'max-w-lg'} -translate-x-1/2 -translate-y-1/2 flex-col overflow-y-auto ` +
+            `rounded-lg border border-zinc-200 bg-white text-zinc-900 shadow-xl dark:border-zinc-700 ` +
+            `dark:bg-zinc-900 dark:text-zinc-100`
+          }
         >
           <form
             onSubmit={(event) => {

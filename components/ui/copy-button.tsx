@@ -14,7 +14,10 @@ export function CopyButton({ value, label }: { value: string; label: string }) {
         setCopied(true);
         setTimeout(() => setCopied(false), 1_500);
       }}
-      className="ml-2 rounded border border-zinc-300 px-1.5 py-0.5 text-xs hover:bg-zinc-100 dark:border-zinc-700 dark:hover:bg-zinc-800"
+      className={
+        'ml-2 rounded border border-zinc-300 px-1.5 py-0.5 text-xs hover:bg-zinc-100 dark:border-zinc-700 ' +
+        'dark:hover:bg-zinc-800'
+      }
     >
       {copied ? 'Copied' : 'Copy'}
     </button>

@@ -44,7 +44,10 @@ export function StatCard({
   return href ? (
     <Link
       href={href}
-      className={`${box} hover:border-sky-700 hover:bg-sky-50 focus-visible:outline-2 focus-visible:outline-sky-700 dark:hover:border-sky-400 dark:hover:bg-sky-950`}
+      className={
+        `${box} hover:border-sky-700 hover:bg-sky-50 focus-visible:outline-2 focus-visible:outline-sky-700 ` +
+        `dark:hover:border-sky-400 dark:hover:bg-sky-950`
+      }
     >
       {body}
     </Link>

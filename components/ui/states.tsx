@@ -4,7 +4,10 @@ export function ErrorState({ title = 'Could not load this view', detail }: { tit
   return (
     <div
       role="alert"
-      className="rounded-lg border border-red-300 bg-red-50 p-4 text-sm text-red-900 dark:border-red-800 dark:bg-red-950 dark:text-red-100"
+      className={
+        'rounded-lg border border-red-300 bg-red-50 p-4 text-sm text-red-900 dark:border-red-800 dark:bg-red-950 ' +
+        'dark:text-red-100'
+      }
     >
       <div className="font-medium">{title}</div>
       <div className="mt-1">{detail}</div>
@@ -33,7 +36,10 @@ export function NoMatches({ noun, onClear }: { noun: string; onClear: () => void
       <button
         type="button"
         onClick={onClear}
-        className="rounded-md border border-zinc-300 px-2 py-1 text-sm font-medium text-zinc-900 hover:bg-zinc-100 dark:border-zinc-700 dark:text-zinc-100 dark:hover:bg-zinc-800"
+        className={
+          'rounded-md border border-zinc-300 px-2 py-1 text-sm font-medium text-zinc-900 hover:bg-zinc-100 ' +
+          'dark:border-zinc-700 dark:text-zinc-100 dark:hover:bg-zinc-800'
+        }
       >
         Clear filters
       </button>

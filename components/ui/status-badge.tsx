@@ -22,7 +22,10 @@ const TONES: Record<string, string> = {
 export function StatusBadge({ status }: { status: string }) {
   return (
     <span
-      className={`inline-block rounded px-1.5 py-0.5 text-xs font-medium ${TONES[status] ?? 'bg-zinc-100 text-zinc-800 dark:bg-zinc-800 dark:text-zinc-200'}`}
+      className={
+        `inline-block rounded px-1.5 py-0.5 text-xs font-medium ` +
+        `${TONES[status] ?? 'bg-zinc-100 text-zinc-800 dark:bg-zinc-800 dark:text-zinc-200'}`
+      }
     >
       {status}
     </span>

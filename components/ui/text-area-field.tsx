@@ -4,7 +4,9 @@ export interface TextAreaFieldProps {
   value: string;
   onChange: (value: string) => void;
   maxLength: number;
-  /** `native`: the browser refuses an empty field; `announced`: an empty one is sent and the server's refusal is shown. */
+  /**
+   * `native`: the browser refuses an empty field; `announced`: an empty one is sent and the server's refusal is shown.
+   */
   required?: 'native' | 'announced';
   error?: string;
 }
@@ -26,7 +28,10 @@ export function TextAreaField({ id, label, value, onChange, maxLength, required,
         aria-invalid={error ? true : undefined}
         aria-describedby={error ? `${id}-error` : undefined}
         onChange={(e) => onChange(e.target.value)}
-        className="mt-1 block w-full rounded-md border border-zinc-300 bg-white px-2 py-1.5 text-sm dark:border-zinc-700 dark:bg-zinc-950"
+        className={
+          'mt-1 block w-full rounded-md border border-zinc-300 bg-white px-2 py-1.5 text-sm dark:border-zinc-700 ' +
+          'dark:bg-zinc-950'
+        }
       />
       {error ? (
         <p

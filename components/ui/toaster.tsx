@@ -88,7 +88,7 @@ export function Toasts({ onReady }: { onReady: () => (() => void) | undefined })
     for (const [id, toast] of timed) show(toast, on ? Infinity : LIFETIME_MS, id);
   }, []);
   return (
-    // biome-ignore lint/a11y/noStaticElementInteractions: focus inside the toasts holds them; the box itself takes no input
+    // biome-ignore lint/a11y/noStaticElementInteractions: focus inside holds the toasts; the box takes no input
     <div
       onFocus={() => hold(true)}
       onBlur={(event) => {

@@ -14,7 +14,8 @@ export interface NewUserDraft {
 }
 
 const FIELD =
-  'mt-1 block w-full rounded-md border border-zinc-300 bg-white px-2 py-1.5 text-sm dark:border-zinc-700 dark:bg-zinc-950';
+  'mt-1 block w-full rounded-md border border-zinc-300 bg-white px-2 py-1.5 text-sm dark:border-zinc-700 ' +
+  'dark:bg-zinc-950';
 
 /**
  * The create-user form. It checks the fields with the action's own rules and messages

@@ -87,7 +87,8 @@ function describe(change: UserChange): { title: string; confirm: string; tone: '
         confirm: 'Create user',
         tone: 'primary',
         body: [
-          `Creates ${change.draft.username} (${change.draft.name}) with the role ${change.draft.role}: ${ROLE_SUMMARY[change.draft.role]}.`,
+          `Creates ${change.draft.username} (${change.draft.name}) with the role ${change.draft.role}: ` +
+            `${ROLE_SUMMARY[change.draft.role]}.`,
           'They can sign in at once with the initial password you gave. Share it with them privately.',
         ],
       };
@@ -125,13 +126,17 @@ function describe(change: UserChange): { title: string; confirm: string; tone: '
   }
 }
 
-/** A bulk job acts in its starter's name: the worker cancels it once they may no longer do it (lib/services/bulk-replay-batch.ts). */
+/**
+ * A bulk job acts in its starter's name: the worker cancels it once
+ * they may no longer do it (lib/services/bulk-replay-batch.ts).
+ */
 function bulkJobsCancelled(user: UserView): string[] {
   if (user.runningBulkJobs === 0) return [];
   return [
     user.runningBulkJobs === 1
       ? 'The bulk job running in their name is cancelled at its next batch; what it has done stays done.'
-      : `The ${user.runningBulkJobs} bulk jobs running in their name are cancelled at their next batch; what they have done stays done.`,
+      : `The ${user.runningBulkJobs} bulk jobs running in their name are cancelled at their next batch; ` +
+        `what they have done stays done.`,
   ];
 }
 
@@ -207,7 +212,10 @@ export function UserChangeDialog({
             maxLength={500}
             onChange={(e) => setReason(e.target.value)}
             rows={2}
-            className="mt-1 block w-full rounded-md border border-zinc-300 bg-white px-2 py-1.5 text-sm dark:border-zinc-700 dark:bg-zinc-950"
+            className={
+              'mt-1 block w-full rounded-md border border-zinc-300 bg-white px-2 py-1.5 text-sm dark:border-zinc-700 ' +
+              'dark:bg-zinc-950'
+            }
           />
         </div>
       ) : null}

@@ -31,4 +31,5 @@ export function useWebhookAction<I>(
 export const attemptText = (o: WebhookActionOutcome): string =>
   o.status === 'DELIVERED'
     ? `delivered, HTTP ${o.httpStatus}`
-    : `not accepted (${o.error ?? 'no answer'}); ${o.status === 'FAILED' ? 'given up as FAILED' : 'retried with backoff'}`;
+    : `not accepted (${o.error ?? 'no answer'}); ` +
+      `${o.status === 'FAILED' ? 'given up as FAILED' : 'retried with backoff'}`;
