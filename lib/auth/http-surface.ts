@@ -42,7 +42,10 @@ function json(status: number, body: unknown, headers: Record<string, string> = {
 
 const notFound = () => json(404, { code: 'NOT_FOUND', message: 'No such endpoint.' });
 
-/** A sign-in body as JSON, read without consuming the request; undefined when it is not JSON (better-auth answers that itself). */
+/**
+ * A sign-in body as JSON, read without consuming the request;
+ * undefined when it is not JSON (better-auth answers that itself).
+ */
 async function jsonBody(request: Request): Promise<unknown> {
   try {
     return (await request.clone().json()) as unknown;
@@ -116,7 +119,9 @@ export function createAuthSurface(deps: AuthSurfaceDeps): (request: Request) => 
     if (badField !== null) {
       return json(400, {
         code: 'INVALID_INPUT',
-        message: `${/^[A-Za-z]{1,32}$/.test(badField) ? `The ${badField}` : 'A field'} holds a control character or broken Unicode.`,
+        message:
+          `${/^[A-Za-z]{1,32}$/.test(badField) ? `The ${badField}` : 'A field'} ` +
+          'holds a control character or broken Unicode.',
       });
     }
     const typed = typedUsername(body);

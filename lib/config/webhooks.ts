@@ -109,6 +109,9 @@ export function parseWebhookSettings(env: Env, errors: SettingError[]): WebhookS
   };
 }
 
+/** The signing secrets a generic endpoint accepts, as a refusal names them. */
+const SECRET_FORMS = 'a whsec_ secret, or 32 or more characters';
+
 function readEndpoint(env: Env, name: string, url: string, errors: SettingError[]): WebhookEndpointSetting | null {
   const suffix = webhookEnvSuffix(name);
   const formatName = `KEEL_WEBHOOK_FORMAT_${suffix}`;
@@ -129,8 +132,7 @@ function readEndpoint(env: Env, name: string, url: string, errors: SettingError[
   if (secret === null && (format === 'generic' || format === null)) {
     errors.push({
       name: secretName,
-      message:
-        `${secretName} must be set to sign the deliveries to ${name} ` + '(a whsec_ secret, or 32 or more characters)',
+      message: `${secretName} must be set to sign the deliveries to ${name} (${SECRET_FORMS})`,
     });
   } else if (secret !== null) {
     const key = webhookSigningKey(secret);

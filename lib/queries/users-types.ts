@@ -13,7 +13,10 @@ export interface UserView {
   disabledReason: string | null;
   /** ISO 8601 UTC. */
   createdAt: string;
-  /** Bulk jobs running in this user's name: a disable, or a role without replaySettlement, cancels them at their next batch. */
+  /**
+   * Bulk jobs running in this user's name: a disable, or a role
+   * without replaySettlement, cancels them at their next batch.
+   */
   runningBulkJobs: number;
 }
 

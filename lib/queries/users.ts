@@ -49,7 +49,8 @@ export async function listUsers(
         banned: user.banned,
         banReason: user.banReason,
         createdAt: sql<string>`to_char(${user.createdAt} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`,
-        runningBulkJobs: sql<number>`(select count(*)::int from keel.bulk_replay b where b.status = 'RUNNING' and b.started_by_id = keel."user".id)`,
+        runningBulkJobs: sql<number>`(select count(*)::int from keel.bulk_replay b where b.status = 'RUNNING'
+                                     and b.started_by_id = keel."user".id)`,
       })
       .from(user)
       .where(and(where, after === null ? undefined : gt(user.username, after)))

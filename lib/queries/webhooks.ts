@@ -23,18 +23,21 @@ export async function listWebhookDeliveries(
   before: number | null,
   pageSize = WEBHOOK_PAGE_SIZE,
 ): Promise<WebhookPage> {
-  const where = sql`${query.status ? sql`d.status = ${query.status}` : sql`true`} and ${before === null ? sql`true` : sql`d.id < ${before}`}`;
+  const where = sql`${query.status ? sql`d.status = ${query.status}` : sql`true`}
+                    and ${before === null ? sql`true` : sql`d.id < ${before}`}`;
   const countWhere = query.status ? sql`status = ${query.status}` : sql`true`;
   const [rows, counted, endpoints, now] = await Promise.all([
     db.execute<WebhookDeliveryView>(sql`
       select d.id, d.event_id as "eventId", e.kind, e.subject, d.endpoint, d.status, d.attempts,
-             ${iso('d.next_attempt_at')} as "nextAttemptAt", d.last_http_status as "lastHttpStatus", d.last_error as "lastError",
+             ${iso('d.next_attempt_at')} as "nextAttemptAt", d.last_http_status as "lastHttpStatus",
+             d.last_error as "lastError",
              ${iso('d.delivered_at')} as "deliveredAt", ${iso('d.created_at')} as "createdAt",
              coalesce(d.lease_until > clock_timestamp(), false) as sending
       from keel.webhook_delivery d join keel.webhook_event e on e.id = d.event_id
       where ${where} order by d.id desc limit ${pageSize + 1}`),
     db.execute<{ n: number }>(
-      sql`select count(*)::int as n from (select 1 from keel.webhook_delivery where ${countWhere} limit ${COUNT_CAP + 1}) c`,
+      sql`select count(*)::int as n from (select 1 from keel.webhook_delivery where ${countWhere}
+          limit ${COUNT_CAP + 1}) c`,
     ),
     db.execute<{ name: string; origin: string; format: string; enabled: boolean }>(
       sql`select name, origin, format, enabled from keel.webhook_endpoint order by enabled desc, name`,
