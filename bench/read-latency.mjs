@@ -190,11 +190,11 @@ if (!values.cold && values.warm !== '0') {
 }
 
 const rows = [];
+const warmUp =
+  values.cold || values.warm === '0' ? 'no warm-up' : `after a warm-up of ${warmRequests} requests per route`;
 process.stdout.write(
-  `${connections} clients, ${seconds} s per route (2 requests per client when one takes over 1 ` +
-    `s), ${
-      values.cold || values.warm === '0' ? 'no warm-up' : `after a warm-up of ${warmRequests} requests per ` + `route`
-    }, ${servers.map((s) => `${s.name} ${s.base}`).join(' then ')}\n`,
+  `${connections} clients, ${seconds} s per route (2 requests per client when one takes over 1 s), ${warmUp}, ` +
+    `${servers.map((s) => `${s.name} ${s.base}`).join(' then ')}\n`,
 );
 process.stdout.write(
   `${'kind'.padEnd(5)} ${servers.map((s) => `${s.name} p50 / p95 (reqs)`.padStart(28)).join(' ')}  route\n`,
