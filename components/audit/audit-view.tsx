@@ -5,9 +5,8 @@ import { useQueryStates } from 'nuqs';
 import { auditSearch, type AuditSearch } from '@/lib/domain/audit-search';
 import { auditSearchOf, auditStateOf, auditUrlSearch } from '@/lib/url-state/audit';
 import { formatCappedCount } from '@/lib/domain/capped-count';
-import { ApiError, readJson } from '@/lib/http/read-json';
-import type { AuditPage } from '@/lib/queries/audit-types';
-import { queryKeys } from '@/lib/query-keys';
+import { ApiError } from '@/lib/http/read-json';
+import { auditListQuery } from '@/lib/reads/queries';
 import { Button } from '../ui/button';
 import { AuditFilterForm } from './audit-filter-form';
 import { AuditTable } from './audit-table';
@@ -20,11 +19,7 @@ export function AuditView({ canManageUsers }: { canManageUsers: boolean }) {
   const [state, setState] = useQueryStates(auditUrlSearch, { history: 'push' });
   const search = auditSearchOf(state);
   const filters = auditSearchOf(state, false);
-  const query = useQuery({
-    queryKey: queryKeys.audit.list(search),
-    queryFn: ({ signal }) => readJson<AuditPage>('/api/audit', search, signal),
-    placeholderData: keepPreviousData,
-  });
+  const query = useQuery({ ...auditListQuery.options(search), placeholderData: keepPreviousData });
 
   const apply = (next: AuditSearch) => setState({ ...auditStateOf(auditSearch(next, false)), cursor: null });
   const page = query.data;

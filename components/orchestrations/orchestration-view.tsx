@@ -3,9 +3,8 @@
 import { useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import type { ReactNode } from 'react';
-import { readJson } from '@/lib/http/read-json';
 import type { OrchestrationDetail } from '@/lib/queries/orchestration-detail-types';
-import { queryKeys } from '@/lib/query-keys';
+import { orchestrationDetailQuery } from '@/lib/reads/queries';
 import { Fact } from '../ui/fact';
 import { PageHeader } from '../ui/page-header';
 import { ErrorState } from '../ui/states';
@@ -13,7 +12,7 @@ import { StatusBadge } from '../ui/status-badge';
 import { Cell, DataTable } from '../ui/table';
 import { TimeAgo } from '../ui/time-ago';
 import { CompensationTable } from './compensation-table';
-import { LINK, orchestrationApiPath } from './links';
+import { LINK } from './links';
 import { RetryPolicy } from './retry-policy';
 import { SnapshotDigests } from './snapshot-digests';
 import { TagBadge, TagVerificationNotice } from './tag-verification';
@@ -56,10 +55,7 @@ function TakeoverState({ detail }: { detail: OrchestrationDetail }) {
 
 /** One orchestration's checkpoint, prefetched by the page and kept current by live events. */
 export function OrchestrationView({ executionId }: { executionId: string }) {
-  const { data: detail, error } = useQuery({
-    queryKey: queryKeys.orchestrations.detail(executionId),
-    queryFn: ({ signal }) => readJson<OrchestrationDetail>(orchestrationApiPath(executionId), {}, signal),
-  });
+  const { data: detail, error } = useQuery(orchestrationDetailQuery.options({ id: executionId }));
   if (!detail) return error ? <ErrorState detail={error.message} /> : null;
   const now = new Date(detail.serverNow);
   const checkpoint = detail.checkpoint;

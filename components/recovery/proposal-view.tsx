@@ -3,9 +3,7 @@
 import { useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import { can, mayCancelProposal, type Role } from '@/lib/domain/roles';
-import { readJson } from '@/lib/http/read-json';
-import type { ProposalDetail } from '@/lib/queries/recovery-types';
-import { queryKeys } from '@/lib/query-keys';
+import { proposalDetailQuery } from '@/lib/reads/queries';
 import { orchestrationHref } from '../orchestrations/links';
 import { CopyButton } from '../ui/copy-button';
 import { Fact } from '../ui/fact';
@@ -30,10 +28,7 @@ export function ProposalView({
   actor: { id: string; role: Role };
   settings: { staleThresholdMs: number; maxClockSkewMs: number };
 }) {
-  const { data: proposal, error } = useQuery({
-    queryKey: queryKeys.proposals.detail(id),
-    queryFn: ({ signal }) => readJson<ProposalDetail>(`/api/proposals/${id}`, {}, signal),
-  });
+  const { data: proposal, error } = useQuery(proposalDetailQuery.options({ id }));
   if (!proposal) return error ? <ErrorState detail={error.message} /> : null;
   const now = new Date(proposal.serverNow);
   const targetHref =

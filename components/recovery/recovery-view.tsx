@@ -3,11 +3,9 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useQueryStates } from 'nuqs';
-import { readJson } from '@/lib/http/read-json';
 import { PROPOSAL_STATUSES } from '@/lib/domain/proposal-status';
-import type { OrchestrationLease, ProposalPage } from '@/lib/queries/recovery-types';
-import { queryKeys } from '@/lib/query-keys';
-import { proposalListParams, recoveryHref, recoverySearch } from '@/lib/url-state/recovery';
+import { orchestrationLeasesQuery, proposalListQuery } from '@/lib/reads/queries';
+import { recoveryHref, recoverySearch } from '@/lib/url-state/recovery';
 import { ErrorState } from '../ui/states';
 import { StatusBadge } from '../ui/status-badge';
 import { Cell, DataTable } from '../ui/table';
@@ -21,21 +19,12 @@ const LINK = 'text-sky-800 underline dark:text-sky-300';
 // Orchestration ids and owner names are the runtime's own and can be long: they break anywhere rather than push the actions out of view.
 const ID_CELL = 'min-w-32 max-w-64 px-3 py-2 [overflow-wrap:anywhere]';
 
-export type LeasePage = { items: OrchestrationLease[]; serverNow: string };
-
 /** Proposals by status and orchestration leases; the status and cursor live in the URL. */
 export function RecoveryView({ canPropose }: { canPropose: boolean }) {
   const [search] = useQueryStates(recoverySearch, { history: 'push' });
-  const params = proposalListParams(search);
-  const proposals = useQuery({
-    queryKey: queryKeys.proposals.list(params),
-    queryFn: ({ signal }) => readJson<ProposalPage>('/api/proposals', params, signal),
-    placeholderData: keepPreviousData,
-  });
-  const leases = useQuery({
-    queryKey: queryKeys.orchestrations.list({}),
-    queryFn: ({ signal }) => readJson<LeasePage>('/api/orchestrations', {}, signal),
-  });
+  const params = { status: search.status, cursor: search.cursor };
+  const proposals = useQuery({ ...proposalListQuery.options(params), placeholderData: keepPreviousData });
+  const leases = useQuery(orchestrationLeasesQuery.options());
   const now = new Date(proposals.data?.serverNow ?? leases.data?.serverNow ?? 0);
   const status = search.status;
   return (

@@ -5,8 +5,8 @@ import Link from 'next/link';
 import { useQueryStates } from 'nuqs';
 import { ApiError } from '@/lib/http/read-json';
 import { SEARCH_HITS_PER_KIND, SEARCH_KIND_LABELS, searchHitHref, type SearchHit } from '@/lib/queries/search-types';
+import { searchResultsQuery } from '@/lib/reads/queries';
 import { searchUrlState } from '@/lib/url-state/search';
-import { searchQuery } from '../shell/search-box';
 import { ErrorState } from '../ui/states';
 
 const PLACES = {
@@ -65,7 +65,7 @@ function describe(hit: SearchHit): { title: string; detail: string } {
 export function SearchResultsView() {
   const [{ q }] = useQueryStates(searchUrlState);
   const text = q?.trim() ?? '';
-  const { data, error } = useQuery({ ...searchQuery(text), enabled: text !== '' });
+  const { data, error } = useQuery({ ...searchResultsQuery.options({ q: text }), enabled: text !== '' });
 
   if (!text)
     return (

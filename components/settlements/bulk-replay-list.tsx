@@ -4,10 +4,9 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useQueryStates } from 'nuqs';
 import { bulkReplaysSearch } from '@/lib/url-state/settlements';
-import { ApiError, readJson } from '@/lib/http/read-json';
-import type { BulkReplayListPage } from '@/lib/queries/settlements-types';
+import { ApiError } from '@/lib/http/read-json';
 import { BULK_REPLAY_STATUSES } from '@/lib/queries/settlements-filter-types';
-import { queryKeys } from '@/lib/query-keys';
+import { bulkReplayListQuery } from '@/lib/reads/queries';
 import { Button } from '../ui/button';
 import { ErrorState } from '../ui/states';
 import { StatusBadge } from '../ui/status-badge';
@@ -25,8 +24,7 @@ export function BulkReplayList() {
   const [state, setState] = useQueryStates(bulkReplaysSearch, { history: 'push' });
   const params = filterParams(state);
   const query = useQuery({
-    queryKey: queryKeys.settlements.bulkReplays(params),
-    queryFn: ({ signal }) => readJson<BulkReplayListPage>('/api/settlements/bulk-replays', params, signal),
+    ...bulkReplayListQuery.options(params),
     placeholderData: keepPreviousData,
     refetchInterval: (q) => (q.state.data?.jobs.some((j) => j.status === 'RUNNING') ? 2_000 : false),
   });

@@ -5,10 +5,9 @@ import Link from 'next/link';
 import { useQueryStates } from 'nuqs';
 import { bulkReplayItemsSearch } from '@/lib/url-state/settlements';
 import type { ReactNode } from 'react';
-import { ApiError, readJson } from '@/lib/http/read-json';
-import type { BulkReplayDetail } from '@/lib/queries/settlements-types';
+import { ApiError } from '@/lib/http/read-json';
 import { BULK_ITEM_RESULTS } from '@/lib/queries/settlements-filter-types';
-import { queryKeys } from '@/lib/query-keys';
+import { bulkReplayDetailQuery } from '@/lib/reads/queries';
 import { Button } from '../ui/button';
 import { ErrorState } from '../ui/states';
 import { StatusBadge } from '../ui/status-badge';
@@ -46,8 +45,7 @@ export function BulkReplayView({ jobId, canAct }: { jobId: number; canAct: boole
   const [state, setState] = useQueryStates(bulkReplayItemsSearch, { history: 'push' });
   const params = filterParams(state);
   const query = useQuery({
-    queryKey: queryKeys.settlements.bulkReplay(jobId, params),
-    queryFn: ({ signal }) => readJson<BulkReplayDetail>(`/api/settlements/bulk-replays/${jobId}`, params, signal),
+    ...bulkReplayDetailQuery.options({ id: jobId, ...params }),
     placeholderData: keepPreviousData,
     // Live progress: every second while the worker runs it.
     refetchInterval: (q) => (q.state.data?.job.status === 'RUNNING' ? 1_000 : false),

@@ -5,9 +5,9 @@ import Link from 'next/link';
 import { lazy, Suspense, useState } from 'react';
 import { formatCappedCount } from '@/lib/domain/capped-count';
 import { deadLetterSummary } from '@/lib/domain/settlement-failure';
-import { ApiError, readJson } from '@/lib/http/read-json';
-import type { DeadLetterGroups, DeadLetterPage, DeadLetterRow } from '@/lib/queries/settlements-types';
-import { queryKeys } from '@/lib/query-keys';
+import { ApiError } from '@/lib/http/read-json';
+import type { DeadLetterRow } from '@/lib/queries/settlements-types';
+import { deadLetterGroupsQuery, deadLetterListQuery } from '@/lib/reads/queries';
 import { Button } from '../ui/button';
 import { KeysetPager } from '../ui/keyset-pager';
 import { ErrorState, LoadingRow, NoMatches } from '../ui/states';
@@ -34,18 +34,10 @@ const HiddenReceipt = lazy(() => import('./hidden-receipt').then((m) => ({ defau
 export function DeadLettersView({ canAct }: { canAct: boolean }) {
   const { values, cursor, apply, setCursor } = useSettlementFilters();
   const params = filterParams(values, { cursor });
-  const query = useQuery({
-    queryKey: queryKeys.settlements.deadLetters(params),
-    queryFn: ({ signal }) => readJson<DeadLetterPage>('/api/settlements/dead-letters', params, signal),
-    placeholderData: keepPreviousData,
-  });
+  const query = useQuery({ ...deadLetterListQuery.options(params), placeholderData: keepPreviousData });
   // Groups ignore the reason (they are the reasons) and the page.
   const groupParams = filterParams({ ...values, reason: undefined });
-  const groups = useQuery({
-    queryKey: queryKeys.settlements.deadLetterGroups(groupParams),
-    queryFn: ({ signal }) => readJson<DeadLetterGroups>('/api/settlements/dead-letters/groups', groupParams, signal),
-    placeholderData: keepPreviousData,
-  });
+  const groups = useQuery({ ...deadLetterGroupsQuery.options(groupParams), placeholderData: keepPreviousData });
   const [target, setTarget] = useState<DeadLetterTarget | null>(null);
   // What the bulk dialog was opened for: the ticked receipts, or the whole filter.
   const [bulk, setBulk] = useState<{ receiptIds?: string[]; action: 'REPLAY' | 'DISCARD' } | null>(null);

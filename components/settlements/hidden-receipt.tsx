@@ -5,7 +5,8 @@ import Link from 'next/link';
 import type { ReactNode } from 'react';
 import { ApiError, readJson } from '@/lib/http/read-json';
 import type { DeadLetterPage, QueuePage, QueueState, ReceiptHistory } from '@/lib/queries/settlements-types';
-import { queryKeys } from '@/lib/query-keys';
+import { readPrefix } from '@/lib/reads/read-query';
+import { deadLetterListQuery, receiptHistoryQuery, settlementQueueQuery } from '@/lib/reads/queries';
 import { failureCodeWords } from '@/lib/domain/settlement-failure';
 import { deadLettersHref, queueHref } from '@/lib/url-state/settlements';
 import { NoMatches } from '../ui/states';
@@ -28,7 +29,7 @@ type View = { kind: 'queue'; state: QueueState | 'all' } | { kind: 'dead-letters
 /** The receipt's history by its exact id, or null when Keel knows no such receipt. */
 async function readReceipt(receiptId: string, signal: AbortSignal): Promise<ReceiptHistory | null> {
   try {
-    return await readJson<ReceiptHistory>(`/api/settlements/receipts/${encodeURIComponent(receiptId)}`, {}, signal);
+    return await readJson<ReceiptHistory>(receiptHistoryQuery.url({ receiptId }), {}, signal);
   } catch (error) {
     if (error instanceof ApiError && error.status === 404) return null;
     throw error;
@@ -83,7 +84,7 @@ export function HiddenReceipt({
 }) {
   const receiptId = values.q ?? '';
   const receipt = useQuery({
-    queryKey: queryKeys.settlements.receipt(receiptId),
+    queryKey: receiptHistoryQuery.key({ receiptId }),
     queryFn: ({ signal }) => readReceipt(receiptId, signal),
     enabled: receiptId !== '',
     retry: false,
@@ -91,13 +92,18 @@ export function HiddenReceipt({
   const history = receipt.data;
   // The list the receipt belongs on now, and whether this view is that list.
   const home = history?.queued
-    ? { path: '/api/settlements/queue', state: history.queued.state }
+    ? { path: settlementQueueQuery.path, state: history.queued.state }
     : history?.deadLetter
-      ? { path: '/api/settlements/dead-letters' }
+      ? { path: deadLetterListQuery.path }
       : null;
-  const onHomeList = home !== null && (view.kind === 'queue') === (home.path === '/api/settlements/queue');
+  const onHomeList = home !== null && (view.kind === 'queue') === (home.path === settlementQueueQuery.path);
   const hidden = useQuery({
-    queryKey: queryKeys.settlements.hiddenBy({ receiptId, list: home?.path, state: home?.state, ...values }),
+    // Under the settlements' prefix, so an action on a settlement asks again.
+    queryKey: [
+      ...readPrefix('/api/settlements'),
+      'hidden-by',
+      { receiptId, list: home?.path, state: home?.state, ...values },
+    ],
     queryFn: ({ signal }) => hidingFilters(receiptId, values, home!, signal),
     enabled: onHomeList,
     retry: false,

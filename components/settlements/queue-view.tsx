@@ -5,9 +5,9 @@ import Link from 'next/link';
 import { useQueryStates } from 'nuqs';
 import { lazy, Suspense, useState } from 'react';
 import { formatCappedCount } from '@/lib/domain/capped-count';
-import { ApiError, readJson } from '@/lib/http/read-json';
-import type { QueuePage, QueueRow, QueueState } from '@/lib/queries/settlements-types';
-import { queryKeys } from '@/lib/query-keys';
+import { ApiError } from '@/lib/http/read-json';
+import type { QueueRow, QueueState } from '@/lib/queries/settlements-types';
+import { settlementQueueQuery } from '@/lib/reads/queries';
 import { queueSearch } from '@/lib/url-state/settlements';
 import { Button } from '../ui/button';
 import { KeysetPager } from '../ui/keyset-pager';
@@ -43,11 +43,7 @@ export function QueueView({ canAct }: { canAct: boolean }) {
     { history: 'push' },
   );
   const params = filterParams(values, { state, cursor });
-  const query = useQuery({
-    queryKey: queryKeys.settlements.queue(params),
-    queryFn: ({ signal }) => readJson<QueuePage>('/api/settlements/queue', params, signal),
-    placeholderData: keepPreviousData,
-  });
+  const query = useQuery({ ...settlementQueueQuery.options(params), placeholderData: keepPreviousData });
   const [requeue, setRequeue] = useState<RequeueTarget | null>(null);
   const [bulkRequeue, setBulkRequeue] = useState<string[] | null>(null);
   const page = query.data;

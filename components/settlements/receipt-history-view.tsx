@@ -3,9 +3,8 @@
 import { useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useState } from 'react';
-import { readJson } from '@/lib/http/read-json';
 import type { ReceiptHistory } from '@/lib/queries/settlements-types';
-import { queryKeys } from '@/lib/query-keys';
+import { receiptHistoryQuery } from '@/lib/reads/queries';
 import { Button } from '../ui/button';
 import { ErrorState } from '../ui/states';
 import { StatusBadge } from '../ui/status-badge';
@@ -82,11 +81,7 @@ export function ReceiptHistoryView({
   canAct: boolean;
   links: DeepLinks;
 }) {
-  const { data: history, error } = useQuery({
-    queryKey: queryKeys.settlements.receipt(receiptId),
-    queryFn: ({ signal }) =>
-      readJson<ReceiptHistory>(`/api/settlements/receipts/${encodeURIComponent(receiptId)}`, {}, signal),
-  });
+  const { data: history, error } = useQuery(receiptHistoryQuery.options({ receiptId }));
   const [deadLetterAction, setDeadLetterAction] = useState<DeadLetterTarget | null>(null);
   const [requeue, setRequeue] = useState<RequeueTarget | null>(null);
   if (!history) return error ? <ErrorState detail={error.message} /> : null;

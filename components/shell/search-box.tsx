@@ -3,16 +3,10 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useRouter } from 'next/navigation';
 import { useState } from 'react';
-import { readJson } from '@/lib/http/read-json';
-import { singleDestination, type SearchResults } from '@/lib/queries/search-types';
-import { queryKeys } from '@/lib/query-keys';
-import { searchApiHref, searchPageHref } from '@/lib/url-state/search';
+import { singleDestination } from '@/lib/queries/search-types';
+import { searchResultsQuery } from '@/lib/reads/queries';
+import { searchPageHref } from '@/lib/url-state/search';
 import { CONSOLE_SEARCH_ID } from './shortcut-keys';
-
-export const searchQuery = (q: string) => ({
-  queryKey: queryKeys.search(q),
-  queryFn: ({ signal }: { signal: AbortSignal }) => readJson<SearchResults>(searchApiHref(q), {}, signal),
-});
 
 /**
  * Find anything by its id, from every page: one match opens it, several are listed on
@@ -27,7 +21,7 @@ export function SearchBox({ className = '' }: { className?: string }) {
   async function find(q: string) {
     setPending(true);
     try {
-      const results = await client.fetchQuery({ ...searchQuery(q), staleTime: 5_000 });
+      const results = await client.fetchQuery({ ...searchResultsQuery.options({ q }), staleTime: 5_000 });
       router.push(singleDestination(results) ?? searchPageHref(q));
     } catch {
       // The results page asks again and names the problem (a field error, a busy database).

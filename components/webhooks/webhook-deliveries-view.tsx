@@ -4,9 +4,8 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useQueryStates } from 'nuqs';
 import { formatCappedCount } from '@/lib/domain/capped-count';
 import { WEBHOOK_DELIVERY_STATUSES, webhookDeliverySearch } from '@/lib/domain/webhook-search';
-import { ApiError, readJson } from '@/lib/http/read-json';
-import type { WebhookPage } from '@/lib/queries/webhooks-types';
-import { queryKeys } from '@/lib/query-keys';
+import { ApiError } from '@/lib/http/read-json';
+import { webhookDeliveriesQuery } from '@/lib/reads/queries';
 import { webhooksSearch } from '@/lib/url-state/webhooks';
 import { Button } from '../ui/button';
 import { KeysetPager } from '../ui/keyset-pager';
@@ -24,11 +23,7 @@ const MUTED = 'text-zinc-600 dark:text-zinc-400';
 export function WebhookDeliveriesView() {
   const [state, setState] = useQueryStates(webhooksSearch, { history: 'push' });
   const search = webhookDeliverySearch(state);
-  const query = useQuery({
-    queryKey: queryKeys.webhooks.deliveries(search),
-    queryFn: ({ signal }) => readJson<WebhookPage>('/api/webhooks/deliveries', search, signal),
-    placeholderData: keepPreviousData,
-  });
+  const query = useQuery({ ...webhookDeliveriesQuery.options(search), placeholderData: keepPreviousData });
   const page = query.data;
   const failure = query.error instanceof ApiError ? query.error : null;
   const now = page ? new Date(page.serverNow) : new Date();

@@ -97,12 +97,35 @@ const issuesOf = (fieldErrors: Record<string, string[]>): SearchIssue[] =>
   Object.entries(fieldErrors).flatMap(([path, messages]) => messages.map((message) => ({ path: [path], message })));
 
 /**
+ * The page's half of the agreement with the route: `raw`, the page's own search params for
+ * this read as the browser sent them, is checked with the definition's schema first, so the
+ * page refuses (InvalidFilters) what the route answers 400 with, even a value the URL-state
+ * parsers would quietly drop; then `at`, the view's params, is parsed from the very text the
+ * route gets for the same key (`splitAt`).
+ */
+export function parseForPage<D extends AnyRead>(
+  definition: D,
+  at: Readonly<Record<string, SearchValue>>,
+  raw?: Readonly<Record<string, SearchValue>>,
+): { ok: true; search: unknown; args: unknown } | { ok: false; issues: SearchIssue[] } {
+  if (raw) {
+    const checked = parseInput(definition.search, splitAt(definition.path, raw).search);
+    if (!checked.ok) return { ok: false, issues: issuesOf(checked.error.fieldErrors) };
+  }
+  const { args, search } = splitAt(definition.path, at);
+  const parsed = parseInput(definition.search, search);
+  if (!parsed.ok) return { ok: false, issues: issuesOf(parsed.error.fieldErrors) };
+  if (!definition.args) return { ok: true, search: parsed.value, args };
+  const path = definition.args.safeParse(args);
+  if (path.success) return { ok: true, search: parsed.value, args: path.data };
+  return { ok: false, issues: path.error.issues.map((i) => ({ path: i.path.map(String), message: i.message })) };
+}
+
+/**
  * A read for a server page, exactly as its route answers the view's request for the same key:
- * `at` is what the view passes to `readQuery(...).options(at)` (the page's URL state through
- * its loader), parsed with the definition's schema from the same text the route would get.
- * `raw`, the page's search params for this read as the browser sent them, is checked first
- * with the same schema, so the page refuses (InvalidFilters) what the route answers 400 with,
- * even a value the URL-state parsers would quietly drop. `prefetch` goes to `Prefetched`.
+ * `at` is what the view passes to `readQuery(...).options(at)` (the page's URL state through its
+ * loader), `raw` the page's search params for this read (see parseForPage). On success,
+ * `prefetch` goes to `Prefetched` and `value` is the read's answer (null: not found).
  */
 export async function readForPage<D extends AnyRead>(
   definition: D,
@@ -110,20 +133,10 @@ export async function readForPage<D extends AnyRead>(
   at: ReadAt<D> | Record<string, never> = {},
   raw?: Readonly<Record<string, SearchValue>>,
 ): Promise<PageRead<DataOf<D>>> {
-  if (raw) {
-    const checked = parseInput(definition.search, splitAt(definition.path, raw).search);
-    if (!checked.ok) return { ok: false, issues: issuesOf(checked.error.fieldErrors) };
-  }
-  const { args, search } = splitAt(definition.path, at as Record<string, SearchValue>);
-  const parsed = parseInput(definition.search, search);
-  if (!parsed.ok) return { ok: false, issues: issuesOf(parsed.error.fieldErrors) };
-  const path = definition.args ? definition.args.safeParse(args) : { success: true as const, data: args };
-  if (!path.success)
-    return { ok: false, issues: path.error.issues.map((i) => ({ path: i.path.map(String), message: i.message })) };
-  const value: DataOf<D> = await definition.read(await dbFor(definition.source), parsed.value, {
-    actor,
-    args: path.data,
-  });
+  const parsed = parseForPage(definition, at as Record<string, SearchValue>, raw);
+  if (!parsed.ok) return parsed;
+  const db = await dbFor(definition.source);
+  const value: DataOf<D> = await definition.read(db, parsed.search, { actor, args: parsed.args });
   const queryKey = readKey(definition.path, at as Record<string, SearchValue>);
   return { ok: true, value, prefetch: { queryKey, queryFn: async () => value } };
 }

@@ -1,10 +1,9 @@
-import { createLoader, createSerializer, parseAsString } from 'nuqs/server';
+import { createLoader, parseAsString } from 'nuqs/server';
+import { withSearch } from './search-string';
 
-/** The search results page's URL state: the text searched for (searchQuerySchema validates it). */
+/** The search results page's URL state: the text searched for (the search read's schema validates it). */
 export const searchUrlState = { q: parseAsString };
 export const loadSearchState = createLoader(searchUrlState);
-export const serializeSearch = createSerializer(searchUrlState);
 
-/** `/search?q=…`, the results page, or `/api/search?q=…`, its data. */
-export const searchPageHref = (q: string) => serializeSearch('/search', { q });
-export const searchApiHref = (q: string) => serializeSearch('/api/search', { q });
+/** `/search?q=…`, the results page. */
+export const searchPageHref = (q: string) => withSearch('/search', { q });

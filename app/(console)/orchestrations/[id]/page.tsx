@@ -3,11 +3,10 @@ import { notFound } from 'next/navigation';
 import { Prefetched } from '@/components/data/prefetched';
 import { OrchestrationView } from '@/components/orchestrations/orchestration-view';
 import { decodePathSegment } from '@/lib/domain/path-segment';
-import { orchestrationPathSchema, readOrchestrationDetail } from '@/lib/queries/orchestration-detail';
-import { queryKeys } from '@/lib/query-keys';
-import { primaryDb } from '@/lib/server/console-reads';
+import { orchestrationPathSchema } from '@/lib/queries/orchestration-detail';
+import { readForPage } from '@/lib/reads/define-read';
+import { orchestrationDetail } from '@/lib/reads/recovery';
 import { page } from '@/lib/server/page';
-import { runtime } from '@/lib/server/composition-root';
 
 type Props = { params: Promise<{ id: string }> };
 
@@ -17,11 +16,11 @@ export async function generateMetadata({ params }: Props): Promise<Metadata> {
   return { title: `Orchestration ${id.ok ? id.value : ''}` };
 }
 
-export default page('read', { params: orchestrationPathSchema }, async function OrchestrationPage({ params }) {
-  const detail = await readOrchestrationDetail(primaryDb(), runtime().settings.checkpointKey, params.id);
-  if (!detail) notFound();
+export default page('read', { params: orchestrationPathSchema }, async function OrchestrationPage({ actor, params }) {
+  const detail = await readForPage(orchestrationDetail, actor, { id: params.id });
+  if (!detail.ok || !detail.value) notFound();
   return (
-    <Prefetched queries={[{ queryKey: queryKeys.orchestrations.detail(params.id), queryFn: async () => detail }]}>
+    <Prefetched queries={[detail.prefetch]}>
       <OrchestrationView executionId={params.id} />
     </Prefetched>
   );

@@ -3,11 +3,10 @@ import { notFound } from 'next/navigation';
 import { Prefetched } from '@/components/data/prefetched';
 import { ProposalView } from '@/components/recovery/proposal-view';
 import { idPathSchema } from '@/lib/domain/path-segment';
-import { readProposal } from '@/lib/queries/recovery';
-import { queryKeys } from '@/lib/query-keys';
-import { page } from '@/lib/server/page';
-import { primaryDb } from '@/lib/server/console-reads';
+import { readForPage } from '@/lib/reads/define-read';
+import { proposalDetail } from '@/lib/reads/recovery';
 import { runtime } from '@/lib/server/composition-root';
+import { page } from '@/lib/server/page';
 
 export async function generateMetadata({ params }: { params: Promise<{ id: string }> }): Promise<Metadata> {
   return { title: `Proposal ${(await params).id}` };
@@ -15,11 +14,10 @@ export async function generateMetadata({ params }: { params: Promise<{ id: strin
 
 export default page('read', { params: idPathSchema }, async function ProposalPage({ actor, params }) {
   const { settings } = runtime();
-  const db = primaryDb();
-  const proposal = await readProposal(db, params.id);
-  if (!proposal) notFound();
+  const proposal = await readForPage(proposalDetail, actor, { id: params.id });
+  if (!proposal.ok || !proposal.value) notFound();
   return (
-    <Prefetched queries={[{ queryKey: queryKeys.proposals.detail(params.id), queryFn: async () => proposal }]}>
+    <Prefetched queries={[proposal.prefetch]}>
       <ProposalView
         id={params.id}
         actor={{ id: actor.id, role: actor.role }}

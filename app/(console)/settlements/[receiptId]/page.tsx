@@ -5,9 +5,8 @@ import { notFound } from 'next/navigation';
 import { ReceiptHistoryView } from '@/components/settlements/receipt-history-view';
 import { PageHeader } from '@/components/ui/page-header';
 import { can } from '@/lib/domain/roles';
-import { readReceiptHistory } from '@/lib/queries/settlements';
-import { queryKeys } from '@/lib/query-keys';
-import { primaryDb } from '@/lib/server/console-reads';
+import { readForPage } from '@/lib/reads/define-read';
+import { receiptHistory } from '@/lib/reads/settlements';
 import { decodePathSegment, receiptPathSchema } from '@/lib/domain/path-segment';
 import { page } from '@/lib/server/page';
 import { runtime } from '@/lib/server/composition-root';
@@ -25,8 +24,8 @@ export default page(
   'read',
   { params: receiptPathSchema },
   async function ReceiptHistoryPage({ actor, params: { receiptId } }) {
-    const history = await readReceiptHistory(primaryDb(), receiptId);
-    if (!history) notFound();
+    const history = await readForPage(receiptHistory, actor, { receiptId });
+    if (!history.ok || !history.value) notFound();
     return (
       <>
         <p className="mb-2 text-sm">
@@ -42,7 +41,7 @@ export default page(
           title={`Receipt ${receiptId}`}
           description="Its attempts, reasons, claims and replays, and every action taken on it, newest first."
         />
-        <Prefetched queries={[{ queryKey: queryKeys.settlements.receipt(receiptId), queryFn: async () => history }]}>
+        <Prefetched queries={[history.prefetch]}>
           <ReceiptHistoryView
             receiptId={receiptId}
             canAct={can(actor.role, 'replaySettlement')}

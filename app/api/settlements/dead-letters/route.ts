@@ -1,8 +1,7 @@
-import { deadLetterFiltersSchema } from '@/lib/queries/settlements-types';
-import { apiRoute } from '@/lib/server/api-route';
-import { deadLettersPage } from '@/lib/server/console-reads';
+import { routeHandler } from '@/lib/reads/define-read';
+import { deadLetterList } from '@/lib/reads/settlements';
 
 export const dynamic = 'force-dynamic';
 
 /** GET /api/settlements/dead-letters?q=&reason=&minAttempts=&maxAttempts=&minAge=&maxAge=&cursor= (newest first) */
-export const GET = apiRoute('read', deadLetterFiltersSchema, (_actor, filters) => deadLettersPage(filters));
+export const GET = routeHandler(deadLetterList);

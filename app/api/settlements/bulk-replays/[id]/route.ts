@@ -1,17 +1,7 @@
-import { idPathSchema } from '@/lib/domain/path-segment';
-import { readBulkReplayDetail } from '@/lib/queries/settlements';
-import { bulkReplayItemsSchema } from '@/lib/queries/settlements-types';
-import { apiRoute } from '@/lib/server/api-route';
-import { primaryDb } from '@/lib/server/console-reads';
+import { routeHandler } from '@/lib/reads/define-read';
+import { bulkReplayDetail } from '@/lib/reads/settlements';
 
 export const dynamic = 'force-dynamic';
 
-/** GET /api/settlements/bulk-replays/:id?result=&after=: progress, counts by result, and a page of items. */
-export const GET = apiRoute(
-  'read',
-  bulkReplayItemsSchema,
-  async (_actor, page, { path }) => readBulkReplayDetail(primaryDb(), path.id, page),
-  {
-    params: idPathSchema,
-  },
-);
+/** GET /api/settlements/bulk-replays/:id?result=&after=: progress, counts by result, a page of items. */
+export const GET = routeHandler(bulkReplayDetail);

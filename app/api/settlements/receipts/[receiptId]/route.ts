@@ -1,17 +1,7 @@
-import { z } from 'zod';
-import { receiptPathSchema } from '@/lib/domain/path-segment';
-import { readReceiptHistory } from '@/lib/queries/settlements';
-import { apiRoute } from '@/lib/server/api-route';
-import { primaryDb } from '@/lib/server/console-reads';
+import { routeHandler } from '@/lib/reads/define-read';
+import { receiptHistory } from '@/lib/reads/settlements';
 
 export const dynamic = 'force-dynamic';
 
 /** GET /api/settlements/receipts/:receiptId: where the receipt is, its events, replays and audit trail. */
-export const GET = apiRoute(
-  'read',
-  z.object({}),
-  async (_actor, _query, { path }) => readReceiptHistory(primaryDb(), path.receiptId),
-  {
-    params: receiptPathSchema,
-  },
-);
+export const GET = routeHandler(receiptHistory);
