@@ -5,15 +5,10 @@ import { AUDIT_OUTCOMES, type AuditSearch } from '@/lib/domain/audit-search';
 import { AUDIT_FILTER_WORDS } from '@/lib/url-state/audit';
 import { fieldProblem } from '@/lib/url-state/filter-words';
 import { Button } from '../ui/button';
+import { useTimeZone } from '../ui/time-zone';
 
 const FIELD =
   'mt-1 block w-44 rounded-md border border-zinc-300 bg-white px-2 py-1.5 text-sm dark:border-zinc-700 dark:bg-zinc-950';
-
-/** datetime-local has no zone: the console works in UTC, so the fields are read and shown as UTC. */
-const fromLocalUtc = (local: string) =>
-  local ? new Date(`${local.length === 16 ? `${local}:00` : local}Z`).toISOString() : '';
-const toLocalUtc = (iso: string | undefined) =>
-  iso && !Number.isNaN(Date.parse(iso)) ? new Date(iso).toISOString().slice(0, 16) : '';
 
 // Events about users and sign-in are listed only to those who manage users: others get examples they can find.
 const textFields = (canManageUsers: boolean) =>
@@ -39,14 +34,19 @@ export function AuditFilterForm({
   fieldErrors?: Record<string, string[]>;
   onApply: (next: AuditSearch) => void;
 }) {
+  // datetime-local has no zone: the fields are read and shown in the user's, named in their labels; the URL keeps
+  // the instant in UTC, so a link shows the same events to anyone.
+  const tz = useTimeZone();
+  const fromLocal = (local: string) => tz.fromInput(local)?.toISOString() ?? '';
+  const toLocal = (iso: string | undefined) => (iso ? tz.toInput(new Date(iso)) : '');
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const form = new FormData(event.currentTarget);
     const text = (k: string) => String(form.get(k) ?? '').trim();
     onApply({
       ...Object.fromEntries(['actor', 'action', 'targetKind', 'targetId', 'outcome'].map((k) => [k, text(k)])),
-      from: fromLocalUtc(text('from')),
-      to: fromLocalUtc(text('to')),
+      from: fromLocal(text('from')),
+      to: fromLocal(text('to')),
     });
   }
   const problem = (name: string) => {
@@ -64,7 +64,7 @@ export function AuditFilterForm({
           id={`audit-${name}`}
           name={name}
           type="datetime-local"
-          defaultValue={toLocalUtc(filters[name])}
+          defaultValue={toLocal(filters[name])}
           aria-invalid={error ? true : undefined}
           aria-describedby={error ? `audit-${name}-error` : undefined}
           className={FIELD}
@@ -79,7 +79,7 @@ export function AuditFilterForm({
   };
   return (
     <form
-      key={JSON.stringify(filters)}
+      key={`${tz.zone} ${JSON.stringify(filters)}`}
       onSubmit={submit}
       aria-label="Audit filters"
       className="mb-4 flex flex-wrap items-end gap-3"
@@ -124,8 +124,8 @@ export function AuditFilterForm({
           ))}
         </select>
       </div>
-      {timeField('from', 'From (UTC)')}
-      {timeField('to', 'Before (UTC)')}
+      {timeField('from', `From (${tz.zone})`)}
+      {timeField('to', `Before (${tz.zone})`)}
       <div className="flex gap-2">
         <Button type="submit" variant="primary">
           Apply filters

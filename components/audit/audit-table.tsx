@@ -4,6 +4,7 @@ import type { AuditEventView } from '@/lib/queries/audit-types';
 import { StatusBadge } from '../ui/status-badge';
 import { Cell, DataTable } from '../ui/table';
 import { TimeAgo } from '../ui/time-ago';
+import { useTimeZone } from '../ui/time-zone';
 import { DigestButton } from './digest-button';
 
 const HEAD = ['Time', 'Actor', 'Role', 'Action', 'Target', 'Change', 'Reason', 'Outcome', 'Digest'];
@@ -45,8 +46,9 @@ export function AuditTable({
   emptyMessage: string;
 }) {
   const link = 'text-left underline decoration-dotted hover:text-sky-800 dark:hover:text-sky-300';
+  const tz = useTimeZone();
   return (
-    <DataTable caption="Audit events" head={HEAD}>
+    <DataTable caption="Audit events" head={[tz.heading('Time', serverNow), ...HEAD.slice(1)]}>
       {rows.length === 0 ? (
         <tr>
           <td colSpan={HEAD.length} className="px-3 py-8 text-center text-zinc-600 dark:text-zinc-400">
@@ -57,7 +59,7 @@ export function AuditTable({
         rows.map((e) => (
           <tr key={e.id} data-audit-id={e.id}>
             <Cell>
-              <TimeAgo at={new Date(e.at)} now={serverNow} />
+              <TimeAgo at={new Date(e.at)} now={serverNow} column />
             </Cell>
             <Cell>
               <button

@@ -14,12 +14,9 @@ import { ErrorState, hasFilters, LoadingRow, NoMatches } from '../ui/states';
 import { StatusBadge } from '../ui/status-badge';
 import { Cell, DataTable } from '../ui/table';
 import { TimeAgo } from '../ui/time-ago';
+import { useTimeZone } from '../ui/time-zone';
 
 const field = 'rounded-md border border-zinc-300 bg-white px-2 py-1.5 text-sm dark:border-zinc-700 dark:bg-zinc-950';
-
-/** datetime-local has no zone: the console works in UTC, so inputs are read as UTC. */
-const toUtcDate = (local: string) => (local ? new Date(`${local}:00Z`) : null);
-const fromUtcDate = (at: Date | null) => (at && !Number.isNaN(at.getTime()) ? at.toISOString().slice(0, 16) : '');
 
 export function ExecutionsView() {
   const [filters, setFilters] = useQueryStates(executionsSearch, { history: 'push' });
@@ -29,6 +26,9 @@ export function ExecutionsView() {
   });
   const jobNames = useQuery(jobNamesQuery.options()).data ?? [];
   const set = (patch: Partial<ExecutionsSearch>) => void setFilters({ ...patch, cursor: null });
+  // datetime-local has no zone: the fields are read and shown in the user's, named in their labels; the URL keeps
+  // the instant in UTC, so a link shows the same executions to anyone.
+  const tz = useTimeZone();
   const now = new Date(data?.serverNow ?? Date.now());
 
   return (
@@ -85,20 +85,20 @@ export function ExecutionsView() {
           </select>
         </label>
         <label className="flex flex-col text-xs font-medium">
-          Updated from (UTC)
+          Updated from ({tz.zone})
           <input
             type="datetime-local"
-            value={fromUtcDate(filters.updatedFrom)}
-            onChange={(e) => set({ updatedFrom: toUtcDate(e.target.value) })}
+            value={tz.toInput(filters.updatedFrom)}
+            onChange={(e) => set({ updatedFrom: tz.fromInput(e.target.value) })}
             className={`${field} mt-1`}
           />
         </label>
         <label className="flex flex-col text-xs font-medium">
-          Updated before (UTC)
+          Updated before ({tz.zone})
           <input
             type="datetime-local"
-            value={fromUtcDate(filters.updatedTo)}
-            onChange={(e) => set({ updatedTo: toUtcDate(e.target.value) })}
+            value={tz.toInput(filters.updatedTo)}
+            onChange={(e) => set({ updatedTo: tz.fromInput(e.target.value) })}
             className={`${field} mt-1`}
           />
         </label>
@@ -130,7 +130,7 @@ export function ExecutionsView() {
       </p>
       <DataTable
         caption="Executions"
-        head={['Execution', 'Job', 'Status', 'Attempt', 'Version', 'Owner', 'Updated']}
+        head={['Execution', 'Job', 'Status', 'Attempt', 'Version', 'Owner', tz.heading('Updated', now)]}
         empty={
           data?.items.length === 0 &&
           (hasFilters(filters) ? <NoMatches noun="executions" onClear={() => void setFilters(null)} /> : true)
@@ -160,7 +160,7 @@ export function ExecutionsView() {
               {row.owner === 'ABSENT' ? 'none' : row.owner === 'CURRENT_PROCESS' ? 'this process' : 'other process'}
             </Cell>
             <Cell>
-              <TimeAgo at={new Date(row.updatedAt)} now={now} />
+              <TimeAgo at={new Date(row.updatedAt)} now={now} column />
             </Cell>
           </tr>
         ))}

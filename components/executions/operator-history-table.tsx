@@ -2,7 +2,8 @@ import type { OperatorRequestEntry } from '@/lib/domain/operator-request';
 import { DigestButton } from '../audit/digest-button';
 import { StatusBadge } from '../ui/status-badge';
 import { Cell, DataTable } from '../ui/table';
-import { formatRelative, formatUtc } from '../ui/time-ago';
+import { formatRelative } from '../ui/time-ago';
+import { useTimeZone } from '../ui/time-zone';
 
 const ORIGIN = {
   keel: { label: 'Keel', title: 'Written by Keel (operation id starting with keel-)' },
@@ -28,11 +29,12 @@ function StatusChange({ prior, result }: { prior: string | null; result: string 
 
 /** Every operator request the runtime recorded for an execution: who asked, for what, and what came of it. */
 export function OperatorHistoryTable({ requests, now }: { requests: OperatorRequestEntry[]; now: Date }) {
+  const tz = useTimeZone();
   return (
     <DataTable
       caption="Operator requests"
       head={[
-        'Requested',
+        tz.heading('Requested', now),
         'Action / class',
         'Outcome',
         'Actor',
@@ -49,9 +51,9 @@ export function OperatorHistoryTable({ requests, now }: { requests: OperatorRequ
         return (
           <tr key={r.id}>
             <Cell>
-              <time dateTime={r.requestedAt} title={formatUtc(at)}>
+              <time dateTime={r.requestedAt} title={tz.format(at)}>
                 {formatRelative(at, now)}
-                <span className={sub}>{formatUtc(at)}</span>
+                <span className={sub}>{tz.inColumn(at, now)}</span>
               </time>
             </Cell>
             <Cell>

@@ -11,6 +11,7 @@ import { ErrorState } from '../ui/states';
 import { StatusBadge } from '../ui/status-badge';
 import { Cell, DataTable } from '../ui/table';
 import { TimeAgo } from '../ui/time-ago';
+import { useTimeZone } from '../ui/time-zone';
 import { CompensationTable } from './compensation-table';
 import { LINK } from './links';
 import { RetryPolicy } from './retry-policy';
@@ -55,6 +56,7 @@ function TakeoverState({ detail }: { detail: OrchestrationDetail }) {
 
 /** One orchestration's checkpoint, prefetched by the page and kept current by live events. */
 export function OrchestrationView({ executionId }: { executionId: string }) {
+  const tz = useTimeZone();
   const { data: detail, error } = useQuery(orchestrationDetailQuery.options({ id: executionId }));
   if (!detail) return error ? <ErrorState detail={error.message} /> : null;
   const now = new Date(detail.serverNow);
@@ -147,7 +149,7 @@ export function OrchestrationView({ executionId }: { executionId: string }) {
         </h2>
         <DataTable
           caption="Proposals for this orchestration"
-          head={['Proposal', 'Status', 'Proposed by', 'Created']}
+          head={['Proposal', 'Status', 'Proposed by', tz.heading('Created', now)]}
           empty={detail.proposals.length === 0 ? 'No proposal has targeted it.' : false}
         >
           {detail.proposals.map((p) => (
@@ -162,7 +164,7 @@ export function OrchestrationView({ executionId }: { executionId: string }) {
               </Cell>
               <Cell>{p.proposerLogin}</Cell>
               <Cell>
-                <TimeAgo at={new Date(p.createdAt)} now={now} />
+                <TimeAgo at={new Date(p.createdAt)} now={now} column />
               </Cell>
             </tr>
           ))}

@@ -1,6 +1,6 @@
 'use client';
 
-import { formatUtc } from '../ui/time-ago';
+import { ZonedTime } from '../ui/time-zone';
 import { useServerClock } from '../ui/use-server-clock';
 
 const two = (n: number) => String(n).padStart(2, '0');
@@ -32,7 +32,9 @@ export function WaitCountdown({ deadline, serverNow }: { deadline: string; serve
       >
         {timeLeft(left)}
       </span>{' '}
-      <span className="text-zinc-600 dark:text-zinc-400">({formatUtc(new Date(deadline))})</span>
+      <span className="text-zinc-600 dark:text-zinc-400">
+        (<ZonedTime at={new Date(deadline)} />)
+      </span>
     </span>
   );
 }

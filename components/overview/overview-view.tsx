@@ -11,7 +11,7 @@ import { Sparkline } from '../ui/sparkline';
 import { ErrorState } from '../ui/states';
 import { StatusBadge } from '../ui/status-badge';
 import { Cell, DataTable } from '../ui/table';
-import { formatUtc } from '../ui/time-ago';
+import { useTimeZone } from '../ui/time-zone';
 
 // Each count links to the list it counts; the count's own link repeats the row's, so it stays out of the tab order.
 const COUNT_LINK = 'text-sky-800 underline dark:text-sky-300';
@@ -23,6 +23,7 @@ export const overviewQuery = () => ({
 
 /** The overview's counts and charts, prefetched by the page and kept current by live events; `links` come from the server. */
 export function OverviewView({ links }: { links: OverviewLinks }) {
+  const tz = useTimeZone();
   const { data: overview, error } = useQuery(overviewQuery());
   if (!overview) return <>{error ? <ErrorState detail={error.message} /> : null}</>;
   const total = overview.executionsByStatus.reduce((sum, r) => sum + r.count, 0);
@@ -30,7 +31,7 @@ export function OverviewView({ links }: { links: OverviewLinks }) {
   const queueDepth = overview.queue.reduce((sum, r) => sum + r.count, 0);
   return (
     <>
-      <PageHeader title="Overview" description={`As of ${formatUtc(new Date(overview.serverNow))} (server clock)`} />
+      <PageHeader title="Overview" description={`As of ${tz.format(new Date(overview.serverNow))} (server clock)`} />
       <section aria-label="Totals" className="grid grid-cols-2 gap-4 lg:grid-cols-5">
         <StatCard label="Executions" value={total.toLocaleString('en-US')} href="/executions" />
         <StatCard

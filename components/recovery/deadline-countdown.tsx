@@ -1,6 +1,6 @@
 'use client';
 
-import { formatUtc } from '../ui/time-ago';
+import { ZonedTime } from '../ui/time-zone';
 import { useServerClock } from '../ui/use-server-clock';
 
 /** Time left until a deadline, ticking every second against the server's clock at load. */
@@ -14,7 +14,9 @@ export function DeadlineCountdown({ deadline, serverNow }: { deadline: string; s
   return (
     <span data-testid="deadline">
       <span className={left <= 60_000 ? 'font-medium text-red-800 dark:text-red-300' : ''}>{text}</span>{' '}
-      <span className="text-zinc-600 dark:text-zinc-400">({formatUtc(new Date(deadline))})</span>
+      <span className="text-zinc-600 dark:text-zinc-400">
+        (<ZonedTime at={new Date(deadline)} />)
+      </span>
     </span>
   );
 }

@@ -2,7 +2,8 @@ import type { ReactNode } from 'react';
 import { exactMs, humanDuration, thresholdPhrase } from '@/lib/domain/duration';
 import type { BatchEvidenceView, EvidenceView, OrchestrationEvidenceView } from '@/lib/domain/recovery-evidence-view';
 import { StatusBadge } from '../ui/status-badge';
-import { TimeAgo, formatUtc } from '../ui/time-ago';
+import { TimeAgo } from '../ui/time-ago';
+import { ZonedTime } from '../ui/time-zone';
 import { MARKERS, OWNER_MEANINGS } from './evidence-meanings';
 
 const note = 'mt-0.5 block text-xs text-zinc-600 dark:text-zinc-400';
@@ -44,7 +45,14 @@ function BatchEvidence({
   return (
     <>
       <dl className="grid grid-cols-1 gap-x-6 gap-y-4 md:grid-cols-3">
-        <Item label="Last update" meaning={<>Read at {formatUtc(read)}, by the database’s clock.</>}>
+        <Item
+          label="Last update"
+          meaning={
+            <>
+              Read at <ZonedTime at={read} />, by the database’s clock.
+            </>
+          }
+        >
           <TimeAgo at={new Date(view.updatedAtMs)} now={now} />
         </Item>
         <Item
@@ -177,7 +185,8 @@ function OrchestrationEvidence({
           ) : (
             <>
               Expired {humanDuration(view.serverTimeMs - view.expiresAtMs)} before the evidence was read (
-              {formatUtc(new Date(view.serverTimeMs))}).
+              <ZonedTime at={view.serverTimeMs} />
+              ).
             </>
           )
         }

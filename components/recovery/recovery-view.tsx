@@ -9,7 +9,8 @@ import { recoveryHref, recoverySearch } from '@/lib/url-state/recovery';
 import { ErrorState } from '../ui/states';
 import { StatusBadge } from '../ui/status-badge';
 import { Cell, DataTable } from '../ui/table';
-import { formatRelative, formatUtc, TimeAgo } from '../ui/time-ago';
+import { formatRelative, TimeAgo } from '../ui/time-ago';
+import { useTimeZone } from '../ui/time-zone';
 import { orchestrationHref } from '../orchestrations/links';
 import { OrchestrationTakeoverButton } from './orchestration-takeover-button';
 
@@ -21,6 +22,7 @@ const ID_CELL = 'min-w-32 max-w-64 px-3 py-2 [overflow-wrap:anywhere]';
 
 /** Proposals by status and orchestration leases; the status and cursor live in the URL. */
 export function RecoveryView({ canPropose }: { canPropose: boolean }) {
+  const tz = useTimeZone();
   const [search] = useQueryStates(recoverySearch, { history: 'push' });
   const params = { status: search.status, cursor: search.cursor };
   const proposals = useQuery({ ...proposalListQuery.options(params), placeholderData: keepPreviousData });
@@ -51,7 +53,15 @@ export function RecoveryView({ canPropose }: { canPropose: boolean }) {
         </nav>
         <DataTable
           caption="Recovery proposals"
-          head={['Proposal', 'Target', 'Status', 'Proposed by', 'Created', 'Deadline', 'Decided by']}
+          head={[
+            'Proposal',
+            'Target',
+            'Status',
+            'Proposed by',
+            tz.heading('Created', now),
+            tz.heading('Deadline', now),
+            'Decided by',
+          ]}
           empty={proposals.data?.items.length === 0}
         >
           {proposals.data?.items.map((p) => (
@@ -69,10 +79,10 @@ export function RecoveryView({ canPropose }: { canPropose: boolean }) {
               </Cell>
               <Cell>{p.proposerLogin}</Cell>
               <Cell>
-                <TimeAgo at={new Date(p.createdAt)} now={now} />
+                <TimeAgo at={new Date(p.createdAt)} now={now} column />
               </Cell>
               <Cell>
-                <TimeAgo at={new Date(p.deadline)} now={now} />
+                <TimeAgo at={new Date(p.deadline)} now={now} column />
               </Cell>
               <Cell>{p.deciderLogin ?? '—'}</Cell>
             </tr>
@@ -94,7 +104,7 @@ export function RecoveryView({ canPropose }: { canPropose: boolean }) {
         {leases.error ? <ErrorState detail={leases.error.message} /> : null}
         <DataTable
           caption="Orchestration leases"
-          head={['Orchestration', 'Owner', 'Fencing token', 'Lease expires', 'Authentication', '']}
+          head={['Orchestration', 'Owner', 'Fencing token', tz.heading('Lease expires', now), 'Authentication', '']}
           empty={leases.data?.items.length === 0}
         >
           {leases.data?.items.map((l) => (
@@ -106,7 +116,7 @@ export function RecoveryView({ canPropose }: { canPropose: boolean }) {
               </td>
               <td className={ID_CELL}>{l.leaseOwner}</td>
               <Cell>{l.fencingToken}</Cell>
-              {/* Relative time, then the UTC time on a line of its own: the row keeps its actions in view at 1440 px. */}
+              {/* Relative time, then the time on a line of its own: the row keeps its actions in view at 1440 px. */}
               <td className="px-3 py-2">
                 <span className="block whitespace-nowrap">
                   {formatRelative(new Date(l.expiresAt), now)}
@@ -118,7 +128,7 @@ export function RecoveryView({ canPropose }: { canPropose: boolean }) {
                   dateTime={l.expiresAt}
                   className="block whitespace-nowrap text-xs text-zinc-500 dark:text-zinc-400"
                 >
-                  {formatUtc(new Date(l.expiresAt))}
+                  {tz.inColumn(new Date(l.expiresAt), now)}
                 </time>
               </td>
               <Cell>

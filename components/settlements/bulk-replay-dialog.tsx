@@ -5,7 +5,7 @@ import { formatCappedCount, type CappedCount } from '@/lib/domain/capped-count';
 import { deadLetterFilterOfWords } from '@/lib/domain/dead-letter-filter-words';
 import { ConfirmDialog } from '../ui/confirm-dialog';
 import { Cell, DataTable } from '../ui/table';
-import { formatUtc } from '../ui/time-ago';
+import { useTimeZone, ZonedTime } from '../ui/time-zone';
 import type { FilterValues } from './filter-params';
 import { describeDeadLetterFilter } from './filter-summary';
 import { NoteField } from './note-field';
@@ -33,6 +33,7 @@ export function BulkReplayDialog({
   onClose: () => void;
   onPreviewed?: () => void;
 }) {
+  const tz = useTimeZone();
   const discard = action === 'DISCARD';
   const verb = discard ? 'discard' : 'replay';
   const filter = deadLetterFilterOfWords(filters);
@@ -88,7 +89,7 @@ export function BulkReplayDialog({
     >
       <p data-testid="bulk-preview-count">
         Exactly {preview.itemCount.toLocaleString('en-US')} dead letters were frozen at{' '}
-        {formatUtc(new Date(preview.asOfMs))}: {filterText}.
+        <ZonedTime at={preview.asOfMs} />: {filterText}.
       </p>
       <p>
         {discard
@@ -103,14 +104,14 @@ export function BulkReplayDialog({
         <div className="max-h-56 overflow-y-auto">
           <DataTable
             caption={`Sample of bulk replay ${preview.jobId}`}
-            head={['Receipt', 'Reason', 'Attempts', 'Recorded']}
+            head={['Receipt', 'Reason', 'Attempts', tz.heading('Recorded', preview.asOfMs)]}
           >
             {preview.sample.map((item) => (
               <tr key={item.receiptId}>
                 <Cell mono>{item.receiptId}</Cell>
                 <Cell mono>{item.reason}</Cell>
                 <Cell>{item.attempts}</Cell>
-                <Cell>{formatUtc(new Date(item.recordedAtMs))}</Cell>
+                <Cell>{tz.inColumn(item.recordedAtMs, preview.asOfMs)}</Cell>
               </tr>
             ))}
           </DataTable>

@@ -12,6 +12,7 @@ import { ErrorState } from '../ui/states';
 import { StatusBadge } from '../ui/status-badge';
 import { Cell, DataTable } from '../ui/table';
 import { TimeAgo } from '../ui/time-ago';
+import { useTimeZone } from '../ui/time-zone';
 import { filterParams } from './filter-params';
 import { describeDeadLetterFilter } from './filter-summary';
 import { LINK, bulkReplayHref } from './links';
@@ -21,6 +22,7 @@ const FIELD =
 
 /** Every bulk replay job, newest first, with its status and progress; each links to its items. */
 export function BulkReplayList() {
+  const tz = useTimeZone();
   const [state, setState] = useQueryStates(bulkReplaysSearch, { history: 'push' });
   const params = filterParams(state);
   const query = useQuery({
@@ -56,7 +58,7 @@ export function BulkReplayList() {
       {query.isError ? <ErrorState detail={`${failure?.code ?? 'ERROR'}: ${query.error.message}`} /> : null}
       <DataTable
         caption="Bulk replays"
-        head={['Job', 'Status', 'Selects', 'Processed', 'Note', 'Previewed', 'Started by']}
+        head={['Job', 'Status', 'Selects', 'Processed', 'Note', tz.heading('Previewed', now), 'Started by']}
         empty={page?.jobs.length === 0}
       >
         {page?.jobs.map((job) => (
@@ -87,7 +89,7 @@ export function BulkReplayList() {
               {job.note}
             </td>
             <Cell>
-              {job.createdBy}, <TimeAgo at={new Date(job.createdAt)} now={now} />
+              {job.createdBy}, <TimeAgo at={new Date(job.createdAt)} now={now} column />
             </Cell>
             <Cell>{job.startedBy ?? <span className="text-zinc-500 dark:text-zinc-400">not started</span>}</Cell>
           </tr>

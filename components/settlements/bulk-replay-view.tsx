@@ -12,7 +12,8 @@ import { Button } from '../ui/button';
 import { ErrorState } from '../ui/states';
 import { StatusBadge } from '../ui/status-badge';
 import { Cell, DataTable } from '../ui/table';
-import { TimeAgo, formatUtc } from '../ui/time-ago';
+import { TimeAgo } from '../ui/time-ago';
+import { useTimeZone, ZonedTime } from '../ui/time-zone';
 import { BulkReplayActions } from './bulk-replay-actions';
 import { filterParams } from './filter-params';
 import { describeDeadLetterFilter } from './filter-summary';
@@ -42,6 +43,7 @@ const ACTION_TEXT = {
  * result and its items, filtered by result and keyset-paged, viewable for good.
  */
 export function BulkReplayView({ jobId, canAct }: { jobId: number; canAct: boolean }) {
+  const tz = useTimeZone();
   const [state, setState] = useQueryStates(bulkReplayItemsSearch, { history: 'push' });
   const params = filterParams(state);
   const query = useQuery({
@@ -78,7 +80,7 @@ export function BulkReplayView({ jobId, canAct }: { jobId: number; canAct: boole
             {requeue
               ? `the ${filter.receiptIds?.length ?? 0} selected settlements still retry-scheduled`
               : describeDeadLetterFilter(filter)}
-            , as of {formatUtc(new Date(asOfMs))}
+            , as of <ZonedTime at={asOfMs} />
           </Fact>
           <Fact label="Note">{job.note}</Fact>
           <Fact label="Previewed by">
@@ -153,7 +155,12 @@ export function BulkReplayView({ jobId, canAct }: { jobId: number; canAct: boole
         {query.isError ? <ErrorState detail={`${failure?.code ?? 'ERROR'}: ${query.error.message}`} /> : null}
         <DataTable
           caption={`Items of bulk replay ${jobId}`}
-          head={['Receipt', requeue ? 'Next visible (at preview)' : 'Recorded (at preview)', 'Result', 'Processed']}
+          head={[
+            'Receipt',
+            tz.heading(requeue ? 'Next visible at preview' : 'Recorded at preview', now),
+            'Result',
+            tz.heading('Processed', now),
+          ]}
           empty={detail.items.length === 0}
         >
           {detail.items.map((item) => (
@@ -163,9 +170,9 @@ export function BulkReplayView({ jobId, canAct }: { jobId: number; canAct: boole
                   {item.receiptId}
                 </Link>
               </Cell>
-              <Cell>{formatUtc(new Date(item.recordedAtMs))}</Cell>
+              <Cell>{tz.inColumn(item.recordedAtMs, now)}</Cell>
               <Cell mono>{item.result ?? 'pending'}</Cell>
-              <Cell>{item.processedAt ? <TimeAgo at={new Date(item.processedAt)} now={now} /> : DASH}</Cell>
+              <Cell>{item.processedAt ? <TimeAgo at={new Date(item.processedAt)} now={now} column /> : DASH}</Cell>
             </tr>
           ))}
         </DataTable>

@@ -3,7 +3,7 @@
 import { previewBulkRequeueAction } from '@/app/actions/settlements';
 import { ConfirmDialog } from '../ui/confirm-dialog';
 import { Cell, DataTable } from '../ui/table';
-import { formatUtc } from '../ui/time-ago';
+import { useTimeZone, ZonedTime } from '../ui/time-zone';
 import { NoteField } from './note-field';
 import { useBulkPreview } from './use-bulk-preview';
 
@@ -23,6 +23,7 @@ export function BulkRequeueDialog({
   onClose: () => void;
   onPreviewed?: () => void;
 }) {
+  const tz = useTimeZone();
   const { note, setNote, preview, previewAction, requestPreview, start } = useBulkPreview(previewBulkRequeueAction, {
     previewed: (v) => `Bulk requeue ${v.jobId} previewed: ${plural(v.itemCount)} frozen`,
     started: (v) => `Bulk requeue ${v.jobId} started: ${plural(v.itemCount)}`,
@@ -67,7 +68,7 @@ export function BulkRequeueDialog({
       onConfirm={() => void start.execute({ jobId: preview.jobId })}
     >
       <p data-testid="bulk-preview-count">
-        Exactly {plural(preview.itemCount)} were frozen at {formatUtc(new Date(preview.asOfMs))}
+        Exactly {plural(preview.itemCount)} were frozen at <ZonedTime at={preview.asOfMs} />
         {left > 0
           ? `; ${plural(left)} of the selection had already left the retries, so ${left === 1 ? 'it is' : 'they are'} not part of it`
           : ''}
@@ -85,14 +86,14 @@ export function BulkRequeueDialog({
         <div className="max-h-56 overflow-y-auto">
           <DataTable
             caption={`Sample of bulk requeue ${preview.jobId}`}
-            head={['Receipt', 'Attempts', 'Reason', 'Next visible']}
+            head={['Receipt', 'Attempts', 'Reason', tz.heading('Next visible', preview.asOfMs)]}
           >
             {preview.sample.map((item) => (
               <tr key={item.receiptId}>
                 <Cell mono>{item.receiptId}</Cell>
                 <Cell>{item.attempts}</Cell>
                 <Cell mono>{item.reasonCode ?? '—'}</Cell>
-                <Cell>{formatUtc(new Date(item.nextVisibleAtMs))}</Cell>
+                <Cell>{tz.inColumn(item.nextVisibleAtMs, preview.asOfMs)}</Cell>
               </tr>
             ))}
           </DataTable>

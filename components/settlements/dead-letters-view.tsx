@@ -13,6 +13,7 @@ import { KeysetPager } from '../ui/keyset-pager';
 import { ErrorState, LoadingRow, NoMatches } from '../ui/states';
 import { Cell, DataTable } from '../ui/table';
 import { TimeAgo } from '../ui/time-ago';
+import { useTimeZone } from '../ui/time-zone';
 import { deadLetterTarget, type DeadLetterTarget } from './dead-letter-target';
 import { DeadLetterGroupsPanel } from './dead-letter-groups';
 import { DeadLetterSelectionBar, useDeadLetterSelection } from './dead-letter-selection';
@@ -32,6 +33,7 @@ const HiddenReceipt = lazy(() => import('./hidden-receipt').then((m) => ({ defau
  * the URL. Support and admins replay or discard one, or bulk-replay the filter.
  */
 export function DeadLettersView({ canAct }: { canAct: boolean }) {
+  const tz = useTimeZone();
   const { values, cursor, apply, setCursor } = useSettlementFilters();
   const params = filterParams(values, { cursor });
   const query = useQuery({ ...deadLetterListQuery.options(params), placeholderData: keepPreviousData });
@@ -44,7 +46,7 @@ export function DeadLettersView({ canAct }: { canAct: boolean }) {
   const page = query.data;
   const failure = query.error instanceof ApiError ? query.error : null;
   const now = new Date(page?.serverNowMs ?? groups.data?.serverNowMs ?? 0);
-  const head = ['Receipt', 'Reason', 'Detail', 'Attempts', 'Recorded', ...(canAct ? ['Actions'] : [])];
+  const head = ['Receipt', 'Reason', 'Detail', 'Attempts', tz.heading('Recorded', now), ...(canAct ? ['Actions'] : [])];
   const filtered = Object.keys(values).length > 0;
   const selection = useDeadLetterSelection(new URLSearchParams(filterParams(values)).toString());
   const selected = () => (selection.all ? {} : { receiptIds: [...selection.ids] });
@@ -171,7 +173,7 @@ function DeadLetterTableRow({
       </td>
       <Cell>{row.attempts}</Cell>
       <Cell>
-        <TimeAgo at={new Date(row.recordedAtMs)} now={now} />
+        <TimeAgo at={new Date(row.recordedAtMs)} now={now} column />
       </Cell>
       {canAct ? (
         <Cell>

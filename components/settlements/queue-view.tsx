@@ -14,6 +14,7 @@ import { KeysetPager } from '../ui/keyset-pager';
 import { ErrorState, hasFilters, LoadingRow, NoMatches } from '../ui/states';
 import { Cell, DataTable } from '../ui/table';
 import { TimeAgo } from '../ui/time-ago';
+import { useTimeZone } from '../ui/time-zone';
 import { useDeadLetterSelection } from './dead-letter-selection';
 import { requeueTarget, type RequeueTarget } from './requeue-target';
 import { RequeueSelectionBar } from './requeue-selection';
@@ -37,6 +38,7 @@ const DASH = <span className="text-zinc-500 dark:text-zinc-400">—</span>;
  * keyset cursor in the URL. The server rendered the first view; this keeps it current.
  */
 export function QueueView({ canAct }: { canAct: boolean }) {
+  const tz = useTimeZone();
   const { values, cursor, apply, setCursor } = useSettlementFilters();
   const [{ state }, setView] = useQueryStates(
     { state: queueSearch.state, cursor: queueSearch.cursor },
@@ -76,8 +78,8 @@ export function QueueView({ canAct }: { canAct: boolean }) {
     'Receipt',
     'State',
     'Attempts',
-    current === 'retry_scheduled' ? 'Next visible' : 'Due since',
-    'Lease',
+    tz.heading(current === 'retry_scheduled' ? 'Next visible' : 'Due since', now),
+    tz.heading('Lease', now),
     'Reason',
     ...(canAct ? ['Actions'] : []),
   ];
@@ -183,14 +185,15 @@ function QueueTableRow({
       </Cell>
       <Cell>{row.attempts}</Cell>
       <Cell>
-        <TimeAgo at={new Date(row.nextVisibleAtMs)} now={now} />
+        <TimeAgo at={new Date(row.nextVisibleAtMs)} now={now} column />
       </Cell>
       <Cell>
         {row.leaseOwner !== null && row.leaseUntilMs !== null ? (
           <>
             {row.leaseOwner}
             <span className="block text-xs">
-              {row.state === 'leased' ? 'expires' : 'lapsed'} <TimeAgo at={new Date(row.leaseUntilMs)} now={now} />
+              {row.state === 'leased' ? 'expires' : 'lapsed'}{' '}
+              <TimeAgo at={new Date(row.leaseUntilMs)} now={now} column />
             </span>
           </>
         ) : (

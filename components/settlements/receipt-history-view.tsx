@@ -10,6 +10,7 @@ import { ErrorState } from '../ui/states';
 import { StatusBadge } from '../ui/status-badge';
 import { Cell, DataTable } from '../ui/table';
 import { TimeAgo } from '../ui/time-ago';
+import { useTimeZone } from '../ui/time-zone';
 import { DeadLetterDialog } from './dead-letter-dialog';
 import { deadLetterTarget, type DeadLetterTarget } from './dead-letter-target';
 import { DISCARD_ACTION } from '@/lib/domain/settlement-vocabulary';
@@ -83,6 +84,7 @@ export function ReceiptHistoryView({
 }) {
   const { data: history, error } = useQuery(receiptHistoryQuery.options({ receiptId }));
   const [deadLetterAction, setDeadLetterAction] = useState<DeadLetterTarget | null>(null);
+  const tz = useTimeZone();
   const [requeue, setRequeue] = useState<RequeueTarget | null>(null);
   if (!history) return error ? <ErrorState detail={error.message} /> : null;
   const now = new Date(history.serverNowMs);
@@ -140,13 +142,13 @@ export function ReceiptHistoryView({
         </h2>
         <DataTable
           caption="Replays"
-          head={['When', 'By', 'Prior attempts', 'Prior reason', 'Note', 'Bulk job', 'Operation id']}
+          head={[tz.heading('When', now), 'By', 'Prior attempts', 'Prior reason', 'Note', 'Bulk job', 'Operation id']}
           empty={history.replays.length === 0}
         >
           {history.replays.map((r) => (
             <tr key={r.operationId}>
               <Cell>
-                <TimeAgo at={new Date(r.at)} now={now} />
+                <TimeAgo at={new Date(r.at)} now={now} column />
               </Cell>
               <Cell>{r.actorLogin}</Cell>
               <Cell>{r.priorAttempts}</Cell>
@@ -175,13 +177,13 @@ export function ReceiptHistoryView({
         </h2>
         <DataTable
           caption="Settlement events"
-          head={['When', 'Event', 'Attempt', 'Reason code']}
+          head={[tz.heading('When', now), 'Event', 'Attempt', 'Reason code']}
           empty={history.events.length === 0}
         >
           {history.events.map((e) => (
             <tr key={e.id}>
               <Cell>
-                <TimeAgo at={new Date(e.atMs)} now={now} />
+                <TimeAgo at={new Date(e.atMs)} now={now} column />
               </Cell>
               <Cell mono>{e.kind}</Cell>
               <Cell>{e.attempt}</Cell>
@@ -197,13 +199,13 @@ export function ReceiptHistoryView({
         </h2>
         <DataTable
           caption="Audit events for this receipt"
-          head={['When', 'Actor', 'Role', 'Action', 'Reason', 'Outcome']}
+          head={[tz.heading('When', now), 'Actor', 'Role', 'Action', 'Reason', 'Outcome']}
           empty={history.audit.length === 0}
         >
           {history.audit.map((a) => (
             <tr key={a.id}>
               <Cell>
-                <TimeAgo at={new Date(a.at)} now={now} />
+                <TimeAgo at={new Date(a.at)} now={now} column />
               </Cell>
               <Cell>{a.actorLogin}</Cell>
               <Cell>{a.actorRole}</Cell>

@@ -5,7 +5,7 @@ import { requeueSettlementAction } from '@/app/actions/settlements';
 import { queryKeys } from '@/lib/query-keys';
 import { useServerAction } from '../actions/use-server-action';
 import { ConfirmDialog } from '../ui/confirm-dialog';
-import { formatUtc } from '../ui/time-ago';
+import { ZonedTime } from '../ui/time-zone';
 import { receiptHref } from './links';
 import { NoteField } from './note-field';
 import type { RequeueTarget } from './requeue-target';
@@ -38,9 +38,9 @@ export function RequeueDialog({ target, onClose }: { target: RequeueTarget; onCl
       }}
     >
       <p>
-        Its next visibility moves from {formatUtc(new Date(target.nextVisibleAtMs))} to now, so the next worker to claim
-        due rows picks it up. Its attempts ({target.attempts}) and reason stay as they are. This applies only if the row
-        is still at row version {target.rowVersion} and no worker holds it; otherwise it is refused with CONFLICT.
+        Its next visibility moves from <ZonedTime at={target.nextVisibleAtMs} /> to now, so the next worker to claim due
+        rows picks it up. Its attempts ({target.attempts}) and reason stay as they are. This applies only if the row is
+        still at row version {target.rowVersion} and no worker holds it; otherwise it is refused with CONFLICT.
       </p>
       <NoteField id="requeue-note" value={note} onChange={setNote} error={requeue.lastError?.fieldErrors?.note?.[0]} />
     </ConfirmDialog>

@@ -25,6 +25,10 @@ export interface TimeZoneView {
   wallTime: (at: Date | number) => string;
   /** "UTC" or "UTC+01:00": the zone as shown at that instant. */
   label: (at: Date | number) => string;
+  /** A table column's heading naming the zone once, as at `at` (the table's "now"): "Time (UTC+01:00)". */
+  heading: (name: string, at: Date | number) => string;
+  /** A time in a column under `heading(name, now)`: its wall time, with its zone only when its offset is another. */
+  inColumn: (at: Date | number, now: Date | number) => string;
   /** A datetime-local value for an instant, in the zone; '' for none. */
   toInput: (at: Date | number | null | undefined) => string;
   /** The instant a datetime-local value names in the zone, or null. */
@@ -40,6 +44,11 @@ function viewOf(preference: TimeZonePreference, zone: string): TimeZoneView {
     format: (at) => formatZonedTime(ms(at), zone),
     wallTime: (at) => formatWallTime(ms(at), zone),
     label: (at) => zoneLabel(zone, ms(at)),
+    heading: (name, at) => `${name} (${zoneLabel(zone, ms(at))})`,
+    inColumn: (at, now) =>
+      zoneLabel(zone, ms(at)) === zoneLabel(zone, ms(now))
+        ? formatWallTime(ms(at), zone)
+        : formatZonedTime(ms(at), zone),
     toInput: (at) => (at === null || at === undefined || Number.isNaN(ms(at)) ? '' : toWallTimeInput(ms(at), zone)),
     fromInput: (local) => {
       const at = fromWallTimeInput(local, zone);

@@ -12,6 +12,7 @@ import { usersSearch } from '@/lib/url-state/users';
 import { Button } from '../ui/button';
 import { Cell, DataTable } from '../ui/table';
 import { TimeAgo } from '../ui/time-ago';
+import { useTimeZone } from '../ui/time-zone';
 import { CreateUserForm } from './create-user-form';
 import { newOperationId } from './operation-id';
 import { UserChangeDialog, type UserChange } from './user-change-dialog';
@@ -19,6 +20,7 @@ import { UserChangeDialog, type UserChange } from './user-change-dialog';
 const SELECT = 'rounded-md border border-zinc-300 bg-white px-2 py-1 text-sm dark:border-zinc-700 dark:bg-zinc-950';
 
 export function UsersView({ currentUsername }: { currentUsername: string }) {
+  const tz = useTimeZone();
   const [state, setState] = useQueryStates(usersSearch, { history: 'push' });
   const query = useQuery({ ...userListQuery.options(state), placeholderData: keepPreviousData });
   const [change, setChange] = useState<UserChange | null>(null);
@@ -85,7 +87,10 @@ export function UsersView({ currentUsername }: { currentUsername: string }) {
         </p>
       ) : (
         <>
-          <DataTable caption="Users" head={['Username', 'Name', 'Role', 'Status', 'Created', 'Actions']}>
+          <DataTable
+            caption="Users"
+            head={['Username', 'Name', 'Role', 'Status', tz.heading('Created', new Date(page.serverNow)), 'Actions']}
+          >
             {page.rows.length === 0 ? (
               <tr>
                 <td colSpan={6} className="px-3 py-8 text-center text-zinc-600 dark:text-zinc-400">
@@ -136,7 +141,7 @@ export function UsersView({ currentUsername }: { currentUsername: string }) {
                       )}
                     </Cell>
                     <Cell>
-                      <TimeAgo at={new Date(user.createdAt)} now={new Date(page.serverNow)} />
+                      <TimeAgo at={new Date(user.createdAt)} now={new Date(page.serverNow)} column />
                     </Cell>
                     <Cell>
                       {self ? (

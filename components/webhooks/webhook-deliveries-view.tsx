@@ -12,7 +12,8 @@ import { KeysetPager } from '../ui/keyset-pager';
 import { ErrorState } from '../ui/states';
 import { StatusBadge } from '../ui/status-badge';
 import { Cell, DataTable } from '../ui/table';
-import { formatRelative, formatUtc } from '../ui/time-ago';
+import { formatRelative } from '../ui/time-ago';
+import { useTimeZone } from '../ui/time-zone';
 import { RetryDeliveryButton } from './retry-delivery-button';
 import { SendTestButton } from './send-test-button';
 
@@ -21,6 +22,7 @@ const MUTED = 'text-zinc-600 dark:text-zinc-400';
 
 /** Webhook endpoints and every delivery, newest first, with status, attempts and the last error. */
 export function WebhookDeliveriesView() {
+  const tz = useTimeZone();
   const [state, setState] = useQueryStates(webhooksSearch, { history: 'push' });
   const search = webhookDeliverySearch(state);
   const query = useQuery({ ...webhookDeliveriesQuery.options(search), placeholderData: keepPreviousData });
@@ -111,7 +113,16 @@ export function WebhookDeliveriesView() {
           <>
             <DataTable
               caption="Webhook deliveries"
-              head={['Event', 'Endpoint', 'Status', 'Attempts', 'Next attempt', 'Last result', 'Created', 'Action']}
+              head={[
+                'Event',
+                'Endpoint',
+                'Status',
+                'Attempts',
+                tz.heading('Next attempt', now),
+                'Last result',
+                tz.heading('Created', now),
+                'Action',
+              ]}
             >
               {page.rows.length === 0 ? (
                 <tr>
@@ -178,15 +189,16 @@ export function WebhookDeliveriesView() {
 }
 
 /**
- * A time as "3 min ago" over its UTC time in small print: two short lines instead of one
+ * A time as "3 min ago" over its time in small print, its zone in the column's heading: two short lines instead of one
  * long one, so the table's eight columns fit a 1440 px screen without scrolling.
  */
 function StackedTime({ at, now }: { at: string; now: Date }) {
+  const tz = useTimeZone();
   const date = new Date(at);
   return (
     <time dateTime={date.toISOString()} className="block">
       {formatRelative(date, now)}
-      <span className={`block text-xs ${MUTED}`}>{formatUtc(date)}</span>
+      <span className={`block text-xs ${MUTED}`}>{tz.inColumn(date, now)}</span>
     </time>
   );
 }

@@ -2,6 +2,7 @@ import type pg from 'pg';
 import type { AuditFilters } from '../domain/audit-filters';
 import { auditChanges, formatAuditChanges } from '../domain/audit-change';
 import { csvRow } from '../domain/csv';
+import { UTC_ZONE, utcIsoInZone } from '../domain/time-zone';
 import { streamAuditEvents, type AuditReader } from '../queries/audit';
 import type { AuditEventView } from '../queries/audit-types';
 import { ROLES } from '../domain/roles';
@@ -66,10 +67,16 @@ const HEADER = [
 
 const json = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value));
 
-const line = (e: AuditEventView) =>
+/**
+ * The time column in the reader's zone (docs/console.md#time-zone): its name says which (`at_utc`, as before, or
+ * `at_Europe/Berlin`), and each time is ISO 8601 with its offset, so a machine reads the instant back exactly.
+ */
+const headerIn = (zone: string) => HEADER.map((name) => (name === 'at_utc' && zone !== UTC_ZONE ? `at_${zone}` : name));
+
+const line = (zone: string) => (e: AuditEventView) =>
   csvRow([
     e.id,
-    e.at,
+    utcIsoInZone(e.at, zone),
     e.actorLogin,
     e.actorRole,
     e.action,
@@ -99,6 +106,8 @@ export function auditCsvStream(
   filters: AuditFilters,
   options: {
     reader: AuditReader;
+    /** The IANA zone the times are written in; UTC when left out. */
+    zone?: string;
     idleMs?: number;
     maxDurationMs?: number;
     batchSize?: number;
@@ -106,6 +115,7 @@ export function auditCsvStream(
   },
 ): ReadableStream<Uint8Array> {
   const idleMs = options.idleMs ?? EXPORT_LIMITS.idleMs;
+  const zone = options.zone ?? UTC_ZONE;
   const maxDurationMs = options.maxDurationMs ?? EXPORT_LIMITS.maxDurationMs;
   let overtimeTimer: NodeJS.Timeout | null = null;
   const batches = streamAuditEvents(pool, options.reader, filters, options.batchSize);
@@ -126,7 +136,7 @@ export function auditCsvStream(
   };
   return new ReadableStream<Uint8Array>({
     start(controller) {
-      controller.enqueue(encoder.encode(csvRow(HEADER)));
+      controller.enqueue(encoder.encode(csvRow(headerIn(zone))));
       overtimeTimer = setTimeout(() => {
         controller.error(new ExportTooLongError(maxDurationMs));
         void end('overtime');
@@ -143,7 +153,7 @@ export function auditCsvStream(
           await end('done');
           return;
         }
-        controller.enqueue(encoder.encode(next.value.map(line).join('')));
+        controller.enqueue(encoder.encode(next.value.map(line(zone)).join('')));
       } catch (error) {
         controller.error(error);
         await end('failed', error);

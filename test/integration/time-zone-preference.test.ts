@@ -6,6 +6,7 @@ import { timeZoneSettingSchema } from '../../lib/domain/preferences';
 import { TIME_ZONE_MESSAGE } from '../../lib/domain/time-zone';
 import { readTimeZonePreference } from '../../lib/queries/time-zone-preference';
 import { action, type ActionDeps } from '../../lib/server/action';
+import { auditCsvStream } from '../../lib/server/audit-export';
 import { setTimeZonePreference } from '../../lib/services/preferences';
 import { freshDatabase } from '../support/database';
 
@@ -144,5 +145,34 @@ describe('the time zone preference', () => {
       admin.id,
     ]);
     expect(await stored(admin)).toBe('America/Argentina/Buenos_Aires');
+  });
+});
+
+describe('the audit CSV in a zone', () => {
+  async function exportText(zone?: string): Promise<string[]> {
+    const text = await new Response(
+      auditCsvStream(pool, { targetKind: 'settlement', targetId: 'tz-csv' }, { reader: { role: 'viewer' }, zone }),
+    ).text();
+    return text.trimEnd().split('\r\n');
+  }
+
+  it('names the zone in the time column and writes each time in it, with its offset and microseconds', async () => {
+    await pool.query(
+      `insert into keel.audit_event (at, actor_login, actor_role, action, target_kind, target_id, outcome) values
+         ('2026-07-01T10:00:00.123456Z', 'support', 'support', 'settlement.replay', 'settlement', 'tz-csv', 'APPLIED'),
+         ('2026-12-03T10:00:00.5Z', 'support', 'support', 'settlement.replay', 'settlement', 'tz-csv', 'APPLIED')`,
+    );
+    const utc = await exportText();
+    expect(utc[0]).toMatch(/^id,at_utc,actor,/);
+    expect(utc.slice(1).map((l) => l.split(',')[1])).toEqual([
+      '2026-12-03T10:00:00.500000Z',
+      '2026-07-01T10:00:00.123456Z',
+    ]);
+    const berlin = await exportText('Europe/Berlin');
+    expect(berlin[0]).toMatch(/^id,at_Europe\/Berlin,actor,/);
+    const times = berlin.slice(1).map((l) => l.split(',')[1]!);
+    // Winter and summer offsets, each the same instant as the UTC file's.
+    expect(times).toEqual(['2026-12-03T11:00:00.500000+01:00', '2026-07-01T12:00:00.123456+02:00']);
+    expect(times.map(Date.parse)).toEqual(utc.slice(1).map((l) => Date.parse(l.split(',')[1]!)));
   });
 });

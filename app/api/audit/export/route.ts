@@ -3,6 +3,7 @@ import { apiRoute } from '@/lib/server/api-route';
 import { auditCsvStream, EXPORT_LIMITS } from '@/lib/server/audit-export';
 import { runtime } from '@/lib/server/composition-root';
 import { exportSlots } from '@/lib/server/composition-root';
+import { currentTimeZone } from '@/lib/server/time-zone';
 
 export const dynamic = 'force-dynamic';
 
@@ -14,6 +15,8 @@ export const dynamic = 'force-dynamic';
  * 429 EXPORT_BUSY with Retry-After. An export ends after EXPORT_LIMITS.maxDurationMs.
  */
 export const GET = apiRoute('read', auditFiltersSchema, async (actor, filters) => {
+  // Times in the reader's zone, as their page shows them; the column's name says which.
+  const { zone } = await currentTimeZone(actor);
   const release = await exportSlots().tryAcquire(actor);
   if (!release) {
     return Response.json(
@@ -26,6 +29,7 @@ export const GET = apiRoute('read', auditFiltersSchema, async (actor, filters) =
   }
   const body = auditCsvStream(runtime().exportPool, filters, {
     reader: actor,
+    zone,
     onEnd: () => void release(),
   });
   const stamp = new Date().toISOString().slice(0, 19).replaceAll(':', '').replace('T', '-');
