@@ -62,7 +62,8 @@ export function StepsTable({ steps, keysHref }: { steps: StepDetail[]; keysHref:
           <Cell>{triple(step.skips)}</Cell>
           <Cell mono wrap>
             {step.checkpoint
-              ? `${step.checkpoint.schema} v${step.checkpoint.schemaVersion} (format ${step.checkpoint.format}, ${step.checkpoint.encodedLen} B)`
+              ? `${step.checkpoint.schema} v${step.checkpoint.schemaVersion} (format ${step.checkpoint.format}, ` +
+                `${step.checkpoint.encodedLen} B)`
               : 'none'}
           </Cell>
           <Cell wrap>

@@ -33,6 +33,7 @@ export function ProposalView({
   const now = new Date(proposal.serverNow);
   const targetHref =
     proposal.targetKind === 'batch' ? `/executions/${proposal.targetId}` : orchestrationHref(proposal.targetId);
+  const targetNoun = proposal.targetKind === 'batch' ? 'execution' : 'orchestration';
   return (
     <>
       <p className="mb-2 text-sm">
@@ -42,7 +43,7 @@ export function ProposalView({
       </p>
       <PageHeader
         title={`Proposal ${proposal.id}`}
-        description={`Takeover of ${proposal.targetKind === 'batch' ? 'execution' : 'orchestration'} ${proposal.targetId}`}
+        description={`Takeover of ${targetNoun} ${proposal.targetId}`}
       >
         <StatusBadge status={proposal.status} />
       </PageHeader>

@@ -33,12 +33,16 @@ function describe(hit: SearchHit): { title: string; detail: string } {
     case 'retryKey':
       return {
         title: `Step ${hit.stepLogicalId} of execution ${hit.executionId}`,
-        detail: `${hit.jobName} · retry key${hit.keyPrefixes.length === 1 ? '' : 's'} ${hit.keyPrefixes.map((k) => `${k}…`).join(', ')}`,
+        detail:
+          `${hit.jobName} · retry key${hit.keyPrefixes.length === 1 ? '' : 's'} ` +
+          `${hit.keyPrefixes.map((k) => `${k}…`).join(', ')}`,
       };
     case 'proposal':
       return {
         title: `Recovery proposal ${hit.proposalId}`,
-        detail: `${hit.proposalKind} of ${hit.targetKind} ${hit.targetId} · ${hit.status}${hit.match === 'digest' ? ` · evidence digest ${hit.digestHex.slice(0, 16)}…` : ''}`,
+        detail:
+          `${hit.proposalKind} of ${hit.targetKind} ${hit.targetId} · ` +
+          `${hit.status}${hit.match === 'digest' ? ` · evidence digest ${hit.digestHex.slice(0, 16)}…` : ''}`,
       };
     case 'operation':
       if (hit.source === 'runtime') {
@@ -96,7 +100,10 @@ export function SearchResultsView() {
         <p
           key={note}
           role="note"
-          className="rounded-md border-l-4 border-amber-500 bg-amber-50 p-2 text-sm text-amber-950 dark:bg-amber-950 dark:text-amber-50"
+          className={
+            'rounded-md border-l-4 border-amber-500 bg-amber-50 p-2 text-sm text-amber-950 dark:bg-amber-950 ' +
+            'dark:text-amber-50'
+          }
         >
           {note}
         </p>
@@ -106,7 +113,12 @@ export function SearchResultsView() {
           <h2 id={`search-${group.kind}`} className="text-lg font-semibold">
             {SEARCH_KIND_LABELS[group.kind]}
           </h2>
-          <ul className="mt-2 divide-y divide-zinc-200 rounded-lg border border-zinc-200 bg-white dark:divide-zinc-800 dark:border-zinc-800 dark:bg-zinc-900">
+          <ul
+            className={
+              'mt-2 divide-y divide-zinc-200 rounded-lg border border-zinc-200 bg-white dark:divide-zinc-800 ' +
+              'dark:border-zinc-800 dark:bg-zinc-900'
+            }
+          >
             {group.hits.map((hit) => {
               const { title, detail } = describe(hit);
               return (

@@ -22,7 +22,8 @@ const FILTER_WORDS: Record<Exclude<FilterKey, 'q'>, string> = {
   maxAge: 'age at most',
 };
 const BUTTON =
-  'rounded-md border border-zinc-300 px-2 py-1 text-sm font-medium text-zinc-900 no-underline hover:bg-zinc-100 dark:border-zinc-700 dark:text-zinc-100 dark:hover:bg-zinc-800';
+  'rounded-md border border-zinc-300 px-2 py-1 text-sm font-medium text-zinc-900 no-underline hover:bg-zinc-100 ' +
+  'dark:border-zinc-700 dark:text-zinc-100 dark:hover:bg-zinc-800';
 
 type View = { kind: 'queue'; state: QueueState | 'all' } | { kind: 'dead-letters' };
 

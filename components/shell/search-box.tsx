@@ -59,7 +59,10 @@ export function SearchBox({ className = '' }: { className?: string }) {
             event.currentTarget.blur();
           }
         }}
-        className="w-full rounded-md border border-zinc-300 bg-white px-2.5 py-1 text-sm placeholder:text-zinc-500 dark:border-zinc-700 dark:bg-zinc-950 dark:placeholder:text-zinc-400"
+        className={
+          'w-full rounded-md border border-zinc-300 bg-white px-2.5 py-1 text-sm placeholder:text-zinc-500 ' +
+          'dark:border-zinc-700 dark:bg-zinc-950 dark:placeholder:text-zinc-400'
+        }
       />
       <span id={`${CONSOLE_SEARCH_ID}-hint`} className="sr-only">
         An execution, job instance, proposal or operation id, a receipt id or its start, or 8 or more hex digits of a

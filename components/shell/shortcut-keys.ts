@@ -1,4 +1,7 @@
-/** `g` then a letter: where each goes. The handler (keyboard-shortcuts.tsx) and the list (shortcut-list.tsx) read this one map. */
+/**
+ * `g` then a letter: where each goes. The handler (keyboard-shortcuts.tsx)
+ * and the list (shortcut-list.tsx) read this one map.
+ */
 export const GO: Record<string, { href: string; label: string }> = {
   o: { href: '/', label: 'Overview' },
   c: { href: '/rates', label: 'Rates' },

@@ -55,8 +55,8 @@ const QUEUE_FILTER_COLUMNS: DeadLetterFilterColumns = {
 
 const QUEUE_COLUMNS =
   sql.raw(`receipt_id as "receiptId", work_kind as "workKind", attempts, next_visible_at_ms as "nextVisibleAtMs",
-  row_version as "rowVersion", lease_owner as "leaseOwner", lease_until_ms as "leaseUntilMs", reason_code as "reasonCode",
-  finalized_at as "finalizedAt"`);
+  row_version as "rowVersion", lease_owner as "leaseOwner", lease_until_ms as "leaseUntilMs",
+  reason_code as "reasonCode", finalized_at as "finalizedAt"`);
 
 /** A cursor as `[number, string]`, or null for the first page (a bad cursor starts over). */
 function keyset(cursor: string | undefined): [number, string] | null {
@@ -93,7 +93,8 @@ async function clockAndSample(
  */
 function unleasedPrefixKeys(where: SQL, nowMs: number, limit: number): SQL {
   return sql`select k.receipt_id as key from settle.attempts k
-    where ${where} and not exists (select 1 from settle.attempts l where l.receipt_id = k.receipt_id and ${leasedAt(nowMs, 'l')})
+    where ${where} and not exists (select 1 from settle.attempts l where l.receipt_id = k.receipt_id
+    and ${leasedAt(nowMs, 'l')})
     order by k.next_visible_at_ms, k.receipt_id limit ${limit}`;
 }
 
@@ -164,7 +165,8 @@ export async function listSettlementQueue(
   // Leased keys come from the live grants' ranges of the due index instead of a scan.
   const pageKeys =
     state === 'leased'
-      ? sql`select distinct next_visible_at_ms as key_due, receipt_id as key from (${leasedCandidates(nowMs, and([...base, ...afterConditions]), pageSize + 1)}) c
+      ? sql`select distinct next_visible_at_ms as key_due, receipt_id as key
+            from (${leasedCandidates(nowMs, and([...base, ...afterConditions]), pageSize + 1)}) c
           order by key_due, key limit ${pageSize + 1}`
       : filter.receiptIdPrefix !== undefined && state !== 'all'
         ? unleasedPrefixKeys(and([...base, clockSideAt(state, nowMs), ...afterConditions]), nowMs, pageSize + 1)
@@ -301,13 +303,15 @@ async function countByReason(
   if (others.length > 0) {
     const { rows } = await db.execute<{ reason: string; n: number }>(sql`
       select reason, count(*)::int as n
-      from (select d.reason from settle.dead_letters d where d.reason = any(${sql.param([...codes])}::text[]) and ${and(others)} limit ${budget}) t
+      from (select d.reason from settle.dead_letters d where d.reason = any(${sql.param([...codes])}::text[])
+      and ${and(others)} limit ${budget}) t
       group by reason`);
     if (rows.reduce((sum, r) => sum + r.n, 0) < budget) return rows;
   }
   const { rows } = await db.execute<{ reason: string; n: number }>(sql`
     select code as reason,
-           (select count(*)::int from (select 1 from settle.dead_letters d where d.reason = code and ${and(others)} limit ${COUNT_CAP + 1}) t) as n
+           (select count(*)::int from (select 1 from settle.dead_letters d where d.reason = code and ${and(others)}
+           limit ${COUNT_CAP + 1}) t) as n
     from unnest(${sql.param([...codes])}::text[]) as code`);
   return rows;
 }
@@ -336,8 +340,10 @@ export async function readReceiptHistory(db: DbOrTx, receiptId: string): Promise
              actor_login as "actorLogin", note, bulk_job as "bulkJob", at from keel.settlement_replay
       where receipt_id = ${receiptId} order by at desc, id desc limit ${HISTORY_LIMIT + 1}`),
     db.execute<Row<ReceiptHistory['audit'][number]>>(sql`
-      select id, at, actor_login as "actorLogin", actor_role as "actorRole", action, outcome, code, reason from keel.audit_event
-      where target_kind = 'settlement' and target_id = ${receiptId} order by at desc, id desc limit ${HISTORY_LIMIT + 1}`),
+      select id, at, actor_login as "actorLogin", actor_role as "actorRole", action, outcome, code, reason
+      from keel.audit_event
+      where target_kind = 'settlement' and target_id = ${receiptId} order by at desc, id desc
+      limit ${HISTORY_LIMIT + 1}`),
   ]);
   const queuedRow = queued.rows[0];
   if (!queuedRow && !dead.rows[0] && events.rows.length === 0 && replays.rows.length === 0 && audit.rows.length === 0)

@@ -26,7 +26,7 @@ describe('URL state', () => {
     expect(deadLettersHref({ reason: 'rpc', q: null })).toBe('/settlements/dead-letters?reason=rpc');
   });
 
-  it('carries the audit time range to the API params the schema accepts, and refuses a range that ends before it starts', () => {
+  it('carries the audit time range to the API params the schema accepts; refuses one ending before it starts', () => {
     const state = loadAuditSearch({
       from: '2026-01-31T09:00:00.000Z',
       to: '2026-02-01T09:00:00.000Z',

@@ -16,7 +16,10 @@ export default page('read', {}, async function SearchPage({ actor, query }) {
     <>
       <PageHeader
         title="Search"
-        description="Executions, job instances, receipts, retry keys, recovery proposals, operations and users, found by their ids."
+        description={
+          'Executions, job instances, receipts, retry keys, recovery proposals, operations and users, ' +
+          'found by their ids.'
+        }
       />
       <Prefetched queries={results.ok ? [results.prefetch] : []}>
         <SearchResultsView />

@@ -16,7 +16,10 @@ export default page('read', {}, async function SettlementsPage({ actor, query })
   const header = (
     <PageHeader
       title="Settlements"
-      description="The settlement queue in due order: due, leased by a worker, or waiting for a retry. Times are the server's clock."
+      description={
+        'The settlement queue in due order: due, leased by a worker, or waiting for a retry. ' +
+        "Times are the server's clock."
+      }
     />
   );
   if (!queue.ok) {

@@ -16,7 +16,10 @@ export default page('manageWebhooks', {}, async function WebhooksPage({ actor, q
     <>
       <PageHeader
         title="Webhooks"
-        description="Notifications Keel posts to chat and incident tools, each signed and retried with backoff. Endpoints come from KEEL_WEBHOOK_URLS."
+        description={
+          'Notifications Keel posts to chat and incident tools, each signed and retried with backoff. ' +
+          'Endpoints come from KEEL_WEBHOOK_URLS.'
+        }
       />
       <Prefetched queries={deliveries.ok ? [deliveries.prefetch] : []}>
         <WebhookDeliveriesView />

@@ -22,7 +22,10 @@ export default page('read', {}, async function DeadLettersPage({ actor, query })
   const header = (
     <PageHeader
       title="Dead letters"
-      description="Settlements that failed for good, newest first. Replay queues one again; bulk replay acts on a frozen preview of the filter."
+      description={
+        'Settlements that failed for good, newest first. ' +
+        'Replay queues one again; bulk replay acts on a frozen preview of the filter.'
+      }
     />
   );
   if (!list.ok) {
