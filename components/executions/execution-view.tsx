@@ -3,12 +3,10 @@
 import { useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import { can, type Role } from '@/lib/domain/roles';
-import { readJson } from '@/lib/http/read-json';
 import type { DeepLinks } from '@/lib/domain/deep-links';
 import { auditTargetFilterHref } from '@/lib/url-state/audit';
 import { retryKeysHref } from '@/lib/url-state/retry-keys';
-import { queryKeys } from '@/lib/query-keys';
-import type { ExecutionDetailPage } from '@/lib/queries/console-reads-types';
+import { executionDetailQuery } from '@/lib/reads/queries';
 import { Fact } from '../ui/fact';
 import { PageHeader } from '../ui/page-header';
 import { RelatedLinks } from '../ui/related-links';
@@ -23,10 +21,7 @@ import { takeoverOutcome } from './takeover-outcome';
 
 /** An execution's detail, prefetched by the page and kept current by live events and actions. */
 export function ExecutionView({ id, role, links }: { id: number; role: Role; links: DeepLinks }) {
-  const { data: detail, error } = useQuery({
-    queryKey: queryKeys.executions.detail(id),
-    queryFn: ({ signal }) => readJson<ExecutionDetailPage>(`/api/executions/${id}`, {}, signal),
-  });
+  const { data: detail, error } = useQuery(executionDetailQuery.options({ id }));
   if (!detail) return error ? <ErrorState detail={error.message} /> : null;
   const canPropose = can(role, 'proposeRecovery');
   const pendingProposalId = detail.proposals.find((p) => p.status === 'PENDING')?.id ?? null;

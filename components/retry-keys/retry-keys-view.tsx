@@ -4,9 +4,7 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useQueryStates } from 'nuqs';
 import { FAILURE_CATEGORIES, FAULT_PHASES } from '@/lib/domain/batch-status';
-import { readJson } from '@/lib/http/read-json';
-import { queryKeys } from '@/lib/query-keys';
-import type { RetryKeysPage } from '@/lib/queries/console-reads-types';
+import { jobNamesQuery, retryKeyListQuery } from '@/lib/reads/queries';
 import { RetryKeyTabs } from './retry-key-tabs';
 import {
   corruptEnvelopesParams,
@@ -29,8 +27,7 @@ function useRetryKeyList(
   enabled = true,
 ) {
   return useQuery({
-    queryKey: queryKeys.retryKeys.list(params),
-    queryFn: ({ signal }) => readJson<RetryKeysPage>('/api/retry-keys', params, signal),
+    ...retryKeyListQuery.options(params),
     placeholderData: keepPreviousData,
     enabled,
   });
@@ -44,12 +41,7 @@ export function RetryKeysView() {
   const keys = useRetryKeyList(unresolvedKeysParams(search), show === 'keys');
   const corrupt = useRetryKeyList(corruptEnvelopesParams(search));
   const shownError = (show === 'keys' ? keys : corrupt).error;
-  const jobs =
-    useQuery({
-      queryKey: queryKeys.jobNames(),
-      queryFn: ({ signal }) => readJson<string[]>('/api/job-names', {}, signal),
-      staleTime: 60_000,
-    }).data ?? [];
+  const jobs = useQuery(jobNamesQuery.options()).data ?? [];
   return (
     <>
       <form

@@ -1,43 +1,39 @@
 import type { Metadata } from 'next';
-import { z } from 'zod';
 import { Prefetched } from '@/components/data/prefetched';
 import { RetryKeysView } from '@/components/retry-keys/retry-keys-view';
 import { PageHeader } from '@/components/ui/page-header';
 import { InvalidFilters } from '@/components/ui/invalid-filters';
-import { FAILURE_CATEGORIES, FAULT_PHASES } from '@/lib/domain/batch-status';
-import { singleLineText } from '@/lib/domain/text';
-import { queryKeys } from '@/lib/query-keys';
-import { jobNames, retryKeysPage } from '@/lib/server/console-reads';
+import { parseForPage, readForPage } from '@/lib/reads/define-read';
+import { jobNames } from '@/lib/reads/executions';
+import { retryKeyList } from '@/lib/reads/retry-keys';
 import { page } from '@/lib/server/page';
-import { retryKeyCursorText } from '@/lib/server/retry-key-cursor';
-import { corruptEnvelopesParams, loadRetryKeysSearch, unresolvedKeysParams } from '@/lib/url-state/retry-keys';
-import { RETRY_KEY_FILTER_WORDS } from '@/lib/url-state/retry-keys';
+import {
+  corruptEnvelopesParams,
+  loadRetryKeysSearch,
+  RETRY_KEY_FILTER_WORDS,
+  unresolvedKeysParams,
+} from '@/lib/url-state/retry-keys';
 
 export const metadata: Metadata = { title: 'Retry keys' };
 
-const filtersSchema = z.object({
-  job: singleLineText(128).optional(),
-  phase: z.enum(FAULT_PHASES).optional().catch(undefined),
-  category: z.enum(FAILURE_CATEGORIES).optional().catch(undefined),
-  execution: z.coerce.number().int().positive().optional(),
-  cursor: retryKeyCursorText().optional(),
-  corruptCursor: retryKeyCursorText().optional(),
-  /** Which list to show: the unresolved keys (default) or the corrupt envelopes, each a tab of its own. */
-  show: z.enum(['keys', 'corrupt']).optional().catch(undefined),
-});
-
-export default page('read', { search: filtersSchema }, async function RetryKeysPage({ query, search }) {
+export default page('read', {}, async function RetryKeysPage({ actor, query }) {
   const header = (
     <PageHeader
       title="Retry keys"
       description="Unresolved retry keys held in steps' fault-state envelopes, newest step first."
     />
   );
-  if (!search.ok) {
+  // Both lists' params as the browser sent them, checked with the route's schema: a value the
+  // route would refuse is named here too, not dropped. (`show`, the tab, is the page's own.)
+  const refused = [unresolvedKeysParams(query), corruptEnvelopesParams(query)].flatMap((raw) => {
+    const checked = parseForPage(retryKeyList, raw);
+    return checked.ok ? [] : checked.issues;
+  });
+  if (refused.length > 0) {
     return (
       <>
         {header}
-        <InvalidFilters issues={search.issues} words={RETRY_KEY_FILTER_WORDS} clearHref="/retry-keys" />
+        <InvalidFilters issues={refused} words={RETRY_KEY_FILTER_WORDS} clearHref="/retry-keys" />
       </>
     );
   }
@@ -45,15 +41,11 @@ export default page('read', { search: filtersSchema }, async function RetryKeysP
   // Only the shown tab's list: the corrupt envelopes' walk is the slower read, and the keys
   // tab needs it only for the count in its label, which the browser asks for after hydrating.
   const shown = state.show === 'corrupt' ? corruptEnvelopesParams(state) : unresolvedKeysParams(state);
+  const reads = await Promise.all([readForPage(retryKeyList, actor, shown), readForPage(jobNames, actor)]);
   return (
     <>
       {header}
-      <Prefetched
-        queries={[
-          { queryKey: queryKeys.retryKeys.list(shown), queryFn: () => retryKeysPage(shown) },
-          { queryKey: queryKeys.jobNames(), queryFn: jobNames },
-        ]}
-      >
+      <Prefetched queries={reads.flatMap((read) => (read.ok ? [read.prefetch] : []))}>
         <RetryKeysView />
       </Prefetched>
     </>

@@ -3,8 +3,8 @@ import { notFound } from 'next/navigation';
 import { Prefetched } from '@/components/data/prefetched';
 import { ExecutionView } from '@/components/executions/execution-view';
 import { idPathSchema } from '@/lib/domain/path-segment';
-import { queryKeys } from '@/lib/query-keys';
-import { executionDetailPage } from '@/lib/server/console-reads';
+import { readForPage } from '@/lib/reads/define-read';
+import { executionDetail } from '@/lib/reads/executions';
 import { page } from '@/lib/server/page';
 import { runtime } from '@/lib/server/composition-root';
 import { deepLinksFor } from '@/lib/domain/deep-links';
@@ -14,10 +14,10 @@ export async function generateMetadata({ params }: { params: Promise<{ id: strin
 }
 
 export default page('read', { params: idPathSchema }, async function ExecutionPage({ actor, params }) {
-  const detail = await executionDetailPage(params.id, actor.role);
-  if (!detail) notFound();
+  const detail = await readForPage(executionDetail, actor, { id: params.id });
+  if (!detail.ok || !detail.value) notFound();
   return (
-    <Prefetched queries={[{ queryKey: queryKeys.executions.detail(params.id), queryFn: async () => detail }]}>
+    <Prefetched queries={[detail.prefetch]}>
       <ExecutionView
         id={params.id}
         role={actor.role}
