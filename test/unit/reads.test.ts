@@ -1,0 +1,167 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { hashKey, QueryClient } from '@tanstack/react-query';
+import { describe, expect, it } from 'vitest';
+import { encodeCursor } from '../../lib/domain/cursor';
+import { auditList } from '../../lib/reads/audit';
+import { type ReadDefinition, parseForPage } from '../../lib/reads/define-read';
+import { readKey, readPrefix, readQuery, readUrl } from '../../lib/reads/read-query';
+import { retryKeyList } from '../../lib/reads/retry-keys';
+import { userList } from '../../lib/reads/users';
+import { webhookDeliveries } from '../../lib/reads/webhooks';
+import { parseInput } from '../../lib/server/parse-input';
+import { corruptEnvelopesParams, unresolvedKeysParams } from '../../lib/url-state/retry-keys';
+import { searchParamsOf, withSearch } from '../../lib/url-state/search-string';
+
+const ROOT = join(__dirname, '../..');
+
+/** What apiRoute() parses for a view's request: the query of the URL readQuery fetches. */
+function routeParse(definition: ReadDefinition, url: string) {
+  return parseInput(definition.search, Object.fromEntries(new URL(url, 'http://keel.test').searchParams));
+}
+
+describe('the URL serializer', () => {
+  it('drops empty values, writes dates as UTC ISO text and orders names, so equal filters are equal text', () => {
+    const at = new Date('2026-01-31T09:00:00Z');
+    expect(searchParamsOf({ status: 'FAILED', job: null, q: '', stale: false, cursor: undefined, from: at })).toEqual({
+      from: '2026-01-31T09:00:00.000Z',
+      status: 'FAILED',
+    });
+    expect(withSearch('/executions', { status: 'FAILED', job: 'a b&c' })).toBe('/executions?job=a+b%26c&status=FAILED');
+    expect(withSearch('/executions', { status: null })).toBe('/executions');
+    expect(withSearch('/x', { b: '1', a: '2' })).toBe(withSearch('/x', { a: '2', b: '1' }));
+  });
+});
+
+describe('a read key', () => {
+  it('is the path without /api, `[segments]` filled in, then the search params', () => {
+    expect(readKey('/api/executions', { status: 'FAILED', job: null, cursor: undefined })).toEqual([
+      'executions',
+      { status: 'FAILED' },
+    ]);
+    expect(readKey('/api/executions/[id]', { id: 42 })).toEqual(['executions', '42', {}]);
+    expect(readKey('/api/settlements/bulk-replays/[id]', { id: 7, result: 'FAILED', after: null })).toEqual([
+      'settlements',
+      'bulk-replays',
+      '7',
+      { result: 'FAILED' },
+    ]);
+  });
+
+  it('is fetched from the route it names, a free-text segment encoded once', () => {
+    const at = { receiptId: 'rc/1 ü?#', extra: 'x' };
+    expect(readUrl('/api/settlements/receipts/[receiptId]', at)).toBe(
+      `/api/settlements/receipts/${encodeURIComponent('rc/1 ü?#')}?extra=x`,
+    );
+    expect(readKey('/api/settlements/receipts/[receiptId]', at)).toEqual([
+      'settlements',
+      'receipts',
+      'rc/1 ü?#',
+      { extra: 'x' },
+    ]);
+  });
+
+  it('hashes the same from the page and from the view, whatever the order or the empty values', () => {
+    const fromPage = readKey('/api/audit', { outcome: 'REFUSED', actor: 'ada', cursor: null, to: undefined });
+    const fromView = readKey('/api/audit', { actor: 'ada', outcome: 'REFUSED' });
+    expect(hashKey(fromPage)).toBe(hashKey(fromView));
+    expect(hashKey(fromPage)).not.toBe(hashKey(readKey('/api/audit', { actor: 'ada' })));
+  });
+
+  it('starts with its path prefix, so an action invalidates every key under a path and nothing else', async () => {
+    expect(readPrefix('/api/settlements/queue')).toEqual(['settlements', 'queue']);
+    expect(readPrefix('/api/executions/[id]')).toEqual(['executions']);
+    const client = new QueryClient();
+    const keys = {
+      queue: readKey('/api/settlements/queue', { state: 'due' }),
+      receipt: readKey('/api/settlements/receipts/[receiptId]', { receiptId: 'r1' }),
+      groups: readKey('/api/settlements/dead-letters/groups', {}),
+      executions: readKey('/api/executions', {}),
+      execution: readKey('/api/executions/[id]', { id: 1 }),
+    };
+    for (const key of Object.values(keys)) client.setQueryData(key, { rows: [] });
+    await client.invalidateQueries({ queryKey: readPrefix('/api/settlements') });
+    const invalid = (key: readonly unknown[]) => client.getQueryState(key)?.isInvalidated;
+    expect([keys.queue, keys.receipt, keys.groups].map(invalid)).toEqual([true, true, true]);
+    expect([keys.executions, keys.execution].map(invalid)).toEqual([false, false]);
+    await client.invalidateQueries({ queryKey: readPrefix('/api/executions') });
+    expect([keys.executions, keys.execution].map(invalid)).toEqual([true, true]);
+  });
+
+  it('is what a handle gives a view: key, URL and defaults from one path', () => {
+    const handle = readQuery<typeof userList>('/api/users');
+    const options = handle.options({ role: 'admin', status: null });
+    expect(options.queryKey).toEqual(['users', { role: 'admin' }]);
+    expect(handle.url({ role: 'admin', status: null })).toBe('/api/users?role=admin');
+    expect(readQuery<typeof userList>('/api/users', { staleTime: 60_000 }).options().staleTime).toBe(60_000);
+  });
+});
+
+describe('a page and its route', () => {
+  it('refuse the same retry-key filters: the page no longer drops a phase or category the route answers 400 with', () => {
+    for (const raw of [{ phase: 'sideways' }, { category: 'NOPE' }, { execution: '-3' }, { job: 'a\u0000b' }]) {
+      for (const params of [unresolvedKeysParams(raw), corruptEnvelopesParams(raw)]) {
+        const page = parseForPage(retryKeyList, params);
+        const route = routeParse(retryKeyList, readUrl(retryKeyList.path, params));
+        expect(page.ok, JSON.stringify(params)).toBe(route.ok);
+        if (!page.ok && !route.ok)
+          expect(page.issues.map((i) => i.path.join('.')).sort()).toEqual(Object.keys(route.error.fieldErrors).sort());
+      }
+    }
+    // `phase` is not a filter of the corrupt list: only the keys list refuses it.
+    expect(parseForPage(retryKeyList, unresolvedKeysParams({ phase: 'sideways' })).ok).toBe(false);
+    expect(parseForPage(retryKeyList, corruptEnvelopesParams({ phase: 'sideways' })).ok).toBe(true);
+    expect(parseForPage(retryKeyList, unresolvedKeysParams({ phase: 'write', job: 'j' })).ok).toBe(true);
+  });
+
+  it('check what the browser sent before the value its URL state parsed, so a dropped value is still refused', () => {
+    // nuqs would read ?status=NOPE as no status at all; the route, asked with NOPE, answers 400.
+    const page = parseForPage(userList, { status: null }, { status: 'NOPE' });
+    expect(page).toMatchObject({ ok: false, issues: [{ path: ['status'] }] });
+    expect(routeParse(userList, '/api/users?status=NOPE').ok).toBe(false);
+    expect(parseForPage(userList, { status: 'disabled' }, { status: 'disabled' }).ok).toBe(true);
+  });
+
+  it('answer a cursor Keel did not make with one field error, decoded by the schema itself', () => {
+    const refused = { ok: false, error: { fieldErrors: { cursor: ['This cursor was not made by Keel.'] } } };
+    for (const definition of [userList, auditList, webhookDeliveries] as ReadDefinition[]) {
+      for (const cursor of ['nope', encodeCursor(['older', 'not a time', 1]), 'a b']) {
+        expect(routeParse(definition, withSearch(definition.path, { cursor })), definition.path).toMatchObject(refused);
+        expect(parseForPage(definition, { cursor })).toMatchObject({
+          ok: false,
+          issues: [{ path: ['cursor'], message: 'This cursor was not made by Keel.' }],
+        });
+      }
+    }
+    // A cursor Keel made arrives decoded; none is the first page.
+    expect(routeParse(userList, withSearch('/api/users', { cursor: encodeCursor(['bob']) }))).toMatchObject({
+      ok: true,
+      value: { cursor: 'bob' },
+    });
+    expect(routeParse(webhookDeliveries, '/api/webhooks/deliveries')).toMatchObject({
+      ok: true,
+      value: { cursor: null },
+    });
+  });
+});
+
+describe('every read', () => {
+  const modules = readdirSync(join(ROOT, 'lib/reads')).filter(
+    (file) => file.endsWith('.ts') && !['define-read.ts', 'read-query.ts', 'queries.ts'].includes(file),
+  );
+  const handles = readFileSync(join(ROOT, 'lib/reads/queries.ts'), 'utf8');
+
+  it.each(modules)('of lib/reads/%s is served by its route file and has a handle for the browser', async (file) => {
+    const exported = Object.entries(await import(`../../lib/reads/${file}`)).filter(
+      (entry): entry is [string, ReadDefinition] =>
+        typeof entry[1] === 'object' && entry[1] !== null && 'path' in entry[1] && 'read' in entry[1],
+    );
+    expect(exported.length).toBeGreaterThan(0);
+    for (const [name, definition] of exported) {
+      const route = join(ROOT, 'app', definition.path, 'route.ts');
+      expect(existsSync(route), route).toBe(true);
+      expect(readFileSync(route, 'utf8')).toContain(`export const GET = routeHandler(${name});`);
+      expect(handles).toContain(`readQuery<typeof ${name}>(`);
+    }
+  });
+});
