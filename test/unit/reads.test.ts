@@ -98,7 +98,7 @@ describe('a read key', () => {
 });
 
 describe('a page and its route', () => {
-  it('refuse the same retry-key filters: the page no longer drops a phase or category the route answers 400 with', () => {
+  it('refuse the same retry-key filters: the page names a phase or category the route answers 400 with', () => {
     for (const raw of [{ phase: 'sideways' }, { category: 'NOPE' }, { execution: '-3' }, { job: 'a\u0000b' }]) {
       for (const params of [unresolvedKeysParams(raw), corruptEnvelopesParams(raw)]) {
         const page = parseForPage(retryKeyList, params);
