@@ -1,12 +1,8 @@
 import 'server-only';
 import type { DbOrTx } from '../db/client';
+import { isRetryableTransactionFailure } from '../db/sqlstate';
 import type { UnitOfWork } from '../ports/unit-of-work';
-import { loggableError } from '../observability/safe-error';
 
-/**
- * Deadlock detected, serialization failure: PostgreSQL rolled the whole transaction back, so running it again is safe.
- */
-const RETRIED_SQLSTATES = new Set(['40P01', '40001']);
 /** Runs of one unit of work in all, the first included. */
 export const UNIT_OF_WORK_RUNS = 3;
 
@@ -28,9 +24,7 @@ export function postgresUnitOfWork<Ports>(db: DbOrTx, bind: (tx: DbOrTx) => Port
         try {
           return await db.transaction((tx) => work(bind(tx)));
         } catch (error) {
-          const code = loggableError(error).code;
-          if (run >= UNIT_OF_WORK_RUNS || isInsideTransaction(db) || code === undefined || !RETRIED_SQLSTATES.has(code))
-            throw error;
+          if (run >= UNIT_OF_WORK_RUNS || isInsideTransaction(db) || !isRetryableTransactionFailure(error)) throw error;
         }
       }
     },

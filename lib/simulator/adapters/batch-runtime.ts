@@ -1,6 +1,7 @@
 import 'server-only';
 import { and, eq, sql, type AnyColumn, type SQL } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client';
+import { constraintOf, SQLSTATE, sqlStateOf } from '../../db/sqlstate';
 import { ownerObservation } from '../../db/sql/owner-observation';
 import { obJobDefinition, obJobExecution, obJobInstance, obStepExecution } from '../../db/schema/oxide-batch';
 import {
@@ -29,7 +30,14 @@ const invalid = (reason: string): InvalidWrite => ({ kind: 'InvalidWrite', reaso
 const CONFLICT = { kind: 'Conflict' } as const;
 
 // Integrity and data errors are the writer's mistake; anything else is the database being unavailable.
-const WRITE_ERROR_CODES = new Set(['22001', '22003', '23502', '23503', '23505', '23514']);
+const WRITE_ERROR_CODES: ReadonlySet<string> = new Set([
+  SQLSTATE.STRING_DATA_RIGHT_TRUNCATION,
+  SQLSTATE.NUMERIC_VALUE_OUT_OF_RANGE,
+  SQLSTATE.NOT_NULL_VIOLATION,
+  SQLSTATE.FOREIGN_KEY_VIOLATION,
+  SQLSTATE.UNIQUE_VIOLATION,
+  SQLSTATE.CHECK_VIOLATION,
+]);
 
 /**
  * A port never throws. Only the SQLSTATE and the constraint name are kept: a driver
@@ -41,13 +49,10 @@ async function guarded<R extends Result<unknown, unknown>>(
   try {
     return await work();
   } catch (error) {
-    const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
-    const { code, constraint } = (typeof cause === 'object' && cause !== null ? cause : {}) as {
-      code?: unknown;
-      constraint?: unknown;
-    };
-    if (typeof code === 'string' && WRITE_ERROR_CODES.has(code)) {
-      return err(invalid(typeof constraint === 'string' ? `${code} ${constraint}` : code));
+    const code = sqlStateOf(error);
+    if (code !== undefined && WRITE_ERROR_CODES.has(code)) {
+      const constraint = constraintOf(error);
+      return err(invalid(constraint === undefined ? code : `${code} ${constraint}`));
     }
     return err<Unavailable>({ kind: 'Unavailable' });
   }

@@ -8,16 +8,6 @@ import { loggableError } from '../../observability/safe-error';
 
 export const isEpochMs = (value: number): boolean => Number.isSafeInteger(value) && value >= 0;
 
-/** The driver's SQLSTATE under drizzle's wrapper (whose message repeats the query's parameters). */
-function databaseCodeOf(error: unknown): string | undefined {
-  const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
-  const code = typeof cause === 'object' && cause !== null ? (cause as { code?: unknown }).code : undefined;
-  return typeof code === 'string' ? code : undefined;
-}
-
-/** A unique violation: the primary key, or the trigger that keeps a receipt in one table. */
-export const isUniqueViolation = (error: unknown): boolean => databaseCodeOf(error) === '23505';
-
 /**
  * A failure as a Backend detail: the error's class, SQLSTATE and constraint only. A
  * driver message can quote the row's values (receipt ids, lease tokens).

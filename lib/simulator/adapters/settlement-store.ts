@@ -3,6 +3,7 @@ import { sql, type SQL } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client';
 import { insertLeaseGrants } from '../../db/sql/lease-grants';
 import { claimableAt } from '../../db/sql/queue-state';
+import { isUniqueViolation } from '../../db/sqlstate';
 import { err, ok, type Result } from '../../domain/result';
 import {
   conflictError,
@@ -18,7 +19,7 @@ import {
   type SettlementRouteError,
 } from '../../domain/settlement';
 import { recordClaimedOutcomesInOneStatement } from './settlement-batch';
-import { claimProblem, guarded, isEpochMs, isUniqueViolation } from './settlement-guards';
+import { claimProblem, guarded, isEpochMs } from './settlement-guards';
 import type {
   EnqueueSettlement,
   SettlementClaimError,
