@@ -1,5 +1,6 @@
 'use server';
 
+import { mapOk } from '@/lib/domain/result';
 import { changeUserRoleSchema, createUserSchema, disableUserSchema, enableUserSchema } from '@/lib/domain/users';
 import type { DirectoryUser } from '@/lib/ports/user-directory';
 import { action } from '@/lib/server/action';
@@ -21,25 +22,26 @@ const summary = (user: DirectoryUser): UserSummary => ({
   disabled: user.disabled,
 });
 
-export const createUserAction = action(createUserSchema, 'user.create', async (actor, input, { requestId }) => {
-  const result = await createUser(ports(), actor, input, { requestId });
-  return result.ok ? { ok: true, value: { user: summary(result.value.user), created: result.value.created } } : result;
-});
+export const createUserAction = action(createUserSchema, 'user.create', async (actor, input) =>
+  mapOk(await createUser(ports(), actor, input), ({ user, created }) => ({ user: summary(user), created })),
+);
 
 /** Disables the user and ends their sessions at once. */
-export const disableUserAction = action(disableUserSchema, 'user.disable', async (actor, input, { requestId }) => {
-  const result = await setUserDisabled(ports(), actor, { ...input, disabled: true }, { requestId });
-  if (!result.ok) return result;
-  const { user, changed, sessionsEnded } = result.value;
-  return { ok: true, value: { user: summary(user), changed, sessionsEnded } };
-});
+export const disableUserAction = action(disableUserSchema, 'user.disable', async (actor, input) =>
+  mapOk(await setUserDisabled(ports(), actor, { ...input, disabled: true }), ({ user, changed, sessionsEnded }) => ({
+    user: summary(user),
+    changed,
+    sessionsEnded,
+  })),
+);
 
-export const enableUserAction = action(enableUserSchema, 'user.enable', async (actor, input, { requestId }) => {
-  const result = await setUserDisabled(ports(), actor, { ...input, disabled: false }, { requestId });
-  return result.ok ? { ok: true, value: { user: summary(result.value.user), changed: result.value.changed } } : result;
-});
+export const enableUserAction = action(enableUserSchema, 'user.enable', async (actor, input) =>
+  mapOk(await setUserDisabled(ports(), actor, { ...input, disabled: false }), ({ user, changed }) => ({
+    user: summary(user),
+    changed,
+  })),
+);
 
-export const changeUserRoleAction = action(changeUserRoleSchema, 'user.role', async (actor, input, { requestId }) => {
-  const result = await changeUserRole(ports(), actor, input, { requestId });
-  return result.ok ? { ok: true, value: { user: summary(result.value.user), changed: result.value.changed } } : result;
-});
+export const changeUserRoleAction = action(changeUserRoleSchema, 'user.role', async (actor, input) =>
+  mapOk(await changeUserRole(ports(), actor, input), ({ user, changed }) => ({ user: summary(user), changed })),
+);

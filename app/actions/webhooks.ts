@@ -1,5 +1,6 @@
 'use server';
 
+import { mapOk } from '@/lib/domain/result';
 import { action } from '@/lib/server/action';
 import { webhookAdminPorts } from '@/lib/server/composition-root';
 import { retryWebhookDelivery, sendTestWebhook, type WebhookAdminResult } from '@/lib/services/webhook-admin';
@@ -27,17 +28,11 @@ const outcome = ({ delivery, repeated }: WebhookAdminResult): WebhookActionOutco
 });
 
 /** Sends a `webhook.test` event to one endpoint now; the same operation id sends once. */
-export const sendTestWebhookAction = action(
-  sendTestWebhookSchema,
-  'webhook.send_test',
-  async (actor, input, { requestId }) => {
-    const result = await sendTestWebhook(webhookAdminPorts(), actor, input, { requestId });
-    return result.ok ? { ok: true, value: outcome(result.value) } : result;
-  },
+export const sendTestWebhookAction = action(sendTestWebhookSchema, 'webhook.send_test', async (actor, input) =>
+  mapOk(await sendTestWebhook(webhookAdminPorts(), actor, input), outcome),
 );
 
 /** Sends a pending or failed delivery now, unless a worker is sending it at this moment. */
-export const retryWebhookAction = action(retryWebhookSchema, 'webhook.retry', async (actor, input, { requestId }) => {
-  const result = await retryWebhookDelivery(webhookAdminPorts(), actor, input, { requestId });
-  return result.ok ? { ok: true, value: outcome(result.value) } : result;
-});
+export const retryWebhookAction = action(retryWebhookSchema, 'webhook.retry', async (actor, input) =>
+  mapOk(await retryWebhookDelivery(webhookAdminPorts(), actor, input), outcome),
+);

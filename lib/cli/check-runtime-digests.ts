@@ -12,7 +12,10 @@ import { confirmTakeover } from '../services/confirm-takeover';
 import { proposeRecovery } from '../services/propose-recovery';
 import type { RecoveryServiceDeps } from '../services/recovery-common';
 
-/** Microseconds below the millisecond of the rows the check writes (the rounding cases of docs/design.md#runtime-timestamps). */
+/**
+ * Microseconds below the millisecond of the rows the check writes
+ * (the rounding cases of docs/design.md#runtime-timestamps).
+ */
 export const SUB_MILLISECOND_OFFSETS_US = [0, 300, 500, 700] as const;
 
 export interface DigestCheckRow {
@@ -101,15 +104,17 @@ export async function checkRuntimeDigests(
     const definitionId = Number(
       (
         await pool.query(
-          `insert into oxide_batch.ob_job_definition (job_name, definition_revision, manifest_format, manifest_digest, manifest, registered_at)
-           values ('digest-check', 'r1', 1, $1, $2, date_trunc('milliseconds', clock_timestamp()) - interval '2 days') returning id`,
+          `insert into oxide_batch.ob_job_definition (job_name, definition_revision, manifest_format, manifest_digest,
+           manifest, registered_at)
+           values ('digest-check', 'r1', 1, $1, $2, date_trunc('milliseconds', clock_timestamp()) - interval '2 days')
+           returning id`,
           [digest, JSON.stringify(manifest)],
         )
       ).rows[0].id,
     );
     const db = createDatabase(pool);
     const deps: RecoveryServiceDeps = {
-      uow: postgresTakeoverUnitOfWork(db, { checkpointKey: randomBytes(32) }),
+      unitOfWork: postgresTakeoverUnitOfWork(db, { checkpointKey: randomBytes(32) }),
       clock: {
         wallMs: () => Date.now(),
         monotonicMs: () => performance.now(),
@@ -131,17 +136,22 @@ export async function checkRuntimeDigests(
         (
           await pool.query(
             `insert into oxide_batch.ob_job_instance (job_name, instance_key, identifying_parameters, created_at)
-             values ('digest-check', $1, '{}', date_trunc('milliseconds', clock_timestamp()) - interval '1 day') returning id`,
+             values ('digest-check', $1, '{}', date_trunc('milliseconds', clock_timestamp()) - interval '1 day')
+             returning id`,
             [randomBytes(32)],
           )
         ).rows[0].id,
       );
       // An hour ago, on a whole second, plus the offset: a row a stale worker left.
       const { rows: inserted } = await pool.query(
-        `with t as (select date_trunc('second', clock_timestamp()) - interval '1 hour' + $3::int * interval '1 microsecond' as at)
-         insert into oxide_batch.ob_job_execution (job_instance_id, definition_id, attempt, status, exit_code, parameters,
-           context_format, context_schema, context_schema_version, context_payload, created_at, started_at, updated_at, version, owner_token)
-         select $1, $2, 1, 'STARTED', 'EXECUTING', '{}', 1, 'oxide-batch.context', 1, '{}', t.at - interval '1 hour', t.at - interval '1 hour', t.at, 5, $4
+        `with t as (select date_trunc('second', clock_timestamp()) - interval '1 hour' + $3::int * interval
+         '1 microsecond' as at)
+         insert into oxide_batch.ob_job_execution (job_instance_id, definition_id, attempt, status, exit_code,
+         parameters,
+           context_format, context_schema, context_schema_version, context_payload, created_at, started_at, updated_at,
+           version, owner_token)
+         select $1, $2, 1, 'STARTED', 'EXECUTING', '{}', 1, 'oxide-batch.context', 1, '{}', t.at - interval '1 hour',
+         t.at - interval '1 hour', t.at, 5, $4
          from t returning id`,
         [instance, definitionId, offsetUs, randomBytes(16)],
       );
@@ -192,7 +202,8 @@ export async function checkRuntimeDigests(
       if (!confirmed.ok) throw new Error(`confirm ${executionId}: ${confirmed.error.code}`);
       const decision = (
         await pool.query(
-          `select encode(evidence_digest, 'hex') as digest from oxide_batch.ob_recovery_decision where job_execution_id = $1`,
+          `select encode(evidence_digest, 'hex') as digest from oxide_batch.ob_recovery_decision
+           where job_execution_id = $1`,
           [executionId],
         )
       ).rows[0];
@@ -233,8 +244,10 @@ export function formatDigestCheck(report: DigestCheckReport & { migrations: stri
       row.proposalDigest === row.runtimeDigest &&
       row.decisionDigest === row.runtimeDigest;
     lines.push(
-      `execution ${row.executionId}: +${row.offsetUs} us  runtime ${row.runtimeMs} ms, truncated ${row.truncatedMs} ms  ` +
-        `keel ${same ? 'AGREES' : 'DIFFERS'} (snapshot, proposal, decision)  truncated reading ${row.truncatedDigest === row.runtimeDigest ? 'agrees' : 'differs'}`,
+      `execution ${row.executionId}: +${row.offsetUs} us  runtime ${row.runtimeMs} ms, ` +
+        `truncated ${row.truncatedMs} ms  ` +
+        `keel ${same ? 'AGREES' : 'DIFFERS'} (snapshot, proposal, ` +
+        `decision)  truncated reading ${row.truncatedDigest === row.runtimeDigest ? 'agrees' : 'differs'}`,
     );
   }
   lines.push(`Keel's digests agree with the runtime's on ${report.agreeing} of ${report.rows.length} rows`);

@@ -25,6 +25,14 @@ export const deadLetterFilterFields = {
   }),
 };
 
+/** A selection's receipt ids as a filter keeps them: each once, sorted. */
+const distinctReceipts = (ids: readonly string[]): string[] => [...new Set(ids)].sort();
+
+/** The filter of exactly the ticked receipts, as the filter schema below would make it of valid ids. */
+export const selectionFilter = (receiptIds: readonly string[]): DeadLetterFilter => ({
+  receiptIds: distinctReceipts(receiptIds),
+});
+
 /** The one validator of a filter: field bounds, then the min/max pairs. Unknown keys are dropped. */
 export const deadLetterFilterSchema = z
   .object({
@@ -43,7 +51,7 @@ export const deadLetterFilterSchema = z
       })
       .min(1, `Select 1 to ${MAX_SELECTED_RECEIPTS.toLocaleString('en-US')} dead letters.`)
       .max(MAX_SELECTED_RECEIPTS, `Select 1 to ${MAX_SELECTED_RECEIPTS.toLocaleString('en-US')} dead letters.`)
-      .transform((ids) => [...new Set(ids)].sort())
+      .transform(distinctReceipts)
       .optional(),
   })
   .superRefine((f, ctx) => {

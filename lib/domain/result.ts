@@ -4,6 +4,10 @@ export type Result<T, E> = { ok: true; value: T } | { ok: false; error: E };
 export const ok = <T>(value: T): { ok: true; value: T } => ({ ok: true, value });
 export const err = <E>(error: E): { ok: false; error: E } => ({ ok: false, error });
 
+/** The same result with its value mapped; an error passes through as it is. */
+export const mapOk = <T, U, E>(result: Result<T, E>, map: (value: T) => U): Result<U, E> =>
+  result.ok ? ok(map(result.value)) : result;
+
 const malformedReason = (error: unknown): string | null =>
   error instanceof TypeError || error instanceof RangeError || error instanceof SyntaxError ? error.message : null;
 

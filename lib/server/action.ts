@@ -2,7 +2,9 @@ import 'server-only';
 import { randomUUID } from 'node:crypto';
 import { headers } from 'next/headers';
 import type { z } from 'zod';
+import type { ErrorCode } from '../domain/error-code';
 import { ACTION_PERMISSIONS, can, type ActionName } from '../domain/roles';
+import { actionResult, serviceError, type ActionResult, type ServiceResult } from '../domain/service-result';
 import {
   ACTION_BODY_PROBLEMS,
   isActionBodyProblem,
@@ -20,12 +22,11 @@ import { fenceWrite } from './write-fence';
 import { actionAuditLog } from './composition-root';
 import { currentActor, type Actor } from './session';
 
-export type ActionResult<T> =
-  | { ok: true; value: T }
-  | { ok: false; code: string; message: string; fieldErrors?: Record<string, string[]> };
+export type { ActionResult } from '../domain/service-result';
 
-/** What a handler returns: a value, or a typed refusal with its code. */
-export type HandlerResult<T> = { ok: true; value: T } | { ok: false; error: { code: string; message: string } };
+/** An action's own refusal, answered before or instead of the handler: the same fields as a service's. */
+const refused = (code: ErrorCode, message: string): ActionResult<never> =>
+  actionResult({ ok: false, error: serviceError(code, message) });
 
 /**
  * The one wrapper for every server action (CONTRIBUTING.md#add-an-action): authenticate, check the
@@ -40,7 +41,7 @@ export type HandlerResult<T> = { ok: true; value: T } | { ok: false; error: { co
 export function action<S extends z.ZodType, T>(
   schema: S,
   name: ActionName,
-  handler: (actor: Actor, input: z.output<S>, context: { requestId: string }) => Promise<HandlerResult<T>>,
+  handler: (actor: Actor, input: z.output<S>, context: { requestId: string }) => Promise<ServiceResult<T>>,
   options: { deps?: ActionDeps } = {},
 ): (input: z.input<S>) => Promise<ActionResult<T>> {
   const permission = ACTION_PERMISSIONS[name];
@@ -69,7 +70,7 @@ export function action<S extends z.ZodType, T>(
   async function decided(raw: unknown, requestId: string, seen: { actor: Actor | null }): Promise<ActionResult<T>> {
     try {
       const actor = await deps.currentActor();
-      if (!actor) return { ok: false, code: 'UNAUTHENTICATED', message: 'Your session has ended; sign in again.' };
+      if (!actor) return refused('UNAUTHENTICATED', 'Your session has ended; sign in again.');
       seen.actor = actor;
       if (!can(actor.role, permission)) {
         // A refused attempt is audited too: a forged call from a page that hides the button is worth knowing about.
@@ -81,7 +82,7 @@ export function action<S extends z.ZodType, T>(
           code: 'FORBIDDEN',
           requestId,
         });
-        return { ok: false, code: 'FORBIDDEN', message: `The ${actor.role} role may not do this.` };
+        return refused('FORBIDDEN', `The ${actor.role} role may not do this.`);
       }
       const refusedBody = (await deps.refusedBody?.()) ?? null;
       if (refusedBody !== null) {
@@ -95,7 +96,7 @@ export function action<S extends z.ZodType, T>(
           code: 'INVALID_INPUT',
           requestId,
         });
-        return { ok: false, code: 'INVALID_INPUT', message: 'This request is not one the console sends.' };
+        return refused('INVALID_INPUT', 'This request is not one the console sends.');
       }
       const input = parseInput(schema, raw);
       if (!input.ok) {
@@ -109,20 +110,17 @@ export function action<S extends z.ZodType, T>(
           code: 'INVALID_INPUT',
           requestId,
         });
-        return {
-          ok: false,
-          code: 'INVALID_INPUT',
-          message: 'Some fields are not valid.',
+        const error = {
+          ...serviceError('INVALID_INPUT', 'Some fields are not valid.'),
           fieldErrors: input.error.fieldErrors,
         };
+        return actionResult({ ok: false, error });
       }
-      const result = await handler(actor, input.value, { requestId });
-      return result.ok ? result : { ok: false, code: result.error.code, message: result.error.message };
+      return actionResult(await handler(actor, input.value, { requestId }));
     } catch (error) {
-      if (isDatabaseBusy(error))
-        return { ok: false, code: 'DATABASE_BUSY', message: 'The database is busy; try again shortly.' };
+      if (isDatabaseBusy(error)) return refused('DATABASE_BUSY', 'The database is busy; try again shortly.');
       logger.error({ requestId, error: loggableError(error) }, 'server action failed');
-      return { ok: false, code: 'INTERNAL', message: `Internal error (${requestId}).` };
+      return refused('INTERNAL', `Internal error (${requestId}).`);
     }
   }
 }

@@ -21,10 +21,10 @@ import { loggableError } from '../observability/safe-error';
 import { singleton } from '../observability/singletons';
 import type { AuditLog } from '../ports/audit-log';
 import type { SignInLockout } from '../ports/sign-in-lockout';
-import type { SettlementReplayPorts } from '../ports/settlement-replay';
 import type { UnitOfWork } from '../ports/unit-of-work';
 import type { PreferencePorts } from '../ports/user-preferences';
 import type { RecoveryServiceDeps } from '../services/recovery-common';
+import type { SettlementServiceDeps } from '../services/settlement-action';
 import type { UserServicePorts } from '../services/users';
 import type { WebhookAdminPorts } from '../services/webhook-admin';
 import { EXPORT_LIMITS } from './audit-export';
@@ -148,7 +148,7 @@ export function recoveryDeps(): RecoveryServiceDeps {
   const { db, settings, ownerToken } = runtime();
   if (!settings.checkpointKey) throw new Error('KEEL_CHECKPOINT_KEY is required');
   return {
-    uow: postgresTakeoverUnitOfWork(db, { checkpointKey: settings.checkpointKey }),
+    unitOfWork: postgresTakeoverUnitOfWork(db, { checkpointKey: settings.checkpointKey }),
     // One clock per process: the proposer compares each server time with the last one this process saw.
     clock: singleton('proposer-clock', systemProposerClock),
     settings: {
@@ -161,9 +161,12 @@ export function recoveryDeps(): RecoveryServiceDeps {
   };
 }
 
-/** The settlement services' unit of work (replay, discard, requeue, bulk replay, and the bulk replay worker) over the server's pool. */
-export function settlementTransactions(): UnitOfWork<SettlementReplayPorts> {
-  return postgresSettlementUnitOfWork(runtime().db);
+/**
+ * The settlement services' unit of work (replay, discard, requeue,
+ * bulk replay, and the bulk replay worker) over the server's pool.
+ */
+export function settlementDeps(): SettlementServiceDeps {
+  return { unitOfWork: postgresSettlementUnitOfWork(runtime().db) };
 }
 
 /** The audit CSV exports' slots, shared with every other process and instance through PostgreSQL. */
@@ -177,7 +180,9 @@ export function userServicePorts(): UserServicePorts {
   return { unitOfWork: postgresUserUnitOfWork(db), passwords: authPasswordHasher(auth) };
 }
 
-/** The Webhooks page's Send test and Retry now: the delivery store and a sender with this process's endpoint settings. */
+/**
+ * The Webhooks page's Send test and Retry now: the delivery store and a sender with this process's endpoint settings.
+ */
 export function webhookAdminPorts(): WebhookAdminPorts {
   const { db, settings } = runtime();
   const baseUrl = settings.baseUrl ?? `http://localhost:${settings.port}`;
@@ -239,7 +244,7 @@ export async function startBackground(): Promise<void> {
     const log = (level: 'info' | 'warn' | 'error', message: string, fields?: Record<string, unknown>) =>
       logger[level](fields ?? {}, message);
     startBulkReplayWorker({
-      transactions: settlementTransactions(),
+      ...settlementDeps(),
       log,
       worker: { instance: settings.instanceId, leaseMs: settings.workerLeaseMs },
     });

@@ -2,27 +2,23 @@ import 'server-only';
 import { randomUUID } from 'node:crypto';
 import { can } from '../domain/roles';
 import type { Actor } from '../domain/actor';
-import { isActorRef, isReasonCode, REASON_CODE_MESSAGE } from '../domain/identifier-patterns';
+import type { ErrorCode } from '../domain/error-code';
+import { isActorRef } from '../domain/identifier-patterns';
 import { abandonDisposition, executionRequestDigestHex } from '../domain/operator-request';
 import { snapshotEvidenceDigestHex } from '../domain/recovery';
 import { ok } from '../domain/result';
 import type { RecoveryProposal } from '../ports/proposal-repository';
 import type { TakeoverPorts } from '../ports/takeover-ports';
 import { livePendingProposal } from './expire-proposals';
+import { transact, type ServiceResult } from './kernel';
 import { supersede } from './proposal-gate';
 import {
   auditActor,
   DEFAULT_RECOVERY_REASON_CODE,
-  failure,
-  isOptionalText,
-  isPositiveId,
   proposalOperationId,
-  refuse,
-  REQUEST_REASON_MAX,
-  requestReason,
+  refuseRecovery,
   type AuditContext,
   type RecoveryServiceDeps,
-  type ServiceResult,
 } from './recovery-common';
 
 /** `note`: why the execution should be abandoned; required, so the approver decides knowing it. */
@@ -42,8 +38,8 @@ export interface ProposeAbandonValue {
 /**
  * Step 1 of abandoning an execution, behind the same four eyes as a takeover: an
  * approver or admin reads the evidence and, with a reason the approver will read,
- * stores a PENDING ABANDON proposal bound to its digest and version. The runtime's ABANDON guard is applied now too, so a
- * proposal that could never be confirmed is refused at once: STOPPED and FAILED may
+ * stores a PENDING ABANDON proposal bound to its digest and version. The runtime's ABANDON guard is applied now too, so
+ * a proposal that could never be confirmed is refused at once: STOPPED and FAILED may
  * be abandoned, UNKNOWN only after a recovery decision (UNRESOLVED_RECOVERY_REQUIRED
  * otherwise), anything else is INVALID_STATE (ABANDONED included: there is nothing to
  * decide).
@@ -53,25 +49,22 @@ export async function proposeAbandon(
   actor: Actor,
   input: ProposeAbandonInput,
 ): Promise<ServiceResult<ProposeAbandonValue>> {
-  const note = requestReason(input.note);
+  const note = input.note || null;
   const context: AuditContext = {
     action: 'execution.abandon.propose',
     target: { kind: 'batch_execution', id: String(input.executionId) },
-    reason: note ?? (typeof input.note === 'string' ? input.note.slice(0, REQUEST_REASON_MAX) : null),
+    reason: input.note ?? null,
   };
-  return deps.uow.transaction(async (ports) => {
-    if (!can(actor.role, 'abandonExecution')) {
-      return refuse(
-        ports.audit,
-        actor,
-        context,
-        failure('FORBIDDEN', `The ${actor.role} role may not propose abandoning an execution.`),
-      );
-    }
-    if (!isPositiveId(input.executionId) || !isOptionalText(input.note)) {
-      return refuse(ports.audit, actor, context, failure('INVALID_INPUT', 'The abandon request is not valid.'));
-    }
-    if (note === null) return refuse(ports.audit, actor, context, failure('REASON_REQUIRED', ABANDON_REASON_MESSAGE));
+  // Every refusal keeps what livePendingProposal may have done on the way, the expiry of a
+  // proposal past its deadline; nothing else is written before one.
+  function refuseRequest(code: ErrorCode, message: string): never {
+    return refuseRecovery(actor, context, code, message, { keeps: 'changes' });
+  }
+  return transact(deps.unitOfWork, async (ports) => {
+    if (!can(actor.role, 'abandonExecution'))
+      refuseRequest('FORBIDDEN', `The ${actor.role} role may not propose abandoning an execution.`);
+    // The schema lets the note out (a blank one is read as none); the proposal needs it.
+    if (note === null) refuseRequest('REASON_REQUIRED', ABANDON_REASON_MESSAGE);
     const target = { kind: 'batch' as const, executionId: input.executionId };
     const record = async (proposal: RecoveryProposal, created: boolean) => {
       await ports.audit.record({
@@ -85,58 +78,29 @@ export async function proposeAbandon(
       return ok({ proposal, created });
     };
     const takeoverPending = (pending: RecoveryProposal) =>
-      refuse(
-        ports.audit,
-        actor,
-        context,
-        failure('PROPOSAL_PENDING', `Takeover proposal ${pending.id} is pending for this execution; decide it first.`),
+      refuseRequest(
+        'PROPOSAL_PENDING',
+        `Takeover proposal ${pending.id} is pending for this execution; decide it first.`,
       );
     const pending = await livePendingProposal(ports, target);
     if (pending) return pending.kind === 'ABANDON' ? record(pending, false) : takeoverPending(pending);
     const locked = await ports.executions.lockForOperatorRequest(input.executionId);
-    if (!locked)
-      return refuse(
-        ports.audit,
-        actor,
-        context,
-        failure('EXECUTION_NOT_FOUND', `Execution ${input.executionId} does not exist.`),
-      );
+    if (!locked) return refuseRequest('EXECUTION_NOT_FOUND', `Execution ${input.executionId} does not exist.`);
     const disposition = abandonDisposition(locked.status, locked.hasRecoveryDecision);
     if (disposition === 'UNRESOLVED_RECOVERY_REQUIRED') {
-      return refuse(
-        ports.audit,
-        actor,
-        context,
-        failure(
-          'UNRESOLVED_RECOVERY_REQUIRED',
-          'An UNKNOWN execution can be abandoned only after a recovery decision; request a takeover.',
-        ),
+      return refuseRequest(
+        'UNRESOLVED_RECOVERY_REQUIRED',
+        'An UNKNOWN execution can be abandoned only after a recovery decision; request a takeover.',
       );
     }
     if (disposition !== 'ABANDON') {
-      return refuse(
-        ports.audit,
-        actor,
-        context,
-        failure('INVALID_STATE', `An execution in ${locked.status} cannot be abandoned.`),
-      );
+      return refuseRequest('INVALID_STATE', `An execution in ${locked.status} cannot be abandoned.`);
     }
     const snapshot = await ports.recovery.recoverySnapshot(input.executionId, deps.ownerToken);
-    if (!snapshot.ok)
-      return refuse(
-        ports.audit,
-        actor,
-        context,
-        failure('REPOSITORY_UNAVAILABLE', 'The execution could not be read; try again.'),
-      );
+    if (!snapshot.ok) return refuseRequest('REPOSITORY_UNAVAILABLE', 'The execution could not be read; try again.');
     const digest = snapshotEvidenceDigestHex(snapshot.value);
     if (!digest.ok)
-      return refuse(
-        ports.audit,
-        actor,
-        context,
-        failure('INVALID_EVIDENCE', `The execution's evidence is malformed (${digest.error.field}).`),
-      );
+      return refuseRequest('INVALID_EVIDENCE', `The execution's evidence is malformed (${digest.error.field}).`);
     const serverTimeMs = snapshot.value.serverTimeMs;
     const { created, proposal } = await ports.proposals.createPending({
       kind: 'ABANDON',
@@ -193,44 +157,32 @@ export async function confirmAbandon(
   { proposal, context, input }: AbandonConfirmation,
 ): Promise<ServiceResult<AbandonConfirmed>> {
   if (proposal.target.kind !== 'batch')
-    return refuse(ports.audit, actor, context, failure('INVALID_INPUT', 'Only a batch execution can be abandoned.'));
+    return refuseRecovery(actor, context, 'INVALID_INPUT', 'Only a batch execution can be abandoned.');
   const executionId = proposal.target.executionId;
   if (!can(actor.role, 'abandonExecution')) {
-    return refuse(
-      ports.audit,
-      actor,
-      context,
-      failure('FORBIDDEN', `The ${actor.role} role may not abandon an execution.`),
-    );
+    return refuseRecovery(actor, context, 'FORBIDDEN', `The ${actor.role} role may not abandon an execution.`);
   }
   const reasonCode = input.reasonCode ?? DEFAULT_RECOVERY_REASON_CODE;
-  if (!isReasonCode(reasonCode))
-    return refuse(ports.audit, actor, context, failure('INVALID_INPUT', `reasonCode: ${REASON_CODE_MESSAGE}`));
   if (!isActorRef(actor.login)) {
-    return refuse(
-      ports.audit,
+    return refuseRecovery(
       actor,
       context,
-      failure('INVALID_ACTOR_REF', 'Your login cannot be recorded as the runtime actor reference.'),
+      'INVALID_ACTOR_REF',
+      'Your login cannot be recorded as the runtime actor reference.',
     );
   }
   const locked = await ports.executions.lockForOperatorRequest(executionId);
   if (!locked) return supersede(ports, actor, proposal, context, 'The execution no longer exists.');
   const snapshot = await ports.recovery.recoverySnapshot(executionId, deps.ownerToken);
   if (!snapshot.ok)
-    return refuse(
-      ports.audit,
-      actor,
-      context,
-      failure('REPOSITORY_UNAVAILABLE', 'The execution could not be read; try again.'),
-    );
+    return refuseRecovery(actor, context, 'REPOSITORY_UNAVAILABLE', 'The execution could not be read; try again.');
   const computed = snapshotEvidenceDigestHex(snapshot.value);
   if (!computed.ok)
-    return refuse(
-      ports.audit,
+    return refuseRecovery(
       actor,
       context,
-      failure('INVALID_EVIDENCE', `The execution's evidence is malformed (${computed.error.field}).`),
+      'INVALID_EVIDENCE',
+      `The execution's evidence is malformed (${computed.error.field}).`,
     );
   const digest = computed.value;
   const observed = { status: locked.status, version: locked.version, evidenceDigest: digest };
@@ -245,12 +197,12 @@ export async function confirmAbandon(
     );
   }
   if (input.evidenceDigest !== proposal.evidenceDigestHex || input.expectedVersion !== proposal.expectedVersion) {
-    return refuse(
-      ports.audit,
+    return refuseRecovery(
       actor,
       context,
-      failure('RECOVERY_EVIDENCE_STALE', 'The confirmation names other evidence than the proposal holds; reload it.'),
-      observed,
+      'RECOVERY_EVIDENCE_STALE',
+      'The confirmation names other evidence than the proposal holds; reload it.',
+      { observed },
     );
   }
   const requestDigest = executionRequestDigestHex({
@@ -260,11 +212,11 @@ export async function confirmAbandon(
     reasonCode,
   });
   if (!requestDigest.ok)
-    return refuse(
-      ports.audit,
+    return refuseRecovery(
       actor,
       context,
-      failure('INVALID_INPUT', `The abandon request cannot be encoded (${requestDigest.error.kind}).`),
+      'INVALID_INPUT',
+      `The abandon request cannot be encoded (${requestDigest.error.kind}).`,
     );
   const operationId = proposalOperationId(proposal.id);
   const draft = {
@@ -292,7 +244,8 @@ export async function confirmAbandon(
       disposition === 'INVALID_STATE'
         ? `An execution in ${locked.status} cannot be abandoned.`
         : 'An UNKNOWN execution can be abandoned only after a recovery decision.';
-    return refuse(ports.audit, actor, auditContext, failure(disposition, message), observed);
+    // The REJECTED operator request is the runtime's record of this refusal: it commits with the event.
+    return refuseRecovery(actor, auditContext, disposition, message, { observed, keeps: 'changes' });
   }
   let version = locked.version;
   if (disposition === 'ABANDON') {

@@ -9,11 +9,10 @@ import type {
   BulkReplayStore,
   BulkWorkerLease,
 } from '../ports/bulk-replay';
-import type { SettlementReplayPorts } from '../ports/settlement-replay';
-import type { UnitOfWork } from '../ports/unit-of-work';
 import { DISCARD_ACTION, REPLAY_ACTION, REQUEUE_ACTION, deadLetterSummary } from './dead-letter-actions';
 import { requeueBatchItems } from './bulk-requeue-batch';
 import { HOUSEKEEPING_ACTOR } from './expire-proposals';
+import type { SettlementServiceDeps } from './settlement-action';
 import { bulkReplayOperationId } from './settlement-operation-id';
 
 export interface BulkReplayBatchReport {
@@ -84,14 +83,16 @@ export function starterLossReason(action: BulkAction, starterLogin: string, loss
  * cancelled, by Keel and audited, instead of a batch.
  */
 export function processBulkReplayBatch(
-  transactions: UnitOfWork<SettlementReplayPorts>,
+  deps: SettlementServiceDeps,
   worker: BulkWorkerLease,
   batchSize: number = BULK_REPLAY_BATCH_SIZE,
 ): Promise<BulkReplayBatchReport | null> {
   if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > BULK_REPLAY_BATCH_SIZE) {
     throw new RangeError(`bulk replay batch size must be 1..${BULK_REPLAY_BATCH_SIZE}`);
   }
-  return transactions.transaction(async ({ replays, bulk, audit }) => {
+  // A worker's batch refuses nothing (a starter who lost the permission gets the job cancelled), so it runs
+  // in the unit of work itself rather than through the kernel's transact.
+  return deps.unitOfWork.transaction(async ({ replays, bulk, audit }) => {
     const job = await bulk.lockNextRunningJob(worker);
     if (!job) return null;
     const actor = job.startedBy;
@@ -207,7 +208,9 @@ async function cancelForStarter(
   };
 }
 
-/** Records a batch's results, and completes the job when none is left, else renews the worker's lease on it from now. */
+/**
+ * Records a batch's results, and completes the job when none is left, else renews the worker's lease on it from now.
+ */
 async function finishBatch(
   bulk: BulkReplayStore,
   job: { id: number; previousInstance: string | null },

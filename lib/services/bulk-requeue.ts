@@ -1,11 +1,9 @@
 import 'server-only';
 import type { Actor } from '../domain/actor';
-import { MAX_SELECTED_RECEIPTS } from '../domain/dead-letter-filter';
 import type { BulkRequeueSampleItem } from '../ports/bulk-replay';
-import type { SettlementReplayPorts } from '../ports/settlement-replay';
-import type { UnitOfWork } from '../ports/unit-of-work';
 import { PREVIEW_SAMPLE_SIZE } from './bulk-replay';
-import { inputProblem, runSettlementAction, type ServiceResult } from './settlement-action';
+import type { ServiceResult } from './kernel';
+import { runSettlementAction, settlementRequest, type SettlementServiceDeps } from './settlement-action';
 
 export interface BulkRequeuePreview {
   jobId: number;
@@ -23,32 +21,23 @@ export interface BulkRequeuePreview {
  * worked exactly like a bulk replay, and each item is requeued with the single requeue's rule.
  */
 export function previewBulkRequeue(
-  transactions: UnitOfWork<SettlementReplayPorts>,
+  deps: SettlementServiceDeps,
   actor: Actor,
   input: { receiptIds: readonly string[]; note: string },
 ): Promise<ServiceResult<BulkRequeuePreview>> {
-  const note = input.note.trim();
+  const { note } = input;
+  // The schema bounds the selection (1 to 1,000 receipt ids); a receipt ticked twice counts once.
   const receiptIds = [...new Set(input.receiptIds)];
-  const badSelection =
-    receiptIds.length === 0 || receiptIds.length > MAX_SELECTED_RECEIPTS || receiptIds.some((id) => id === '')
-      ? { code: 'INVALID_INPUT', message: `Select 1 to ${MAX_SELECTED_RECEIPTS.toLocaleString('en-US')} settlements.` }
-      : null;
-  return runSettlementAction(transactions, {
-    actor,
-    action: 'settlement.bulk_replay.preview',
-    target: { kind: 'bulk_replay', id: 'new' },
-    note,
-    invalid: inputProblem({ note, noteRequired: true }) ?? badSelection,
-    async work({ replays, bulk }) {
-      const asOfMs = await replays.serverNowMs();
-      const { jobId, itemCount } = await bulk.createRequeuePreview({ actor, note, receiptIds, asOfMs });
-      const sample = await bulk.requeueSample(jobId, PREVIEW_SAMPLE_SIZE);
-      return {
-        value: { jobId, itemCount, selectedCount: receiptIds.length, asOfMs, sample },
-        audit: true,
-        targetId: String(jobId),
-        after: { action: 'REQUEUE', filter: { receiptIds }, asOfMs, itemCount },
-      };
-    },
+  const request = settlementRequest(actor, 'settlement.bulk_replay.preview', { kind: 'bulk_replay', id: 'new' }, input);
+  return runSettlementAction(deps, request, async ({ replays, bulk }) => {
+    const asOfMs = await replays.serverNowMs();
+    const { jobId, itemCount } = await bulk.createRequeuePreview({ actor, note, receiptIds, asOfMs });
+    const sample = await bulk.requeueSample(jobId, PREVIEW_SAMPLE_SIZE);
+    return {
+      value: { jobId, itemCount, selectedCount: receiptIds.length, asOfMs, sample },
+      audit: true,
+      targetId: String(jobId),
+      after: { action: 'REQUEUE', filter: { receiptIds }, asOfMs, itemCount },
+    };
   });
 }

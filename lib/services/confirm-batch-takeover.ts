@@ -8,15 +8,14 @@ import type { RecoveryProposal } from '../ports/proposal-repository';
 import type { TakeoverPorts } from '../ports/takeover-ports';
 import type { ConfirmTakeoverInput, ConfirmTakeoverValue } from './confirm-takeover-types';
 import { supersede } from './proposal-gate';
+import type { ServiceResult } from './kernel';
 import {
   auditActor,
   DEFAULT_RECOVERY_REASON_CODE,
-  failure,
   proposalOperationId,
-  refuse,
+  refuseRecovery,
   type AuditContext,
   type RecoveryServiceDeps,
-  type ServiceResult,
 } from './recovery-common';
 
 /** With an unknown commit, only this reason may fail the execution (docs/design.md#guarded-takeover). */
@@ -44,21 +43,16 @@ export async function confirmBatchTakeover(
   if (!snapshot.ok) {
     if (snapshot.error.kind === 'ExecutionNotFound')
       return supersede(ports, actor, proposal, context, 'The execution no longer exists.');
-    return refuse(
-      ports.audit,
-      actor,
-      context,
-      failure('REPOSITORY_UNAVAILABLE', 'The execution could not be read; try again.'),
-    );
+    return refuseRecovery(actor, context, 'REPOSITORY_UNAVAILABLE', 'The execution could not be read; try again.');
   }
   const current = snapshot.value;
   const computed = snapshotEvidenceDigestHex(current);
   if (!computed.ok)
-    return refuse(
-      ports.audit,
+    return refuseRecovery(
       actor,
       context,
-      failure('REPOSITORY_UNAVAILABLE', `The execution's evidence is malformed (${computed.error.field}).`),
+      'REPOSITORY_UNAVAILABLE',
+      `The execution's evidence is malformed (${computed.error.field}).`,
     );
   const digest = computed.value;
   const observed = { status: current.status, version: current.version, evidenceDigest: digest };
@@ -79,51 +73,43 @@ export async function confirmBatchTakeover(
   }
   // The durable state still matches, but the approver looked at other evidence: refuse, keep the proposal.
   if (input.evidenceDigest !== proposal.evidenceDigestHex || input.expectedVersion !== proposal.expectedVersion) {
-    return refuse(
-      ports.audit,
+    return refuseRecovery(
       actor,
       context,
-      failure('RECOVERY_EVIDENCE_STALE', 'The confirmation names other evidence than the proposal holds; reload it.'),
-      observed,
+      'RECOVERY_EVIDENCE_STALE',
+      'The confirmation names other evidence than the proposal holds; reload it.',
+      { observed },
     );
   }
   const { unknownCommit, ambiguousExternalEffect } = current.markers;
   if ((unknownCommit || ambiguousExternalEffect) && input.acknowledged !== true) {
     const why = unknownCommit ? 'an unknown commit' : 'an ambiguous external effect';
-    return refuse(
-      ports.audit,
+    return refuseRecovery(
       actor,
       context,
-      failure('ACKNOWLEDGEMENT_REQUIRED', `The evidence shows ${why}; acknowledge it to confirm.`),
+      'ACKNOWLEDGEMENT_REQUIRED',
+      `The evidence shows ${why}; acknowledge it to confirm.`,
     );
   }
   const resultingStatus = input.resultingStatus;
   if (!resultingStatus) {
-    return refuse(
-      ports.audit,
-      actor,
-      context,
-      failure('INVALID_INPUT', 'Choose FAILED or ABANDONED for the execution.'),
-    );
+    return refuseRecovery(actor, context, 'INVALID_INPUT', 'Choose FAILED or ABANDONED for the execution.');
   }
   const reasonCode = input.reasonCode ?? DEFAULT_RECOVERY_REASON_CODE;
   if (unknownCommit && resultingStatus === 'FAILED' && reasonCode !== UNKNOWN_EFFECT_REASON_CODE) {
-    return refuse(
-      ports.audit,
+    return refuseRecovery(
       actor,
       context,
-      failure(
-        'UNRESOLVED_RECOVERY_REQUIRED',
-        `An unknown commit may only be failed with reason ${UNKNOWN_EFFECT_REASON_CODE}; or abandon it.`,
-      ),
+      'UNRESOLVED_RECOVERY_REQUIRED',
+      `An unknown commit may only be failed with reason ${UNKNOWN_EFFECT_REASON_CODE}; or abandon it.`,
     );
   }
   if (!isActorRef(actor.login)) {
-    return refuse(
-      ports.audit,
+    return refuseRecovery(
       actor,
       context,
-      failure('INVALID_ACTOR_REF', 'Your login cannot be recorded as the runtime actor reference.'),
+      'INVALID_ACTOR_REF',
+      'Your login cannot be recorded as the runtime actor reference.',
     );
   }
   const failureRecord =
@@ -139,11 +125,11 @@ export async function confirmBatchTakeover(
       : { resultingStatus: 'ABANDONED' as const, failure: null }),
   });
   if (!requestDigest.ok) {
-    return refuse(
-      ports.audit,
+    return refuseRecovery(
       actor,
       context,
-      failure('INVALID_INPUT', `The recovery request cannot be encoded (${requestDigest.error.kind}).`),
+      'INVALID_INPUT',
+      `The recovery request cannot be encoded (${requestDigest.error.kind}).`,
     );
   }
   const operationId = proposalOperationId(proposal.id);

@@ -1,23 +1,16 @@
 import 'server-only';
 import type { Actor } from '../domain/actor';
 import { acquireLease, type InvalidCheckpoint } from '../domain/checkpoint';
-import { toErrorCode } from '../domain/error-code';
+import { errorCodeOf } from '../domain/error-code';
 import { orchestrationEvidenceDigestHex } from '../domain/recovery';
 import { ok, type Result } from '../domain/result';
 import type { LoadedCheckpoint } from '../ports/checkpoint-store';
 import type { RecoveryProposal } from '../ports/proposal-repository';
 import type { TakeoverPorts } from '../ports/takeover-ports';
 import type { ConfirmTakeoverInput, ConfirmTakeoverValue } from './confirm-takeover-types';
+import type { ServiceResult } from './kernel';
 import { supersede } from './proposal-gate';
-import {
-  auditActor,
-  failure,
-  refuse,
-  type AuditContext,
-  type RecoveryErrorCode,
-  type RecoveryServiceDeps,
-  type ServiceResult,
-} from './recovery-common';
+import { auditActor, refuseRecovery, type AuditContext, type RecoveryServiceDeps } from './recovery-common';
 
 interface OrchestrationConfirmation {
   proposal: RecoveryProposal;
@@ -42,22 +35,22 @@ export async function confirmOrchestrationTakeover(
     throw new Error('confirmOrchestrationTakeover needs an orchestration proposal with a successor');
   }
   if (!loaded.ok) {
-    return refuse(
-      ports.audit,
+    return refuseRecovery(
       actor,
       context,
-      failure('INVALID_CHECKPOINT', `The stored checkpoint is not valid: ${loaded.error.reason}.`),
+      'INVALID_CHECKPOINT',
+      `The stored checkpoint is not valid: ${loaded.error.reason}.`,
     );
   }
   if (!loaded.value)
     return supersede(ports, actor, proposal, context, 'The orchestration checkpoint no longer exists.');
   const { checkpoint, serverTimeMs } = loaded.value;
   if (!ports.checkpoints.verify(checkpoint)) {
-    return refuse(
-      ports.audit,
+    return refuseRecovery(
       actor,
       context,
-      failure('AUTHENTICATION_FAILED', 'The checkpoint does not authenticate; nothing was changed.'),
+      'AUTHENTICATION_FAILED',
+      'The checkpoint does not authenticate; nothing was changed.',
     );
   }
   const { lease } = checkpoint;
@@ -69,11 +62,11 @@ export async function confirmOrchestrationTakeover(
     leaseOwner: lease.ownerId,
   });
   if (!computed.ok)
-    return refuse(
-      ports.audit,
+    return refuseRecovery(
       actor,
       context,
-      failure('INVALID_CHECKPOINT', `The stored checkpoint is not valid: ${computed.error.field}.`),
+      'INVALID_CHECKPOINT',
+      `The stored checkpoint is not valid: ${computed.error.field}.`,
     );
   const digest = computed.value;
   const observed = {
@@ -96,12 +89,12 @@ export async function confirmOrchestrationTakeover(
     input.evidenceDigest !== proposal.evidenceDigestHex ||
     input.expectedFencingToken !== proposal.expectedFencingToken
   ) {
-    return refuse(
-      ports.audit,
+    return refuseRecovery(
       actor,
       context,
-      failure('RECOVERY_EVIDENCE_STALE', 'The confirmation names other evidence than the proposal holds; reload it.'),
-      observed,
+      'RECOVERY_EVIDENCE_STALE',
+      'The confirmation names other evidence than the proposal holds; reload it.',
+      { observed },
     );
   }
   const next = acquireLease(
@@ -111,22 +104,19 @@ export async function confirmOrchestrationTakeover(
     serverTimeMs + deps.settings.orchestrationLeaseMs,
   );
   if (!next.ok)
-    return refuse(
-      ports.audit,
-      actor,
-      context,
-      failure('STALE_LEASE', 'The lease cannot move to a newer token and expiry.'),
+    return refuseRecovery(actor, context, 'STALE_LEASE', 'The lease cannot move to a newer token and expiry.', {
       observed,
-    );
+    });
   const saved = await ports.checkpoints.save(next.value);
   if (!saved.ok) {
-    const code = toErrorCode(saved.error.kind) as RecoveryErrorCode;
-    return refuse(
-      ports.audit,
+    return refuseRecovery(
       actor,
       context,
-      failure(code, 'The checkpoint could not be re-sealed under the new lease.'),
-      observed,
+      errorCodeOf(saved.error.kind),
+      'The checkpoint could not be re-sealed under the new lease.',
+      {
+        observed,
+      },
     );
   }
   const closed = await ports.proposals.close(proposal.id, {

@@ -5,16 +5,9 @@ import type { ClosedProposalStatus } from '../domain/proposal-status';
 import type { RecoveryProposal } from '../ports/proposal-repository';
 import type { TakeoverPorts } from '../ports/takeover-ports';
 import type { UnitOfWork } from '../ports/unit-of-work';
+import { transact, type ServiceResult } from './kernel';
 import { passGate, type DecisionKind } from './proposal-gate';
-import {
-  auditActor,
-  failure,
-  isOptionalText,
-  isPositiveId,
-  proposalContext,
-  refuse,
-  type ServiceResult,
-} from './recovery-common';
+import { auditActor, proposalContext, refuseRecovery } from './recovery-common';
 
 export interface CloseProposalInput {
   proposalId: number;
@@ -30,28 +23,19 @@ export interface ClosedProposalValue {
  * the actor rule, close it, audit. Neither touches the target, so neither locks it.
  */
 async function closeByActor(
-  deps: { uow: UnitOfWork<TakeoverPorts> },
+  deps: { unitOfWork: UnitOfWork<TakeoverPorts> },
   actor: Actor,
   input: CloseProposalInput,
   how: { action: string; status: ClosedProposalStatus; gate: DecisionKind },
 ): Promise<ServiceResult<ClosedProposalValue>> {
-  return deps.uow.transaction(async (ports) => {
-    const reason = typeof input.reason === 'string' ? input.reason : null;
+  return transact(deps.unitOfWork, async (ports) => {
+    const reason = input.reason ?? null;
     const unknown = { action: how.action, target: { kind: 'recovery_proposal', id: String(input.proposalId) }, reason };
-    if (!isPositiveId(input.proposalId) || !isOptionalText(input.reason)) {
-      return refuse(ports.audit, actor, unknown, failure('INVALID_INPUT', 'The request is not valid.'));
-    }
     const locked = await ports.proposals.lockForDecision(input.proposalId);
     if (!locked)
-      return refuse(
-        ports.audit,
-        actor,
-        unknown,
-        failure('PROPOSAL_NOT_FOUND', `Proposal ${input.proposalId} does not exist.`),
-      );
+      return refuseRecovery(actor, unknown, 'PROPOSAL_NOT_FOUND', `Proposal ${input.proposalId} does not exist.`);
     const context = proposalContext(how.action, locked.proposal, reason);
-    const gate = await passGate(ports, actor, locked, context, how.gate);
-    if (gate) return gate;
+    await passGate(ports, actor, locked, context, how.gate);
     const closed = await ports.proposals.close(input.proposalId, {
       status: how.status,
       decider: { id: actor.id, login: actor.login },
@@ -70,9 +54,15 @@ async function closeByActor(
 }
 
 /** An approver (not the proposer) turns the proposal down; the target is untouched. */
-export const rejectProposal = (deps: { uow: UnitOfWork<TakeoverPorts> }, actor: Actor, input: CloseProposalInput) =>
-  closeByActor(deps, actor, input, { action: 'recovery.reject', status: 'REJECTED', gate: 'decide' });
+export const rejectProposal = (
+  deps: { unitOfWork: UnitOfWork<TakeoverPorts> },
+  actor: Actor,
+  input: CloseProposalInput,
+) => closeByActor(deps, actor, input, { action: 'recovery.reject', status: 'REJECTED', gate: 'decide' });
 
 /** The proposer (or an admin) withdraws a pending proposal, cancelling its wait. */
-export const cancelProposal = (deps: { uow: UnitOfWork<TakeoverPorts> }, actor: Actor, input: CloseProposalInput) =>
-  closeByActor(deps, actor, input, { action: 'recovery.cancel', status: 'CANCELLED', gate: 'cancel' });
+export const cancelProposal = (
+  deps: { unitOfWork: UnitOfWork<TakeoverPorts> },
+  actor: Actor,
+  input: CloseProposalInput,
+) => closeByActor(deps, actor, input, { action: 'recovery.cancel', status: 'CANCELLED', gate: 'cancel' });

@@ -6,7 +6,8 @@ import type { ProposalTarget, RecoveryProposal } from '../ports/proposal-reposit
 import type { TakeoverPorts } from '../ports/takeover-ports';
 import type { UnitOfWork } from '../ports/unit-of-work';
 import { waitRuleRefusal } from './proposal-gate';
-import { auditActor, failure, proposalContext, refuse, type ServiceResult } from './recovery-common';
+import { transact, type ServiceResult } from './kernel';
+import { auditActor, proposalContext, refuseRecovery } from './recovery-common';
 
 export const DEFAULT_EXPIRY_BATCH = 100;
 
@@ -29,19 +30,14 @@ export interface ExpiredProposalsValue {
  * are skipped, not waited on: that decision will find the deadline itself.
  */
 export async function expireProposals(
-  deps: { uow: UnitOfWork<TakeoverPorts> },
+  deps: { unitOfWork: UnitOfWork<TakeoverPorts> },
   actor: Actor,
   input: { limit?: number } = {},
 ): Promise<ServiceResult<ExpiredProposalsValue>> {
-  return deps.uow.transaction(async (ports) => {
+  return transact(deps.unitOfWork, async (ports) => {
     if (!can(actor.role, 'read')) {
       const context = { action: 'recovery.expire', target: { kind: 'recovery_proposal', id: '*' } };
-      return refuse(
-        ports.audit,
-        actor,
-        context,
-        failure('FORBIDDEN', `The ${actor.role} role may not expire proposals.`),
-      );
+      return refuseRecovery(actor, context, 'FORBIDDEN', `The ${actor.role} role may not expire proposals.`);
     }
     const due = await ports.proposals.lockExpired(input.limit ?? DEFAULT_EXPIRY_BATCH);
     const expired: number[] = [];

@@ -2,29 +2,21 @@ import 'server-only';
 import { randomUUID } from 'node:crypto';
 import { mayTake } from '../domain/roles';
 import type { Actor } from '../domain/actor';
-import { isActorRef } from '../domain/identifier-patterns';
 import { humanDuration } from '../domain/duration';
-import { toErrorCode } from '../domain/error-code';
+import { errorCodeOf, type ErrorCode } from '../domain/error-code';
 import { evaluateCandidate, orchestrationEvidenceDigestHex, type ProposerError } from '../domain/recovery';
-import { err, ok, type Result } from '../domain/result';
+import { err, ok } from '../domain/result';
 import type { ProposalTarget, RecoveryProposal } from '../ports/proposal-repository';
 import type { RecoveryRepositoryError } from '../ports/recovery-repository';
 import type { TakeoverPorts } from '../ports/takeover-ports';
 import { livePendingProposal } from './expire-proposals';
+import { serviceError, transact, type ServiceError, type ServiceResult } from './kernel';
 import {
   auditActor,
   auditTarget,
-  failure,
-  isPositiveId,
   proposalOperationId,
-  refuse,
-  REQUEST_REASON_MAX,
-  REQUEST_REASON_MESSAGE,
-  requestReason,
-  type RecoveryErrorCode,
-  type RecoveryFailure,
+  refuseRecovery,
   type RecoveryServiceDeps,
-  type ServiceResult,
 } from './recovery-common';
 
 /** `reason`: why the takeover is asked for; required, so the approver decides knowing it. */
@@ -47,21 +39,23 @@ interface Candidate {
   successorOwner: string | null;
 }
 
-function parseTarget(input: ProposeRecoveryInput): ProposalTarget | null {
-  if (input.target === 'batch')
-    return isPositiveId(input.executionId) ? { kind: 'batch', executionId: input.executionId } : null;
-  if (input.target !== 'orchestration') return null;
-  const validId =
-    typeof input.executionId === 'string' && input.executionId.trim() !== '' && input.executionId.length <= 256;
-  return validId && isActorRef(input.successorOwner) ? { kind: 'orchestration', executionId: input.executionId } : null;
-}
+const targetOf = (input: ProposeRecoveryInput): ProposalTarget =>
+  input.target === 'batch'
+    ? { kind: 'batch', executionId: input.executionId }
+    : { kind: 'orchestration', executionId: input.executionId };
 
 function proposerMessage(error: ProposerError): string {
   switch (error.kind) {
     case 'InvalidStaleThreshold':
-      return `The configured stale threshold ${humanDuration(error.valueMs)} is outside ${humanDuration(error.minMs)} to ${humanDuration(error.maxMs)}.`;
+      return (
+        `The configured stale threshold ${humanDuration(error.valueMs)} is outside ` +
+        `${humanDuration(error.minMs)} to ${humanDuration(error.maxMs)}.`
+      );
     case 'InvalidMaxClockSkew':
-      return `The configured maximum clock skew ${humanDuration(error.valueMs)} is outside ${humanDuration(error.minMs)} to ${humanDuration(error.maxMs)}.`;
+      return (
+        `The configured maximum clock skew ${humanDuration(error.valueMs)} is outside ` +
+        `${humanDuration(error.minMs)} to ${humanDuration(error.maxMs)}.`
+      );
     case 'ClockEvidenceUnusable':
       return `The clocks cannot support a staleness judgement (${error.reason}).`;
     case 'NotRecoverable':
@@ -69,16 +63,19 @@ function proposerMessage(error: ProposerError): string {
     case 'OwnedByCurrentProcess':
       return 'This Keel process owns the execution.';
     case 'NotStale':
-      return `Inactive for ${humanDuration(error.inactivityMs)}, which is not above the ${humanDuration(error.thresholdMs)} threshold.`;
+      return (
+        `Inactive for ${humanDuration(error.inactivityMs)}, ` +
+        `which is not above the ${humanDuration(error.thresholdMs)} threshold.`
+      );
     case 'InvalidEvidence':
       return `The execution's evidence is malformed (${error.field}).`;
   }
 }
 
-function repositoryFailure(error: RecoveryRepositoryError): RecoveryFailure {
+function repositoryFailure(error: RecoveryRepositoryError): ServiceError {
   if (error.kind === 'ExecutionNotFound')
-    return failure('EXECUTION_NOT_FOUND', `Execution ${error.executionId} does not exist.`);
-  return failure('REPOSITORY_UNAVAILABLE', 'The execution could not be read; try again.');
+    return serviceError('EXECUTION_NOT_FOUND', `Execution ${error.executionId} does not exist.`);
+  return serviceError('REPOSITORY_UNAVAILABLE', 'The execution could not be read; try again.');
 }
 
 /** Reads the snapshot with its clock evidence around it and applies the proposer rules. */
@@ -86,7 +83,7 @@ async function batchCandidate(
   deps: RecoveryServiceDeps,
   ports: TakeoverPorts,
   executionId: number,
-): Promise<Result<Candidate, RecoveryFailure>> {
+): Promise<ServiceResult<Candidate>> {
   const lastServerTimeMs = deps.clock.lastServerTimeMs();
   const readStartedMonoMs = deps.clock.monotonicMs();
   const snapshot = await ports.recovery.recoverySnapshot(executionId, deps.ownerToken);
@@ -103,8 +100,7 @@ async function batchCandidate(
   });
   deps.clock.observeServerTime(snapshot.value.serverTimeMs);
   if (!evidence.ok) {
-    const code = toErrorCode(evidence.error.kind) as RecoveryErrorCode;
-    return err(failure(code, proposerMessage(evidence.error)));
+    return err(serviceError(errorCodeOf(evidence.error.kind), proposerMessage(evidence.error)));
   }
   return ok({
     // The rules' settings are kept beside the evidence (outside the digest) so the
@@ -126,17 +122,20 @@ async function orchestrationCandidate(
   ports: TakeoverPorts,
   executionId: string,
   successorOwner: string,
-): Promise<Result<Candidate, RecoveryFailure>> {
+): Promise<ServiceResult<Candidate>> {
   const loaded = await ports.checkpoints.load(executionId);
   if (!loaded.ok)
-    return err(failure('INVALID_CHECKPOINT', `The stored checkpoint is not valid: ${loaded.error.reason}.`));
-  if (!loaded.value) return err(failure('ORCHESTRATION_NOT_FOUND', `Orchestration ${executionId} has no checkpoint.`));
+    return err(serviceError('INVALID_CHECKPOINT', `The stored checkpoint is not valid: ${loaded.error.reason}.`));
+  if (!loaded.value)
+    return err(serviceError('ORCHESTRATION_NOT_FOUND', `Orchestration ${executionId} has no checkpoint.`));
   const { checkpoint, serverTimeMs } = loaded.value;
   if (!ports.checkpoints.verify(checkpoint)) {
-    return err(failure('AUTHENTICATION_FAILED', 'The checkpoint does not authenticate; its lease cannot be trusted.'));
+    return err(
+      serviceError('AUTHENTICATION_FAILED', 'The checkpoint does not authenticate; its lease cannot be trusted.'),
+    );
   }
   if (!(checkpoint.lease.expiresAt <= serverTimeMs)) {
-    return err(failure('LEASE_NOT_EXPIRED', `The lease held by ${checkpoint.lease.ownerId} has not expired.`));
+    return err(serviceError('LEASE_NOT_EXPIRED', `The lease held by ${checkpoint.lease.ownerId} has not expired.`));
   }
   const observed = {
     executionId,
@@ -147,7 +146,7 @@ async function orchestrationCandidate(
   };
   const digest = orchestrationEvidenceDigestHex(observed);
   if (!digest.ok)
-    return err(failure('INVALID_CHECKPOINT', `The stored checkpoint is not valid: ${digest.error.field}.`));
+    return err(serviceError('INVALID_CHECKPOINT', `The stored checkpoint is not valid: ${digest.error.field}.`));
   const evidenceDigestHex = digest.value;
   return ok({
     evidence: { ...observed, serverTimeMs, digestHex: evidenceDigestHex },
@@ -168,25 +167,16 @@ export async function proposeRecovery(
   actor: Actor,
   input: ProposeRecoveryInput,
 ): Promise<ServiceResult<ProposeRecoveryValue>> {
-  const target = parseTarget(input);
-  const reason = requestReason(input.reason);
-  const context = {
-    action: 'recovery.propose',
-    target: target ? auditTarget(target) : { kind: String(input.target), id: String(input.executionId) },
-    reason: reason ?? (typeof input.reason === 'string' ? input.reason.slice(0, REQUEST_REASON_MAX) : null),
-  };
-  return deps.uow.transaction(async (ports) => {
-    if (!mayTake(actor.role, 'recovery.propose')) {
-      return refuse(
-        ports.audit,
-        actor,
-        context,
-        failure('FORBIDDEN', `The ${actor.role} role may not propose a recovery.`),
-      );
-    }
-    if (!target)
-      return refuse(ports.audit, actor, context, failure('INVALID_INPUT', 'The proposal request is not valid.'));
-    if (reason === null) return refuse(ports.audit, actor, context, failure('REASON_REQUIRED', REQUEST_REASON_MESSAGE));
+  const target = targetOf(input);
+  const context = { action: 'recovery.propose', target: auditTarget(target), reason: input.reason };
+  // Every refusal keeps what livePendingProposal may have done on the way, the expiry of a
+  // proposal past its deadline; nothing else is written before one.
+  function refuseRequest(code: ErrorCode, message: string): never {
+    return refuseRecovery(actor, context, code, message, { keeps: 'changes' });
+  }
+  return transact(deps.unitOfWork, async (ports) => {
+    if (!mayTake(actor.role, 'recovery.propose'))
+      refuseRequest('FORBIDDEN', `The ${actor.role} role may not propose a recovery.`);
     const record = async (proposal: RecoveryProposal, created: boolean) => {
       await ports.audit.record({
         ...context,
@@ -204,24 +194,22 @@ export async function proposeRecovery(
       return ok({ proposal, created });
     };
     const abandonPending = (pending: RecoveryProposal) =>
-      refuse(
-        ports.audit,
-        actor,
-        context,
-        failure('PROPOSAL_PENDING', `Abandon proposal ${pending.id} is pending for this execution; decide it first.`),
+      refuseRequest(
+        'PROPOSAL_PENDING',
+        `Abandon proposal ${pending.id} is pending for this execution; decide it first.`,
       );
     const pending = await livePendingProposal(ports, target);
     if (pending) return pending.kind === 'TAKEOVER' ? record(pending, false) : abandonPending(pending);
     const candidate =
-      target.kind === 'batch'
-        ? await batchCandidate(deps, ports, target.executionId)
-        : await orchestrationCandidate(ports, target.executionId, (input as { successorOwner: string }).successorOwner);
-    if (!candidate.ok) return refuse(ports.audit, actor, context, candidate.error);
+      input.target === 'batch'
+        ? await batchCandidate(deps, ports, input.executionId)
+        : await orchestrationCandidate(ports, input.executionId, input.successorOwner);
+    if (!candidate.ok) return refuseRequest(candidate.error.code, candidate.error.message);
     const { created, proposal } = await ports.proposals.createPending({
       ...candidate.value,
       target,
       proposer: { id: actor.id, login: actor.login },
-      note: reason,
+      note: input.reason,
       ttlMs: deps.settings.proposalTtlMs,
       cancellationId: randomUUID(),
     });
@@ -234,7 +222,7 @@ export async function proposeRecovery(
 export interface CandidateAssessment {
   candidate: boolean;
   /** The refusal a proposal would get now (NOT_STALE, NOT_RECOVERABLE, ...), when not a candidate. */
-  code: RecoveryErrorCode | null;
+  code: ErrorCode | null;
   message: string | null;
 }
 
@@ -246,7 +234,7 @@ export async function assessBatchCandidate(
   deps: RecoveryServiceDeps,
   executionId: number,
 ): Promise<CandidateAssessment> {
-  const candidate = await deps.uow.transaction((ports) => batchCandidate(deps, ports, executionId));
+  const candidate = await deps.unitOfWork.transaction((ports) => batchCandidate(deps, ports, executionId));
   return candidate.ok
     ? { candidate: true, code: null, message: null }
     : { candidate: false, code: candidate.error.code, message: candidate.error.message };

@@ -2,24 +2,14 @@ import 'server-only';
 import { mayTake } from '../domain/roles';
 import type { Actor } from '../domain/actor';
 import type { BatchStatus } from '../domain/batch-status';
-import { isActorRef, isOperationId, operationIdMessage } from '../domain/identifier-patterns';
-import {
-  executionRequestDigestHex,
-  KEEL_OPERATION_ID_PREFIX,
-  STOP_OPERATION_ID_MAX,
-  stopDisposition,
-} from '../domain/operator-request';
+import { isErrorCode } from '../domain/error-code';
+import { isActorRef } from '../domain/identifier-patterns';
+import { executionRequestDigestHex, KEEL_OPERATION_ID_PREFIX, stopDisposition } from '../domain/operator-request';
 import { err, ok } from '../domain/result';
 import type { TakeoverPorts } from '../ports/takeover-ports';
 import type { UnitOfWork } from '../ports/unit-of-work';
-import {
-  auditActor,
-  failure,
-  isPositiveId,
-  refuse,
-  type RecoveryErrorCode,
-  type ServiceResult,
-} from './recovery-common';
+import { serviceError, transact, type ServiceResult } from './kernel';
+import { auditActor, refuseRecovery } from './recovery-common';
 
 export interface RequestStopInput {
   executionId: number;
@@ -49,68 +39,51 @@ export interface StopRequested {
  * returns the first one's result and writes nothing.
  */
 export async function requestStop(
-  deps: { uow: UnitOfWork<TakeoverPorts> },
+  deps: { unitOfWork: UnitOfWork<TakeoverPorts> },
   actor: Actor,
   input: RequestStopInput,
 ): Promise<ServiceResult<StopRequested>> {
-  return deps.uow.transaction(async (ports) => {
+  return transact(deps.unitOfWork, async (ports) => {
     const context = {
       action: 'execution.request_stop',
       target: { kind: 'batch_execution', id: String(input.executionId) },
-      operationId: isOperationId(input.operationId) ? input.operationId : null,
+      operationId: input.operationId,
     };
     if (!mayTake(actor.role, 'execution.request_stop')) {
-      return refuse(
-        ports.audit,
-        actor,
-        context,
-        failure('FORBIDDEN', `The ${actor.role} role may not request a stop.`),
-      );
+      return refuseRecovery(actor, context, 'FORBIDDEN', `The ${actor.role} role may not request a stop.`);
     }
-    if (!isPositiveId(input.executionId))
-      return refuse(ports.audit, actor, context, failure('INVALID_INPUT', 'executionId must be a positive integer.'));
-    // In the runtime's table Keel's requests carry the `keel-` prefix, so its history tells them from its CLI's.
+    // In the runtime's table Keel's requests carry the `keel-` prefix, so its history tells them from its CLI's
+    // (the schema keeps the dialog's id short enough for it: STOP_OPERATION_ID_MAX).
     const runtimeOperationId = `${KEEL_OPERATION_ID_PREFIX}stop-${input.operationId}`;
-    if (!isOperationId(input.operationId) || !isOperationId(runtimeOperationId)) {
-      return refuse(
-        ports.audit,
-        actor,
-        context,
-        failure('INVALID_INPUT', `${operationIdMessage(STOP_OPERATION_ID_MAX)}.`),
-      );
-    }
     // stop_requested_by and actor_ref are the runtime's varchar(128) actor reference.
     if (!isActorRef(actor.login)) {
-      return refuse(
-        ports.audit,
+      return refuseRecovery(
         actor,
         context,
-        failure('INVALID_ACTOR_REF', 'Your login cannot be recorded as the runtime actor reference.'),
+        'INVALID_ACTOR_REF',
+        'Your login cannot be recorded as the runtime actor reference.',
       );
     }
     const locked = await ports.executions.lockForOperatorRequest(input.executionId);
     if (!locked)
-      return refuse(
-        ports.audit,
-        actor,
-        context,
-        failure('EXECUTION_NOT_FOUND', `Execution ${input.executionId} does not exist.`),
-      );
+      return refuseRecovery(actor, context, 'EXECUTION_NOT_FOUND', `Execution ${input.executionId} does not exist.`);
 
     // Under the row lock, so a concurrent submit of the same operation id finds this one's row.
     const recorded = await ports.executions.findOperatorRequest('STOP', runtimeOperationId);
     if (recorded) {
       if (recorded.jobExecutionId !== input.executionId) {
-        return refuse(
-          ports.audit,
+        return refuseRecovery(
           actor,
           context,
-          failure('OPERATION_ID_CONFLICT', 'This operation id was used for another request.'),
+          'OPERATION_ID_CONFLICT',
+          'This operation id was used for another request.',
         );
       }
       if (recorded.outcome === 'REJECTED') {
-        const code = (recorded.rejectionCode ?? 'INVALID_STATE') as RecoveryErrorCode;
-        return err(failure(code, `This stop request was already refused (${code}).`));
+        // The first outcome again, not a new refusal: nothing is audited twice.
+        const recordedCode = recorded.rejectionCode ?? 'INVALID_STATE';
+        const code = isErrorCode(recordedCode) ? recordedCode : 'INVALID_STATE';
+        return err(serviceError(code, `This stop request was already refused (${recordedCode}).`));
       }
       return ok({
         executionId: input.executionId,
@@ -128,11 +101,11 @@ export async function requestStop(
       expectedVersion: locked.version,
     });
     if (!digest.ok)
-      return refuse(
-        ports.audit,
+      return refuseRecovery(
         actor,
         context,
-        failure('INVALID_INPUT', `The stop request cannot be encoded (${digest.error.kind}).`),
+        'INVALID_INPUT',
+        `The stop request cannot be encoded (${digest.error.kind}).`,
       );
     const auditContext = { ...context, digest: digest.value };
     const draft = {
@@ -155,15 +128,13 @@ export async function requestStop(
         outcome: 'REJECTED',
         rejectionCode: 'INVALID_STATE',
       });
-      return refuse(
-        ports.audit,
+      return refuseRecovery(
         actor,
         auditContext,
-        failure('INVALID_STATE', `An execution in ${locked.status} cannot be asked to stop.`),
-        {
-          status: locked.status,
-          version: locked.version,
-        },
+        'INVALID_STATE',
+        `An execution in ${locked.status} cannot be asked to stop.`,
+        // The REJECTED operator request is the runtime's record of this refusal: it commits with the event.
+        { observed: { status: locked.status, version: locked.version }, keeps: 'changes' },
       );
     }
     if (disposition === 'REQUEST') {

@@ -1,52 +1,37 @@
 import 'server-only';
 import { can, mayTake, type ActionName } from '../domain/roles';
 import type { Actor } from '../domain/actor';
-import { err, ok, type Result } from '../domain/result';
+import type { ErrorCode } from '../domain/error-code';
+import { err, ok } from '../domain/result';
 import type { SettlementReplayPorts } from '../ports/settlement-replay';
 import type { UnitOfWork } from '../ports/unit-of-work';
-import { isOperationId, operationIdMessage } from '../domain/identifier-patterns';
+import { refuse, serviceError, transact, type RefusalEvent, type ServiceResult } from './kernel';
 
-export interface ServiceError {
-  /** SCREAMING_SNAKE reason: FORBIDDEN, CONFLICT, NOTE_REQUIRED, ... */
-  code: string;
-  message: string;
+/** What the settlement use cases run on: replays, bulk jobs and the audit log over one transaction. */
+export interface SettlementServiceDeps {
+  unitOfWork: UnitOfWork<SettlementReplayPorts>;
 }
-export type ServiceResult<T> = Result<T, ServiceError>;
+
+/** One settlement request as its audit event names it; the action also names the permission (ACTION_PERMISSIONS). */
+export interface SettlementRequest extends RefusalEvent {
+  action: ActionName;
+}
+
+export function settlementRequest(
+  actor: Actor,
+  action: ActionName,
+  target: { kind: string; id: string },
+  options: { operationId?: string; note?: string } = {},
+): SettlementRequest {
+  return { actor, action, target, operationId: options.operationId ?? null, reason: options.note || null };
+}
 
 /**
- * A refusal decided inside the transaction. It is thrown so the transaction rolls back
- * whatever it wrote, then recorded on its own: a refused mutation commits its audit
- * event and nothing else (docs/design.md#audit). It never leaves this module's callers.
+ * Refuses a settlement request through the kernel (lib/services/kernel.ts): whatever its work
+ * wrote rolls back and its REFUSED event commits on its own (docs/design.md#audit).
  */
-class Refusal extends Error {
-  constructor(
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-export function refuse(code: string, message: string): never {
-  throw new Refusal(code, message);
-}
-
-export const MAX_NOTE_LENGTH = 2_000;
-
-/** The checks every settlement mutation makes on its free-text note and idempotency key. */
-export function inputProblem(input: {
-  note?: string;
-  noteRequired: boolean;
-  operationId?: string;
-}): ServiceError | null {
-  const note = input.note?.trim() ?? '';
-  if (input.noteRequired && note === '') return { code: 'NOTE_REQUIRED', message: 'A note saying why is required.' };
-  if (note.length > MAX_NOTE_LENGTH)
-    return { code: 'NOTE_TOO_LONG', message: `The note is longer than ${MAX_NOTE_LENGTH} characters.` };
-  if (input.operationId !== undefined && !isOperationId(input.operationId)) {
-    return { code: 'INVALID_OPERATION_ID', message: operationIdMessage() };
-  }
-  return null;
+export function refuseSettlement(request: SettlementRequest, code: ErrorCode, message: string): never {
+  return refuse(serviceError(code, message), request);
 }
 
 export interface Applied<T> {
@@ -59,57 +44,36 @@ export interface Applied<T> {
   targetId?: string;
 }
 
-export interface SettlementAction<T> {
-  actor: Actor;
-  /** Names the audit event and the permission (ACTION_PERMISSIONS), the one action() checked. */
-  action: ActionName;
-  target: { kind: string; id: string };
-  operationId?: string;
-  note?: string;
-  /** Refused before any work, still audited (an invalid note, say). */
-  invalid?: ServiceError | null;
-  work: (ports: SettlementReplayPorts) => Promise<Applied<T>>;
-}
-
-/**
- * Role check, work and audit event in one transaction. Every refusal, the role's
- * included, is audited as REFUSED with its code in a transaction of its own.
- */
-export async function runSettlementAction<T>(
-  transactions: UnitOfWork<SettlementReplayPorts>,
-  spec: SettlementAction<T>,
+/** Role check, work and its APPLIED audit event in one unit of work; every refusal, the role's included, is audited. */
+export function runSettlementAction<T>(
+  deps: SettlementServiceDeps,
+  request: SettlementRequest,
+  work: (ports: SettlementReplayPorts) => Promise<Applied<T>>,
 ): Promise<ServiceResult<T>> {
-  const { actor, action, target, operationId, note } = spec;
-  const event = { actor, action, target, operationId: operationId ?? null, reason: note?.trim() || null };
-  try {
-    if (!mayTake(actor.role, spec.action)) refuse('FORBIDDEN', `The ${actor.role} role may not do this.`);
-    if (spec.invalid) refuse(spec.invalid.code, spec.invalid.message);
-    return await transactions.transaction(async (ports) => {
-      const applied = await spec.work(ports);
-      if (applied.audit) {
-        await ports.audit.record({
-          ...event,
-          target: { kind: target.kind, id: applied.targetId ?? target.id },
-          before: applied.before ?? null,
-          after: applied.after ?? null,
-          outcome: 'APPLIED',
-        });
-      }
-      return ok(applied.value);
-    });
-  } catch (error) {
-    if (!(error instanceof Refusal)) throw error;
-    await transactions.transaction((ports) => ports.audit.record({ ...event, outcome: 'REFUSED', code: error.code }));
-    return err({ code: error.code, message: error.message });
-  }
+  return transact(deps.unitOfWork, async (ports) => {
+    if (!mayTake(request.actor.role, request.action))
+      refuseSettlement(request, 'FORBIDDEN', `The ${request.actor.role} role may not do this.`);
+    const applied = await work(ports);
+    if (applied.audit) {
+      await ports.audit.record({
+        ...request,
+        target: { kind: request.target.kind, id: applied.targetId ?? request.target.id },
+        before: applied.before ?? null,
+        after: applied.after ?? null,
+        outcome: 'APPLIED',
+      });
+    }
+    return ok(applied.value);
+  });
 }
 
 /** Reads are role-checked like mutations but leave no audit event. */
-export async function runSettlementRead<T>(
-  transactions: UnitOfWork<SettlementReplayPorts>,
+export function runSettlementRead<T>(
+  deps: SettlementServiceDeps,
   actor: Actor,
   read: (ports: SettlementReplayPorts) => Promise<ServiceResult<T>>,
 ): Promise<ServiceResult<T>> {
-  if (!can(actor.role, 'read')) return err({ code: 'FORBIDDEN', message: `The ${actor.role} role may not read this.` });
-  return transactions.transaction(read);
+  if (!can(actor.role, 'read'))
+    return Promise.resolve(err(serviceError('FORBIDDEN', `The ${actor.role} role may not read this.`)));
+  return transact(deps.unitOfWork, read);
 }

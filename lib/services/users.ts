@@ -1,11 +1,13 @@
 import 'server-only';
 import { isRole, mayTake, type ActionName } from '../domain/roles';
 import type { Actor } from '../domain/actor';
-import { err, ok, type Result } from '../domain/result';
+import type { ErrorCode } from '../domain/error-code';
+import { ok } from '../domain/result';
 import type { ChangeUserRoleInput, CreateUserInput, SetUserDisabledInput } from '../domain/users';
 import type { AuditEventInput } from '../ports/audit-log';
 import type { DirectoryUser, PasswordHasher, UserPorts } from '../ports/user-directory';
 import type { UnitOfWork } from '../ports/unit-of-work';
+import { refuse, serviceError, transact, type RefusalEvent, type ServiceResult } from './kernel';
 
 /**
  * User management (docs/design.md#users): create, disable or enable, change role. Each use
@@ -14,49 +16,30 @@ import type { UnitOfWork } from '../ports/unit-of-work';
  * nothing and writes no second event, so a double submit is harmless.
  */
 
-export type UserErrorCode =
-  | 'FORBIDDEN'
-  | 'USER_EXISTS'
-  | 'NOT_FOUND'
-  | 'CANNOT_DISABLE_SELF'
-  | 'CANNOT_DEMOTE_SELF'
-  | 'ROLE_CHANGED';
-export interface UserError {
-  code: UserErrorCode;
-  message: string;
-}
-
 export interface UserServicePorts {
   unitOfWork: UnitOfWork<UserPorts>;
   passwords: PasswordHasher;
 }
 
-export interface RequestContext {
-  requestId?: string;
+type AuditFields = Omit<AuditEventInput, 'actor' | 'target' | 'outcome' | 'code' | 'requestId' | 'action'>;
+
+/** One request about one user: its audit events name the action and the user. */
+interface UserRequest extends RefusalEvent {
+  action: ActionName;
 }
 
-type AuditFields = Omit<AuditEventInput, 'actor' | 'target' | 'outcome' | 'code' | 'requestId'>;
+const userRequest = (actor: Actor, action: ActionName, username: string): UserRequest => ({
+  actor,
+  action,
+  target: { kind: 'user', id: username },
+});
 
-function auditor(ports: UserPorts, actor: Actor, username: string, context: RequestContext) {
-  const base = { actor, target: { kind: 'user', id: username }, requestId: context.requestId ?? null };
-  return {
-    applied: (fields: AuditFields) => ports.audit.record({ ...base, ...fields, outcome: 'APPLIED' }),
-    async refuse(
-      action: string,
-      error: UserError,
-      fields: Partial<AuditFields> = {},
-    ): Promise<{ ok: false; error: UserError }> {
-      await ports.audit.record({
-        ...base,
-        ...fields,
-        action,
-        outcome: 'REFUSED',
-        code: error.code,
-        reason: fields.reason ?? error.message,
-      });
-      return err(error);
-    },
-  };
+const recordApplied = (tx: UserPorts, request: UserRequest, fields: AuditFields) =>
+  tx.audit.record({ ...request, ...fields, outcome: 'APPLIED' });
+
+/** Refuses through the kernel (lib/services/kernel.ts); the event's reason is the message unless `fields` names one. */
+function refuseUser(request: UserRequest, code: ErrorCode, message: string, fields: Partial<AuditFields> = {}): never {
+  return refuse(serviceError(code, message), { ...request, ...fields, reason: fields.reason ?? message });
 }
 
 /**
@@ -64,32 +47,26 @@ function auditor(ports: UserPorts, actor: Actor, username: string, context: Requ
  * admins disabling or demoting each other at once are serialized, and the second
  * finds they no longer may, so Keel never loses its last active admin.
  */
-async function actingAdminRefusal(tx: UserPorts, actor: Actor, action: ActionName): Promise<UserError | null> {
-  const acting = await tx.users.beginManagement(actor.id);
-  if (acting && !acting.disabled && isRole(acting.role) && mayTake(acting.role, action)) return null;
-  return {
-    code: 'FORBIDDEN',
-    message: 'Your account may no longer manage users (it was disabled or its role changed).',
-  };
+async function assertActingAdmin(tx: UserPorts, request: UserRequest): Promise<void> {
+  const acting = await tx.users.beginManagement(request.actor.id);
+  if (acting && !acting.disabled && isRole(acting.role) && mayTake(acting.role, request.action)) return;
+  const message = 'Your account may no longer manage users (it was disabled or its role changed).';
+  refuseUser(request, 'FORBIDDEN', message);
 }
 
-const notFound = (username: string): UserError => ({
-  code: 'NOT_FOUND',
-  message: `There is no user named ${username}.`,
-});
+const notFound = (request: UserRequest, username: string): never =>
+  refuseUser(request, 'NOT_FOUND', `There is no user named ${username}.`);
 
 export async function createUser(
   ports: UserServicePorts,
   actor: Actor,
   input: CreateUserInput,
-  context: RequestContext = {},
-): Promise<Result<{ user: DirectoryUser; created: boolean }, UserError>> {
+): Promise<ServiceResult<{ user: DirectoryUser; created: boolean }>> {
   // Hashing is deliberately slow: do it before the transaction takes any lock.
   const passwordHash = await ports.passwords.hash(input.password);
-  return ports.unitOfWork.transaction(async (tx) => {
-    const audit = auditor(tx, actor, input.username, context);
-    const forbidden = await actingAdminRefusal(tx, actor, 'user.create');
-    if (forbidden) return audit.refuse('user.create', forbidden);
+  const request = userRequest(actor, 'user.create', input.username);
+  return transact(ports.unitOfWork, async (tx) => {
+    await assertActingAdmin(tx, request);
     const repeated = async () => {
       if (!input.operationId) return null;
       const earlier = await tx.users.findAppliedOperation(input.operationId);
@@ -105,14 +82,11 @@ export async function createUser(
       // A concurrent submit of this same form may have just committed it.
       const concurrent = await repeated();
       if (concurrent) return concurrent;
-      return audit.refuse(
-        'user.create',
-        { code: 'USER_EXISTS', message: `A user named ${input.username} already exists.` },
-        { operationId: input.operationId ?? null },
-      );
+      refuseUser(request, 'USER_EXISTS', `A user named ${input.username} already exists.`, {
+        operationId: input.operationId ?? null,
+      });
     }
-    await audit.applied({
-      action: 'user.create',
+    await recordApplied(tx, request, {
       after: { username: user.username, name: user.name, role: user.role },
       operationId: input.operationId ?? null,
     });
@@ -124,27 +98,19 @@ export async function setUserDisabled(
   ports: Pick<UserServicePorts, 'unitOfWork'>,
   actor: Actor,
   input: SetUserDisabledInput,
-  context: RequestContext = {},
-): Promise<Result<{ user: DirectoryUser; changed: boolean; sessionsEnded: number }, UserError>> {
-  const action = input.disabled ? 'user.disable' : 'user.enable';
-  return ports.unitOfWork.transaction(async (tx) => {
-    const audit = auditor(tx, actor, input.username, context);
-    const forbidden = await actingAdminRefusal(tx, actor, action);
-    if (forbidden) return audit.refuse(action, forbidden);
+): Promise<ServiceResult<{ user: DirectoryUser; changed: boolean; sessionsEnded: number }>> {
+  const request = userRequest(actor, input.disabled ? 'user.disable' : 'user.enable', input.username);
+  return transact(ports.unitOfWork, async (tx) => {
+    await assertActingAdmin(tx, request);
     const user = await tx.users.lockByUsername(input.username);
-    if (!user) return audit.refuse(action, notFound(input.username));
-    if (input.disabled && user.id === actor.id) {
-      return audit.refuse(action, {
-        code: 'CANNOT_DISABLE_SELF',
-        message: 'You cannot disable your own account; ask another admin.',
-      });
-    }
+    if (!user) return notFound(request, input.username);
+    if (input.disabled && user.id === actor.id)
+      refuseUser(request, 'CANNOT_DISABLE_SELF', 'You cannot disable your own account; ask another admin.');
     if (user.disabled === input.disabled) {
       // Already so; still end any session, in case one was made before the flag was set elsewhere.
       const sessionsEnded = input.disabled ? await tx.users.endSessions(user.id) : 0;
       if (sessionsEnded > 0) {
-        await audit.applied({
-          action,
+        await recordApplied(tx, request, {
           reason: input.reason ?? null,
           before: { disabled: true },
           after: { disabled: true, sessionsEnded },
@@ -156,8 +122,7 @@ export async function setUserDisabled(
     await tx.users.setDisabled(user.id, input.disabled, reason);
     // Sessions go in the same transaction, so a disabled user is signed out the moment it commits.
     const sessionsEnded = input.disabled ? await tx.users.endSessions(user.id) : 0;
-    await audit.applied({
-      action,
+    await recordApplied(tx, request, {
       reason: input.reason ?? null,
       before: { disabled: user.disabled },
       after: input.disabled ? { disabled: true, sessionsEnded } : { disabled: false },
@@ -170,35 +135,24 @@ export async function changeUserRole(
   ports: Pick<UserServicePorts, 'unitOfWork'>,
   actor: Actor,
   input: ChangeUserRoleInput,
-  context: RequestContext = {},
-): Promise<Result<{ user: DirectoryUser; changed: boolean }, UserError>> {
-  return ports.unitOfWork.transaction(async (tx) => {
-    const audit = auditor(tx, actor, input.username, context);
-    const forbidden = await actingAdminRefusal(tx, actor, 'user.role');
-    if (forbidden) return audit.refuse('user.role', forbidden);
+): Promise<ServiceResult<{ user: DirectoryUser; changed: boolean }>> {
+  const request = userRequest(actor, 'user.role', input.username);
+  return transact(ports.unitOfWork, async (tx) => {
+    await assertActingAdmin(tx, request);
     const user = await tx.users.lockByUsername(input.username);
-    if (!user) return audit.refuse('user.role', notFound(input.username));
+    if (!user) return notFound(request, input.username);
     if (user.id === actor.id && input.role !== 'admin') {
       // With this rule (and the lock above) the acting admin always remains an admin.
-      return audit.refuse(
-        'user.role',
-        { code: 'CANNOT_DEMOTE_SELF', message: 'You cannot take the admin role from yourself; ask another admin.' },
-        { after: { role: input.role } },
-      );
+      const message = 'You cannot take the admin role from yourself; ask another admin.';
+      refuseUser(request, 'CANNOT_DEMOTE_SELF', message, { after: { role: input.role } });
     }
     if (user.role === input.role) return ok({ user, changed: false });
     if (user.role !== input.expectedRole) {
-      return audit.refuse(
-        'user.role',
-        {
-          code: 'ROLE_CHANGED',
-          message: `${user.username} is now ${user.role}, not ${input.expectedRole}; reload and decide again.`,
-        },
-        { before: { role: user.role }, after: { role: input.role } },
-      );
+      const message = `${user.username} is now ${user.role}, not ${input.expectedRole}; reload and decide again.`;
+      refuseUser(request, 'ROLE_CHANGED', message, { before: { role: user.role }, after: { role: input.role } });
     }
     await tx.users.setRole(user.id, input.role);
-    await audit.applied({ action: 'user.role', before: { role: user.role }, after: { role: input.role } });
+    await recordApplied(tx, request, { before: { role: user.role }, after: { role: input.role } });
     return ok({ user: { ...user, role: input.role }, changed: true });
   });
 }

@@ -1,6 +1,7 @@
 import 'server-only';
 import type { Actor } from '../domain/actor';
-import { err, ok, type Result } from '../domain/result';
+import type { ErrorCode } from '../domain/error-code';
+import { err, ok } from '../domain/result';
 import { mayTake } from '../domain/roles';
 import type { UnitOfWork } from '../ports/unit-of-work';
 import type {
@@ -9,6 +10,7 @@ import type {
   WebhookDeliveryState,
   WebhookSender,
 } from '../ports/webhook-deliveries';
+import { refuse, serviceError, transact, type RefusalEvent, type ServiceResult } from './kernel';
 
 /**
  * An admin's controls on the Webhooks page: send a test event to one endpoint, and retry
@@ -20,17 +22,6 @@ import type {
  * of the delivery the first request made.
  */
 
-export type WebhookAdminErrorCode =
-  | 'FORBIDDEN'
-  | 'NOT_FOUND'
-  | 'UNKNOWN_ENDPOINT'
-  | 'ALREADY_DELIVERED'
-  | 'DELIVERY_IN_FLIGHT';
-export interface WebhookAdminError {
-  code: WebhookAdminErrorCode;
-  message: string;
-}
-
 export interface WebhookAdminPorts {
   unitOfWork: UnitOfWork<WebhookAdminTransaction>;
   sender: WebhookSender;
@@ -41,6 +32,13 @@ export interface WebhookAdminResult {
   /** True when this operation id had already acted: nothing was sent this time. */
   repeated: boolean;
 }
+
+/** Refuses through the kernel (lib/services/kernel.ts), the message as the event's reason. */
+function refuseWebhook(request: RefusalEvent, code: ErrorCode, message: string): never {
+  return refuse(serviceError(code, message), { ...request, reason: message });
+}
+
+const FORBIDDEN = serviceError('FORBIDDEN', 'Only admins manage webhooks.');
 
 type Claim =
   | { kind: 'claimed'; delivery: ClaimedWebhookDelivery }
@@ -69,22 +67,17 @@ export async function sendTestWebhook(
   ports: WebhookAdminPorts,
   actor: Actor,
   input: { endpoint: string; operationId: string },
-  context: { requestId?: string } = {},
-): Promise<Result<WebhookAdminResult, WebhookAdminError>> {
+): Promise<ServiceResult<WebhookAdminResult>> {
   const action = 'webhook.send_test';
-  if (!mayTake(actor.role, action)) return err({ code: 'FORBIDDEN', message: 'Only admins manage webhooks.' });
-  const claim = await ports.unitOfWork.transaction(async (tx): Promise<Result<Claim, WebhookAdminError>> => {
-    const base = {
-      actor,
-      action,
-      target: { kind: 'webhook_endpoint', id: input.endpoint },
-      operationId: input.operationId,
-      requestId: context.requestId ?? null,
-    };
-    const refuse = async (error: WebhookAdminError) => {
-      await tx.audit.record({ ...base, outcome: 'REFUSED', code: error.code, reason: error.message });
-      return err(error);
-    };
+  // Not audited here: action() has audited a refused role already; this holds callers without it.
+  if (!mayTake(actor.role, action)) return err(FORBIDDEN);
+  const request = {
+    actor,
+    action,
+    target: { kind: 'webhook_endpoint', id: input.endpoint },
+    operationId: input.operationId,
+  };
+  const claim = await transact(ports.unitOfWork, async (tx): Promise<ServiceResult<Claim>> => {
     await tx.deliveries.lockOperation(input.operationId);
     const earlier = await tx.deliveries.findAppliedOperation(action, input.operationId);
     const earlierId = earlier?.actorId === actor.id ? deliveryIdOf(earlier.after) : null;
@@ -93,14 +86,12 @@ export async function sendTestWebhook(
       if (delivery) return ok({ kind: 'repeated', delivery });
     }
     if (!ports.sender.knows(input.endpoint) || !(await tx.deliveries.isEnabledEndpoint(input.endpoint))) {
-      return refuse({
-        code: 'UNKNOWN_ENDPOINT',
-        message: `No endpoint named ${input.endpoint} is configured (KEEL_WEBHOOK_URLS).`,
-      });
+      const message = `No endpoint named ${input.endpoint} is configured (KEEL_WEBHOOK_URLS).`;
+      refuseWebhook(request, 'UNKNOWN_ENDPOINT', message);
     }
     const delivery = await tx.deliveries.createTestDelivery(input.endpoint, actor.login);
     await tx.audit.record({
-      ...base,
+      ...request,
       outcome: 'APPLIED',
       after: { deliveryId: delivery.id, eventId: delivery.event.id },
     });
@@ -115,50 +106,38 @@ export async function retryWebhookDelivery(
   ports: WebhookAdminPorts,
   actor: Actor,
   input: { deliveryId: number; operationId: string },
-  context: { requestId?: string } = {},
-): Promise<Result<WebhookAdminResult, WebhookAdminError>> {
+): Promise<ServiceResult<WebhookAdminResult>> {
   const action = 'webhook.retry';
-  if (!mayTake(actor.role, action)) return err({ code: 'FORBIDDEN', message: 'Only admins manage webhooks.' });
-  const claim = await ports.unitOfWork.transaction(async (tx): Promise<Result<Claim, WebhookAdminError>> => {
-    const base = {
-      actor,
-      action,
-      target: { kind: 'webhook_delivery', id: String(input.deliveryId) },
-      operationId: input.operationId,
-      requestId: context.requestId ?? null,
-    };
-    const refuse = async (error: WebhookAdminError) => {
-      await tx.audit.record({ ...base, outcome: 'REFUSED', code: error.code, reason: error.message });
-      return err(error);
-    };
+  // Not audited here: action() has audited a refused role already; this holds callers without it.
+  if (!mayTake(actor.role, action)) return err(FORBIDDEN);
+  const request = {
+    actor,
+    action,
+    target: { kind: 'webhook_delivery', id: String(input.deliveryId) },
+    operationId: input.operationId,
+  };
+  const claim = await transact(ports.unitOfWork, async (tx): Promise<ServiceResult<Claim>> => {
     // The row lock first: a second request with this operation id waits here, then finds the first's audit event.
     const locked = await tx.deliveries.lockForRetry(input.deliveryId);
-    if (!locked) return refuse({ code: 'NOT_FOUND', message: `There is no delivery #${input.deliveryId}.` });
+    if (!locked) return refuseWebhook(request, 'NOT_FOUND', `There is no delivery #${input.deliveryId}.`);
     const earlier = await tx.deliveries.findAppliedOperation(action, input.operationId);
     if (earlier?.actorId === actor.id && earlier.targetId === String(input.deliveryId)) {
       const { id, endpoint, status, attempts, lastHttpStatus, lastError } = locked;
       return ok({ kind: 'repeated', delivery: { id, endpoint, status, attempts, lastHttpStatus, lastError } });
     }
     if (locked.status === 'DELIVERED')
-      return refuse({
-        code: 'ALREADY_DELIVERED',
-        message: `Delivery #${locked.id} was delivered already; nothing to retry.`,
-      });
+      refuseWebhook(request, 'ALREADY_DELIVERED', `Delivery #${locked.id} was delivered already; nothing to retry.`);
     if (locked.leased) {
-      return refuse({
-        code: 'DELIVERY_IN_FLIGHT',
-        message: `Delivery #${locked.id} is being sent right now; its outcome shows in a moment.`,
-      });
+      const message = `Delivery #${locked.id} is being sent right now; its outcome shows in a moment.`;
+      refuseWebhook(request, 'DELIVERY_IN_FLIGHT', message);
     }
     if (!ports.sender.knows(locked.endpoint)) {
-      return refuse({
-        code: 'UNKNOWN_ENDPOINT',
-        message: `Endpoint ${locked.endpoint} is no longer configured (KEEL_WEBHOOK_URLS).`,
-      });
+      const message = `Endpoint ${locked.endpoint} is no longer configured (KEEL_WEBHOOK_URLS).`;
+      refuseWebhook(request, 'UNKNOWN_ENDPOINT', message);
     }
     const delivery = await tx.deliveries.lease(locked.id);
     await tx.audit.record({
-      ...base,
+      ...request,
       outcome: 'APPLIED',
       before: {
         status: locked.status,

@@ -5,11 +5,12 @@ import type { BulkWorkerLease } from '../ports/bulk-replay';
 import type { SettlementReplayPorts } from '../ports/settlement-replay';
 import type { UnitOfWork } from '../ports/unit-of-work';
 import { processBulkReplayBatch, type BulkReplayBatchReport } from '../services/bulk-replay-batch';
+import type { SettlementServiceDeps } from '../services/settlement-action';
 import { startWorkerLoop, type RunningWorker, type WorkerLog } from './worker-loop';
 
 export interface BulkReplayWorkerOptions {
   /** The settlement unit of work, from the composition root (or a test's own). */
-  transactions: UnitOfWork<SettlementReplayPorts>;
+  unitOfWork: UnitOfWork<SettlementReplayPorts>;
   log: WorkerLog;
   /** Receipts per transaction, at most 1,024. */
   batchSize?: number;
@@ -44,7 +45,7 @@ function reportBatch(log: WorkerLog, report: BulkReplayBatchReport | null): void
  * A job whose starter was disabled or lost the permission is cancelled at its next batch.
  */
 export function startBulkReplayWorker({
-  transactions,
+  unitOfWork,
   log,
   batchSize = BULK_REPLAY_BATCH_SIZE,
   idleMs = 1_000,
@@ -56,7 +57,7 @@ export function startBulkReplayWorker({
     log,
     errorDelayMs: 5_000,
     async step() {
-      const report = await processBulkReplayBatch(transactions, lease, batchSize);
+      const report = await processBulkReplayBatch({ unitOfWork }, lease, batchSize);
       reportBatch(log, report);
       return report ? 0 : idleMs;
     },
@@ -68,14 +69,14 @@ export function startBulkReplayWorker({
  * the CLI and tests, which want the queue drained now rather than polled.
  */
 export async function runBulkReplayBatches(
-  transactions: UnitOfWork<SettlementReplayPorts>,
+  deps: SettlementServiceDeps,
   options: { batchSize?: number; maxBatches?: number; log?: WorkerLog; worker?: BulkWorkerLease } = {},
 ): Promise<number> {
   const maxBatches = options.maxBatches ?? Number.POSITIVE_INFINITY;
   let batches = 0;
   while (batches < maxBatches) {
     const report = await processBulkReplayBatch(
-      transactions,
+      deps,
       options.worker ?? processWorker(),
       options.batchSize ?? BULK_REPLAY_BATCH_SIZE,
     );

@@ -6,7 +6,7 @@ import { startWorkerLoop, type RunningWorker, type WorkerLog, type WorkerWait } 
 export const PROPOSAL_EXPIRY_INTERVAL_MS = 15_000;
 
 export interface ProposalExpiryOptions {
-  deps: Pick<RecoveryServiceDeps, 'uow'>;
+  deps: Pick<RecoveryServiceDeps, 'unitOfWork'>;
   log: WorkerLog;
   intervalMs?: number;
   /** How the sweep waits between runs (a timer unless a test drives it). */

@@ -94,9 +94,9 @@ describe('alerting figures on /api/metrics', () => {
     // Every reason is there from the start, so a reason's first dead letters are an increase, not a new series.
     expect(value(first, 'keel_settlement_dead_lettered_total', { reason: 'backend' })).toBe(0);
 
-    const transactions = postgresSettlementUnitOfWork(db);
+    const deps = { unitOfWork: postgresSettlementUnitOfWork(db) };
     for (const receipt of ['dl-1', 'dl-2']) {
-      const replayed = await replayDeadLetter(transactions, support, {
+      const replayed = await replayDeadLetter(deps, support, {
         receiptId: receipt,
         note: 'rpc is back',
         operationId: `op-${(sequence += 1)}`,

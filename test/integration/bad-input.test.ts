@@ -3,6 +3,7 @@ import { deadLetterActionSchema } from '../../app/actions/settlement-schemas';
 import { postgresAuditLog } from '../../lib/adapters/audit-log';
 import { postgresSettlementUnitOfWork } from '../../lib/adapters/settlement-replay';
 import type { Actor } from '../../lib/domain/actor';
+import { mapOk } from '../../lib/domain/result';
 import { deadLetterCanonicalJson, failureDetailSha256Hex } from '../../lib/domain/settlement';
 import { action, type ActionDeps } from '../../lib/server/action';
 import { replayDeadLetter } from '../../lib/services/dead-letter-actions';
@@ -15,7 +16,7 @@ import { freshDatabase } from '../support/database';
  * the request id, and nothing else changes.
  */
 const { pool, db } = await freshDatabase();
-const transactions = postgresSettlementUnitOfWork(db);
+const settlements = { unitOfWork: postgresSettlementUnitOfWork(db) };
 const support: Actor = { id: 'u-support', login: 'support', name: 'Sam Support', role: 'support' };
 const deps = (actor: Actor | null): ActionDeps => ({
   currentActor: async () => actor,
@@ -27,10 +28,7 @@ const replay = (actor: Actor | null) =>
   action(
     deadLetterActionSchema,
     'settlement.replay',
-    async (who, input) => {
-      const result = await replayDeadLetter(transactions, who, input);
-      return result.ok ? { ok: true, value: result.value.receiptId } : result;
-    },
+    async (who, input) => mapOk(await replayDeadLetter(settlements, who, input), (r) => r.receiptId),
     { deps: deps(actor) },
   );
 

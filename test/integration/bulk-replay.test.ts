@@ -1,12 +1,13 @@
 import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
+import { bulkPreviewSchema } from '../../app/actions/settlement-schemas';
 import { postgresSettlementUnitOfWork } from '../../lib/adapters/settlement-replay';
 import { postgresSettlementStore } from '../../lib/simulator/adapters/settlement-store';
 import { postgresUserUnitOfWork } from '../../lib/adapters/user-directory';
 import { createDatabase } from '../../lib/db/client';
 import type { Actor } from '../../lib/domain/actor';
+import { selectionFilter } from '../../lib/domain/dead-letter-filter';
 import type { Role } from '../../lib/domain/roles';
-import type { BulkAction } from '../../lib/ports/bulk-replay';
 import { DEFAULT_RETRY_POLICY, type FailureCode } from '../../lib/domain/settlement';
 import {
   bulkReplayItems,
@@ -18,18 +19,33 @@ import {
 import { discardDeadLetter, replayDeadLetter } from '../../lib/services/dead-letter-actions';
 import { bulkReplayOperationId } from '../../lib/services/settlement-operation-id';
 import { changeUserRole, setUserDisabled } from '../../lib/services/users';
+import { toDeadLetterFilter } from '../../lib/queries/settlements-types';
+import { action } from '../../lib/server/action';
 import { runBulkReplayBatches, startBulkReplayWorker } from '../../lib/workers/bulk-replay-worker';
+import { actionDepsFor } from '../support/actions';
 import { freshDatabase } from '../support/database';
 import { insertKeelUsers } from '../support/keel-users';
 
 const { pool, db, url, newPool } = await freshDatabase();
-const transactions = postgresSettlementUnitOfWork(db);
+const deps = { unitOfWork: postgresSettlementUnitOfWork(db) };
 const support: Actor = { id: 'u-support', login: 'support', name: 'Sam Support', role: 'support' };
 const admin: Actor = { id: 'u-admin', login: 'admin', name: 'Alex Admin', role: 'admin' };
 const viewer: Actor = { id: 'u-viewer', login: 'viewer', name: 'Vera Viewer', role: 'viewer' };
 // The worker re-reads a job's starter in keel.user before every batch.
 await insertKeelUsers(pool, [support, admin, viewer]);
 const T0 = 1_700_000_000_000;
+
+/** The preview action's own wiring (app/actions/settlements.ts), on this database, signed in as `actor`. */
+const previewAction = (actor: Actor) =>
+  action(
+    bulkPreviewSchema,
+    'settlement.bulk_replay.preview',
+    async (who, input) => {
+      const filter = input.receiptIds ? selectionFilter(input.receiptIds) : toDeadLetterFilter(input.filters);
+      return previewBulkReplay(deps, who, { filter, note: input.note, action: input.action });
+    },
+    { deps: actionDepsFor(db, actor) },
+  );
 
 /** Dead letters `<prefix>00000`..: chunked, since the one-place trigger locks per row. */
 async function deadLetters(prefix: string, count: number, reason: FailureCode = 'rpc', attempts = 6) {
@@ -43,20 +59,20 @@ async function deadLetters(prefix: string, count: number, reason: FailureCode = 
 }
 
 async function previewed(filter: Parameters<typeof previewBulkReplay>[2]['filter'], actor = support) {
-  const preview = await previewBulkReplay(transactions, actor, { filter, note: 'ledger outage of the 3rd' });
+  const preview = await previewBulkReplay(deps, actor, { filter, note: 'ledger outage of the 3rd' });
   if (!preview.ok) throw new Error(preview.error.code);
   return preview.value;
 }
 
 async function started(filter: Parameters<typeof previewBulkReplay>[2]['filter']) {
   const preview = await previewed(filter);
-  const start = await startBulkReplay(transactions, admin, { jobId: preview.jobId });
+  const start = await startBulkReplay(deps, admin, { jobId: preview.jobId });
   expect(start).toMatchObject({ ok: true, value: { status: 'RUNNING', startedBy: { login: 'admin', role: 'admin' } } });
   return preview;
 }
 
 async function progress(jobId: number) {
-  const read = await bulkReplayProgress(transactions, viewer, jobId);
+  const read = await bulkReplayProgress(deps, viewer, jobId);
   if (!read.ok) throw new Error(read.error.code);
   return read.value;
 }
@@ -112,13 +128,14 @@ describe('bulk replay preview', () => {
   it('a selection freezes exactly the ticked dead letters still dead, replays each with its own result', async () => {
     await deadLetters('sel-', 6);
     const picked = ['sel-000004', 'sel-000001', 'sel-000001', 'sel-gone'];
-    const preview = await previewed({ receiptIds: picked });
+    // The action turns the ticked ids into the filter: each once, sorted.
+    const preview = await previewed(selectionFilter(picked));
     expect(preview.itemCount).toBe(2);
     expect(preview.sample.map((i) => i.receiptId)).toEqual(['sel-000001', 'sel-000004']);
     const { rows } = await pool.query(`select filter from keel.bulk_replay where id = $1`, [preview.jobId]);
     expect(rows[0].filter).toMatchObject({ receiptIds: ['sel-000001', 'sel-000004', 'sel-gone'] });
-    await startBulkReplay(transactions, admin, { jobId: preview.jobId });
-    await runBulkReplayBatches(transactions);
+    await startBulkReplay(deps, admin, { jobId: preview.jobId });
+    await runBulkReplayBatches(deps);
     expect((await progress(preview.jobId)).counts).toMatchObject({ replayed: 2, pending: 0 });
     const left = await pool.query(
       `select receipt_id from settle.dead_letters where starts_with(receipt_id, 'sel-') order by 1`,
@@ -128,19 +145,19 @@ describe('bulk replay preview', () => {
 
   it('a bulk discard deletes exactly the frozen dead letters, audits each with its JSON, replays none', async () => {
     await deadLetters('dis-', 4);
-    const preview = await previewBulkReplay(transactions, support, {
+    const preview = await previewBulkReplay(deps, support, {
       filter: { receiptIds: ['dis-000000', 'dis-000002'] },
       note: 'test data',
       action: 'DISCARD',
     });
     if (!preview.ok) throw new Error(preview.error.code);
     expect(preview.value.itemCount).toBe(2);
-    expect(await startBulkReplay(transactions, admin, { jobId: preview.value.jobId })).toMatchObject({
+    expect(await startBulkReplay(deps, admin, { jobId: preview.value.jobId })).toMatchObject({
       ok: true,
       value: { action: 'DISCARD', status: 'RUNNING' },
     });
     await pool.query(`delete from settle.dead_letters where receipt_id = 'dis-000002'`); // gone before the worker came
-    await runBulkReplayBatches(transactions);
+    await runBulkReplayBatches(deps);
     expect((await progress(preview.value.jobId)).counts).toMatchObject({
       discarded: 1,
       no_longer_dead_lettered: 1,
@@ -163,22 +180,34 @@ describe('bulk replay preview', () => {
     expect(job.rows[0]).toEqual({ action: 'DISCARD', status: 'COMPLETED' });
   });
 
-  it('refuses an empty, oversized or malformed selection, and creates no job', async () => {
+  it('refuses an empty, oversized or malformed selection, audited, and creates no job', async () => {
     const jobsBefore = (await pool.query(`select count(*)::int as n from keel.bulk_replay`)).rows[0].n;
-    for (const receiptIds of [[], Array.from({ length: 1_001 }, (_, i) => `r-${i}`), ['ok', ''], ['bad\u0000id']]) {
-      expect(await previewBulkReplay(transactions, support, { filter: { receiptIds }, note: 'n' })).toMatchObject({
+    const selections: [string[], string][] = [
+      [[], 'receiptIds'],
+      [Array.from({ length: 1_001 }, (_, i) => `r-${i}`), 'receiptIds'],
+      [['ok', ''], 'receiptIds.1'],
+      [['bad\u0000id'], 'receiptIds.0'],
+    ];
+    for (const [receiptIds, field] of selections) {
+      expect(await previewAction(support)({ filters: {}, receiptIds, note: 'n' })).toMatchObject({
         ok: false,
-        error: { code: 'INVALID_FILTER' },
+        code: 'INVALID_INPUT',
+        fieldErrors: { [field]: expect.any(Array) },
       });
     }
     expect((await pool.query(`select count(*)::int as n from keel.bulk_replay`)).rows[0].n).toBe(jobsBefore);
+    const refusals = await pool.query(
+      `select reason from keel.audit_event
+       where action = 'settlement.bulk_replay.preview' and code = 'INVALID_INPUT' order by id`,
+    );
+    expect(refusals.rows.map((r) => r.reason)).toEqual(selections.map(([, field]) => `Invalid input: ${field}.`));
   });
 
   it('never replays a dead letter recorded after the preview', async () => {
     await deadLetters('late-', 5);
     const preview = await started({ receiptIdPrefix: 'late-' });
     await deadLetters('late-x', 3); // matches the filter, but arrived after the snapshot
-    await runBulkReplayBatches(transactions);
+    await runBulkReplayBatches(deps);
     expect((await progress(preview.jobId)).counts).toMatchObject({ replayed: 5, pending: 0 });
     const left = await pool.query(
       `select receipt_id from settle.dead_letters where starts_with(receipt_id, 'late-') order by 1`,
@@ -187,28 +216,32 @@ describe('bulk replay preview', () => {
   });
 
   it('refuses a bad filter, a missing note and the viewer role', async () => {
-    expect(await previewBulkReplay(transactions, support, { filter: { reason: 'nope' }, note: 'n' })).toMatchObject({
+    const jobsBefore = (await pool.query(`select count(*)::int as n from keel.bulk_replay`)).rows[0].n;
+    const refused = (field: string) => ({
       ok: false,
-      error: { code: 'INVALID_FILTER' },
+      code: 'INVALID_INPUT',
+      fieldErrors: { [field]: expect.any(Array) },
     });
-    expect(
-      await previewBulkReplay(transactions, support, { filter: { minAttempts: 3, maxAttempts: 1 }, note: 'n' }),
-    ).toMatchObject({ ok: false, error: { code: 'INVALID_FILTER' } });
-    expect(await previewBulkReplay(transactions, support, { filter: {}, note: ' ' })).toMatchObject({
-      ok: false,
-      error: { code: 'NOTE_REQUIRED' },
-    });
-    expect(await previewBulkReplay(transactions, viewer, { filter: {}, note: 'n' })).toMatchObject({
+    const preview = previewAction(support);
+    expect(await preview({ filters: { reason: 'nope' as never }, note: 'n' })).toMatchObject(refused('filters.reason'));
+    expect(await preview({ filters: { minAttempts: 3, maxAttempts: 1 }, note: 'n' })).toMatchObject(
+      refused('filters.maxAttempts'),
+    );
+    expect(await preview({ filters: {}, note: ' ' })).toMatchObject(refused('note'));
+    expect(await previewAction(viewer)({ filters: {}, note: 'n' })).toMatchObject({ ok: false, code: 'FORBIDDEN' });
+    // The service holds a caller without the wrapper to the role as well.
+    expect(await previewBulkReplay(deps, viewer, { filter: {}, note: 'n' })).toMatchObject({
       ok: false,
       error: { code: 'FORBIDDEN' },
     });
+    expect((await pool.query(`select count(*)::int as n from keel.bulk_replay`)).rows[0].n).toBe(jobsBefore);
   });
 
   it('refuses more than 100,000 items and keeps nothing of the attempt', async () => {
     await deadLetters('cap-', 100_000, 'rpc');
     await deadLetters('cap-z', 1, 'backend');
     const jobsBefore = (await pool.query('select count(*)::int as n from keel.bulk_replay')).rows[0].n;
-    const refused = await previewBulkReplay(transactions, support, {
+    const refused = await previewBulkReplay(deps, support, {
       filter: { receiptIdPrefix: 'cap-' },
       note: 'everything',
     });
@@ -225,7 +258,7 @@ describe('bulk replay preview', () => {
     expect(audit.rows).toHaveLength(1);
     const atCap = await previewed({ receiptIdPrefix: 'cap-', reason: 'rpc' });
     expect(atCap.itemCount).toBe(100_000);
-    expect(await cancelBulkReplay(transactions, support, { jobId: atCap.jobId })).toMatchObject({
+    expect(await cancelBulkReplay(deps, support, { jobId: atCap.jobId })).toMatchObject({
       ok: true,
       value: { counts: { cancelled: 100_000 } },
     });
@@ -238,9 +271,9 @@ describe('running a bulk replay', () => {
     const preview = await started({ receiptIdPrefix: 'run-' });
     // After the preview: one replayed alone, one discarded, one dead-lettered anew, and
     // one replayed under the item's own operation id.
-    await replayDeadLetter(transactions, support, { receiptId: 'run-000001', note: 'n', operationId: 'single-1' });
-    await discardDeadLetter(transactions, support, { receiptId: 'run-000002', note: 'n', operationId: 'discard-2' });
-    await replayDeadLetter(transactions, support, { receiptId: 'run-000003', note: 'n', operationId: 'single-3' });
+    await replayDeadLetter(deps, support, { receiptId: 'run-000001', note: 'n', operationId: 'single-1' });
+    await discardDeadLetter(deps, support, { receiptId: 'run-000002', note: 'n', operationId: 'discard-2' });
+    await replayDeadLetter(deps, support, { receiptId: 'run-000003', note: 'n', operationId: 'single-3' });
     const store = postgresSettlementStore(db);
     const claim = await store.claimReceipt('run-000003', 'w', Date.now() + 1_000, 60_000);
     if (!claim.ok || !claim.value) throw new Error('claim failed');
@@ -250,13 +283,13 @@ describe('running a bulk replay', () => {
       DEFAULT_RETRY_POLICY,
       claim.value.leaseUntilMs - 1,
     );
-    await replayDeadLetter(transactions, support, {
+    await replayDeadLetter(deps, support, {
       receiptId: 'run-000004',
       note: 'n',
       operationId: bulkReplayOperationId(preview.jobId, 'run-000004'),
     });
 
-    expect(await runBulkReplayBatches(transactions, { batchSize: 16 })).toBe(3);
+    expect(await runBulkReplayBatches(deps, { batchSize: 16 })).toBe(3);
     const { job, counts } = await progress(preview.jobId);
     expect(job).toMatchObject({ status: 'COMPLETED', itemCount: 40, processedCount: 40 });
     expect(counts).toEqual({
@@ -270,7 +303,7 @@ describe('running a bulk replay', () => {
       changed_since_preview: 1,
       cancelled: 0,
     });
-    const results = await bulkReplayItems(transactions, viewer, {
+    const results = await bulkReplayItems(deps, viewer, {
       jobId: preview.jobId,
       result: 'no_longer_dead_lettered',
     });
@@ -290,7 +323,7 @@ describe('running a bulk replay', () => {
     const seen: string[] = [];
     let after: string | undefined;
     for (;;) {
-      const page = await bulkReplayItems(transactions, viewer, { jobId: preview.jobId, after, limit: 15 });
+      const page = await bulkReplayItems(deps, viewer, { jobId: preview.jobId, after, limit: 15 });
       if (!page.ok) throw new Error(page.error.code);
       seen.push(...page.value.items.map((i) => i.receiptId));
       if (!page.value.nextAfter) break;
@@ -302,9 +335,9 @@ describe('running a bulk replay', () => {
   it('a bulk replay and concurrent single replays of the same receipts replay each once', async () => {
     await deadLetters('race-', 400);
     const preview = await started({ receiptIdPrefix: 'race-' });
-    const singles = postgresSettlementUnitOfWork(createDatabase(newPool(4)));
+    const singles = { unitOfWork: postgresSettlementUnitOfWork(createDatabase(newPool(4))) };
     const [batches, single] = await Promise.all([
-      runBulkReplayBatches(postgresSettlementUnitOfWork(createDatabase(newPool(2))), { batchSize: 25 }),
+      runBulkReplayBatches({ unitOfWork: postgresSettlementUnitOfWork(createDatabase(newPool(2))) }, { batchSize: 25 }),
       Promise.all(
         Array.from({ length: 100 }, (_, i) => {
           const receiptId = `race-${String(i * 4).padStart(6, '0')}`;
@@ -341,7 +374,7 @@ describe('running a bulk replay', () => {
     // The killed worker's lease still holds the job: no other instance takes it yet.
     const held = await pool.query(`select worker_instance from keel.bulk_replay where id = $1`, [preview.jobId]);
     expect(held.rows[0].worker_instance).toBe(`child-${child.pid}`);
-    expect(await runBulkReplayBatches(transactions, { batchSize: 100 })).toBe(0);
+    expect(await runBulkReplayBatches(deps, { batchSize: 100 })).toBe(0);
     // Its lease runs out (set in the past rather than waited for); three workers of one
     // instance resume together, row locks keeping each batch to one of them.
     await pool.query(
@@ -352,11 +385,14 @@ describe('running a bulk replay', () => {
     const resumedAt = performance.now();
     await Promise.all(
       [0, 1, 2].map(() =>
-        runBulkReplayBatches(postgresSettlementUnitOfWork(createDatabase(newPool(2))), {
-          batchSize: 100,
-          worker: { instance: 'survivor', leaseMs: 30_000 },
-          log: (_level, message, fields) => logged.push({ message, fields }),
-        }),
+        runBulkReplayBatches(
+          { unitOfWork: postgresSettlementUnitOfWork(createDatabase(newPool(2))) },
+          {
+            batchSize: 100,
+            worker: { instance: 'survivor', leaseMs: 30_000 },
+            log: (_level, message, fields) => logged.push({ message, fields }),
+          },
+        ),
       ),
     );
     expect(logged.filter((l) => l.message.startsWith('bulk replay job taken over'))).toEqual([
@@ -396,8 +432,8 @@ function spawnWorker(databaseUrl: string, batchSize: number) {
     const { createDatabase, createPool } = await import(${JSON.stringify(client)});
     const { postgresSettlementUnitOfWork } = await import(${JSON.stringify(adapter)});
     const { startBulkReplayWorker } = await import(${JSON.stringify(worker)});
-    const transactions = postgresSettlementUnitOfWork(createDatabase(createPool(process.env.KEEL_WORKER_DB, 2)));
-    startBulkReplayWorker({ transactions, log: () => {}, batchSize: ${batchSize}, idleMs: 20,
+    const unitOfWork = postgresSettlementUnitOfWork(createDatabase(createPool(process.env.KEEL_WORKER_DB, 2)));
+    startBulkReplayWorker({ unitOfWork, log: () => {}, batchSize: ${batchSize}, idleMs: 20,
       worker: { instance: 'child-' + process.pid, leaseMs: 60_000 } });
     setInterval(() => {}, 60_000);`;
   return spawn(process.execPath, ['--import', 'tsx', '--conditions=react-server', '--input-type=module', '-e', code], {
@@ -412,8 +448,8 @@ describe('a bulk job across instances', () => {
     const preview = await started({ receiptIdPrefix: 'lease-' });
     const a = { instance: 'keel-a', leaseMs: 60_000 };
     const b = { instance: 'keel-b', leaseMs: 60_000 };
-    const onA = postgresSettlementUnitOfWork(createDatabase(newPool(2)));
-    const onB = postgresSettlementUnitOfWork(createDatabase(newPool(2)));
+    const onA = { unitOfWork: postgresSettlementUnitOfWork(createDatabase(newPool(2))) };
+    const onB = { unitOfWork: postgresSettlementUnitOfWork(createDatabase(newPool(2))) };
     expect(await runBulkReplayBatches(onA, { batchSize: 10, maxBatches: 1, worker: a })).toBe(1);
     // B finds no job it may take while A's lease holds, however often it looks.
     for (let i = 0; i < 5; i += 1) expect(await runBulkReplayBatches(onB, { batchSize: 10, worker: b })).toBe(0);
@@ -452,14 +488,14 @@ describe('cancelling a bulk replay', () => {
     await deadLetters('cxl-', 3_000);
     const preview = await started({ receiptIdPrefix: 'cxl-' });
     const worker = startBulkReplayWorker({
-      transactions: postgresSettlementUnitOfWork(createDatabase(newPool(2))),
+      unitOfWork: postgresSettlementUnitOfWork(createDatabase(newPool(2))),
       log: () => {},
       batchSize: 20,
       idleMs: 10,
     });
     while ((await progress(preview.jobId)).job.processedCount === 0)
       await new Promise((resolve) => setTimeout(resolve, 10));
-    const cancelled = await cancelBulkReplay(transactions, support, { jobId: preview.jobId, note: 'wrong filter' });
+    const cancelled = await cancelBulkReplay(deps, support, { jobId: preview.jobId, note: 'wrong filter' });
     await worker.stop();
     expect(cancelled).toMatchObject({ ok: true, value: { job: { status: 'CANCELLED' } } });
     const { job, counts } = await progress(preview.jobId);
@@ -473,12 +509,12 @@ describe('cancelling a bulk replay', () => {
         .rows[0].n,
     ).toBe(counts.cancelled);
 
-    expect(await runBulkReplayBatches(transactions)).toBe(0);
-    expect(await cancelBulkReplay(transactions, support, { jobId: preview.jobId })).toEqual({
+    expect(await runBulkReplayBatches(deps)).toBe(0);
+    expect(await cancelBulkReplay(deps, support, { jobId: preview.jobId })).toEqual({
       ok: true,
       value: { job, counts },
     });
-    expect(await startBulkReplay(transactions, support, { jobId: preview.jobId })).toMatchObject({
+    expect(await startBulkReplay(deps, support, { jobId: preview.jobId })).toMatchObject({
       ok: false,
       error: { code: 'CONFLICT' },
     });
@@ -487,16 +523,16 @@ describe('cancelling a bulk replay', () => {
   it('refuses to cancel a completed job or an unknown one', async () => {
     await deadLetters('done-', 3);
     const preview = await started({ receiptIdPrefix: 'done-' });
-    await runBulkReplayBatches(transactions);
-    expect(await cancelBulkReplay(transactions, support, { jobId: preview.jobId })).toMatchObject({
+    await runBulkReplayBatches(deps);
+    expect(await cancelBulkReplay(deps, support, { jobId: preview.jobId })).toMatchObject({
       ok: false,
       error: { code: 'CONFLICT' },
     });
-    expect(await cancelBulkReplay(transactions, support, { jobId: 999_999 })).toMatchObject({
+    expect(await cancelBulkReplay(deps, support, { jobId: 999_999 })).toMatchObject({
       ok: false,
       error: { code: 'NOT_FOUND' },
     });
-    expect(await cancelBulkReplay(transactions, viewer, { jobId: preview.jobId })).toMatchObject({
+    expect(await cancelBulkReplay(deps, viewer, { jobId: preview.jobId })).toMatchObject({
       ok: false,
       error: { code: 'FORBIDDEN' },
     });
@@ -514,14 +550,14 @@ describe('a bulk job whose starter loses the permission', () => {
     return actor;
   }
 
-  async function startedBy(starter: Actor, receiptIdPrefix: string, action: BulkAction = 'REPLAY') {
-    const preview = await previewBulkReplay(transactions, support, {
+  async function startedBy(starter: Actor, receiptIdPrefix: string, action: 'REPLAY' | 'DISCARD' = 'REPLAY') {
+    const preview = await previewBulkReplay(deps, support, {
       filter: { receiptIdPrefix },
       note: 'ledger outage of the 3rd',
       action,
     });
     if (!preview.ok) throw new Error(preview.error.code);
-    expect(await startBulkReplay(transactions, starter, { jobId: preview.value.jobId })).toMatchObject({
+    expect(await startBulkReplay(deps, starter, { jobId: preview.value.jobId })).toMatchObject({
       ok: true,
       value: { status: 'RUNNING', startedBy: { login: starter.login } },
     });
@@ -553,14 +589,14 @@ describe('a bulk job whose starter loses the permission', () => {
     await deadLetters('ban-', 30);
     const starter = await starterUser('sally');
     const preview = await startedBy(starter, 'ban-');
-    expect(await runBulkReplayBatches(transactions, { batchSize: 10, maxBatches: 1 })).toBe(1);
+    expect(await runBulkReplayBatches(deps, { batchSize: 10, maxBatches: 1 })).toBe(1);
     expect(
       await setUserDisabled(users, admin, { username: 'sally', disabled: true, reason: 'left the team' }),
     ).toMatchObject({ ok: true, value: { changed: true } });
 
     const logged: unknown[] = [];
     expect(
-      await runBulkReplayBatches(transactions, {
+      await runBulkReplayBatches(deps, {
         batchSize: 10,
         log: (level, message, fields) => logged.push({ level, message, fields }),
       }),
@@ -592,8 +628,8 @@ describe('a bulk job whose starter loses the permission', () => {
     ]);
 
     // Cancelled once: no worker takes the job again, and a user's cancel after it finds it cancelled.
-    expect(await runBulkReplayBatches(transactions)).toBe(0);
-    expect(await cancelBulkReplay(transactions, admin, { jobId: preview.jobId })).toMatchObject({
+    expect(await runBulkReplayBatches(deps)).toBe(0);
+    expect(await cancelBulkReplay(deps, admin, { jobId: preview.jobId })).toMatchObject({
       ok: true,
       value: { job: { status: 'CANCELLED' } },
     });
@@ -605,12 +641,12 @@ describe('a bulk job whose starter loses the permission', () => {
     await deadLetters('demote-', 30);
     const starter = await starterUser('dmitri');
     const preview = await startedBy(starter, 'demote-', 'DISCARD');
-    expect(await runBulkReplayBatches(transactions, { batchSize: 10, maxBatches: 1 })).toBe(1);
+    expect(await runBulkReplayBatches(deps, { batchSize: 10, maxBatches: 1 })).toBe(1);
     expect(
       await changeUserRole(users, admin, { username: 'dmitri', role: 'operator', expectedRole: 'support' }),
     ).toMatchObject({ ok: true, value: { changed: true } });
 
-    expect(await runBulkReplayBatches(transactions, { batchSize: 10 })).toBe(1);
+    expect(await runBulkReplayBatches(deps, { batchSize: 10 })).toBe(1);
     const { job, counts } = await progress(preview.jobId);
     expect(job).toMatchObject({ status: 'CANCELLED', processedCount: 10 });
     expect(counts).toMatchObject({ discarded: 10, cancelled: 20, pending: 0 });
@@ -625,7 +661,7 @@ describe('a bulk job whose starter loses the permission', () => {
         after: { status: 'CANCELLED', cancelledItems: 20, cause: 'STARTER_ROLE_LACKS_PERMISSION', starter: 'dmitri' },
       }),
     ]);
-    expect(await runBulkReplayBatches(transactions)).toBe(0);
+    expect(await runBulkReplayBatches(deps)).toBe(0);
     expect(await cancelEvents(preview.jobId)).toHaveLength(1);
   });
 
@@ -633,11 +669,11 @@ describe('a bulk job whose starter loses the permission', () => {
     await deadLetters('keep-', 30);
     const starter = await starterUser('petra');
     const preview = await startedBy(starter, 'keep-');
-    expect(await runBulkReplayBatches(transactions, { batchSize: 10, maxBatches: 1 })).toBe(1);
+    expect(await runBulkReplayBatches(deps, { batchSize: 10, maxBatches: 1 })).toBe(1);
     expect(
       await changeUserRole(users, admin, { username: 'petra', role: 'admin', expectedRole: 'support' }),
     ).toMatchObject({ ok: true, value: { changed: true } });
-    expect(await runBulkReplayBatches(transactions, { batchSize: 10 })).toBe(2);
+    expect(await runBulkReplayBatches(deps, { batchSize: 10 })).toBe(2);
     expect((await progress(preview.jobId)).job).toMatchObject({ status: 'COMPLETED', processedCount: 30 });
     expect((await replayCounts('keep-')).size).toBe(30);
     expect(await cancelEvents(preview.jobId)).toEqual([]);
@@ -648,7 +684,7 @@ describe('a bulk job whose starter loses the permission', () => {
     const starter = await starterUser('lena');
     const preview = await startedBy(starter, 'live-');
     const worker = startBulkReplayWorker({
-      transactions: postgresSettlementUnitOfWork(createDatabase(newPool(2))),
+      unitOfWork: postgresSettlementUnitOfWork(createDatabase(newPool(2))),
       log: () => {},
       batchSize: 20,
       idleMs: 10,

@@ -1,15 +1,18 @@
 import { describe, expect, it } from 'vitest';
+import { bulkRequeuePreviewSchema } from '../../app/actions/settlement-schemas';
 import { postgresSettlementUnitOfWork } from '../../lib/adapters/settlement-replay';
 import type { Actor } from '../../lib/domain/actor';
 import { bulkReplayItems, bulkReplayProgress, startBulkReplay } from '../../lib/services/bulk-replay';
 import { previewBulkRequeue } from '../../lib/services/bulk-requeue';
 import { bulkReplayOperationId } from '../../lib/services/settlement-operation-id';
+import { action } from '../../lib/server/action';
 import { runBulkReplayBatches } from '../../lib/workers/bulk-replay-worker';
+import { actionDepsFor } from '../support/actions';
 import { freshDatabase } from '../support/database';
 import { insertKeelUsers } from '../support/keel-users';
 
 const { pool, db } = await freshDatabase();
-const transactions = postgresSettlementUnitOfWork(db);
+const deps = { unitOfWork: postgresSettlementUnitOfWork(db) };
 const support: Actor = { id: 'u-support', login: 'support', name: 'Sam Support', role: 'support' };
 const admin: Actor = { id: 'u-admin', login: 'admin', name: 'Alex Admin', role: 'admin' };
 const viewer: Actor = { id: 'u-viewer', login: 'viewer', name: 'Vera Viewer', role: 'viewer' };
@@ -59,7 +62,7 @@ describe('bulk requeue of retry-scheduled settlements', () => {
     await queued('rq-leased', later, 'retry_scheduled', later);
 
     const ticked = ['rq-3', 'rq-1', 'rq-1', 'rq-2', 'rq-4', 'rq-due', 'rq-pending', 'rq-leased', 'rq-absent'];
-    const preview = await previewBulkRequeue(transactions, support, { receiptIds: ticked, note: 'ledger is back' });
+    const preview = await previewBulkRequeue(deps, support, { receiptIds: ticked, note: 'ledger is back' });
     if (!preview.ok) throw new Error(preview.error.code);
     expect(preview.value).toMatchObject({ itemCount: 4, selectedCount: 8 });
     expect(preview.value.sample.map((s) => s.receiptId)).toEqual(['rq-1', 'rq-2', 'rq-3', 'rq-4']);
@@ -85,16 +88,16 @@ describe('bulk requeue of retry-scheduled settlements', () => {
     await pool.query(`delete from settle.attempts where receipt_id = 'rq-4'`);
 
     // Nothing moves until someone starts it; the same person may (as with a bulk replay).
-    expect(await runBulkReplayBatches(transactions)).toBe(0);
+    expect(await runBulkReplayBatches(deps)).toBe(0);
     expect((await attempt('rq-1'))!.next_visible_at_ms).toBe(later);
-    expect(await startBulkReplay(transactions, support, { jobId })).toMatchObject({
+    expect(await startBulkReplay(deps, support, { jobId })).toMatchObject({
       ok: true,
       value: { status: 'RUNNING' },
     });
     const beforeWork = await serverNowMs();
-    expect(await runBulkReplayBatches(transactions, { batchSize: 3 })).toBe(2);
+    expect(await runBulkReplayBatches(deps, { batchSize: 3 })).toBe(2);
 
-    const progress = await bulkReplayProgress(transactions, viewer, jobId);
+    const progress = await bulkReplayProgress(deps, viewer, jobId);
     expect(progress).toMatchObject({
       ok: true,
       value: {
@@ -102,7 +105,7 @@ describe('bulk requeue of retry-scheduled settlements', () => {
         counts: { requeued: 2, changed_since_preview: 1, no_longer_retry_scheduled: 1, pending: 0 },
       },
     });
-    const items = await bulkReplayItems(transactions, viewer, { jobId });
+    const items = await bulkReplayItems(deps, viewer, { jobId });
     expect(items.ok && items.value.items.map((i) => [i.receiptId, i.result])).toEqual([
       ['rq-1', 'requeued'],
       ['rq-2', 'changed_since_preview'],
@@ -146,16 +149,16 @@ describe('bulk requeue of retry-scheduled settlements', () => {
 
   it('a second person may start it, and the items are requeued under the starter', async () => {
     await queued('rq-b1', (await serverNowMs()) + HOUR);
-    const preview = await previewBulkRequeue(transactions, support, {
+    const preview = await previewBulkRequeue(deps, support, {
       receiptIds: ['rq-b1'],
       note: 'second pair of eyes',
     });
     if (!preview.ok) throw new Error(preview.error.code);
-    expect(await startBulkReplay(transactions, admin, { jobId: preview.value.jobId })).toMatchObject({
+    expect(await startBulkReplay(deps, admin, { jobId: preview.value.jobId })).toMatchObject({
       ok: true,
       value: { startedBy: { login: 'admin' } },
     });
-    await runBulkReplayBatches(transactions);
+    await runBulkReplayBatches(deps);
     const audit = await pool.query(
       `select actor_login from keel.audit_event where action = 'settlement.requeue' and target_id = 'rq-b1'`,
     );
@@ -165,22 +168,32 @@ describe('bulk requeue of retry-scheduled settlements', () => {
   it('refuses a viewer, an empty note and an empty selection, freezing nothing', async () => {
     await queued('rq-r1', (await serverNowMs()) + HOUR);
     const jobsBefore = Number((await pool.query(`select count(*)::int as n from keel.bulk_replay`)).rows[0].n);
+    // The preview action's own wiring (app/actions/settlements.ts), on this database.
+    const preview = (actor: Actor) =>
+      action(
+        bulkRequeuePreviewSchema,
+        'settlement.bulk_replay.preview',
+        (who, input) => previewBulkRequeue(deps, who, input),
+        { deps: actionDepsFor(db, actor) },
+      );
     const refusals = [
       [viewer, ['rq-r1'], 'note', 'FORBIDDEN'],
-      [support, ['rq-r1'], '  ', 'NOTE_REQUIRED'],
+      [support, ['rq-r1'], '  ', 'INVALID_INPUT'],
       [support, [], 'note', 'INVALID_INPUT'],
     ] as const;
     for (const [actor, receiptIds, note, code] of refusals) {
-      expect(await previewBulkRequeue(transactions, actor, { receiptIds, note })).toMatchObject({
-        ok: false,
-        error: { code },
-      });
+      expect(await preview(actor)({ receiptIds: [...receiptIds], note })).toMatchObject({ ok: false, code });
     }
+    // The service holds a caller without the wrapper to the role as well.
+    expect(await previewBulkRequeue(deps, viewer, { receiptIds: ['rq-r1'], note: 'note' })).toMatchObject({
+      ok: false,
+      error: { code: 'FORBIDDEN' },
+    });
     expect(Number((await pool.query(`select count(*)::int as n from keel.bulk_replay`)).rows[0].n)).toBe(jobsBefore);
     const refused = await pool.query(
       `select count(*)::int as n from keel.audit_event where action = 'settlement.bulk_replay.preview'
        and outcome = 'REFUSED'`,
     );
-    expect(refused.rows[0].n).toBe(3);
+    expect(refused.rows[0].n).toBe(4);
   });
 });

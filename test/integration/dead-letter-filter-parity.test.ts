@@ -120,7 +120,7 @@ describe('the dead-letter list and the bulk replay preview', () => {
 
   it('hold through the service too: a preview counts what the list counts at the preview time', async () => {
     const words = { reason: 'signature', q: 'par-', maxAttempts: '5', minAge: '1s' };
-    const preview = await previewBulkReplay(postgresSettlementUnitOfWork(db), support, {
+    const preview = await previewBulkReplay({ unitOfWork: postgresSettlementUnitOfWork(db) }, support, {
       filter: toDeadLetterFilter(deadLetterFiltersSchema.parse(words)),
       note: 'parity through the service',
     });

@@ -1,10 +1,12 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { proposeAbandonSchema, requestStopSchema } from '../../app/actions/recovery-schemas';
 import { postgresBatchRuntime } from '../../lib/simulator/adapters/batch-runtime';
 import { proposeAbandon } from '../../lib/services/abandon-execution';
 import { confirmTakeover } from '../../lib/services/confirm-takeover';
 import { proposeRecovery } from '../../lib/services/propose-recovery';
 import { requestStop } from '../../lib/services/request-stop';
+import { actionAs } from '../support/actions';
 import { freshDatabase } from '../support/database';
 import { actor, recoveryDeps, seedStaleExecution } from '../support/recovery-fixtures';
 
@@ -187,9 +189,14 @@ describe('request stop as the runtime STOP', () => {
     expect(codeOf(await requestStop(deps, approver, { executionId: execution.id, operationId: 'x-1' }))).toBe(
       'FORBIDDEN',
     );
-    expect(codeOf(await requestStop(deps, operator, { executionId: execution.id, operationId: 'not valid!' }))).toBe(
-      'INVALID_INPUT',
+    const stopThroughAction = actionAs(db, operator, requestStopSchema, 'execution.request_stop', (who, input) =>
+      requestStop(deps, who, input),
     );
+    expect(await stopThroughAction({ executionId: execution.id, operationId: 'not valid!' })).toMatchObject({
+      ok: false,
+      code: 'INVALID_INPUT',
+      fieldErrors: { operationId: expect.any(Array) },
+    });
     expect(codeOf(await requestStop(deps, operator, { executionId: 987_654, operationId: 'x-2' }))).toBe(
       'EXECUTION_NOT_FOUND',
     );
@@ -217,9 +224,18 @@ describe('abandon through four eyes (the runtime ABANDON)', () => {
     const endedBeforeMs = await endedMs();
     expect(codeOf(await proposeAbandon(deps, operator, { executionId: execution.id }))).toBe('FORBIDDEN');
     // Without a reason nothing is proposed: the approver would have nothing to weigh.
-    expect(codeOf(await proposeAbandon(deps, approver, { executionId: execution.id, note: '  ' }))).toBe(
-      'REASON_REQUIRED',
+    const abandonThroughAction = actionAs(
+      db,
+      approver,
+      proposeAbandonSchema,
+      'execution.abandon.propose',
+      (who, input) => proposeAbandon(deps, who, input),
     );
+    expect(await abandonThroughAction({ executionId: execution.id, note: '  ' })).toMatchObject({
+      ok: false,
+      code: 'REASON_REQUIRED',
+    });
+    expect(codeOf(await proposeAbandon(deps, approver, { executionId: execution.id }))).toBe('REASON_REQUIRED');
     const proposed = await proposeAbandon(deps, approver, { executionId: execution.id, note: 'poison input' });
     expect(proposed.ok && proposed.value.proposal.note).toBe('poison input');
     if (!proposed.ok) throw new Error(proposed.error.code);
@@ -372,9 +388,13 @@ describe('abandon through four eyes (the runtime ABANDON)', () => {
       evidenceDigest: proposed.value.proposal.evidenceDigestHex,
       expectedVersion: 4,
     });
-    expect(result).toMatchObject({
-      ok: false,
-      error: { code: 'RECOVERY_EVIDENCE_STALE', proposalStatus: 'SUPERSEDED' },
+    expect(result).toMatchObject({ ok: false, error: { code: 'RECOVERY_EVIDENCE_STALE' } });
+    // Superseded, not merely refused: the proposal is closed.
+    expect(
+      (await pool.query('select status from keel.recovery_proposal where id = $1', [proposed.value.proposal.id]))
+        .rows[0],
+    ).toEqual({
+      status: 'SUPERSEDED',
     });
     expect((await executionRow(execution.id)).status).toBe('STOPPED');
     expect(await requestRows(execution.id)).toHaveLength(0);

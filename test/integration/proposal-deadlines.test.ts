@@ -184,7 +184,7 @@ describe('two requests of different kinds racing for one execution', () => {
   it('an abandon request losing to a takeover is refused PROPOSAL_PENDING, never given the takeover', async () => {
     const execution = await seedStaleExecution(db, { status: 'STOPPED' });
     const { result, winnerId } = await raceAgainstUncommitted('TAKEOVER', execution.id, (racer) =>
-      proposeAbandon({ ...deps, uow: recoveryDeps(racer).uow }, approver, {
+      proposeAbandon({ ...deps, unitOfWork: recoveryDeps(racer).unitOfWork }, approver, {
         executionId: execution.id,
         note: 'nobody will rerun it',
       }),
@@ -199,7 +199,7 @@ describe('two requests of different kinds racing for one execution', () => {
   it('a takeover request losing to an abandon is refused PROPOSAL_PENDING, never given the abandon', async () => {
     const execution = await seedStaleExecution(db);
     const { result, winnerId } = await raceAgainstUncommitted('ABANDON', execution.id, (racer) =>
-      proposeRecovery({ ...deps, uow: recoveryDeps(racer).uow }, operator, {
+      proposeRecovery({ ...deps, unitOfWork: recoveryDeps(racer).unitOfWork }, operator, {
         target: 'batch',
         reason: 'owner silent',
         executionId: execution.id,

@@ -1,22 +1,38 @@
 import { describe, expect, it } from 'vitest';
+import { deadLetterActionSchema } from '../../app/actions/settlement-schemas';
 import { postgresSettlementUnitOfWork } from '../../lib/adapters/settlement-replay';
 import { postgresSettlementStore } from '../../lib/simulator/adapters/settlement-store';
 import { createDatabase } from '../../lib/db/client';
 import type { Actor } from '../../lib/domain/actor';
+import { mapOk } from '../../lib/domain/result';
 import {
   DEFAULT_RETRY_POLICY,
   deadLetterCanonicalJson,
   failureDetailSha256Hex,
   type FailureCode,
 } from '../../lib/domain/settlement';
+import { action } from '../../lib/server/action';
 import { discardDeadLetter, replayDeadLetter, requeueSettlement } from '../../lib/services/dead-letter-actions';
+import { actionDepsFor } from '../support/actions';
 import { freshDatabase } from '../support/database';
 
 const { pool, db, newPool } = await freshDatabase();
-const transactions = postgresSettlementUnitOfWork(db);
+const deps = { unitOfWork: postgresSettlementUnitOfWork(db) };
 const support: Actor = { id: 'u-support', login: 'support', name: 'Sam Support', role: 'support' };
 const viewer: Actor = { id: 'u-viewer', login: 'viewer', name: 'Vera Viewer', role: 'viewer' };
 const operator: Actor = { id: 'u-operator', login: 'operator', name: 'Otto Operator', role: 'operator' };
+/** The replay and discard actions' own wiring (app/actions/settlements.ts), on this database, as `actor`. */
+const throughAction = (name: 'settlement.replay' | 'settlement.discard', actor: Actor) =>
+  action(
+    deadLetterActionSchema,
+    name,
+    async (who, input) =>
+      name === 'settlement.replay'
+        ? mapOk(await replayDeadLetter(deps, who, input), (r) => r.receiptId)
+        : mapOk(await discardDeadLetter(deps, who, input), (d) => d.receiptId),
+    { deps: actionDepsFor(db, actor) },
+  );
+const invalid = (field: string) => ({ ok: false, code: 'INVALID_INPUT', fieldErrors: { [field]: expect.any(Array) } });
 let sequence = 0;
 const nextId = (kind: string) => `${kind}-${++sequence}`;
 
@@ -71,11 +87,9 @@ describe('replaying one dead letter', () => {
     const receipt = nextId('r');
     const json = await deadLetter(receipt, 'backend', 6);
     const before = await serverNowMs();
-    const result = await replayDeadLetter(transactions, support, {
-      receiptId: receipt,
-      note: '  ledger is back  ',
-      operationId: 'op-1',
-    });
+    // The input as the action's schema hands it over: the note trimmed.
+    const input = deadLetterActionSchema.parse({ receiptId: receipt, note: '  ledger is back  ', operationId: 'op-1' });
+    const result = await replayDeadLetter(deps, support, input);
     expect(result).toMatchObject({
       ok: true,
       value: {
@@ -125,13 +139,15 @@ describe('replaying one dead letter', () => {
     const receipt = nextId('r');
     await deadLetter(receipt);
     const input = { receiptId: receipt, note: 'retry', operationId: 'op-twice' };
-    const first = await replayDeadLetter(transactions, support, input);
-    const again = await replayDeadLetter(transactions, support, input);
+    const first = await replayDeadLetter(deps, support, input);
+    const again = await replayDeadLetter(deps, support, input);
     expect(again).toEqual(first);
 
     const concurrent = nextId('r');
     await deadLetter(concurrent);
-    const clients = Array.from({ length: 6 }, () => postgresSettlementUnitOfWork(createDatabase(newPool(2))));
+    const clients = Array.from({ length: 6 }, () => ({
+      unitOfWork: postgresSettlementUnitOfWork(createDatabase(newPool(2))),
+    }));
     const results = await Promise.all(
       clients.map((t) => replayDeadLetter(t, support, { receiptId: concurrent, note: 'n', operationId: 'op-burst' })),
     );
@@ -146,7 +162,9 @@ describe('replaying one dead letter', () => {
   it('replays a receipt once when different submits race: the others are CONFLICT', async () => {
     const receipt = nextId('r');
     await deadLetter(receipt);
-    const clients = Array.from({ length: 5 }, () => postgresSettlementUnitOfWork(createDatabase(newPool(2))));
+    const clients = Array.from({ length: 5 }, () => ({
+      unitOfWork: postgresSettlementUnitOfWork(createDatabase(newPool(2))),
+    }));
     const results = await Promise.all(
       clients.map((t, i) =>
         replayDeadLetter(t, support, { receiptId: receipt, note: 'n', operationId: `op-race-${i}` }),
@@ -166,7 +184,7 @@ describe('replaying one dead letter', () => {
     const queued = nextId('r');
     await postgresSettlementStore(db).enqueue({ receiptId: queued, finalizedAt: 1, nowMs: 5 });
     for (const receiptId of [queued, 'never-seen']) {
-      const result = await replayDeadLetter(transactions, support, { receiptId, note: 'n', operationId: nextId('op') });
+      const result = await replayDeadLetter(deps, support, { receiptId, note: 'n', operationId: nextId('op') });
       expect(result).toMatchObject({ ok: false, error: { code: 'CONFLICT' } });
     }
     const state = await stateOf(queued);
@@ -181,7 +199,7 @@ describe('replaying one dead letter', () => {
     const receipt = nextId('r');
     await deadLetter(receipt);
     for (const actor of [viewer, operator]) {
-      const result = await replayDeadLetter(transactions, actor, {
+      const result = await replayDeadLetter(deps, actor, {
         receiptId: receipt,
         note: 'n',
         operationId: nextId('op'),
@@ -202,18 +220,17 @@ describe('replaying one dead letter', () => {
   it('requires a note and a well-formed operation id, and refuses an id spent on another receipt', async () => {
     const receipt = nextId('r');
     await deadLetter(receipt);
-    expect(
-      await replayDeadLetter(transactions, support, { receiptId: receipt, note: '   ', operationId: 'op-x' }),
-    ).toMatchObject({ ok: false, error: { code: 'NOTE_REQUIRED' } });
-    expect(
-      await replayDeadLetter(transactions, support, { receiptId: receipt, note: 'n', operationId: 'has space' }),
-    ).toMatchObject({ ok: false, error: { code: 'INVALID_OPERATION_ID' } });
-    expect(
-      await replayDeadLetter(transactions, support, { receiptId: receipt, note: 'n', operationId: 'o'.repeat(65) }),
-    ).toMatchObject({ ok: false, error: { code: 'INVALID_OPERATION_ID' } });
-    expect(
-      await replayDeadLetter(transactions, support, { receiptId: receipt, note: 'n', operationId: 'op-1' }),
-    ).toMatchObject({ ok: false, error: { code: 'OPERATION_ID_REUSED' } });
+    const replay = throughAction('settlement.replay', support);
+    expect(await replay({ receiptId: receipt, note: '   ', operationId: 'op-x' })).toMatchObject(invalid('note'));
+    expect(await replay({ receiptId: receipt, note: 'n', operationId: 'has space' })).toMatchObject(
+      invalid('operationId'),
+    );
+    expect(await replay({ receiptId: receipt, note: 'n', operationId: 'o'.repeat(65) })).toMatchObject(
+      invalid('operationId'),
+    );
+    expect(await replayDeadLetter(deps, support, { receiptId: receipt, note: 'n', operationId: 'op-1' })).toMatchObject(
+      { ok: false, error: { code: 'OPERATION_ID_REUSED' } },
+    );
     expect((await stateOf(receipt)).deadLetters).toHaveLength(1);
   });
 
@@ -221,7 +238,7 @@ describe('replaying one dead letter', () => {
     const receipt = nextId('r');
     await deadLetter(receipt, 'rpc', 6);
     expect(
-      await replayDeadLetter(transactions, support, { receiptId: receipt, note: 'first', operationId: nextId('op') }),
+      await replayDeadLetter(deps, support, { receiptId: receipt, note: 'first', operationId: nextId('op') }),
     ).toMatchObject({ ok: true });
     const store = postgresSettlementStore(db);
     const claim = await store.claimReceipt(receipt, 'w', (await serverNowMs()) + 10, 60_000);
@@ -234,7 +251,7 @@ describe('replaying one dead letter', () => {
     );
     expect(routed).toEqual({ ok: true, value: { kind: 'DeadLettered', attempts: 1 } });
     expect(
-      await replayDeadLetter(transactions, support, { receiptId: receipt, note: 'second', operationId: nextId('op') }),
+      await replayDeadLetter(deps, support, { receiptId: receipt, note: 'second', operationId: nextId('op') }),
     ).toMatchObject({ ok: true, value: { priorAttempts: 1, priorReason: 'verification' } });
     expect((await stateOf(receipt)).events).toEqual(['replayed', 'claimed', 'dead_lettered', 'replayed']);
   });
@@ -245,19 +262,19 @@ describe('discarding a dead letter', () => {
     const receipt = nextId('r');
     const json = await deadLetter(receipt, 'invalid_input', 1);
     const input = { receiptId: receipt, note: 'garbage receipt', operationId: nextId('op') };
-    const first = await discardDeadLetter(transactions, support, input);
+    const first = await discardDeadLetter(deps, support, input);
     expect(first).toMatchObject({
       ok: true,
       value: { receiptId: receipt, canonicalJson: json, attempts: 1, reason: 'invalid_input' },
     });
-    expect(await discardDeadLetter(transactions, support, input)).toEqual(first);
+    expect(await discardDeadLetter(deps, support, input)).toEqual(first);
     const state = await stateOf(receipt);
     expect(state.deadLetters).toEqual([]);
     expect(state.attempts).toEqual([]);
     expect(state.events).toEqual(['discarded']);
     const audit = await pool.query(`select before, outcome from keel.audit_event where target_id = $1`, [receipt]);
     expect(audit.rows).toEqual([{ outcome: 'APPLIED', before: expect.objectContaining({ canonicalJson: json }) }]);
-    expect(await discardDeadLetter(transactions, support, { ...input, operationId: nextId('op') })).toMatchObject({
+    expect(await discardDeadLetter(deps, support, { ...input, operationId: nextId('op') })).toMatchObject({
       ok: false,
       error: { code: 'CONFLICT' },
     });
@@ -267,10 +284,10 @@ describe('discarding a dead letter', () => {
     const receipt = nextId('r');
     await deadLetter(receipt);
     expect(
-      await discardDeadLetter(transactions, support, { receiptId: receipt, note: '', operationId: nextId('op') }),
-    ).toMatchObject({ ok: false, error: { code: 'NOTE_REQUIRED' } });
+      await throughAction('settlement.discard', support)({ receiptId: receipt, note: '', operationId: nextId('op') }),
+    ).toMatchObject(invalid('note'));
     expect(
-      await discardDeadLetter(transactions, viewer, { receiptId: receipt, note: 'n', operationId: nextId('op') }),
+      await discardDeadLetter(deps, viewer, { receiptId: receipt, note: 'n', operationId: nextId('op') }),
     ).toMatchObject({ ok: false, error: { code: 'FORBIDDEN' } });
     expect((await stateOf(receipt)).deadLetters).toHaveLength(1);
   });
@@ -290,16 +307,16 @@ describe('requeueing a retry-scheduled settlement', () => {
     const receipt = nextId('r');
     await retryLater(receipt, (await serverNowMs()) + 3_600_000);
     const input = { receiptId: receipt, expectedRowVersion: 4, operationId: nextId('op') };
-    const first = await requeueSettlement(transactions, support, input);
+    const first = await requeueSettlement(deps, support, input);
     expect(first).toMatchObject({ ok: true, value: { receiptId: receipt, rowVersion: 5 } });
     expect(first.ok && first.value.nextVisibleAtMs).toBeLessThanOrEqual(await serverNowMs());
-    expect(await requeueSettlement(transactions, support, input)).toEqual(first);
+    expect(await requeueSettlement(deps, support, input)).toEqual(first);
     const state = await stateOf(receipt);
     expect(state.attempts[0]).toMatchObject({ work_kind: 'retry_scheduled', attempts: 2, row_version: 5 });
     expect(state.events).toEqual(['requeued']);
     expect(state.audit.map((a) => a.outcome)).toEqual(['APPLIED']);
     // A second submit that saw the old row is refused: the row moved on.
-    expect(await requeueSettlement(transactions, support, { ...input, operationId: nextId('op') })).toMatchObject({
+    expect(await requeueSettlement(deps, support, { ...input, operationId: nextId('op') })).toMatchObject({
       ok: false,
       error: { code: 'CONFLICT' },
     });
@@ -319,7 +336,7 @@ describe('requeueing a retry-scheduled settlement', () => {
       [viewer, later, 4],
     ];
     for (const [actor, receiptId, version] of refusals) {
-      const result = await requeueSettlement(transactions, actor, {
+      const result = await requeueSettlement(deps, actor, {
         receiptId,
         expectedRowVersion: version,
         operationId: nextId('op'),
@@ -333,7 +350,7 @@ describe('requeueing a retry-scheduled settlement', () => {
   it('never moves a retry that is already due further back', async () => {
     const receipt = nextId('r');
     await retryLater(receipt, 1_000);
-    const result = await requeueSettlement(transactions, support, {
+    const result = await requeueSettlement(deps, support, {
       receiptId: receipt,
       expectedRowVersion: 4,
       operationId: nextId('op'),

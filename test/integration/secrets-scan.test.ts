@@ -351,7 +351,7 @@ describe('no token or value reaches a log through a Postgres outage', () => {
       }
       const support = { id: userIds[1]!, login: 'scan_support', name: 'scan_support', role: 'support' as const };
       for (const receipt of receipts) {
-        await replayDeadLetter(postgresSettlementUnitOfWork(appDb), support, {
+        await replayDeadLetter({ unitOfWork: postgresSettlementUnitOfWork(appDb) }, support, {
           receiptId: receipt,
           note: NOTE,
           operationId: randomUUID(),

@@ -32,14 +32,19 @@ const support: Actor = { id: 'u-support', login: 'support', name: 'Sam Support',
 // The queue: many rows share a visibility time, so paging must break ties on receipt id.
 await pool.query(
   `
-  insert into settle.attempts (receipt_id, finalized_at, work_kind, attempts, next_visible_at_ms, row_version, lease_owner, lease_token, lease_until_ms, reason_code, updated_at_ms)
-  select 'q-due-' || lpad(n::text, 3, '0'), 1, 'pending_observation', n % 4, $1::bigint - (n % 7) * ${MIN}, 0, null, null, null, null, 1 from generate_series(1, 120) n
+  insert into settle.attempts (receipt_id, finalized_at, work_kind, attempts, next_visible_at_ms, row_version,
+  lease_owner, lease_token, lease_until_ms, reason_code, updated_at_ms)
+  select 'q-due-' || lpad(n::text, 3, '0'), 1, 'pending_observation', n % 4, $1::bigint - (n % 7) * ${MIN}, 0, null,
+  null, null, null, 1 from generate_series(1, 120) n
   union all
-  select 'q-lease-' || lpad(n::text, 3, '0'), 1, 'pending_observation', n % 3, $1::bigint - (n % 5) * ${MIN}, 1, 'worker-a', 'tok' || n, $1::bigint + 60000, null, 1 from generate_series(1, 30) n
+  select 'q-lease-' || lpad(n::text, 3, '0'), 1, 'pending_observation', n % 3, $1::bigint - (n % 5) * ${MIN}, 1,
+  'worker-a', 'tok' || n, $1::bigint + 60000, null, 1 from generate_series(1, 30) n
   union all
-  select 'q-lapsed-' || lpad(n::text, 3, '0'), 1, 'retry_scheduled', 2, $1::bigint - ${MIN}, 3, 'worker-b', 'tok' || n, $1::bigint - 1000, 'rpc', 1 from generate_series(1, 10) n
+  select 'q-lapsed-' || lpad(n::text, 3, '0'), 1, 'retry_scheduled', 2, $1::bigint - ${MIN}, 3, 'worker-b', 'tok' || n,
+  $1::bigint - 1000, 'rpc', 1 from generate_series(1, 10) n
   union all
-  select 'q-retry-' || lpad(n::text, 3, '0'), 1, 'retry_scheduled', 1 + n % 5, $1::bigint + (1 + n % 5) * ${MIN}, 2, null, null, null,
+  select 'q-retry-' || lpad(n::text, 3, '0'), 1, 'retry_scheduled', 1 + n % 5, $1::bigint + (1 + n % 5) * ${MIN}, 2,
+  null, null, null,
          case when n % 2 = 0 then 'rpc' else 'backend' end, 1 from generate_series(1, 40) n
   union all
   select 'q_%odd', 1, 'pending_observation', 0, $1::bigint, 0, null, null, null, null, 1`,
@@ -59,7 +64,8 @@ const REASONS = ['rpc', 'rpc', 'backend', 'signature', 'invalid_input'];
 await pool.query(
   `
   insert into settle.dead_letters (receipt_id, finalized_at, attempts, reason, canonical_json, recorded_at_ms)
-  select 'd-' || lpad(n::text, 3, '0'), 1, n % 6, ($2::text[])[1 + n % 5], '{}', $1::bigint - (n % 9) * ${HOUR} from generate_series(1, 130) n`,
+  select 'd-' || lpad(n::text, 3, '0'), 1, n % 6, ($2::text[])[1 + n % 5], '{}', $1::bigint - (n % 9) * ${HOUR}
+  from generate_series(1, 130) n`,
   [NOW, REASONS],
 );
 
@@ -97,15 +103,18 @@ describe('the settlement queue', () => {
   it('pages each state in due order by keyset, without gaps or repeats', async () => {
     const expected = {
       due: await ids(
-        `select receipt_id from settle.attempts where next_visible_at_ms <= $1 and (lease_owner is null or lease_until_ms <= $1) order by next_visible_at_ms, receipt_id`,
+        `select receipt_id from settle.attempts where next_visible_at_ms <= $1
+         and (lease_owner is null or lease_until_ms <= $1) order by next_visible_at_ms, receipt_id`,
         [NOW],
       ),
       leased: await ids(
-        `select receipt_id from settle.attempts where lease_owner is not null and lease_until_ms > $1 order by next_visible_at_ms, receipt_id`,
+        `select receipt_id from settle.attempts where lease_owner is not null and lease_until_ms > $1
+         order by next_visible_at_ms, receipt_id`,
         [NOW],
       ),
       retry_scheduled: await ids(
-        `select receipt_id from settle.attempts where next_visible_at_ms > $1 and (lease_owner is null or lease_until_ms <= $1) order by next_visible_at_ms, receipt_id`,
+        `select receipt_id from settle.attempts where next_visible_at_ms > $1
+         and (lease_owner is null or lease_until_ms <= $1) order by next_visible_at_ms, receipt_id`,
         [NOW],
       ),
       all: await ids(`select receipt_id from settle.attempts order by next_visible_at_ms, receipt_id`),
@@ -151,13 +160,15 @@ describe('the settlement queue', () => {
     expect(await allQueuePages(queue({ state: 'all', q: 'q_%' }))).toEqual(['q_%odd']);
     expect(await allQueuePages(queue({ state: 'all', q: 'q-lease-01' }))).toEqual(
       await ids(
-        `select receipt_id from settle.attempts where receipt_id like 'q-lease-01%' order by next_visible_at_ms, receipt_id`,
+        `select receipt_id from settle.attempts where receipt_id like 'q-lease-01%'
+         order by next_visible_at_ms, receipt_id`,
       ),
     );
     const rpcRetries = await allQueuePages(queue({ state: 'retry_scheduled', reason: 'rpc' }));
     expect(rpcRetries).toEqual(
       await ids(
-        `select receipt_id from settle.attempts where reason_code = 'rpc' and next_visible_at_ms > $1 and lease_owner is null order by next_visible_at_ms, receipt_id`,
+        `select receipt_id from settle.attempts where reason_code = 'rpc' and next_visible_at_ms > $1
+         and lease_owner is null order by next_visible_at_ms, receipt_id`,
         [NOW],
       ),
     );
@@ -174,7 +185,8 @@ describe('the settlement queue', () => {
       pageSize: 500,
     });
     const agedExpected = await ids(
-      `select receipt_id from settle.attempts where next_visible_at_ms between $1::bigint - 5 * ${MIN} and $1::bigint - 3 * ${MIN}
+      `select receipt_id from settle.attempts where next_visible_at_ms between $1::bigint - 5 * ${MIN}
+       and $1::bigint - 3 * ${MIN}
          and (lease_owner is null or lease_until_ms <= $1) order by next_visible_at_ms, receipt_id`,
       [NOW],
     );
@@ -202,7 +214,8 @@ describe('dead letters', () => {
     expect(filtered).toEqual(
       await ids(
         `select receipt_id from settle.dead_letters where reason = 'rpc' and attempts >= 2
-           and recorded_at_ms between $1::bigint - 6 * ${HOUR} and $1::bigint - 2 * ${HOUR} order by recorded_at_ms desc, receipt_id desc`,
+           and recorded_at_ms between $1::bigint - 6 * ${HOUR} and $1::bigint - 2 * ${HOUR}
+           order by recorded_at_ms desc, receipt_id desc`,
         [NOW],
       ),
     );
@@ -212,7 +225,7 @@ describe('dead letters', () => {
   it('counts what a bulk replay preview of the same filter freezes', async () => {
     const filters = dead({ reason: 'backend', q: 'd-0', maxAttempts: '4' });
     const page = await listDeadLetterPage(db, filters);
-    const preview = await previewBulkReplay(postgresSettlementUnitOfWork(db), support, {
+    const preview = await previewBulkReplay({ unitOfWork: postgresSettlementUnitOfWork(db) }, support, {
       filter: toDeadLetterFilter(filters),
       note: 'same rows',
     });
@@ -227,7 +240,8 @@ describe('dead letters', () => {
     const groups = await deadLetterGroups(db, dead({ reason: 'signature' }), { nowMs: NOW });
     expect(groups.groups).toEqual(all.rows.map((r) => ({ reason: r.reason, count: { value: r.n, capped: false } })));
     const narrowed = await pool.query<{ reason: string; n: number }>(
-      `select reason, count(*)::int as n from settle.dead_letters where attempts <= 2 and recorded_at_ms >= $1::bigint - 3 * ${HOUR} group by reason`,
+      `select reason, count(*)::int as n from settle.dead_letters where attempts <= 2
+       and recorded_at_ms >= $1::bigint - 3 * ${HOUR} group by reason`,
       [NOW],
     );
     const narrowedGroups = await deadLetterGroups(db, dead({ maxAttempts: '2', maxAge: '3h' }), { nowMs: NOW });
@@ -238,7 +252,8 @@ describe('dead letters', () => {
 
   it("counts exactly up to 10,000, then says 10,000+ with the planner's estimate", async () => {
     await pool.query(
-      `insert into settle.dead_letters select 'cap-' || n, 1, 1, 'unsupported', '{}', $1 from generate_series(1, 10005) n`,
+      `insert into settle.dead_letters select 'cap-' || n, 1, 1, 'unsupported', '{}', $1
+       from generate_series(1, 10005) n`,
       [NOW],
     );
     expect((await listDeadLetterPage(db, dead({ q: 'cap-' }))).count).toMatchObject({
@@ -247,7 +262,8 @@ describe('dead letters', () => {
       value: expect.any(Number),
     });
     expect((await listDeadLetterPage(db, dead({ q: 'cap-' }))).count.value).toBeGreaterThan(10_000);
-    expect((await listDeadLetterPage(db, dead({ q: 'cap-1000' }))).count).toEqual({ value: 7, capped: false }); // 1000, 10000..10005
+    // 1000, 10000..10005
+    expect((await listDeadLetterPage(db, dead({ q: 'cap-1000' }))).count).toEqual({ value: 7, capped: false });
     const groups = await deadLetterGroups(db, dead({}));
     expect(groups.groups[0]).toEqual({ reason: 'unsupported', count: { value: 10_000, capped: true } });
   });
@@ -262,7 +278,8 @@ describe('dead letters', () => {
       expect(await plan(`select 1 from settle.dead_letters where receipt_id ^@ 'd-01'`)).toMatch(
         /dead_letters_receipt_prefix_idx/,
       );
-      // Under a C collation the primary key serves a prefix range too, and is the narrower index since 0018 widened this one.
+      // Under a C collation the primary key serves a prefix range
+      // too, and is the narrower index since 0018 widened this one.
       expect(await plan(`select 1 from settle.attempts where receipt_id ^@ 'q-'`)).toMatch(
         /attempts_receipt_prefix_idx|attempts_pkey/,
       );
@@ -281,7 +298,8 @@ describe('dead letters', () => {
 describe('a receipt history and the bulk replay list', () => {
   it('shows where a receipt is, its events, its replay and the audit trail', async () => {
     await pool.query(
-      `insert into keel.settlement_event (receipt_id, kind, attempt, reason_code, at_ms) values ('d-007', 'dead_lettered', 1, 'rpc', $1)`,
+      `insert into keel.settlement_event (receipt_id, kind, attempt, reason_code, at_ms)
+       values ('d-007', 'dead_lettered', 1, 'rpc', $1)`,
       [NOW],
     );
     const before = await readReceiptHistory(db, 'd-007');
@@ -290,7 +308,7 @@ describe('a receipt history and the bulk replay list', () => {
       deadLetter: { receiptId: 'd-007', reason: REASONS[7 % 5] },
       replays: [],
     });
-    const replayed = await replayDeadLetter(postgresSettlementUnitOfWork(db), support, {
+    const replayed = await replayDeadLetter({ unitOfWork: postgresSettlementUnitOfWork(db) }, support, {
       receiptId: 'd-007',
       note: 'ledger back',
       operationId: 'op-history-1',
@@ -322,9 +340,9 @@ describe('a receipt history and the bulk replay list', () => {
   });
 
   it('lists bulk replays newest first by keyset, and by status', async () => {
-    const transactions = postgresSettlementUnitOfWork(db);
+    const deps = { unitOfWork: postgresSettlementUnitOfWork(db) };
     for (let i = 0; i < 22; i += 1)
-      await previewBulkReplay(transactions, support, {
+      await previewBulkReplay(deps, support, {
         filter: { receiptIdPrefix: `d-00${i % 10}` },
         note: `job ${i}`,
       });

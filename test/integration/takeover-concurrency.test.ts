@@ -13,7 +13,7 @@ const base = recoveryDeps(db);
 /** The same services over 20 connections of their own, one per concurrent actor, warmed up front. */
 const pools = Array.from({ length: 20 }, () => newPool(1));
 await Promise.all(pools.map((p) => p.query('select 1')));
-const connections = pools.map((p) => ({ ...base, uow: recoveryDeps(createDatabase(p)).uow }));
+const connections = pools.map((p) => ({ ...base, unitOfWork: recoveryDeps(createDatabase(p)).unitOfWork }));
 const connection = (i: number) => connections[i % connections.length]!;
 
 const operator = actor('operator');
@@ -62,7 +62,7 @@ describe('takeover under concurrency', () => {
     for (const loser of losers) {
       expect(loser).toMatchObject({
         ok: false,
-        error: { code: 'PROPOSAL_DECIDED', decidedBy: winners[0], proposalStatus: 'APPROVED' },
+        error: { code: 'PROPOSAL_DECIDED', message: `Proposal ${proposal.id} was already approved by ${winners[0]}.` },
       });
     }
     expect(await runtimeRows(executionId)).toEqual({ status: 'FAILED', version: 8, decisions: 1, requests: 1 });

@@ -52,12 +52,16 @@ describe('a takeover chosen as a deadlock victim', () => {
 
       // The takeover locks the execution, then its operator request's foreign key needs the instance row.
       const takeoverPool = newPool(1, { options: '-c deadlock_timeout=3s' });
-      const confirming = confirmTakeover({ ...deps, uow: recoveryDeps(createDatabase(takeoverPool)).uow }, approver, {
-        proposalId: proposal.id,
-        evidenceDigest: proposal.evidenceDigestHex,
-        expectedVersion: proposal.expectedVersion,
-        resultingStatus: 'FAILED',
-      });
+      const confirming = confirmTakeover(
+        { ...deps, unitOfWork: recoveryDeps(createDatabase(takeoverPool)).unitOfWork },
+        approver,
+        {
+          proposalId: proposal.id,
+          evidenceDigest: proposal.evidenceDigestHex,
+          expectedVersion: proposal.expectedVersion,
+          resultingStatus: 'FAILED',
+        },
+      );
       await lockWaitOf('%update oxide_batch.ob_job_execution e%');
 
       // The cycle closes; PostgreSQL aborts the takeover's transaction, and this insert goes on.
@@ -70,9 +74,12 @@ describe('a takeover chosen as a deadlock victim', () => {
 
       // The second run reads the new step: the evidence moved, so the proposal is superseded.
       const result = await confirming;
-      expect(result).toMatchObject({
-        ok: false,
-        error: { code: 'RECOVERY_EVIDENCE_STALE', proposalStatus: 'SUPERSEDED' },
+      expect(result).toMatchObject({ ok: false, error: { code: 'RECOVERY_EVIDENCE_STALE' } });
+      // Superseded, not merely refused: the proposal is closed.
+      expect(
+        (await pool.query('select status from keel.recovery_proposal where id = $1', [proposal.id])).rows[0],
+      ).toEqual({
+        status: 'SUPERSEDED',
       });
     } finally {
       runtime.release();

@@ -72,7 +72,10 @@ describe('rejectProposal', () => {
     });
     expect(late).toMatchObject({
       ok: false,
-      error: { code: 'PROPOSAL_DECIDED', decidedBy: approver.login, proposalStatus: 'REJECTED' },
+      error: {
+        code: 'PROPOSAL_DECIDED',
+        message: `Proposal ${proposal.id} was already rejected by ${approver.login}.`,
+      },
     });
     expect(await auditCodes(proposal.id, 'recovery.reject')).toEqual(['FOUR_EYES_REQUIRED', 'FORBIDDEN', 'APPLIED']);
   });
@@ -149,9 +152,12 @@ describe('requestStop', () => {
       expectedVersion: proposal.expectedVersion,
       resultingStatus: 'FAILED',
     });
-    expect(result).toMatchObject({
-      ok: false,
-      error: { code: 'RECOVERY_EVIDENCE_STALE', proposalStatus: 'SUPERSEDED' },
+    expect(result).toMatchObject({ ok: false, error: { code: 'RECOVERY_EVIDENCE_STALE' } });
+    // Superseded, not merely refused: the proposal is closed.
+    expect(
+      (await pool.query('select status from keel.recovery_proposal where id = $1', [proposal.id])).rows[0],
+    ).toEqual({
+      status: 'SUPERSEDED',
     });
   });
 });

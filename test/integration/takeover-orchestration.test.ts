@@ -1,9 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { proposeTakeoverSchema } from '../../app/actions/recovery-schemas';
 import { postgresCheckpointStore } from '../../lib/adapters/checkpoint-store';
 import { orchestrationEvidenceDigestHex } from '../../lib/domain/recovery';
 import { confirmTakeover } from '../../lib/services/confirm-takeover';
 import { proposeRecovery } from '../../lib/services/propose-recovery';
+import { actionAs } from '../support/actions';
 import { freshDatabase } from '../support/database';
 import { actor, MINUTE, recoveryDeps, seedCheckpoint, SETTINGS, testCheckpoint } from '../support/recovery-fixtures';
 
@@ -73,12 +75,21 @@ describe('orchestration takeover', () => {
       [live.executionId, 'w2'],
       [forged.executionId, 'w2'],
       ['orch-missing', 'w2'],
-      [live.executionId, 'bad owner!'],
     ]) {
       const result = await propose(id!, successor);
       codes.push(result.ok ? 'OK' : result.error.code);
     }
-    expect(codes).toEqual(['LEASE_NOT_EXPIRED', 'AUTHENTICATION_FAILED', 'ORCHESTRATION_NOT_FOUND', 'INVALID_INPUT']);
+    expect(codes).toEqual(['LEASE_NOT_EXPIRED', 'AUTHENTICATION_FAILED', 'ORCHESTRATION_NOT_FOUND']);
+    // A successor that is not an actor reference never reaches the service: the action's schema refuses it.
+    const proposeThroughAction = actionAs(db, operator, proposeTakeoverSchema, 'recovery.propose', (who, input) =>
+      proposeRecovery(deps, who, input),
+    );
+    const badOwner = { target: 'orchestration', executionId: live.executionId, successorOwner: 'bad owner!' } as const;
+    expect(await proposeThroughAction({ ...badOwner, reason: 'owner silent' })).toMatchObject({
+      ok: false,
+      code: 'INVALID_INPUT',
+      fieldErrors: { successorOwner: expect.any(Array) },
+    });
     const { rows } = await pool.query(
       `select count(*)::int as n from keel.recovery_proposal where target_kind = 'orchestration'
        and target_id = any($1)`,
@@ -135,9 +146,12 @@ describe('orchestration takeover', () => {
       evidenceDigest: proposal.evidenceDigestHex,
       expectedFencingToken: 4,
     });
-    expect(result).toMatchObject({
-      ok: false,
-      error: { code: 'RECOVERY_EVIDENCE_STALE', proposalStatus: 'SUPERSEDED' },
+    expect(result).toMatchObject({ ok: false, error: { code: 'RECOVERY_EVIDENCE_STALE' } });
+    // Superseded, not merely refused: the proposal is closed.
+    expect(
+      (await pool.query('select status from keel.recovery_proposal where id = $1', [proposal.id])).rows[0],
+    ).toEqual({
+      status: 'SUPERSEDED',
     });
     const loaded = await store.load(checkpoint.executionId);
     expect(loaded.ok && loaded.value?.checkpoint.lease.ownerId).toBe('worker-a');

@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import { confirmTakeoverSchema, proposeTakeoverSchema } from '../../app/actions/recovery-schemas';
 import { snapshotEvidenceDigestHex } from '../../lib/domain/recovery';
 import { postgresRecoveryRepository } from '../../lib/adapters/recovery-repository';
 import { confirmTakeover } from '../../lib/services/confirm-takeover';
 import { proposeRecovery } from '../../lib/services/propose-recovery';
 import { readProposal } from '../../lib/queries/recovery';
+import { actionAs } from '../support/actions';
 import { freshDatabase } from '../support/database';
 import {
   actor,
@@ -164,7 +166,16 @@ describe('confirmTakeover (batch)', () => {
       const result = await confirmTakeover(deps, by, input);
       return result.ok ? 'OK' : result.error.code;
     };
-    expect(await codeOf(approver, { ...confirmInput(proposal), evidenceDigest: 'not-hex' })).toBe('INVALID_INPUT');
+    // A digest that is not one never reaches the service: the action's schema refuses it.
+    const confirmThroughAction = actionAs(db, approver, confirmTakeoverSchema, 'recovery.confirm', (who, input) =>
+      confirmTakeover(deps, who, input),
+    );
+    const notHex = { ...confirmInput(proposal), expectedVersion: proposal.expectedVersion ?? 0, evidenceDigest: 'x' };
+    expect(await confirmThroughAction(notHex)).toMatchObject({
+      ok: false,
+      code: 'INVALID_INPUT',
+      fieldErrors: { evidenceDigest: expect.any(Array) },
+    });
     expect(await codeOf(approver, { ...confirmInput(proposal), proposalId: 987_654 })).toBe('PROPOSAL_NOT_FOUND');
     expect(await codeOf(operator, confirmInput(proposal))).toBe('FOUR_EYES_REQUIRED');
     expect(await codeOf(actor('operator'), confirmInput(proposal))).toBe('FORBIDDEN');
@@ -203,7 +214,10 @@ describe('confirmTakeover (batch)', () => {
       const result = await confirmTakeover(deps, by, confirmInput(proposal));
       expect(result).toMatchObject({
         ok: false,
-        error: { code: 'PROPOSAL_DECIDED', decidedBy: approver.login, proposalStatus: 'APPROVED' },
+        error: {
+          code: 'PROPOSAL_DECIDED',
+          message: `Proposal ${proposal.id} was already approved by ${approver.login}.`,
+        },
       });
     }
     expect(await proposalStatus(proposal.id)).toEqual({ status: 'APPROVED', decider_login: approver.login });
@@ -228,15 +242,18 @@ describe('confirmTakeover (batch)', () => {
       [execution.id],
     );
     const result = await confirmTakeover(deps, approver, confirmInput(proposal));
-    expect(result).toMatchObject({
-      ok: false,
-      error: { code: 'RECOVERY_EVIDENCE_STALE', proposalStatus: 'SUPERSEDED' },
-    });
+    expect(result).toMatchObject({ ok: false, error: { code: 'RECOVERY_EVIDENCE_STALE' } });
     expect(await proposalStatus(proposal.id)).toEqual({ status: 'SUPERSEDED', decider_login: approver.login });
     const { rows } = await pool.query('select status from oxide_batch.ob_job_execution where id = $1', [execution.id]);
     expect(rows[0].status).toBe('STARTED');
     const decided = await confirmTakeover(deps, actor('approver'), confirmInput(proposal));
-    expect(decided).toMatchObject({ ok: false, error: { code: 'PROPOSAL_DECIDED', decidedBy: approver.login } });
+    expect(decided).toMatchObject({
+      ok: false,
+      error: {
+        code: 'PROPOSAL_DECIDED',
+        message: `Proposal ${proposal.id} was already superseded by ${approver.login}.`,
+      },
+    });
   });
 
   it('asks to acknowledge ambiguous effects and for UNKNOWN_EFFECT before failing an unknown commit', async () => {
@@ -294,31 +311,46 @@ describe('confirmTakeover (batch)', () => {
 });
 
 describe('proposeRecovery: the reason for the request', () => {
-  it('is required: an empty or blank reason is refused REASON_REQUIRED, audited, and creates no proposal', async () => {
+  const proposeThroughAction = actionAs(db, operator, proposeTakeoverSchema, 'recovery.propose', (who, input) =>
+    proposeRecovery(deps, who, input),
+  );
+
+  it('is required: an empty, blank or too long reason is refused, audited, and creates no proposal', async () => {
     const execution = await seedStaleExecution(db);
-    for (const reason of ['', '   ', 'x'.repeat(501)]) {
-      const result = await proposeRecovery(deps, operator, { target: 'batch', executionId: execution.id, reason });
-      expect(result.ok ? 'OK' : result.error.code).toBe('REASON_REQUIRED');
+    const since = Number((await pool.query('select coalesce(max(id), 0)::int as id from keel.audit_event')).rows[0].id);
+    for (const [reason, message] of [
+      ['', 'Say why the takeover is needed: the approver reads it before deciding.'],
+      ['   ', 'Say why the takeover is needed: the approver reads it before deciding.'],
+      ['x'.repeat(501), 'At most 500 characters.'],
+    ]) {
+      const result = await proposeThroughAction({ target: 'batch', executionId: execution.id, reason: reason! });
+      expect(result).toMatchObject({ ok: false, code: 'INVALID_INPUT', fieldErrors: { reason: [message] } });
     }
     const count = await pool.query('select count(*)::int as n from keel.recovery_proposal where target_id = $1', [
       String(execution.id),
     ]);
     expect(count.rows[0].n).toBe(0);
-    expect((await auditOf(execution.id, 'recovery.propose')).map((e) => [e.outcome, e.code])).toEqual([
-      ['REFUSED', 'REASON_REQUIRED'],
-      ['REFUSED', 'REASON_REQUIRED'],
-      ['REFUSED', 'REASON_REQUIRED'],
-    ]);
+    const refusals = await pool.query(
+      `select outcome, code, reason from keel.audit_event where id > $1 and action = 'recovery.propose' order by id`,
+      [since],
+    );
+    expect(refusals.rows).toEqual(
+      Array.from({ length: 3 }, () => ({
+        outcome: 'REFUSED',
+        code: 'INVALID_INPUT',
+        reason: 'Invalid input: reason.',
+      })),
+    );
   });
 
   it('is stored trimmed on the proposal, read back for the approver, and audited with the request', async () => {
     const execution = await seedStaleExecution(db);
-    const result = await proposeRecovery(deps, operator, {
+    const result = await proposeThroughAction({
       target: 'batch',
       executionId: execution.id,
       reason: '  worker host lost power\n ',
     });
-    if (!result.ok) throw new Error(result.error.code);
+    if (!result.ok) throw new Error(result.code);
     expect(result.value.proposal.note).toBe('worker host lost power');
     expect((await readProposal(db, result.value.proposal.id))?.note).toBe('worker host lost power');
     expect(await auditOf(execution.id, 'recovery.propose')).toEqual([

@@ -4,6 +4,7 @@ import { createAuth, type KeelAuth } from '../../lib/auth/auth';
 import { createUserAccount } from '../../lib/auth/users';
 import { authPasswordHasher, postgresUserDirectory, postgresUserUnitOfWork } from '../../lib/adapters/user-directory';
 import type { Actor } from '../../lib/domain/actor';
+import { mapOk } from '../../lib/domain/result';
 import { postgresAuditLog } from '../../lib/adapters/audit-log';
 import { createUserSchema } from '../../lib/domain/users';
 import { action } from '../../lib/server/action';
@@ -75,12 +76,13 @@ describe('user management service on Postgres', () => {
 
   it('creates a user who can sign in at once, audited in the same transaction', async () => {
     const operationId = randomUUID();
-    const result = await createUser(
-      ports,
-      admin,
-      { username: 'dana', name: 'Dana', role: 'operator', password: 'dana-password', operationId },
-      { requestId: 'req-1' },
-    );
+    const result = await createUser(ports, admin, {
+      username: 'dana',
+      name: 'Dana',
+      role: 'operator',
+      password: 'dana-password',
+      operationId,
+    });
     expect(result).toMatchObject({
       ok: true,
       value: { created: true, user: { username: 'dana', role: 'operator', disabled: false } },
@@ -138,10 +140,7 @@ describe('user management service on Postgres', () => {
     const createThroughAction = action(
       createUserSchema,
       'user.create',
-      async (actor, input, { requestId }) => {
-        const result = await createUser(ports, actor, input, { requestId });
-        return result.ok ? { ok: true, value: result.value.user.username } : result;
-      },
+      async (actor, input) => mapOk(await createUser(ports, actor, input), ({ user }) => user.username),
       {
         deps: {
           currentActor: async () => admin,

@@ -153,7 +153,7 @@ describe('demo runtime: batch executions and orchestrations', () => {
           for (const row of live) {
             // The runtime's STOP: the version stays, so the worker learns of it from its next write.
             const requested = await requestStop(
-              { uow: postgresTakeoverUnitOfWork(db, { checkpointKey: randomBytes(32) }) },
+              { unitOfWork: postgresTakeoverUnitOfWork(db, { checkpointKey: randomBytes(32) }) },
               actor('operator', 'operator'),
               {
                 executionId: Number(row.id),
@@ -539,7 +539,7 @@ describe('BatchRuntime over Postgres: the guards the demo relies on', () => {
     expect(seen).toEqual({ status: 'STARTED', version: 2, stopRequested: false, owner: 'CURRENT_PROCESS' });
     expect(value(await runtime.observeExecution(beat.executionId, randomBytes(16)))?.owner).toBe('OTHER_PROCESS');
     const stopped = await requestStop(
-      { uow: postgresTakeoverUnitOfWork(db, { checkpointKey: randomBytes(32) }) },
+      { unitOfWork: postgresTakeoverUnitOfWork(db, { checkpointKey: randomBytes(32) }) },
       actor('operator', 'operator'),
       {
         executionId: beat.executionId,

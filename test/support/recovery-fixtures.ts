@@ -194,7 +194,7 @@ export function recoveryDeps(
   options: { checkpointKey?: Buffer; ownerToken?: Buffer } = {},
 ): RecoveryServiceDeps {
   return {
-    uow: postgresTakeoverUnitOfWork(db, { checkpointKey: options.checkpointKey ?? randomBytes(32) }),
+    unitOfWork: postgresTakeoverUnitOfWork(db, { checkpointKey: options.checkpointKey ?? randomBytes(32) }),
     clock: fixedClock(),
     settings: SETTINGS,
     ownerToken: options.ownerToken ?? randomBytes(16),

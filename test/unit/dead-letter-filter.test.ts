@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { deadLetterFilterOfWords, type UncheckedDeadLetterFilter } from '@/lib/domain/dead-letter-filter';
+import {
+  deadLetterFilterOfWords,
+  deadLetterFilterSchema,
+  selectionFilter,
+  type UncheckedDeadLetterFilter,
+} from '@/lib/domain/dead-letter-filter';
 import { deadLetterFiltersSchema, toDeadLetterFilter } from '@/lib/queries/settlements-types';
-import { normalizeDeadLetterFilter } from '@/lib/services/bulk-replay';
 
 describe('bulk replay filters', () => {
   it('keeps only the fields a filter may hold', () => {
@@ -14,11 +18,18 @@ describe('bulk replay filters', () => {
       receiptIdPrefix: 'rcpt_',
       extra: 1,
     } as UncheckedDeadLetterFilter;
-    expect(normalizeDeadLetterFilter(filter)).toEqual({
-      ok: true,
-      value: { reason: 'rpc', minAgeMs: 0, maxAgeMs: 10, minAttempts: 1, maxAttempts: 6, receiptIdPrefix: 'rcpt_' },
+    expect(deadLetterFilterSchema.safeParse(filter)).toMatchObject({
+      success: true,
+      data: { reason: 'rpc', minAgeMs: 0, maxAgeMs: 10, minAttempts: 1, maxAttempts: 6, receiptIdPrefix: 'rcpt_' },
     });
-    expect(normalizeDeadLetterFilter({ receiptIdPrefix: '' })).toEqual({ ok: true, value: {} });
+    expect(deadLetterFilterSchema.parse(filter)).not.toHaveProperty('extra');
+    expect(deadLetterFilterSchema.safeParse({ receiptIdPrefix: '' })).toEqual({ success: true, data: {} });
+  });
+
+  it('keeps a selection as the schema does: each receipt once, sorted', () => {
+    const ticked = ['r-2', 'r-1', 'r-2', 'r-10'];
+    expect(selectionFilter(ticked)).toEqual({ receiptIds: ['r-1', 'r-10', 'r-2'] });
+    expect(deadLetterFilterSchema.parse({ receiptIds: ticked })).toEqual(selectionFilter(ticked));
   });
 
   it.each<[string, UncheckedDeadLetterFilter]>([
@@ -31,7 +42,7 @@ describe('bulk replay filters', () => {
     ['minimum attempts above the maximum', { minAttempts: 3, maxAttempts: 2 }],
     ['a prefix over 256 characters', { receiptIdPrefix: 'x'.repeat(257) }],
   ])('refuses %s', (_name, filter) => {
-    expect(normalizeDeadLetterFilter(filter)).toMatchObject({ ok: false, error: { code: 'INVALID_FILTER' } });
+    expect(deadLetterFilterSchema.safeParse(filter).success).toBe(false);
   });
 });
 

@@ -26,10 +26,14 @@ export const DEFAULT_SUPPORT_DESK: SupportDeskOptions = {
   perRound: 40,
 };
 
-/** The demo's support person, as seeded (lib/demo/seed.ts); null when that user is gone, disabled or moved to another role. */
+/**
+ * The demo's support person, as seeded (lib/demo/seed.ts); null
+ * when that user is gone, disabled or moved to another role.
+ */
 async function supportPerson(db: DbOrTx): Promise<Actor | null> {
   const { rows } = await db.execute<{ id: string; name: string }>(sql`
-    select id, name from keel."user" where username = 'support' and role = 'support' and coalesce(banned, false) = false`);
+    select id, name from keel."user" where username = 'support' and role = 'support'
+    and coalesce(banned, false) = false`);
   const row = rows[0];
   return row ? { id: row.id, login: 'support', name: row.name, role: 'support' } : null;
 }
@@ -46,7 +50,7 @@ export function supportDeskDriver(overrides: Partial<SupportDeskOptions> = {}): 
   return {
     name: 'support',
     start({ db, log }) {
-      const transactions = postgresSettlementUnitOfWork(db);
+      const deps = { unitOfWork: postgresSettlementUnitOfWork(db) };
       const tally = { replayed: 0, discarded: 0, refused: 0 };
       let actor: Actor | null | undefined;
       const loop = startWorkerLoop({
@@ -65,11 +69,11 @@ export function supportDeskDriver(overrides: Partial<SupportDeskOptions> = {}): 
           for (const { receipt_id: receiptId, reason } of rows) {
             const input = { receiptId, operationId: `demo-support-${randomUUID()}` };
             const done = isRetryableFailureCode(reason)
-              ? await replayDeadLetter(transactions, actor, {
+              ? await replayDeadLetter(deps, actor, {
                   ...input,
                   note: `${reason} failures have cleared; replaying.`,
                 })
-              : await discardDeadLetter(transactions, actor, {
+              : await discardDeadLetter(deps, actor, {
                   ...input,
                   note: `${reason} is not something a retry fixes; the sender was told to resubmit.`,
                 });
