@@ -8,7 +8,8 @@ import { Button } from '../ui/button';
 import { useTimeZone } from '../ui/time-zone';
 
 const FIELD =
-  'mt-1 block w-44 rounded-md border border-zinc-300 bg-white px-2 py-1.5 text-sm dark:border-zinc-700 dark:bg-zinc-950';
+  'mt-1 block w-44 rounded-md border border-zinc-300 bg-white px-2 py-1.5 text-sm dark:border-zinc-700 ' +
+  'dark:bg-zinc-950';
 
 // Events about users and sign-in are listed only to those who manage users: others get examples they can find.
 const textFields = (canManageUsers: boolean) =>

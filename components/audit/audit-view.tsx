@@ -43,14 +43,18 @@ export function AuditView({ canManageUsers }: { canManageUsers: boolean }) {
       <div className="mb-3 flex flex-wrap items-center justify-between gap-3 text-sm">
         <p data-testid="audit-count" aria-live="polite">
           {page
-            ? `${formatCappedCount(page.count)} ${page.count.value === 1 && !page.count.capped ? 'event' : 'events'}${filtered ? ' match' : ''}`
+            ? `${formatCappedCount(page.count)} ` +
+              `${page.count.value === 1 && !page.count.capped ? 'event' : 'events'}${filtered ? ' match' : ''}`
             : '\u00a0'}
           {query.isFetching && page ? <span className="ml-2 text-zinc-600 dark:text-zinc-400">Refreshing…</span> : null}
         </p>
         <a
           href={exportHref}
           download
-          className="inline-flex items-center rounded-md border border-zinc-300 bg-white px-3 py-1.5 text-sm font-medium hover:bg-zinc-100 dark:border-zinc-700 dark:bg-zinc-900 dark:hover:bg-zinc-800"
+          className={
+            'inline-flex items-center rounded-md border border-zinc-300 bg-white px-3 py-1.5 text-sm font-medium ' +
+            'hover:bg-zinc-100 dark:border-zinc-700 dark:bg-zinc-900 dark:hover:bg-zinc-800'
+          }
         >
           Export CSV{filtered ? ' (filtered)' : ''}
         </a>
@@ -58,7 +62,10 @@ export function AuditView({ canManageUsers }: { canManageUsers: boolean }) {
       {query.isError && !page ? (
         <div
           role="alert"
-          className="rounded-lg border border-red-300 bg-red-50 p-4 text-sm text-red-900 dark:border-red-800 dark:bg-red-950 dark:text-red-100"
+          className={
+            'rounded-lg border border-red-300 bg-red-50 p-4 text-sm text-red-900 dark:border-red-800 dark:bg-red-950 ' +
+            'dark:text-red-100'
+          }
         >
           <p className="font-medium">Could not load the audit log{failure ? ` (${failure.code})` : ''}.</p>
           <p className="mt-1">{query.error.message}</p>
@@ -69,7 +76,10 @@ export function AuditView({ canManageUsers }: { canManageUsers: boolean }) {
       ) : !page ? (
         <p
           role="status"
-          className="rounded-lg border border-zinc-200 bg-white p-8 text-center text-sm text-zinc-600 dark:border-zinc-800 dark:bg-zinc-900 dark:text-zinc-400"
+          className={
+            'rounded-lg border border-zinc-200 bg-white p-8 text-center text-sm text-zinc-600 dark:border-zinc-800 ' +
+            'dark:bg-zinc-900 dark:text-zinc-400'
+          }
         >
           Loading audit events…
         </p>

@@ -43,7 +43,12 @@ export function ExecutionView({ id, role, links }: { id: number; role: Role; lin
         <div className="flex items-center gap-2">
           <StatusBadge status={detail.status} />
           {detail.stale ? (
-            <span className="rounded bg-amber-100 px-1.5 py-0.5 text-xs font-medium text-amber-900 dark:bg-amber-950 dark:text-amber-200">
+            <span
+              className={
+                'rounded bg-amber-100 px-1.5 py-0.5 text-xs font-medium text-amber-900 dark:bg-amber-950 ' +
+                'dark:text-amber-200'
+              }
+            >
               stale
             </span>
           ) : null}

@@ -119,7 +119,10 @@ export function ExecutionsView() {
       {data?.indexWarning ? (
         <p
           role="note"
-          className="rounded-md border-l-4 border-amber-500 bg-amber-50 p-2 text-sm text-amber-950 dark:bg-amber-950 dark:text-amber-50"
+          className={
+            'rounded-md border-l-4 border-amber-500 bg-amber-50 p-2 text-sm text-amber-950 dark:bg-amber-950 ' +
+            'dark:text-amber-50'
+          }
         >
           {data.indexWarning}
         </p>
@@ -148,7 +151,12 @@ export function ExecutionsView() {
             <Cell>
               <StatusBadge status={row.status} />
               {row.stale ? (
-                <span className="ml-2 rounded bg-amber-100 px-1.5 py-0.5 text-xs font-medium text-amber-900 dark:bg-amber-950 dark:text-amber-200">
+                <span
+                  className={
+                    'ml-2 rounded bg-amber-100 px-1.5 py-0.5 text-xs font-medium text-amber-900 dark:bg-amber-950 ' +
+                    'dark:text-amber-200'
+                  }
+                >
                   stale
                 </span>
               ) : null}

@@ -151,7 +151,10 @@ export function LiveUpdates({ userId }: { userId: string }) {
         <button
           type="button"
           onClick={() => applyNow.current()}
-          className="rounded-md border border-sky-700 bg-sky-50 px-2 py-0.5 text-xs font-medium text-sky-900 dark:border-sky-300 dark:bg-sky-950 dark:text-sky-100"
+          className={
+            'rounded-md border border-sky-700 bg-sky-50 px-2 py-0.5 text-xs font-medium text-sky-900 ' +
+            'dark:border-sky-300 dark:bg-sky-950 dark:text-sky-100'
+          }
         >
           Updates waiting
         </button>
@@ -164,7 +167,10 @@ export function LiveUpdates({ userId }: { userId: string }) {
       >
         <span
           aria-hidden
-          className={`inline-block h-2 w-2 rounded-full ${mode === 'live' ? 'bg-emerald-500' : mode === 'polling' ? 'bg-amber-500' : 'bg-zinc-400'}`}
+          className={
+            `inline-block h-2 w-2 rounded-full ` +
+            `${mode === 'live' ? 'bg-emerald-500' : mode === 'polling' ? 'bg-amber-500' : 'bg-zinc-400'}`
+          }
         />
         {label}
       </span>
@@ -178,7 +184,9 @@ export function LiveUpdates({ userId }: { userId: string }) {
             storeRefreshMode(userId, next);
             setRefresh(next);
           }}
-          className="rounded-md border border-zinc-300 bg-white px-1 py-0.5 text-xs dark:border-zinc-700 dark:bg-zinc-950"
+          className={
+            'rounded-md border border-zinc-300 bg-white px-1 py-0.5 ' + 'text-xs dark:border-zinc-700 dark:bg-zinc-950'
+          }
         >
           {REFRESH_MODES.map((m) => (
             <option key={m} value={m}>

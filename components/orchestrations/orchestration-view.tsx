@@ -122,7 +122,10 @@ export function OrchestrationView({ executionId }: { executionId: string }) {
                   <li
                     // biome-ignore lint/suspicious/noArrayIndexKey: a fixed, ordered list in which a node may repeat
                     key={`${index}-${node}`}
-                    className="rounded border border-zinc-300 px-2 py-0.5 font-mono text-xs [overflow-wrap:anywhere] dark:border-zinc-700"
+                    className={
+                      'rounded border border-zinc-300 px-2 py-0.5 font-mono text-xs [overflow-wrap:anywhere] ' +
+                      'dark:border-zinc-700'
+                    }
                   >
                     <span className="text-zinc-600 dark:text-zinc-400">{index + 1}.</span> {node}
                   </li>

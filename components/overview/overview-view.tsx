@@ -21,7 +21,10 @@ export const overviewQuery = () => ({
   queryFn: ({ signal }: { signal: AbortSignal }) => readJson<OverviewPage>('/api/overview', {}, signal),
 });
 
-/** The overview's counts and charts, prefetched by the page and kept current by live events; `links` come from the server. */
+/**
+ * The overview's counts and charts, prefetched by the page and
+ * kept current by live events; `links` come from the server.
+ */
 export function OverviewView({ links }: { links: OverviewLinks }) {
   const tz = useTimeZone();
   const { data: overview, error } = useQuery(overviewQuery());

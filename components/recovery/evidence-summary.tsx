@@ -134,7 +134,12 @@ function BatchEvidence({
           return (
             <li
               key={marker.key}
-              className={`flex flex-wrap items-baseline gap-x-3 gap-y-1 rounded-md border-l-4 p-2 text-sm ${set ? 'border-amber-500 bg-amber-50 text-amber-950 dark:bg-amber-950 dark:text-amber-50' : 'border-zinc-200 dark:border-zinc-700'}`}
+              className={
+                'flex flex-wrap items-baseline gap-x-3 gap-y-1 rounded-md border-l-4 p-2 text-sm ' +
+                (set
+                  ? 'border-amber-500 bg-amber-50 text-amber-950 dark:bg-amber-950 dark:text-amber-50'
+                  : 'border-zinc-200 dark:border-zinc-700')
+              }
             >
               <span className="w-12 shrink-0 text-xs font-semibold uppercase">{set ? 'Set' : 'Clear'}</span>
               <span className="w-56 max-w-full shrink-0 font-mono text-xs break-all">{marker.code}</span>

@@ -15,9 +15,11 @@ import { orchestrationHref } from '../orchestrations/links';
 import { OrchestrationTakeoverButton } from './orchestration-takeover-button';
 
 const tab =
-  'rounded-md border border-zinc-300 px-2 py-1 aria-[current=page]:bg-zinc-900 aria-[current=page]:text-white dark:border-zinc-700 dark:aria-[current=page]:bg-zinc-100 dark:aria-[current=page]:text-zinc-900';
+  'rounded-md border border-zinc-300 px-2 py-1 aria-[current=page]:bg-zinc-900 aria-[current=page]:text-white ' +
+  'dark:border-zinc-700 dark:aria-[current=page]:bg-zinc-100 dark:aria-[current=page]:text-zinc-900';
 const LINK = 'text-sky-800 underline dark:text-sky-300';
-// Orchestration ids and owner names are the runtime's own and can be long: they break anywhere rather than push the actions out of view.
+// Orchestration ids and owner names are the runtime's own and can be
+// long: they break anywhere rather than push the actions out of view.
 const ID_CELL = 'min-w-32 max-w-64 px-3 py-2 [overflow-wrap:anywhere]';
 
 /** Proposals by status and orchestration leases; the status and cursor live in the URL. */

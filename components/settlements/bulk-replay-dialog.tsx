@@ -93,8 +93,10 @@ export function BulkReplayDialog({
       </p>
       <p>
         {discard
-          ? 'Each is deleted for good (its JSON is kept in its audit event), and each discard is audited under your name with the note.'
-          : 'Each is deleted from the dead letters and queued again (pending observation, 0 attempts, due now), and each replay is audited under your name with the note.'}{' '}
+          ? 'Each is deleted for good (its JSON is kept in its audit event), ' +
+            'and each discard is audited under your name with the note.'
+          : 'Each is deleted from the dead letters and queued again (pending observation, 0 attempts, due now), ' +
+            'and each replay is audited under your name with the note.'}{' '}
         A dead letter that is gone or was recorded again since the preview is skipped and reported.
         {preview.itemCount === 0
           ? ' Nothing matched, so there is nothing to start.'

@@ -18,7 +18,8 @@ import { describeDeadLetterFilter } from './filter-summary';
 import { LINK, bulkReplayHref } from './links';
 
 const FIELD =
-  'mt-1 block w-44 rounded-md border border-zinc-300 bg-white px-2 py-1.5 text-sm dark:border-zinc-700 dark:bg-zinc-950';
+  'mt-1 block w-44 rounded-md border border-zinc-300 bg-white px-2 py-1.5 text-sm dark:border-zinc-700 ' +
+  'dark:bg-zinc-950';
 
 /** Every bulk replay job, newest first, with its status and progress; each links to its items. */
 export function BulkReplayList() {

@@ -70,7 +70,8 @@ export function BulkRequeueDialog({
       <p data-testid="bulk-preview-count">
         Exactly {plural(preview.itemCount)} were frozen at <ZonedTime at={preview.asOfMs} />
         {left > 0
-          ? `; ${plural(left)} of the selection had already left the retries, so ${left === 1 ? 'it is' : 'they are'} not part of it`
+          ? `; ${plural(left)} of the selection had already left the retries, ` +
+            `so ${left === 1 ? 'it is' : 'they are'} not part of it`
           : ''}
         .
       </p>

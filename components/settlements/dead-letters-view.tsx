@@ -79,7 +79,8 @@ export function DeadLettersView({ canAct }: { canAct: boolean }) {
       <div className="flex flex-wrap items-center justify-between gap-3">
         <p className="text-sm text-zinc-700 dark:text-zinc-300" aria-live="polite" data-testid="dead-letter-count">
           {page
-            ? `${formatCappedCount(page.count)} dead letter${page.count.value === 1 && !page.count.capped ? '' : 's'}${filtered ? ' match' : ''}`
+            ? `${formatCappedCount(page.count)} dead ` +
+              `letter${page.count.value === 1 && !page.count.capped ? '' : 's'}${filtered ? ' match' : ''}`
             : '\u00a0'}
           {query.isFetching && page ? <span className="ml-2 text-zinc-600 dark:text-zinc-400">Refreshing…</span> : null}
         </p>

@@ -97,7 +97,8 @@ export function QueueView({ canAct }: { canAct: boolean }) {
       {query.isError ? <ErrorState detail={`${failure?.code ?? 'ERROR'}: ${query.error.message}`} /> : null}
       <p className="text-sm text-zinc-700 dark:text-zinc-300" aria-live="polite" data-testid="queue-count">
         {page
-          ? `${formatCappedCount(page.count)} ${current === 'all' ? 'queued' : STATE_LABEL[current]} settlement${page.count.value === 1 && !page.count.capped ? '' : 's'} match`
+          ? `${formatCappedCount(page.count)} ${current === 'all' ? 'queued' : STATE_LABEL[current]} ` +
+            `settlement${page.count.value === 1 && !page.count.capped ? '' : 's'} match`
           : '\u00a0'}
         {query.isFetching && page ? <span className="ml-2 text-zinc-600 dark:text-zinc-400">Refreshing…</span> : null}
       </p>

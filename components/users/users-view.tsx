@@ -73,7 +73,10 @@ export function UsersView({ currentUsername }: { currentUsername: string }) {
       {query.isError && !page ? (
         <div
           role="alert"
-          className="rounded-lg border border-red-300 bg-red-50 p-4 text-sm text-red-900 dark:border-red-800 dark:bg-red-950 dark:text-red-100"
+          className={
+            'rounded-lg border border-red-300 bg-red-50 p-4 text-sm text-red-900 dark:border-red-800 dark:bg-red-950 ' +
+            'dark:text-red-100'
+          }
         >
           <p className="font-medium">Could not load users{failure ? ` (${failure.code})` : ''}.</p>
           <p className="mt-1">{query.error.message}</p>
@@ -129,13 +132,21 @@ export function UsersView({ currentUsername }: { currentUsername: string }) {
                     <Cell>
                       {user.disabled ? (
                         <span
-                          className="rounded bg-red-100 px-1.5 py-0.5 text-xs font-medium text-red-900 dark:bg-red-950 dark:text-red-200"
+                          className={
+                            'rounded bg-red-100 px-1.5 py-0.5 text-xs font-medium text-red-900 dark:bg-red-950 ' +
+                            'dark:text-red-200'
+                          }
                           title={user.disabledReason ?? undefined}
                         >
                           disabled
                         </span>
                       ) : (
-                        <span className="rounded bg-emerald-100 px-1.5 py-0.5 text-xs font-medium text-emerald-900 dark:bg-emerald-950 dark:text-emerald-200">
+                        <span
+                          className={
+                            'rounded bg-emerald-100 px-1.5 py-0.5 text-xs font-medium text-emerald-900 ' +
+                            'dark:bg-emerald-950 dark:text-emerald-200'
+                          }
+                        >
                           active
                         </span>
                       )}

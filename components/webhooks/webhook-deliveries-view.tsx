@@ -46,7 +46,10 @@ export function WebhookDeliveriesView() {
             {page?.endpoints.map((e) => (
               <li
                 key={e.name}
-                className="flex flex-wrap items-center gap-x-2 rounded-md border border-zinc-200 px-3 py-1.5 dark:border-zinc-800"
+                className={
+                  'flex flex-wrap items-center gap-x-2 rounded-md border border-zinc-200 px-3 py-1.5 ' +
+                  'dark:border-zinc-800'
+                }
               >
                 <span className="font-medium">{e.name}</span>
                 <span className={`font-mono text-xs ${MUTED}`}>{e.origin}</span>
@@ -89,7 +92,8 @@ export function WebhookDeliveriesView() {
           </form>
           <p className="text-sm" data-testid="delivery-count">
             {page
-              ? `${formatCappedCount(page.count)} ${page.count.value === 1 && !page.count.capped ? 'delivery' : 'deliveries'}`
+              ? `${formatCappedCount(page.count)} ` +
+                `${page.count.value === 1 && !page.count.capped ? 'delivery' : 'deliveries'}`
               : '\u00a0'}
           </p>
         </div>

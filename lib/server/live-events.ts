@@ -27,9 +27,11 @@ const QUEUE_TOPIC: LiveTopic = 'settlements';
 // index: any status change or heartbeat moves one of them.
 const RUNTIME_FINGERPRINT = `
   select string_agg(s.status || '=' || coalesce((
-           select max(e.updated_at)::text from oxide_batch.ob_job_execution e where e.status = s.status), ''), ',' order by s.status) as fp,
+           select max(e.updated_at)::text from oxide_batch.ob_job_execution e where e.status = s.status), ''), ','
+           order by s.status) as fp,
          (select max(id) from keel.settlement_event)::text as queue
-  from unnest(array['STARTING','STARTED','STOPPING','STOPPED','FAILED','COMPLETED','ABANDONED','UNKNOWN']) as s(status)`;
+  from unnest(array['STARTING','STARTED','STOPPING','STOPPED','FAILED','COMPLETED','ABANDONED','UNKNOWN']) as
+  s(status)`;
 
 export class LiveEvents extends EventEmitter {
   private client: pg.Client | null = null;

@@ -22,7 +22,9 @@ export const GET = apiRoute('read', auditFiltersSchema, async (actor, filters) =
     return Response.json(
       {
         code: 'EXPORT_BUSY',
-        message: `Too many exports are running (at most ${EXPORT_LIMITS.perUser} per user and ${EXPORT_LIMITS.perRole} for the ${actor.role} role); try again shortly.`,
+        message:
+          `Too many exports are running (at most ${EXPORT_LIMITS.perUser} per user and ` +
+          `${EXPORT_LIMITS.perRole} for the ${actor.role} role); try again shortly.`,
       },
       { status: 429, headers: { 'Retry-After': String(EXPORT_LIMITS.retryAfterSeconds), 'Cache-Control': 'no-store' } },
     );
