@@ -41,10 +41,7 @@ export function ProposalView({
           Recovery
         </Link>
       </p>
-      <PageHeader
-        title={`Proposal ${proposal.id}`}
-        description={`Takeover of ${targetNoun} ${proposal.targetId}`}
-      >
+      <PageHeader title={`Proposal ${proposal.id}`} description={`Takeover of ${targetNoun} ${proposal.targetId}`}>
         <StatusBadge status={proposal.status} />
       </PageHeader>
       <ProposalDecision
