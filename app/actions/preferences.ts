@@ -6,6 +6,6 @@ import { preferencePorts } from '@/lib/server/composition-root';
 import { setTimeZonePreference } from '@/lib/services/preferences';
 
 /** Where the signed-in user sees times: 'utc', 'browser' or a zone name (docs/console.md#time-zone). */
-export const setTimeZoneAction = action(timeZoneSettingSchema, 'user.time_zone', (actor, input, { requestId }) =>
-  setTimeZonePreference(preferencePorts(), actor, input, { requestId }),
+export const setTimeZoneAction = action(timeZoneSettingSchema, 'user.time_zone', (actor, input) =>
+  setTimeZonePreference(preferencePorts(), actor, input),
 );

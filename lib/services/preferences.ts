@@ -1,15 +1,12 @@
 import 'server-only';
 import type { Actor } from '../domain/actor';
-import { err, ok, type Result } from '../domain/result';
+import type { TimeZoneSetting } from '../domain/preferences';
+import { ok } from '../domain/result';
 import { mayTake } from '../domain/roles';
-import { parseTimeZonePreference, TIME_ZONE_MESSAGE, type TimeZonePreference } from '../domain/time-zone';
+import type { TimeZonePreference } from '../domain/time-zone';
 import type { PreferencePorts } from '../ports/user-preferences';
 import type { UnitOfWork } from '../ports/unit-of-work';
-
-export interface PreferenceError {
-  code: 'FORBIDDEN' | 'INVALID_INPUT' | 'NOT_FOUND';
-  message: string;
-}
+import { refuse, serviceError, transact, type ServiceResult } from './kernel';
 
 /**
  * Sets where the actor sees times (docs/console.md#time-zone): their own row only, any
@@ -20,27 +17,18 @@ export interface PreferenceError {
 export async function setTimeZonePreference(
   ports: { unitOfWork: UnitOfWork<PreferencePorts> },
   actor: Actor,
-  input: { timeZone: string },
-  context: { requestId?: string } = {},
-): Promise<Result<{ timeZone: TimeZonePreference; changed: boolean }, PreferenceError>> {
-  const preference = parseTimeZonePreference(input.timeZone);
-  return ports.unitOfWork.transaction(async (tx) => {
-    const event = {
-      actor,
-      action: 'user.time_zone',
-      target: { kind: 'user', id: actor.login },
-      requestId: context.requestId ?? null,
-    };
-    const refuse = async (error: PreferenceError) => {
-      await tx.audit.record({ ...event, outcome: 'REFUSED', code: error.code, reason: error.message });
-      return err(error);
-    };
+  input: TimeZoneSetting,
+): Promise<ServiceResult<{ timeZone: TimeZonePreference; changed: boolean }>> {
+  // The schema (timeZoneSettingSchema) made the zone a preference in Intl's spelling.
+  const preference = input.timeZone;
+  const event = { actor, action: 'user.time_zone', target: { kind: 'user', id: actor.login } };
+  const refusePreference = (code: 'FORBIDDEN' | 'NOT_FOUND', message: string): never =>
+    refuse(serviceError(code, message), { ...event, reason: message });
+  return transact(ports.unitOfWork, async (tx) => {
     if (!mayTake(actor.role, 'user.time_zone'))
-      return refuse({ code: 'FORBIDDEN', message: `The ${actor.role} role may not do this.` });
-    // The action's schema refuses this first; a caller without the wrapper is refused the same way.
-    if (preference === null) return refuse({ code: 'INVALID_INPUT', message: TIME_ZONE_MESSAGE });
+      refusePreference('FORBIDDEN', `The ${actor.role} role may not do this.`);
     const current = await tx.preferences.lockTimeZone(actor.id);
-    if (current === null) return refuse({ code: 'NOT_FOUND', message: 'Your account no longer exists.' });
+    if (current === null) return refusePreference('NOT_FOUND', 'Your account no longer exists.');
     if (current === preference) return ok({ timeZone: preference, changed: false });
     await tx.preferences.setTimeZone(actor.id, preference);
     await tx.audit.record({
