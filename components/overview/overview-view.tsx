@@ -7,9 +7,9 @@ import { queryKeys } from '@/lib/query-keys';
 import type { OverviewPage } from '@/lib/queries/console-reads-types';
 import type { OverviewLinks } from '@/lib/url-state/overview';
 import { PageHeader, StatCard } from '../ui/page-header';
-import { Sparkline } from '../ui/sparkline';
 import { ErrorState } from '../ui/states';
 import { StatusBadge } from '../ui/status-badge';
+import { RatesLastHour } from './rates-last-hour';
 import { Cell, DataTable } from '../ui/table';
 import { useTimeZone } from '../ui/time-zone';
 
@@ -47,16 +47,7 @@ export function OverviewView({ links }: { links: OverviewLinks }) {
         <StatCard label="Settlement queue" value={queueDepth.toLocaleString('en-US')} href={links.queue} />
         <StatCard label="Dead letters" value={deadLetters.toLocaleString('en-US')} href="/settlements/dead-letters" />
       </section>
-      <section aria-labelledby="last-hour" className="mt-8">
-        <h2 id="last-hour" className="mb-2 text-sm font-semibold">
-          Last hour (sampled every 15 s)
-        </h2>
-        <div className="grid grid-cols-1 gap-4 sm:grid-cols-2 lg:grid-cols-3">
-          {overview.charts.map((series) => (
-            <Sparkline key={series.name} series={series} />
-          ))}
-        </div>
-      </section>
+      <RatesLastHour />
       <div className="mt-8 grid gap-6 lg:grid-cols-3">
         <section aria-labelledby="by-status">
           <h2 id="by-status" className="mb-2 text-sm font-semibold">

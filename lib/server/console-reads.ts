@@ -4,7 +4,6 @@ import { readExecutionDetail } from '../queries/execution-detail';
 import { listJobNames } from '../queries/executions';
 import { assessBatchCandidate, type CandidateAssessment } from '../services/propose-recovery';
 import { recoveryDeps } from './composition-root';
-import { readLastHour } from '../queries/metric-series';
 import { readOverview } from '../queries/overview';
 import { listRetryKeys } from '../queries/retry-keys';
 import type { FailureCategory, FaultPhase } from '../domain/batch-status';
@@ -35,24 +34,14 @@ import { runtime } from './composition-root';
  */
 export const primaryDb = (): Database => runtime().db;
 
-const CHARTS = [
-  { metric: 'settlement_queue_depth', label: 'due', name: 'Due settlements' },
-  { metric: 'settlement_queue_depth', label: 'leased', name: 'Leased settlements' },
-  { metric: 'settlement_queue_depth', label: 'retry_scheduled', name: 'Retries scheduled' },
-  { metric: 'settlement_dead_letters_total', name: 'Dead letters' },
-  { metric: 'batch_stale_executions', name: 'Stale executions' },
-  { metric: 'recovery_pending_proposals', name: 'Pending proposals' },
-];
-
 export async function overviewPage() {
   // The primary: with no fresh sample the overview takes one, a write.
   const { db, settings } = runtime();
-  const [overview, charts] = await Promise.all([readOverview(db, settings.staleThresholdMs), readLastHour(db, CHARTS)]);
+  const overview = await readOverview(db, settings.staleThresholdMs);
   return {
     ...overview,
     serverNow: overview.serverNow.toISOString(),
     staleThresholdMs: settings.staleThresholdMs,
-    charts,
   };
 }
 
