@@ -7,6 +7,7 @@ import { auditSearchOf, auditStateOf, auditUrlSearch } from '@/lib/url-state/aud
 import { formatCappedCount } from '@/lib/domain/capped-count';
 import { ApiError } from '@/lib/http/read-json';
 import { auditListQuery } from '@/lib/reads/queries';
+import { withSearch } from '@/lib/url-state/search-string';
 import { Button } from '../ui/button';
 import { AuditFilterForm } from './audit-filter-form';
 import { AuditTable } from './audit-table';
@@ -25,7 +26,7 @@ export function AuditView({ canManageUsers }: { canManageUsers: boolean }) {
   const page = query.data;
   const failure = query.error instanceof ApiError ? query.error : null;
   const filtered = Object.keys(filters).length > 0;
-  const exportHref = `/api/audit/export${filtered ? `?${new URLSearchParams(filters).toString()}` : ''}`;
+  const exportHref = withSearch('/api/audit/export', filters);
 
   return (
     <section aria-label="Audit log">

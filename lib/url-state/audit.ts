@@ -1,6 +1,5 @@
 import {
   createLoader,
-  createSerializer,
   parseAsIsoDateTime,
   parseAsString,
   parseAsStringLiteral,
@@ -8,6 +7,7 @@ import {
 } from 'nuqs/server';
 import { AUDIT_OUTCOMES, auditSearch, type AuditSearch } from '../domain/audit-search';
 import { CURSOR_WORD, INSTANT_WORDS, oneOf, type FilterWords } from './filter-words';
+import { withSearch } from './search-string';
 
 /**
  * The audit log's URL state for the server page, the view and the export link;
@@ -25,10 +25,9 @@ export const auditUrlSearch = {
 };
 export type AuditUrlState = inferParserType<typeof auditUrlSearch>;
 export const loadAuditSearch = createLoader(auditUrlSearch);
-const serializeAudit = createSerializer(auditUrlSearch);
 /** The audit log narrowed to one target (its kind as the audit records it: `batch_execution`, `settlement`, ...). */
 export const auditTargetFilterHref = (targetKind: string, targetId: string) =>
-  serializeAudit('/audit', { targetKind, targetId });
+  withSearch('/audit', { targetKind, targetId });
 
 const iso = (at: Date | null) => (at && !Number.isNaN(at.getTime()) ? at.toISOString() : null);
 

@@ -1,6 +1,5 @@
 import {
   createLoader,
-  createSerializer,
   parseAsIsoDateTime,
   parseAsString,
   parseAsStringLiteral,
@@ -8,6 +7,7 @@ import {
 } from 'nuqs/server';
 import { BATCH_STATUSES } from '../domain/batch-status';
 import { CURSOR_WORD, INSTANT_WORDS, oneOf, type FilterWords } from './filter-words';
+import { withSearch } from './search-string';
 
 /**
  * The executions list's URL state, typed once for the server page (loader), the
@@ -26,9 +26,8 @@ export const executionsSearch = {
 export type ExecutionsSearch = inferParserType<typeof executionsSearch>;
 
 export const loadExecutionsSearch = createLoader(executionsSearch);
-/** `/executions?…` for a view, or `/api/executions?…` for its data: one serializer for both. */
-export const serializeExecutionsSearch = createSerializer(executionsSearch);
-export const executionsHref = (search: Partial<ExecutionsSearch>) => serializeExecutionsSearch('/executions', search);
+/** `/executions?…`, through the console's one URL serializer (lib/url-state/search-string.ts). */
+export const executionsHref = (search: Partial<ExecutionsSearch>) => withSearch('/executions', search);
 
 /** The executions filters in the page's words, for its invalid-filter state. */
 export const EXECUTION_FILTER_WORDS: FilterWords = {

@@ -1,7 +1,8 @@
-import { createLoader, createSerializer, parseAsString, parseAsStringLiteral, type inferParserType } from 'nuqs/server';
+import { createLoader, parseAsString, parseAsStringLiteral, type inferParserType } from 'nuqs/server';
 import { FAILURE_CODES } from '../domain/settlement-vocabulary';
 import { BULK_ITEM_RESULTS, BULK_REPLAY_STATUSES, QUEUE_STATE_FILTERS } from '../queries/settlements-filter-types';
 import { CURSOR_WORD, oneOf, type FilterWords } from './filter-words';
+import { withSearch } from './search-string';
 
 /**
  * The settlement views' URL state, typed once for the server pages (loaders), the
@@ -31,18 +32,13 @@ export const loadQueueSearch = createLoader(queueSearch);
 export const loadBulkReplaysSearch = createLoader(bulkReplaysSearch);
 export const loadBulkReplayItemsSearch = createLoader(bulkReplayItemsSearch);
 
-const serializeQueue = createSerializer(queueSearch);
-const serializeDeadLetters = createSerializer(settlementFiltersSearch);
-const serializeBulkReplays = createSerializer(bulkReplaysSearch);
-const serializeBulkReplayItems = createSerializer(bulkReplayItemsSearch);
-
-export const queueHref = (search: Partial<QueueSearch>) => serializeQueue('/settlements', search);
+export const queueHref = (search: Partial<QueueSearch>) => withSearch('/settlements', search);
 export const deadLettersHref = (search: Partial<SettlementFiltersSearch>) =>
-  serializeDeadLetters('/settlements/dead-letters', search);
+  withSearch('/settlements/dead-letters', search);
 export const bulkReplaysHref = (search: Partial<inferParserType<typeof bulkReplaysSearch>>) =>
-  serializeBulkReplays('/settlements/bulk', search);
+  withSearch('/settlements/bulk', search);
 export const bulkReplayHref = (jobId: number, search: Partial<inferParserType<typeof bulkReplayItemsSearch>> = {}) =>
-  serializeBulkReplayItems(`/settlements/bulk/${jobId}`, search);
+  withSearch(`/settlements/bulk/${jobId}`, search);
 /** A receipt's history page. Receipt ids are free text, so they are always encoded. */
 export const receiptHref = (receiptId: string) => `/settlements/${encodeURIComponent(receiptId)}`;
 
