@@ -193,10 +193,10 @@ const cases: Record<string, () => Promise<void>> = {
       'lib/adapters',
       "import { listDb } from '../server/read-source';\nexport const read = listDb;\n",
     );
-    // Through a module that reads lists: reachable is enough.
+    // Through a module that reads lists (the read kernel): reachable is enough.
     const indirect = probe(
       'app/actions',
-      "import { jobNames } from '@/lib/server/console-reads';\nexport const names = jobNames;\n",
+      "import { defineRead } from '@/lib/reads/define-read';\nexport const define = defineRead;\n",
     );
     await expectReported('decisions-never-read-the-replica', [
       [act, 'lib/server/read-source.ts'],
@@ -240,15 +240,15 @@ const cases: Record<string, () => Promise<void>> = {
     // The rule guards two named files; its `from` is pointed at a probe so a real file need not be broken.
     const file = probe(
       'lib/reads',
-      "import type { userList } from './users';\nimport { primaryDb } from '../server/console-reads';\n" +
-        'export type U = typeof userList;\nexport const db = primaryDb;\n',
+      "import type { userList } from './users';\nimport { listDb } from '../server/read-source';\n" +
+        'export type U = typeof userList;\nexport const db = listDb;\n',
     );
     const options = await cruiseOptions();
     const forbidden = (options.ruleSet?.forbidden ?? []) as Rule[];
     const rule = forbidden.find((r) => r.name === 'read-handles-take-only-types');
     const ruleSet = { forbidden: [{ ...rule, from: { path: `^${file.replace(/[.]/g, '\\.')}$` } }] };
     const found = (await violationsOf([file], { ...options, ruleSet } as ICruiseOptions)).map(brief);
-    expect(found).toContain(`read-handles-take-only-types: ${file} -> lib/server/console-reads.ts`);
+    expect(found).toContain(`read-handles-take-only-types: ${file} -> lib/server/read-source.ts`);
     expect(found).not.toContain(`read-handles-take-only-types: ${file} -> lib/reads/users.ts`);
   },
   'the-product-never-imports-its-tests-and-tools': async () => {
