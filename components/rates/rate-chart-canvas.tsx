@@ -2,7 +2,6 @@
 
 import { type KeyboardEvent, useEffect, useRef, useState } from 'react';
 import uPlot from 'uplot';
-import 'uplot/dist/uPlot.min.css';
 import type { RateChartData, RateMarker } from '@/lib/queries/rates-types';
 import { LINE_COLORS, MARKER_COLORS } from './palette';
 import type { ChartReadout } from './chart-readout';
@@ -13,7 +12,19 @@ const MARKER_REACH_PX = 8;
 // Whole numbers on the value axis: these are counts.
 const COUNT_STEPS = [1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1_000, 2_000, 5_000, 10_000, 20_000, 50_000, 100_000];
 
-const BOX = 'h-40 w-full rounded focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-sky-700';
+const FOCUS =
+  'h-40 w-full rounded focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-sky-700';
+// uPlot's own layout rules as utilities: its stylesheet would come in a lazy chunk, after the chart it lays out.
+const LAYOUT = [
+  '[&_.u-wrap]:relative [&_.u-wrap]:select-none [&_.u-over]:absolute [&_.u-under]:absolute',
+  '[&_.u-under]:overflow-hidden [&_canvas]:relative [&_canvas]:block [&_canvas]:h-full [&_canvas]:w-full',
+  '[&_.u-axis]:absolute [&_.u-select]:absolute [&_.u-select]:pointer-events-none [&_.u-off]:hidden',
+  '[&_.u-cursor-x]:pointer-events-none [&_.u-cursor-x]:absolute [&_.u-cursor-x]:top-0 [&_.u-cursor-x]:left-0',
+  '[&_.u-cursor-x]:h-full [&_.u-cursor-x]:border-r [&_.u-cursor-x]:border-dashed [&_.u-cursor-x]:border-zinc-500',
+  '[&_.u-cursor-pt]:pointer-events-none [&_.u-cursor-pt]:absolute [&_.u-cursor-pt]:top-0 [&_.u-cursor-pt]:left-0',
+  '[&_.u-cursor-pt]:rounded-full',
+].join(' ');
+const BOX = `${FOCUS} ${LAYOUT}`;
 
 const isDark = () => document.documentElement.classList.contains('dark');
 
@@ -63,7 +74,7 @@ export default function RateChartCanvas(props: RateChartCanvasProps) {
         // The axis in the user's zone (components/ui/time-zone.tsx), as every other time on the page.
         tzDate: (seconds) => uPlot.tzDate(new Date(seconds * 1000), timeZone),
         legend: { show: false },
-        cursor: { drag: { x: false, y: false, setScale: false }, points: { size: 7 } },
+        cursor: { y: false, drag: { x: false, y: false, setScale: false }, points: { size: 7 } },
         scales: {
           x: {
             time: true,
@@ -195,7 +206,9 @@ function placeMarkers(u: uPlot, markers: RateMarker[], dark: boolean) {
     line.dataset.kind = m.kind;
     line.setAttribute('aria-hidden', 'true');
     const color = MARKER_COLORS[m.kind];
-    line.style.cssText = `position:absolute;top:0;bottom:0;left:${u.valToPos(at, 'x') - 4}px;width:9px;`;
+    // The pointer passes through to the plot (uPlot reads only its own events), whose cursor names the marker.
+    const left = u.valToPos(at, 'x') - 4;
+    line.style.cssText = `position:absolute;top:0;bottom:0;left:${left}px;width:9px;pointer-events:none;`;
     const stroke = document.createElement('div');
     stroke.style.cssText = `margin-left:4px;height:100%;border-left:2px dashed ${dark ? color.dark : color.light};`;
     line.appendChild(stroke);

@@ -35,6 +35,7 @@ export function RateChart({
   const shown = markers.filter((m) => m.atMs >= Math.min(fromMs, chart.startMs) && m.atMs <= nowMs);
   return (
     <figure
+      id={chart.id}
       data-chart={chart.id}
       className="min-w-0 rounded-lg border border-zinc-200 bg-white p-3 dark:border-zinc-800 dark:bg-zinc-900"
     >
