@@ -90,7 +90,7 @@ export interface SearchIssue {
 }
 
 export type PageRead<T> =
-  | { ok: true; value: T; prefetch: { queryKey: QueryKey; queryFn: () => Promise<unknown> } }
+  | { ok: true; value: () => Promise<T>; prefetch: { queryKey: QueryKey; queryFn: () => Promise<unknown> } }
   | { ok: false; issues: SearchIssue[] };
 
 const issuesOf = (fieldErrors: Record<string, string[]>): SearchIssue[] =>
@@ -124,8 +124,10 @@ export function parseForPage<D extends AnyRead>(
 /**
  * A read for a server page, exactly as its route answers the view's request for the same key:
  * `at` is what the view passes to `readQuery(...).options(at)` (the page's URL state through its
- * loader), `raw` the page's search params for this read (see parseForPage). On success,
- * `prefetch` goes to `Prefetched` and `value` is the read's answer (null: not found).
+ * loader), `raw` the page's search params for this read (see parseForPage). On success, `prefetch`
+ * goes to `Prefetched`, which reads it then and leaves it out if it fails (the view asks the API,
+ * which names the problem); a page that needs the answer itself (a detail's 404, a title) awaits
+ * `value()`, the same single read.
  */
 export async function readForPage<D extends AnyRead>(
   definition: D,
@@ -135,8 +137,10 @@ export async function readForPage<D extends AnyRead>(
 ): Promise<PageRead<DataOf<D>>> {
   const parsed = parseForPage(definition, at as Record<string, SearchValue>, raw);
   if (!parsed.ok) return parsed;
-  const db = await dbFor(definition.source);
-  const value: DataOf<D> = await definition.read(db, parsed.search, { actor, args: parsed.args });
+  let answer: Promise<DataOf<D>> | undefined;
+  const value = () =>
+    (answer ??= (async () =>
+      definition.read(await dbFor(definition.source), parsed.search, { actor, args: parsed.args }))());
   const queryKey = readKey(definition.path, at as Record<string, SearchValue>);
-  return { ok: true, value, prefetch: { queryKey, queryFn: async () => value } };
+  return { ok: true, value, prefetch: { queryKey, queryFn: value } };
 }

@@ -4,7 +4,7 @@ import { hashKey, QueryClient } from '@tanstack/react-query';
 import { describe, expect, it } from 'vitest';
 import { encodeCursor } from '../../lib/domain/cursor';
 import { auditList } from '../../lib/reads/audit';
-import { type ReadDefinition, parseForPage } from '../../lib/reads/define-read';
+import { defineRead, parseForPage, type ReadDefinition, readForPage } from '../../lib/reads/define-read';
 import { readKey, readPrefix, readQuery, readUrl } from '../../lib/reads/read-query';
 import { retryKeyList } from '../../lib/reads/retry-keys';
 import { userList } from '../../lib/reads/users';
@@ -164,6 +164,23 @@ describe('a page and its route', () => {
       ok: true,
       value: { cursor: null },
     });
+  });
+});
+
+describe('a page read', () => {
+  it('reads nothing until Prefetched asks or the page awaits its value, so a failing list read is left out', async () => {
+    let reads = 0;
+    const counted = defineRead({
+      path: '/api/counted',
+      permission: 'read',
+      source: 'list',
+      read: async () => ++reads,
+    });
+    const actor = { id: 'u1', login: 'ada', name: 'Ada', role: 'viewer' as const };
+    const page = await readForPage(counted, actor);
+    expect(page.ok).toBe(true);
+    expect(reads).toBe(0);
+    if (page.ok) expect(page.prefetch.queryKey).toEqual(['counted', {}]);
   });
 });
 

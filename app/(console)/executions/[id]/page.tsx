@@ -15,7 +15,7 @@ export async function generateMetadata({ params }: { params: Promise<{ id: strin
 
 export default page('read', { params: idPathSchema }, async function ExecutionPage({ actor, params }) {
   const detail = await readForPage(executionDetail, actor, { id: params.id });
-  if (!detail.ok || !detail.value) notFound();
+  if (!detail.ok || !(await detail.value())) notFound();
   return (
     <Prefetched queries={[detail.prefetch]}>
       <ExecutionView

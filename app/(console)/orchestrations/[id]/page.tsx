@@ -18,7 +18,7 @@ export async function generateMetadata({ params }: Props): Promise<Metadata> {
 
 export default page('read', { params: orchestrationPathSchema }, async function OrchestrationPage({ actor, params }) {
   const detail = await readForPage(orchestrationDetail, actor, { id: params.id });
-  if (!detail.ok || !detail.value) notFound();
+  if (!detail.ok || !(await detail.value())) notFound();
   return (
     <Prefetched queries={[detail.prefetch]}>
       <OrchestrationView executionId={params.id} />

@@ -15,7 +15,7 @@ export async function generateMetadata({ params }: { params: Promise<{ id: strin
 export default page('read', { params: idPathSchema }, async function ProposalPage({ actor, params }) {
   const { settings } = runtime();
   const proposal = await readForPage(proposalDetail, actor, { id: params.id });
-  if (!proposal.ok || !proposal.value) notFound();
+  if (!proposal.ok || !(await proposal.value())) notFound();
   return (
     <Prefetched queries={[proposal.prefetch]}>
       <ProposalView

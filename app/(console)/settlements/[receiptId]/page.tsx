@@ -25,7 +25,7 @@ export default page(
   { params: receiptPathSchema },
   async function ReceiptHistoryPage({ actor, params: { receiptId } }) {
     const history = await readForPage(receiptHistory, actor, { receiptId });
-    if (!history.ok || !history.value) notFound();
+    if (!history.ok || !(await history.value())) notFound();
     return (
       <>
         <p className="mb-2 text-sm">

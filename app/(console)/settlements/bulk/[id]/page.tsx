@@ -26,8 +26,9 @@ export default page('read', { params: idPathSchema }, async function BulkReplayP
   );
   // Item filters that do not parse: the job still shows, and the view asks the API, which names the field.
   const detail = filtered.ok ? filtered : await readForPage(bulkReplayDetail, actor, { id: params.id });
-  if (!detail.ok || !detail.value) notFound();
-  const { job } = detail.value;
+  const value = detail.ok ? await detail.value() : null;
+  if (!value) notFound();
+  const { job } = value;
   return (
     <>
       <p className="mb-2 text-sm">
