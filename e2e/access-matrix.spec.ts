@@ -161,9 +161,11 @@ test('the matrix knows every server action, page and route handler the build and
     actions.filter((a) => ACTIONS[a.key]).map((a) => `${a.exportName}: ${ACTIONS[a.key]!.name}`),
   );
   expect(authEndpoints().length).toBeGreaterThan(AUTH_ALLOWED.size);
-  // docs/security.md's table is this one: regenerate it with renderAccessTable() when an entry changes.
-  expect(readFileSync('docs/security.md', 'utf8'), 'docs/security.md, "Who can reach what"').toContain(
-    renderAccessTable(),
+  // docs/security.md's table is this one: regenerate it with renderAccessTable() when an entry changes. Compared
+  // cell by cell, since the formatter pads the document's columns.
+  const cells = (table: string) => table.replace(/ *\| */g, '|').replace(/\|-+(?=\|)/g, '|-');
+  expect(cells(readFileSync('docs/security.md', 'utf8')), 'docs/security.md, "Who can reach what"').toContain(
+    cells(renderAccessTable()),
   );
 });
 

@@ -34,6 +34,7 @@ async function pagesToCheck(
       { name: 'retry-keys', path: '/retry-keys', heading: 'Retry keys' },
       { name: 'recovery', path: '/recovery', heading: 'Recovery' },
       { name: 'proposal', path: proposalPath, heading: /^Proposal \d+$/, fullPage: true },
+      { name: 'preferences', path: '/preferences', heading: 'Preferences' },
     ];
   } finally {
     await db.end();
@@ -125,7 +126,7 @@ test('an execution shows the runtime operator history: actor, origin, outcome, r
   await page.goto(`/executions/${executionId}`);
   const history = page.getByRole('table', { name: 'Operator requests' });
   await expect(history.getByRole('columnheader')).toHaveText([
-    'Requested',
+    'Requested (UTC)',
     'Action / class',
     'Outcome',
     'Actor',

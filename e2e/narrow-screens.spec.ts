@@ -47,6 +47,7 @@ async function consolePages(page: Page): Promise<{ name: string; path: string }[
       { name: 'audit', path: '/audit' },
       { name: 'users', path: '/users' },
       { name: 'webhooks', path: '/webhooks' },
+      { name: 'preferences', path: '/preferences' },
     ];
   } finally {
     await db.end();
