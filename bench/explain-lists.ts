@@ -56,7 +56,7 @@ const dead = (q: Record<string, string>) => deadLetterFiltersSchema.parse(q);
 await sampleMetrics(db, { staleThresholdMs: context.staleThresholdMs });
 
 const CASES: [string, () => Promise<unknown>][] = [
-  ['overview', () => readOverview(db, context.staleThresholdMs)],
+  ['overview', () => readOverview(db)],
   ['executions', () => listExecutions(db, {}, context)],
   ['executions status=FAILED', () => listExecutions(db, { status: 'FAILED' }, context)],
   ['executions stale=1', () => listExecutions(db, { stale: '1' }, context)],

@@ -15,6 +15,11 @@ import { useTimeZone } from '../ui/time-zone';
 
 // Each count links to the list it counts; the count's own link repeats the row's, so it stays out of the tab order.
 const COUNT_LINK = 'text-sky-800 underline dark:text-sky-300';
+// Figures older than two sampler intervals are shown as what they are (the overview never counts them itself).
+const STALE_NOTE = [
+  'mb-4 rounded-md border-l-4 border-amber-500 bg-amber-50 p-2 text-sm',
+  'text-amber-950 dark:bg-amber-950 dark:text-amber-50',
+].join(' ');
 
 export const overviewQuery = () => ({
   queryKey: queryKeys.overview(),
@@ -35,6 +40,14 @@ export function OverviewView({ links }: { links: OverviewLinks }) {
   return (
     <>
       <PageHeader title="Overview" description={`As of ${tz.format(new Date(overview.serverNow))} (server clock)`} />
+      {overview.fresh ? null : (
+        <p role="note" className={STALE_NOTE}>
+          {overview.sampledAt
+            ? `These counts were taken at ${tz.format(new Date(overview.sampledAt))}; ` +
+              'the metric sampler has not counted since.'
+            : 'Not counted yet: the metric sampler takes the first count shortly after the server starts.'}
+        </p>
+      )}
       <section aria-label="Totals" className="grid grid-cols-2 gap-4 lg:grid-cols-5">
         <StatCard label="Executions" value={total.toLocaleString('en-US')} href="/executions" />
         <StatCard

@@ -1,13 +1,14 @@
 import 'server-only';
 import type { DbOrTx } from '../db/client';
 import { METRICS } from '../observability/metric-catalogue';
-import { sampleMetrics } from '../workers/metric-sampler';
 import { readLastSample } from './last-sample';
 
 export interface Overview {
   serverNow: Date;
-  /** When the figures below were counted (the metric sampler's last sample). */
+  /** When the figures below were counted (the metric sampler's last sample), or null before its first. */
   sampledAt: Date | null;
+  /** Counted within two sampler intervals; older figures are shown as what they are, never recounted here. */
+  fresh: boolean;
   executionsByStatus: { status: string; count: number }[];
   staleExecutions: number;
   pendingProposals: number;
@@ -17,21 +18,18 @@ export interface Overview {
 
 /**
  * The overview's counts from the metric sampler's last sample (lib/workers/metric-sampler.ts),
- * so a page view or a scrape never counts the large tables itself; when the last sample is
- * older than two intervals one is taken first. Figures are at most one interval old.
+ * so a page view or a scrape never counts the large tables itself. A read model never writes:
+ * the sampler alone takes samples, so with none fresh the overview says how old its figures are.
  */
-export async function readOverview(db: DbOrTx, staleThresholdMs: number): Promise<Overview> {
-  let sample = await readLastSample(db);
-  if (!sample.fresh) {
-    await sampleMetrics(db, { staleThresholdMs });
-    sample = await readLastSample(db);
-  }
+export async function readOverview(db: DbOrTx): Promise<Overview> {
+  const sample = await readLastSample(db);
   const of = (metric: string) =>
     sample.rows.filter((r) => r.metric === metric).map(({ label, value }) => ({ label, count: value }));
   const one = (metric: string) => of(metric)[0]?.count ?? 0;
   return {
     serverNow: sample.now,
     sampledAt: sample.sampledAt,
+    fresh: sample.fresh,
     executionsByStatus: of(METRICS.executions)
       .filter((r) => r.count > 0)
       .map(({ label, count }) => ({ status: label, count }))

@@ -1,5 +1,6 @@
 import type { auditList } from './audit';
 import type { executionDetail, executionList, jobNames } from './executions';
+import type { overview } from './overview';
 import type { orchestrationDetail, orchestrationLeases, proposalDetail, proposalList } from './recovery';
 import type { retryKeyList } from './retry-keys';
 import type { searchResults } from './search';
@@ -27,6 +28,7 @@ export const executionDetailQuery = /* @__PURE__ */ readQuery<typeof executionDe
 export const jobNamesQuery = /* @__PURE__ */ readQuery<typeof jobNames>('/api/job-names', { staleTime: 60_000 });
 export const userListQuery = /* @__PURE__ */ readQuery<typeof userList>('/api/users');
 export const auditListQuery = /* @__PURE__ */ readQuery<typeof auditList>('/api/audit');
+export const overviewQuery = /* @__PURE__ */ readQuery<typeof overview>('/api/overview');
 export const webhookDeliveriesQuery = /* @__PURE__ */ readQuery<typeof webhookDeliveries>('/api/webhooks/deliveries');
 export const searchResultsQuery = /* @__PURE__ */ readQuery<typeof searchResults>('/api/search');
 export const proposalListQuery = /* @__PURE__ */ readQuery<typeof proposalList>('/api/proposals');

@@ -35,12 +35,12 @@ import { runtime } from './composition-root';
 export const primaryDb = (): Database => runtime().db;
 
 export async function overviewPage() {
-  // The primary: with no fresh sample the overview takes one, a write.
   const { db, settings } = runtime();
-  const overview = await readOverview(db, settings.staleThresholdMs);
+  const overview = await readOverview(db);
   return {
     ...overview,
     serverNow: overview.serverNow.toISOString(),
+    sampledAt: overview.sampledAt?.toISOString() ?? null,
     staleThresholdMs: settings.staleThresholdMs,
   };
 }

@@ -1,8 +1,7 @@
-import { z } from 'zod';
-import { apiRoute } from '@/lib/server/api-route';
-import { overviewPage } from '@/lib/server/console-reads';
+import { routeHandler } from '@/lib/reads/define-read';
+import { overview } from '@/lib/reads/overview';
 
 export const dynamic = 'force-dynamic';
 
-/** GET /api/overview: the overview's counts and last-hour charts, as the page shows them. */
-export const GET = apiRoute('read', z.object({}), async () => overviewPage());
+/** GET /api/overview: the overview's counts as the page shows them, from the metric sampler's last sample. */
+export const GET = routeHandler(overview);
