@@ -168,7 +168,7 @@ describe('a page and its route', () => {
 });
 
 describe('a page read', () => {
-  it('reads nothing until Prefetched asks or the page awaits its value, so a failing list read is left out', async () => {
+  it('reads nothing until Prefetched asks or the page awaits it, so a failing list read is left out', async () => {
     let reads = 0;
     const counted = defineRead({
       path: '/api/counted',
