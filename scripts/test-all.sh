@@ -40,6 +40,7 @@ tier() {
 
 tier "type check" npx tsc --noEmit -p .
 tier "lint and format (Biome)" npx biome ci .
+tier "line length (120)" node scripts/check-line-length.mjs
 tier "dependency rules" npm run --silent lint:deps
 tier "alerting rules (promtool)" bash scripts/check-alerts.sh
 tier "unit" npx vitest run --project unit --reporter=default --reporter=json --outputFile.json=.keel/reports/unit.json
