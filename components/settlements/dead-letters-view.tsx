@@ -4,7 +4,7 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import { lazy, Suspense, useState } from 'react';
 import { formatCappedCount } from '@/lib/domain/capped-count';
-import { deadLetterSummary } from '@/lib/domain/settlement-failure';
+import { deadLetterSummary, detailCellText, failureCodeWords } from '@/lib/domain/settlement-failure';
 import { ApiError } from '@/lib/http/read-json';
 import type { DeadLetterRow } from '@/lib/queries/settlements-types';
 import { deadLetterGroupsQuery, deadLetterListQuery } from '@/lib/reads/queries';
@@ -167,10 +167,13 @@ function DeadLetterTableRow({
           {row.receiptId}
         </Link>
       </Cell>
-      <Cell mono>{row.reason}</Cell>
-      {/* Short here, in full on the receipt's page: the reason in words and the detail digest's first digits. */}
-      <td className="max-w-72 truncate px-3 py-2 text-zinc-700 dark:text-zinc-300" title={deadLetterSummary(row)}>
-        {deadLetterSummary(row)}
+      {/* The code and what it names; beside it the detail digest's first digits (in full on the receipt's page). */}
+      <td className="px-3 py-2">
+        <span className="font-mono text-xs">{row.reason}</span>
+        <span className="block max-w-52 text-xs text-zinc-600 dark:text-zinc-400">{failureCodeWords(row.reason)}</span>
+      </td>
+      <td className="whitespace-nowrap px-3 py-2 font-mono text-xs" title={deadLetterSummary(row)}>
+        {detailCellText(row.detailSha256Hex)}
       </td>
       <Cell>{row.attempts}</Cell>
       <Cell>

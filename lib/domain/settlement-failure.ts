@@ -54,10 +54,23 @@ export function detailWords(detailSha256Hex: string | null): string {
   return `detail SHA-256 ${shortHex(detailSha256Hex)}…`;
 }
 
-/** A dead letter's failure in one short line, for a list's Detail column. */
+/** A dead letter's failure in one line: what its code names, then its detail digest in full. */
 export function deadLetterSummary(row: { reason: string; detailSha256Hex: string | null }): string {
   const meaning = failureCodeWords(row.reason);
-  return `${meaning.charAt(0).toUpperCase()}${meaning.slice(1)}; ${detailWords(row.detailSha256Hex)}.`;
+  const hex = row.detailSha256Hex;
+  const detail =
+    hex === null || hex === EMPTY_DETAIL_SHA256_HEX ? detailWords(hex) : `detail SHA-256 ${row.detailSha256Hex}`;
+  return `${meaning.charAt(0).toUpperCase()}${meaning.slice(1)}; ${detail}.`;
+}
+
+/**
+ * A list's Detail cell: the digest's first digits (what to search the logs by, and what the
+ * receipt's page shows in full), or a word where there is no digest to show.
+ */
+export function detailCellText(detailSha256Hex: string | null): string {
+  if (detailSha256Hex === null) return 'unreadable';
+  if (detailSha256Hex === EMPTY_DETAIL_SHA256_HEX) return 'none given';
+  return `${shortHex(detailSha256Hex)}…`;
 }
 
 export const attemptsWords = (n: number) => `${n} attempt${n === 1 ? '' : 's'}`;

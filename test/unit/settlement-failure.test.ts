@@ -6,6 +6,7 @@ import {
   bytesToHex,
   deadLetterSentence,
   deadLetterSummary,
+  detailCellText,
   detailWords,
   failureCodeWords,
   failureRetryWords,
@@ -55,8 +56,14 @@ describe('a settlement failure in words', () => {
     );
     expect(retrySentence({ reasonCode: 'rpc', attempts: 4 })).toMatch(/^Failed 4 times so far/);
     expect(deadLetterSummary({ reason: 'rpc', detailSha256Hex: DETAIL })).toBe(
-      `A remote call failed; detail SHA-256 ${DETAIL.slice(0, 12)}….`,
+      `A remote call failed; detail SHA-256 ${DETAIL}.`,
     );
+    expect(deadLetterSummary({ reason: 'backend', detailSha256Hex: EMPTY_DETAIL_SHA256_HEX })).toBe(
+      'The storage backend failed; no detail given.',
+    );
+    expect(detailCellText(DETAIL)).toBe(`${DETAIL.slice(0, 12)}…`);
+    expect(detailCellText(EMPTY_DETAIL_SHA256_HEX)).toBe('none given');
+    expect(detailCellText(null)).toBe('unreadable');
   });
 
   it('says an empty detail is empty, and an unreadable digest is unreadable', () => {
