@@ -50,7 +50,7 @@ test('a chart with a marker after a bulk replay', async ({ page }) => {
   const marker = finished.locator('[data-testid="chart-marker"][data-kind="bulk"]');
   await expect(marker).toHaveCount(1);
   const line = (await marker.boundingBox())!;
-  await page.mouse.move(line.x + line.width / 2, line.y + line.height / 2);
+  await page.mouse.move(line.x + line.width / 2 - 2, line.y + line.height / 2);
   const readout = finished.getByTestId('chart-readout');
   await expect(readout).toContainText(label);
   await expect(readout).toHaveText(/\d{4}-\d{2}-\d{2} \d{2}:\d{2}–\d{2}:\d{2} UTC: Settlements finished \d+/);

@@ -80,7 +80,8 @@ export default function RateChartCanvas(props: RateChartCanvasProps) {
             time: true,
             range: () => {
               const { chart: c, fromMs: from, nowMs: now } = latest.current;
-              return [Math.min(from, c.startMs) / 1000, now / 1000];
+              // To the end of the bucket running now, so a marker of a moment ago is not on the edge.
+              return [Math.min(from, c.startMs) / 1000, (Math.floor(now / c.stepMs) + 1) * (c.stepMs / 1000)];
             },
           },
           y: { range: (_u, _min, max) => [0, max > 0 ? Math.ceil(max * 1.15) : 1] },
