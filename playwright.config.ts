@@ -1,6 +1,7 @@
 import { defineConfig } from '@playwright/test';
 import { E2E_OIDC, e2eOidcIssuer } from './e2e/support/oidc';
 import { E2E_METRICS_TOKEN, E2E_WEBHOOK } from './e2e/support/server';
+import { E2E_DEEP_LINKS } from './e2e/support/deep-links';
 
 const PORT = Number(process.env.KEEL_E2E_PORT ?? 3100);
 // Its own home and database port, so two runs on one machine never share a database.
@@ -61,6 +62,8 @@ export default defineConfig({
       KEEL_OIDC_CLIENT_SECRET: E2E_OIDC.clientSecret,
       KEEL_OIDC_ROLE_MAP: E2E_OIDC.roleMap,
       KEEL_OIDC_NAME: E2E_OIDC.name,
+      // Links to the team's logs and traces, per kind of id (e2e/failure-detail.spec.ts).
+      ...E2E_DEEP_LINKS,
     },
     timeout: 600_000,
     reuseExistingServer: false,

@@ -32,12 +32,17 @@ async function consolePages(page: Page): Promise<{ name: string; path: string }[
       limit 1`);
     const proposal = await db.query(`select id from keel.recovery_proposal order by id desc limit 1`);
     const receipt = await db.query(`select receipt_id from settle.dead_letters order by receipt_id limit 1`);
+    const keyed = await db.query(`select s.job_execution_id as id from oxide_batch.ob_step_execution s
+      where jsonb_typeof(s.fault_state_payload -> 'entries') = 'array'
+        and jsonb_array_length(s.fault_state_payload -> 'entries') > 0
+      order by s.job_execution_id desc limit 1`);
     return [
       { name: 'overview', path: '/' },
       { name: 'rates', path: '/rates' },
       { name: 'executions', path: '/executions' },
       { name: 'execution', path: `/executions/${execution.rows[0].id}` },
       { name: 'retry-keys', path: '/retry-keys' },
+      { name: 'retry-keys-execution', path: `/retry-keys?execution=${keyed.rows[0].id}` },
       { name: 'recovery', path: '/recovery' },
       ...(proposal.rows.length ? [{ name: 'proposal', path: `/recovery/${proposal.rows[0].id}` }] : []),
       { name: 'settlements', path: '/settlements' },
@@ -54,13 +59,17 @@ async function consolePages(page: Page): Promise<{ name: string; path: string }[
   }
 }
 
-/** Pages whose dark theme a full-width spec puts through axe (console-pages, settlements, audit-users, rates). */
+/**
+ * Pages whose dark theme a full-width spec puts through axe
+ * (console-pages, settlements, audit-users, rates, failure-detail).
+ */
 const DARK_CHECKED_AT_FULL_WIDTH = new Set([
   'overview',
   'rates',
   'executions',
   'execution',
   'retry-keys',
+  'retry-keys-execution',
   'recovery',
   'proposal',
   'settlements',
