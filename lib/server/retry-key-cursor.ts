@@ -2,7 +2,6 @@ import 'server-only';
 import {
   decodeRetryKeyCursor,
   encodeRetryKeyCursor,
-  retryKeyCursorField,
   retryKeyCursorKey,
   type RetryKeyCursor,
   type RetryKeyCursorError,
@@ -30,6 +29,3 @@ export const sealRetryKeyCursor = (cursor: RetryKeyCursor): string => encodeRetr
 export function openRetryKeyCursor(token: string | undefined): Result<RetryKeyCursor | null, RetryKeyCursorError> {
   return token ? decodeRetryKeyCursor(token, cursorKey()) : { ok: true, value: null };
 }
-
-/** The retry-key lists' cursor field of the API route's and the page's schemas, checked with this server's key. */
-export const retryKeyCursorText = () => retryKeyCursorField(cursorKey);
