@@ -3,6 +3,9 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
 import { isLiveTopic, LIVE_TOPICS, type LiveTopic } from '@/lib/domain/live-topics';
+import type { NeedsYouView } from '@/lib/domain/needs-you';
+import { asLiveRound } from '@/lib/http/read-json';
+import { needsYouQuery } from '@/lib/reads/queries';
 import {
   holdReason,
   REFRESH_INTERVAL_MS,
@@ -23,8 +26,10 @@ const HOLD_RETRY_MS = 500;
  * Keeps every open page current through TanStack Query alone: a server-sent change
  * event invalidates the queries of its topic (coalesced to once a second, or applied
  * every 5 or 30 s, or not at all while paused), and never re-renders server
- * components. While rows must hold still (an open dialog, a focused text field, a
- * hovered row) the changes wait behind an "Updates waiting" button.
+ * components. While rows must hold still (an open dialog, a focused text field) the
+ * changes wait behind an "Updates waiting" button; a list being read holds its own rows
+ * (components/ui/calm-rows.ts). What needs the reader comes whole in the stream
+ * (`needs-you`), read once by the server for every tab, and is set without a read.
  */
 export function LiveUpdates({ userId }: { userId: string }) {
   const queryClient = useQueryClient();
@@ -55,6 +60,11 @@ export function LiveUpdates({ userId }: { userId: string }) {
     if (paused || !ready) return;
 
     const pending = new Set<LiveTopic>();
+    let needsYou: NeedsYouView | null = null;
+    const showNeedsYou = () => {
+      if (needsYou) queryClient.setQueryData(needsYouQuery.key(), needsYou);
+      needsYou = null;
+    };
     let flushTimer: ReturnType<typeof setTimeout> | null = null;
     let pollTimer: ReturnType<typeof setInterval> | null = null;
     let lastFlush = 0;
@@ -65,15 +75,18 @@ export function LiveUpdates({ userId }: { userId: string }) {
       flushTimer = null;
       lastFlush = Date.now();
       const keys = new Set<string>();
-      for (const topic of pending) {
-        for (const queryKey of TOPIC_QUERIES[topic]) {
-          // Topics share keys (the overview): each is invalidated once per round.
-          const id = JSON.stringify(queryKey);
-          if (keys.has(id)) continue;
-          keys.add(id);
-          void queryClient.invalidateQueries({ queryKey });
+      showNeedsYou();
+      asLiveRound(() => {
+        for (const topic of pending) {
+          for (const queryKey of TOPIC_QUERIES[topic]) {
+            // Topics share keys (the overview): each is invalidated once per round.
+            const id = JSON.stringify(queryKey);
+            if (keys.has(id)) continue;
+            keys.add(id);
+            void queryClient.invalidateQueries({ queryKey });
+          }
         }
-      }
+      });
       pending.clear();
       setWaiting(false);
     };
@@ -94,7 +107,12 @@ export function LiveUpdates({ userId }: { userId: string }) {
       flushTimer = setTimeout(flush, Math.max(0, lastFlush + COALESCE_MS - Date.now()));
     };
     const interval = REFRESH_INTERVAL_MS[refresh];
-    const every = interval ? setInterval(() => (flushTimer ? undefined : flush()), interval) : null;
+    const every = interval
+      ? setInterval(() => {
+          showNeedsYou();
+          if (!flushTimer) flush();
+        }, interval)
+      : null;
 
     const source = new EventSource('/api/events');
     source.addEventListener('open', () => {
@@ -111,6 +129,15 @@ export function LiveUpdates({ userId }: { userId: string }) {
         // A garbled event names no topic: it refreshes nothing.
       }
       if (isLiveTopic(topic)) schedule([topic]);
+    });
+    source.addEventListener('needs-you', (event) => {
+      try {
+        needsYou = JSON.parse((event as MessageEvent<string>).data) as NeedsYouView;
+      } catch {
+        return; // a garbled event changes nothing
+      }
+      // Counts, not rows: live, they show at once; every 5 or 30 s, with the rest.
+      if (refresh === 'live') showNeedsYou();
     });
     // The server closes the stream when the session ends or the role changes: stop
     // reconnecting, and show the page for who the user is now (sign-in, once signed out).
@@ -130,7 +157,10 @@ export function LiveUpdates({ userId }: { userId: string }) {
       failures += 1;
       if (failures >= 3 && !pollTimer) {
         setStream('polling');
-        pollTimer = setInterval(() => schedule(LIVE_TOPICS), POLL_FALLBACK_MS);
+        pollTimer = setInterval(() => {
+          schedule(LIVE_TOPICS);
+          void queryClient.invalidateQueries({ queryKey: needsYouQuery.prefix });
+        }, POLL_FALLBACK_MS);
       }
     });
     return () => {

@@ -2,11 +2,10 @@
 
 import { useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
-import { readJson } from '@/lib/http/read-json';
-import { queryKeys } from '@/lib/query-keys';
-import type { OverviewPage } from '@/lib/queries/console-reads-types';
+import { needsYouQuery, overviewQuery } from '@/lib/reads/queries';
 import type { OverviewLinks } from '@/lib/url-state/overview';
 import { PageHeader, StatCard } from '../ui/page-header';
+import { NeedsYouPanel } from './needs-you-panel';
 import { ErrorState } from '../ui/states';
 import { StatusBadge } from '../ui/status-badge';
 import { RatesLastHour } from './rates-last-hour';
@@ -21,18 +20,15 @@ const STALE_NOTE = [
   'text-amber-950 dark:bg-amber-950 dark:text-amber-50',
 ].join(' ');
 
-export const overviewQuery = () => ({
-  queryKey: queryKeys.overview(),
-  queryFn: ({ signal }: { signal: AbortSignal }) => readJson<OverviewPage>('/api/overview', {}, signal),
-});
-
 /**
  * The overview's counts and charts, prefetched by the page and
  * kept current by live events; `links` come from the server.
  */
 export function OverviewView({ links }: { links: OverviewLinks }) {
   const tz = useTimeZone();
-  const { data: overview, error } = useQuery(overviewQuery());
+  const { data: overview, error } = useQuery(overviewQuery.options());
+  // Pending proposals come live from the event stream, not from the 15 s sample.
+  const needsYou = useQuery(needsYouQuery.options()).data;
   if (!overview) return <>{error ? <ErrorState detail={error.message} /> : null}</>;
   const total = overview.executionsByStatus.reduce((sum, r) => sum + r.count, 0);
   const deadLetters = overview.deadLettersByReason.reduce((sum, r) => sum + r.count, 0);
@@ -48,6 +44,7 @@ export function OverviewView({ links }: { links: OverviewLinks }) {
             : 'Not counted yet: the metric sampler takes the first count shortly after the server starts.'}
         </p>
       )}
+      <NeedsYouPanel />
       <section aria-label="Totals" className="grid grid-cols-2 gap-4 lg:grid-cols-5">
         <StatCard label="Executions" value={total.toLocaleString('en-US')} href="/executions" />
         <StatCard
@@ -56,7 +53,11 @@ export function OverviewView({ links }: { links: OverviewLinks }) {
           hint={`no update for over ${Math.round(overview.staleThresholdMs / 60_000)} min`}
           href={links.stale}
         />
-        <StatCard label="Pending proposals" value={overview.pendingProposals} href={links.pending} />
+        <StatCard
+          label="Pending proposals"
+          value={needsYou?.pendingProposals ?? overview.pendingProposals}
+          href={links.pending}
+        />
         <StatCard label="Settlement queue" value={queueDepth.toLocaleString('en-US')} href={links.queue} />
         <StatCard label="Dead letters" value={deadLetters.toLocaleString('en-US')} href="/settlements/dead-letters" />
       </section>

@@ -3,6 +3,7 @@
 import Link from 'next/link';
 import { usePathname } from 'next/navigation';
 import { can, type Role } from '@/lib/domain/roles';
+import { NeedsYouCount } from './needs-you-count';
 
 const LINKS = [
   { href: '/', label: 'Overview' },
@@ -32,13 +33,14 @@ export function NavLinks({ role }: { role: Role }) {
             <Link
               href={link.href}
               aria-current={active ? 'page' : undefined}
-              className={`block rounded-md px-3 py-2 text-sm ${
+              className={`flex items-center gap-2 rounded-md px-3 py-2 text-sm ${
                 active
                   ? 'bg-sky-100 font-medium text-sky-900 dark:bg-sky-950 dark:text-sky-100'
                   : 'text-zinc-700 hover:bg-zinc-100 dark:text-zinc-300 dark:hover:bg-zinc-800'
               }`}
             >
               {link.label}
+              {link.href === '/' ? <NeedsYouCount /> : null}
             </Link>
           </li>
         );

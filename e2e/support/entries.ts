@@ -138,6 +138,7 @@ export const ROUTES: Record<
   '/api/health': { permission: 'public' },
   '/api/job-names': { permission: 'read' },
   '/api/metrics': { permission: 'read' },
+  '/api/needs-you': { permission: 'read' },
   '/api/orchestrations': { permission: 'read' },
   '/api/orchestrations/[id]': { permission: 'read', sample: PAGES['/orchestrations/[id]']!.sample },
   '/api/overview': { permission: 'read' },

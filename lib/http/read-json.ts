@@ -12,6 +12,24 @@ export class ApiError extends Error {
   }
 }
 
+let liveRounds = 0;
+
+/**
+ * Runs `refetch`, which starts the refetches of a live event synchronously (TanStack Query
+ * calls a query's function within invalidateQueries): the reads it starts say they are live,
+ * so the server may answer them with what another tab's refetch of the same list read since
+ * its last change (lib/server/live-reads.ts). A page's first read, a filter, an action's own
+ * refetch: none of those say so, and each reads.
+ */
+export function asLiveRound(refetch: () => void): void {
+  liveRounds += 1;
+  try {
+    refetch();
+  } finally {
+    liveRounds -= 1;
+  }
+}
+
 /**
  * The console's one client fetch helper: GETs JSON from a read route (empty params
  * left out); a non-2xx answer becomes an ApiError carrying its code.
@@ -23,7 +41,7 @@ export async function readJson<T>(
 ): Promise<T> {
   const response = await fetch(withSearch(path, params), {
     signal,
-    headers: { accept: 'application/json' },
+    headers: liveRounds > 0 ? { accept: 'application/json', 'x-keel-live-read': '1' } : { accept: 'application/json' },
     cache: 'no-store',
   });
   const body: unknown = await response.json().catch(() => null);

@@ -13,6 +13,7 @@ import type {
   settlementQueue,
 } from './settlements';
 import type { webhookDeliveries } from './webhooks';
+import type { needsYou } from './needs-you';
 import type { rateCharts } from './rates';
 import { readQuery } from './read-query';
 import type { userList } from './users';
@@ -50,3 +51,5 @@ export const bulkReplayDetailQuery = /* @__PURE__ */ readQuery<typeof bulkReplay
   '/api/settlements/bulk-replays/[id]',
 );
 export const rateChartsQuery = /* @__PURE__ */ readQuery<typeof rateCharts>('/api/rates');
+// Pushed by the event stream as it changes (components/live/live-updates.tsx): never stale by age.
+export const needsYouQuery = /* @__PURE__ */ readQuery<typeof needsYou>('/api/needs-you', { staleTime: Infinity });

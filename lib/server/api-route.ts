@@ -10,6 +10,7 @@ import { parseInput } from './parse-input';
 import { withRequestId } from '../observability/request-context';
 import { loggableError } from '../observability/safe-error';
 import { recordApiRequest, routePattern } from '../observability/metrics';
+import { isPreparedJson, sharedAnswer } from './live-reads';
 import { currentActor } from './session';
 
 const NO_STORE = { 'Cache-Control': 'no-store' };
@@ -64,7 +65,13 @@ export function apiRoute<S extends z.ZodType, P extends z.ZodType = z.ZodType<Re
       const params = Object.fromEntries(new URL(request.url).searchParams.entries());
       const parsed = parseInput(querySchema, params);
       if (!parsed.ok) return invalid('Some query parameters are not valid.', parsed.error.fieldErrors);
-      const body = await handler(actor, parsed.value, { ...context, request, path: path.value });
+      // A live refetch of a list another tab has read since its
+      // last change gets that answer (lib/server/live-reads.ts).
+      const body = await sharedAnswer(request, actor, () =>
+        handler(actor, parsed.value, { ...context, request, path: path.value }),
+      );
+      if (isPreparedJson(body))
+        return new Response(body.text, { headers: { ...NO_STORE, 'Content-Type': 'application/json' } });
       if (body instanceof Response) return body;
       if (body === null)
         return Response.json({ code: 'NOT_FOUND', message: 'Not found.' }, { status: 404, headers: NO_STORE });

@@ -58,9 +58,26 @@ export class LiveEvents extends EventEmitter {
     this.setMaxListeners(0);
   }
 
+  // Changes announced per topic since the listener started: what a shared read was read at (lib/server/live-reads.ts).
+  private versions = new Map<LiveTopic, number>();
+
+  private announce(topic: LiveTopic): void {
+    this.versions.set(topic, (this.versions.get(topic) ?? 0) + 1);
+    this.emit('change', topic);
+  }
+
+  /**
+   * Where the topics stand: equal stamps mean no change to them was announced between the
+   * two readings. Null while the listener is not running, when changes go unseen.
+   */
+  stamp(topics: readonly LiveTopic[]): string | null {
+    if (!this.client || !this.poll) return null;
+    return `${this.generation}:${topics.map((t) => this.versions.get(t) ?? 0).join(',')}`;
+  }
+
   private publish(topic: LiveTopic): void {
     if (!this.replica) {
-      this.emit('change', topic);
+      this.announce(topic);
       return;
     }
     this.pending.add(topic);
@@ -74,7 +91,7 @@ export class LiveEvents extends EventEmitter {
         const topics = [...this.pending];
         this.pending.clear();
         await this.replayed();
-        for (const topic of topics) this.emit('change', topic);
+        for (const topic of topics) this.announce(topic);
       }
     } finally {
       this.publishing = false;

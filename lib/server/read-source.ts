@@ -15,6 +15,18 @@ import { WRITE_FENCE_COOKIE } from './write-fence';
  * services, adapters and workers from importing this module.
  */
 
+/**
+ * Where a read shared by every reader comes from (lib/server/live-reads.ts): no user's
+ * write fence applies, and live events are announced only once the replica has replayed
+ * them, so a read made on an event sees what the event announced.
+ */
+export function sharedListDb(): Database {
+  const { db, replica } = runtime();
+  const usable = replica?.monitor.state().usable ?? false;
+  if (replica) recordListRead(usable ? 'replica' : 'primary');
+  return usable && replica ? replica.db : db;
+}
+
 export async function listDb(): Promise<Database> {
   const { db, replica } = runtime();
   if (!replica) return db;

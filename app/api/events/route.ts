@@ -1,15 +1,16 @@
 import { mayHearTopic } from '@/lib/domain/live-topics';
-import { liveEvents, streamSessionWatch } from '@/lib/server/live-events';
-import { runtime } from '@/lib/server/composition-root';
+import type { NeedsYouSnapshot } from '@/lib/domain/needs-you';
+import { streamSessionWatch } from '@/lib/server/live-events';
+import { needsYouFeed, needsYouView, processLiveEvents } from '@/lib/server/live-reads';
 import { currentActor, currentSessionToken } from '@/lib/server/session';
 
 export const dynamic = 'force-dynamic';
 
 /**
  * Server-sent events: one `change` event per changed table the reader's role may hear
- * of, and a heartbeat. The session is checked again every few seconds; once it has
- * ended, its user is disabled or its role has changed, an `ended` event says why and
- * the stream closes (lib/server/live-stream-sessions.ts).
+ * of, a `needs-you` event with what waits on the reader whenever it changes, and a heartbeat. The session is checked
+ * again every few seconds; once it has ended, its user is disabled or its role has changed, an `ended` event says why
+ * and the stream closes (lib/server/live-stream-sessions.ts).
  */
 export async function GET(request: Request) {
   const [actor, token] = await Promise.all([currentActor(), currentSessionToken()]);
@@ -17,11 +18,7 @@ export async function GET(request: Request) {
     return Response.json({ code: 'UNAUTHENTICATED', message: 'Sign in first.' }, { status: 401 });
   }
   const encoder = new TextEncoder();
-  const { settings, replica } = runtime();
-  const events = liveEvents(
-    settings.databaseUrl!,
-    replica ? { monitor: replica.monitor, maxWaitMs: settings.readMaxLagMs } : null,
-  );
+  const events = processLiveEvents();
   // Answer once the listener runs: a page that sees the stream open may rely on it.
   await events.ready();
   let cleanup = () => {};
@@ -36,6 +33,19 @@ export async function GET(request: Request) {
         }
       };
       send('retry: 2000\n\n');
+      // What needs this reader: at once, then whenever the process's one snapshot changes (lib/server/live-reads.ts).
+      let lastNeedsYou = '';
+      const sendNeedsYou = (snapshot: NeedsYouSnapshot) => {
+        const view = needsYouView(snapshot, actor);
+        const same = JSON.stringify({ ...view, serverNow: null });
+        if (same === lastNeedsYou) return;
+        lastNeedsYou = same;
+        send(`event: needs-you\ndata: ${JSON.stringify(view)}\n\n`);
+      };
+      const unfeed = needsYouFeed().subscribe(sendNeedsYou);
+      needsYouFeed()
+        .current()
+        .then(sendNeedsYou, () => {});
       const unsubscribe = events.subscribe((topic) => {
         if (mayHearTopic(actor.role, topic)) send(`event: change\ndata: ${JSON.stringify({ topic })}\n\n`);
       });
@@ -53,6 +63,7 @@ export async function GET(request: Request) {
         open = false;
         clearInterval(heartbeat);
         unsubscribe();
+        unfeed();
         unwatch();
         try {
           controller.close();
