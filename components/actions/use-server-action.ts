@@ -2,6 +2,7 @@
 
 import { useQueryClient, type QueryKey } from '@tanstack/react-query';
 import { useState, useTransition } from 'react';
+import { releaseCalmRows } from '../ui/calm-rows';
 import { useToast } from '../ui/toast';
 
 /** What a server action answers (lib/server/action.ts's ActionResult, as the browser sees it). */
@@ -46,6 +47,8 @@ export function useServerAction<I, T>(
             message: 'The server could not be reached; nothing was changed by this page.',
           };
         }
+        // What follows the reader's own action is shown at once, even in a list they are reading.
+        releaseCalmRows();
         if (result.ok) {
           setLastError(null);
           toast({ tone: 'success', title: options.success(result.value), link: options.link?.(result.value) });

@@ -2,6 +2,7 @@ import Link from 'next/link';
 import { auditChanges } from '@/lib/domain/audit-change';
 import type { AuditEventView } from '@/lib/queries/audit-types';
 import { StatusBadge } from '../ui/status-badge';
+import type { CalmRows } from '../ui/calm-rows';
 import { Cell, DataTable } from '../ui/table';
 import { TimeAgo } from '../ui/time-ago';
 import { useTimeZone } from '../ui/time-zone';
@@ -37,8 +38,10 @@ export function AuditTable({
   onFilter,
   emptyMessage,
   canManageUsers,
+  calm,
 }: {
   rows: AuditEventView[];
+  calm?: CalmRows;
   /** Whether the viewer may open /users, where a user target's link goes. */
   canManageUsers: boolean;
   serverNow: Date;
@@ -48,7 +51,7 @@ export function AuditTable({
   const link = 'text-left underline decoration-dotted hover:text-sky-800 dark:hover:text-sky-300';
   const tz = useTimeZone();
   return (
-    <DataTable caption="Audit events" head={[tz.heading('Time', serverNow), ...HEAD.slice(1)]}>
+    <DataTable caption="Audit events" head={[tz.heading('Time', serverNow), ...HEAD.slice(1)]} calm={calm}>
       {rows.length === 0 ? (
         <tr>
           <td colSpan={HEAD.length} className="px-3 py-8 text-center text-zinc-600 dark:text-zinc-400">

@@ -10,6 +10,7 @@ import { auditListQuery } from '@/lib/reads/queries';
 import { withSearch } from '@/lib/url-state/search-string';
 import { Button } from '../ui/button';
 import { AuditFilterForm } from './audit-filter-form';
+import { useCalmRows } from '../ui/calm-rows';
 import { AuditTable } from './audit-table';
 
 /**
@@ -23,7 +24,13 @@ export function AuditView({ canManageUsers }: { canManageUsers: boolean }) {
   const query = useQuery({ ...auditListQuery.options(search), placeholderData: keepPreviousData });
 
   const apply = (next: AuditSearch) => setState({ ...auditStateOf(auditSearch(next, false)), cursor: null });
-  const page = query.data;
+  // Rows being read stay put; newer ones wait behind "Updates waiting".
+  const [page, calm] = useCalmRows(
+    query,
+    search,
+    (p) => p.rows,
+    (event) => event.id,
+  );
   const failure = query.error instanceof ApiError ? query.error : null;
   const filtered = Object.keys(filters).length > 0;
   const exportHref = withSearch('/api/audit/export', filters);
@@ -92,6 +99,7 @@ export function AuditView({ canManageUsers }: { canManageUsers: boolean }) {
             </p>
           ) : null}
           <AuditTable
+            calm={calm}
             rows={page.rows}
             serverNow={new Date(page.serverNow)}
             canManageUsers={canManageUsers}

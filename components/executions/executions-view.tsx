@@ -12,6 +12,7 @@ import { Button } from '../ui/button';
 import { KeysetPager } from '../ui/keyset-pager';
 import { ErrorState, hasFilters, LoadingRow, NoMatches } from '../ui/states';
 import { StatusBadge } from '../ui/status-badge';
+import { useCalmRows } from '../ui/calm-rows';
 import { Cell, DataTable } from '../ui/table';
 import { TimeAgo } from '../ui/time-ago';
 import { useTimeZone } from '../ui/time-zone';
@@ -20,10 +21,18 @@ const field = 'rounded-md border border-zinc-300 bg-white px-2 py-1.5 text-sm da
 
 export function ExecutionsView() {
   const [filters, setFilters] = useQueryStates(executionsSearch, { history: 'push' });
-  const { data, error, isFetching } = useQuery({
+  const live = useQuery({
     ...executionListQuery.options(filters),
     placeholderData: keepPreviousData,
   });
+  const { error, isFetching } = live;
+  // Rows being read stay put; newer ones wait behind "Updates waiting".
+  const [data, calm] = useCalmRows(
+    live,
+    filters,
+    (page) => page.items,
+    (row) => row.id,
+  );
   const jobNames = useQuery(jobNamesQuery.options()).data ?? [];
   const set = (patch: Partial<ExecutionsSearch>) => void setFilters({ ...patch, cursor: null });
   // datetime-local has no zone: the fields are read and shown in the user's, named in their labels; the URL keeps
@@ -133,6 +142,7 @@ export function ExecutionsView() {
       </p>
       <DataTable
         caption="Executions"
+        calm={calm}
         head={['Execution', 'Job', 'Status', 'Attempt', 'Version', 'Owner', tz.heading('Updated', now)]}
         empty={
           data?.items.length === 0 &&

@@ -30,18 +30,12 @@ export function storeRefreshMode(userId: string, mode: RefreshMode): void {
   }
 }
 
-let lastPointerMove = 0;
-if (typeof document !== 'undefined')
-  document.addEventListener('pointermove', () => (lastPointerMove = Date.now()), { passive: true });
-/** A pointer that has not moved for this long is resting, not reading a row. */
-const HOVER_HOLD_MS = 5_000;
-
 /**
  * Why new data must wait, if it must: rows never move under an open dialog (what it
- * confirms must hold still), a focused text field (typing is never disturbed) or the
- * row under the pointer.
+ * confirms must hold still) or a focused text field (typing is never disturbed). A list
+ * under the pointer, holding focus or scrolled into holds its own rows (components/ui/calm-rows.ts).
  */
-export function holdReason(): 'dialog' | 'typing' | 'hover' | null {
+export function holdReason(): 'dialog' | 'typing' | null {
   if (document.querySelector('dialog[open], [role="alertdialog"], [role="dialog"][data-state="open"]')) return 'dialog';
   const active = document.activeElement;
   if (active instanceof HTMLTextAreaElement) return 'typing';
@@ -50,6 +44,5 @@ export function holdReason(): 'dialog' | 'typing' | 'hover' | null {
     ['text', 'search', 'number', 'email', 'password', 'datetime-local', ''].includes(active.type)
   )
     return 'typing';
-  if (Date.now() - lastPointerMove < HOVER_HOLD_MS && document.querySelector('tbody tr:hover')) return 'hover';
   return null;
 }

@@ -8,6 +8,7 @@ import { orchestrationLeasesQuery, proposalListQuery } from '@/lib/reads/queries
 import { recoveryHref, recoverySearch } from '@/lib/url-state/recovery';
 import { ErrorState } from '../ui/states';
 import { StatusBadge } from '../ui/status-badge';
+import { useCalmRows } from '../ui/calm-rows';
 import { Cell, DataTable } from '../ui/table';
 import { formatRelative, TimeAgo } from '../ui/time-ago';
 import { useTimeZone } from '../ui/time-zone';
@@ -29,7 +30,20 @@ export function RecoveryView({ canPropose }: { canPropose: boolean }) {
   const params = { status: search.status, cursor: search.cursor };
   const proposals = useQuery({ ...proposalListQuery.options(params), placeholderData: keepPreviousData });
   const leases = useQuery(orchestrationLeasesQuery.options());
-  const now = new Date(proposals.data?.serverNow ?? leases.data?.serverNow ?? 0);
+  // Rows being read stay put; newer ones wait behind "Updates waiting".
+  const [proposalPage, proposalsCalm] = useCalmRows(
+    proposals,
+    params,
+    (page) => page.items,
+    (p) => p.id,
+  );
+  const [leasePage, leasesCalm] = useCalmRows(
+    leases,
+    null,
+    (page) => page.items,
+    (l) => l.executionId,
+  );
+  const now = new Date(proposalPage?.serverNow ?? leasePage?.serverNow ?? 0);
   const status = search.status;
   return (
     <>
@@ -64,9 +78,10 @@ export function RecoveryView({ canPropose }: { canPropose: boolean }) {
             tz.heading('Deadline', now),
             'Decided by',
           ]}
-          empty={proposals.data?.items.length === 0}
+          empty={proposalPage?.items.length === 0}
+          calm={proposalsCalm}
         >
-          {proposals.data?.items.map((p) => (
+          {proposalPage?.items.map((p) => (
             <tr key={p.id}>
               <Cell mono>
                 <Link href={`/recovery/${p.id}`} className={LINK}>
@@ -90,9 +105,9 @@ export function RecoveryView({ canPropose }: { canPropose: boolean }) {
             </tr>
           ))}
         </DataTable>
-        {proposals.data?.nextCursor ? (
+        {proposalPage?.nextCursor ? (
           <Link
-            href={recoveryHref({ status, cursor: proposals.data.nextCursor })}
+            href={recoveryHref({ status, cursor: proposalPage.nextCursor })}
             className={`mt-3 inline-block text-sm font-medium ${LINK}`}
           >
             Older proposals
@@ -107,9 +122,10 @@ export function RecoveryView({ canPropose }: { canPropose: boolean }) {
         <DataTable
           caption="Orchestration leases"
           head={['Orchestration', 'Owner', 'Fencing token', tz.heading('Lease expires', now), 'Authentication', '']}
-          empty={leases.data?.items.length === 0}
+          empty={leasePage?.items.length === 0}
+          calm={leasesCalm}
         >
-          {leases.data?.items.map((l) => (
+          {leasePage?.items.map((l) => (
             <tr key={l.executionId}>
               <td className={`${ID_CELL} font-mono text-xs`}>
                 <Link href={orchestrationHref(l.executionId)} className={LINK}>

@@ -16,6 +16,7 @@ import { Button } from '../ui/button';
 import { CopyButton } from '../ui/copy-button';
 import { ErrorState } from '../ui/states';
 import { StatusBadge } from '../ui/status-badge';
+import { useCalmRows } from '../ui/calm-rows';
 import { Cell, DataTable } from '../ui/table';
 
 const field =
@@ -26,11 +27,19 @@ function useRetryKeyList(
   params: ReturnType<typeof unresolvedKeysParams> | ReturnType<typeof corruptEnvelopesParams>,
   enabled = true,
 ) {
-  return useQuery({
+  const query = useQuery({
     ...retryKeyListQuery.options(params),
     placeholderData: keepPreviousData,
     enabled,
   });
+  // Rows being read stay put; newer ones wait behind "Updates waiting".
+  const [data, calm] = useCalmRows(
+    query,
+    params,
+    (page) => page.rows,
+    (row) => (row.kind === 'key' ? `${row.stepId}:${row.key}` : row.stepId),
+  );
+  return { ...query, data, calm };
 }
 
 /** Unresolved retry keys and corrupt envelopes, filters and cursors in the URL. */
@@ -124,6 +133,7 @@ export function RetryKeysView() {
           </h2>
           <DataTable
             caption="Unresolved retry keys"
+            calm={keys.calm}
             head={['Key', 'Phase', 'Category', 'Ordinal / limit', 'Classifier', 'Step', 'Execution', 'Job']}
             empty={keys.data?.rows.length === 0}
           >
@@ -174,6 +184,7 @@ export function RetryKeysView() {
           </p>
           <DataTable
             caption="Corrupt fault-state envelopes"
+            calm={corrupt.calm}
             head={['Step', 'Status', 'Execution', 'Job', 'Validation error']}
             empty={corrupt.data?.rows.length === 0}
           >

@@ -10,6 +10,7 @@ import { bulkReplayListQuery } from '@/lib/reads/queries';
 import { Button } from '../ui/button';
 import { ErrorState } from '../ui/states';
 import { StatusBadge } from '../ui/status-badge';
+import { useCalmRows } from '../ui/calm-rows';
 import { Cell, DataTable } from '../ui/table';
 import { TimeAgo } from '../ui/time-ago';
 import { useTimeZone } from '../ui/time-zone';
@@ -31,7 +32,13 @@ export function BulkReplayList() {
     placeholderData: keepPreviousData,
     refetchInterval: (q) => (q.state.data?.jobs.some((j) => j.status === 'RUNNING') ? 2_000 : false),
   });
-  const page = query.data;
+  // Rows being read stay put; newer ones wait behind "Updates waiting".
+  const [page, calm] = useCalmRows(
+    query,
+    params,
+    (p) => p.jobs,
+    (job) => job.id,
+  );
   const failure = query.error instanceof ApiError ? query.error : null;
   const now = new Date(page?.serverNowMs ?? 0);
   return (
@@ -59,6 +66,7 @@ export function BulkReplayList() {
       {query.isError ? <ErrorState detail={`${failure?.code ?? 'ERROR'}: ${query.error.message}`} /> : null}
       <DataTable
         caption="Bulk replays"
+        calm={calm}
         head={['Job', 'Status', 'Selects', 'Processed', 'Note', tz.heading('Previewed', now), 'Started by']}
         empty={page?.jobs.length === 0}
       >

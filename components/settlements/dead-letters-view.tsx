@@ -11,6 +11,7 @@ import { deadLetterGroupsQuery, deadLetterListQuery } from '@/lib/reads/queries'
 import { Button } from '../ui/button';
 import { KeysetPager } from '../ui/keyset-pager';
 import { ErrorState, LoadingRow, NoMatches } from '../ui/states';
+import { useCalmRows } from '../ui/calm-rows';
 import { Cell, DataTable } from '../ui/table';
 import { TimeAgo } from '../ui/time-ago';
 import { useTimeZone } from '../ui/time-zone';
@@ -43,7 +44,13 @@ export function DeadLettersView({ canAct }: { canAct: boolean }) {
   const [target, setTarget] = useState<DeadLetterTarget | null>(null);
   // What the bulk dialog was opened for: the ticked receipts, or the whole filter.
   const [bulk, setBulk] = useState<{ receiptIds?: string[]; action: 'REPLAY' | 'DISCARD' } | null>(null);
-  const page = query.data;
+  // Rows being read stay put; newer ones wait behind "Updates waiting".
+  const [page, calm] = useCalmRows(
+    query,
+    params,
+    (p) => p.rows,
+    (row) => row.receiptId,
+  );
   const failure = query.error instanceof ApiError ? query.error : null;
   const now = new Date(page?.serverNowMs ?? groups.data?.serverNowMs ?? 0);
   const head = ['Receipt', 'Reason', 'Detail', 'Attempts', tz.heading('Recorded', now), ...(canAct ? ['Actions'] : [])];
@@ -100,7 +107,12 @@ export function DeadLettersView({ canAct }: { canAct: boolean }) {
           onDiscard={() => setBulk({ ...selected(), action: 'DISCARD' })}
         />
       ) : null}
-      <DataTable caption="Dead letters" head={head} empty={page?.rows.length === 0 && (filtered ? noMatches : true)}>
+      <DataTable
+        caption="Dead letters"
+        calm={calm}
+        head={head}
+        empty={page?.rows.length === 0 && (filtered ? noMatches : true)}
+      >
         {!page ? <LoadingRow columns={head.length} /> : null}
         {page?.rows.map((row) => (
           <DeadLetterTableRow

@@ -12,6 +12,7 @@ import { queueSearch } from '@/lib/url-state/settlements';
 import { Button } from '../ui/button';
 import { KeysetPager } from '../ui/keyset-pager';
 import { ErrorState, hasFilters, LoadingRow, NoMatches } from '../ui/states';
+import { useCalmRows } from '../ui/calm-rows';
 import { Cell, DataTable } from '../ui/table';
 import { TimeAgo } from '../ui/time-ago';
 import { useTimeZone } from '../ui/time-zone';
@@ -48,7 +49,13 @@ export function QueueView({ canAct }: { canAct: boolean }) {
   const query = useQuery({ ...settlementQueueQuery.options(params), placeholderData: keepPreviousData });
   const [requeue, setRequeue] = useState<RequeueTarget | null>(null);
   const [bulkRequeue, setBulkRequeue] = useState<string[] | null>(null);
-  const page = query.data;
+  // Rows being read stay put; newer ones wait behind "Updates waiting".
+  const [page, calm] = useCalmRows(
+    query,
+    params,
+    (p) => p.rows,
+    (row) => row.receiptId,
+  );
   const failure = query.error instanceof ApiError ? query.error : null;
   const current = (state ?? 'due') as QueueState | 'all';
   useOpenOnStateWithRows(
@@ -111,6 +118,7 @@ export function QueueView({ canAct }: { canAct: boolean }) {
       ) : null}
       <DataTable
         caption="Settlement queue"
+        calm={calm}
         head={head}
         empty={page?.rows.length === 0 && (hasFilters(values) ? noMatches : true)}
       >

@@ -10,6 +10,7 @@ import { USER_STATUSES } from '@/lib/domain/user-search';
 import { userListQuery } from '@/lib/reads/queries';
 import { usersSearch } from '@/lib/url-state/users';
 import { Button } from '../ui/button';
+import { useCalmRows } from '../ui/calm-rows';
 import { Cell, DataTable } from '../ui/table';
 import { TimeAgo } from '../ui/time-ago';
 import { useTimeZone } from '../ui/time-zone';
@@ -26,7 +27,13 @@ export function UsersView({ currentUsername }: { currentUsername: string }) {
   const [change, setChange] = useState<UserChange | null>(null);
   const [operationId, setOperationId] = useState(newOperationId);
   const [createErrors, setCreateErrors] = useState<Record<string, string[]>>();
-  const page = query.data;
+  // Rows being read stay put; newer ones wait behind "Updates waiting".
+  const [page, calm] = useCalmRows(
+    query,
+    state,
+    (p) => p.rows,
+    (user) => user.username,
+  );
   const failure = query.error instanceof ApiError ? query.error : null;
 
   return (
@@ -92,6 +99,7 @@ export function UsersView({ currentUsername }: { currentUsername: string }) {
         <>
           <DataTable
             caption="Users"
+            calm={calm}
             head={['Username', 'Name', 'Role', 'Status', tz.heading('Created', new Date(page.serverNow)), 'Actions']}
           >
             {page.rows.length === 0 ? (

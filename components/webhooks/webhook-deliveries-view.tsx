@@ -11,6 +11,7 @@ import { Button } from '../ui/button';
 import { KeysetPager } from '../ui/keyset-pager';
 import { ErrorState } from '../ui/states';
 import { StatusBadge } from '../ui/status-badge';
+import { useCalmRows } from '../ui/calm-rows';
 import { Cell, DataTable } from '../ui/table';
 import { formatRelative } from '../ui/time-ago';
 import { useTimeZone } from '../ui/time-zone';
@@ -26,7 +27,13 @@ export function WebhookDeliveriesView() {
   const [state, setState] = useQueryStates(webhooksSearch, { history: 'push' });
   const search = webhookDeliverySearch(state);
   const query = useQuery({ ...webhookDeliveriesQuery.options(search), placeholderData: keepPreviousData });
-  const page = query.data;
+  // Rows being read stay put; newer ones wait behind "Updates waiting".
+  const [page, calm] = useCalmRows(
+    query,
+    search,
+    (p) => p.rows,
+    (delivery) => delivery.id,
+  );
   const failure = query.error instanceof ApiError ? query.error : null;
   const now = page ? new Date(page.serverNow) : new Date();
 
@@ -117,6 +124,7 @@ export function WebhookDeliveriesView() {
           <>
             <DataTable
               caption="Webhook deliveries"
+              calm={calm}
               head={[
                 'Event',
                 'Endpoint',
