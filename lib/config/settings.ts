@@ -157,7 +157,9 @@ function readFlag(env: Env, name: string, fallback: boolean, errors: SettingErro
 /** The most HTTP processes one server starts. */
 export const MAX_HTTP_PROCESSES = 64;
 
-/** The longest KEEL_INSTANCE_ID that still fits 64 characters once a process adds `-<n>` (n up to MAX_HTTP_PROCESSES). */
+/**
+ * The longest KEEL_INSTANCE_ID that still fits 64 characters once a process adds `-<n>` (n up to MAX_HTTP_PROCESSES).
+ */
 const NAMED_INSTANCE_MAX = 64 - `-${MAX_HTTP_PROCESSES}`.length;
 
 /** KEEL_HTTP_PROCESSES: unset is 1, `auto` is one per core the machine offers, else 1 to 64. */
@@ -255,7 +257,9 @@ export function parseSettings(env: Env): Result<Settings, SettingError[]> {
     // Each process works bulk jobs as `<id>-<n>` (lib/cli/http-primary.ts).
     errors.push({
       name: 'KEEL_INSTANCE_ID',
-      message: `KEEL_INSTANCE_ID must be at most ${NAMED_INSTANCE_MAX} characters with KEEL_HTTP_PROCESSES above 1: each process adds -<n>`,
+      message:
+        `KEEL_INSTANCE_ID must be at most ${NAMED_INSTANCE_MAX} characters with KEEL_HTTP_PROCESSES above 1: ` +
+        `each process adds -<n>`,
     });
   }
   const demo = readFlag(env, 'KEEL_DEMO', databaseUrl === undefined, errors);
@@ -319,7 +323,9 @@ function readHost(env: Env, demo: boolean, demoPassword: string, errors: Setting
   if (raw !== undefined && !LOOPBACK_HOSTS.has(raw) && demoPassword === DEMO_PASSWORD) {
     errors.push({
       name: 'KEEL_HOST',
-      message: `KEEL_HOST=${raw} with demo mode: the demo users' password is the published keel-demo; set KEEL_DEMO_PASSWORD to one of your own, or KEEL_DEMO=0`,
+      message:
+        `KEEL_HOST=${raw} with demo mode: the demo users' password is the published keel-demo; ` +
+        `set KEEL_DEMO_PASSWORD to one of your own, or KEEL_DEMO=0`,
     });
   }
   return raw ?? '127.0.0.1';
