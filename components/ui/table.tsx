@@ -1,21 +1,24 @@
 import type { ReactNode } from 'react';
+import type { CalmRows } from './calm-rows';
 
 /**
  * `empty`: true for a table with no rows at all ("Nothing here yet."), or what to say instead (a filter that matches
- * nothing).
+ * nothing). `calm`: a live list's hold on its rows (components/ui/calm-rows.ts), with its "Updates waiting" button.
  */
 export function DataTable({
   caption,
   head,
   children,
   empty,
+  calm,
 }: {
   caption: string;
   head: string[];
   children: ReactNode;
   empty?: boolean | ReactNode;
+  calm?: CalmRows;
 }) {
-  return (
+  const table = (
     // Focusable, so a keyboard user can scroll a table wider than the screen; the table
     // scrolls inside this box (never the page) and its first, key column stays pinned.
     <div
@@ -55,6 +58,33 @@ export function DataTable({
           )}
         </tbody>
       </table>
+    </div>
+  );
+  if (!calm) return table;
+  return (
+    <div ref={calm.ref}>
+      {/* No height of its own, so the rows never move when the button comes;
+          it stays in sight while the list scrolls. */}
+      <div className="sticky top-2 z-10 flex h-0 justify-end">
+        {calm.waiting > 0 ? (
+          <button
+            type="button"
+            onClick={calm.apply}
+            className={
+              'mr-2 mt-1 rounded-md border border-sky-700 bg-sky-50 px-2 py-0.5 text-xs font-medium text-sky-900 ' +
+              'shadow-sm hover:bg-sky-100 dark:border-sky-300 dark:bg-sky-950 dark:text-sky-100 ' +
+              'dark:hover:bg-sky-900'
+            }
+          >
+            Updates waiting ({calm.waiting.toLocaleString('en-US')})
+          </button>
+        ) : null}
+      </div>
+      {/* Said once when updates begin to wait, not at every count. */}
+      <span role="status" className="sr-only">
+        {calm.waiting > 0 ? `Updates waiting for ${caption}` : ''}
+      </span>
+      {table}
     </div>
   );
 }
