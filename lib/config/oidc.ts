@@ -1,5 +1,15 @@
+import type { z } from 'zod';
 import { isRole, ROLES, type Role } from '../domain/roles';
 import type { SettingError } from './setting-error';
+import {
+  flagSetting,
+  parseSettingGroup,
+  refuseNamed,
+  settingsObject,
+  textSetting,
+  textSettingOr,
+  type Env,
+} from './setting-schema';
 
 /** The one OpenID provider Keel signs in through; its id is in the callback path. */
 export const OIDC_PROVIDER_ID = 'oidc';
@@ -25,18 +35,18 @@ export interface SignInSettings {
   localSignIn: boolean;
 }
 
-type Env = Record<string, string | undefined>;
-
 const DEFAULT_SCOPES = 'openid profile email groups';
 
 export { BREAK_GLASS_PREFIX, SSO_USERNAME_PREFIX } from '../domain/new-user-check';
 
 /**
  * `keel-admins=admin,keel-approvers=approver`: each group names one role. A group
- * may appear once; roles may repeat (two groups for one role).
+ * may appear once; roles may repeat (two groups for one role). `problems` says what
+ * is wrong with each entry that is not used.
  */
-export function parseRoleMap(raw: string, errors: SettingError[]): Map<string, Role> {
-  const map = new Map<string, Role>();
+export function parseRoleMap(raw: string): { roleMap: Map<string, Role>; problems: string[] } {
+  const roleMap = new Map<string, Role>();
+  const problems: string[] = [];
   for (const entry of raw
     .split(',')
     .map((s) => s.trim())
@@ -44,27 +54,13 @@ export function parseRoleMap(raw: string, errors: SettingError[]): Map<string, R
     const at = entry.lastIndexOf('=');
     const group = at > 0 ? entry.slice(0, at).trim() : '';
     const role = entry.slice(at + 1).trim();
-    if (!group) {
-      errors.push({
-        name: 'KEEL_OIDC_ROLE_MAP',
-        message: `KEEL_OIDC_ROLE_MAP entries are group=role; "${entry}" is not`,
-      });
-      continue;
-    }
-    if (!isRole(role)) {
-      errors.push({
-        name: 'KEEL_OIDC_ROLE_MAP',
-        message: `KEEL_OIDC_ROLE_MAP: ${group} maps to ${role}, not one of ${ROLES.join(', ')}`,
-      });
-      continue;
-    }
-    if (map.has(group)) {
-      errors.push({ name: 'KEEL_OIDC_ROLE_MAP', message: `KEEL_OIDC_ROLE_MAP names the group ${group} twice` });
-      continue;
-    }
-    map.set(group, role);
+    if (!group) problems.push(`KEEL_OIDC_ROLE_MAP entries are group=role; "${entry}" is not`);
+    else if (!isRole(role))
+      problems.push(`KEEL_OIDC_ROLE_MAP: ${group} maps to ${role}, not one of ${ROLES.join(', ')}`);
+    else if (roleMap.has(group)) problems.push(`KEEL_OIDC_ROLE_MAP names the group ${group} twice`);
+    else roleMap.set(group, role);
   }
-  return map;
+  return { roleMap, problems };
 }
 
 /** Most privilege last: with several mapped groups the highest role wins. */
@@ -101,62 +97,82 @@ export function groupsOverage(claims: Record<string, unknown>, claim: string): b
   return claim === 'groups' && (claims.hasgroups === true || claims.hasgroups === 'true');
 }
 
+/** The single sign-on fields of the settings schema (lib/config/settings.ts): KEEL_LOCAL_SIGN_IN and KEEL_OIDC_*. */
+export const signInFields = {
+  KEEL_LOCAL_SIGN_IN: flagSetting('KEEL_LOCAL_SIGN_IN'),
+  KEEL_OIDC_ISSUER: textSetting,
+  KEEL_OIDC_CLIENT_ID: textSetting,
+  KEEL_OIDC_CLIENT_SECRET: textSetting,
+  KEEL_OIDC_ROLE_MAP: textSetting,
+  KEEL_OIDC_SCOPES: textSettingOr(DEFAULT_SCOPES).transform((scopes) => scopes.split(/[\s,]+/).filter(Boolean)),
+  KEEL_OIDC_GROUPS_CLAIM: textSettingOr('groups'),
+  KEEL_OIDC_NAME: textSettingOr('single sign-on'),
+};
+
+export type SignInFields = z.output<z.ZodObject<typeof signInFields>>;
+
+const REQUIRED_FOR_SSO = [
+  'KEEL_OIDC_ISSUER',
+  'KEEL_OIDC_CLIENT_ID',
+  'KEEL_OIDC_CLIENT_SECRET',
+  'KEEL_OIDC_ROLE_MAP',
+] as const;
+
+const ssoConfigured = (fields: SignInFields): boolean => REQUIRED_FOR_SSO.some((name) => fields[name] !== undefined);
+
+const isHttpUrl = (value: string): boolean => URL.canParse(value) && /^https?:$/.test(new URL(value).protocol);
+
 /**
  * KEEL_OIDC_* settings: all of issuer, client id and role map, or none (SSO off).
  * The client secret is required too: Keel is a confidential client.
  */
-export function parseSignInSettings(env: Env, errors: SettingError[]): SignInSettings {
-  const raw = env.KEEL_LOCAL_SIGN_IN?.trim();
-  let localSignIn = true;
-  if (raw === '0' || raw === 'false') localSignIn = false;
-  else if (raw && raw !== '1' && raw !== 'true')
-    errors.push({ name: 'KEEL_LOCAL_SIGN_IN', message: `KEEL_LOCAL_SIGN_IN=${raw} must be 0 or 1` });
-
-  const issuer = env.KEEL_OIDC_ISSUER?.trim() || undefined;
-  const clientId = env.KEEL_OIDC_CLIENT_ID?.trim() || undefined;
-  const clientSecret = env.KEEL_OIDC_CLIENT_SECRET?.trim() || undefined;
-  const roleMapRaw = env.KEEL_OIDC_ROLE_MAP?.trim() || undefined;
-  if (!issuer && !clientId && !clientSecret && !roleMapRaw) {
-    if (!localSignIn) {
-      errors.push({
-        name: 'KEEL_LOCAL_SIGN_IN',
-        message: 'KEEL_LOCAL_SIGN_IN=0 needs single sign-on configured (KEEL_OIDC_ISSUER and the rest)',
-      });
+export function signInRules(fields: SignInFields, ctx: z.RefinementCtx): void {
+  if (!ssoConfigured(fields)) {
+    if (fields.KEEL_LOCAL_SIGN_IN === false) {
+      const message = 'KEEL_LOCAL_SIGN_IN=0 needs single sign-on configured (KEEL_OIDC_ISSUER and the rest)';
+      refuseNamed(ctx, 'KEEL_LOCAL_SIGN_IN', message);
     }
-    return { oidc: undefined, localSignIn };
+    return;
   }
-  const missing = [
-    ['KEEL_OIDC_ISSUER', issuer],
-    ['KEEL_OIDC_CLIENT_ID', clientId],
-    ['KEEL_OIDC_CLIENT_SECRET', clientSecret],
-    ['KEEL_OIDC_ROLE_MAP', roleMapRaw],
-  ].filter(([, value]) => !value);
-  for (const [name] of missing)
-    errors.push({ name: name!, message: `${name} is required when single sign-on is configured` });
-  if (issuer && (!URL.canParse(issuer) || !/^https?:$/.test(new URL(issuer).protocol))) {
-    errors.push({ name: 'KEEL_OIDC_ISSUER', message: `KEEL_OIDC_ISSUER=${issuer} is not an http(s) URL` });
-  }
-  const scopes = (env.KEEL_OIDC_SCOPES?.trim() || DEFAULT_SCOPES).split(/[\s,]+/).filter(Boolean);
-  if (!scopes.includes('openid'))
-    errors.push({ name: 'KEEL_OIDC_SCOPES', message: 'KEEL_OIDC_SCOPES must include openid' });
-  const groupsClaim = env.KEEL_OIDC_GROUPS_CLAIM?.trim() || 'groups';
-  const name = env.KEEL_OIDC_NAME?.trim() || 'single sign-on';
-  if (name.length > 64)
-    errors.push({ name: 'KEEL_OIDC_NAME', message: 'KEEL_OIDC_NAME must be at most 64 characters' });
-  const roleMap = parseRoleMap(roleMapRaw ?? '', errors);
-  if (roleMapRaw && roleMap.size === 0 && !errors.some((e) => e.name === 'KEEL_OIDC_ROLE_MAP')) {
-    errors.push({ name: 'KEEL_OIDC_ROLE_MAP', message: 'KEEL_OIDC_ROLE_MAP maps no group' });
-  }
+  for (const name of REQUIRED_FOR_SSO)
+    if (fields[name] === undefined) refuseNamed(ctx, name, `${name} is required when single sign-on is configured`);
+  const issuer = fields.KEEL_OIDC_ISSUER;
+  if (issuer !== undefined && !isHttpUrl(issuer))
+    refuseNamed(ctx, 'KEEL_OIDC_ISSUER', `KEEL_OIDC_ISSUER=${issuer} is not an http(s) URL`);
+  if (!fields.KEEL_OIDC_SCOPES.includes('openid'))
+    refuseNamed(ctx, 'KEEL_OIDC_SCOPES', 'KEEL_OIDC_SCOPES must include openid');
+  if (fields.KEEL_OIDC_NAME.length > 64)
+    refuseNamed(ctx, 'KEEL_OIDC_NAME', 'KEEL_OIDC_NAME must be at most 64 characters');
+  const { roleMap, problems } = parseRoleMap(fields.KEEL_OIDC_ROLE_MAP ?? '');
+  for (const problem of problems) refuseNamed(ctx, 'KEEL_OIDC_ROLE_MAP', problem);
+  if (fields.KEEL_OIDC_ROLE_MAP !== undefined && roleMap.size === 0 && problems.length === 0)
+    refuseNamed(ctx, 'KEEL_OIDC_ROLE_MAP', 'KEEL_OIDC_ROLE_MAP maps no group');
+}
+
+/** What the sign-in pages and better-auth read, once the fields and their rules hold. */
+export function toSignInSettings(fields: SignInFields): SignInSettings {
+  const localSignIn = fields.KEEL_LOCAL_SIGN_IN ?? true;
+  if (!ssoConfigured(fields)) return { oidc: undefined, localSignIn };
   return {
     oidc: {
-      issuer: issuer ?? '',
-      clientId: clientId ?? '',
-      clientSecret: clientSecret ?? '',
-      scopes,
-      groupsClaim,
-      roleMap,
-      name,
+      issuer: fields.KEEL_OIDC_ISSUER ?? '',
+      clientId: fields.KEEL_OIDC_CLIENT_ID ?? '',
+      clientSecret: fields.KEEL_OIDC_CLIENT_SECRET ?? '',
+      scopes: fields.KEEL_OIDC_SCOPES,
+      groupsClaim: fields.KEEL_OIDC_GROUPS_CLAIM,
+      roleMap: parseRoleMap(fields.KEEL_OIDC_ROLE_MAP ?? '').roleMap,
+      name: fields.KEEL_OIDC_NAME,
     },
     localSignIn,
   };
+}
+
+const signInSettingsSchema = settingsObject(signInFields, signInRules).transform(toSignInSettings);
+
+/**
+ * The single sign-on settings alone (`keel start` checks the provider before anything else), by
+ * the same fields and rules as the whole settings schema; refusals are added to `errors`.
+ */
+export function parseSignInSettings(env: Env, errors: SettingError[]): SignInSettings {
+  return parseSettingGroup(signInSettingsSchema, env, errors, { oidc: undefined, localSignIn: true });
 }

@@ -97,6 +97,33 @@ describe('settings', () => {
     expect(parsed.ok && parsed.value.demoRuntime).toBe(false);
   });
 
+  it('reports every refused setting of one start at once, fields and the rules between them alike', () => {
+    const parsed = parseSettings({
+      DATABASE_URL: 'postgres://db/keel',
+      PORT: '0',
+      KEEL_DEMO_RUNTIME: 'maybe',
+      KEEL_WEBHOOK_URLS: 'ops=https://hooks.example/ops',
+      KEEL_OIDC_ISSUER: 'https://idp.example',
+      KEEL_TRACE_URL_TEMPLATE_JOB: 'https://traces.example/{id}',
+    });
+    expect(parsed.ok).toBe(false);
+    if (parsed.ok) return;
+    expect(parsed.error.map((e) => e.name).sort()).toEqual(
+      [
+        'PORT',
+        'KEEL_DEMO_RUNTIME',
+        'KEEL_CHECKPOINT_KEY',
+        'KEEL_WEBHOOK_SECRET_OPS',
+        'KEEL_OIDC_CLIENT_ID',
+        'KEEL_OIDC_CLIENT_SECRET',
+        'KEEL_OIDC_ROLE_MAP',
+        'KEEL_TRACE_URL_TEMPLATE_JOB',
+      ].sort(),
+    );
+    // The message names the variable; the start prints each on a line of its own.
+    for (const { name, message } of parsed.error) expect(message).toContain(name);
+  });
+
   it('derives a session secret from the checkpoint key that is not the key itself', () => {
     const parsed = parseSettings({ KEEL_CHECKPOINT_KEY: KEY });
     expect(parsed.ok).toBe(true);

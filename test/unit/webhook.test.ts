@@ -328,7 +328,9 @@ describe('webhook settings', () => {
       },
       refused,
     );
+    // A field's own refusal (the threshold) comes first, then the endpoints' in the order they are named.
     expect(refused.map((e) => e.name)).toEqual([
+      'KEEL_DEAD_LETTER_ALERT_THRESHOLD',
       'KEEL_WEBHOOK_SECRET_OPS',
       'KEEL_WEBHOOK_URLS',
       'KEEL_WEBHOOK_URLS',
@@ -338,7 +340,6 @@ describe('webhook settings', () => {
       'KEEL_WEBHOOK_API_KEY_OG',
       'KEEL_WEBHOOK_SECRET_WH',
       'KEEL_WEBHOOK_FORMAT_NOBODY',
-      'KEEL_DEAD_LETTER_ALERT_THRESHOLD',
     ]);
     expect(refused.find((e) => e.name === 'KEEL_WEBHOOK_ROUTING_KEY_PD')?.message).toBe(
       'KEEL_WEBHOOK_ROUTING_KEY_PD must be set: pd is a PagerDuty endpoint (its Events API v2 integration key)',
