@@ -28,7 +28,7 @@ const CLIENT_SAFE_MODULES = CLIENT_SAFE.filter((path) => path !== '^components/'
 
 // Exceptions, to be removed (issue 29): the browser's read handles take their data's type from the server's
 // read definitions with `import type`. They may import nothing else of the server (read-handles-take-only-types).
-const READ_HANDLES_TYPED_BY_THE_SERVER = ['^lib/reads/queries\\.ts$', '^lib/queries/console-reads-types\\.ts$'];
+const READ_HANDLES_TYPED_BY_THE_SERVER = ['^lib/reads/queries\\.ts$'];
 
 // Packages that only run on the server: a client-safe module importing one is broken however it imports it.
 const SERVER_PACKAGES = '^node_modules/(drizzle-orm|pg|pg-[a-z-]+|server-only|better-auth|pino|prom-client)/';
@@ -279,8 +279,8 @@ module.exports = {
       name: 'read-handles-take-only-types',
       severity: 'error',
       comment:
-        'The listed exception: the read handles of the browser (lib/reads/queries.ts and ' +
-        'lib/queries/console-reads-types.ts) take their data types from the read definitions of the server, so ' +
+        'The listed exception: the read handles of the browser (lib/reads/queries.ts) take their data ' +
+        'types from the read definitions of the server, so ' +
         'they may import a definition for its type ' +
         'and nothing else of the server: a value import would put the server in the browser bundle.',
       from: { path: READ_HANDLES_TYPED_BY_THE_SERVER },
