@@ -18,7 +18,7 @@ import { gzipSync } from 'node:zlib';
  * /settlements, /settlements/dead-letters, /recovery/[id]) rounded up by about 1 kB, so
  * growth fails. The goal is 150 kB (docs/client-weight.md says what stands between).
  */
-const BUDGET_KB = 177;
+const BUDGET_KB = 181;
 
 const args = process.argv.slice(2);
 const option = (name) => {
