@@ -63,15 +63,16 @@ export function DataTable({
   if (!calm) return table;
   return (
     <div ref={calm.ref}>
-      {/* No height of its own, so the rows never move when the button comes;
-          it stays in sight while the list scrolls. */}
-      <div className="sticky top-2 z-10 flex h-0 justify-end">
+      {/* No height of its own, so the rows never move when the button comes: it sits just above the table's
+          top corner and, while the list scrolls, at the top of the window. */}
+      <div className="sticky top-9 z-10 flex h-0 justify-end">
         {calm.waiting > 0 ? (
           <button
             type="button"
             onClick={calm.apply}
             className={
-              'mr-2 mt-1 rounded-md border border-sky-700 bg-sky-50 px-2 py-0.5 text-xs font-medium text-sky-900 ' +
+              '-translate-y-[calc(100%+0.25rem)] rounded-md border border-sky-700 bg-sky-50 px-2 py-0.5 text-xs ' +
+              'font-medium text-sky-900 ' +
               'shadow-sm hover:bg-sky-100 dark:border-sky-300 dark:bg-sky-950 dark:text-sky-100 ' +
               'dark:hover:bg-sky-900'
             }
