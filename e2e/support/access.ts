@@ -247,9 +247,16 @@ const BACKGROUND_TABLES = new Set([
   'settle.lease_grants',
   'keel.rate_limit',
   'keel.webhook_delivery',
+  // The rate rollup (lib/workers/rate-rollup.ts) counts closed minutes on the sampler's beat.
+  'keel.rate_minute',
+  'keel.rate_hour',
 ]);
 /** Sessions count while live: better-auth deletes an expired one when it is presented. */
-const ROW_FILTER: Record<string, string> = { 'keel.session': 'where expires_at > now()' };
+const ROW_FILTER: Record<string, string> = {
+  'keel.session': 'where expires_at > now()',
+  // The rollup's own progress row moves in the background; every other meta row still counts.
+  'keel.meta': "where key <> 'rate_rollup'",
+};
 
 export interface Picture {
   tables: Map<string, string>;
