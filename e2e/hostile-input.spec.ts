@@ -21,6 +21,7 @@ import {
   requeueSchema,
 } from '../app/actions/settlement-schemas';
 import { retryWebhookSchema, sendTestWebhookSchema } from '../app/actions/webhook-schemas';
+import { timeZoneSettingSchema } from '../lib/domain/preferences';
 import { changeUserRoleSchema, createUserSchema, disableUserSchema, enableUserSchema } from '../lib/domain/users';
 import {
   appEntries,
@@ -74,6 +75,7 @@ const SCHEMAS: Record<string, z.ZodType | 'empty'> = {
   'app/actions/users.ts#changeUserRoleAction': changeUserRoleSchema,
   'app/actions/webhooks.ts#sendTestWebhookAction': sendTestWebhookSchema,
   'app/actions/webhooks.ts#retryWebhookAction': retryWebhookSchema,
+  'app/actions/preferences.ts#setTimeZoneAction': timeZoneSettingSchema,
   'app/actions/session.ts#signOut': 'empty',
 };
 
