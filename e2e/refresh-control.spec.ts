@@ -38,7 +38,10 @@ test('paused sends no API request for 30 s while rows are written, and is rememb
   await page.clock.install();
   await signIn(page, 'operator');
   await page.goto('/executions');
+  // The stream open shows the header hydrated: a choice made before that would be the DOM's only.
+  await expect(page.getByTestId('live-status')).toHaveAttribute('data-mode', 'live');
   await page.getByRole('combobox', { name: 'Refresh' }).selectOption('paused');
+  await expect(page.getByTestId('live-status')).toHaveAttribute('data-mode', 'paused');
   await page.reload();
   await expect(page.getByRole('combobox', { name: 'Refresh' })).toHaveValue('paused');
   await expect(page.getByTestId('live-status')).toHaveAttribute('data-mode', 'paused');

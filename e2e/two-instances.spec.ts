@@ -180,6 +180,8 @@ test('a replica that goes away sends lists to the primary until it is back', asy
     expect(metrics).toMatch(/^keel_read_replica_usable 1$/m);
     return Number(/^keel_list_reads_total\{source="replica"\} (\d+)$/m.exec(metrics)?.[1] ?? 0);
   };
+  // The page's own reads (its live stream and what it refetches) stop: only the list below is counted.
+  await viewer.goto('about:blank');
   const before = await replicaReads();
   expect(await listed(viewer, a, gone)).toEqual([gone]);
   expect(await replicaReads()).toBe(before + 1);

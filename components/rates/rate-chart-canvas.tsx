@@ -205,6 +205,7 @@ function placeMarkers(u: uPlot, markers: RateMarker[], dark: boolean) {
     const line = document.createElement('div');
     line.dataset.testid = 'chart-marker';
     line.dataset.kind = m.kind;
+    line.dataset.label = m.label;
     line.setAttribute('aria-hidden', 'true');
     const color = MARKER_COLORS[m.kind];
     // The pointer passes through to the plot (uPlot reads only its own events), whose cursor names the marker.
