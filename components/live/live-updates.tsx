@@ -4,7 +4,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
 import { isLiveTopic, LIVE_TOPICS, type LiveTopic } from '@/lib/domain/live-topics';
 import type { NeedsYouView } from '@/lib/domain/needs-you';
-import { asLiveRound } from '@/lib/http/read-json';
+import { asLiveRound, setLivePass } from '@/lib/http/read-json';
 import { needsYouQuery } from '@/lib/reads/queries';
 import {
   holdReason,
@@ -130,6 +130,13 @@ export function LiveUpdates({ userId }: { userId: string }) {
       }
       if (isLiveTopic(topic)) schedule([topic]);
     });
+    source.addEventListener('pass', (event) => {
+      try {
+        setLivePass(String((JSON.parse((event as MessageEvent<string>).data) as { pass?: unknown }).pass ?? ''));
+      } catch {
+        setLivePass('');
+      }
+    });
     source.addEventListener('needs-you', (event) => {
       try {
         needsYou = JSON.parse((event as MessageEvent<string>).data) as NeedsYouView;
@@ -155,6 +162,7 @@ export function LiveUpdates({ userId }: { userId: string }) {
     });
     source.addEventListener('error', () => {
       failures += 1;
+      setLivePass(''); // the stream is down: its pass ended with it
       if (failures >= 3 && !pollTimer) {
         setStream('polling');
         pollTimer = setInterval(() => {
@@ -165,6 +173,7 @@ export function LiveUpdates({ userId }: { userId: string }) {
     });
     return () => {
       source.close();
+      setLivePass('');
       applyNow.current = () => {};
       if (flushTimer) clearTimeout(flushTimer);
       if (pollTimer) clearInterval(pollTimer);

@@ -13,13 +13,20 @@ export class ApiError extends Error {
 }
 
 let liveRounds = 0;
+let livePass = '';
+
+/** The pass of this tab's event stream (lib/server/live-reads.ts), shown by its live refetches; '' without one. */
+export function setLivePass(pass: string): void {
+  livePass = pass;
+}
 
 /**
  * Runs `refetch`, which starts the refetches of a live event synchronously (TanStack Query
  * calls a query's function within invalidateQueries): the reads it starts say they are live,
- * so the server may answer them with what another tab's refetch of the same list read since
- * its last change (lib/server/live-reads.ts). A page's first read, a filter, an action's own
- * refetch: none of those say so, and each reads.
+ * with the pass of the tab's event stream, so the server takes the stream's reader for theirs
+ * and may answer them with what another tab's refetch of the same list read since its last
+ * change (lib/server/live-reads.ts). A page's first read, a filter, an action's own refetch,
+ * a tab whose stream is down: none of those say so, and each reads.
  */
 export function asLiveRound(refetch: () => void): void {
   liveRounds += 1;
@@ -41,7 +48,10 @@ export async function readJson<T>(
 ): Promise<T> {
   const response = await fetch(withSearch(path, params), {
     signal,
-    headers: liveRounds > 0 ? { accept: 'application/json', 'x-keel-live-read': '1' } : { accept: 'application/json' },
+    headers:
+      liveRounds > 0 && livePass
+        ? { accept: 'application/json', 'x-keel-live-read': livePass }
+        : { accept: 'application/json' },
     cache: 'no-store',
   });
   const body: unknown = await response.json().catch(() => null);

@@ -10,7 +10,7 @@ import { parseInput } from './parse-input';
 import { withRequestId } from '../observability/request-context';
 import { loggableError } from '../observability/safe-error';
 import { recordApiRequest, routePattern } from '../observability/metrics';
-import { isPreparedJson, sharedAnswer } from './live-reads';
+import { isPreparedJson, liveReadActor, sharedAnswer } from './live-reads';
 import { currentActor } from './session';
 
 const NO_STORE = { 'Cache-Control': 'no-store' };
@@ -48,7 +48,8 @@ export function apiRoute<S extends z.ZodType, P extends z.ZodType = z.ZodType<Re
 
   async function guarded(request: Request, context: C, requestId: string): Promise<Response> {
     try {
-      const actor = await currentActor();
+      // A live refetch from an open event stream is that stream's reader (lib/server/live-reads.ts).
+      const actor = (await liveReadActor(request)) ?? (await currentActor());
       if (!actor)
         return Response.json(
           { code: 'UNAUTHENTICATED', message: 'Sign in first.' },

@@ -22,6 +22,7 @@ const POLL_MS = 500;
 const REPLAY_POLL_MS = 25;
 const RUNTIME_TOPIC: LiveTopic = 'executions';
 const QUEUE_TOPIC: LiveTopic = 'settlements';
+const ANNOUNCE_GAP_MS = 1_000;
 
 // Each status's newest updated_at, read from the runtime's (status, updated_at, id)
 // index: any status change or heartbeat moves one of them.
@@ -60,8 +61,29 @@ export class LiveEvents extends EventEmitter {
 
   // Changes announced per topic since the listener started: what a shared read was read at (lib/server/live-reads.ts).
   private versions = new Map<LiveTopic, number>();
+  private announcedAt = new Map<LiveTopic, number>();
+  private trailing = new Map<LiveTopic, NodeJS.Timeout>();
 
+  /**
+   * A topic is announced at once, then at most once a second while it keeps changing (the
+   * changes meanwhile in one announcement at the end of the second): every open tab refetches
+   * at the same moments, so each shared read serves them all, as the tabs' own once-a-second
+   * refetch would have it anyway (components/live/live-updates.tsx).
+   */
   private announce(topic: LiveTopic): void {
+    const wait = (this.announcedAt.get(topic) ?? Number.NEGATIVE_INFINITY) + ANNOUNCE_GAP_MS - Date.now();
+    if (wait > 0) {
+      if (!this.trailing.has(topic)) {
+        const timer = setTimeout(() => {
+          this.trailing.delete(topic);
+          this.announce(topic);
+        }, wait);
+        timer.unref();
+        this.trailing.set(topic, timer);
+      }
+      return;
+    }
+    this.announcedAt.set(topic, Date.now());
     this.versions.set(topic, (this.versions.get(topic) ?? 0) + 1);
     this.emit('change', topic);
   }
@@ -186,6 +208,8 @@ export class LiveEvents extends EventEmitter {
 
   private stop(): void {
     this.generation += 1;
+    for (const timer of this.trailing.values()) clearTimeout(timer);
+    this.trailing.clear();
     if (this.poll) clearInterval(this.poll);
     this.poll = null;
     const client = this.client;

@@ -1,4 +1,5 @@
 import 'server-only';
+import { randomBytes } from 'node:crypto';
 import type { Actor } from '../domain/actor';
 import type { LiveTopic } from '../domain/live-topics';
 import { needsYouFor, type NeedsYouSnapshot, type NeedsYouView } from '../domain/needs-you';
@@ -10,6 +11,7 @@ import { needsYouLinks } from '../url-state/needs-you';
 import { runtime } from './composition-root';
 import { liveEvents, type LiveEvents } from './live-events';
 import { sharedListDb } from './read-source';
+import { currentSessionToken } from './session';
 
 /**
  * Reads shared by every open tab of this process (docs/performance.md#benchlive-readsmjs):
@@ -42,7 +44,7 @@ export const SHARED_ROUTES: Readonly<Record<string, { topics: readonly LiveTopic
   '/api/audit': { topics: ['audit'], perUser: true },
 };
 
-/** The header a live refetch carries (lib/http/read-json.ts). */
+/** The header a live refetch carries (lib/http/read-json.ts): the pass of the tab's event stream. */
 export const LIVE_READ_HEADER = 'x-keel-live-read';
 
 // A mark, not a class: Next.js may load this module once per route bundle, and instanceof would not see another's.
@@ -101,13 +103,50 @@ const handOut = (answer: unknown) => (answer instanceof Response ? answer.clone(
 
 /** The shared answer of a live refetch, or `read()` for any other request. */
 export function sharedAnswer(request: Request, actor: Actor, read: () => Promise<unknown>): Promise<unknown> {
-  if (request.headers.get(LIVE_READ_HEADER) !== '1') return read();
+  if (!request.headers.get(LIVE_READ_HEADER)) return read();
   const url = new URL(request.url);
   const route = SHARED_ROUTES[url.pathname];
   if (!route) return read();
   url.searchParams.sort();
   const key = `${route.perUser ? actor.id : '*'} ${url.pathname}?${url.searchParams}`;
   return sharedReads().answer(key, route.topics, read);
+}
+
+/**
+ * The passes of this process's open event streams. A stream's session is checked when it
+ * opens and every 2 s after (lib/server/live-stream-sessions.ts), which ends the stream,
+ * and its pass, once the session ends, its user is disabled or its role changes. A live
+ * refetch that shows its stream's pass, with that stream's session cookie, is the stream's
+ * reader without reading the session again: a session is read per open tab, not per read.
+ */
+export class LiveReadPasses {
+  private passes = new Map<string, { actor: Actor; sessionToken: string }>();
+
+  /** A new pass for a stream of `actor` on `sessionToken`; the returned function ends it. */
+  open(actor: Actor, sessionToken: string): { pass: string; end: () => void } {
+    const pass = randomBytes(18).toString('base64url');
+    this.passes.set(pass, { actor, sessionToken });
+    return { pass, end: () => this.passes.delete(pass) };
+  }
+
+  /** The reader behind `pass`, when the request's session is the stream's; else null. */
+  reader(pass: string | null, sessionToken: string | null): Actor | null {
+    const held = pass ? this.passes.get(pass) : undefined;
+    return held && sessionToken !== null && held.sessionToken === sessionToken ? held.actor : null;
+  }
+
+  size(): number {
+    return this.passes.size;
+  }
+}
+
+export const liveReadPasses = (): LiveReadPasses => singleton('live-read-passes', () => new LiveReadPasses());
+
+/** The reader of a live refetch that shows a valid pass (no statement), or null: then the session is read. */
+export async function liveReadActor(request: Request): Promise<Actor | null> {
+  const pass = request.headers.get(LIVE_READ_HEADER);
+  if (!pass) return null;
+  return liveReadPasses().reader(pass, await currentSessionToken());
 }
 
 export const NEEDS_YOU_TOPICS: readonly LiveTopic[] = ['proposals', 'executions', 'metrics'];

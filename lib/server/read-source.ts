@@ -22,9 +22,8 @@ import { WRITE_FENCE_COOKIE } from './write-fence';
  */
 export function sharedListDb(): Database {
   const { db, replica } = runtime();
-  const usable = replica?.monitor.state().usable ?? false;
-  if (replica) recordListRead(usable ? 'replica' : 'primary');
-  return usable && replica ? replica.db : db;
+  // Not a request's read: keel_list_reads_total counts those (docs/deployment.md).
+  return replica?.monitor.state().usable ? replica.db : db;
 }
 
 export async function listDb(): Promise<Database> {

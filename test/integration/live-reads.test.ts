@@ -12,7 +12,7 @@ import type { NeedsYouSnapshot } from '../../lib/domain/needs-you';
 import { readNeedsYou } from '../../lib/queries/needs-you';
 import { listProposals } from '../../lib/queries/recovery';
 import { LiveEvents } from '../../lib/server/live-events';
-import { NeedsYouFeed, SharedReads } from '../../lib/server/live-reads';
+import { LiveReadPasses, NeedsYouFeed, SharedReads } from '../../lib/server/live-reads';
 
 /**
  * One read per topic per process, however many tabs are open: 100 streams and 100 live
@@ -197,6 +197,19 @@ describe('live reads shared by every open stream of a process', () => {
     );
     expect(await calls(marker)).toBe(3 * first);
     expect(shared.counts).toEqual({ reads: 3, reused: 3 * STREAMS - 2 });
+  });
+
+  it("takes a live refetch's reader from its stream's pass only with that stream's session, while it lives", () => {
+    const passes = new LiveReadPasses();
+    const ana = { id: 'u-ana', login: 'ana', name: 'Ana', role: 'approver' as const };
+    const stream = passes.open(ana, 'session-ana');
+    expect(passes.reader(stream.pass, 'session-ana')).toEqual(ana);
+    expect(passes.reader(stream.pass, 'session-ben')).toBeNull(); // a pass shown with another session
+    expect(passes.reader(stream.pass, null)).toBeNull();
+    expect(passes.reader('made-up', 'session-ana')).toBeNull();
+    stream.end(); // the stream closed, or its session check ended it
+    expect(passes.reader(stream.pass, 'session-ana')).toBeNull();
+    expect(passes.size()).toBe(0);
   });
 
   it('reads every time while no listener runs, when changes would go unseen', async () => {

@@ -1,7 +1,7 @@
 import { mayHearTopic } from '@/lib/domain/live-topics';
 import type { NeedsYouSnapshot } from '@/lib/domain/needs-you';
 import { streamSessionWatch } from '@/lib/server/live-events';
-import { needsYouFeed, needsYouView, processLiveEvents } from '@/lib/server/live-reads';
+import { liveReadPasses, needsYouFeed, needsYouView, processLiveEvents } from '@/lib/server/live-reads';
 import { currentActor, currentSessionToken } from '@/lib/server/session';
 
 export const dynamic = 'force-dynamic';
@@ -33,6 +33,9 @@ export async function GET(request: Request) {
         }
       };
       send('retry: 2000\n\n');
+      // The pass this tab's live refetches show: they are this stream's reader while the stream lives.
+      const pass = liveReadPasses().open(actor, token);
+      send(`event: pass\ndata: ${JSON.stringify({ pass: pass.pass })}\n\n`);
       // What needs this reader: at once, then whenever the process's one snapshot changes (lib/server/live-reads.ts).
       let lastNeedsYou = '';
       const sendNeedsYou = (snapshot: NeedsYouSnapshot) => {
@@ -64,6 +67,7 @@ export async function GET(request: Request) {
         clearInterval(heartbeat);
         unsubscribe();
         unfeed();
+        pass.end();
         unwatch();
         try {
           controller.close();
