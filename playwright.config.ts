@@ -7,6 +7,12 @@ const PORT = Number(process.env.KEEL_E2E_PORT ?? 3100);
 // Its own home and database port, so two runs on one machine never share a database.
 const E2E_HOME = process.env.KEEL_E2E_HOME ?? '.keel/e2e';
 const PG_PORT = process.env.KEEL_EMBEDDED_PG_PORT ?? '54339';
+/**
+ * Specs that start servers and databases of their own (on the build the e2e server made): they
+ * run on a second worker beside the rest, which share the e2e server and its database and run
+ * one at a time (the access matrix and the hostile-input suite watch that whole database).
+ */
+const OWN_SERVERS = /\/(first-start-clone|http-processes|launcher|prometheus-alerts|two-instances)\.spec\.ts$/;
 
 /**
  * End-to-end tests in Debian's Chromium against a production build, started the way
@@ -16,8 +22,12 @@ export default defineConfig({
   testDir: 'e2e',
   // The OpenID provider e2e/sso.spec.ts signs in through; it also stops it afterwards.
   globalSetup: './e2e/oidc-setup.ts',
-  workers: 1,
+  workers: 2,
   fullyParallel: false,
+  projects: [
+    { name: 'console', testIgnore: OWN_SERVERS, workers: 1 },
+    { name: 'own servers', testMatch: OWN_SERVERS, workers: 1 },
+  ],
   // No retry, in CI either: live updates are event-driven and the live-update specs
   // (refresh control, Back/Forward, a change by another client) pass 10 runs in a row.
   retries: 0,

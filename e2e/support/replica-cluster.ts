@@ -195,7 +195,9 @@ export async function startKeelInstance(name: string, env: Record<string, string
   // Each instance's own log, beside Playwright's results, for a failure's post-mortem.
   mkdirSync('.keel/e2e-results', { recursive: true });
   const log = createWriteStream(`.keel/e2e-results/instance-${name}.log`);
-  const launcher = spawn(process.execPath, ['--import', 'tsx', '--conditions=react-server', 'bin/keel.ts', 'start'], {
+  // The build the e2e server made, as it is: a source edited during the run never rebuilds .next under it.
+  const command = ['--import', 'tsx', '--conditions=react-server', 'bin/keel.ts', 'start', '--no-build'];
+  const launcher = spawn(process.execPath, command, {
     env: { ...process.env, ...env, PORT: String(port), KEEL_INSTANCE_ID: name, NODE_ENV: 'production' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
