@@ -42,6 +42,33 @@ function useRetryKeyList(
   return { ...query, data, calm };
 }
 
+/** One filter as a select: "any" first, then each option as its own value. */
+function FilterSelect({
+  label,
+  name,
+  value,
+  anyLabel,
+  options,
+}: {
+  label: string;
+  name: string;
+  value: string | null;
+  anyLabel: string;
+  options: readonly string[];
+}) {
+  return (
+    <label className="flex flex-col text-xs font-medium">
+      {label}
+      <select name={name} defaultValue={value ?? ''} className={field}>
+        <option value="">{anyLabel}</option>
+        {options.map((option) => (
+          <option key={option}>{option}</option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
 /** Unresolved retry keys and corrupt envelopes, filters and cursors in the URL. */
 export function RetryKeysView() {
   const [search, setSearch] = useQueryStates(retryKeysSearch, { history: 'push' });
@@ -72,33 +99,15 @@ export function RetryKeysView() {
           });
         }}
       >
-        <label className="flex flex-col text-xs font-medium">
-          Job
-          <select name="job" defaultValue={search.job ?? ''} className={field}>
-            <option value="">Any job</option>
-            {jobs.map((j) => (
-              <option key={j}>{j}</option>
-            ))}
-          </select>
-        </label>
-        <label className="flex flex-col text-xs font-medium">
-          Phase
-          <select name="phase" defaultValue={search.phase ?? ''} className={field}>
-            <option value="">Any phase</option>
-            {FAULT_PHASES.map((p) => (
-              <option key={p}>{p}</option>
-            ))}
-          </select>
-        </label>
-        <label className="flex flex-col text-xs font-medium">
-          Category
-          <select name="category" defaultValue={search.category ?? ''} className={field}>
-            <option value="">Any category</option>
-            {FAILURE_CATEGORIES.map((c) => (
-              <option key={c}>{c}</option>
-            ))}
-          </select>
-        </label>
+        <FilterSelect label="Job" name="job" value={search.job} anyLabel="Any job" options={jobs} />
+        <FilterSelect label="Phase" name="phase" value={search.phase} anyLabel="Any phase" options={FAULT_PHASES} />
+        <FilterSelect
+          label="Category"
+          name="category"
+          value={search.category}
+          anyLabel="Any category"
+          options={FAILURE_CATEGORIES}
+        />
         <Button type="submit">Apply</Button>
         <Link href="/retry-keys" className="pb-1.5 text-sm text-sky-800 underline dark:text-sky-300">
           Clear
