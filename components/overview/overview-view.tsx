@@ -2,6 +2,7 @@
 
 import { useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
+import type { ReactNode } from 'react';
 import { needsYouQuery, overviewQuery } from '@/lib/reads/queries';
 import type { OverviewLinks } from '@/lib/url-state/overview';
 import { PageHeader, StatCard } from '../ui/page-header';
@@ -19,6 +20,43 @@ const STALE_NOTE = [
   'mb-4 rounded-md border-l-4 border-amber-500 bg-amber-50 p-2 text-sm',
   'text-amber-950 dark:bg-amber-950 dark:text-amber-50',
 ].join(' ');
+
+/** One table of counts under its heading; the heading names the table too. */
+function CountSection({
+  id,
+  title,
+  head,
+  empty,
+  children,
+}: {
+  id: string;
+  title: string;
+  head: string[];
+  empty: boolean;
+  children: ReactNode;
+}) {
+  return (
+    <section aria-labelledby={id}>
+      <h2 id={id} className="mb-2 text-sm font-semibold">
+        {title}
+      </h2>
+      <DataTable caption={title} head={head} empty={empty}>
+        {children}
+      </DataTable>
+    </section>
+  );
+}
+
+/** A row's count, linking where the row's first cell does (so out of the tab order). */
+function CountCell({ href, children }: { href: string; children: ReactNode }) {
+  return (
+    <Cell>
+      <Link href={href} tabIndex={-1} className={COUNT_LINK}>
+        {children}
+      </Link>
+    </Cell>
+  );
+}
 
 /**
  * The overview's counts and charts, prefetched by the page and
@@ -63,108 +101,69 @@ export function OverviewView({ links }: { links: OverviewLinks }) {
       </section>
       <RatesLastHour />
       <div className="mt-8 grid gap-6 lg:grid-cols-3">
-        <section aria-labelledby="by-status">
-          <h2 id="by-status" className="mb-2 text-sm font-semibold">
-            Executions by status
-          </h2>
-          <DataTable
-            caption="Executions by status"
-            head={['Status', 'Count']}
-            empty={overview.executionsByStatus.length === 0}
-          >
-            {overview.executionsByStatus.map((r) => (
+        <CountSection
+          id="by-status"
+          title="Executions by status"
+          head={['Status', 'Count']}
+          empty={overview.executionsByStatus.length === 0}
+        >
+          {overview.executionsByStatus.map((r) => {
+            const href =
+              links.executionsByStatus[r.status as keyof OverviewLinks['executionsByStatus']] ?? '/executions';
+            return (
               <tr key={r.status}>
                 <Cell>
-                  <Link
-                    href={
-                      links.executionsByStatus[r.status as keyof OverviewLinks['executionsByStatus']] ?? '/executions'
-                    }
-                    aria-label={`${r.status}: ${r.count.toLocaleString('en-US')} executions`}
-                  >
+                  <Link href={href} aria-label={`${r.status}: ${r.count.toLocaleString('en-US')} executions`}>
                     <StatusBadge status={r.status} />
                   </Link>
                 </Cell>
-                <Cell>
-                  <Link
-                    href={
-                      links.executionsByStatus[r.status as keyof OverviewLinks['executionsByStatus']] ?? '/executions'
-                    }
-                    tabIndex={-1}
-                    className={COUNT_LINK}
-                  >
-                    {r.count.toLocaleString('en-US')}
-                  </Link>
-                </Cell>
+                <CountCell href={href}>{r.count.toLocaleString('en-US')}</CountCell>
               </tr>
-            ))}
-          </DataTable>
-        </section>
-        <section aria-labelledby="queue">
-          <h2 id="queue" className="mb-2 text-sm font-semibold">
-            Settlement queue by state
-          </h2>
-          <DataTable caption="Settlement queue by state" head={['State', 'Count']} empty={overview.queue.length === 0}>
-            {overview.queue.map((r) => (
+            );
+          })}
+        </CountSection>
+        <CountSection
+          id="queue"
+          title="Settlement queue by state"
+          head={['State', 'Count']}
+          empty={overview.queue.length === 0}
+        >
+          {overview.queue.map((r) => {
+            const href = links.queueByState[r.state as keyof OverviewLinks['queueByState']] ?? '/settlements';
+            return (
               <tr key={r.state}>
                 <Cell>
-                  <Link
-                    href={links.queueByState[r.state as keyof OverviewLinks['queueByState']] ?? '/settlements'}
-                    className={COUNT_LINK}
-                  >
+                  <Link href={href} className={COUNT_LINK}>
                     {r.state}
                   </Link>
                 </Cell>
-                <Cell>
-                  <Link
-                    href={links.queueByState[r.state as keyof OverviewLinks['queueByState']] ?? '/settlements'}
-                    tabIndex={-1}
-                    className={COUNT_LINK}
-                  >
-                    {r.count.toLocaleString('en-US')}
-                  </Link>
-                </Cell>
+                <CountCell href={href}>{r.count.toLocaleString('en-US')}</CountCell>
               </tr>
-            ))}
-          </DataTable>
-        </section>
-        <section aria-labelledby="dead">
-          <h2 id="dead" className="mb-2 text-sm font-semibold">
-            Dead letters by reason
-          </h2>
-          <DataTable
-            caption="Dead letters by reason"
-            head={['Reason', 'Count']}
-            empty={overview.deadLettersByReason.length === 0}
-          >
-            {overview.deadLettersByReason.map((r) => (
+            );
+          })}
+        </CountSection>
+        <CountSection
+          id="dead"
+          title="Dead letters by reason"
+          head={['Reason', 'Count']}
+          empty={overview.deadLettersByReason.length === 0}
+        >
+          {overview.deadLettersByReason.map((r) => {
+            const href =
+              links.deadLettersByReason[r.reason as keyof OverviewLinks['deadLettersByReason']] ??
+              '/settlements/dead-letters';
+            return (
               <tr key={r.reason}>
                 <Cell mono>
-                  <Link
-                    href={
-                      links.deadLettersByReason[r.reason as keyof OverviewLinks['deadLettersByReason']] ??
-                      '/settlements/dead-letters'
-                    }
-                    className={COUNT_LINK}
-                  >
+                  <Link href={href} className={COUNT_LINK}>
                     {r.reason}
                   </Link>
                 </Cell>
-                <Cell>
-                  <Link
-                    href={
-                      links.deadLettersByReason[r.reason as keyof OverviewLinks['deadLettersByReason']] ??
-                      '/settlements/dead-letters'
-                    }
-                    tabIndex={-1}
-                    className={COUNT_LINK}
-                  >
-                    {r.count}
-                  </Link>
-                </Cell>
+                <CountCell href={href}>{r.count}</CountCell>
               </tr>
-            ))}
-          </DataTable>
-        </section>
+            );
+          })}
+        </CountSection>
       </div>
     </>
   );
