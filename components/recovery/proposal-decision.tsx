@@ -78,6 +78,17 @@ export function ProposalDecision({
   const abandon = proposal.kind === 'ABANDON';
   const verb = abandon ? 'abandon' : 'takeover';
   const close = () => setDialog(null);
+  // An abandon and a batch takeover both record a reason code with the runtime.
+  const reasonCodeField = (
+    <label className="block text-xs font-medium">
+      Reason code
+      <input
+        value={reasonCode}
+        onChange={(e) => setReasonCode(e.target.value.toUpperCase())}
+        className={`${field} font-mono`}
+      />
+    </label>
+  );
 
   return (
     <section aria-label="Decision" className="mb-6 flex flex-wrap gap-3">
@@ -152,14 +163,7 @@ export function ProposalDecision({
               <strong>ABANDONED</strong> for good; its version goes up by one and an ABANDON operator request is written
               for the runtime. The owner token is left as it is.
             </p>
-            <label className="block text-xs font-medium">
-              Reason code
-              <input
-                value={reasonCode}
-                onChange={(e) => setReasonCode(e.target.value.toUpperCase())}
-                className={`${field} font-mono`}
-              />
-            </label>
+            {reasonCodeField}
           </>
         ) : batch ? (
           <>
@@ -206,14 +210,7 @@ export function ProposalDecision({
                 </select>
               </label>
             ) : null}
-            <label className="block text-xs font-medium">
-              Reason code
-              <input
-                value={reasonCode}
-                onChange={(e) => setReasonCode(e.target.value.toUpperCase())}
-                className={`${field} font-mono`}
-              />
-            </label>
+            {reasonCodeField}
           </>
         ) : (
           <p>
