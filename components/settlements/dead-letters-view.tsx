@@ -1,7 +1,6 @@
 'use client';
 
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import Link from 'next/link';
 import { lazy, Suspense, useState } from 'react';
 import { formatCappedCount } from '@/lib/domain/capped-count';
 import { deadLetterSummary, detailCellText, failureCodeWords } from '@/lib/domain/settlement-failure';
@@ -19,7 +18,7 @@ import { deadLetterTarget, type DeadLetterTarget } from './dead-letter-target';
 import { DeadLetterGroupsPanel } from './dead-letter-groups';
 import { DeadLetterSelectionBar, useDeadLetterSelection } from './dead-letter-selection';
 import { filterParams } from './filter-params';
-import { LINK, receiptHref } from './links';
+import { ReceiptCell } from './receipt-cell';
 import { SettlementFilterForm, useSettlementFilters } from './settlement-filters';
 import { SettlementTabs } from './settlement-tabs';
 
@@ -164,21 +163,12 @@ function DeadLetterTableRow({
 }) {
   return (
     <tr data-receipt={row.receiptId}>
-      <Cell mono>
-        {canAct ? (
-          <input
-            type="checkbox"
-            aria-label={`Select ${row.receiptId}`}
-            checked={selected}
-            disabled={selectionLocked}
-            onChange={(e) => onSelect(e.target.checked)}
-            className="mr-2 align-middle"
-          />
-        ) : null}
-        <Link href={receiptHref(row.receiptId)} prefetch={false} className={LINK}>
-          {row.receiptId}
-        </Link>
-      </Cell>
+      <ReceiptCell
+        receiptId={row.receiptId}
+        selected={canAct ? selected : null}
+        locked={selectionLocked}
+        onSelect={onSelect}
+      />
       {/* The code and what it names; beside it the detail digest's first digits (in full on the receipt's page). */}
       <td className="px-3 py-2">
         <span className="font-mono text-xs">{row.reason}</span>

@@ -1,7 +1,6 @@
 'use client';
 
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import Link from 'next/link';
 import { useQueryStates } from 'nuqs';
 import { lazy, Suspense, useState } from 'react';
 import { formatCappedCount } from '@/lib/domain/capped-count';
@@ -20,7 +19,7 @@ import { useDeadLetterSelection } from './dead-letter-selection';
 import { requeueTarget, type RequeueTarget } from './requeue-target';
 import { RequeueSelectionBar } from './requeue-selection';
 import { filterParams } from './filter-params';
-import { LINK, receiptHref } from './links';
+import { ReceiptCell } from './receipt-cell';
 import { SettlementFilterForm, useSettlementFilters } from './settlement-filters';
 import { SettlementTabs } from './settlement-tabs';
 import { useOpenOnStateWithRows } from './open-on-rows';
@@ -172,20 +171,7 @@ function QueueTableRow({
   const requeueable = isRequeueable(row);
   return (
     <tr data-receipt={row.receiptId}>
-      <Cell mono>
-        {selected !== null ? (
-          <input
-            type="checkbox"
-            aria-label={`Select ${row.receiptId}`}
-            checked={selected}
-            onChange={(e) => onSelect(e.target.checked)}
-            className="mr-2 align-middle"
-          />
-        ) : null}
-        <Link href={receiptHref(row.receiptId)} prefetch={false} className={LINK}>
-          {row.receiptId}
-        </Link>
-      </Cell>
+      <ReceiptCell receiptId={row.receiptId} selected={selected} onSelect={onSelect} />
       <Cell>
         {STATE_LABEL[row.state]}
         <span className="ml-1 text-xs text-zinc-600 dark:text-zinc-400" title={row.workKind}>
