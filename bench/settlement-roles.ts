@@ -5,7 +5,7 @@ import { Logger, run, type Runner } from 'graphile-worker';
 import PgBoss from 'pg-boss';
 import { postgresSettlementStore } from '../lib/simulator/adapters/settlement-store';
 import { createDatabase, createPool } from '../lib/db/client';
-import { DEFAULT_RETRY_POLICY, type SettlementOutcome } from '../lib/domain/settlement';
+import type { RetryPolicy, SettlementOutcome } from '../lib/domain/settlement';
 
 export type WorkerReport = { settled: number; statements: number; conflicts: number };
 type ToParent = { type: 'ready' } | { type: 'done'; report: WorkerReport };
@@ -37,10 +37,37 @@ function countStatements(): () => number {
   return () => statements;
 }
 
-const ACCEPTED: SettlementOutcome = { kind: 'Accepted' };
+/** Percent of the items retried and dead-lettered; the rest are accepted. */
+export type Mix = { retried: number; dead: number };
+
+/** Item n's outcome, the same in every system: by n modulo 100, dead-lettered first, then retried. */
+export function outcomeOf(n: number, mix: Mix): 'accepted' | 'retried' | 'dead' {
+  const bucket = n % 100;
+  if (bucket < mix.dead) return 'dead';
+  if (bucket < mix.dead + mix.retried) return 'retried';
+  return 'accepted';
+}
+
+const OUTCOMES: Record<ReturnType<typeof outcomeOf>, SettlementOutcome> = {
+  accepted: { kind: 'Accepted' },
+  retried: { kind: 'Retryable', code: 'rpc' },
+  dead: { kind: 'Permanent', code: 'invalid_observation' },
+};
+
+/** The loaded receipts are `rcpt_` and the item number. */
+const itemNumber = (receiptId: string) => Number(receiptId.slice(5));
 
 /** Keel: claim a batch, record each outcome (path `single`, today's) or the batch at once (`batch`). */
-async function keelWorker(url: string, workerId: string, batch: number, path: string): Promise<void> {
+async function keelWorker(url: string, workerId: string, batch: number, extra: string): Promise<void> {
+  const { path, mix, retryBackoffMs } = JSON.parse(extra) as { path: string; mix: Mix; retryBackoffMs: number };
+  // A retried item is rescheduled past the drain, so every item is settled exactly once.
+  const policy: RetryPolicy = {
+    maxRetries: 5,
+    initialBackoffMs: retryBackoffMs,
+    backoffMultiplier: 2,
+    backoffCapMs: Math.max(retryBackoffMs, 60_000),
+  };
+  const outcome = (receiptId: string) => OUTCOMES[outcomeOf(itemNumber(receiptId), mix)];
   const statements = countStatements();
   const pool = createPool(url, 1);
   const db = createDatabase(pool);
@@ -57,8 +84,8 @@ async function keelWorker(url: string, workerId: string, batch: number, path: st
     if (!claimed.ok) throw new Error(`claim refused: ${claimed.error.kind}`);
     if (claimed.value.length === 0) break;
     if (path === 'batch') {
-      const items = claimed.value.map((claim) => ({ claim, outcome: ACCEPTED }));
-      const recorded = await store.recordClaimedOutcomes(items, DEFAULT_RETRY_POLICY, Date.now());
+      const items = claimed.value.map((claim) => ({ claim, outcome: outcome(claim.receiptId) }));
+      const recorded = await store.recordClaimedOutcomes(items, policy, Date.now());
       if (!recorded.ok) throw new Error(`batch refused: ${recorded.error.kind}`);
       for (const item of recorded.value) {
         if (item.ok) settled += 1;
@@ -66,7 +93,7 @@ async function keelWorker(url: string, workerId: string, batch: number, path: st
       }
     } else {
       for (const claim of claimed.value) {
-        const routed = await store.recordClaimedOutcome(claim, ACCEPTED, DEFAULT_RETRY_POLICY, Date.now());
+        const routed = await store.recordClaimedOutcome(claim, outcome(claim.receiptId), policy, Date.now());
         if (routed.ok) settled += 1;
         else conflicts += 1;
       }
@@ -76,16 +103,41 @@ async function keelWorker(url: string, workerId: string, batch: number, path: st
   await pool.end();
 }
 
-/** graphile-worker 0.17 with its local queue and batched completion. */
-async function graphileWorker(url: string, batch: number, concurrency: number): Promise<void> {
+interface GraphileOptions {
+  concurrentJobs: number;
+  localQueueSize: number;
+  completeJobBatchDelay: number;
+  failJobBatchDelay: number;
+  pollInterval?: number;
+  mix: Mix;
+}
+
+/**
+ * graphile-worker 0.17 with its local queue and batched completion, options by their own
+ * names (GraphileConfig.WorkerOptions). The task does nothing but throw for a retried or
+ * dead-lettered item (the dead ones were added with max_attempts 1).
+ */
+async function graphileWorker(url: string, extra: string): Promise<void> {
+  const options = JSON.parse(extra) as GraphileOptions;
+  const failure = new Error('settlement outcome: retry');
   const runner: Runner = await run({
     connectionString: url,
-    concurrency,
     noHandleSignals: true,
-    pollInterval: 1_000,
-    taskList: { settle: async () => {} },
+    taskList: {
+      settle: async (payload) => {
+        if (outcomeOf((payload as { n: number }).n, options.mix) !== 'accepted') throw failure;
+      },
+    },
     logger: new Logger(() => () => {}),
-    preset: { worker: { localQueue: { size: batch }, completeJobBatchDelay: 0, failJobBatchDelay: 0 } },
+    preset: {
+      worker: {
+        concurrentJobs: options.concurrentJobs,
+        localQueue: { size: options.localQueueSize },
+        completeJobBatchDelay: options.completeJobBatchDelay,
+        failJobBatchDelay: options.failJobBatchDelay,
+        ...(options.pollInterval === undefined ? {} : { pollInterval: options.pollInterval }),
+      },
+    },
   });
   send({ type: 'ready' });
   await nextMessage('stop');
@@ -111,7 +163,7 @@ export async function runRole(
   extra: string,
 ): Promise<void> {
   if (role === 'keel') await keelWorker(url, workerId, batch, extra);
-  else if (role === 'graphile') await graphileWorker(url, batch, Number(extra));
+  else if (role === 'graphile') await graphileWorker(url, extra);
   else if (role === 'pgboss') await pgBossWorker(url, batch);
   else throw new Error(`unknown role ${role}`);
 }

@@ -1,8 +1,19 @@
 // Settlement throughput: Keel's settlement store against graphile-worker (local queue +
-// batched completion), pg-boss (tuned) and pgbench, on one PostgreSQL, interleaved.
+// batched completion), pgbench running Keel's own statements and, on request, pg-boss
+// (tuned) and a pgbench claim-and-delete floor, on one PostgreSQL, interleaved.
 // A measurement that prints figures, not a test. Run (about 10 minutes in full):
 //   node --import tsx --conditions=react-server bench/settlement-throughput.ts
-// Quick mode for development: add `--items 5000 --reps 1`. See docs/performance.md.
+// Quick mode for development: add `--items 5000 --reps 1`. See docs/performance-settlements.md.
+//
+// The defaults: 50,000 items, 4 worker processes per system, 3 interleaved repetitions; Keel
+// claims 100 and records the batch in one call; graphile-worker 0.17.3 runs 4 processes x
+// `concurrentJobs` 4, `localQueue.size` 100, `completeJobBatchDelay` 0, `failJobBatchDelay` 0,
+// its default `pollInterval`, a task that does nothing but fail where the mix says. Every system
+// settles the same outcome mix, deterministic per item (item number modulo 100, `--mix`):
+// 90% accepted, 8% retried (rescheduled past the drain: `--retry-backoff-ms`), 2% dead-lettered
+// (graphile-worker: a failure on a job of max_attempts 1, which it keeps as permanently failed).
+// WAL is printed twice: the cluster's LSN difference over the drain and the bench database's own
+// records read back with pg_waldump.
 import { fork, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -10,7 +21,7 @@ import pg from 'pg';
 import { Logger, runMigrations } from 'graphile-worker';
 import PgBoss from 'pg-boss';
 import { migrateDatabase } from '../lib/db/migrate';
-import { runRole, type WorkerReport } from './settlement-roles';
+import { type Mix, outcomeOf, runRole, type WorkerReport } from './settlement-roles';
 import { walBytesOfDatabase } from './wal-by-database';
 
 const { values: args } = parseArgs({
@@ -19,10 +30,19 @@ const { values: args } = parseArgs({
     reps: { type: 'string', default: '3' },
     workers: { type: 'string', default: '4' },
     batch: { type: 'string', default: '100' },
-    systems: { type: 'string', default: 'keel,graphile,pgboss,pgbench-delete,pgbench-keel' },
+    systems: { type: 'string', default: 'keel,graphile,pgbench-keel' },
     // `single`: one statement per outcome (the port's single form); `batch`: recordClaimedOutcomes.
     'keel-path': { type: 'string', default: 'batch' },
-    'graphile-concurrency': { type: 'string', default: '10' },
+    // graphile-worker's own option names (GraphileConfig.WorkerOptions): concurrentJobs,
+    // localQueue.size, completeJobBatchDelay, failJobBatchDelay, pollInterval (empty: its default).
+    'graphile-concurrency': { type: 'string', default: '4' },
+    'graphile-local-queue': { type: 'string', default: '100' },
+    'graphile-complete-delay': { type: 'string', default: '0' },
+    'graphile-fail-delay': { type: 'string', default: '0' },
+    'graphile-poll-interval': { type: 'string', default: '' },
+    // accepted/retried/dead-lettered, in percent of the items.
+    mix: { type: 'string', default: '90/8/2' },
+    'retry-backoff-ms': { type: 'string', default: '3600000' },
     url: { type: 'string', default: process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres' },
     role: { type: 'string' },
     'worker-id': { type: 'string', default: 'w' },
@@ -34,8 +54,28 @@ const ITEMS = Number(args.items);
 const REPS = Number(args.reps);
 const WORKERS = Number(args.workers);
 const BATCH = Number(args.batch);
+const MIX = parseMix(args.mix!);
 const SELF = fileURLToPath(import.meta.url);
 const PGBENCH_DIR = fileURLToPath(new URL('./pgbench/', import.meta.url));
+
+function parseMix(text: string): Mix {
+  const [accepted, retried, dead] = text.split('/').map(Number);
+  if (![accepted, retried, dead].every((n) => Number.isInteger(n) && n! >= 0) || accepted! + retried! + dead! !== 100)
+    throw new Error(`--mix wants accepted/retried/dead-lettered percentages that sum to 100: ${text}`);
+  return { retried: retried!, dead: dead! };
+}
+
+/** Items of each outcome out of ITEMS (item n, 1-based, is dead-lettered when n % 100 < dead, and so on). */
+function mixCounts(): { accepted: number; retried: number; dead: number } {
+  let retried = 0;
+  let dead = 0;
+  for (let n = 1; n <= ITEMS; n += 1) {
+    const kind = outcomeOf(n, MIX);
+    if (kind === 'retried') retried += 1;
+    else if (kind === 'dead') dead += 1;
+  }
+  return { accepted: ITEMS - retried - dead, retried, dead };
+}
 
 function urlFor(database: string): string {
   const url = new URL(args.url!);
@@ -57,11 +97,11 @@ const admin = (sql: string) => withClient(args.url!, (c) => c.query(sql));
 const walLsn = (client: pg.Client) =>
   client.query<{ lsn: string }>('select pg_current_wal_lsn()::text as lsn').then((r) => r.rows[0]!.lsn);
 /**
- * WAL this database wrote between two LSNs (pg_waldump), or the cluster-wide difference
- * when the WAL cannot be read here; `walSource` says which one a run printed.
+ * WAL between two LSNs, both ways: the cluster-wide LSN difference (everything the server
+ * wrote, other databases included) and this database's own records with their transactions
+ * (pg_waldump; null when the WAL cannot be read here).
  */
-let walSource: 'database (pg_waldump)' | 'cluster-wide (LSN diff)' = 'database (pg_waldump)';
-async function walBytes(client: pg.Client, from: string, to: string): Promise<number> {
+async function walBytes(client: pg.Client, from: string, to: string): Promise<{ cluster: number; db: number | null }> {
   const { rows } = await client.query<{ oid: number; dir: string; diff: string }>(
     `select (select oid::int from pg_database where datname = current_database()) as oid,
             current_setting('data_directory') || '/pg_wal' as dir,
@@ -69,19 +109,24 @@ async function walBytes(client: pg.Client, from: string, to: string): Promise<nu
     [from, to],
   );
   const row = rows[0]!;
-  const own = await walBytesOfDatabase(row.dir, row.oid, from, to);
-  if (own !== null) return own;
-  walSource = 'cluster-wide (LSN diff)';
-  return Number(row.diff);
+  return { cluster: Number(row.diff), db: await walBytesOfDatabase(row.dir, row.oid, from, to) };
 }
+
+const walPer = (wal: { cluster: number; db: number | null }, items: number) => ({
+  walClusterPerItem: wal.cluster / items,
+  walDbPerItem: wal.db === null ? null : wal.db / items,
+});
 
 interface Run {
   system: string;
   perSecond: number;
-  walPerItem: number;
+  walClusterPerItem: number;
+  walDbPerItem: number | null;
   statementsPerItem?: number;
   triggerCallsPerItem?: number;
   conflicts?: number;
+  /** graphile-worker: retried jobs that ran again within the drain (their backoff is e^1 s). */
+  reruns?: number;
 }
 
 interface Child {
@@ -173,9 +218,12 @@ async function triggerCalls(client: pg.Client): Promise<number> {
 async function runKeel(url: string): Promise<Run> {
   return withClient(url, async (client) => {
     await loadKeelAttempts(client, Date.now());
-    const children = Array.from({ length: WORKERS }, (_, i) =>
-      forkWorker('keel', url, `bench-worker-${i + 1}`, args['keel-path']!),
-    );
+    const extra = JSON.stringify({
+      path: args['keel-path'],
+      mix: MIX,
+      retryBackoffMs: Number(args['retry-backoff-ms']),
+    });
+    const children = Array.from({ length: WORKERS }, (_, i) => forkWorker('keel', url, `bench-worker-${i + 1}`, extra));
     await Promise.all(children.map((c) => c.ready));
     // The load's own trigger calls are flushed and counted here, so only the drain's are reported.
     await client.query('select pg_stat_force_next_flush()');
@@ -189,14 +237,13 @@ async function runKeel(url: string): Promise<Run> {
     await Promise.all(children.map((c) => c.exited));
     const settled = reports.reduce((sum, r) => sum + (r?.settled ?? 0), 0);
     const statements = reports.reduce((sum, r) => sum + (r?.statements ?? 0), 0);
-    const { rows } = await client.query<{ left: string }>('select count(*)::text as left from settle.attempts');
-    if (Number(rows[0]!.left) !== 0 || settled !== ITEMS)
-      throw new Error(`keel left ${rows[0]!.left} rows, settled ${settled}`);
+    if (settled !== ITEMS) throw new Error(`keel settled ${settled} of ${ITEMS}`);
+    await checkKeelDrain(client, 'keel');
     const calls = (await triggerCalls(client)) - callsBefore;
     return {
       system: `keel (${args['keel-path']})`,
       perSecond: settled / elapsed,
-      walPerItem: wal / settled,
+      ...walPer(wal, settled),
       statementsPerItem: statements / settled,
       triggerCallsPerItem: calls / settled,
       conflicts: reports.reduce((sum, r) => sum + (r?.conflicts ?? 0), 0),
@@ -212,6 +259,7 @@ async function runQueue(
   extra: string,
   load: (client: pg.Client) => Promise<void>,
   emptyQuery: string,
+  check: (client: pg.Client) => Promise<Partial<Run>> = async () => ({}),
 ): Promise<Run> {
   const children = Array.from({ length: WORKERS }, (_, i) => forkWorker(role, url, `w${i}`, extra));
   await Promise.all(children.map((c) => c.ready));
@@ -224,27 +272,66 @@ async function runQueue(
     const wal = await walBytes(client, lsn, await walLsn(client));
     for (const c of children) c.send({ type: 'stop' });
     await Promise.all(children.map((c) => c.exited));
-    return { system, perSecond: ITEMS / elapsed, walPerItem: wal / ITEMS };
+    return { system, perSecond: ITEMS / elapsed, ...walPer(wal, ITEMS), ...(await check(client)) };
   });
+}
+
+/**
+ * What a Keel drain leaves: every retried item rescheduled once (attempt 1, past the drain),
+ * every dead-lettered one moved, nothing else.
+ */
+async function checkKeelDrain(client: pg.Client, system: string): Promise<void> {
+  const want = mixCounts();
+  const { rows } = await client.query<{ retried: string; other: string; dead: string }>(
+    `select (select count(*) from settle.attempts
+             where work_kind = 'retry_scheduled' and attempts = 1)::text as retried,
+            (select count(*) from settle.attempts
+             where not (work_kind = 'retry_scheduled' and attempts = 1))::text as other,
+            (select count(*) from settle.dead_letters)::text as dead`,
+  );
+  const got = rows[0]!;
+  if (Number(got.retried) !== want.retried || Number(got.other) !== 0 || Number(got.dead) !== want.dead)
+    throw new Error(`${system} left ${JSON.stringify(got)}, wanted ${JSON.stringify(want)}`);
 }
 
 async function runGraphile(url: string): Promise<Run> {
   await runMigrations({ connectionString: url, logger: new Logger(() => () => {}) });
+  const extra = JSON.stringify({
+    concurrentJobs: Number(args['graphile-concurrency']),
+    localQueueSize: Number(args['graphile-local-queue']),
+    completeJobBatchDelay: Number(args['graphile-complete-delay']),
+    failJobBatchDelay: Number(args['graphile-fail-delay']),
+    pollInterval: args['graphile-poll-interval'] ? Number(args['graphile-poll-interval']) : undefined,
+    mix: MIX,
+  });
   return runQueue(
     'graphile-worker',
     url,
     'graphile',
-    args['graphile-concurrency']!,
+    extra,
+    // A dead-lettered item is a job of max_attempts 1: its one failure leaves it permanently failed.
     (client) =>
       client
         .query(
           `select count(*) from graphile_worker.add_jobs(array(
-           select row('settle', json_build_object('n', n), null, null, null, null, null, null)::graphile_worker.job_spec
+           select row('settle', json_build_object('n', n), null, null, case when n % 100 < $2::int then 1 end,
+                      null, null, null)::graphile_worker.job_spec
            from generate_series(1, $1::int) as n))`,
-          [ITEMS],
+          [ITEMS, MIX.dead],
         )
         .then(() => undefined),
-    'select exists (select 1 from graphile_worker._private_jobs) as left',
+    // Drained: every job fetched once (attempts > 0) and none still locked (running or awaiting completion).
+    'select exists (select 1 from graphile_worker._private_jobs where attempts = 0 or locked_at is not null) as left',
+    async (client) => {
+      const want = mixCounts();
+      const { rows } = await client.query<{ failed: string; rerun: string }>(
+        `select count(*)::text as failed, count(*) filter (where attempts > 1)::text as rerun
+         from graphile_worker._private_jobs`,
+      );
+      if (Number(rows[0]!.failed) !== want.retried + want.dead)
+        throw new Error(`graphile-worker kept ${rows[0]!.failed} failed jobs, wanted ${want.retried + want.dead}`);
+      return { reruns: Number(rows[0]!.rerun) };
+    },
   );
 }
 
@@ -280,7 +367,7 @@ async function runPgbench(
   url: string,
   script: string,
   prepare: (client: pg.Client, nowMs: number) => Promise<void>,
-  leftQuery: string,
+  check: (client: pg.Client) => Promise<void>,
 ): Promise<Run> {
   return withClient(url, async (client) => {
     const nowMs = Date.now();
@@ -294,6 +381,8 @@ async function runPgbench(
         pgbenchBinary(),
         [
           '-n',
+          '-M',
+          'prepared',
           '-c',
           String(WORKERS),
           '-j',
@@ -302,6 +391,12 @@ async function runPgbench(
           String(perClient),
           '-D',
           `now=${nowMs}`,
+          '-D',
+          `dead=${MIX.dead}`,
+          '-D',
+          `retried=${MIX.retried}`,
+          '-D',
+          `backoff=${args['retry-backoff-ms']}`,
           '-f',
           `${PGBENCH_DIR}${script}`,
           url,
@@ -314,9 +409,8 @@ async function runPgbench(
     });
     const elapsed = (performance.now() - started) / 1000;
     const wal = await walBytes(client, lsn, await walLsn(client));
-    const { rows } = await client.query<{ left: string }>(leftQuery);
-    if (Number(rows[0]!.left) !== 0) throw new Error(`${system} left ${rows[0]!.left} rows`);
-    return { system, perSecond: ITEMS / elapsed, walPerItem: wal / ITEMS };
+    await check(client);
+    return { system, perSecond: ITEMS / elapsed, ...walPer(wal, ITEMS) };
   });
 }
 
@@ -346,16 +440,15 @@ const SYSTEMS: Record<string, (db: string) => Promise<Run>> = {
         );
         await client.query('vacuum analyze bench_queue');
       },
-      'select count(*)::text as left from bench_queue',
+      async (client) => {
+        const { rows } = await client.query<{ left: string }>('select count(*)::text as left from bench_queue');
+        if (Number(rows[0]!.left) !== 0) throw new Error(`pgbench claim-and-delete left ${rows[0]!.left} rows`);
+      },
     );
   },
   'pgbench-keel': async (db) =>
-    runPgbench(
-      'pgbench Keel own shape',
-      await keelDatabase(db),
-      'keel-shape.sql',
-      loadKeelAttempts,
-      'select count(*)::text as left from settle.attempts',
+    runPgbench('pgbench Keel own shape', await keelDatabase(db), 'keel-shape.sql', loadKeelAttempts, (client) =>
+      checkKeelDrain(client, 'pgbench Keel own shape'),
     ),
 };
 
@@ -363,12 +456,20 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 const fmt = (n: number, digits = 0) =>
   n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
+const walText = (n: number | null) => (n === null ? 'n/a' : fmt(n));
+
 async function main() {
   const systems = args.systems!.split(',');
-  const runs: Run[] = [];
+  const runs: (Run & { rep: number })[] = [];
+  const graphileOptions =
+    `concurrentJobs ${args['graphile-concurrency']}, localQueue.size ${args['graphile-local-queue']}, ` +
+    `completeJobBatchDelay ${args['graphile-complete-delay']}, failJobBatchDelay ${args['graphile-fail-delay']}, ` +
+    `pollInterval ${args['graphile-poll-interval'] || 'default'}`;
   console.log(
-    `# ${ITEMS} due items, ${WORKERS} workers, claim batch ${BATCH}, ${REPS} interleaved repetitions, ` +
-      `keel path ${args['keel-path']}`,
+    `# ${ITEMS} due items, ${WORKERS} worker processes per system, claim batch ${BATCH}, ${REPS} interleaved ` +
+      `repetitions, keel path ${args['keel-path']}; graphile-worker ${graphileOptions}; outcome mix ${args.mix} ` +
+      `accepted/retried/dead-lettered (pg-boss and claim-and-delete: all accepted); retry backoff ` +
+      `${args['retry-backoff-ms']} ms (graphile-worker: its own, e^1 s)`,
   );
   try {
     for (let rep = 1; rep <= REPS; rep += 1) {
@@ -378,14 +479,16 @@ async function main() {
         const db = `keel_bench_${system.replace(/-/g, '_')}_${process.pid}_${rep}`;
         try {
           const run = await factory(db);
-          runs.push(run);
+          runs.push({ ...run, rep });
           console.log(
-            `rep ${rep} ${run.system}: ${fmt(run.perSecond)} settlements/s, WAL ${fmt(run.walPerItem)} B/item` +
+            `rep ${rep} ${run.system}: ${fmt(run.perSecond)} settlements/s, WAL/item ${fmt(run.walClusterPerItem)} B ` +
+              `cluster LSN diff, ${walText(run.walDbPerItem)} B this database (pg_waldump)` +
               (run.statementsPerItem !== undefined
                 ? `, ${fmt(run.statementsPerItem, 3)} statements (= round ` +
                   `trips)/settlement, ${fmt(run.triggerCallsPerItem!, 2)} trigger calls/settlement, ${run.conflicts} ` +
                   `conflicts`
-                : ''),
+                : '') +
+              (run.reruns !== undefined ? `, ${run.reruns} retried jobs ran again within the drain` : ''),
           );
         } finally {
           await admin(`drop database if exists ${db} with (force)`);
@@ -395,38 +498,55 @@ async function main() {
   } finally {
     if (keelTemplate) await admin(`drop database if exists ${keelTemplate} with (force)`);
   }
-  console.log(`\n| system | settlements/s (median) | range | WAL bytes/item, ${walSource} |`);
-  console.log('|---|---:|---:|---:|');
-  const bySystem = new Map<string, Run[]>();
+  console.log(
+    '\n| system | settlements/s (median) | range | WAL B/settlement, cluster LSN diff | WAL B/settlement, ' +
+      'this database (pg_waldump) |',
+  );
+  console.log('|---|---:|---:|---:|---:|');
+  const bySystem = new Map<string, (Run & { rep: number })[]>();
   for (const run of runs) bySystem.set(run.system, [...(bySystem.get(run.system) ?? []), run]);
-  const medians = new Map<string, number>();
+  const medianOf = (system: string, pick: (run: Run) => number | null): number | null => {
+    const values = (bySystem.get(system) ?? []).map(pick);
+    return values.length === 0 || values.some((v) => v === null) ? null : median(values as number[]);
+  };
   for (const [system, list] of bySystem) {
     const rates = list.map((r) => r.perSecond);
-    medians.set(system, median(rates));
     console.log(
       `| ${system} | ${fmt(median(rates))} | ${fmt(Math.min(...rates))}-${fmt(Math.max(...rates))} ` +
-        `| ${fmt(median(list.map((r) => r.walPerItem)))} |`,
+        `| ${walText(medianOf(system, (r) => r.walClusterPerItem))} ` +
+        `| ${walText(medianOf(system, (r) => r.walDbPerItem))} |`,
     );
   }
   const keel = [...bySystem.keys()].find((s) => s.startsWith('keel'));
-  if (keel) {
-    const k = bySystem.get(keel)!;
-    console.log(
-      `\n${keel}: ${fmt(median(k.map((r) => r.statementsPerItem!)), 3)} statements/settlement and as many round ` +
-        `trips (counted client-side: pg_stat_statements is not in shared_preload_libraries), ` +
-        `${fmt(median(k.map((r) => r.triggerCallsPerItem!)), 3)} settle.* trigger function calls/settlement ` +
-        `(pg_stat_user_functions), ${fmt(median(k.map((r) => r.walPerItem)))} WAL bytes/settlement (${walSource})`,
-    );
-    for (const [label, other] of [
-      ['graphile-worker', 'graphile-worker'],
-      ['pg-boss', 'pg-boss'],
-      ['pgbench own shape', 'pgbench Keel own shape'],
-      ['pgbench claim-and-delete', 'pgbench claim-100-and-delete'],
-    ] as const) {
-      const theirs = medians.get(other);
-      if (theirs) console.log(`Keel/${label}: ${fmt(medians.get(keel)! / theirs, 2)}x`);
-    }
-  }
+  if (!keel) return;
+  const k = bySystem.get(keel)!;
+  console.log(
+    `\n${keel}: ${fmt(median(k.map((r) => r.statementsPerItem!)), 3)} statements/settlement and as many round ` +
+      `trips (counted client-side: pg_stat_statements is not in shared_preload_libraries), ` +
+      `${fmt(median(k.map((r) => r.triggerCallsPerItem!)), 3)} settle.* trigger function calls/settlement ` +
+      `(pg_stat_user_functions)`,
+  );
+  /** The ratio of medians, and the ratio within each repetition (the systems ran back to back). */
+  const ratio = (label: string, other: string, pick: (run: Run) => number | null) => {
+    const ours = medianOf(keel, pick);
+    const theirs = medianOf(other, pick);
+    if (ours === null || theirs === null) return;
+    const perRep = k
+      .map((run) => {
+        const their = bySystem.get(other)!.find((r) => r.rep === run.rep);
+        const a = pick(run);
+        const b = their ? pick(their) : null;
+        return a === null || b === null ? 'n/a' : fmt(a / b, 2);
+      })
+      .join(', ');
+    console.log(`${label}: ${fmt(ours / theirs, 2)}x (per repetition ${perRep})`);
+  };
+  ratio('Keel/graphile-worker, settlements/s (goal >= 1.0)', 'graphile-worker', (r) => r.perSecond);
+  ratio('Keel/pgbench Keel own shape, settlements/s (goal >= 0.9)', 'pgbench Keel own shape', (r) => r.perSecond);
+  ratio('WAL Keel/graphile-worker, cluster LSN diff (goal <= 1.5)', 'graphile-worker', (r) => r.walClusterPerItem);
+  ratio('WAL Keel/graphile-worker, this database (pg_waldump) (goal <= 1.5)', 'graphile-worker', (r) => r.walDbPerItem);
+  ratio('Keel/pg-boss, settlements/s', 'pg-boss', (r) => r.perSecond);
+  ratio('Keel/pgbench claim-and-delete, settlements/s', 'pgbench claim-100-and-delete', (r) => r.perSecond);
 }
 
 if (args.role) {
