@@ -9,6 +9,7 @@ import { ApiError } from '@/lib/http/read-json';
 import { auditListQuery } from '@/lib/reads/queries';
 import { withSearch } from '@/lib/url-state/search-string';
 import { Button } from '../ui/button';
+import { LoadFailed } from '../ui/states';
 import { AuditFilterForm } from './audit-filter-form';
 import { useCalmRows } from '../ui/calm-rows';
 import { AuditTable } from './audit-table';
@@ -68,19 +69,12 @@ export function AuditView({ canManageUsers }: { canManageUsers: boolean }) {
         </a>
       </div>
       {query.isError && !page ? (
-        <div
-          role="alert"
-          className={
-            'rounded-lg border border-red-300 bg-red-50 p-4 text-sm text-red-900 dark:border-red-800 dark:bg-red-950 ' +
-            'dark:text-red-100'
-          }
-        >
-          <p className="font-medium">Could not load the audit log{failure ? ` (${failure.code})` : ''}.</p>
-          <p className="mt-1">{query.error.message}</p>
-          <Button className="mt-3" onClick={() => query.refetch()}>
-            Try again
-          </Button>
-        </div>
+        <LoadFailed
+          what="the audit log"
+          code={failure?.code}
+          message={query.error.message}
+          onRetry={() => query.refetch()}
+        />
       ) : !page ? (
         <p
           role="status"

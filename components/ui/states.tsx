@@ -1,16 +1,41 @@
 import type { ReactNode } from 'react';
+import { Button } from './button';
+
+const ALERT_BOX =
+  'rounded-lg border border-red-300 bg-red-50 p-4 text-sm text-red-900 dark:border-red-800 dark:bg-red-950 ' +
+  'dark:text-red-100';
 
 export function ErrorState({ title = 'Could not load this view', detail }: { title?: string; detail: ReactNode }) {
   return (
-    <div
-      role="alert"
-      className={
-        'rounded-lg border border-red-300 bg-red-50 p-4 text-sm text-red-900 dark:border-red-800 dark:bg-red-950 ' +
-        'dark:text-red-100'
-      }
-    >
+    <div role="alert" className={ALERT_BOX}>
       <div className="font-medium">{title}</div>
       <div className="mt-1">{detail}</div>
+    </div>
+  );
+}
+
+/**
+ * A list's first read failed, so there is nothing to show: what could not be loaded (`what`, with the
+ * refusal's code when the API gave one), the error's message and a button to read again.
+ */
+export function LoadFailed({
+  what,
+  code,
+  message,
+  onRetry,
+}: {
+  what: string;
+  code: string | undefined;
+  message: string;
+  onRetry: () => void;
+}) {
+  return (
+    <div role="alert" className={ALERT_BOX}>
+      <p className="font-medium">{`Could not load ${what}${code ? ` (${code})` : ''}.`}</p>
+      <p className="mt-1">{message}</p>
+      <Button className="mt-3" onClick={onRetry}>
+        Try again
+      </Button>
     </div>
   );
 }

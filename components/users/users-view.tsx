@@ -10,6 +10,7 @@ import { USER_STATUSES } from '@/lib/domain/user-search';
 import { userListQuery } from '@/lib/reads/queries';
 import { usersSearch } from '@/lib/url-state/users';
 import { Button } from '../ui/button';
+import { LoadFailed } from '../ui/states';
 import { useCalmRows } from '../ui/calm-rows';
 import { Cell, DataTable } from '../ui/table';
 import { TimeAgo } from '../ui/time-ago';
@@ -78,19 +79,7 @@ export function UsersView({ currentUsername }: { currentUsername: string }) {
         </p>
       </div>
       {query.isError && !page ? (
-        <div
-          role="alert"
-          className={
-            'rounded-lg border border-red-300 bg-red-50 p-4 text-sm text-red-900 dark:border-red-800 dark:bg-red-950 ' +
-            'dark:text-red-100'
-          }
-        >
-          <p className="font-medium">Could not load users{failure ? ` (${failure.code})` : ''}.</p>
-          <p className="mt-1">{query.error.message}</p>
-          <Button className="mt-3" onClick={() => query.refetch()}>
-            Try again
-          </Button>
-        </div>
+        <LoadFailed what="users" code={failure?.code} message={query.error.message} onRetry={() => query.refetch()} />
       ) : !page ? (
         <p role="status" className="p-8 text-center text-sm text-zinc-600 dark:text-zinc-400">
           Loading users…
