@@ -54,18 +54,24 @@ export function AuditFilterForm({
     const message = fieldErrors?.[name]?.[0];
     return message ? fieldProblem(AUDIT_FILTER_WORDS, name, message) : undefined;
   };
-  const timeField = (name: 'from' | 'to', label: string) => {
+  // One labelled input with its problem under it: the text filters, and the times as datetime-local.
+  const inputField = (
+    name: string,
+    label: string,
+    input: { defaultValue: string; placeholder?: string; type?: 'datetime-local' },
+  ) => {
     const error = problem(name);
     return (
-      <div>
+      <div key={name}>
         <label htmlFor={`audit-${name}`} className="block text-xs font-medium text-zinc-700 dark:text-zinc-300">
           {label}
         </label>
         <input
           id={`audit-${name}`}
           name={name}
-          type="datetime-local"
-          defaultValue={toLocal(filters[name])}
+          type={input.type}
+          defaultValue={input.defaultValue}
+          placeholder={input.placeholder}
           aria-invalid={error ? true : undefined}
           aria-describedby={error ? `audit-${name}-error` : undefined}
           className={FIELD}
@@ -85,33 +91,12 @@ export function AuditFilterForm({
       aria-label="Audit filters"
       className="mb-4 flex flex-wrap items-end gap-3"
     >
-      {textFields(canManageUsers).map((field) => {
-        const error = problem(field.name);
-        return (
-          <div key={field.name}>
-            <label
-              htmlFor={`audit-${field.name}`}
-              className="block text-xs font-medium text-zinc-700 dark:text-zinc-300"
-            >
-              {field.label}
-            </label>
-            <input
-              id={`audit-${field.name}`}
-              name={field.name}
-              defaultValue={filters[field.name] ?? ''}
-              placeholder={field.placeholder}
-              aria-invalid={error ? true : undefined}
-              aria-describedby={error ? `audit-${field.name}-error` : undefined}
-              className={FIELD}
-            />
-            {error ? (
-              <p id={`audit-${field.name}-error`} className="mt-1 w-44 text-xs text-red-700 dark:text-red-400">
-                {error}
-              </p>
-            ) : null}
-          </div>
-        );
-      })}
+      {textFields(canManageUsers).map((field) =>
+        inputField(field.name, field.label, {
+          defaultValue: filters[field.name] ?? '',
+          placeholder: field.placeholder,
+        }),
+      )}
       <div>
         <label htmlFor="audit-outcome" className="block text-xs font-medium text-zinc-700 dark:text-zinc-300">
           Outcome
@@ -125,8 +110,8 @@ export function AuditFilterForm({
           ))}
         </select>
       </div>
-      {timeField('from', `From (${tz.zone})`)}
-      {timeField('to', `Before (${tz.zone})`)}
+      {inputField('from', `From (${tz.zone})`, { type: 'datetime-local', defaultValue: toLocal(filters.from) })}
+      {inputField('to', `Before (${tz.zone})`, { type: 'datetime-local', defaultValue: toLocal(filters.to) })}
       <div className="flex gap-2">
         <Button type="submit" variant="primary">
           Apply filters
