@@ -3,31 +3,14 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { createAuth, type KeelAuth } from '../../lib/auth/auth';
 import { readLiveSession, sessionRules, type SessionRules } from '../../lib/auth/live-session';
 import { createUserAccount } from '../../lib/auth/users';
-import { CLIENT_ADDRESS_HEADER } from '../../lib/http/client-address';
 import { freshDatabase, type TestDatabase } from '../support/database';
+import { sessionTokenOf, signInCookie } from '../support/sign-in';
 
 const PORT = 3998;
 const SECRET = 'l'.repeat(64);
 
-/** Signs `username` in through better-auth's own handler and returns the Cookie header it set. */
-async function signIn(auth: KeelAuth, username: string): Promise<string> {
-  const response = await auth.handler(
-    new Request(`http://localhost:${PORT}/api/auth/sign-in/username`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        origin: `http://localhost:${PORT}`,
-        [CLIENT_ADDRESS_HEADER]: '10.2.0.1',
-      },
-      body: JSON.stringify({ username, password: 'correct-horse' }),
-    }),
-  );
-  expect(response.status).toBe(200);
-  return response.headers
-    .getSetCookie()
-    .map((cookie) => cookie.split(';')[0])
-    .join('; ');
-}
+const signIn = (auth: KeelAuth, username: string) =>
+  signInCookie(auth, { port: PORT, clientAddress: '10.2.0.1', username, password: 'correct-horse' });
 
 type UserFields = { id: unknown; name: unknown; email: unknown; username?: unknown; role?: unknown; banned?: unknown };
 const fields = (user: UserFields | undefined | null) =>
@@ -41,8 +24,6 @@ describe('the direct session read answers as better-auth does, or leaves the ans
   let rules: SessionRules;
   const betterAuthUser = async (cookie: string) =>
     fields((await auth.api.getSession({ headers: new Headers({ cookie }) }))?.user);
-  const tokenOf = (cookie: string) =>
-    decodeURIComponent(cookie.split('better-auth.session_token=')[1]!.split(';')[0]!).split('.')[0]!;
 
   beforeAll(async () => {
     database = await freshDatabase();
@@ -87,7 +68,7 @@ describe('the direct session read answers as better-auth does, or leaves the ans
 
   it('leaves a forged, tampered or unknown cookie to better-auth, which refuses it', async () => {
     const cookie = await signIn(auth, 'bob');
-    const token = tokenOf(cookie);
+    const token = sessionTokenOf(cookie);
     const sign = (value: string, secret = SECRET) => {
       const signature = createHmac('sha256', secret).update(value).digest('base64');
       return `better-auth.session_token=${encodeURIComponent(`${value}.${signature}`)}`;
@@ -108,7 +89,7 @@ describe('the direct session read answers as better-auth does, or leaves the ans
 
   it('leaves an expired session, and one due for refresh, to better-auth', async () => {
     const cookie = await signIn(auth, 'cyd');
-    const token = tokenOf(cookie);
+    const token = sessionTokenOf(cookie);
     const setExpiry = (secondsFromNow: number) =>
       database.pool.query(`update keel.session set expires_at = now() + make_interval(secs => $2) where token = $1`, [
         token,

@@ -1,29 +1,17 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createAuth, type KeelAuth } from '../../lib/auth/auth';
 import { createUserAccount } from '../../lib/auth/users';
-import { CLIENT_ADDRESS_HEADER } from '../../lib/http/client-address';
 import { createStreamSessionWatch, type StreamEnd } from '../../lib/server/live-stream-sessions';
 import { freshDatabase, type TestDatabase } from '../support/database';
+import { sessionTokenOf, signInCookie } from '../support/sign-in';
 
 const PORT = 3997;
 
 /** Signs `username` in through better-auth's own handler; returns its session token. */
-async function sessionToken(auth: KeelAuth, username: string): Promise<string> {
-  const response = await auth.handler(
-    new Request(`http://localhost:${PORT}/api/auth/sign-in/username`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        origin: `http://localhost:${PORT}`,
-        [CLIENT_ADDRESS_HEADER]: '10.3.0.1',
-      },
-      body: JSON.stringify({ username, password: 'correct-horse' }),
-    }),
+const sessionToken = async (auth: KeelAuth, username: string) =>
+  sessionTokenOf(
+    await signInCookie(auth, { port: PORT, clientAddress: '10.3.0.1', username, password: 'correct-horse' }),
   );
-  expect(response.status).toBe(200);
-  const cookie = response.headers.getSetCookie().find((c) => c.startsWith('better-auth.session_token='))!;
-  return decodeURIComponent(cookie.split(';')[0]!.split('=')[1]!).split('.')[0]!;
-}
 
 describe('the sessions behind open event streams are checked again', () => {
   let database: TestDatabase;
