@@ -4,37 +4,16 @@ import {
   clearResolvedFromEnvelope,
   EMPTY_CHECKSUM_HEX,
   EMPTY_ENVELOPE,
-  newEnvelope,
   reservedOrdinal,
   reserveInEnvelope,
   retryCounterFor,
   toCanonicalJson,
   unresolvedCount,
   validateFor,
-  type FaultStateEntry,
-  type FaultStateEnvelope,
 } from '@/lib/domain/fault-state';
-import type { Result } from '@/lib/domain/result';
+import { CHECKPOINT, entry, envelopeOf, failure, key, value, ZERO } from '../support/fault-state-fixtures';
 
-const ZERO = '0'.repeat(64);
-const CHECKPOINT = '22'.repeat(32);
 const OTHER_CHECKPOINT = '33'.repeat(32);
-const key = (n: number): string => n.toString(16).padStart(64, '0');
-const entry = (n: number, change: Partial<FaultStateEntry> = {}): FaultStateEntry => ({
-  key: key(n),
-  phase: 'write',
-  category: 'TIMEOUT',
-  ordinal: 1,
-  revision: 'import_v1',
-  ...change,
-});
-const value = <T, E>(result: Result<T, E>): T => {
-  if (!result.ok) throw new Error(`unexpected error ${JSON.stringify(result.error)}`);
-  return result.value;
-};
-const envelopeOf = (entries: FaultStateEntry[], checkpoint = CHECKPOINT): FaultStateEnvelope =>
-  value(newEnvelope(checkpoint, entries));
-const failure = (kind: string, extra: object = {}) => ({ ok: false, error: { kind, ...extra } });
 const corrupt = (kind: string) => ({
   ok: false,
   error: { kind: 'Corrupt', error: kind === 'TooLarge' ? { kind, maxBytes: 65_536 } : { kind } },

@@ -11,30 +11,12 @@ import {
   newEnvelope,
   toCanonicalJson,
   type FaultStateEntry,
-  type FaultStateEnvelope,
   type StoredFaultState,
 } from '@/lib/domain/fault-state';
-import type { Result } from '@/lib/domain/result';
 import vectors from '../fixtures/vectors.json' with { type: 'json' };
+import { CHECKPOINT, entry, envelopeOf, failure, key, value, ZERO } from '../support/fault-state-fixtures';
 
-const ZERO = '0'.repeat(64);
-const CHECKPOINT = '22'.repeat(32);
-const key = (n: number): string => n.toString(16).padStart(64, '0');
-const entry = (n: number, change: Partial<FaultStateEntry> = {}): FaultStateEntry => ({
-  key: key(n),
-  phase: 'write',
-  category: 'TIMEOUT',
-  ordinal: 1,
-  revision: 'import_v1',
-  ...change,
-});
 const sha256 = (bytes: Uint8Array | string): Buffer => createHash('sha256').update(bytes).digest();
-const value = <T, E>(result: Result<T, E>): T => {
-  if (!result.ok) throw new Error(`unexpected error ${JSON.stringify(result.error)}`);
-  return result.value;
-};
-const envelopeOf = (entries: FaultStateEntry[], checkpoint = CHECKPOINT): FaultStateEnvelope =>
-  value(newEnvelope(checkpoint, entries));
 const header = { formatId: FAULT_STATE_FORMAT_ID, formatVersion: 1, schemaVersion: 1 };
 /** Stored bytes with the checksum of their canonical form, as the runtime writes them. */
 const storedBytes = (json: string, checksum: Uint8Array = sha256(json)): StoredFaultState => ({
@@ -42,7 +24,6 @@ const storedBytes = (json: string, checksum: Uint8Array = sha256(json)): StoredF
   bytes: Buffer.from(json, 'utf8'),
   checksum,
 });
-const failure = (kind: string, extra: object = {}) => ({ ok: false, error: { kind, ...extra } });
 
 /** Builds envelope JSON by hand, so tests can write what newEnvelope would refuse. */
 const rawJson = (checkpoint: string, entries: unknown[]): string => JSON.stringify({ checkpoint, entries });
