@@ -3,7 +3,6 @@ import { randomUUID } from 'node:crypto';
 import { can } from '../domain/roles';
 import type { Actor } from '../domain/actor';
 import type { ErrorCode } from '../domain/error-code';
-import { isActorRef } from '../domain/identifier-patterns';
 import { abandonDisposition, executionRequestDigestHex } from '../domain/operator-request';
 import { snapshotEvidenceDigestHex } from '../domain/recovery';
 import { ok } from '../domain/result';
@@ -17,6 +16,7 @@ import {
   DEFAULT_RECOVERY_REASON_CODE,
   proposalOperationId,
   refuseRecovery,
+  refuseUnlessActorRef,
   type AuditContext,
   type RecoveryServiceDeps,
 } from './recovery-common';
@@ -163,14 +163,7 @@ export async function confirmAbandon(
     return refuseRecovery(actor, context, 'FORBIDDEN', `The ${actor.role} role may not abandon an execution.`);
   }
   const reasonCode = input.reasonCode ?? DEFAULT_RECOVERY_REASON_CODE;
-  if (!isActorRef(actor.login)) {
-    return refuseRecovery(
-      actor,
-      context,
-      'INVALID_ACTOR_REF',
-      'Your login cannot be recorded as the runtime actor reference.',
-    );
-  }
+  refuseUnlessActorRef(actor, context);
   const locked = await ports.executions.lockForOperatorRequest(executionId);
   if (!locked) return supersede(ports, actor, proposal, context, 'The execution no longer exists.');
   const snapshot = await ports.recovery.recoverySnapshot(executionId, deps.ownerToken);

@@ -1,7 +1,6 @@
 import 'server-only';
 import type { Actor } from '../domain/actor';
 import { isUnresolved } from '../domain/batch-status';
-import { isActorRef } from '../domain/identifier-patterns';
 import { recoverRequestDigestHex, snapshotEvidenceDigestHex } from '../domain/recovery';
 import { ok } from '../domain/result';
 import type { RecoveryProposal } from '../ports/proposal-repository';
@@ -14,6 +13,7 @@ import {
   DEFAULT_RECOVERY_REASON_CODE,
   proposalOperationId,
   refuseRecovery,
+  refuseUnlessActorRef,
   type AuditContext,
   type RecoveryServiceDeps,
 } from './recovery-common';
@@ -104,14 +104,7 @@ export async function confirmBatchTakeover(
       `An unknown commit may only be failed with reason ${UNKNOWN_EFFECT_REASON_CODE}; or abandon it.`,
     );
   }
-  if (!isActorRef(actor.login)) {
-    return refuseRecovery(
-      actor,
-      context,
-      'INVALID_ACTOR_REF',
-      'Your login cannot be recorded as the runtime actor reference.',
-    );
-  }
+  refuseUnlessActorRef(actor, context);
   const failureRecord =
     resultingStatus === 'FAILED' ? { category: input.failureCategory ?? 'STALE_RECOVERED', id: proposal.id } : null;
   const requestDigest = recoverRequestDigestHex({

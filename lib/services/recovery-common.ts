@@ -1,6 +1,7 @@
 import 'server-only';
 import type { Actor } from '../domain/actor';
 import type { ErrorCode } from '../domain/error-code';
+import { isActorRef } from '../domain/identifier-patterns';
 import type { ProposalTarget, RecoveryProposal } from '../ports/proposal-repository';
 import type { ProposerClock } from '../ports/proposer-clock';
 import type { TakeoverPorts } from '../ports/takeover-ports';
@@ -66,4 +67,16 @@ export function refuseRecovery(
 ): never {
   const event = { ...context, actor: auditActor(actor), before: options.observed ?? null, after: { message } };
   return refuse(serviceError(code, message), event, options.keeps);
+}
+
+/** The runtime records the actor's login as its varchar(128) actor reference: refuses a login that cannot be one. */
+export function refuseUnlessActorRef(actor: Actor, context: AuditContext): void {
+  if (!isActorRef(actor.login)) {
+    refuseRecovery(
+      actor,
+      context,
+      'INVALID_ACTOR_REF',
+      'Your login cannot be recorded as the runtime actor reference.',
+    );
+  }
 }

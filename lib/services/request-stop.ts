@@ -3,13 +3,12 @@ import { mayTake } from '../domain/roles';
 import type { Actor } from '../domain/actor';
 import type { BatchStatus } from '../domain/batch-status';
 import { isErrorCode } from '../domain/error-code';
-import { isActorRef } from '../domain/identifier-patterns';
 import { executionRequestDigestHex, KEEL_OPERATION_ID_PREFIX, stopDisposition } from '../domain/operator-request';
 import { err, ok } from '../domain/result';
 import type { TakeoverPorts } from '../ports/takeover-ports';
 import type { UnitOfWork } from '../ports/unit-of-work';
 import { serviceError, transact, type ServiceResult } from './kernel';
-import { auditActor, refuseRecovery } from './recovery-common';
+import { auditActor, refuseRecovery, refuseUnlessActorRef } from './recovery-common';
 
 export interface RequestStopInput {
   executionId: number;
@@ -56,14 +55,7 @@ export async function requestStop(
     // (the schema keeps the dialog's id short enough for it: STOP_OPERATION_ID_MAX).
     const runtimeOperationId = `${KEEL_OPERATION_ID_PREFIX}stop-${input.operationId}`;
     // stop_requested_by and actor_ref are the runtime's varchar(128) actor reference.
-    if (!isActorRef(actor.login)) {
-      return refuseRecovery(
-        actor,
-        context,
-        'INVALID_ACTOR_REF',
-        'Your login cannot be recorded as the runtime actor reference.',
-      );
-    }
+    refuseUnlessActorRef(actor, context);
     const locked = await ports.executions.lockForOperatorRequest(input.executionId);
     if (!locked)
       return refuseRecovery(actor, context, 'EXECUTION_NOT_FOUND', `Execution ${input.executionId} does not exist.`);
