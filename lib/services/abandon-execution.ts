@@ -15,6 +15,7 @@ import {
   auditActor,
   DEFAULT_RECOVERY_REASON_CODE,
   proposalOperationId,
+  refuseOtherEvidence,
   refuseRecovery,
   refuseUnlessActorRef,
   type AuditContext,
@@ -190,13 +191,7 @@ export async function confirmAbandon(
     );
   }
   if (input.evidenceDigest !== proposal.evidenceDigestHex || input.expectedVersion !== proposal.expectedVersion) {
-    return refuseRecovery(
-      actor,
-      context,
-      'RECOVERY_EVIDENCE_STALE',
-      'The confirmation names other evidence than the proposal holds; reload it.',
-      { observed },
-    );
+    return refuseOtherEvidence(actor, context, observed);
   }
   const requestDigest = executionRequestDigestHex({
     action: 'ABANDON',

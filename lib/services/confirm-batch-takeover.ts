@@ -12,6 +12,7 @@ import {
   auditActor,
   DEFAULT_RECOVERY_REASON_CODE,
   proposalOperationId,
+  refuseOtherEvidence,
   refuseRecovery,
   refuseUnlessActorRef,
   type AuditContext,
@@ -73,13 +74,7 @@ export async function confirmBatchTakeover(
   }
   // The durable state still matches, but the approver looked at other evidence: refuse, keep the proposal.
   if (input.evidenceDigest !== proposal.evidenceDigestHex || input.expectedVersion !== proposal.expectedVersion) {
-    return refuseRecovery(
-      actor,
-      context,
-      'RECOVERY_EVIDENCE_STALE',
-      'The confirmation names other evidence than the proposal holds; reload it.',
-      { observed },
-    );
+    return refuseOtherEvidence(actor, context, observed);
   }
   const { unknownCommit, ambiguousExternalEffect } = current.markers;
   if ((unknownCommit || ambiguousExternalEffect) && input.acknowledged !== true) {

@@ -10,7 +10,13 @@ import type { TakeoverPorts } from '../ports/takeover-ports';
 import type { ConfirmTakeoverInput, ConfirmTakeoverValue } from './confirm-takeover-types';
 import type { ServiceResult } from './kernel';
 import { supersede } from './proposal-gate';
-import { auditActor, refuseRecovery, type AuditContext, type RecoveryServiceDeps } from './recovery-common';
+import {
+  auditActor,
+  refuseOtherEvidence,
+  refuseRecovery,
+  type AuditContext,
+  type RecoveryServiceDeps,
+} from './recovery-common';
 
 interface OrchestrationConfirmation {
   proposal: RecoveryProposal;
@@ -89,13 +95,7 @@ export async function confirmOrchestrationTakeover(
     input.evidenceDigest !== proposal.evidenceDigestHex ||
     input.expectedFencingToken !== proposal.expectedFencingToken
   ) {
-    return refuseRecovery(
-      actor,
-      context,
-      'RECOVERY_EVIDENCE_STALE',
-      'The confirmation names other evidence than the proposal holds; reload it.',
-      { observed },
-    );
+    return refuseOtherEvidence(actor, context, observed);
   }
   const next = acquireLease(
     checkpoint,

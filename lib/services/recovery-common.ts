@@ -80,3 +80,16 @@ export function refuseUnlessActorRef(actor: Actor, context: AuditContext): void 
     );
   }
 }
+
+/**
+ * The durable state still matches the proposal, but the approver looked at other evidence than it holds:
+ * refuses, keeping the proposal.
+ */
+export const refuseOtherEvidence = (actor: Actor, context: AuditContext, observed: unknown): never =>
+  refuseRecovery(
+    actor,
+    context,
+    'RECOVERY_EVIDENCE_STALE',
+    'The confirmation names other evidence than the proposal holds; reload it.',
+    { observed },
+  );
