@@ -26,10 +26,6 @@ const CLIENT_SAFE = [
 ];
 const CLIENT_SAFE_MODULES = CLIENT_SAFE.filter((path) => path !== '^components/' && path !== '^lib/domain/');
 
-// Exceptions, to be removed (issue 29): the browser's read handles take their data's type from the server's
-// read definitions with `import type`. They may import nothing else of the server (read-handles-take-only-types).
-const READ_HANDLES_TYPED_BY_THE_SERVER = ['^lib/reads/queries\\.ts$'];
-
 // Packages that only run on the server: a client-safe module importing one is broken however it imports it.
 const SERVER_PACKAGES = '^node_modules/(drizzle-orm|pg|pg-[a-z-]+|server-only|better-auth|pino|prom-client)/';
 
@@ -123,7 +119,7 @@ module.exports = {
       comment:
         'A read model (lib/queries) is a (db, filters) function: it never imports the server wiring, services, ' +
         'adapters, auth, the simulator, the demo or the UI, so a page, a route, a worker and a test can all call it.',
-      from: { path: '^lib/queries/', pathNot: READ_HANDLES_TYPED_BY_THE_SERVER },
+      from: { path: '^lib/queries/' },
       to: { path: ['^lib/(server|reads|services|adapters|auth|cli|demo|simulator)/', '^(app|components)/'] },
     },
     {
@@ -192,15 +188,7 @@ module.exports = {
         'lib/server (action(), page(), apiRoute(), sessions, the composition root) serves the entry points: app/, ' +
         'the read definitions (lib/reads), instrumentation.ts and the tests. Adapters, read models, workers, auth, ' +
         'services, the CLI and every lower floor never import it; what they need is handed to them.',
-      from: {
-        pathNot: [
-          '^lib/(server|reads)/',
-          '^app/',
-          '^instrumentation\\.ts$',
-          '^test/',
-          ...READ_HANDLES_TYPED_BY_THE_SERVER,
-        ],
-      },
+      from: { pathNot: ['^lib/(server|reads)/', '^app/', '^instrumentation\\.ts$', '^test/'] },
       to: { path: '^lib/server/' },
     },
     {
@@ -269,25 +257,10 @@ module.exports = {
         'What components import (URL state, query keys, the read shapes, the fetch helper) imports only other ' +
         'client-safe modules, the domain and the ports: so no chain of imports, type imports included, takes a ' +
         'component to the database or an adapter.',
-      from: { path: CLIENT_SAFE_MODULES, pathNot: READ_HANDLES_TYPED_BY_THE_SERVER },
+      from: { path: CLIENT_SAFE_MODULES },
       to: {
         path: ['^lib/', '^(app|components)/', SERVER_PACKAGES],
         pathNot: [...CLIENT_SAFE_MODULES, '^lib/domain/', '^lib/ports/'],
-      },
-    },
-    {
-      name: 'read-handles-take-only-types',
-      severity: 'error',
-      comment:
-        'The listed exception: the read handles of the browser (lib/reads/queries.ts) take their data ' +
-        'types from the read definitions of the server, so ' +
-        'they may import a definition for its type ' +
-        'and nothing else of the server: a value import would put the server in the browser bundle.',
-      from: { path: READ_HANDLES_TYPED_BY_THE_SERVER },
-      to: {
-        path: ['^lib/', '^(app|components)/', SERVER_PACKAGES],
-        pathNot: [...CLIENT_SAFE_MODULES, '^lib/domain/', '^lib/ports/'],
-        dependencyTypesNot: ['type-only'],
       },
     },
     {

@@ -6,12 +6,9 @@ import {
   type FaultStateEnvelope,
   type FaultStateFormatError,
 } from '../domain/fault-state';
+import type { FaultLimits } from './retry-keys-types';
 
-/** The step's fault policy from its definition manifest; null shows as "limit unknown". */
-export interface FaultLimits {
-  retryLimit: number;
-  stateLimit: number;
-}
+export type { FaultLimits };
 
 /** Whether a step's envelope validates under its policy; a corrupt one carries why. Never a key or a payload. */
 export type Verdict =

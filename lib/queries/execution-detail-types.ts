@@ -1,4 +1,5 @@
 import type { OwnerObservation } from '../domain/batch-status';
+import type { CandidateAssessment } from '../domain/candidate-assessment';
 import type { OperatorRequestEntry } from '../domain/operator-request';
 
 /** What the execution detail shows: shared by the server query, the read API and the page. */
@@ -70,3 +71,6 @@ export interface ExecutionDetail {
   }[];
   serverNow: string;
 }
+
+/** The detail as the read API sends it: with whether a takeover may be requested now (or the rule it fails). */
+export type ExecutionDetailView = ExecutionDetail & { candidacy: CandidateAssessment };

@@ -1,39 +1,33 @@
 import 'server-only';
 import { sql, type SQL } from 'drizzle-orm';
-import { z } from 'zod';
-import { cursorText, singleLineText } from '../domain/text';
 import type { Database, DbOrTx } from '../db/client';
 import { ownerObservation } from '../db/sql/owner-observation';
 import { staleExecution } from '../db/sql/stale-execution';
 import { RUNTIME_INDEXES } from '../db/runtime-indexes';
-import { BATCH_STATUSES } from '../domain/batch-status';
 import { decodeCursor, encodeCursor } from '../domain/cursor';
 import { countUpToCap, type ListCount } from './count';
 import { readLastSample, sampledFigure } from './last-sample';
 import { METRICS } from '../observability/metric-catalogue';
-import type { ExecutionListItem, ExecutionPage } from './executions-types';
+import type { ExecutionFilterWords, ExecutionListItem, ExecutionPage } from './executions-types';
 
+export { executionFiltersSchema } from './executions-types';
 export type { ExecutionListItem, ExecutionPage };
 
 export const EXECUTION_PAGE_SIZE = 50;
 
-const isoDate = z.iso.datetime({ offset: true }).or(z.iso.date());
+/** The executions filters and the decoded keyset cursor: `[updated_at in microseconds, id]`. */
+export type ExecutionCursor = [updatedUs: string, id: number];
+export type ExecutionFilters = ExecutionFilterWords & { cursor?: ExecutionCursor | null };
 
-/** The executions filters, shared by the page, the read API and the URL. */
-export const executionFiltersSchema = z.object({
-  status: z.enum(BATCH_STATUSES).optional(),
-  job: singleLineText(128, { min: 1 }).optional(),
-  stale: z.enum(['1']).optional(),
-  updatedFrom: isoDate.optional(),
-  updatedTo: isoDate.optional(),
-  q: z
-    .string()
-    .trim()
-    .regex(/^\d{1,18}$/, 'Search by an execution id or a job instance id (digits).')
-    .optional(),
-  cursor: cursorText(200).optional(),
-});
-export type ExecutionFilters = z.infer<typeof executionFiltersSchema>;
+/** A cursor this list gave out, or 'invalid' (refused on its field by the read's schema, lib/reads/executions.ts). */
+export function parseExecutionCursor(raw: string | undefined): ExecutionCursor | null | 'invalid' {
+  if (!raw) return null;
+  const values = decodeCursor(raw, 2);
+  if (!values) return 'invalid';
+  const [updatedUs, id] = values;
+  if (typeof updatedUs !== 'string' || !/^-?\d{1,19}$/.test(updatedUs)) return 'invalid';
+  return typeof id === 'number' && Number.isSafeInteger(id) ? [updatedUs, id] : 'invalid';
+}
 
 interface ListRow extends Record<string, unknown> {
   now: string;
@@ -109,10 +103,10 @@ async function readPage(
   indexWarning: string | null,
 ): Promise<ExecutionPage> {
   const where = whereClause(filters, context.staleThresholdMs);
-  const cursor = decodeCursor(filters.cursor, 2);
+  const cursor = filters.cursor;
   const after = cursor
-    ? sql`and (e.updated_at, e.id) < (timestamptz 'epoch' + ${String(cursor[0])}::bigint * interval '1 microsecond',
-          ${Number(cursor[1])}::bigint)`
+    ? sql`and (e.updated_at, e.id) < (timestamptz 'epoch' + ${cursor[0]}::bigint * interval '1 microsecond',
+          ${cursor[1]}::bigint)`
     : sql``;
   const [page, total] = await Promise.all([
     db.execute<ListRow>(sql`

@@ -2,18 +2,12 @@ import 'server-only';
 import type { DbOrTx } from '../db/client';
 import { METRICS } from '../observability/metric-catalogue';
 import { readLastSample } from './last-sample';
+import type { OverviewFigures } from './overview-types';
 
-export interface Overview {
+export interface Overview extends OverviewFigures {
   serverNow: Date;
-  /** When the figures below were counted (the metric sampler's last sample), or null before its first. */
+  /** When the figures were counted (the metric sampler's last sample), or null before its first. */
   sampledAt: Date | null;
-  /** Counted within two sampler intervals; older figures are shown as what they are, never recounted here. */
-  fresh: boolean;
-  executionsByStatus: { status: string; count: number }[];
-  staleExecutions: number;
-  pendingProposals: number;
-  queue: { state: string; count: number }[];
-  deadLettersByReason: { reason: string; count: number }[];
 }
 
 /**

@@ -1,4 +1,13 @@
+import { z } from 'zod';
+import { PROPOSAL_STATUSES } from '../domain/proposal-status';
 import type { EvidenceView } from '../domain/recovery-evidence-view';
+
+/** The proposals list's filters; the read adds the keyset cursor, decoded by its schema (lib/reads/recovery.ts). */
+export const proposalFiltersSchema = z.object({ status: z.enum(PROPOSAL_STATUSES).optional() });
+export type ProposalFilterWords = z.output<typeof proposalFiltersSchema>;
+
+/** How many orchestration leases to list (200 unless given). */
+export const orchestrationLeasesQuerySchema = z.object({ limit: z.coerce.number().int().min(1).max(1000).optional() });
 
 /** What the recovery pages show: shared by the server queries, the read API and the pages. */
 export interface ProposalListItem {
@@ -54,4 +63,9 @@ export interface OrchestrationLease {
   expired: boolean;
   authenticated: boolean;
   pendingProposalId: number | null;
+}
+
+export interface OrchestrationLeasePage {
+  items: OrchestrationLease[];
+  serverNow: string;
 }

@@ -1,23 +1,32 @@
 import 'server-only';
 import { sql } from 'drizzle-orm';
-import { z } from 'zod';
-import { cursorText } from '../domain/text';
 import type { DbOrTx } from '../db/client';
 import { parseCheckpointJson, verifyCheckpoint } from '../domain/checkpoint';
 import { decodeCursor, encodeCursor } from '../domain/cursor';
 import { evidenceView } from '../domain/recovery-evidence-view';
-import { PROPOSAL_STATUSES } from '../domain/proposal-status';
-import type { OrchestrationLease, ProposalDetail, ProposalListItem, ProposalPage } from './recovery-types';
+import type {
+  OrchestrationLease,
+  OrchestrationLeasePage,
+  ProposalDetail,
+  ProposalFilterWords,
+  ProposalListItem,
+  ProposalPage,
+} from './recovery-types';
 
+export { proposalFiltersSchema } from './recovery-types';
 export type { OrchestrationLease, ProposalDetail, ProposalListItem, ProposalPage };
 
 export const PROPOSAL_PAGE_SIZE = 50;
 
-export const proposalFiltersSchema = z.object({
-  status: z.enum(PROPOSAL_STATUSES).optional(),
-  cursor: cursorText(200).optional(),
-});
-export type ProposalFilters = z.infer<typeof proposalFiltersSchema>;
+/** The proposal filters and the decoded keyset cursor: the last id shown. */
+export type ProposalFilters = ProposalFilterWords & { cursor?: number | null };
+
+/** A cursor this list gave out, or 'invalid' (refused on its field by the read's schema, lib/reads/recovery.ts). */
+export function parseProposalCursor(raw: string | undefined): number | null | 'invalid' {
+  if (!raw) return null;
+  const values = decodeCursor(raw, 1);
+  return values && typeof values[0] === 'number' && Number.isSafeInteger(values[0]) ? values[0] : 'invalid';
+}
 
 type Row = Record<string, unknown>;
 const iso = (value: unknown) =>
@@ -44,11 +53,11 @@ function listItem(r: Row): ProposalListItem {
 
 /** Proposals newest first, keyset-paged on id, optionally by status (indexed on status, created_at, id). */
 export async function listProposals(db: DbOrTx, filters: ProposalFilters): Promise<ProposalPage> {
-  const cursor = decodeCursor(filters.cursor, 1);
+  const cursor = filters.cursor;
   const result = await db.execute<Row>(sql`
     select ${COLUMNS}, clock_timestamp() as server_now from keel.recovery_proposal
     where ${filters.status ? sql`status = ${filters.status}` : sql`true`}
-      ${cursor ? sql`and id < ${Number(cursor[0])}` : sql``}
+      ${cursor ? sql`and id < ${cursor}` : sql``}
     order by id desc limit ${PROPOSAL_PAGE_SIZE + 1}`);
   const rows = result.rows.slice(0, PROPOSAL_PAGE_SIZE);
   const now = await db.execute<{ now: string }>(sql`select clock_timestamp() as now`);
@@ -113,11 +122,7 @@ export async function readProposal(db: DbOrTx, id: number): Promise<ProposalDeta
  * Orchestration leases, lapsed first, each with whether its tag verifies under the
  * server's key; the key itself and the tag never leave this function.
  */
-export async function listOrchestrationLeases(
-  db: DbOrTx,
-  key: Buffer,
-  limit = 200,
-): Promise<{ items: OrchestrationLease[]; serverNow: string }> {
+export async function listOrchestrationLeases(db: DbOrTx, key: Buffer, limit = 200): Promise<OrchestrationLeasePage> {
   const result = await db.execute<Row>(sql`
     select c.execution_id, c.lease_owner, c.fencing_token, c.lease_expires_at_ms, c.checkpoint,
            c.lease_expires_at_ms <= (extract(epoch from clock_timestamp()) * 1000)::bigint as expired,

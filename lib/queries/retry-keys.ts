@@ -1,12 +1,7 @@
 import 'server-only';
 import { sql, type SQL } from 'drizzle-orm';
 import type { DbOrTx } from '../db/client';
-import {
-  isRetryLimit,
-  isRetryStateLimit,
-  type FaultPolicyError,
-  type FaultStateFormatError,
-} from '../domain/fault-state';
+import { isRetryLimit, isRetryStateLimit } from '../domain/fault-state';
 import { retryKeyShortHex } from '../domain/retry-key';
 import type { RetryKeyCursor } from '../domain/retry-key-cursor';
 import { retainedEnvelopePredicate } from '../db/runtime-indexes';
@@ -20,6 +15,7 @@ import {
   type StoredEnvelope,
   type Verdict,
 } from './envelope-verdicts';
+import type { RetryKeyListRow, StepColumns } from './retry-keys-types';
 
 export { describeFaultStateError, type FaultLimits } from './envelope-verdicts';
 
@@ -33,28 +29,7 @@ const CORRUPT_SCAN_STEPS = 1000;
 // The cursor's shape lives beside its sealed codec; pages carry it only sealed (lib/server/retry-key-cursor.ts).
 export type { RetryKeyCursor } from '../domain/retry-key-cursor';
 
-interface StepColumns {
-  stepId: number;
-  executionId: number;
-  stepLogicalId: string;
-  stepStatus: string;
-  jobName: string;
-  limits: FaultLimits | null;
-}
-
-export type RetryKeyListRow =
-  | (StepColumns & {
-      kind: 'key';
-      /** The full key, for the copy button; pages show `keyPrefix`. Never log it. */
-      key: string;
-      keyPrefix: string;
-      phase: string;
-      category: string;
-      ordinal: number;
-      revision: string;
-    })
-  /** An envelope that fails validation: shown as CORRUPT with its error; no action may act on it. */
-  | (StepColumns & { kind: 'corrupt'; error: FaultStateFormatError | FaultPolicyError; message: string });
+export type { RetryKeyListRow };
 
 export interface RetryKeyPage {
   rows: RetryKeyListRow[];

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { cursorText, singleLineText } from '../domain/text';
+import { singleLineText } from '../domain/text';
 import type { CappedCount } from '../domain/cursor';
 import { BULK_REPLAY_STATUSES, type BulkReplayStatus } from '../domain/settlement-vocabulary';
 import {
@@ -41,7 +41,6 @@ const commonFilters = z.object({
   maxAttempts: attempts,
   minAge: age,
   maxAge: age,
-  cursor: optional(cursorText(400)),
 });
 
 /** The URL's words checked by the domain's one filter validator; its problems land on the word's field. */
@@ -160,10 +159,8 @@ export interface BulkReplayJobView {
   workerInstance: string | null;
 }
 
-export const bulkReplayListSchema = z.object({
-  status: optional(z.enum(BULK_REPLAY_STATUSES)),
-  cursor: optional(cursorText(100)),
-});
+// The lists' keyset cursors are added by their reads, decoded by the schema (lib/reads/settlements.ts).
+export const bulkReplayListSchema = z.object({ status: optional(z.enum(BULK_REPLAY_STATUSES)) });
 // `after` is the last receipt id shown: free text, kept as given.
 export const bulkReplayItemsSchema = z.object({
   result: optional(z.enum(BULK_ITEM_RESULTS)),

@@ -58,10 +58,23 @@ const QUEUE_COLUMNS =
   row_version as "rowVersion", lease_owner as "leaseOwner", lease_until_ms as "leaseUntilMs",
   reason_code as "reasonCode", finalized_at as "finalizedAt"`);
 
-/** A cursor as `[number, string]`, or null for the first page (a bad cursor starts over). */
-function keyset(cursor: string | undefined): [number, string] | null {
-  const values = decodeCursor(cursor, 2);
-  return values && typeof values[0] === 'number' && typeof values[1] === 'string' ? [values[0], values[1]] : null;
+/** A queue or dead-letter cursor: the sort key of the last row shown, `[ms, receipt id]`. */
+export type SettlementCursor = [ms: number, receiptId: string];
+
+/** A cursor these lists gave out, or 'invalid' (refused on its field by the read's schema, lib/reads/settlements). */
+export function parseSettlementCursor(raw: string | undefined): SettlementCursor | null | 'invalid' {
+  if (!raw) return null;
+  const values = decodeCursor(raw, 2);
+  return values && typeof values[0] === 'number' && Number.isSafeInteger(values[0]) && typeof values[1] === 'string'
+    ? [values[0], values[1]]
+    : 'invalid';
+}
+
+/** A bulk replay list cursor (the last job id shown), or 'invalid'. */
+export function parseBulkReplayCursor(raw: string | undefined): number | null | 'invalid' {
+  if (!raw) return null;
+  const values = decodeCursor(raw, 1);
+  return values && typeof values[0] === 'number' && Number.isSafeInteger(values[0]) ? values[0] : 'invalid';
 }
 
 /** True when a filter narrows nothing: the sampler's figures then describe exactly the rows a view counts. */
@@ -114,7 +127,7 @@ export interface SettlementReadOptions {
  */
 export async function listSettlementQueue(
   db: DbOrTx,
-  filters: QueueFilters,
+  filters: QueueFilters & { cursor?: SettlementCursor | null },
   options: SettlementReadOptions = {},
 ): Promise<QueuePage> {
   const filter = toDeadLetterFilter(filters);
@@ -123,7 +136,7 @@ export async function listSettlementQueue(
   const state = filters.state ?? 'due';
   const base = deadLetterFilterConditions(filter, nowMs, QUEUE_FILTER_COLUMNS);
   const where = and(state === 'all' ? base : [...base, inQueueState(state, nowMs)]);
-  const after = keyset(filters.cursor);
+  const after = filters.cursor;
   const afterConditions = after ? [sql`(next_visible_at_ms, receipt_id) > (${after[0]}::bigint, ${after[1]})`] : [];
   const attempts = sql`settle.attempts`;
   const sampled = (state: QueueState) => ({ sampled: sampledFigure(sample, METRICS.queueDepth, state) });
@@ -221,14 +234,14 @@ function deadLetterListRow(row: StoredDeadLetter): DeadLetterRow {
  */
 export async function listDeadLetterPage(
   db: DbOrTx,
-  filters: DeadLetterFilters,
+  filters: DeadLetterFilters & { cursor?: SettlementCursor | null },
   options: SettlementReadOptions = {},
 ): Promise<DeadLetterPage> {
   const filter = toDeadLetterFilter(filters);
   const { nowMs, sample } = await clockAndSample(db, isUnfiltered(filter), options);
   const pageSize = options.pageSize ?? SETTLEMENT_PAGE_SIZE;
   const where = and(deadLetterFilterConditions(filter, nowMs));
-  const before = keyset(filters.cursor);
+  const before = filters.cursor;
   const beforeCondition = before ? sql`and (recorded_at_ms, receipt_id) < (${before[0]}::bigint, ${before[1]})` : sql``;
   const [page, count] = await Promise.all([
     db.execute<Row<StoredDeadLetter>>(sql`
@@ -385,15 +398,15 @@ export function toBulkJobView(job: BulkReplayJob): BulkReplayJobView {
 /** Bulk replay jobs, newest first, keyset-paged on id (the primary key, or the status index). */
 export async function listBulkReplays(
   db: DbOrTx,
-  filters: { status?: BulkReplayJobView['status']; cursor?: string },
+  filters: { status?: BulkReplayJobView['status']; cursor?: number | null },
 ): Promise<BulkReplayListPage> {
-  const before = decodeCursor(filters.cursor, 1);
+  const before = filters.cursor;
   const parts: SQL[] = [];
   if (filters.status) parts.push(sql`status = ${filters.status}`);
   // A preview cancelled before it ever started replayed nothing: it leaves the default list (its page, its audit
   // events and the CANCELLED filter still show it), so abandoned previews do not pile up as jobs.
   else parts.push(sql`not (status = 'CANCELLED' and started_at is null)`);
-  if (before && typeof before[0] === 'number') parts.push(sql`id < ${before[0]}::bigint`);
+  if (before) parts.push(sql`id < ${before}::bigint`);
   const [nowMs, page] = await Promise.all([
     settlementNowMs(db),
     db.execute<

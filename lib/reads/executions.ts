@@ -1,8 +1,10 @@
 import 'server-only';
 import { can } from '../domain/roles';
 import { idPathSchema } from '../domain/path-segment';
+import { decodedCursor } from '../domain/text';
 import { readExecutionDetail } from '../queries/execution-detail';
-import { executionFiltersSchema, listExecutions, listJobNames } from '../queries/executions';
+import type { ExecutionDetailView } from '../queries/execution-detail-types';
+import { executionFiltersSchema, listExecutions, listJobNames, parseExecutionCursor } from '../queries/executions';
 import { assessBatchCandidate, type CandidateAssessment } from '../services/propose-recovery';
 import { recoveryDeps, runtime } from '../server/composition-root';
 import { defineRead } from './define-read';
@@ -11,7 +13,7 @@ import { defineRead } from './define-read';
 export const executionList = defineRead({
   path: '/api/executions',
   permission: 'read',
-  search: executionFiltersSchema,
+  search: executionFiltersSchema.extend({ cursor: decodedCursor(200, parseExecutionCursor) }),
   source: 'list',
   read: (db, filters) => {
     const { settings, ownerToken } = runtime();
@@ -29,7 +31,7 @@ export const executionDetail = defineRead({
   permission: 'read',
   args: idPathSchema,
   source: 'primary',
-  read: async (db, _search, { actor, args }) => {
+  read: async (db, _search, { actor, args }): Promise<ExecutionDetailView | null> => {
     const { settings, ownerToken } = runtime();
     const detail = await readExecutionDetail(db, args.id, { staleThresholdMs: settings.staleThresholdMs, ownerToken });
     if (!detail) return null;

@@ -1,5 +1,6 @@
 import 'server-only';
 import { readOverview } from '../queries/overview';
+import type { OverviewView } from '../queries/overview-types';
 import { runtime } from '../server/composition-root';
 import { defineRead } from './define-read';
 
@@ -12,7 +13,7 @@ export const overview = defineRead({
   path: '/api/overview',
   permission: 'read',
   source: 'list',
-  read: async (db) => {
+  read: async (db): Promise<OverviewView> => {
     const figures = await readOverview(db);
     return {
       ...figures,

@@ -5,17 +5,33 @@ import { type SearchValue, searchParamsOf, withSearch } from '../url-state/searc
 
 /**
  * The browser's half of a read (lib/reads/define-read.ts has the server's): its query key,
- * its URL and TanStack Query options, all derived from the definition's path. A component
- * names the definition with `import type`, so nothing of the server reaches the browser:
- * only the path, which the type checker holds equal to the definition's.
+ * its URL and TanStack Query options, all derived from the read's path. The browser's handles
+ * (lib/reads/queries.ts) declare each read with client-safe types (ReadType), so nothing of
+ * the server reaches the browser.
  */
 
-/** What the browser takes from a read's definition: types only, besides the path. */
+/** What a handle takes from a read: types only, besides the path (a definition, or a ReadType). */
 export interface ReadShape {
   readonly path: `/api/${string}`;
   readonly search: z.ZodType;
   readonly read: (...args: never[]) => Promise<unknown>;
 }
+
+/**
+ * A read as the browser declares it (lib/reads/queries.ts), from client-safe modules only: its
+ * path, `In` the search params it takes (a schema's input) and `T` the data it answers. A
+ * definition (lib/reads/*.ts) is a ReadShape too; test/unit/reads.test.ts holds each handle
+ * declared this way equal, for the type checker, to the one its definition would give.
+ */
+// `In` defaults to what a definition without a search schema takes (the input of `z.object({})`).
+export interface ReadType<P extends `/api/${string}`, T, In extends object = Record<string, never>> {
+  readonly path: P;
+  readonly search: z.ZodType<unknown, In>;
+  readonly read: (...args: never[]) => Promise<T>;
+}
+
+/** The search params of a list read paged by a keyset cursor: the cursor as the list gave it out. */
+export type WithCursor<S extends z.ZodType> = z.input<S> & { cursor?: string };
 
 type ArgNames<P extends string> = P extends `${string}[${infer Name}]${infer Rest}` ? Name | ArgNames<Rest> : never;
 
@@ -85,8 +101,8 @@ export function readUrl(path: string, at: Readonly<Record<string, SearchValue>> 
 }
 
 /**
- * A view's handle on a read: `readQuery<typeof userList>('/api/users').options(search)` is
- * the key, the fetch and the answer's type in one; the page prefetched the same key.
+ * A view's handle on a read: `userListQuery.options(search)` (lib/reads/queries.ts) is the
+ * key, the fetch and the answer's type in one; the page prefetched the same key.
  */
 export function readQuery<D extends ReadShape>(path: D['path'], defaults: { staleTime?: number } = {}) {
   const at = (args: unknown[]) => (args[0] ?? {}) as Record<string, SearchValue>;

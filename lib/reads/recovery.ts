@@ -1,8 +1,15 @@
 import 'server-only';
-import { z } from 'zod';
 import { idPathSchema } from '../domain/path-segment';
+import { decodedCursor } from '../domain/text';
 import { orchestrationPathSchema, readOrchestrationDetail } from '../queries/orchestration-detail';
-import { listOrchestrationLeases, listProposals, proposalFiltersSchema, readProposal } from '../queries/recovery';
+import {
+  listOrchestrationLeases,
+  listProposals,
+  parseProposalCursor,
+  proposalFiltersSchema,
+  readProposal,
+} from '../queries/recovery';
+import { orchestrationLeasesQuerySchema } from '../queries/recovery-types';
 import { runtime } from '../server/composition-root';
 import { defineRead } from './define-read';
 
@@ -10,7 +17,7 @@ import { defineRead } from './define-read';
 export const proposalList = defineRead({
   path: '/api/proposals',
   permission: 'read',
-  search: proposalFiltersSchema,
+  search: proposalFiltersSchema.extend({ cursor: decodedCursor(200, parseProposalCursor) }),
   source: 'list',
   read: (db, filters) => listProposals(db, filters),
 });
@@ -28,7 +35,7 @@ export const proposalDetail = defineRead({
 export const orchestrationLeases = defineRead({
   path: '/api/orchestrations',
   permission: 'read',
-  search: z.object({ limit: z.coerce.number().int().min(1).max(1000).optional() }),
+  search: orchestrationLeasesQuerySchema,
   source: 'list',
   read: (db, { limit }) => listOrchestrationLeases(db, runtime().settings.checkpointKey!, limit),
 });

@@ -1,8 +1,7 @@
 import 'server-only';
-import { z } from 'zod';
-import { FAILURE_CATEGORIES, FAULT_PHASES } from '../domain/batch-status';
-import { decodedCursor, singleLineText } from '../domain/text';
+import { decodedCursor } from '../domain/text';
 import { listRetryKeys } from '../queries/retry-keys';
+import { type RetryKeyListView, retryKeyFiltersSchema } from '../queries/retry-keys-types';
 import { openRetryKeyCursor, sealRetryKeyCursor } from '../server/retry-key-cursor';
 import { defineRead } from './define-read';
 
@@ -19,17 +18,9 @@ const retryKeyCursor = decodedCursor(200, (token) => {
 export const retryKeyList = defineRead({
   path: '/api/retry-keys',
   permission: 'read',
-  search: z.object({
-    job: singleLineText(128, { min: 1 }).optional(),
-    phase: z.enum(FAULT_PHASES).optional(),
-    category: z.enum(FAILURE_CATEGORIES).optional(),
-    executionId: z.coerce.number().int().positive().optional(),
-    only: z.enum(['keys', 'corrupt']).optional(),
-    cursor: retryKeyCursor,
-    limit: z.coerce.number().int().min(1).max(500).optional(),
-  }),
+  search: retryKeyFiltersSchema.extend({ cursor: retryKeyCursor }),
   source: 'list',
-  read: async (db, { cursor, ...query }) => {
+  read: async (db, { cursor, ...query }): Promise<RetryKeyListView> => {
     const page = await listRetryKeys(db, { ...query, after: cursor });
     return { rows: page.rows, nextCursor: page.nextCursor ? sealRetryKeyCursor(page.nextCursor) : null };
   },

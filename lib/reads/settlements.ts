@@ -1,13 +1,17 @@
 import 'server-only';
 import { cache } from 'react';
+import { z } from 'zod';
 import type { Database } from '../db/client';
 import { idPathSchema, receiptPathSchema } from '../domain/path-segment';
+import { decodedCursor } from '../domain/text';
 import { readLastSample } from '../queries/last-sample';
 import {
   deadLetterGroups,
   listBulkReplays,
   listDeadLetterPage,
   listSettlementQueue,
+  parseBulkReplayCursor,
+  parseSettlementCursor,
   readBulkReplayDetail,
   readReceiptHistory,
   type SettlementReadOptions,
@@ -20,11 +24,14 @@ import {
 } from '../queries/settlements-types';
 import { defineRead } from './define-read';
 
+/** The keyset cursor of the queue and the dead letters, decoded by the schema; one they did not give out is a 400. */
+const settlementCursor = z.object({ cursor: decodedCursor(400, parseSettlementCursor) });
+
 /** The settlement queue in due order, one state at a time. */
 export const settlementQueue = defineRead({
   path: '/api/settlements/queue',
   permission: 'read',
-  search: queueFiltersSchema,
+  search: z.intersection(queueFiltersSchema, settlementCursor),
   source: 'list',
   read: (db, filters) => listSettlementQueue(db, filters),
 });
@@ -42,7 +49,7 @@ const sharedClock = cache(async (db: Database): Promise<SettlementReadOptions> =
 export const deadLetterList = defineRead({
   path: '/api/settlements/dead-letters',
   permission: 'read',
-  search: deadLetterFiltersSchema,
+  search: z.intersection(deadLetterFiltersSchema, settlementCursor),
   source: 'list',
   read: async (db, filters) => listDeadLetterPage(db, filters, await sharedClock(db)),
 });
@@ -69,7 +76,7 @@ export const receiptHistory = defineRead({
 export const bulkReplayList = defineRead({
   path: '/api/settlements/bulk-replays',
   permission: 'read',
-  search: bulkReplayListSchema,
+  search: bulkReplayListSchema.extend({ cursor: decodedCursor(100, parseBulkReplayCursor) }),
   source: 'list',
   read: (db, filters) => listBulkReplays(db, filters),
 });

@@ -2,6 +2,7 @@ import 'server-only';
 import { randomUUID } from 'node:crypto';
 import { mayTake } from '../domain/roles';
 import type { Actor } from '../domain/actor';
+import type { CandidateAssessment } from '../domain/candidate-assessment';
 import { humanDuration } from '../domain/duration';
 import { errorCodeOf, type ErrorCode } from '../domain/error-code';
 import { evaluateCandidate, orchestrationEvidenceDigestHex, type ProposerError } from '../domain/recovery';
@@ -219,12 +220,7 @@ export async function proposeRecovery(
   });
 }
 
-export interface CandidateAssessment {
-  candidate: boolean;
-  /** The refusal a proposal would get now (NOT_STALE, NOT_RECOVERABLE, ...), when not a candidate. */
-  code: ErrorCode | null;
-  message: string | null;
-}
+export type { CandidateAssessment };
 
 /**
  * Whether a proposal for this execution would be accepted now, and if not why, by

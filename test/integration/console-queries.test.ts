@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { parseSettings } from '../../lib/config/settings';
 import { seedDemo } from '../../lib/demo/seed';
 import { readExecutionDetail } from '../../lib/queries/execution-detail';
-import { listExecutions } from '../../lib/queries/executions';
+import { type ExecutionCursor, listExecutions, parseExecutionCursor } from '../../lib/queries/executions';
 import { listOrchestrationLeases, listProposals } from '../../lib/queries/recovery';
 import { listRetryKeys } from '../../lib/queries/retry-keys';
 import { freshDatabase, type TestDatabase } from '../support/database';
@@ -25,12 +25,14 @@ describe('console read models on demo data', () => {
 
   it('pages executions by keyset without skipping or repeating a row', async () => {
     const seen: number[] = [];
-    let cursor: string | undefined;
+    let cursor: ExecutionCursor | null = null;
     for (let page = 0; page < 100; page += 1) {
       const result = await listExecutions(database.db, { status: 'STARTED', cursor }, context);
       seen.push(...result.items.map((i) => i.id));
       if (!result.nextCursor) break;
-      cursor = result.nextCursor;
+      const next = parseExecutionCursor(result.nextCursor);
+      if (next === 'invalid') throw new Error('the list gave out a cursor it refuses');
+      cursor = next;
     }
     const expected = await database.pool.query(
       `select id::int from oxide_batch.ob_job_execution where status = 'STARTED' order by updated_at desc, id desc`,

@@ -9,7 +9,7 @@ import { LEASE_GRANT_GRACE_MS, leasedReceipts, pruneExpiredLeaseGrants } from '.
 import { SeededRandom } from '../../lib/demo/random';
 import type { RetryPolicy, SettlementAttemptClaim, SettlementOutcome } from '../../lib/domain/settlement';
 import { COUNT_CAP } from '../../lib/domain/cursor';
-import { listSettlementQueue } from '../../lib/queries/settlements';
+import { listSettlementQueue, parseSettlementCursor, type SettlementCursor } from '../../lib/queries/settlements';
 import { queueFiltersSchema } from '../../lib/queries/settlements-types';
 import { sampleMetrics } from '../../lib/workers/metric-sampler';
 import { freshDatabase } from '../support/database';
@@ -39,10 +39,17 @@ async function queueRows(prefix: string, count: number, firstDueMs: number, spre
 
 const queue = (filters: Record<string, string>) => queueFiltersSchema.parse(filters);
 
+/** The next page's cursor as the read's schema decodes it (lib/reads/settlements.ts). */
+function opened(cursor: string): SettlementCursor {
+  const decoded = parseSettlementCursor(cursor);
+  if (decoded === null || decoded === 'invalid') throw new Error('the list gave out a cursor it refuses');
+  return decoded;
+}
+
 /** Every leased row the queue list shows under `filters`, page by page. */
 async function leasedPages(filters: Record<string, string>, nowMs: number, pageSize: number): Promise<string[]> {
   const seen: string[] = [];
-  let cursor: string | undefined;
+  let cursor: SettlementCursor | null = null;
   for (let i = 0; i < 1_000; i += 1) {
     const page = await listSettlementQueue(
       db,
@@ -52,7 +59,7 @@ async function leasedPages(filters: Record<string, string>, nowMs: number, pageS
     expect(page.rows.every((r) => r.state === 'leased')).toBe(true);
     seen.push(...page.rows.map((r) => r.receiptId));
     if (!page.nextCursor) return seen;
-    cursor = page.nextCursor;
+    cursor = opened(page.nextCursor);
   }
   throw new Error('paging did not end');
 }
@@ -65,7 +72,7 @@ async function statePages(
   pageSize: number,
 ): Promise<string[]> {
   const seen: string[] = [];
-  let cursor: string | undefined;
+  let cursor: SettlementCursor | null = null;
   for (let i = 0; i < 1_000; i += 1) {
     const page = await listSettlementQueue(
       db,
@@ -75,7 +82,7 @@ async function statePages(
     expect(page.rows.every((r) => r.state === state)).toBe(true);
     seen.push(...page.rows.map((r) => r.receiptId));
     if (!page.nextCursor) return seen;
-    cursor = page.nextCursor;
+    cursor = opened(page.nextCursor);
   }
   throw new Error('paging did not end');
 }

@@ -8,7 +8,10 @@ import {
   listDeadLetterPage,
   listSettlementQueue,
   readReceiptHistory,
+  parseBulkReplayCursor,
+  parseSettlementCursor,
   settlementNowMs,
+  type SettlementCursor,
 } from '../../lib/queries/settlements';
 import {
   deadLetterFiltersSchema,
@@ -72,26 +75,33 @@ await pool.query(
 const queue = (filters: Record<string, unknown>) => queueFiltersSchema.parse(filters);
 const dead = (filters: Record<string, unknown>) => deadLetterFiltersSchema.parse(filters);
 
+/** The next page's cursor as the read's schema decodes it (lib/reads/settlements.ts). */
+function opened(cursor: string): SettlementCursor {
+  const decoded = parseSettlementCursor(cursor);
+  if (decoded === null || decoded === 'invalid') throw new Error('the list gave out a cursor it refuses');
+  return decoded;
+}
+
 async function allQueuePages(filters: QueueFilters, pageSize = 7): Promise<string[]> {
   const seen: string[] = [];
-  let cursor: string | undefined;
+  let cursor: SettlementCursor | null = null;
   for (let i = 0; i < 200; i += 1) {
     const page = await listSettlementQueue(db, { ...filters, cursor }, { nowMs: NOW, pageSize });
     seen.push(...page.rows.map((r) => r.receiptId));
     if (!page.nextCursor) return seen;
-    cursor = page.nextCursor;
+    cursor = opened(page.nextCursor);
   }
   throw new Error('paging did not end');
 }
 
 async function allDeadLetterPages(filters: DeadLetterFilters, pageSize = 9): Promise<string[]> {
   const seen: string[] = [];
-  let cursor: string | undefined;
+  let cursor: SettlementCursor | null = null;
   for (let i = 0; i < 200; i += 1) {
     const page = await listDeadLetterPage(db, { ...filters, cursor }, { nowMs: NOW, pageSize });
     seen.push(...page.rows.map((r) => r.receiptId));
     if (!page.nextCursor) return seen;
-    cursor = page.nextCursor;
+    cursor = opened(page.nextCursor);
   }
   throw new Error('paging did not end');
 }
@@ -350,7 +360,9 @@ describe('a receipt history and the bulk replay list', () => {
       (r) => r.id,
     );
     const first = await listBulkReplays(db, {});
-    const second = await listBulkReplays(db, { cursor: first.nextCursor! });
+    const after = parseBulkReplayCursor(first.nextCursor!);
+    expect(after).toBe(first.jobs.at(-1)!.id);
+    const second = await listBulkReplays(db, { cursor: after as number });
     expect([...first.jobs, ...second.jobs].map((j) => j.id)).toEqual(expected);
     expect(second.nextCursor).toBeNull();
     expect((await listBulkReplays(db, { status: 'RUNNING' })).jobs).toEqual([]);

@@ -18,8 +18,6 @@ afterEach(() => {
   for (const file of probes.splice(0)) rmSync(join(root, file), { force: true });
 });
 
-type Rule = NonNullable<ICruiseOptions['ruleSet']>['forbidden'] extends (infer R)[] | undefined ? R : never;
-
 async function cruiseOptions(): Promise<ICruiseOptions> {
   return { ...(await extractDepcruiseOptions(configFile)), baseDir: root };
 }
@@ -235,21 +233,6 @@ const cases: Record<string, () => Promise<void>> = {
       [shapes, 'lib/db/client.ts'],
       [urlState, 'lib/queries/audit.ts'],
     ]);
-  },
-  'read-handles-take-only-types': async () => {
-    // The rule guards two named files; its `from` is pointed at a probe so a real file need not be broken.
-    const file = probe(
-      'lib/reads',
-      "import type { userList } from './users';\nimport { listDb } from '../server/read-source';\n" +
-        'export type U = typeof userList;\nexport const db = listDb;\n',
-    );
-    const options = await cruiseOptions();
-    const forbidden = (options.ruleSet?.forbidden ?? []) as Rule[];
-    const rule = forbidden.find((r) => r.name === 'read-handles-take-only-types');
-    const ruleSet = { forbidden: [{ ...rule, from: { path: `^${file.replace(/[.]/g, '\\.')}$` } }] };
-    const found = (await violationsOf([file], { ...options, ruleSet } as ICruiseOptions)).map(brief);
-    expect(found).toContain(`read-handles-take-only-types: ${file} -> lib/server/read-source.ts`);
-    expect(found).not.toContain(`read-handles-take-only-types: ${file} -> lib/reads/users.ts`);
   },
   'the-product-never-imports-its-tests-and-tools': async () => {
     const file = probe(

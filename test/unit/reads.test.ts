@@ -1,12 +1,32 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { hashKey, QueryClient } from '@tanstack/react-query';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, expectTypeOf, it } from 'vitest';
 import { encodeCursor } from '../../lib/domain/cursor';
 import { auditList } from '../../lib/reads/audit';
 import { defineRead, parseForPage, type ReadDefinition, readForPage } from '../../lib/reads/define-read';
-import { readKey, readPrefix, readQuery, readUrl } from '../../lib/reads/read-query';
+import { type executionDetail, executionList, type jobNames } from '../../lib/reads/executions';
+import type { needsYou } from '../../lib/reads/needs-you';
+import type { overview } from '../../lib/reads/overview';
+import * as handles from '../../lib/reads/queries';
+import type { rateCharts } from '../../lib/reads/rates';
+import { type ReadShape, readKey, readPrefix, readQuery, readUrl } from '../../lib/reads/read-query';
+import {
+  type orchestrationDetail,
+  type orchestrationLeases,
+  type proposalDetail,
+  proposalList,
+} from '../../lib/reads/recovery';
 import { retryKeyList } from '../../lib/reads/retry-keys';
+import type { searchResults } from '../../lib/reads/search';
+import {
+  type bulkReplayDetail,
+  bulkReplayList,
+  type deadLetterGroupList,
+  deadLetterList,
+  type receiptHistory,
+  settlementQueue,
+} from '../../lib/reads/settlements';
 import { userList } from '../../lib/reads/users';
 import { webhookDeliveries } from '../../lib/reads/webhooks';
 import { parseInput } from '../../lib/server/parse-input';
@@ -146,8 +166,18 @@ describe('a page and its route', () => {
 
   it('answer a cursor Keel did not make with one field error, decoded by the schema itself', () => {
     const refused = { ok: false, error: { fieldErrors: { cursor: ['This cursor was not made by Keel.'] } } };
-    for (const definition of [userList, auditList, webhookDeliveries] as ReadDefinition[]) {
-      for (const cursor of ['nope', encodeCursor(['older', 'not a time', 1]), 'a b']) {
+    const lists = [
+      userList,
+      auditList,
+      webhookDeliveries,
+      executionList,
+      proposalList,
+      settlementQueue,
+      deadLetterList,
+      bulkReplayList,
+    ] as ReadDefinition[];
+    for (const definition of lists) {
+      for (const cursor of ['nope', encodeCursor(['older', 'not a time', 1]), 'a b', encodeCursor([1.5, 'x'])]) {
         expect(routeParse(definition, withSearch(definition.path, { cursor })), definition.path).toMatchObject(refused);
         expect(parseForPage(definition, { cursor })).toMatchObject({
           ok: false,
@@ -163,6 +193,24 @@ describe('a page and its route', () => {
     expect(routeParse(webhookDeliveries, '/api/webhooks/deliveries')).toMatchObject({
       ok: true,
       value: { cursor: null },
+    });
+    const decoded = (definition: ReadDefinition, cursor: string) =>
+      routeParse(definition, withSearch(definition.path, { cursor }));
+    expect(decoded(executionList, encodeCursor(['1700000000000000', 42]))).toMatchObject({
+      ok: true,
+      value: { cursor: ['1700000000000000', 42] },
+    });
+    expect(decoded(proposalList, encodeCursor([7]))).toMatchObject({ ok: true, value: { cursor: 7 } });
+    for (const list of [settlementQueue, deadLetterList])
+      expect(decoded(list, encodeCursor([1700000000000, 'r-1']))).toMatchObject({
+        ok: true,
+        value: { cursor: [1700000000000, 'r-1'] },
+      });
+    expect(decoded(bulkReplayList, encodeCursor([3]))).toMatchObject({ ok: true, value: { cursor: 3 } });
+    // The other filters are checked beside it, each on its own field.
+    expect(routeParse(settlementQueue, '/api/settlements/queue?cursor=nope&minAge=soon')).toMatchObject({
+      ok: false,
+      error: { fieldErrors: { cursor: ['This cursor was not made by Keel.'], minAge: [expect.any(String)] } },
     });
   });
 });
@@ -188,7 +236,7 @@ describe('every read', () => {
   const modules = readdirSync(join(ROOT, 'lib/reads')).filter(
     (file) => file.endsWith('.ts') && !['define-read.ts', 'read-query.ts', 'queries.ts'].includes(file),
   );
-  const handles = readFileSync(join(ROOT, 'lib/reads/queries.ts'), 'utf8');
+  const handlePaths = Object.values(handles).map((handle) => handle.path);
 
   it.each(modules)('of lib/reads/%s is served by its route file and has a handle for the browser', async (file) => {
     const exported = Object.entries(await import(`../../lib/reads/${file}`)).filter(
@@ -200,7 +248,41 @@ describe('every read', () => {
       const route = join(ROOT, 'app', definition.path, 'route.ts');
       expect(existsSync(route), route).toBe(true);
       expect(readFileSync(route, 'utf8')).toContain(`export const GET = routeHandler(${name});`);
-      expect(handles).toContain(`readQuery<typeof ${name}>(`);
+      expect(handlePaths, name).toContain(definition.path);
+      expect(Object.keys(typed), `${name} is checked against its handle below`).toContain(name);
     }
   });
 });
+
+/** The handle a definition gives: what the browser's declared handle must equal, key, URL and data alike. */
+type Handle<D extends ReadShape> = ReturnType<typeof readQuery<D>>;
+
+// The type checker's half: a handle declared from client-safe types (lib/reads/queries.ts) is the one
+// its server definition would give, so the two cannot drift. The runtime test above lists every definition here.
+const typed = {
+  executionList: () => expectTypeOf(handles.executionListQuery).toEqualTypeOf<Handle<typeof executionList>>(),
+  executionDetail: () => expectTypeOf(handles.executionDetailQuery).toEqualTypeOf<Handle<typeof executionDetail>>(),
+  jobNames: () => expectTypeOf(handles.jobNamesQuery).toEqualTypeOf<Handle<typeof jobNames>>(),
+  userList: () => expectTypeOf(handles.userListQuery).toEqualTypeOf<Handle<typeof userList>>(),
+  auditList: () => expectTypeOf(handles.auditListQuery).toEqualTypeOf<Handle<typeof auditList>>(),
+  overview: () => expectTypeOf(handles.overviewQuery).toEqualTypeOf<Handle<typeof overview>>(),
+  webhookDeliveries: () =>
+    expectTypeOf(handles.webhookDeliveriesQuery).toEqualTypeOf<Handle<typeof webhookDeliveries>>(),
+  searchResults: () => expectTypeOf(handles.searchResultsQuery).toEqualTypeOf<Handle<typeof searchResults>>(),
+  proposalList: () => expectTypeOf(handles.proposalListQuery).toEqualTypeOf<Handle<typeof proposalList>>(),
+  proposalDetail: () => expectTypeOf(handles.proposalDetailQuery).toEqualTypeOf<Handle<typeof proposalDetail>>(),
+  orchestrationLeases: () =>
+    expectTypeOf(handles.orchestrationLeasesQuery).toEqualTypeOf<Handle<typeof orchestrationLeases>>(),
+  orchestrationDetail: () =>
+    expectTypeOf(handles.orchestrationDetailQuery).toEqualTypeOf<Handle<typeof orchestrationDetail>>(),
+  retryKeyList: () => expectTypeOf(handles.retryKeyListQuery).toEqualTypeOf<Handle<typeof retryKeyList>>(),
+  settlementQueue: () => expectTypeOf(handles.settlementQueueQuery).toEqualTypeOf<Handle<typeof settlementQueue>>(),
+  deadLetterList: () => expectTypeOf(handles.deadLetterListQuery).toEqualTypeOf<Handle<typeof deadLetterList>>(),
+  deadLetterGroupList: () =>
+    expectTypeOf(handles.deadLetterGroupsQuery).toEqualTypeOf<Handle<typeof deadLetterGroupList>>(),
+  receiptHistory: () => expectTypeOf(handles.receiptHistoryQuery).toEqualTypeOf<Handle<typeof receiptHistory>>(),
+  bulkReplayList: () => expectTypeOf(handles.bulkReplayListQuery).toEqualTypeOf<Handle<typeof bulkReplayList>>(),
+  bulkReplayDetail: () => expectTypeOf(handles.bulkReplayDetailQuery).toEqualTypeOf<Handle<typeof bulkReplayDetail>>(),
+  rateCharts: () => expectTypeOf(handles.rateChartsQuery).toEqualTypeOf<Handle<typeof rateCharts>>(),
+  needsYou: () => expectTypeOf(handles.needsYouQuery).toEqualTypeOf<Handle<typeof needsYou>>(),
+};

@@ -13,11 +13,12 @@ export const metadata: Metadata = { title: 'Dead letters' };
 
 export default page('read', {}, async function DeadLettersPage({ actor, query }) {
   const state = loadDeadLettersSearch(query);
+  const { cursor: _page, ...filters } = state;
   // Groups ignore the reason (they are the reasons) and the page, as the view's query does. Both
   // reads share one clock in a render (lib/reads/settlements.ts), so they measure ages alike.
   const [list, groups] = await Promise.all([
     readForPage(deadLetterList, actor, state, query),
-    readForPage(deadLetterGroupList, actor, { ...state, reason: null, cursor: null }),
+    readForPage(deadLetterGroupList, actor, { ...filters, reason: null }),
   ]);
   const header = (
     <PageHeader
