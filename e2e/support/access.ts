@@ -250,6 +250,9 @@ const BACKGROUND_TABLES = new Set([
   // The rate rollup (lib/workers/rate-rollup.ts) counts closed minutes on the sampler's beat.
   'keel.rate_minute',
   'keel.rate_hour',
+  // An audit export's slot, held while its CSV streams and released just after the last byte
+  // (lib/adapters/export-slots.ts): gone a moment after the response, not a change anyone made.
+  'keel.export_slot',
 ]);
 /** Sessions count while live: better-auth deletes an expired one when it is presented. */
 const ROW_FILTER: Record<string, string> = {
