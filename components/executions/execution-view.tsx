@@ -11,7 +11,7 @@ import { Fact } from '../ui/fact';
 import { PageHeader } from '../ui/page-header';
 import { RelatedLinks } from '../ui/related-links';
 import { ErrorState } from '../ui/states';
-import { StatusBadge } from '../ui/status-badge';
+import { StaleBadge, StatusBadge } from '../ui/status-badge';
 import { Cell, DataTable } from '../ui/table';
 import { TimeAgo } from '../ui/time-ago';
 import { ExecutionActions } from './execution-actions';
@@ -42,16 +42,7 @@ export function ExecutionView({ id, role, links }: { id: number; role: Role; lin
       >
         <div className="flex items-center gap-2">
           <StatusBadge status={detail.status} />
-          {detail.stale ? (
-            <span
-              className={
-                'rounded bg-amber-100 px-1.5 py-0.5 text-xs font-medium text-amber-900 dark:bg-amber-950 ' +
-                'dark:text-amber-200'
-              }
-            >
-              stale
-            </span>
-          ) : null}
+          {detail.stale ? <StaleBadge /> : null}
         </div>
       </PageHeader>
       <ExecutionActions

@@ -11,7 +11,7 @@ import { SearchEverywhereLink } from '../search/search-everywhere-link';
 import { Button } from '../ui/button';
 import { KeysetPager } from '../ui/keyset-pager';
 import { ErrorState, hasFilters, LoadingRow, NoMatches } from '../ui/states';
-import { StatusBadge } from '../ui/status-badge';
+import { StaleBadge, StatusBadge } from '../ui/status-badge';
 import { useCalmRows } from '../ui/calm-rows';
 import { Cell, DataTable } from '../ui/table';
 import { TimeAgo } from '../ui/time-ago';
@@ -160,16 +160,7 @@ export function ExecutionsView() {
             <Cell>{row.jobName}</Cell>
             <Cell>
               <StatusBadge status={row.status} />
-              {row.stale ? (
-                <span
-                  className={
-                    'ml-2 rounded bg-amber-100 px-1.5 py-0.5 text-xs font-medium text-amber-900 dark:bg-amber-950 ' +
-                    'dark:text-amber-200'
-                  }
-                >
-                  stale
-                </span>
-              ) : null}
+              {row.stale ? <StaleBadge className="ml-2" /> : null}
               {row.stopRequested ? <span className="ml-2 text-xs">stop requested</span> : null}
             </Cell>
             <Cell>{row.attempt}</Cell>

@@ -31,3 +31,11 @@ export function StatusBadge({ status }: { status: string }) {
     </span>
   );
 }
+
+const STALE =
+  'rounded bg-amber-100 px-1.5 py-0.5 text-xs font-medium text-amber-900 dark:bg-amber-950 dark:text-amber-200';
+
+/** Beside an execution's status: no update for longer than the stale threshold. */
+export function StaleBadge({ className }: { className?: string }) {
+  return <span className={className ? `${className} ${STALE}` : STALE}>stale</span>;
+}
