@@ -69,6 +69,20 @@ function FilterSelect({
   );
 }
 
+/** A row's execution, linked to its page, and the execution's job. */
+function ExecutionCells({ executionId, jobName }: { executionId: number; jobName: string }) {
+  return (
+    <>
+      <Cell mono>
+        <Link href={`/executions/${executionId}`} className="text-sky-800 underline dark:text-sky-300">
+          {executionId}
+        </Link>
+      </Cell>
+      <Cell>{jobName}</Cell>
+    </>
+  );
+}
+
 /** Unresolved retry keys and corrupt envelopes, filters and cursors in the URL. */
 export function RetryKeysView() {
   const [search, setSearch] = useQueryStates(retryKeysSearch, { history: 'push' });
@@ -167,12 +181,7 @@ export function RetryKeysView() {
                     </Link>{' '}
                     <span className="font-mono text-xs text-zinc-600 dark:text-zinc-400">#{row.stepId}</span>
                   </Cell>
-                  <Cell mono>
-                    <Link href={`/executions/${row.executionId}`} className="text-sky-800 underline dark:text-sky-300">
-                      {row.executionId}
-                    </Link>
-                  </Cell>
-                  <Cell>{row.jobName}</Cell>
+                  <ExecutionCells executionId={row.executionId} jobName={row.jobName} />
                 </tr>
               ) : null,
             )}
@@ -207,12 +216,7 @@ export function RetryKeysView() {
                   <Cell>
                     <StatusBadge status={row.stepStatus} />
                   </Cell>
-                  <Cell mono>
-                    <Link href={`/executions/${row.executionId}`} className="text-sky-800 underline dark:text-sky-300">
-                      {row.executionId}
-                    </Link>
-                  </Cell>
-                  <Cell>{row.jobName}</Cell>
+                  <ExecutionCells executionId={row.executionId} jobName={row.jobName} />
                   <Cell>
                     <StatusBadge status="CORRUPT" /> <span className="font-mono text-xs">{row.error.kind}</span>{' '}
                     {row.message}
