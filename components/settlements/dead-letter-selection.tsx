@@ -47,6 +47,31 @@ export function useDeadLetterSelection(filterKey: string): DeadLetterSelection {
   };
 }
 
+/** Ticks or unticks every row on the page; `locked` while the whole filter is the selection. */
+export function PageCheckbox({
+  selection,
+  pageIds,
+  checked,
+  locked = false,
+}: {
+  selection: DeadLetterSelection;
+  pageIds: string[];
+  checked: boolean;
+  locked?: boolean;
+}) {
+  return (
+    <label className="flex items-center gap-2">
+      <input
+        type="checkbox"
+        checked={checked}
+        disabled={pageIds.length === 0 || locked}
+        onChange={(e) => selection.setPage(pageIds, e.target.checked)}
+      />
+      Select all {pageIds.length} on this page
+    </label>
+  );
+}
+
 /** The selection bar above the table: tick the page, widen to every match, and act on the selection. */
 export function DeadLetterSelectionBar({
   selection,
@@ -71,15 +96,7 @@ export function DeadLetterSelectionBar({
     : `${selection.ids.size.toLocaleString('en-US')} selected`;
   return (
     <div role="group" aria-label="Selection" className="flex flex-wrap items-center gap-3 text-sm">
-      <label className="flex items-center gap-2">
-        <input
-          type="checkbox"
-          checked={pageSelected}
-          disabled={pageIds.length === 0 || selection.all}
-          onChange={(e) => selection.setPage(pageIds, e.target.checked)}
-        />
-        Select all {pageIds.length} on this page
-      </label>
+      <PageCheckbox selection={selection} pageIds={pageIds} checked={pageSelected} locked={selection.all} />
       <span data-testid="selection-count" aria-live="polite">
         {described}
       </span>

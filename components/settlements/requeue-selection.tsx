@@ -1,7 +1,7 @@
 'use client';
 
 import { Button } from '../ui/button';
-import type { DeadLetterSelection } from './dead-letter-selection';
+import { PageCheckbox, type DeadLetterSelection } from './dead-letter-selection';
 
 /**
  * The selection bar of the queue's Retry scheduled tab: tick the page and requeue the
@@ -21,15 +21,7 @@ export function RequeueSelectionBar({
   const pageSelected = pageIds.length > 0 && pageIds.every((id) => selection.ids.has(id));
   return (
     <div role="group" aria-label="Selection" className="flex flex-wrap items-center gap-3 text-sm">
-      <label className="flex items-center gap-2">
-        <input
-          type="checkbox"
-          checked={pageSelected}
-          disabled={pageIds.length === 0}
-          onChange={(e) => selection.setPage(pageIds, e.target.checked)}
-        />
-        Select all {pageIds.length} on this page
-      </label>
+      <PageCheckbox selection={selection} pageIds={pageIds} checked={pageSelected} />
       <span data-testid="selection-count" aria-live="polite">
         {selection.ids.size.toLocaleString('en-US')} selected
       </span>
