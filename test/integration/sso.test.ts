@@ -8,7 +8,7 @@ import { OIDC_CALLBACK_PATH, parseSignInSettings } from '../../lib/config/oidc';
 import type { SettingError } from '../../lib/config/settings';
 import { freshDatabase, type TestDatabase } from '../support/database';
 import { startTestProvider, type TestProvider } from '../support/oidc-provider';
-import { CookieJar } from '../support/oidc-flow';
+import { CookieJar, logInAtProvider, visitProvider } from '../support/oidc-flow';
 
 const PORT = 3993;
 const KEEL = `http://localhost:${PORT}`;
@@ -89,39 +89,9 @@ describe('single sign-on through a real OpenID provider', () => {
    */
   async function loginAtProvider(authorizeUrl: string, login: string): Promise<string | null> {
     const jar = new CookieJar();
-    let next: { url: string; init?: RequestInit } = { url: authorizeUrl };
-    let submitted = false;
-    for (let hop = 0; hop < 15; hop += 1) {
-      const response = await fetch(next.url, {
-        ...next.init,
-        redirect: 'manual',
-        headers: { ...next.init?.headers, cookie: jar.header() },
-      });
-      jar.take(response);
-      const location = response.headers.get('location');
-      if (response.status >= 300 && response.status < 400 && location) {
-        const target = new URL(location, next.url).href;
-        if (target.startsWith(CALLBACK)) return target;
-        next = { url: target };
-        continue;
-      }
-      const html = await response.text();
-      if (response.status === 200 && html.includes('name="login"') && !submitted) {
-        submitted = true;
-        const action = /action="([^"]+)"/.exec(html)![1]!;
-        next = {
-          url: new URL(action, next.url).href,
-          init: {
-            method: 'POST',
-            headers: { 'content-type': 'application/x-www-form-urlencoded' },
-            body: new URLSearchParams({ prompt: 'login', login, password: 'any' }).toString(),
-          },
-        };
-        continue;
-      }
-      return null;
-    }
-    return null;
+    let visit = await visitProvider(authorizeUrl, jar, CALLBACK);
+    if (visit.kind === 'login-form') visit = await logInAtProvider(visit, login, jar, CALLBACK);
+    return visit.kind === 'returned' ? visit.url : null;
   }
 
   async function finish(keel: CookieJar, callbackUrl: string): Promise<Response> {
