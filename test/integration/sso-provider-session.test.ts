@@ -8,7 +8,7 @@ import { createUserAccount } from '../../lib/auth/users';
 import { OIDC_CALLBACK_PATH, parseSignInSettings } from '../../lib/config/oidc';
 import type { SettingError } from '../../lib/config/settings';
 import { freshDatabase, type TestDatabase } from '../support/database';
-import { CookieJar, formFields, logInAtProvider, visitProvider } from '../support/oidc-flow';
+import { CookieJar, formFields, logInAtProvider, startSsoSignIn, visitProvider } from '../support/oidc-flow';
 import { startTestProvider, type TestProvider, type TestProviderOptions } from '../support/oidc-provider';
 
 const PORT = 3994;
@@ -59,18 +59,7 @@ async function keelWithProvider(options: Pick<TestProviderOptions, 'claimsInIdTo
   });
 
   /** Keel's start of an SSO sign-in: the provider URL it sends the browser to. */
-  async function startSignIn(keel: CookieJar): Promise<string> {
-    const response = await surface(
-      new Request(`${KEEL}/api/auth/sign-in/social`, {
-        method: 'POST',
-        headers: { origin: KEEL, 'content-type': 'application/json', cookie: keel.header() },
-        body: '{}',
-      }),
-    );
-    expect(response.status).toBe(200);
-    keel.take(response);
-    return ((await response.json()) as { url: string }).url;
-  }
+  const startSignIn = (keel: CookieJar) => startSsoSignIn(surface, KEEL, keel);
 
   /**
    * A whole sign-in in one browser (`browser`: its cookies at the provider): where Keel sends it, and Keel's cookies.

@@ -8,7 +8,7 @@ import { OIDC_CALLBACK_PATH, parseSignInSettings } from '../../lib/config/oidc';
 import type { SettingError } from '../../lib/config/settings';
 import { freshDatabase, type TestDatabase } from '../support/database';
 import { startTestProvider, type TestProvider } from '../support/oidc-provider';
-import { CookieJar, logInAtProvider, visitProvider } from '../support/oidc-flow';
+import { CookieJar, logInAtProvider, startSsoSignIn, visitProvider } from '../support/oidc-flow';
 
 const PORT = 3993;
 const KEEL = `http://localhost:${PORT}`;
@@ -67,21 +67,12 @@ describe('single sign-on through a real OpenID provider', () => {
   });
 
   async function start(keel: CookieJar): Promise<string> {
-    const response = await surface(
-      new Request(`${KEEL}/api/auth/sign-in/social`, {
-        method: 'POST',
-        headers: { origin: KEEL, 'content-type': 'application/json', cookie: keel.header() },
-        body: '{}',
-      }),
-    );
-    expect(response.status).toBe(200);
-    keel.take(response);
-    const body = (await response.json()) as { url: string };
-    const url = new URL(body.url);
+    const providerUrl = await startSsoSignIn(surface, KEEL, keel);
+    const url = new URL(providerUrl);
     expect(url.origin).toBe(provider.issuer);
     expect(url.searchParams.get('code_challenge_method')).toBe('S256');
     expect(url.searchParams.get('nonce')).toBeTruthy();
-    return body.url;
+    return providerUrl;
   }
 
   /**

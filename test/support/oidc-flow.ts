@@ -1,3 +1,5 @@
+import { expect } from 'vitest';
+
 /** Cookies as a browser keeps them for one site. */
 export class CookieJar {
   private readonly cookies = new Map<string, string>();
@@ -84,4 +86,25 @@ export function formFields(html: string, formId: string): { action: string; fiel
     [...form[1]!.matchAll(/<input[^>]*name="([^"]+)"[^>]*value="([^"]*)"/g)].map((m) => [m[1]!, m[2]!]),
   );
   return { action, fields };
+}
+
+/**
+ * Keel's start of an SSO sign-in, posted to its auth `surface` at `keelOrigin` with the browser's Keel cookies
+ * (`keel`, which take the ones it sets): the provider URL it sends the browser to.
+ */
+export async function startSsoSignIn(
+  surface: (request: Request) => Promise<Response>,
+  keelOrigin: string,
+  keel: CookieJar,
+): Promise<string> {
+  const response = await surface(
+    new Request(`${keelOrigin}/api/auth/sign-in/social`, {
+      method: 'POST',
+      headers: { origin: keelOrigin, 'content-type': 'application/json', cookie: keel.header() },
+      body: '{}',
+    }),
+  );
+  expect(response.status).toBe(200);
+  keel.take(response);
+  return ((await response.json()) as { url: string }).url;
 }
