@@ -5,7 +5,13 @@ import { proposeRecovery } from '../../lib/services/propose-recovery';
 import type { WorkerLog } from '../../lib/workers/worker-loop';
 import { startProposalExpiry } from '../../lib/workers/proposal-expiry';
 import { freshDatabase } from '../support/database';
-import { actor, expireDeadline, recoveryDeps, seedStaleExecution } from '../support/recovery-fixtures';
+import {
+  actor,
+  expireDeadline,
+  proposeStaleTakeover,
+  recoveryDeps,
+  seedStaleExecution,
+} from '../support/recovery-fixtures';
 
 const { db, pool, newPool } = await freshDatabase();
 const deps = recoveryDeps(db);
@@ -29,16 +35,7 @@ async function expiryAudit(proposalId: number) {
   return rows;
 }
 
-async function takeoverProposal() {
-  const execution = await seedStaleExecution(db);
-  const result = await proposeRecovery(deps, operator, {
-    target: 'batch',
-    reason: 'owner silent',
-    executionId: execution.id,
-  });
-  if (!result.ok) throw new Error(`propose: ${result.error.code}`);
-  return { execution, proposal: result.value.proposal };
-}
+const takeoverProposal = () => proposeStaleTakeover(db, deps, operator);
 
 /** A wait the test drives: the sweep's step has run each time it asks to wait. */
 function drivenWait() {

@@ -6,7 +6,7 @@ import { rejectProposal } from '../../lib/services/decide-proposal';
 import { expireProposals, HOUSEKEEPING_ACTOR } from '../../lib/services/expire-proposals';
 import { proposeRecovery } from '../../lib/services/propose-recovery';
 import { freshDatabase } from '../support/database';
-import { actor, recoveryDeps, seedStaleExecution } from '../support/recovery-fixtures';
+import { actor, proposeStaleTakeover, recoveryDeps, seedStaleExecution } from '../support/recovery-fixtures';
 
 const { db, pool, newPool } = await freshDatabase();
 const base = recoveryDeps(db);
@@ -19,14 +19,8 @@ const connection = (i: number) => connections[i % connections.length]!;
 const operator = actor('operator');
 
 async function pendingProposal(): Promise<{ executionId: number; proposal: RecoveryProposal }> {
-  const execution = await seedStaleExecution(db);
-  const result = await proposeRecovery(base, operator, {
-    target: 'batch',
-    reason: 'owner silent',
-    executionId: execution.id,
-  });
-  if (!result.ok) throw new Error(result.error.code);
-  return { executionId: execution.id, proposal: result.value.proposal };
+  const { execution, proposal } = await proposeStaleTakeover(db, base, operator);
+  return { executionId: execution.id, proposal };
 }
 
 const confirmInput = (proposal: RecoveryProposal) => ({

@@ -5,23 +5,14 @@ import { expireProposals, HOUSEKEEPING_ACTOR } from '../../lib/services/expire-p
 import { proposeRecovery } from '../../lib/services/propose-recovery';
 import { requestStop } from '../../lib/services/request-stop';
 import { freshDatabase } from '../support/database';
-import { actor, expireDeadline, recoveryDeps, seedStaleExecution } from '../support/recovery-fixtures';
+import { actor, expireDeadline, proposeStaleTakeover, recoveryDeps } from '../support/recovery-fixtures';
 
 const { db, pool } = await freshDatabase();
 const deps = recoveryDeps(db);
 const operator = actor('operator');
 const approver = actor('approver');
 
-async function pendingProposal(by = operator) {
-  const execution = await seedStaleExecution(db);
-  const result = await proposeRecovery(deps, by, {
-    target: 'batch',
-    reason: 'owner silent',
-    executionId: execution.id,
-  });
-  if (!result.ok) throw new Error(`propose: ${result.error.code}`);
-  return { execution, proposal: result.value.proposal };
-}
+const pendingProposal = (by = operator) => proposeStaleTakeover(db, deps, by);
 
 const codeOf = (result: { ok: boolean; error?: { code: string } }) => (result.ok ? 'OK' : result.error!.code);
 

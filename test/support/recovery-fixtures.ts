@@ -10,6 +10,7 @@ import type { BatchStatus, FailureCategory } from '../../lib/domain/batch-status
 import { GOVERNING_SPEC, sealCheckpoint, toCheckpointJson, type DurableCheckpoint } from '../../lib/domain/checkpoint';
 import { manifestFor } from '../../lib/demo/seed-batch';
 import type { ProposerClock } from '../../lib/ports/proposer-clock';
+import { proposeRecovery } from '../../lib/services/propose-recovery';
 import type { RecoveryServiceDeps } from '../../lib/services/recovery-common';
 
 export const MINUTE = 60_000;
@@ -199,6 +200,18 @@ export function recoveryDeps(
     settings: SETTINGS,
     ownerToken: options.ownerToken ?? randomBytes(16),
   };
+}
+
+/** A stale execution and the takeover `by` proposed for it through the service, still pending. */
+export async function proposeStaleTakeover(db: Database, deps: RecoveryServiceDeps, by: Actor) {
+  const execution = await seedStaleExecution(db);
+  const result = await proposeRecovery(deps, by, {
+    target: 'batch',
+    reason: 'owner silent',
+    executionId: execution.id,
+  });
+  if (!result.ok) throw new Error(`propose: ${result.error.code}`);
+  return { execution, proposal: result.value.proposal };
 }
 
 /** Moves a proposal's approval deadline into the past (fixture time travel). */
