@@ -1,5 +1,4 @@
 import 'server-only';
-import { sql, type SQL } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client';
 import { err, ok, type Result } from '../../domain/result';
 import {
@@ -10,10 +9,12 @@ import {
   MAX_SETTLEMENT_CLAIM_BATCH,
   routeOutcome,
   type RetryPolicy,
+  type SettlementAttemptClaim,
   type SettlementRoute,
   type SettlementRouteError,
 } from '../../domain/settlement';
 import type { ClaimedOutcome } from '../ports/settlement-store';
+import { executeNamedText } from './named-statement';
 import { claimProblem, guarded } from './settlement-guards';
 
 type ItemResult = Result<SettlementRoute, SettlementRouteError>;
@@ -55,25 +56,11 @@ function planItem(
   const routed = routeOutcome(claim.attempts, outcome, policy, observedAtMs);
   if (!routed.ok) return routed;
   const route = routed.value;
-  const base = {
-    ord,
-    receipt_id: claim.receiptId,
-    finalized_at: claim.finalizedAt,
-    attempts: claim.attempts,
-    row_version: claim.rowVersion,
-    lease_owner: claim.leaseOwner,
-    lease_token: claim.leaseToken,
-    lease_until_ms: claim.leaseUntilMs,
-    route: route.kind,
-    next_visible_at_ms: null,
-    dead_json: null,
-    reason_sha256_hex: null,
-  };
   if (route.kind === 'NoAction') {
     const skipReason = outcome.kind === 'Skipped' ? outcome.reason : null;
     return ok({
       route,
-      row: { ...base, event_kind: 'finished', event_attempt: claim.attempts + 1, reason_code: skipReason },
+      row: batchRow(ord, claim, route, 'finished', claim.attempts + 1, skipReason, null, null, null),
     });
   }
   const reason = failureReasonOf(outcome);
@@ -84,17 +71,18 @@ function planItem(
       ),
     );
   if (route.kind === 'RetryScheduled') {
-    return ok({
+    const row = batchRow(
+      ord,
+      claim,
       route,
-      row: {
-        ...base,
-        event_kind: 'retry_scheduled',
-        event_attempt: route.attempt,
-        reason_code: reason.code,
-        reason_sha256_hex: reason.detailSha256Hex,
-        next_visible_at_ms: route.nextVisibleAtMs,
-      },
-    });
+      'retry_scheduled',
+      route.attempt,
+      reason.code,
+      reason.detailSha256Hex,
+      route.nextVisibleAtMs,
+      null,
+    );
+    return ok({ route, row });
   }
   const json = deadLetterCanonicalJson({
     receiptId: claim.receiptId,
@@ -106,22 +94,50 @@ function planItem(
   if (!json.ok) return json;
   return ok({
     route,
-    row: {
-      ...base,
-      event_kind: 'dead_lettered',
-      event_attempt: route.attempts,
-      reason_code: reason.code,
-      dead_json: json.value,
-    },
+    row: batchRow(ord, claim, route, 'dead_lettered', route.attempts, reason.code, null, null, json.value),
   });
 }
 
-/** The compare-and-set of one input row against the stored attempt it names. */
-const EXACT_CLAIM = sql.raw(`a.receipt_id = i.receipt_id
-          and a.finalized_at = i.finalized_at and a.attempts = i.attempts and a.row_version = i.row_version
-          and a.lease_owner = i.lease_owner and a.lease_token = i.lease_token and a.lease_until_ms = i.lease_until_ms`);
+/** One input row, every field set in one order (one object shape for every route). */
+function batchRow(
+  ord: number,
+  claim: SettlementAttemptClaim,
+  route: SettlementRoute,
+  eventKind: BatchRow['event_kind'],
+  eventAttempt: number,
+  reasonCode: string | null,
+  reasonSha256Hex: string | null,
+  nextVisibleAtMs: number | null,
+  deadJson: string | null,
+): BatchRow {
+  return {
+    ord,
+    receipt_id: claim.receiptId,
+    finalized_at: claim.finalizedAt,
+    attempts: claim.attempts,
+    row_version: claim.rowVersion,
+    lease_owner: claim.leaseOwner,
+    lease_token: claim.leaseToken,
+    lease_until_ms: claim.leaseUntilMs,
+    route: route.kind,
+    event_kind: eventKind,
+    event_attempt: eventAttempt,
+    reason_code: reasonCode,
+    reason_sha256_hex: reasonSha256Hex,
+    next_visible_at_ms: nextVisibleAtMs,
+    dead_json: deadJson,
+  };
+}
 
-/** The input's columns and their SQL types, in the order the statement unnests them. */
+/** The compare-and-set of one input row against the stored attempt it names. */
+const EXACT_CLAIM = `a.receipt_id = i.receipt_id
+          and a.finalized_at = i.finalized_at and a.attempts = i.attempts and a.row_version = i.row_version
+          and a.lease_owner = i.lease_owner and a.lease_token = i.lease_token and a.lease_until_ms = i.lease_until_ms`;
+
+/**
+ * The input's columns and their SQL types, in the order the statement unnests them: each
+ * is parameter $n (1-based) as a typed array, the observation time the one after them.
+ */
 const INPUT_COLUMNS: readonly (readonly [keyof BatchRow, string])[] = [
   ['ord', 'int'],
   ['receipt_id', 'text'],
@@ -139,93 +155,119 @@ const INPUT_COLUMNS: readonly (readonly [keyof BatchRow, string])[] = [
   ['next_visible_at_ms', 'bigint'],
   ['dead_json', 'text'],
 ];
+const OBSERVED_AT = `$${INPUT_COLUMNS.length + 1}::bigint`;
 
 /**
- * One column of the batch as a typed array parameter. Parsing the input is a large
- * part of the statement's cost (a JSON document repeats every key per row), and a
- * column that is null on every row is sent empty: unnest pads a shorter array with nulls.
+ * The statement's parameters: one array per column (parsing the input is a large part of
+ * the statement's cost, and a JSON document would repeat every key per row), a column
+ * that is null on every row sent empty (unnest pads a shorter array with nulls), then the
+ * observation time.
  */
-function columnArray(rows: readonly BatchRow[], name: keyof BatchRow, type: string): SQL {
-  const values = rows.map((row) => row[name]);
-  return sql`${sql.param(values.every((value) => value === null) ? [] : values)}::${sql.raw(type)}[]`;
+function batchParams(rows: readonly BatchRow[], observedAtMs: number): unknown[] {
+  const params: unknown[] = INPUT_COLUMNS.map(([name]) => {
+    const values = rows.map((row) => row[name]);
+    return values.every((value) => value === null) ? [] : values;
+  });
+  params.push(observedAtMs);
+  return params;
 }
 
 /** What a committed row carries on to the dead-letter and history inserts (no join back to the input). */
-const COMMITTED_COLUMNS = sql.raw(
-  'i.ord, i.receipt_id, i.finalized_at, i.route, i.event_kind, i.event_attempt, i.reason_code, i.dead_json',
-);
+const COMMITTED_COLUMNS =
+  'i.ord, i.receipt_id, i.finalized_at, i.route, i.event_kind, i.event_attempt, i.reason_code, i.dead_json';
+
+/** Which routes a batch holds: the parts its statement needs. */
+interface BatchShape {
+  removes: boolean;
+  retries: boolean;
+  deadLetters: boolean;
+}
 
 /**
  * The batch's one statement, with only the parts its routes use: a write that touches
  * no row still fires its table's statement triggers (a dead-letter insert of nothing
  * runs the one-place rule and sends a keel_events NOTIFY, which every committing
  * transaction that sent one waits behind), so a batch with no dead letter names no
- * dead-letter table at all.
+ * dead-letter table at all. Its text depends on the shape only (every value is a
+ * parameter), so each shape is one named statement, parsed once per connection.
  */
-function batchStatement(rows: readonly BatchRow[], observedAtMs: number): SQL {
-  const removes = rows.some((row) => row.route !== 'RetryScheduled');
-  const retries = rows.some((row) => row.route === 'RetryScheduled');
-  const deadLetters = rows.some((row) => row.route === 'DeadLettered');
-  const parts: SQL[] = [
-    sql`input as (select * from unnest(${sql.join(
-      INPUT_COLUMNS.map(([name, type]) => columnArray(rows, name, type)),
-      sql`, `,
-    )})
-        as i(${sql.raw(INPUT_COLUMNS.map(([name]) => name).join(', '))}))`,
+function batchStatementText({ removes, retries, deadLetters }: BatchShape): string {
+  const columns = INPUT_COLUMNS.map(([, type], index) => `$${index + 1}::${type}[]`).join(', ');
+  const parts = [
+    `input as (select * from unnest(${columns})
+        as i(${INPUT_COLUMNS.map(([name]) => name).join(', ')}))`,
   ];
-  const committed: SQL[] = [];
+  const committed: string[] = [];
   // The lease test reads the claim's side, equal to the row's by the join, so each row
   // is found by its primary key.
   if (removes) {
-    parts.push(sql`gone as (
+    parts.push(`gone as (
         delete from settle.attempts a using input i
         where i.route in ('NoAction', 'DeadLettered') and ${EXACT_CLAIM}
-          and i.lease_until_ms > ${observedAtMs}::bigint
+          and i.lease_until_ms > ${OBSERVED_AT}
         returning ${COMMITTED_COLUMNS}
       )`);
-    committed.push(sql`select * from gone`);
+    committed.push('select * from gone');
   }
   if (retries) {
-    parts.push(sql`moved as (
+    parts.push(`moved as (
         update settle.attempts a
         set work_kind = 'retry_scheduled', attempts = i.event_attempt, next_visible_at_ms = i.next_visible_at_ms,
             row_version = a.row_version + 1, lease_owner = null, lease_token = null, lease_until_ms = null,
             reason_code = i.reason_code, reason_detail_sha256 = decode(i.reason_sha256_hex, 'hex'),
-            updated_at_ms = ${observedAtMs}::bigint
+            updated_at_ms = ${OBSERVED_AT}
         from input i
         where i.route = 'RetryScheduled' and ${EXACT_CLAIM}
-          and i.lease_until_ms > ${observedAtMs}::bigint
+          and i.lease_until_ms > ${OBSERVED_AT}
         returning ${COMMITTED_COLUMNS}
       )`);
-    committed.push(sql`select * from moved`);
+    committed.push('select * from moved');
   }
-  parts.push(sql`committed as (${sql.join(committed, sql` union all `)})`);
+  parts.push(`committed as (${committed.join(' union all ')})`);
   if (deadLetters) {
-    parts.push(sql`dead as (
+    parts.push(`dead as (
         insert into settle.dead_letters (receipt_id, finalized_at, attempts, reason, canonical_json, recorded_at_ms)
-        select i.receipt_id, i.finalized_at, i.event_attempt, i.reason_code, i.dead_json, ${observedAtMs}::bigint
+        select i.receipt_id, i.finalized_at, i.event_attempt, i.reason_code, i.dead_json, ${OBSERVED_AT}
         from committed i where i.route = 'DeadLettered'
         order by i.ord
       )`);
   }
-  parts.push(sql`logged as (
+  parts.push(`logged as (
         insert into keel.settlement_event (receipt_id, kind, attempt, reason_code, at_ms)
-        select i.receipt_id, i.event_kind, i.event_attempt, i.reason_code, ${observedAtMs}::bigint
+        select i.receipt_id, i.event_kind, i.event_attempt, i.reason_code, ${OBSERVED_AT}
         from committed i
         order by i.ord
       )`);
-  if (!deadLetters) return sql`with ${sql.join(parts, sql`, `)} select ord from committed`;
-  parts.push(sql`repeated as (
+  if (!deadLetters) return `with ${parts.join(', ')} select ord from committed`;
+  parts.push(`repeated as (
         -- Seen in the statement's snapshot: the dead letter an earlier call committed.
         select i.ord from input i join settle.dead_letters d on d.receipt_id = i.receipt_id
         and d.canonical_json = i.dead_json
         where i.route = 'DeadLettered' and not exists (select 1 from settle.attempts a
         where a.receipt_id = i.receipt_id)
       )`);
-  return sql`with ${sql.join(parts, sql`, `)}
+  return `with ${parts.join(', ')}
       select ord from committed
       union all
       select ord from repeated where ord not in (select ord from committed)`;
+}
+
+/** Each shape's name and text, built on first use. */
+const statements = new Map<string, { name: string; text: string }>();
+
+function batchStatement(rows: readonly BatchRow[]): { name: string; text: string } {
+  const shape: BatchShape = {
+    removes: rows.some((row) => row.route !== 'RetryScheduled'),
+    retries: rows.some((row) => row.route === 'RetryScheduled'),
+    deadLetters: rows.some((row) => row.route === 'DeadLettered'),
+  };
+  const key = `${shape.removes ? 'r' : ''}${shape.retries ? 'm' : ''}${shape.deadLetters ? 'd' : ''}`;
+  let statement = statements.get(key);
+  if (!statement) {
+    statement = { name: `keel_settlement_batch_${key}`, text: batchStatementText(shape) };
+    statements.set(key, statement);
+  }
+  return statement;
 }
 
 /**
@@ -268,7 +310,8 @@ export async function recordClaimedOutcomesInOneStatement(
   });
   if (rows.length === 0) return ok(results as ItemResult[]);
   return guarded(async () => {
-    const written = await db.execute<{ ord: number }>(batchStatement(rows, observedAtMs));
+    const { name, text } = batchStatement(rows);
+    const written = await executeNamedText<{ ord: number }>(db, name, text, batchParams(rows, observedAtMs));
     const landed = new Set(written.rows.map((row) => Number(row.ord)));
     for (const row of rows) results[row.ord] = landed.has(row.ord) ? ok(routes[row.ord]!) : err(conflictError(STALE));
     return ok(results as ItemResult[]);

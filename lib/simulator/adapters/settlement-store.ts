@@ -18,6 +18,7 @@ import {
   type SettlementRoute,
   type SettlementRouteError,
 } from '../../domain/settlement';
+import { executeNamed } from './named-statement';
 import { recordClaimedOutcomesInOneStatement } from './settlement-batch';
 import { claimProblem, guarded, isEpochMs } from './settlement-guards';
 import type {
@@ -184,7 +185,9 @@ export function postgresSettlementStore(db: DbOrTx): SettlementOutcomeStore {
         // Waits for a concurrent claim of the same row, then re-checks: its fresh lease wins.
         const candidate = sql`select receipt_id from settle.attempts where receipt_id = ${receiptId}
                               and ${claimableAt(nowMs)} for update`;
-        const result = await db.execute<Row<SettlementAttemptClaim>>(
+        const result = await executeNamed<Row<SettlementAttemptClaim>>(
+          db,
+          'keel_settlement_claim_receipt',
           claimStatement(candidate, workerId, nowMs, leaseMs),
         );
         return ok(result.rows[0] ?? null);
@@ -202,7 +205,9 @@ export function postgresSettlementStore(db: DbOrTx): SettlementOutcomeStore {
           order by next_visible_at_ms, receipt_id
           limit ${limit}::int
           for update skip locked`;
-        const result = await db.execute<Row<SettlementAttemptClaim>>(
+        const result = await executeNamed<Row<SettlementAttemptClaim>>(
+          db,
+          'keel_settlement_claim_due',
           claimStatement(candidates, workerId, nowMs, leaseMs),
         );
         return ok(result.rows);
