@@ -9,15 +9,11 @@ import { action } from '../../lib/server/action';
 import { runBulkReplayBatches } from '../../lib/workers/bulk-replay-worker';
 import { actionDepsFor } from '../support/actions';
 import { freshDatabase } from '../support/database';
-import { insertKeelUsers } from '../support/keel-users';
+import { bulkJobActors } from '../support/keel-users';
 
 const { pool, db } = await freshDatabase();
 const deps = { unitOfWork: postgresSettlementUnitOfWork(db) };
-const support: Actor = { id: 'u-support', login: 'support', name: 'Sam Support', role: 'support' };
-const admin: Actor = { id: 'u-admin', login: 'admin', name: 'Alex Admin', role: 'admin' };
-const viewer: Actor = { id: 'u-viewer', login: 'viewer', name: 'Vera Viewer', role: 'viewer' };
-// The worker re-reads a job's starter in keel.user before every batch.
-await insertKeelUsers(pool, [support, admin, viewer]);
+const { support, admin, viewer } = await bulkJobActors(pool);
 const HOUR = 3_600_000;
 
 const serverNowMs = async () =>

@@ -14,3 +14,15 @@ export async function insertKeelUsers(pool: pg.Pool, actors: readonly Actor[]): 
     [actors.map((a) => a.id), actors.map((a) => a.name), actors.map((a) => a.login), actors.map((a) => a.role)],
   );
 }
+
+/**
+ * The support, admin and viewer the bulk job tests act as, with their `keel.user` rows inserted:
+ * the bulk replay worker re-reads a job's starter there before every batch.
+ */
+export async function bulkJobActors(pool: pg.Pool): Promise<{ support: Actor; admin: Actor; viewer: Actor }> {
+  const support: Actor = { id: 'u-support', login: 'support', name: 'Sam Support', role: 'support' };
+  const admin: Actor = { id: 'u-admin', login: 'admin', name: 'Alex Admin', role: 'admin' };
+  const viewer: Actor = { id: 'u-viewer', login: 'viewer', name: 'Vera Viewer', role: 'viewer' };
+  await insertKeelUsers(pool, [support, admin, viewer]);
+  return { support, admin, viewer };
+}
