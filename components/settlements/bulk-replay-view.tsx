@@ -15,15 +15,11 @@ import { Cell, DataTable } from '../ui/table';
 import { TimeAgo } from '../ui/time-ago';
 import { useTimeZone, ZonedTime } from '../ui/time-zone';
 import { BulkReplayActions } from './bulk-replay-actions';
+import { CHIP } from './chip';
 import { filterParams } from './filter-params';
 import { describeDeadLetterFilter } from './filter-summary';
 import { LINK, receiptHref } from './links';
 
-const CHIP =
-  'inline-flex items-center gap-1.5 rounded-md border border-zinc-300 bg-white px-2.5 py-1 text-sm hover:bg-zinc-100 ' +
-  'aria-pressed:border-sky-800 aria-pressed:bg-sky-100 aria-pressed:text-sky-950 dark:border-zinc-700 ' +
-  'dark:bg-zinc-900 dark:hover:bg-zinc-800 dark:aria-pressed:border-sky-300 dark:aria-pressed:bg-sky-950 ' +
-  'dark:aria-pressed:text-sky-100';
 const DASH = <span className="text-zinc-500 dark:text-zinc-400">—</span>;
 
 function Fact({ label, children }: { label: string; children: ReactNode }) {
