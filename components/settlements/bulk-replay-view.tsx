@@ -4,11 +4,11 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useQueryStates } from 'nuqs';
 import { bulkReplayItemsSearch } from '@/lib/url-state/settlements';
-import type { ReactNode } from 'react';
 import { ApiError } from '@/lib/http/read-json';
 import { BULK_ITEM_RESULTS } from '@/lib/queries/settlements-filter-types';
 import { bulkReplayDetailQuery } from '@/lib/reads/queries';
 import { Button } from '../ui/button';
+import { Fact } from '../ui/fact';
 import { ErrorState } from '../ui/states';
 import { StatusBadge } from '../ui/status-badge';
 import { Cell, DataTable } from '../ui/table';
@@ -21,15 +21,6 @@ import { describeDeadLetterFilter } from './filter-summary';
 import { LINK, receiptHref } from './links';
 
 const DASH = <span className="text-zinc-500 dark:text-zinc-400">—</span>;
-
-function Fact({ label, children }: { label: string; children: ReactNode }) {
-  return (
-    <div>
-      <dt className="text-xs font-medium uppercase tracking-wide text-zinc-600 dark:text-zinc-400">{label}</dt>
-      <dd className="mt-0.5 text-sm">{children}</dd>
-    </div>
-  );
-}
 
 const ACTION_TEXT = {
   REPLAY: 'Replay each',
