@@ -1,6 +1,7 @@
 import type { ReactNode } from 'react';
 import { exactMs, humanDuration, thresholdPhrase } from '@/lib/domain/duration';
 import type { BatchEvidenceView, EvidenceView, OrchestrationEvidenceView } from '@/lib/domain/recovery-evidence-view';
+import { Fact } from '../ui/fact';
 import { StatusBadge } from '../ui/status-badge';
 import { TimeAgo } from '../ui/time-ago';
 import { ZonedTime } from '../ui/time-zone';
@@ -11,13 +12,10 @@ const note = 'mt-0.5 block text-xs text-zinc-600 dark:text-zinc-400';
 /** One labelled value with a sentence that says what it means (inside a <dl>). */
 function Item({ label, children, meaning }: { label: string; children: ReactNode; meaning?: ReactNode }) {
   return (
-    <div>
-      <dt className="text-xs font-medium uppercase tracking-wide text-zinc-600 dark:text-zinc-400">{label}</dt>
-      <dd className="mt-0.5 text-sm">
-        {children}
-        {meaning ? <span className={note}>{meaning}</span> : null}
-      </dd>
-    </div>
+    <Fact label={label}>
+      {children}
+      {meaning ? <span className={note}>{meaning}</span> : null}
+    </Fact>
   );
 }
 
