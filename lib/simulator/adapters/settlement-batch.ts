@@ -147,7 +147,7 @@ const INPUT_COLUMNS: readonly (readonly [keyof BatchRow, string])[] = [
   ['lease_owner', 'text'],
   ['lease_token', 'text'],
   ['lease_until_ms', 'bigint'],
-  ['route', 'text'],
+  // The route is the event's kind: finished (NoAction), retry_scheduled or dead_lettered.
   ['event_kind', 'text'],
   ['event_attempt', 'int'],
   ['reason_code', 'text'],
@@ -174,7 +174,7 @@ function batchParams(rows: readonly BatchRow[], observedAtMs: number): unknown[]
 
 /** What a committed row carries on to the dead-letter and history inserts (no join back to the input). */
 const COMMITTED_COLUMNS =
-  'i.ord, i.receipt_id, i.finalized_at, i.route, i.event_kind, i.event_attempt, i.reason_code, i.dead_json';
+  'i.ord, i.receipt_id, i.finalized_at, i.event_kind, i.event_attempt, i.reason_code, i.dead_json';
 
 /** Which routes a batch holds: the parts its statement needs. */
 interface BatchShape {
@@ -203,7 +203,7 @@ function batchStatementText({ removes, retries, deadLetters }: BatchShape): stri
   if (removes) {
     parts.push(`gone as (
         delete from settle.attempts a using input i
-        where i.route in ('NoAction', 'DeadLettered') and ${EXACT_CLAIM}
+        where i.event_kind in ('finished', 'dead_lettered') and ${EXACT_CLAIM}
           and i.lease_until_ms > ${OBSERVED_AT}
         returning ${COMMITTED_COLUMNS}
       )`);
@@ -217,7 +217,7 @@ function batchStatementText({ removes, retries, deadLetters }: BatchShape): stri
             reason_code = i.reason_code, reason_detail_sha256 = decode(i.reason_sha256_hex, 'hex'),
             updated_at_ms = ${OBSERVED_AT}
         from input i
-        where i.route = 'RetryScheduled' and ${EXACT_CLAIM}
+        where i.event_kind = 'retry_scheduled' and ${EXACT_CLAIM}
           and i.lease_until_ms > ${OBSERVED_AT}
         returning ${COMMITTED_COLUMNS}
       )`);
@@ -228,7 +228,7 @@ function batchStatementText({ removes, retries, deadLetters }: BatchShape): stri
     parts.push(`dead as (
         insert into settle.dead_letters (receipt_id, finalized_at, attempts, reason, canonical_json, recorded_at_ms)
         select i.receipt_id, i.finalized_at, i.event_attempt, i.reason_code, i.dead_json, ${OBSERVED_AT}
-        from committed i where i.route = 'DeadLettered'
+        from committed i where i.event_kind = 'dead_lettered'
         order by i.ord
       )`);
   }
@@ -238,18 +238,21 @@ function batchStatementText({ removes, retries, deadLetters }: BatchShape): stri
         from committed i
         order by i.ord
       )`);
-  if (!deadLetters) return `with ${parts.join(', ')} select ord from committed`;
+  // The landed items come back as one array (one row to read, not one per item).
+  if (!deadLetters) return `with ${parts.join(', ')} select array_agg(ord) as landed from committed`;
   parts.push(`repeated as (
         -- Seen in the statement's snapshot: the dead letter an earlier call committed.
         select i.ord from input i join settle.dead_letters d on d.receipt_id = i.receipt_id
         and d.canonical_json = i.dead_json
-        where i.route = 'DeadLettered' and not exists (select 1 from settle.attempts a
+        where i.event_kind = 'dead_lettered' and not exists (select 1 from settle.attempts a
         where a.receipt_id = i.receipt_id)
       )`);
   return `with ${parts.join(', ')}
-      select ord from committed
-      union all
-      select ord from repeated where ord not in (select ord from committed)`;
+      select array_agg(ord) as landed from (
+        select ord from committed
+        union all
+        select ord from repeated where ord not in (select ord from committed)
+      ) l`;
 }
 
 /** Each shape's name and text, built on first use. */
@@ -311,8 +314,13 @@ export async function recordClaimedOutcomesInOneStatement(
   if (rows.length === 0) return ok(results as ItemResult[]);
   return guarded(async () => {
     const { name, text } = batchStatement(rows);
-    const written = await executeNamedText<{ ord: number }>(db, name, text, batchParams(rows, observedAtMs));
-    const landed = new Set(written.rows.map((row) => Number(row.ord)));
+    const written = await executeNamedText<{ landed: number[] | null }>(
+      db,
+      name,
+      text,
+      batchParams(rows, observedAtMs),
+    );
+    const landed = new Set(written.rows[0]?.landed ?? []);
     for (const row of rows) results[row.ord] = landed.has(row.ord) ? ok(routes[row.ord]!) : err(conflictError(STALE));
     return ok(results as ItemResult[]);
   });
