@@ -1,5 +1,6 @@
 // The worker side of bench/settlement-throughput.ts: one forked process per worker,
 // driven by messages from the orchestrator (ready -> go -> done/stop).
+import { readFile } from 'node:fs/promises';
 import pg from 'pg';
 import { Logger, run, type Runner } from 'graphile-worker';
 import PgBoss from 'pg-boss';
@@ -7,11 +8,29 @@ import { postgresSettlementStore } from '../lib/simulator/adapters/settlement-st
 import { createDatabase, createPool } from '../lib/db/client';
 import type { RetryPolicy, SettlementOutcome } from '../lib/domain/settlement';
 
-export type WorkerReport = { settled: number; statements: number; conflicts: number };
+export type WorkerReport = {
+  settled: number;
+  statements: number;
+  conflicts: number;
+  /** CPU microseconds over the drain: this process, and its PostgreSQL backend (null when /proc is not readable). */
+  workerCpuUs: number;
+  backendCpuUs: number | null;
+};
 type ToParent = { type: 'ready' } | { type: 'done'; report: WorkerReport };
 type FromParent = { type: 'go' } | { type: 'stop' };
 
 const send = (message: ToParent) => process.send?.(message);
+
+/** utime + stime of a local process from /proc (clock ticks of 10 ms), or null. */
+async function processCpuUs(pid: number): Promise<number | null> {
+  try {
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10_000;
+  } catch {
+    return null;
+  }
+}
 const nextMessage = (wanted: FromParent['type']) =>
   new Promise<void>((resolve) => {
     const listener = (message: FromParent) => {
@@ -72,10 +91,13 @@ async function keelWorker(url: string, workerId: string, batch: number, extra: s
   const pool = createPool(url, 1);
   const db = createDatabase(pool);
   const store = postgresSettlementStore(db);
-  await pool.query('select 1');
+  const { rows } = await pool.query<{ pid: number }>('select pg_backend_pid() as pid');
+  const backendPid = rows[0]!.pid;
   send({ type: 'ready' });
   await nextMessage('go');
   const before = statements();
+  const cpuBefore = process.cpuUsage();
+  const backendBefore = await processCpuUs(backendPid);
   let settled = 0;
   let conflicts = 0;
   for (;;) {
@@ -99,7 +121,18 @@ async function keelWorker(url: string, workerId: string, batch: number, extra: s
       }
     }
   }
-  send({ type: 'done', report: { settled, statements: statements() - before, conflicts } });
+  const cpu = process.cpuUsage(cpuBefore);
+  const backendAfter = await processCpuUs(backendPid);
+  send({
+    type: 'done',
+    report: {
+      settled,
+      statements: statements() - before,
+      conflicts,
+      workerCpuUs: cpu.user + cpu.system,
+      backendCpuUs: backendBefore === null || backendAfter === null ? null : backendAfter - backendBefore,
+    },
+  });
   await pool.end();
 }
 

@@ -123,6 +123,9 @@ interface Run {
   walClusterPerItem: number;
   walDbPerItem: number | null;
   statementsPerItem?: number;
+  /** CPU per settlement (us): the Keel worker processes, and their PostgreSQL backends. */
+  workerCpuPerItem?: number;
+  backendCpuPerItem?: number | null;
   triggerCallsPerItem?: number;
   conflicts?: number;
   /** graphile-worker: retried jobs that ran again within the drain (their backoff is e^1 s). */
@@ -247,6 +250,10 @@ async function runKeel(url: string): Promise<Run> {
       statementsPerItem: statements / settled,
       triggerCallsPerItem: calls / settled,
       conflicts: reports.reduce((sum, r) => sum + (r?.conflicts ?? 0), 0),
+      workerCpuPerItem: reports.reduce((sum, r) => sum + (r?.workerCpuUs ?? 0), 0) / settled,
+      backendCpuPerItem: reports.some((r) => r?.backendCpuUs === null)
+        ? null
+        : reports.reduce((sum, r) => sum + (r?.backendCpuUs ?? 0), 0) / settled,
     };
   });
 }
@@ -486,7 +493,8 @@ async function main() {
               (run.statementsPerItem !== undefined
                 ? `, ${fmt(run.statementsPerItem, 3)} statements (= round ` +
                   `trips)/settlement, ${fmt(run.triggerCallsPerItem!, 2)} trigger calls/settlement, ${run.conflicts} ` +
-                  `conflicts`
+                  `conflicts, CPU/settlement ${fmt(run.workerCpuPerItem!, 1)} us in the workers and ` +
+                  `${run.backendCpuPerItem == null ? 'n/a' : fmt(run.backendCpuPerItem, 1)} us in their backends`
                 : '') +
               (run.reruns !== undefined ? `, ${run.reruns} retried jobs ran again within the drain` : ''),
           );
@@ -524,7 +532,8 @@ async function main() {
     `\n${keel}: ${fmt(median(k.map((r) => r.statementsPerItem!)), 3)} statements/settlement and as many round ` +
       `trips (counted client-side: pg_stat_statements is not in shared_preload_libraries), ` +
       `${fmt(median(k.map((r) => r.triggerCallsPerItem!)), 3)} settle.* trigger function calls/settlement ` +
-      `(pg_stat_user_functions)`,
+      `(pg_stat_user_functions), CPU/settlement ${fmt(median(k.map((r) => r.workerCpuPerItem!)), 1)} us in the ` +
+      `worker processes and ${walText(medianOf(keel, (r) => r.backendCpuPerItem ?? null))} us in their backends`,
   );
   /** The ratio of medians, and the ratio within each repetition (the systems ran back to back). */
   const ratio = (label: string, other: string, pick: (run: Run) => number | null) => {
