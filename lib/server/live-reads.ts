@@ -10,6 +10,7 @@ import { readNeedsYou } from '../queries/needs-you';
 import { needsYouLinks } from '../url-state/needs-you';
 import { runtime } from './composition-root';
 import { liveEvents, type LiveEvents } from './live-events';
+import { SESSION_RECHECK_MS } from './live-stream-sessions';
 import { sharedListDb } from './read-source';
 import { currentSessionToken } from './session';
 
@@ -116,23 +117,40 @@ export function sharedAnswer(request: Request, actor: Actor, read: () => Promise
  * The passes of this process's open event streams. A stream's session is checked when it
  * opens and every 2 s after (lib/server/live-stream-sessions.ts), which ends the stream,
  * and its pass, once the session ends, its user is disabled or its role changes. A live
- * refetch that shows its stream's pass, with that stream's session cookie, is the stream's
- * reader without reading the session again: a session is read per open tab, not per read.
+ * refetch of a shared list that shows its stream's pass, with that stream's session cookie,
+ * is the stream's reader without reading the session again: a session is read per open tab,
+ * not per read. A pass whose session has not been confirmed for PASS_FRESH_MS (the checks
+ * failing) stands for no one, so its refetches read the session.
  */
-export class LiveReadPasses {
-  private passes = new Map<string, { actor: Actor; sessionToken: string }>();
+export const PASS_FRESH_MS = 3 * SESSION_RECHECK_MS;
 
-  /** A new pass for a stream of `actor` on `sessionToken`; the returned function ends it. */
-  open(actor: Actor, sessionToken: string): { pass: string; end: () => void } {
+export class LiveReadPasses {
+  private passes = new Map<string, { actor: Actor; sessionToken: string; confirmedAt: number }>();
+
+  constructor(private readonly now: () => number = Date.now) {}
+
+  /**
+   * A new pass for a stream of `actor` on `sessionToken`: `confirm` after each check that
+   * found the session as it was, `end` when the stream ends.
+   */
+  open(actor: Actor, sessionToken: string): { pass: string; confirm: () => void; end: () => void } {
     const pass = randomBytes(18).toString('base64url');
-    this.passes.set(pass, { actor, sessionToken });
-    return { pass, end: () => this.passes.delete(pass) };
+    const held = { actor, sessionToken, confirmedAt: this.now() };
+    this.passes.set(pass, held);
+    return {
+      pass,
+      confirm: () => {
+        held.confirmedAt = this.now();
+      },
+      end: () => this.passes.delete(pass),
+    };
   }
 
-  /** The reader behind `pass`, when the request's session is the stream's; else null. */
+  /** The reader behind `pass`, when the request's session is the stream's and was lately confirmed; else null. */
   reader(pass: string | null, sessionToken: string | null): Actor | null {
     const held = pass ? this.passes.get(pass) : undefined;
-    return held && sessionToken !== null && held.sessionToken === sessionToken ? held.actor : null;
+    if (!held || sessionToken === null || held.sessionToken !== sessionToken) return null;
+    return this.now() - held.confirmedAt <= PASS_FRESH_MS ? held.actor : null;
   }
 
   size(): number {
@@ -142,10 +160,14 @@ export class LiveReadPasses {
 
 export const liveReadPasses = (): LiveReadPasses => singleton('live-read-passes', () => new LiveReadPasses());
 
-/** The reader of a live refetch that shows a valid pass (no statement), or null: then the session is read. */
+/**
+ * The reader of a live refetch of a shared list that shows a valid pass, or null: then the
+ * session is read. Checking the pass reads the session cookie only (no statement, unless the
+ * cookie alone cannot name the session). Any other route always reads the session.
+ */
 export async function liveReadActor(request: Request): Promise<Actor | null> {
   const pass = request.headers.get(LIVE_READ_HEADER);
-  if (!pass) return null;
+  if (!pass || !SHARED_ROUTES[new URL(request.url).pathname]) return null;
   return liveReadPasses().reader(pass, await currentSessionToken());
 }
 

@@ -19,6 +19,8 @@ export interface WatchedStream {
   role: Role;
   /** Ends the stream; called at most once. */
   close: (why: StreamEnd) => void;
+  /** Called after each check that found the session as the stream opened with it. */
+  confirmed?: () => void;
 }
 
 export type StreamEnd = 'SIGNED_OUT' | 'DISABLED' | 'ROLE_CHANGED';
@@ -69,6 +71,7 @@ export function createStreamSessionWatch(
       if (!row) end(stream, 'SIGNED_OUT');
       else if (row.banned) end(stream, 'DISABLED');
       else if (row.role !== stream.role) end(stream, 'ROLE_CHANGED');
+      else stream.confirmed?.();
     }
   }
 

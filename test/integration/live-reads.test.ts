@@ -12,7 +12,7 @@ import type { NeedsYouSnapshot } from '../../lib/domain/needs-you';
 import { readNeedsYou } from '../../lib/queries/needs-you';
 import { listProposals } from '../../lib/queries/recovery';
 import { LiveEvents } from '../../lib/server/live-events';
-import { LiveReadPasses, NeedsYouFeed, SharedReads } from '../../lib/server/live-reads';
+import { LiveReadPasses, NeedsYouFeed, PASS_FRESH_MS, SharedReads } from '../../lib/server/live-reads';
 
 /**
  * One read per topic per process, however many tabs are open: 100 streams and 100 live
@@ -210,6 +210,19 @@ describe('live reads shared by every open stream of a process', () => {
     stream.end(); // the stream closed, or its session check ended it
     expect(passes.reader(stream.pass, 'session-ana')).toBeNull();
     expect(passes.size()).toBe(0);
+  });
+
+  it('takes no reader from a pass whose session checks have not confirmed it lately', () => {
+    let now = 1_000_000;
+    const passes = new LiveReadPasses(() => now);
+    const ana = { id: 'u-ana', login: 'ana', name: 'Ana', role: 'approver' as const };
+    const stream = passes.open(ana, 'session-ana');
+    now += PASS_FRESH_MS;
+    expect(passes.reader(stream.pass, 'session-ana')).toEqual(ana);
+    now += 1; // the checks failed or stalled: the session may have ended meanwhile
+    expect(passes.reader(stream.pass, 'session-ana')).toBeNull();
+    stream.confirm(); // a check found the session as it was
+    expect(passes.reader(stream.pass, 'session-ana')).toEqual(ana);
   });
 
   it('reads every time while no listener runs, when changes would go unseen', async () => {

@@ -36,9 +36,15 @@ describe('the sessions behind open event streams are checked again', () => {
   it('closes the stream of a session signed out, user disabled, role changed or expiry, and only those', async () => {
     const watch = createStreamSessionWatch(database.pool, { intervalMs: 60_000 });
     const ended = new Map<string, StreamEnd>();
+    const confirmed = new Map<string, number>();
     const open = async (username: string, role: 'viewer' | 'support' | 'admin' | 'operator') => {
       const token = await sessionToken(auth, username);
-      watch.watch({ token, role, close: (why) => ended.set(username, why) });
+      watch.watch({
+        token,
+        role,
+        close: (why) => ended.set(username, why),
+        confirmed: () => confirmed.set(username, (confirmed.get(username) ?? 0) + 1),
+      });
       return token;
     };
     const out = await open('out', 'viewer');
@@ -48,6 +54,7 @@ describe('the sessions behind open event streams are checked again', () => {
     const lapse = await open('lapse', 'operator');
     await watch.check();
     expect(ended.size).toBe(0);
+    expect([...confirmed.values()]).toEqual([1, 1, 1, 1, 1]);
 
     await database.pool.query(`delete from keel.session where token = $1`, [out]);
     await database.pool.query(`update keel."user" set banned = true where username = 'off'`);
@@ -63,6 +70,8 @@ describe('the sessions behind open event streams are checked again', () => {
       lapse: 'SIGNED_OUT',
     });
     expect(watch.size()).toBe(1);
+    // Only the stream whose session is as it was is confirmed again: its live pass stays fresh.
+    expect(Object.fromEntries(confirmed)).toEqual({ out: 1, off: 1, down: 1, stay: 2, lapse: 1 });
     // A closed stream is not closed twice.
     await watch.check();
     expect(ended.size).toBe(4);

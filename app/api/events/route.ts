@@ -56,6 +56,7 @@ export async function GET(request: Request) {
       const unwatch = streamSessionWatch().watch({
         token,
         role: actor.role,
+        confirmed: pass.confirm,
         close: (why) => {
           send(`event: ended\ndata: ${JSON.stringify({ reason: why })}\n\n`);
           cleanup();
