@@ -166,15 +166,12 @@ function stepConditions(from: StepBound, filters: RetryKeyFilters) {
   return { bound, byExecution, byJob, byEntry, hasEntry: Object.keys(entry).length > 0 && filters.only !== 'corrupt' };
 }
 
-// The fault policy of the step with logical id `logicalId`, from its definition's manifest (d).
-const policyOf = (logicalId: SQL) => sql`(select policy.step -> 'fault_policy'
+// The step's fault policy, from its definition's manifest (d), by the step's logical id (s).
+const faultPolicy = sql`(select policy.step -> 'fault_policy'
             from jsonb_array_elements(case when jsonb_typeof(d.manifest -> 'steps') = 'array'
                                            then d.manifest -> 'steps' else '[]'::jsonb end) as policy(step)
-            where policy.step ->> 'logical_id' = ${logicalId}
+            where policy.step ->> 'logical_id' = s.step_logical_id
             limit 1)`;
-
-// The step's fault policy, from its definition's manifest (d), by the step's logical id (s).
-const faultPolicy = policyOf(sql`s.step_logical_id`);
 
 // What the key lists read of a step (named, so no other payload
 // rides along); xmin names the row version for the verdicts.
@@ -224,28 +221,19 @@ export function retryKeyStepsProbe(from: StepBound, filters: RetryKeyFilters, ba
 
 /**
  * The corrupt-only walk: each step's row version and fault policy, and no payload,
- * which is read only for the steps with no kept verdict. The policy is looked up once
- * per definition and logical id the walk meets (a handful), not once per step: the
- * walk unpacked a manifest for each of its 1,000 steps (docs/performance-reads.md).
+ * which is read only for the steps with no kept verdict.
  */
 export function corruptScanQuery(from: StepBound, filters: RetryKeyFilters, batch: number): SQL {
   const { bound, byExecution, byJob } = stepConditions(from, filters);
   return sql`
-    with walked as (
-      select s.id, s.row_xmin, s.version, s.step_logical_id, e.definition_id
-      from (select s.id, s.job_execution_id, s.step_logical_id, s.xmin::text as row_xmin, s.version
-            from oxide_batch.ob_step_execution s
-            where ${holdsRetainedEnvelope} ${bound} ${byExecution} ${byJob}
-            order by s.id desc
-            limit ${batch}) s
-      join oxide_batch.ob_job_execution e on e.id = s.job_execution_id),
-    policies as materialized (
-      select k.definition_id, k.step_logical_id, ${policyOf(sql`k.step_logical_id`)} as fault_policy
-      from (select distinct definition_id, step_logical_id from walked) k
-      join oxide_batch.ob_job_definition d on d.id = k.definition_id)
-    select s.id, s.row_xmin, s.version, p.fault_policy
-    from walked s
-    join policies p on p.definition_id = s.definition_id and p.step_logical_id is not distinct from s.step_logical_id
+    select s.id, s.row_xmin, s.version, ${faultPolicy} as fault_policy
+    from (select s.id, s.job_execution_id, s.step_logical_id, s.xmin::text as row_xmin, s.version
+          from oxide_batch.ob_step_execution s
+          where ${holdsRetainedEnvelope} ${bound} ${byExecution} ${byJob}
+          order by s.id desc
+          limit ${batch}) s
+    join oxide_batch.ob_job_execution e on e.id = s.job_execution_id
+    join oxide_batch.ob_job_definition d on d.id = e.definition_id
     order by s.id desc`;
 }
 
