@@ -1,4 +1,4 @@
-import { defineConfig, type PlaywrightTestConfig } from '@playwright/test';
+import { defineConfig } from '@playwright/test';
 import { E2E_OIDC, e2eOidcIssuer } from './e2e/support/oidc';
 import { E2E_METRICS_TOKEN, E2E_WEBHOOK } from './e2e/support/server';
 import { E2E_DEEP_LINKS } from './e2e/support/deep-links';
@@ -9,17 +9,10 @@ const E2E_HOME = process.env.KEEL_E2E_HOME ?? '.keel/e2e';
 const PG_PORT = process.env.KEEL_EMBEDDED_PG_PORT ?? '54339';
 /**
  * Specs that start servers and databases of their own (on the build the e2e server made): they
- * run on a second worker beside the rest.
+ * run on a second worker beside the rest, which share the e2e server and its database and run
+ * one at a time (the access matrix and the hostile-input suite watch that whole database).
  */
 const OWN_SERVERS = /\/(first-start-clone|http-processes|launcher|prometheus-alerts|two-instances)\.spec\.ts$/;
-/**
- * Specs on a second e2e server with a database of its own (the build the first made, served as
- * it is), on the second worker too: the access matrix and the hostile-input suite watch their
- * whole database, so nothing else may write to it while they run. Each server's specs run one at
- * a time.
- */
-const SECOND_SERVER = /\/(access-matrix|hostile-input|bad-input|narrow-screens|audit-users)\.spec\.ts$/;
-const SECOND = { port: PORT + 1, home: `${E2E_HOME}-b`, pgPort: String(Number(PG_PORT) + 1) };
 
 /**
  * End-to-end tests in Debian's Chromium against a production build, started the way
@@ -32,15 +25,7 @@ export default defineConfig({
   workers: 2,
   fullyParallel: false,
   projects: [
-    { name: 'console', testIgnore: [OWN_SERVERS, SECOND_SERVER], workers: 1 },
-    {
-      name: 'second server',
-      testMatch: SECOND_SERVER,
-      workers: 1,
-      use: { baseURL: `http://localhost:${SECOND.port}` },
-      // Where e2e/support/database.ts finds this server's database.
-      metadata: { e2eHome: SECOND.home },
-    },
+    { name: 'console', testIgnore: OWN_SERVERS, workers: 1 },
     { name: 'own servers', testMatch: OWN_SERVERS, workers: 1 },
   ],
   // No retry, in CI either: live updates are event-driven and the live-update specs
@@ -68,30 +53,19 @@ export default defineConfig({
     trace: 'retain-on-failure',
     screenshot: 'only-on-failure',
   },
-  // Started one after the other: the first builds, the second serves that build.
-  webServer: [
-    webServer(PORT, E2E_HOME, PG_PORT, 'start --fresh'),
-    webServer(SECOND.port, SECOND.home, SECOND.pgPort, 'start --fresh --no-build'),
-  ],
-});
-
-type WebServer = Extract<NonNullable<PlaywrightTestConfig['webServer']>, { command: string }>;
-
-/** An e2e server: `keel start` on its own home and embedded database, as a user starts Keel. */
-function webServer(port: number, home: string, pgPort: string, start: string): WebServer {
-  return {
-    command: `node --import tsx --conditions=react-server bin/keel.ts ${start}`,
-    url: `http://127.0.0.1:${port}/api/health`,
+  webServer: {
+    command: 'node --import tsx --conditions=react-server bin/keel.ts start --fresh',
+    url: `http://127.0.0.1:${PORT}/api/health`,
     env: {
-      PORT: String(port),
-      KEEL_HOME: home,
+      PORT: String(PORT),
+      KEEL_HOME: E2E_HOME,
       KEEL_DEMO_RUNTIME: '0',
       // Many sign-ins from one address in a short run; the limit itself is tested in the integration tier.
       KEEL_SIGNIN_RATE_LIMIT: '1000',
       KEEL_METRICS_TOKEN: E2E_METRICS_TOKEN,
       KEEL_WEBHOOK_URLS: `${E2E_WEBHOOK.name}=http://127.0.0.1:${E2E_WEBHOOK.port}/hook`,
       KEEL_WEBHOOK_SECRET_E2E: E2E_WEBHOOK.secret,
-      KEEL_EMBEDDED_PG_PORT: pgPort,
+      KEEL_EMBEDDED_PG_PORT: PG_PORT,
       // Single sign-on beside local passwords (which the other specs use).
       KEEL_OIDC_ISSUER: e2eOidcIssuer(),
       KEEL_OIDC_CLIENT_ID: E2E_OIDC.clientId,
@@ -106,5 +80,5 @@ function webServer(port: number, home: string, pgPort: string, start: string): W
     stdout: 'pipe',
     stderr: 'pipe',
     gracefulShutdown: { signal: 'SIGTERM', timeout: 20_000 },
-  };
-}
+  },
+});

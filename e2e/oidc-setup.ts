@@ -9,15 +9,16 @@ import { E2E_OIDC } from './support/oidc';
  * The returned function is the global teardown: it stops the provider.
  */
 export default async function globalSetup(): Promise<() => Promise<void>> {
-  // Both e2e servers (playwright.config.ts): the second listens on the next port.
-  const first = Number(process.env.KEEL_E2E_PORT ?? 3100);
-  const origins = [first, first + 1].flatMap((port) => [`http://localhost:${port}`, `http://127.0.0.1:${port}`]);
+  const keelPort = Number(process.env.KEEL_E2E_PORT ?? 3100);
   const provider = await startTestProvider({
     port: E2E_OIDC.port,
     clientId: E2E_OIDC.clientId,
     clientSecret: E2E_OIDC.clientSecret,
-    redirectUris: origins.map((origin) => `${origin}/api/auth/callback/oidc`),
-    postLogoutRedirectUris: origins.map((origin) => `${origin}/sign-in`),
+    redirectUris: [
+      `http://localhost:${keelPort}/api/auth/callback/oidc`,
+      `http://127.0.0.1:${keelPort}/api/auth/callback/oidc`,
+    ],
+    postLogoutRedirectUris: [`http://localhost:${keelPort}/sign-in`, `http://127.0.0.1:${keelPort}/sign-in`],
     users: E2E_OIDC.users,
   });
   return () => provider.close();

@@ -47,13 +47,11 @@ tier "unit" npx vitest run --project unit --reporter=default --reporter=json --o
 tier "integration (real PostgreSQL)" npx vitest run --project integration --reporter=default --reporter=json --outputFile.json=.keel/reports/integration.json
 tier "end-to-end (production build, Chromium)" npx playwright test
 
-# The e2e servers were stopped with SIGTERM: their PostgreSQL must be gone too.
-for home in .keel/e2e .keel/e2e-b; do
-  if pgrep -f -- "-D $(pwd)/$home/pg" > /dev/null; then
-    echo "[test] FAILED: a postgres process is left behind after the console in $home stopped"
-    exit 1
-  fi
-done
+# The e2e server was stopped with SIGTERM: its PostgreSQL must be gone too.
+if pgrep -f -- "-D $(pwd)/.keel/e2e/pg" > /dev/null; then
+  echo "[test] FAILED: a postgres process is left behind after the console stopped"
+  exit 1
+fi
 
 # The e2e server ran `keel start`, which builds into .next: weigh that build's pages.
 echo "[test] client weight (first-load JavaScript per page, gzip)"

@@ -1,13 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { test } from '@playwright/test';
 import pg from 'pg';
 
 /**
- * A client on the embedded database of the e2e server the running spec's project uses:
- * the password and the port come from its home (KEEL_E2E_HOME, or the project's
- * `e2eHome`, as in playwright.config.ts), the port from line 4 of postmaster.pid,
- * because a taken preferred port is replaced.
+ * A client on the embedded database the e2e server started: the password and the
+ * port come from its home (KEEL_E2E_HOME, as in playwright.config.ts), the port
+ * from line 4 of postmaster.pid, because a taken preferred port is replaced.
  */
 export async function e2eDatabase(database = 'keel'): Promise<pg.Client> {
   const client = new pg.Client({ connectionString: e2eDatabaseUrl(database) });
@@ -17,21 +15,10 @@ export async function e2eDatabase(database = 'keel'): Promise<pg.Client> {
 
 /** The URL of a database in the e2e server's embedded cluster. */
 export function e2eDatabaseUrl(database: string): string {
-  const home = resolve(projectHome() ?? process.env.KEEL_E2E_HOME ?? '.keel/e2e');
+  const home = resolve(process.env.KEEL_E2E_HOME ?? '.keel/e2e');
   const password = readFileSync(join(home, 'pg-password'), 'utf8').trim();
   const port = Number(readFileSync(join(home, 'pg', 'postmaster.pid'), 'utf8').split('\n')[3]);
   return `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}`;
-}
-
-/** The home of the e2e server of the running test's project, when it is not the first one's. */
-function projectHome(): string | undefined {
-  let home: unknown;
-  try {
-    home = test.info().project.metadata?.e2eHome;
-  } catch {
-    return undefined; // outside a test: the first server's
-  }
-  return typeof home === 'string' ? home : undefined;
 }
 
 /** The part of a client a spec uses: its queries. */
