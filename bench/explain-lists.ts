@@ -2,13 +2,16 @@
 // filters the UI offers, and whether any plan scans a large table sequentially.
 //
 //   DATABASE_URL=postgres://postgres@127.0.0.1:5432/keel_scale \
-//     node --import tsx --conditions=react-server bench/explain-lists.ts [--only substring] [--repeat 3]
+//     node --import tsx --conditions=react-server bench/explain-lists.ts [--only substring] [--repeat 3] \
+//       [--json plans.json]
 //
 // The read models run against a pool that records each statement and its parameters;
 // each recorded statement is then explained with the same parameters, `--repeat` times,
 // and the run with the lowest execution time is printed (the machine is shared: the
 // best of a few is the steadier figure). A metric sample is taken first, as the
-// running server's sampler would have. Figures, not a test.
+// running server's sampler would have. Figures, not a test. `--json` also writes each
+// statement's time and buffers, for bench/plan-growth.mjs to set two databases side by side.
+import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { createDatabase } from '../lib/db/client';
@@ -19,7 +22,9 @@ import { listRetryKeys } from '../lib/queries/retry-keys';
 import { deadLetterGroups, listDeadLetterPage, listSettlementQueue } from '../lib/queries/settlements';
 import { deadLetterFiltersSchema, queueFiltersSchema } from '../lib/queries/settlements-types';
 
-const { values } = parseArgs({ options: { only: { type: 'string' }, repeat: { type: 'string', default: '3' } } });
+const { values } = parseArgs({
+  options: { only: { type: 'string' }, repeat: { type: 'string', default: '3' }, json: { type: 'string' } },
+});
 const repeat = Math.max(1, Number(values.repeat));
 const LARGE = ['ob_job_execution', 'ob_step_execution', 'ob_job_instance', 'attempts', 'dead_letters', 'receipt_place'];
 const url = process.env.DATABASE_URL;
@@ -105,6 +110,14 @@ const CASES: [string, () => Promise<unknown>][] = [
 
 let sequential = 0;
 let planned = 0;
+/** Per statement: its case, its place in the case, the best execution time and the buffers its plan touched. */
+const figures: { case: string; statement: number; ms: number; buffers: number }[] = [];
+/** Shared buffers hit and read by the whole plan: its top node's `Buffers:` line, which sums its children. */
+const planBuffers = (plan: string[]) => {
+  const line = plan.find((l) => l.includes('Buffers: shared')) ?? '';
+  const shared = /Buffers: shared((?: \w+=\d+)+)/.exec(line)?.[1] ?? '';
+  return [...shared.matchAll(/ (hit|read)=(\d+)/g)].reduce((sum, m) => sum + Number(m[2]), 0);
+};
 for (const [name, read] of CASES.filter(([n]) => !values.only || n.includes(values.only))) {
   recorded.length = 0;
   estimates = 0;
@@ -130,6 +143,7 @@ for (const [name, read] of CASES.filter(([n]) => !values.only || n.includes(valu
         !untaken.includes(line) &&
         (Number(/actual time=\S+ rows=(\d+)/.exec(line)?.[1] ?? Infinity) > 10_001 || /loops=[2-9]/.test(line)),
     );
+    figures.push({ case: name, statement: i + 1, ms: best, buffers: planBuffers(plan) });
     sequential += seq.length;
     planned += untaken.length;
     const note = seq.length
@@ -146,4 +160,5 @@ for (const [name, read] of CASES.filter(([n]) => !values.only || n.includes(valu
 process.stdout.write(
   `\n${sequential} sequential scan(s) of a large table run; ${planned} more planned in branches not taken\n`,
 );
+if (values.json) writeFileSync(values.json, `${JSON.stringify(figures, null, 1)}\n`);
 await pool.end();
