@@ -12,7 +12,8 @@ const PG_PORT = process.env.KEEL_EMBEDDED_PG_PORT ?? '54339';
  * run on a second worker beside the rest, which share the e2e server and its database and run
  * one at a time (the access matrix and the hostile-input suite watch that whole database).
  */
-const OWN_SERVERS = /\/(first-start-clone|http-processes|launcher|prometheus-alerts|two-instances)\.spec\.ts$/;
+const OWN_SERVERS =
+  /\/(export-stall|first-start-clone|http-processes|launcher|prometheus-alerts|two-instances)\.spec\.ts$/;
 
 /**
  * End-to-end tests in Debian's Chromium against a production build, started the way

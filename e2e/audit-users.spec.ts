@@ -1,8 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { expect, test, type Browser, type Page, type Request } from '@playwright/test';
-import { expectNoSeriousViolations, useTheme } from './support/axe';
+import { expectNoSeriousViolations, gotoInTheme } from './support/axe';
 import { e2eDatabase } from './support/database';
 import { signIn, DEMO_PASSWORD } from './support/session';
+import { captureScreenshot } from './support/screenshots';
 
 test.use({ viewport: { width: 1440, height: 900 } });
 test.describe.configure({ mode: 'serial' });
@@ -289,17 +290,15 @@ for (const theme of ['light', 'dark'] as const) {
   test(`the audit and users pages have no serious accessibility violations in ${theme} mode`, async ({ page }) => {
     await signIn(page, 'admin');
     for (const path of ['audit', 'users'] as const) {
-      await page.goto(`/${path}`);
-      await useTheme(page, theme);
+      await gotoInTheme(page, `/${path}`, theme);
       await expect(page.getByRole('table', { name: path === 'audit' ? 'Audit events' : 'Users' })).toBeVisible();
       await expectNoSeriousViolations(page);
-      await page.screenshot({ path: `docs/screenshots/${path}-${theme}.png` });
+      await captureScreenshot(page, `${path}-${theme}`);
     }
     // The refusal page a non-admin sees is held to the same bar.
     await page.context().clearCookies();
     await signIn(page, 'viewer');
-    await page.goto('/users');
-    await useTheme(page, theme);
+    await gotoInTheme(page, '/users', theme);
     await expect(page.getByRole('heading', { name: 'Admins only' })).toBeVisible();
     await expectNoSeriousViolations(page);
   });

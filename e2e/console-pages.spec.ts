@@ -1,7 +1,8 @@
 import { expect, test, type Page } from '@playwright/test';
-import { expectNoSeriousViolations, useTheme } from './support/axe';
+import { expectNoSeriousViolations, gotoInTheme } from './support/axe';
 import { e2eDatabase } from './support/database';
 import { signIn } from './support/session';
+import { captureScreenshot } from './support/screenshots';
 
 test.use({ viewport: { width: 1440, height: 900 } });
 test.describe.configure({ mode: 'serial' });
@@ -49,11 +50,10 @@ test('overview, executions, retry keys, recovery: no serious accessibility viola
   const pages = await pagesToCheck(page);
   for (const theme of ['light', 'dark'] as const) {
     for (const entry of pages) {
-      await page.goto(entry.path);
-      await useTheme(page, theme);
+      await gotoInTheme(page, entry.path, theme);
       await expect(page.getByRole('heading', { level: 1, name: entry.heading })).toBeVisible();
       await expectNoSeriousViolations(page);
-      await page.screenshot({ path: `docs/screenshots/${entry.name}-${theme}.png`, fullPage: entry.fullPage ?? false });
+      await captureScreenshot(page, `${entry.name}-${theme}`, { fullPage: entry.fullPage });
     }
   }
 });

@@ -1,10 +1,16 @@
 import http from 'node:http';
 import { expect, test } from '@playwright/test';
 import { e2eDatabase } from './support/database';
-import { sessionCookie, signIn } from './support/session';
+import { ownKeelInstance } from './support/replica-cluster';
+import { DEMO_PASSWORD, sessionCookie, signIn } from './support/session';
 
-const PORT = Number(process.env.KEEL_E2E_PORT ?? 3100);
-const ORIGIN = `http://localhost:${PORT}`;
+/**
+ * On a Keel instance and database of its own (beside the shared e2e server, on the second
+ * worker): the spec waits out the export idle timeout, and its stalled exports and filler
+ * rows are nobody else's business.
+ */
+const own = ownKeelInstance(test, 'keel-export');
+
 const USERS = ['viewer', 'operator', 'approver', 'approver2', 'support', 'admin'];
 const STALLED = 50;
 // Far more CSV than loopback socket buffers hold (about 450 bytes a row), so an export
@@ -24,23 +30,27 @@ interface OpenedExport {
 /** Starts a download, reads its first bytes and then stops reading (a 200), or reads the whole refusal. */
 function stalledExport(cookie: string): Promise<OpenedExport> {
   return new Promise((resolve, reject) => {
-    const request = http.get(`${ORIGIN}/api/audit/export`, { headers: { cookie }, agent: false }, (response) => {
-      const status = response.statusCode ?? 0;
-      if (status === 200) {
-        response.once('data', () => {
-          response.pause();
-          resolve({ status, retryAfter: undefined, code: undefined, request });
+    const request = http.get(
+      `${own.instance().url}/api/audit/export`,
+      { headers: { cookie }, agent: false },
+      (response) => {
+        const status = response.statusCode ?? 0;
+        if (status === 200) {
+          response.once('data', () => {
+            response.pause();
+            resolve({ status, retryAfter: undefined, code: undefined, request });
+          });
+          return;
+        }
+        let body = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => (body += chunk));
+        response.on('end', () => {
+          const code = (JSON.parse(body) as { code?: string }).code;
+          resolve({ status, retryAfter: response.headers['retry-after'] as string | undefined, code, request });
         });
-        return;
-      }
-      let body = '';
-      response.setEncoding('utf8');
-      response.on('data', (chunk: string) => (body += chunk));
-      response.on('end', () => {
-        const code = (JSON.parse(body) as { code?: string }).code;
-        resolve({ status, retryAfter: response.headers['retry-after'] as string | undefined, code, request });
-      });
-    });
+      },
+    );
     request.on('error', reject);
   });
 }
@@ -55,10 +65,11 @@ const quantile = (values: number[], q: number) =>
   [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(q * values.length))]!;
 
 test('50 stalled CSV exports take no request connection: pages, API and health answer; the exports are let go', async ({
-  page,
+  browser,
 }) => {
   test.setTimeout(300_000);
-  const db = await e2eDatabase();
+  const ORIGIN = own.instance().url;
+  const db = await e2eDatabase(own.database);
   try {
     await db.query(
       `insert into keel.audit_event (at, actor_login, actor_role, action, target_kind, target_id, reason, outcome)
@@ -88,7 +99,7 @@ test('50 stalled CSV exports take no request connection: pages, API and health a
       ).rows[0]!.n;
 
     const cookies = new Map<string, string>();
-    for (const user of USERS) cookies.set(user, await sessionCookie(user));
+    for (const user of USERS) cookies.set(user, await sessionCookie(user, DEMO_PASSWORD, ORIGIN));
 
     // 50 downloads at once, spread over six users: each reads its first bytes, then stops.
     const stalledAt = performance.now();
@@ -126,7 +137,9 @@ test('50 stalled CSV exports take no request connection: pages, API and health a
       apiMs.push(ms);
     }
     const pageMs: number[] = [];
-    await signIn(page, 'operator');
+    const context = await browser.newContext({ baseURL: ORIGIN });
+    const page = await context.newPage();
+    await signIn(page, 'operator', DEMO_PASSWORD, ORIGIN);
     for (const [path, heading] of [
       ['/audit', 'Audit'],
       ['/executions', 'Executions'],
@@ -178,6 +191,7 @@ test('50 stalled CSV exports take no request connection: pages, API and health a
       fullExport: { rows: total, ms: Math.round(fullMs) },
     };
     console.log(`export-stall figures ${JSON.stringify(figures)}`);
+    await context.close();
   } finally {
     await db.end();
   }

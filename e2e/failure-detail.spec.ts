@@ -3,6 +3,7 @@ import { expectNoSeriousViolations, useTheme } from './support/axe';
 import { specDatabase } from './support/database';
 import { E2E_DEEP_LINKS } from './support/deep-links';
 import { signIn } from './support/session';
+import { captureScreenshot } from './support/screenshots';
 
 test.use({ viewport: { width: 1440, height: 900 } });
 test.describe.configure({ mode: 'serial' });
@@ -107,7 +108,7 @@ test("a dead letter's failure in words with its links", async ({ page }) => {
     await useTheme(page, theme);
     await expect(page.getByTestId('detail-sha256')).toHaveText(dead.detailHex);
     await expectNoSeriousViolations(page);
-    await page.screenshot({ path: `docs/screenshots/receipt-failure-${theme}.png`, fullPage: true });
+    await captureScreenshot(page, `receipt-failure-${theme}`, { fullPage: true });
   }
   await useTheme(page, 'light');
 
@@ -164,7 +165,7 @@ test('an execution links its retry keys, proposals, audit, logs and traces; a ke
     await useTheme(page, theme);
     await expect(keys.locator('tbody tr').first()).toBeVisible();
     await expectNoSeriousViolations(page);
-    await page.screenshot({ path: `docs/screenshots/retry-keys-execution-${theme}.png` });
+    await captureScreenshot(page, `retry-keys-execution-${theme}`);
   }
   await useTheme(page, 'light');
 

@@ -1,9 +1,8 @@
 import { expect, test } from '@playwright/test';
 import { execFileSync } from 'node:child_process';
 import { request as httpRequest } from 'node:http';
-import { e2eDatabase, e2eDatabaseUrl } from './support/database';
-import { startKeelInstance, type KeelInstance } from './support/replica-cluster';
-import { DEMO_PASSWORD } from './support/session';
+import { ownKeelInstance, type KeelInstance } from './support/replica-cluster';
+import { DEMO_PASSWORD, sessionCookie } from './support/session';
 
 /**
  * One Keel server with two HTTP processes on its port (KEEL_HTTP_PROCESSES=2,
@@ -14,46 +13,13 @@ import { DEMO_PASSWORD } from './support/session';
 
 test.describe.configure({ mode: 'serial' });
 
-const database = `keel_processes_${Date.now().toString(36)}`;
+const own = ownKeelInstance(test, 'keel-p', { KEEL_HTTP_PROCESSES: '2' });
 let keel: KeelInstance;
 let cookie = '';
 
 test.beforeAll(async () => {
-  test.setTimeout(240_000);
-  const admin = await e2eDatabase();
-  try {
-    await admin.query(`create database ${database}`);
-  } finally {
-    await admin.end();
-  }
-  keel = await startKeelInstance('keel-p', {
-    DATABASE_URL: e2eDatabaseUrl(database),
-    KEEL_CHECKPOINT_KEY: 'beef'.repeat(16),
-    KEEL_DEMO: '1',
-    KEEL_DEMO_RUNTIME: '0',
-    KEEL_SIGNIN_RATE_LIMIT: '1000',
-    KEEL_HTTP_PROCESSES: '2',
-  });
-  const signedIn = await fetch(`${keel.url}/api/auth/sign-in/username`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json', Origin: keel.url },
-    body: JSON.stringify({ username: 'viewer', password: DEMO_PASSWORD }),
-  });
-  expect(signedIn.status).toBe(200);
-  cookie = signedIn.headers
-    .getSetCookie()
-    .map((c) => c.split(';')[0])
-    .join('; ');
-});
-
-test.afterAll(async () => {
-  await keel?.stop();
-  const admin = await e2eDatabase();
-  try {
-    await admin.query(`drop database if exists ${database} with (force)`);
-  } finally {
-    await admin.end();
-  }
+  keel = own.instance();
+  cookie = await sessionCookie('viewer', DEMO_PASSWORD, keel.url);
 });
 
 /** A GET on a connection of its own: the cluster hands each new connection to the next process. */

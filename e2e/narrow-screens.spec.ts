@@ -1,7 +1,8 @@
 import { expect, test, type Locator, type Page } from '@playwright/test';
-import { expectNoSeriousViolations, useTheme } from './support/axe';
+import { expectNoSeriousViolations, gotoInTheme } from './support/axe';
 import { e2eDatabase } from './support/database';
 import { signIn } from './support/session';
+import { captureScreenshot } from './support/screenshots';
 
 const PHONE = { width: 390, height: 844 };
 test.use({ viewport: PHONE });
@@ -110,13 +111,12 @@ test('at 390 px every console page fits the screen, in light and dark, and stays
   const pages = await consolePages(page);
   for (const theme of ['light', 'dark'] as const) {
     for (const entry of pages) {
-      await page.goto(entry.path);
-      await useTheme(page, theme);
+      await gotoInTheme(page, entry.path, theme);
       await expect(page.getByRole('heading', { level: 1 })).toBeVisible();
       await expect(page.getByRole('button', { name: 'Menu' })).toHaveAttribute('aria-expanded', 'false');
       await expectNoSidewaysScroll(page, entry.path);
       if (theme === 'light' || !DARK_CHECKED_AT_FULL_WIDTH.has(entry.name)) await expectNoSeriousViolations(page);
-      await page.screenshot({ path: `docs/screenshots/${entry.name}-390-${theme}.png` });
+      await captureScreenshot(page, `${entry.name}-390-${theme}`);
     }
   }
 });
@@ -191,7 +191,7 @@ test('at 390 px a confirmation dialog fits the screen; tables scroll in their ow
   await expect(dialog.getByRole('button', { name: 'Cancel' })).toBeInViewport();
   await expectNoSidewaysScroll(page, 'open dialog');
   await expectNoSeriousViolations(page);
-  await page.screenshot({ path: 'docs/screenshots/dialog-390-light.png' });
+  await captureScreenshot(page, 'dialog-390-light');
   await page.keyboard.press('Escape');
   await expect(dialog).toBeHidden();
 });

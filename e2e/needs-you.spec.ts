@@ -2,6 +2,7 @@ import { expect, type Page, test } from '@playwright/test';
 import { expectNoSeriousViolations, useTheme } from './support/axe';
 import { specDatabase } from './support/database';
 import { signedInPages } from './support/session';
+import { captureScreenshot } from './support/screenshots';
 
 /**
  * "Needs you" on the overview and as a count beside Overview in the navigation: read
@@ -143,7 +144,7 @@ for (const viewport of [
       await expect(admin.getByRole('heading', { level: 3 })).toHaveCount(3);
       await expectNoSeriousViolations(admin);
       const suffix = viewport.width === 1440 ? '' : `-${viewport.width}`;
-      await admin.screenshot({ path: `docs/screenshots/needs-you${suffix}-${theme}.png` });
+      await captureScreenshot(admin, `needs-you${suffix}-${theme}`);
     }
   });
 }

@@ -223,7 +223,6 @@ test('at 1440 px Request takeover stays in the leases table with long names; bul
   await expect(takeover).toBeVisible();
   await expectNoSidewaysScroll(region);
   await expectShownWithin(operator, takeover, region);
-  await test.info().attach('leases at 1440 px', { body: await operator.screenshot(), contentType: 'image/png' });
 
   const support = await pageAs(browser, 'support');
   await support.goto('/settlements/dead-letters?reason=malformed_financial_metadata');
@@ -237,7 +236,6 @@ test('at 1440 px Request takeover stays in the leases table with long names; bul
   await expectNoSidewaysScroll(box);
   await expectShownWithin(support, sample.getByRole('columnheader', { name: 'Recorded' }), box);
   await expectShownWithin(support, sample.locator('tbody tr').first().locator('td').last(), box);
-  await test.info().attach('bulk sample at 1440 px', { body: await support.screenshot(), contentType: 'image/png' });
   await dialog.getByRole('button', { name: 'Cancel' }).click();
 });
 

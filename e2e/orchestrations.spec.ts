@@ -7,6 +7,7 @@ import { GOVERNING_SPEC, sealCheckpoint, type DurableCheckpoint } from '../lib/d
 import { expectNoSeriousViolations } from './support/axe';
 import { specDatabase } from './support/database';
 import { signedInPages } from './support/session';
+import { captureScreenshot } from './support/screenshots';
 
 test.describe.configure({ mode: 'serial' });
 
@@ -144,7 +145,7 @@ test('the leases table opens an orchestration: countdown, compensations in order
   await expect(retry).toContainText(`${stored.retry.budget_units} units`);
   await expect(retry).toContainText('not recorded in the checkpoint');
   await expectNoSeriousViolations(viewer);
-  await viewer.screenshot({ path: '.keel/e2e-results/orchestration-desktop.png', fullPage: true });
+  await captureScreenshot(viewer, 'orchestration-light', { fullPage: true });
 
   // The read API carries the verdict, never the tag (nor, of course, the key).
   const tag = (
@@ -166,7 +167,7 @@ test('the leases table opens an orchestration: countdown, compensations in order
   }));
   expect(widths.page).toBeLessThanOrEqual(widths.viewport);
   await expectNoSeriousViolations(viewer);
-  await viewer.screenshot({ path: '.keel/e2e-results/orchestration-phone.png', fullPage: true });
+  await captureScreenshot(viewer, 'orchestration-390-light', { fullPage: true });
 });
 
 test('a forged checkpoint says it does not verify and why; an edited row and an unreadable one too', async ({

@@ -1,7 +1,8 @@
 import { expect, test } from '@playwright/test';
-import { expectNoSeriousViolations, useTheme } from './support/axe';
+import { expectNoSeriousViolations, gotoInTheme } from './support/axe';
 import { specDatabase } from './support/database';
 import { signIn } from './support/session';
+import { captureScreenshot } from './support/screenshots';
 
 test.use({ viewport: { width: 1440, height: 900 } });
 test.describe.configure({ mode: 'serial' });
@@ -90,12 +91,11 @@ test('a chart with a marker after a bulk replay', async ({ page }) => {
 test('the rates page has no serious accessibility violations, light and dark', async ({ page }) => {
   await signIn(page, 'viewer');
   for (const theme of ['light', 'dark'] as const) {
-    await page.goto('/rates');
-    await useTheme(page, theme);
+    await gotoInTheme(page, '/rates', theme);
     await expect(page.getByRole('heading', { level: 1, name: 'Rates' })).toBeVisible();
     // Every chart drawn before judging or capturing the page.
     await expect(page.locator('.u-over')).toHaveCount(7);
     await expectNoSeriousViolations(page);
-    await page.screenshot({ path: `docs/screenshots/rates-${theme}.png`, fullPage: true });
+    await captureScreenshot(page, `rates-${theme}`, { fullPage: true });
   }
 });

@@ -1,8 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { expect, test, type Browser, type Page, type Request } from '@playwright/test';
-import { expectNoSeriousViolations, useTheme } from './support/axe';
+import { expectNoSeriousViolations, gotoInTheme } from './support/axe';
 import { specDatabase } from './support/database';
 import { signIn } from './support/session';
+import { captureScreenshot } from './support/screenshots';
 
 test.use({ viewport: { width: 1440, height: 900 } });
 test.describe.configure({ mode: 'serial' });
@@ -367,11 +368,10 @@ for (const theme of ['light', 'dark'] as const) {
       ],
     ];
     for (const [name, path, ready] of pages) {
-      await page.goto(path);
-      await useTheme(page, theme);
+      await gotoInTheme(page, path, theme);
       await ready();
       await expectNoSeriousViolations(page);
-      await page.screenshot({ path: `docs/screenshots/${name}-${theme}.png` });
+      await captureScreenshot(page, `${name}-${theme}`);
     }
     // An open dialog is held to the same bar.
     await page.goto('/settlements/dead-letters');

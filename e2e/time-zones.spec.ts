@@ -3,6 +3,7 @@ import { expect, test, type Page } from '@playwright/test';
 import { expectNoSeriousViolations, useTheme } from './support/axe';
 import { e2eDatabase } from './support/database';
 import { signIn, toast } from './support/session';
+import { captureScreenshot } from './support/screenshots';
 
 // The browser runs in New York, so "this browser's zone" is neither UTC nor the zone chosen by name.
 test.use({ viewport: { width: 1440, height: 900 }, timezoneId: 'America/New_York' });
@@ -104,7 +105,7 @@ test('a time zone change reflected in a table, a date filter and the CSV', async
   await page.reload();
   await expect(page.getByLabel('From (Europe/Berlin)')).toHaveValue('2026-01-15T10:00');
   await expectNoSeriousViolations(page);
-  await page.screenshot({ path: 'docs/screenshots/audit-time-zone-light.png' });
+  await captureScreenshot(page, 'audit-time-zone-light');
 
   // The CSV: the time column names the zone, each time carries its offset and the microseconds.
   const [download] = await Promise.all([

@@ -7,6 +7,7 @@ import { expectNoSeriousViolations, useTheme } from './support/axe';
 import { e2eDatabase } from './support/database';
 import { E2E_WEBHOOK } from './support/server';
 import { signIn, toast } from './support/session';
+import { captureScreenshot } from './support/screenshots';
 
 interface Received {
   body: WebhookBody;
@@ -122,7 +123,7 @@ test('a proposal notifies the configured webhook, signed, and admins see the del
       await useTheme(page, theme);
       await expect(row).toContainText('DELIVERED');
       await expectNoSeriousViolations(page);
-      await page.screenshot({ path: `docs/screenshots/webhooks-${theme}.png` });
+      await captureScreenshot(page, `webhooks-${theme}`);
     }
 
     await db.query(`update keel.webhook_delivery set status = 'FAILED', attempts = 12 where id = $1`, [wide[0].id]);

@@ -18,10 +18,27 @@ export async function expectNoSeriousViolations(page: Page): Promise<void> {
   expect(serious).toEqual([]);
 }
 
-/** Sets the theme cookie and reloads, so the page renders in that theme from the server. */
-export async function useTheme(page: Page, theme: 'light' | 'dark'): Promise<void> {
+type Theme = 'light' | 'dark';
+
+/** The theme cookie, for the host of the page's current URL (a signed-in page is on the console's). */
+async function setThemeCookie(page: Page, theme: Theme): Promise<void> {
   const url = new URL(page.url());
   await page.context().addCookies([{ name: 'keel-theme', value: theme, domain: url.hostname, path: '/' }]);
+}
+
+const expectTheme = (page: Page, theme: Theme) =>
+  expect(page.locator('html')).toHaveClass(theme === 'dark' ? /dark/ : /^(?!.*dark).*$/);
+
+/** Sets the theme cookie and reloads, so the page renders in that theme from the server. */
+export async function useTheme(page: Page, theme: Theme): Promise<void> {
+  await setThemeCookie(page, theme);
   await page.reload();
-  await expect(page.locator('html')).toHaveClass(theme === 'dark' ? /dark/ : /^(?!.*dark).*$/);
+  await expectTheme(page, theme);
+}
+
+/** Opens `path` in `theme`: the cookie set first, so the server renders it once, in that theme. */
+export async function gotoInTheme(page: Page, path: string, theme: Theme): Promise<void> {
+  await setThemeCookie(page, theme);
+  await page.goto(path);
+  await expectTheme(page, theme);
 }

@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { freePort } from '../../lib/db/embedded';
+import { e2eDatabase, e2eDatabaseUrl } from './database';
 
 /**
  * A PostgreSQL primary and a streaming standby made from it with pg_basebackup, both on
@@ -238,6 +239,61 @@ export async function startKeelInstance(name: string, env: Record<string, string
         launcher.kill('SIGTERM');
         await exited;
       }
+    },
+  };
+}
+
+/** A spec file's own Keel instance: its database's name, and the instance once started. */
+export interface OwnInstance {
+  database: string;
+  instance(): KeelInstance;
+}
+
+/**
+ * A Keel instance on a database of its own in the e2e server's cluster (demo users and data,
+ * no demo runtime), started before the spec file's first test; stopped, and its database
+ * dropped, after its last. Call in the spec's top level; `env` adds to or overrides the settings.
+ */
+export function ownKeelInstance(
+  test: {
+    beforeAll: (fn: () => Promise<void>) => void;
+    afterAll: (fn: () => Promise<void>) => void;
+    setTimeout: (ms: number) => void;
+  },
+  name: string,
+  env: Record<string, string> = {},
+): OwnInstance {
+  const database = `keel_${name.replace(/\W/g, '_')}_${Date.now().toString(36)}`;
+  let keel: KeelInstance | undefined;
+  const adminQuery = async (statement: string) => {
+    const admin = await e2eDatabase();
+    try {
+      await admin.query(statement);
+    } finally {
+      await admin.end();
+    }
+  };
+  test.beforeAll(async () => {
+    test.setTimeout(240_000);
+    await adminQuery(`create database ${database}`);
+    keel = await startKeelInstance(name, {
+      DATABASE_URL: e2eDatabaseUrl(database),
+      KEEL_CHECKPOINT_KEY: 'beef'.repeat(16),
+      KEEL_DEMO: '1',
+      KEEL_DEMO_RUNTIME: '0',
+      KEEL_SIGNIN_RATE_LIMIT: '1000',
+      ...env,
+    });
+  });
+  test.afterAll(async () => {
+    await keel?.stop();
+    await adminQuery(`drop database if exists ${database} with (force)`);
+  });
+  return {
+    database,
+    instance() {
+      if (!keel) throw new Error(`the keel instance ${name} has not started`);
+      return keel;
     },
   };
 }
