@@ -37,7 +37,7 @@ for (const row of small) {
   const grows = buffersRatio > flag;
   if (grows) flagged += 1;
   process.stdout.write(
-    `| ${key(row)}${grows ? ' **grows**' : ''} | ${fixed(row.ms)} | ${fixed(other.ms)} ` +
+    `| ${key(row)}${grows ? ' **grows**' : ''} | ${fixed(row.ms, 2)} | ${fixed(other.ms, 2)} ` +
       `| ${fixed(ratio(row.ms, other.ms), 2)} | ${row.buffers} | ${other.buffers} | ${fixed(buffersRatio, 2)} |\n`,
   );
 }
