@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { arrayParam } from '../../lib/simulator/adapters/named-statement';
 import { postgresSettlementStore } from '../../lib/simulator/adapters/settlement-store';
 import {
   FAILURE_CODES,
@@ -225,6 +226,30 @@ describe('recordClaimedOutcomes (the batch form)', () => {
         },
       ),
       { numRuns: 30 },
+    );
+  });
+});
+
+describe('the batch parameters', () => {
+  it('are read back by PostgreSQL as the values they were built from, whatever the text holds', async () => {
+    const text = fc.oneof(
+      fc.string({ unit: 'grapheme', maxLength: 12 }).filter((s) => !s.includes('\u0000')),
+      fc.constantFrom('', 'NULL', 'null', ' padded ', 'a,b', '{x}', 'say "hi"', 'back\\slash', '\\"', 'rcpt 1/%2F'),
+    );
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.option(text, { nil: null }), { maxLength: 20 }),
+        fc.array(fc.option(fc.maxSafeInteger(), { nil: null }), { maxLength: 20 }),
+        async (texts, numbers) => {
+          const { rows } = await pool.query<{ texts: (string | null)[]; numbers: (string | null)[] }>(
+            'select $1::text[] as texts, $2::bigint[]::text[] as numbers',
+            [arrayParam(texts), arrayParam(numbers)],
+          );
+          expect(rows[0]!.texts).toEqual(texts);
+          expect(rows[0]!.numbers).toEqual(numbers.map((n) => (n === null ? null : String(n))));
+        },
+      ),
+      { numRuns: 200 },
     );
   });
 });

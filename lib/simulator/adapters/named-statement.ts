@@ -1,5 +1,5 @@
 import 'server-only';
-import type { SQL } from 'drizzle-orm';
+import { is, Placeholder, type SQL } from 'drizzle-orm';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import type { QueryResult, QueryResultRow } from 'pg';
 import type { DbOrTx } from '../../db/client';
@@ -7,22 +7,33 @@ import type { DbOrTx } from '../../db/client';
 const dialect = new PgDialect();
 
 /**
- * Runs `statement` as a named (server-side prepared) statement on the connection `db`
- * uses: Postgres parses it once per connection and may keep a generic plan, instead of
- * parsing and planning it on every call. `name` must stand for one statement text: every
- * value of `statement` is a parameter, so a statement built from the same parts has the
- * same text whatever its values.
+ * A statement whose every value is a `sql.placeholder`, compiled to text once: each call
+ * fills the placeholders from `values` and runs it as the named (server-side prepared)
+ * statement `name`, so neither Keel nor Postgres builds or parses it again; Postgres may
+ * also keep a generic plan.
  */
-export function executeNamed<Row extends QueryResultRow>(
-  db: DbOrTx,
+export function preparedStatement<Row extends QueryResultRow>(
   name: string,
   statement: SQL,
-): Promise<QueryResult<Row>> {
-  const query = dialect.sqlToQuery(statement);
-  return executeNamedText<Row>(db, name, query.sql, query.params);
+): (db: DbOrTx, values: Record<string, unknown>) => Promise<QueryResult<Row>> {
+  const { sql: text, params } = dialect.sqlToQuery(statement);
+  const names = params.map((param) => {
+    if (!is(param, Placeholder)) throw new Error(`${name}: every value of the statement must be a placeholder`);
+    return param.name;
+  });
+  return (db, values) =>
+    executeNamedText<Row>(
+      db,
+      name,
+      text,
+      names.map((placeholder) => values[placeholder]),
+    );
 }
 
-/** executeNamed for a statement written as text with positional parameters ($1, $2, ...). */
+/**
+ * Runs a statement written as text with positional parameters ($1, $2, ...) as the named
+ * statement `name` on the connection `db` uses. `name` must stand for one statement text.
+ */
 export function executeNamedText<Row extends QueryResultRow>(
   db: DbOrTx,
   name: string,
@@ -32,4 +43,24 @@ export function executeNamedText<Row extends QueryResultRow>(
   return db._.session.prepareQuery({ sql: text, params }, undefined, name, false).execute() as Promise<
     QueryResult<Row>
   >;
+}
+
+/** A text element that must be escaped inside a quoted array element: a backslash or a double quote. */
+const ARRAY_ESCAPE = /[\\"]/;
+
+/**
+ * An array parameter as the text node-postgres would send for the JavaScript array (every
+ * element quoted, NULL unquoted), in one pass: an element is escaped only when it holds a
+ * backslash or a quote. Numbers must be safe integers, which String() writes as digits.
+ */
+export function arrayParam(values: readonly (string | number | null)[]): string {
+  let literal = '{';
+  for (let i = 0; i < values.length; i += 1) {
+    const value = values[i];
+    if (i > 0) literal += ',';
+    if (value === null || value === undefined) literal += 'NULL';
+    else if (typeof value === 'number') literal += String(value);
+    else literal += `"${ARRAY_ESCAPE.test(value) ? value.replace(/[\\"]/g, '\\$&') : value}"`;
+  }
+  return `${literal}}`;
 }

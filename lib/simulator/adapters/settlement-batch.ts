@@ -14,7 +14,7 @@ import {
   type SettlementRouteError,
 } from '../../domain/settlement';
 import type { ClaimedOutcome } from '../ports/settlement-store';
-import { executeNamedText } from './named-statement';
+import { arrayParam, executeNamedText } from './named-statement';
 import { claimProblem, guarded } from './settlement-guards';
 
 type ItemResult = Result<SettlementRoute, SettlementRouteError>;
@@ -166,7 +166,7 @@ const OBSERVED_AT = `$${INPUT_COLUMNS.length + 1}::bigint`;
 function batchParams(rows: readonly BatchRow[], observedAtMs: number): unknown[] {
   const params: unknown[] = INPUT_COLUMNS.map(([name]) => {
     const values = rows.map((row) => row[name]);
-    return values.every((value) => value === null) ? [] : values;
+    return arrayParam(values.every((value) => value === null) ? [] : values);
   });
   params.push(observedAtMs);
   return params;

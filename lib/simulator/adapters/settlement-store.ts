@@ -18,7 +18,7 @@ import {
   type SettlementRoute,
   type SettlementRouteError,
 } from '../../domain/settlement';
-import { executeNamed } from './named-statement';
+import { preparedStatement } from './named-statement';
 import { recordClaimedOutcomesInOneStatement } from './settlement-batch';
 import { claimProblem, guarded, isEpochMs } from './settlement-guards';
 import type {
@@ -72,28 +72,51 @@ function validateClaim(workerId: string, nowMs: number, leaseMs: number, limit: 
  * the due index (lib/db/sql/lease-grants.ts states the invariant). One row per
  * statement, in the same statement: a claim stays one round trip and a HOT update.
  */
-function claimStatement(candidates: SQL, workerId: string, nowMs: number, leaseMs: number): SQL {
+function claimStatement(candidates: SQL): SQL {
   return sql`
     with candidate as (${candidates}),
     claimed as (
       update settle.attempts a
       set row_version = a.row_version + 1,
-          lease_owner = ${workerId},
+          lease_owner = ${sql.placeholder('workerId')},
           lease_token = gen_random_uuid()::text,
-          lease_until_ms = ${nowMs + leaseMs}::bigint,
-          updated_at_ms = ${nowMs}::bigint
+          lease_until_ms = ${sql.placeholder('leaseUntilMs')}::bigint,
+          updated_at_ms = ${NOW}
       from candidate
-      where a.receipt_id = candidate.receipt_id and ${claimableAt(nowMs)}
+      where a.receipt_id = candidate.receipt_id and ${claimableAt(NOW)}
       returning a.receipt_id, a.finalized_at, a.attempts, a.row_version, a.lease_owner, a.lease_token,
                 a.lease_until_ms, a.next_visible_at_ms
     ),
     logged as (
       insert into keel.settlement_event (receipt_id, kind, attempt, at_ms)
-      select receipt_id, 'claimed', attempts, ${nowMs}::bigint from claimed
+      select receipt_id, 'claimed', attempts, ${NOW} from claimed
     ),
     granted as (${insertLeaseGrants('claimed')})
     select ${CLAIM_COLUMNS} from claimed order by next_visible_at_ms, receipt_id`;
 }
+
+/** The claim time, filled in per call: the claim statements are compiled once (preparedStatement). */
+const NOW = sql`${sql.placeholder('nowMs')}::bigint`;
+
+/** One receipt: waits for a concurrent claim of the same row, then re-checks; its fresh lease wins. */
+const claimReceiptStatement = preparedStatement<Row<SettlementAttemptClaim>>(
+  'keel_settlement_claim_receipt',
+  claimStatement(sql`select receipt_id from settle.attempts where receipt_id = ${sql.placeholder('receiptId')}
+                     and ${claimableAt(NOW)} for update`),
+);
+
+/**
+ * The due rows in due order. SKIP LOCKED: a row another worker is claiming right now is
+ * passed over, not waited for, and re-checked after lock so a just-committed lease is never taken.
+ */
+const claimDueStatement = preparedStatement<Row<SettlementAttemptClaim>>(
+  'keel_settlement_claim_due',
+  claimStatement(sql`
+    select receipt_id from settle.attempts where ${claimableAt(NOW)}
+    order by next_visible_at_ms, receipt_id
+    limit ${sql.placeholder('limit')}::int
+    for update skip locked`),
+);
 
 export function postgresSettlementStore(db: DbOrTx): SettlementOutcomeStore {
   let binding: SettlementStoreBinding | null = null;
@@ -182,14 +205,7 @@ export function postgresSettlementStore(db: DbOrTx): SettlementOutcomeStore {
       const invalid = validateClaim(workerId, nowMs, leaseMs, 1);
       if (invalid) return err(invalid);
       return guarded(async () => {
-        // Waits for a concurrent claim of the same row, then re-checks: its fresh lease wins.
-        const candidate = sql`select receipt_id from settle.attempts where receipt_id = ${receiptId}
-                              and ${claimableAt(nowMs)} for update`;
-        const result = await executeNamed<Row<SettlementAttemptClaim>>(
-          db,
-          'keel_settlement_claim_receipt',
-          claimStatement(candidate, workerId, nowMs, leaseMs),
-        );
+        const result = await claimReceiptStatement(db, { receiptId, workerId, nowMs, leaseUntilMs: nowMs + leaseMs });
         return ok(result.rows[0] ?? null);
       });
     },
@@ -198,18 +214,7 @@ export function postgresSettlementStore(db: DbOrTx): SettlementOutcomeStore {
       const invalid = validateClaim(workerId, nowMs, leaseMs, limit);
       if (invalid) return err(invalid);
       return guarded(async () => {
-        // SKIP LOCKED: a row another worker is claiming right now is passed over, not
-        // waited for, and re-checked after lock so a just-committed lease is never taken.
-        const candidates = sql`
-          select receipt_id from settle.attempts where ${claimableAt(nowMs)}
-          order by next_visible_at_ms, receipt_id
-          limit ${limit}::int
-          for update skip locked`;
-        const result = await executeNamed<Row<SettlementAttemptClaim>>(
-          db,
-          'keel_settlement_claim_due',
-          claimStatement(candidates, workerId, nowMs, leaseMs),
-        );
+        const result = await claimDueStatement(db, { workerId, nowMs, leaseUntilMs: nowMs + leaseMs, limit });
         return ok(result.rows);
       });
     },
