@@ -12,7 +12,7 @@ import { countsUpToCap, countUpToCap, SAMPLED_AS_IS_FROM, sampledCount, type Lis
 import { readLastSample, sampledFigure, type LastSample } from './last-sample';
 import { METRICS } from '../observability/metric-catalogue';
 import { countBulkReplayItems, listBulkReplayItems, readBulkReplayJob } from './bulk-replay-jobs';
-import { clockSideAt, inQueueState, leasedAt } from '../db/sql/queue-state';
+import { clockSideAt, inQueueState } from '../db/sql/queue-state';
 import { leasedCandidates, leasedReceipts } from '../db/sql/lease-grants';
 import type {
   BulkReplayDetail,
@@ -96,19 +96,44 @@ async function clockAndSample(
   return { nowMs: options.nowMs ?? sample.nowMs, sample };
 }
 
+/** Up to this many rows under a receipt prefix (on the page's side of the clock) are sorted by due time. */
+export const PREFIX_SORT_CAP = 2_000;
+
 /**
- * A due or retry page's keys under a receipt prefix. With the lease test in the same scan,
- * every index entry walked on the clock's side costs a heap visit for the lease columns
- * before the prefix is tested (15,500 buffers for 51 rows on the loaded queue). Here the
- * keys are chosen from index entries alone (the receipt and the due time are in the
- * due-order and the prefix indexes) and the leased among them are dropped by key, one
- * primary-key probe each: 4,591 buffers for the same page (docs/performance.md).
+ * A due or retry page's keys under a receipt prefix. Each way of reading them costs what
+ * grows with the table under one kind of prefix:
+ * - the prefix index holds the matches together, but in receipt order: the page must take
+ *   them all, then sort them by due time;
+ * - the due-order index holds them in order, but among all the others: the page walks
+ *   about page size x (rows / matches) entries.
+ * So at most PREFIX_SORT_CAP + 1 matches are read from the prefix index (its entries alone);
+ * when they are all, they are sorted, and when there are more, the due order is walked
+ * instead with the prefix tested on each entry (`substr`, which no index serves, so the
+ * planner cannot take the prefix index back). Either way the leased rows are dropped by
+ * key against the live lease grants' rows under the same filter, with no visit of a row
+ * (`leasedReceipts`): a short prefix reads a bounded number of index entries at any size
+ * of the queue, a long one only its few matches (docs/performance.md). The planner cannot
+ * make this choice itself: it estimates a prefix's matches from the column's histogram, at
+ * a ten-millionth of the rows, where a two-character prefix holds a 256th of them.
  */
-function unleasedPrefixKeys(where: SQL, nowMs: number, limit: number): SQL {
-  return sql`select k.receipt_id as key from settle.attempts k
-    where ${where} and not exists (select 1 from settle.attempts l where l.receipt_id = k.receipt_id
-    and ${leasedAt(nowMs, 'l')})
-    order by k.next_visible_at_ms, k.receipt_id limit ${limit}`;
+function unleasedPrefixKeys(prefix: string, others: SQL[], nowMs: number, limit: number): SQL {
+  const rest = and(others);
+  return sql`with matches as materialized (
+      select receipt_id, next_visible_at_ms from settle.attempts
+      where receipt_id ^@ ${prefix} and ${rest} limit ${PREFIX_SORT_CAP + 1}
+    ),
+    few as (select count(*) <= ${PREFIX_SORT_CAP} as yes from matches),
+    leased as materialized (
+      select receipt_id from ${leasedReceipts(nowMs, and([sql`receipt_id ^@ ${prefix}`, ...others]))} x
+    )
+    (select m.receipt_id as key from matches m
+     where (select yes from few) and m.receipt_id not in (select receipt_id from leased)
+     order by m.next_visible_at_ms, m.receipt_id limit ${limit})
+    union all
+    (select k.receipt_id as key from settle.attempts k
+     where not (select yes from few) and substr(k.receipt_id, 1, char_length(${prefix})) = ${prefix} and ${rest}
+       and k.receipt_id not in (select receipt_id from leased)
+     order by k.next_visible_at_ms, k.receipt_id limit ${limit})`;
 }
 
 export interface SettlementReadOptions {
@@ -182,7 +207,16 @@ export async function listSettlementQueue(
             from (${leasedCandidates(nowMs, and([...base, ...afterConditions]), pageSize + 1)}) c
           order by key_due, key limit ${pageSize + 1}`
       : filter.receiptIdPrefix !== undefined && state !== 'all'
-        ? unleasedPrefixKeys(and([...base, clockSideAt(state, nowMs), ...afterConditions]), nowMs, pageSize + 1)
+        ? unleasedPrefixKeys(
+            filter.receiptIdPrefix,
+            [
+              ...deadLetterFilterConditions({ ...filter, receiptIdPrefix: undefined }, nowMs, QUEUE_FILTER_COLUMNS),
+              clockSideAt(state, nowMs),
+              ...afterConditions,
+            ],
+            nowMs,
+            pageSize + 1,
+          )
         : sql`select receipt_id as key from settle.attempts where ${and([where, ...afterConditions])}
           order by next_visible_at_ms, receipt_id limit ${pageSize + 1}`;
   const [page, counts] = await Promise.all([

@@ -9,7 +9,12 @@ import { LEASE_GRANT_GRACE_MS, leasedReceipts, pruneExpiredLeaseGrants } from '.
 import { SeededRandom } from '../../lib/demo/random';
 import type { RetryPolicy, SettlementAttemptClaim, SettlementOutcome } from '../../lib/domain/settlement';
 import { COUNT_CAP } from '../../lib/domain/cursor';
-import { listSettlementQueue, parseSettlementCursor, type SettlementCursor } from '../../lib/queries/settlements';
+import {
+  listSettlementQueue,
+  PREFIX_SORT_CAP,
+  parseSettlementCursor,
+  type SettlementCursor,
+} from '../../lib/queries/settlements';
 import { queueFiltersSchema } from '../../lib/queries/settlements-types';
 import { sampleMetrics } from '../../lib/workers/metric-sampler';
 import { freshDatabase } from '../support/database';
@@ -373,4 +378,34 @@ describe('the leased list and count from lease grants', () => {
       serverNow + 3_600_000,
     ]);
   });
+
+  it('pages a receipt prefix in due order either way: its matches sorted, or the due order walked', async () => {
+    const NOW = T0 + 7_200_000;
+    // More due rows under `pw-` than the prefix read sorts (PREFIX_SORT_CAP): the due order is walked.
+    await queueRows('pw-', PREFIX_SORT_CAP * 2 + 500, NOW - 30 * MIN, 40 * MIN);
+    const store = postgresSettlementStore(db);
+    for (const receipt of ['pw-000004', 'pw-000010', 'pw-000011', 'pw-003100']) {
+      const claimed = await store.claimReceipt(receipt, 'worker-pw', NOW, 5 * MIN);
+      expect(claimed.ok && claimed.value?.receiptId).toBe(receipt);
+    }
+    const cases: [Record<string, string>, string][] = [
+      [{ q: 'pw-' }, `receipt_id like 'pw-%'`],
+      [{ q: 'pw-', reason: 'backend' }, `receipt_id like 'pw-%' and reason_code = 'backend'`],
+      [
+        { q: 'pw-', minAttempts: '2', minAge: '5m' },
+        `receipt_id like 'pw-%' and attempts >= 2 and next_visible_at_ms <= ${NOW - 5 * MIN}`,
+      ],
+      // Few matches: sorted from the prefix index.
+      [{ q: 'pw-00001' }, `receipt_id like 'pw-00001%'`],
+      [{ q: 'pw-0030' }, `receipt_id like 'pw-0030%'`],
+    ];
+    const due = await stateRowsTruth('due', `receipt_id like 'pw-%'`, NOW);
+    expect(due.length).toBeGreaterThan(PREFIX_SORT_CAP);
+    expect(due).not.toContain('pw-000004');
+    for (const [filters, where] of cases) {
+      for (const state of ['due', 'retry_scheduled'] as const) {
+        expect(await statePages(state, filters, NOW, 250)).toEqual(await stateRowsTruth(state, where, NOW));
+      }
+    }
+  }, 120_000);
 });
