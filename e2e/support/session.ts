@@ -29,6 +29,9 @@ export async function signIn(page: Page, username: string, password = DEMO_PASSW
   const response = await page.context().request.post(`${origin}/api/auth/sign-in/username`, {
     data: { username, password },
     headers: { origin },
+    // A kept-alive connection the server closed as it was reused fails with ECONNRESET before
+    // the request is read; it is sent again on a new one.
+    maxRetries: 2,
   });
   if (response.status() !== 200) throw new Error(`sign-in as ${username} answered ${response.status()}`);
   await page.goto(`${origin}/`);
