@@ -36,6 +36,8 @@ export async function signIn(page: Page, username: string, password = DEMO_PASSW
   if (response.status() !== 200) throw new Error(`sign-in as ${username} answered ${response.status()}`);
   await page.goto(`${origin}/`);
   await expect(page.getByTestId('signed-in-user')).toContainText(username);
+  // Hydrated, as the form leaves it: the live status leaves `connecting` only in the browser.
+  await expect(page.getByTestId('live-status')).not.toHaveAttribute('data-mode', 'connecting');
 }
 
 /** The newest toast (sonner lists the newest first). */
