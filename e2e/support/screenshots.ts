@@ -5,7 +5,7 @@ import type { Page } from '@playwright/test';
  * `KEEL_SCREENSHOTS=1 npm run test:e2e`: a plain test run leaves the tree as it found it
  * and spends no time encoding images nobody looks at.
  */
-export const SCREENSHOTS = process.env.KEEL_SCREENSHOTS === '1';
+const SCREENSHOTS = process.env.KEEL_SCREENSHOTS === '1';
 
 /** Captures the page as `docs/screenshots/<name>.png` when screenshots were asked for. */
 export async function captureScreenshot(page: Page, name: string, options: { fullPage?: boolean } = {}): Promise<void> {
