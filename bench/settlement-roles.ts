@@ -136,6 +136,78 @@ async function keelWorker(url: string, workerId: string, batch: number, extra: s
   await pool.end();
 }
 
+/**
+ * pgbench's script for Keel's shape (bench/pgbench/keel-shape.sql) as a node-postgres client
+ * runs it: its two statements, each a named prepared statement, the claim's five arrays handed
+ * to the record statement as the text the server sent, the outcomes computed in SQL. No
+ * parsing, routing or array building of Keel's own: what any Node worker on this driver pays
+ * per settlement at least, so Keel's figure against it is Keel's own code, and this one's
+ * against pgbench's is the driver and the runtime.
+ */
+async function nodeFloorWorker(url: string, workerId: string, extra: string): Promise<void> {
+  const { nowMs, mix, retryBackoffMs } = JSON.parse(extra) as { nowMs: number; mix: Mix; retryBackoffMs: number };
+  const script = await readFile(new URL('./pgbench/keel-shape.sql', import.meta.url), 'utf8');
+  const [claimText, recordText] = script
+    .split(/\\gset/)
+    .map((part) => part.replace(/^--.*$/gm, '').trim())
+    .filter((part) => part.length > 0);
+  const values: Record<string, unknown> = {
+    now: nowMs,
+    client_id: workerId,
+    dead: mix.dead,
+    retried: mix.retried,
+    backoff: retryBackoffMs,
+  };
+  /** pgbench's `:name` variables as positional parameters, in order of first use. */
+  const positional = (text: string) => {
+    const names: string[] = [];
+    const sql = text.replace(/(?<!:):([a-z_]+)/g, (_, name: string) => {
+      if (!names.includes(name)) names.push(name);
+      return `$${names.indexOf(name) + 1}`;
+    });
+    return { sql, names };
+  };
+  const claim = positional(claimText!);
+  const record = positional(recordText!);
+  const statements = countStatements();
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  const { rows } = await client.query<{ pid: number }>('select pg_backend_pid() as pid');
+  const backendPid = rows[0]!.pid;
+  send({ type: 'ready' });
+  await nextMessage('go');
+  const before = statements();
+  const cpuBefore = process.cpuUsage();
+  const backendBefore = await processCpuUs(backendPid);
+  let settled = 0;
+  for (;;) {
+    const claimed = await client.query<Record<string, string>>({
+      name: 'floor_claim',
+      text: claim.sql,
+      values: claim.names.map((name) => values[name]),
+    });
+    const got = claimed.rows[0]!;
+    if (got.ids === '{}') break;
+    Object.assign(values, got);
+    await client.query({ name: 'floor_record', text: record.sql, values: record.names.map((name) => values[name]) });
+    // The claim's ids are a text array; its elements are quoted receipt ids with no comma in them.
+    settled += got.ids!.split(',').length;
+  }
+  const cpu = process.cpuUsage(cpuBefore);
+  const backendAfter = await processCpuUs(backendPid);
+  send({
+    type: 'done',
+    report: {
+      settled,
+      statements: statements() - before,
+      conflicts: 0,
+      workerCpuUs: cpu.user + cpu.system,
+      backendCpuUs: backendBefore === null || backendAfter === null ? null : backendAfter - backendBefore,
+    },
+  });
+  await client.end();
+}
+
 interface GraphileOptions {
   concurrentJobs: number;
   localQueueSize: number;
@@ -196,6 +268,7 @@ export async function runRole(
   extra: string,
 ): Promise<void> {
   if (role === 'keel') await keelWorker(url, workerId, batch, extra);
+  else if (role === 'node-floor') await nodeFloorWorker(url, workerId, extra);
   else if (role === 'graphile') await graphileWorker(url, extra);
   else if (role === 'pgboss') await pgBossWorker(url, batch);
   else throw new Error(`unknown role ${role}`);

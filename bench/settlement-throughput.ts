@@ -31,7 +31,7 @@ const { values: args } = parseArgs({
     reps: { type: 'string', default: '3' },
     workers: { type: 'string', default: '4' },
     batch: { type: 'string', default: '100' },
-    systems: { type: 'string', default: 'keel,graphile,pgbench-keel' },
+    systems: { type: 'string', default: 'keel,graphile,node-keel,pgbench-keel' },
     // `single`: one statement per outcome (the port's single form); `batch`: recordClaimedOutcomes.
     'keel-path': { type: 'string', default: 'batch' },
     // graphile-worker's own option names (GraphileConfig.WorkerOptions): concurrentJobs,
@@ -181,6 +181,9 @@ async function waitEmpty(client: pg.Client, query: string): Promise<void> {
   }
 }
 
+/** The node-postgres floor's name in the tables (not led by `keel`, which names Keel's own row). */
+const NODE_FLOOR = 'node-postgres Keel own shape';
+
 let keelTemplate: string | null = null;
 
 async function keelDatabase(name: string): Promise<string> {
@@ -222,15 +225,21 @@ async function triggerCalls(client: pg.Client): Promise<number> {
   return Number(rows[0]!.calls);
 }
 
-async function runKeel(url: string): Promise<Run> {
+/**
+ * Keel's own workers (role `keel`) or the node-postgres floor running pgbench's script
+ * (role `node-floor`), on a loaded Keel database: forked, started together, drained.
+ */
+async function runKeel(url: string, role: 'keel' | 'node-floor' = 'keel'): Promise<Run> {
   return withClient(url, async (client) => {
-    await loadKeelAttempts(client, Date.now());
+    const nowMs = Date.now();
+    await loadKeelAttempts(client, nowMs);
     const extra = JSON.stringify({
       path: args['keel-path'],
       mix: MIX,
       retryBackoffMs: Number(args['retry-backoff-ms']),
+      nowMs,
     });
-    const children = Array.from({ length: WORKERS }, (_, i) => forkWorker('keel', url, `bench-worker-${i + 1}`, extra));
+    const children = Array.from({ length: WORKERS }, (_, i) => forkWorker(role, url, `bench-worker-${i + 1}`, extra));
     await Promise.all(children.map((c) => c.ready));
     // The load's own trigger calls are flushed and counted here, so only the drain's are reported.
     await client.query('select pg_stat_force_next_flush()');
@@ -244,11 +253,12 @@ async function runKeel(url: string): Promise<Run> {
     await Promise.all(children.map((c) => c.exited));
     const settled = reports.reduce((sum, r) => sum + (r?.settled ?? 0), 0);
     const statements = reports.reduce((sum, r) => sum + (r?.statements ?? 0), 0);
-    if (settled !== ITEMS) throw new Error(`keel settled ${settled} of ${ITEMS}`);
-    await checkKeelDrain(client, 'keel');
+    const system = role === 'keel' ? `keel (${args['keel-path']})` : NODE_FLOOR;
+    if (settled !== ITEMS) throw new Error(`${system} settled ${settled} of ${ITEMS}`);
+    await checkKeelDrain(client, system);
     const calls = (await triggerCalls(client)) - callsBefore;
     return {
-      system: `keel (${args['keel-path']})`,
+      system,
       perSecond: settled / elapsed,
       ...walPer(wal, settled),
       statementsPerItem: statements / settled,
@@ -457,6 +467,7 @@ const SYSTEMS: Record<string, (db: string) => Promise<Run>> = {
       },
     );
   },
+  'node-keel': async (db) => runKeel(await keelDatabase(db), 'node-floor'),
   'pgbench-keel': async (db) =>
     runPgbench('pgbench Keel own shape', await keelDatabase(db), 'keel-shape.sql', loadKeelAttempts, (client) =>
       checkKeelDrain(client, 'pgbench Keel own shape'),
@@ -540,22 +551,31 @@ async function main() {
       `worker processes and ${walText(medianOf(keel, (r) => r.backendCpuPerItem ?? null))} us in their backends`,
   );
   /** The ratio of medians, and the ratio within each repetition (the systems ran back to back). */
-  const ratio = (label: string, other: string, pick: (run: Run) => number | null) => {
-    const ours = medianOf(keel, pick);
-    const theirs = medianOf(other, pick);
-    if (ours === null || theirs === null) return;
-    const perRep = k
+  const ratioOf = (label: string, ours: string, other: string, pick: (run: Run) => number | null) => {
+    const a = medianOf(ours, pick);
+    const b = medianOf(other, pick);
+    if (a === null || b === null) return;
+    const perRep = (bySystem.get(ours) ?? [])
       .map((run) => {
         const their = bySystem.get(other)!.find((r) => r.rep === run.rep);
-        const a = pick(run);
-        const b = their ? pick(their) : null;
-        return a === null || b === null ? 'n/a' : fmt(a / b, 2);
+        const x = pick(run);
+        const y = their ? pick(their) : null;
+        return x === null || y === null ? 'n/a' : fmt(x / y, 2);
       })
       .join(', ');
-    console.log(`${label}: ${fmt(ours / theirs, 2)}x (per repetition ${perRep})`);
+    console.log(`${label}: ${fmt(a / b, 2)}x (per repetition ${perRep})`);
   };
+  const ratio = (label: string, other: string, pick: (run: Run) => number | null) => ratioOf(label, keel, other, pick);
   ratio('Keel/graphile-worker, settlements/s (goal >= 1.0)', 'graphile-worker', (r) => r.perSecond);
   ratio('Keel/pgbench Keel own shape, settlements/s (goal >= 0.9)', 'pgbench Keel own shape', (r) => r.perSecond);
+  ratio('Keel/node-postgres Keel own shape, settlements/s', NODE_FLOOR, (r) => r.perSecond);
+  ratio('Keel/node-postgres Keel own shape, worker CPU/settlement', NODE_FLOOR, (r) => r.workerCpuPerItem ?? null);
+  ratioOf(
+    'node-postgres/pgbench Keel own shape, settlements/s',
+    NODE_FLOOR,
+    'pgbench Keel own shape',
+    (r) => r.perSecond,
+  );
   ratio('WAL Keel/graphile-worker, cluster LSN diff (goal <= 1.5)', 'graphile-worker', (r) => r.walClusterPerItem);
   ratio('WAL Keel/graphile-worker, this database (pg_waldump) (goal <= 1.5)', 'graphile-worker', (r) => r.walDbPerItem);
   ratio('Keel/pg-boss, settlements/s', 'pg-boss', (r) => r.perSecond);

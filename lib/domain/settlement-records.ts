@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import canonicalize from 'canonicalize';
 import { totalValue, totalResult, err, ok, type Result } from './result';
 import {
   MAX_U32,
@@ -21,6 +20,9 @@ export function failureDetailSha256Hex(detail: string): string {
   return createHash('sha256').update(detail, 'utf8').digest('hex');
 }
 
+/** The digest of an empty detail, which every outcome without a digest stores: hashed once. */
+const EMPTY_DETAIL_SHA256_HEX = failureDetailSha256Hex('');
+
 export interface FailureReason {
   code: FailureCode;
   detailSha256Hex: string;
@@ -32,7 +34,7 @@ export interface FailureReason {
  */
 function failureReasonOfUnchecked(outcome: SettlementOutcome): FailureReason | null {
   if (outcome.kind !== 'Retryable' && outcome.kind !== 'Permanent') return null;
-  return { code: outcome.code, detailSha256Hex: outcome.detailSha256 ?? failureDetailSha256Hex('') };
+  return { code: outcome.code, detailSha256Hex: outcome.detailSha256 ?? EMPTY_DETAIL_SHA256_HEX };
 }
 
 export interface DeadLetterInput {
@@ -64,16 +66,17 @@ function deadLetterCanonicalJsonUnchecked(input: DeadLetterInput): Result<string
   }
   if (!isFailureCode(reasonCode)) return err(invalidRecord(`unknown settlement failure code ${reasonCode}`));
   if (!isSha256Hex(detailSha256Hex)) return err(invalidRecord('detail_sha256 is not 32 bytes of hex'));
-  const record = {
-    schema: DEAD_LETTER_SCHEMA,
-    receipt_id: receiptId,
-    finalized_at: finalizedAt,
-    attempts,
-    reason: { code: reasonCode, detail_sha256: [...Buffer.from(detailSha256Hex, 'hex')] },
-  };
-  // Every value was checked above, so canonicalize cannot meet NaN or a lone surrogate.
-  return ok(canonicalize(record) ?? '');
+  // RFC 8785 for this one shape, written out (a settlement worker writes one per dead
+  // letter): members in code-unit order, integers as digits, strings as JSON.stringify
+  // writes a well-formed one. test/unit/settlement.test.ts holds it equal to canonicalize.
+  const detail = Buffer.from(detailSha256Hex, 'hex').join(',');
+  return ok(
+    `{"attempts":${attempts},"finalized_at":${finalizedAt},"reason":{"code":${JSON.stringify(reasonCode)},` +
+      `"detail_sha256":[${detail}]},"receipt_id":${JSON.stringify(receiptId)},"schema":${SCHEMA_JSON}}`,
+  );
 }
+
+const SCHEMA_JSON = JSON.stringify(DEAD_LETTER_SCHEMA);
 
 /** The history event a committed route writes to `keel.settlement_event`. */
 export function settlementEventKindForRoute(route: SettlementRoute): SettlementEventKind {

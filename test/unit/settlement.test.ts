@@ -1,3 +1,5 @@
+import canonicalize from 'canonicalize';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import vectors from '../fixtures/vectors.json' with { type: 'json' };
 import {
@@ -325,6 +327,32 @@ describe('deadLetterCanonicalJson', () => {
         `"receipt_id":"rcpt-1","schema":"${DEAD_LETTER_SCHEMA}"}`,
     });
     expect(DEAD_LETTER_SCHEMA).toBe('chio.settle.dead-letter.v2');
+  });
+
+  it('equals canonicalize of the record for any valid input', () => {
+    fc.assert(
+      fc.property(
+        fc.string({ minLength: 1, unit: 'grapheme' }),
+        fc.nat({ max: Number.MAX_SAFE_INTEGER }),
+        fc.integer({ min: 1, max: MAX_U32 }),
+        fc.constantFrom(...FAILURE_CODES),
+        fc.uint8Array({ minLength: 32, maxLength: 32 }),
+        (receiptId, finalizedAt, attempts, reasonCode, digest) => {
+          const detailSha256Hex = Buffer.from(digest).toString('hex');
+          const record = {
+            schema: DEAD_LETTER_SCHEMA,
+            receipt_id: receiptId,
+            finalized_at: finalizedAt,
+            attempts,
+            reason: { code: reasonCode, detail_sha256: [...digest] },
+          };
+          expect(deadLetterCanonicalJson({ receiptId, finalizedAt, attempts, reasonCode, detailSha256Hex })).toEqual({
+            ok: true,
+            value: canonicalize(record),
+          });
+        },
+      ),
+    );
   });
 
   it('carries only the bounded reason, never the detail (seed)', () => {

@@ -1,7 +1,7 @@
 import 'server-only';
 import { is, Placeholder, type SQL } from 'drizzle-orm';
 import { PgDialect } from 'drizzle-orm/pg-core';
-import type { QueryResult, QueryResultRow } from 'pg';
+import type { Pool, QueryResult, QueryResultRow } from 'pg';
 import type { DbOrTx } from '../../db/client';
 
 const dialect = new PgDialect();
@@ -33,6 +33,10 @@ export function preparedStatement<Row extends QueryResultRow>(
 /**
  * Runs a statement written as text with positional parameters ($1, $2, ...) as the named
  * statement `name` on the connection `db` uses. `name` must stand for one statement text.
+ * It goes to the driver directly (the pool, or a transaction's client): these are the
+ * settlement workers' per-batch statements, and drizzle's execute adds a traced span and a
+ * cache lookup around every call for nothing they use. The result's values are read with
+ * the driver's own type parsers.
  */
 export function executeNamedText<Row extends QueryResultRow>(
   db: DbOrTx,
@@ -40,9 +44,14 @@ export function executeNamedText<Row extends QueryResultRow>(
   text: string,
   params: unknown[],
 ): Promise<QueryResult<Row>> {
-  return db._.session.prepareQuery({ sql: text, params }, undefined, name, false).execute() as Promise<
-    QueryResult<Row>
-  >;
+  return driverOf(db).query<Row>({ name, text, values: params });
+}
+
+/** The driver `db` runs on: the pool, or in a transaction the client that holds it. */
+function driverOf(db: DbOrTx): Pick<Pool, 'query'> {
+  const client = (db._.session as unknown as { client?: Pick<Pool, 'query'> }).client;
+  if (!client || typeof client.query !== 'function') throw new Error('the database session has no pg client');
+  return client;
 }
 
 /** A text element that must be escaped inside a quoted array element: a backslash or a double quote. */
@@ -54,13 +63,33 @@ const ARRAY_ESCAPE = /[\\"]/;
  * backslash or a quote. Numbers must be safe integers, which String() writes as digits.
  */
 export function arrayParam(values: readonly (string | number | null)[]): string {
+  return arrayLiteral(values, (value) => value, false);
+}
+
+/**
+ * One column of `rows` as an array parameter, written as arrayParam writes it, or `{}` when
+ * the column is null on every row (unnest pads a shorter array with nulls).
+ */
+export function columnParam<T>(rows: readonly T[], value: (row: T) => string | number | null): string {
+  return arrayLiteral(rows, value, true);
+}
+
+function arrayLiteral<T>(
+  items: readonly T[],
+  element: (item: T) => string | number | null | undefined,
+  emptyWhenAllNull: boolean,
+): string {
   let literal = '{';
-  for (let i = 0; i < values.length; i += 1) {
-    const value = values[i];
+  let allNull = true;
+  for (let i = 0; i < items.length; i += 1) {
+    const value = element(items[i]!);
     if (i > 0) literal += ',';
     if (value === null || value === undefined) literal += 'NULL';
-    else if (typeof value === 'number') literal += String(value);
-    else literal += `"${ARRAY_ESCAPE.test(value) ? value.replace(/[\\"]/g, '\\$&') : value}"`;
+    else {
+      allNull = false;
+      if (typeof value === 'number') literal += String(value);
+      else literal += `"${ARRAY_ESCAPE.test(value) ? value.replace(/[\\"]/g, '\\$&') : value}"`;
+    }
   }
-  return `${literal}}`;
+  return emptyWhenAllNull && allNull ? '{}' : `${literal}}`;
 }

@@ -14,7 +14,7 @@ import {
   type SettlementRouteError,
 } from '../../domain/settlement';
 import type { ClaimedOutcome } from '../ports/settlement-store';
-import { arrayParam, executeNamedText } from './named-statement';
+import { columnParam, executeNamedText } from './named-statement';
 import { claimProblem, guarded } from './settlement-guards';
 
 type ItemResult = Result<SettlementRoute, SettlementRouteError>;
@@ -134,26 +134,30 @@ const EXACT_CLAIM = `a.receipt_id = i.receipt_id
           and a.finalized_at = i.finalized_at and a.attempts = i.attempts and a.row_version = i.row_version
           and a.lease_owner = i.lease_owner and a.lease_token = i.lease_token and a.lease_until_ms = i.lease_until_ms`;
 
+/** One input column: its name, SQL type and how a row gives its value. */
+type InputColumn = readonly [name: keyof BatchRow, type: string, value: (row: BatchRow) => string | number | null];
+
 /**
  * The input's columns and their SQL types, in the order the statement unnests them: each
  * is parameter $n (1-based) as a typed array, the observation time the one after them.
+ * Each column reads its field by name, so every read is a fixed property of one shape.
  */
-const INPUT_COLUMNS: readonly (readonly [keyof BatchRow, string])[] = [
-  ['ord', 'int'],
-  ['receipt_id', 'text'],
-  ['finalized_at', 'bigint'],
-  ['attempts', 'int'],
-  ['row_version', 'bigint'],
-  ['lease_owner', 'text'],
-  ['lease_token', 'text'],
-  ['lease_until_ms', 'bigint'],
+const INPUT_COLUMNS: readonly InputColumn[] = [
+  ['ord', 'int', (row) => row.ord],
+  ['receipt_id', 'text', (row) => row.receipt_id],
+  ['finalized_at', 'bigint', (row) => row.finalized_at],
+  ['attempts', 'int', (row) => row.attempts],
+  ['row_version', 'bigint', (row) => row.row_version],
+  ['lease_owner', 'text', (row) => row.lease_owner],
+  ['lease_token', 'text', (row) => row.lease_token],
+  ['lease_until_ms', 'bigint', (row) => row.lease_until_ms],
   // The route is the event's kind: finished (NoAction), retry_scheduled or dead_lettered.
-  ['event_kind', 'text'],
-  ['event_attempt', 'int'],
-  ['reason_code', 'text'],
-  ['reason_sha256_hex', 'text'],
-  ['next_visible_at_ms', 'bigint'],
-  ['dead_json', 'text'],
+  ['event_kind', 'text', (row) => row.event_kind],
+  ['event_attempt', 'int', (row) => row.event_attempt],
+  ['reason_code', 'text', (row) => row.reason_code],
+  ['reason_sha256_hex', 'text', (row) => row.reason_sha256_hex],
+  ['next_visible_at_ms', 'bigint', (row) => row.next_visible_at_ms],
+  ['dead_json', 'text', (row) => row.dead_json],
 ];
 const OBSERVED_AT = `$${INPUT_COLUMNS.length + 1}::bigint`;
 
@@ -164,10 +168,7 @@ const OBSERVED_AT = `$${INPUT_COLUMNS.length + 1}::bigint`;
  * observation time.
  */
 function batchParams(rows: readonly BatchRow[], observedAtMs: number): unknown[] {
-  const params: unknown[] = INPUT_COLUMNS.map(([name]) => {
-    const values = rows.map((row) => row[name]);
-    return arrayParam(values.every((value) => value === null) ? [] : values);
-  });
+  const params: unknown[] = INPUT_COLUMNS.map(([, , value]) => columnParam(rows, value));
   params.push(observedAtMs);
   return params;
 }
@@ -238,8 +239,10 @@ function batchStatementText({ removes, retries, deadLetters }: BatchShape): stri
         from committed i
         order by i.ord
       )`);
-  // The landed items come back as one array (one row to read, not one per item).
-  if (!deadLetters) return `with ${parts.join(', ')} select array_agg(ord) as landed from committed`;
+  // The landed items come back as one comma-separated text (one row and one field to read,
+  // not one per item, and no array parser on the way).
+  const landed = `array_to_string(array_agg(ord), ',') as landed`;
+  if (!deadLetters) return `with ${parts.join(', ')} select ${landed} from committed`;
   parts.push(`repeated as (
         -- Seen in the statement's snapshot: the dead letter an earlier call committed.
         select i.ord from input i join settle.dead_letters d on d.receipt_id = i.receipt_id
@@ -248,7 +251,7 @@ function batchStatementText({ removes, retries, deadLetters }: BatchShape): stri
         where a.receipt_id = i.receipt_id)
       )`);
   return `with ${parts.join(', ')}
-      select array_agg(ord) as landed from (
+      select ${landed} from (
         select ord from committed
         union all
         select ord from repeated where ord not in (select ord from committed)
@@ -314,13 +317,10 @@ export async function recordClaimedOutcomesInOneStatement(
   if (rows.length === 0) return ok(results as ItemResult[]);
   return guarded(async () => {
     const { name, text } = batchStatement(rows);
-    const written = await executeNamedText<{ landed: number[] | null }>(
-      db,
-      name,
-      text,
-      batchParams(rows, observedAtMs),
-    );
-    const landed = new Set(written.rows[0]?.landed ?? []);
+    const written = await executeNamedText<{ landed: string | null }>(db, name, text, batchParams(rows, observedAtMs));
+    const landedText = written.rows[0]?.landed;
+    // Nothing landed is null (no row aggregated), never an empty text.
+    const landed = new Set(landedText ? landedText.split(',').map(Number) : []);
     for (const row of rows) results[row.ord] = landed.has(row.ord) ? ok(routes[row.ord]!) : err(conflictError(STALE));
     return ok(results as ItemResult[]);
   });
