@@ -348,12 +348,16 @@ async function countByReason(
 ): Promise<{ reason: string; n: number }[]> {
   const budget = codes.length * (COUNT_CAP + 1);
   if (others.length > 0) {
+    // Every code wanted (a filtered view): no per-row test of the reason, which cost a third
+    // of the pass (10 against 15-17 ms for `minAttempts=5` at 100,000); a reason outside the
+    // vocabulary is dropped here instead.
+    const everyCode = codes.length === FAILURE_CODES.length;
+    const ofCodes = everyCode ? sql`true` : sql`d.reason = any(${sql.param([...codes])}::text[])`;
     const { rows } = await db.execute<{ reason: string; n: number }>(sql`
       select reason, count(*)::int as n
-      from (select d.reason from settle.dead_letters d where d.reason = any(${sql.param([...codes])}::text[])
-      and ${and(others)} limit ${budget}) t
+      from (select d.reason from settle.dead_letters d where ${ofCodes} and ${and(others)} limit ${budget}) t
       group by reason`);
-    if (rows.reduce((sum, r) => sum + r.n, 0) < budget) return rows;
+    if (rows.reduce((sum, r) => sum + r.n, 0) < budget) return rows.filter((r) => codes.includes(r.reason));
   }
   const { rows } = await db.execute<{ reason: string; n: number }>(sql`
     select code as reason,

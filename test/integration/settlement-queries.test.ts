@@ -260,6 +260,24 @@ describe('dead letters', () => {
     );
   });
 
+  it('leaves a reason outside the vocabulary out of the groups, filtered or not', async () => {
+    await pool.query(
+      `insert into settle.dead_letters (receipt_id, finalized_at, attempts, reason, canonical_json, recorded_at_ms)
+       values ('odd-reason', 1, 1, 'not_a_code', '{}', $1)`,
+      [NOW],
+    );
+    try {
+      const filtered = await deadLetterGroups(db, dead({ maxAttempts: '2' }), { nowMs: NOW });
+      const unfiltered = await deadLetterGroups(db, dead({}), { nowMs: NOW });
+      for (const { groups } of [filtered, unfiltered]) {
+        expect(groups.length).toBeGreaterThan(0);
+        expect(groups.map((g) => g.reason)).not.toContain('not_a_code');
+      }
+    } finally {
+      await pool.query(`delete from settle.dead_letters where receipt_id = 'odd-reason'`);
+    }
+  });
+
   it("counts exactly up to 10,000, then says 10,000+ with the planner's estimate", async () => {
     await pool.query(
       `insert into settle.dead_letters select 'cap-' || n, 1, 1, 'unsupported', '{}', $1
