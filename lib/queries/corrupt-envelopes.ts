@@ -1,6 +1,6 @@
 import 'server-only';
 import type { DbOrTx } from '../db/client';
-import { corruptScanQuery, scannedVerdicts, type ScannedStep } from './retry-keys';
+import { type ScannedStep, scanSteps, scannedVerdicts } from './retry-keys';
 
 const SCAN_BATCH = 2_000;
 
@@ -14,7 +14,7 @@ export async function countCorruptEnvelopes(db: DbOrTx): Promise<number> {
   let corrupt = 0;
   let from: { id: number; inclusive: boolean } | null = null;
   for (;;) {
-    const steps: ScannedStep[] = (await db.execute<ScannedStep>(corruptScanQuery(from, {}, SCAN_BATCH))).rows;
+    const steps: ScannedStep[] = await scanSteps(db, from, {}, SCAN_BATCH);
     const verdicts = await scannedVerdicts(db, steps);
     corrupt += verdicts.filter((verdict) => verdict?.kind === 'corrupt').length;
     const last: ScannedStep | undefined = steps.at(-1);

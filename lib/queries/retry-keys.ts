@@ -261,6 +261,26 @@ async function readSteps(db: DbOrTx, from: StepBound, filters: RetryKeyFilters, 
 export type ScannedStep = RowVersion & { fault_policy: unknown } & Record<string, unknown>;
 
 /**
+ * The corrupt-only walk's steps, newest first, read as one JSON array in one field: a walk
+ * is up to thousands of steps, and a row per step costs the driver a row and a jsonb parse
+ * each where one JSON.parse reads them all.
+ */
+export async function scanSteps(
+  db: DbOrTx,
+  from: StepBound,
+  filters: RetryKeyFilters,
+  batch: number,
+): Promise<ScannedStep[]> {
+  const { rows } = await db.execute<{ steps: string }>(sql`
+    select coalesce(json_agg(json_build_array(w.id, w.row_xmin, w.version, w.fault_policy) order by w.id desc),
+                    '[]')::text as steps
+    from (${corruptScanQuery(from, filters, batch)}) w`);
+  return (JSON.parse(rows[0]!.steps) as [number, string, number, unknown][]).map(
+    ([id, row_xmin, version, fault_policy]) => ({ id, row_xmin, version, fault_policy }),
+  );
+}
+
+/**
  * Each scanned step's verdict: kept ones as they are, the others judged from their
  * envelopes, read in one statement. A step rewritten since the scan is judged as read
  * now, and kept under that newer row version; a step gone since has none.
@@ -294,7 +314,7 @@ async function listCorruptEnvelopes(
   size: number,
 ): Promise<RetryKeyPage> {
   const from = after ? { id: after.stepId, inclusive: after.key !== null } : null;
-  const steps = (await db.execute<ScannedStep>(corruptScanQuery(from, filters, CORRUPT_SCAN_STEPS))).rows;
+  const steps = await scanSteps(db, from, filters, CORRUPT_SCAN_STEPS);
   const verdicts = await scannedVerdicts(db, steps);
   // The corrupt steps in order, one more than the page holds to tell whether another page follows.
   const corrupt = new Map<number, Extract<Verdict, { kind: 'corrupt' }>>();
