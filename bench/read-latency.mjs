@@ -3,7 +3,7 @@
 // and a deep keyset page, with the filters the UI offers. Prints p50/p95 per route.
 //
 //   KEEL_BENCH_URL=http://127.0.0.1:3160 KEEL_BENCH_USER=bench KEEL_BENCH_PASSWORD=... \
-//     node bench/read-latency.mjs [--seconds 5] [--only substring] [--json out.json] \
+//     node bench/read-latency.mjs [--seconds 5] [--only substring] [--json out.json] [--floor-p95 ms] \
 //       [--compare http://127.0.0.1:3161] [--cold] [--warm 20]
 //
 // Every route gets --warm requests first on every server (not counted; default 2 per client,
@@ -30,6 +30,8 @@ const { values } = parseArgs({
     compare: { type: 'string' },
     cold: { type: 'boolean', default: false },
     warm: { type: 'string' },
+    // The bare framework's 50-row table p95 (ms), from bench/next-floor.mjs in the same session.
+    'floor-p95': { type: 'string' },
   },
 });
 const base = process.env.KEEL_BENCH_URL ?? 'http://127.0.0.1:3160';
@@ -218,5 +220,18 @@ for (const server of servers) {
   process.stdout.write(
     `worst p95 (${server.name}): api ${worst('api', pick)} ms (goal 100), pages ${worst('page', pick)} ms (goal 150)\n`,
   );
+}
+if (values['floor-p95']) {
+  const floor = Number(values['floor-p95']);
+  const pages = rows.filter((r) => r.kind === 'page');
+  const ratios = pages.map((r) => r.p95 / floor).sort((a, b) => a - b);
+  const within = ratios.filter((ratio) => ratio <= 1.5).length;
+  const at = (q) => ratios[Math.min(ratios.length - 1, Math.floor(q * ratios.length))]?.toFixed(2);
+  process.stdout.write(
+    `pages against the framework table's p95 of ${floor} ms: ${within} of ${pages.length} within 1.5x ` +
+      `(median ${at(0.5)}x, worst ${at(1)}x)\n`,
+  );
+  for (const r of pages.filter((p) => p.p95 / floor > 1.5).sort((a, b) => b.p95 - a.p95))
+    process.stdout.write(`  ${(r.p95 / floor).toFixed(2)}x  ${r.p95} ms  ${r.path}${r.query ? ` ?${r.query}` : ''}\n`);
 }
 if (values.json) writeFileSync(values.json, JSON.stringify(rows, null, 2));
