@@ -118,4 +118,33 @@ describe('needs you, read from the rows', () => {
       ['Dead letters: rpc', 65, 'critical', '/settlements/dead-letters?reason=rpc'],
     ]);
   });
+
+  it('counts stale executions from an index range on updated_at, not a test of every active one', async () => {
+    const sent: { text: string; values: unknown[] }[] = [];
+    const query = pool.query.bind(pool);
+    pool.query = ((config: string | { text: string }, values?: unknown[]) => {
+      sent.push({ text: typeof config === 'string' ? config : config.text, values: values ?? [] });
+      return query(config as never, values as never);
+    }) as typeof pool.query;
+    try {
+      await readNeedsYou(db, OPTIONS);
+    } finally {
+      pool.query = query;
+    }
+    expect(sent).toHaveLength(1);
+    const client = await pool.connect();
+    try {
+      await client.query('begin');
+      await client.query('set local enable_seqscan = off');
+      const { rows } = await client.query<{ 'QUERY PLAN': string }>(`explain ${sent[0]!.text}`, sent[0]!.values);
+      const plan = rows.map((r) => r['QUERY PLAN']).join('\n');
+      // A bound the planner cannot fix before the scan (a volatile clock) would leave only the status here.
+      expect(plan).toMatch(
+        /ob_job_execution e[^\n]*\n\s*Index Cond: \(\(status = ANY [^\n]*updated_at < [^\n]*updated_at >= /,
+      );
+    } finally {
+      await client.query('rollback');
+      client.release();
+    }
+  });
 });
