@@ -15,6 +15,9 @@
 //   /empty       a dynamic page rendering one <p> (no data, no client code)
 //   /table       a dynamic page rendering a 50-row, 7-column table of server components
 //                from memory (no database, no session, no client code)
+//   /query-table the same rows as a console list page carries them: read on the server into
+//                TanStack Query, dehydrated, rendered by a client view under nuqs' adapter
+//                (no database, no session)
 //
 // The scratch app lives in a `.next-floor-*` folder of the checkout, which git ignores, and is
 // removed at the end unless --keep; it resolves Keel's node_modules from there. A figure-printing script, not a
@@ -125,6 +128,84 @@ export function View() {
 `,
   'app/(query-url)/query-url/page.jsx': `import { View } from './view';
 export default function Page() { return <View />; }
+`,
+  // The shape of a console list page: the same 50 rows read on the server into a QueryClient,
+  // dehydrated into a HydrationBoundary and rendered by a client view that reads them with
+  // useQuery under a nuqs filter (so the rows travel in the HTML and again in the RSC payload).
+  'app/(query-url)/query-table/rows.js': `const STATUSES = ['COMPLETED', 'FAILED', 'STARTED', 'STOPPED'];
+const JOBS = ['rebuild-search-index', 'export-statements', 'settle-invoices'];
+export function rows(now) {
+  return Array.from({ length: 50 }, (_, i) => ({
+    id: 1_000_000 - i,
+    job: JOBS[i % 3],
+    status: STATUSES[i % 4],
+    attempt: 1 + (i % 2),
+    updatedAt: new Date(now - i * 7_000).toISOString(),
+  }));
+}
+`,
+  'app/(query-url)/query-table/view.jsx': `'use client';
+import { useQuery } from '@tanstack/react-query';
+import { parseAsString, useQueryStates } from 'nuqs';
+const cell = 'px-3 py-2 whitespace-nowrap';
+export function View() {
+  const [filters] = useQueryStates({ status: parseAsString.withDefault('') });
+  const list = useQuery({
+    queryKey: ['rows', filters.status],
+    queryFn: () => fetch('/empty').then(() => []),
+    staleTime: 5000,
+  });
+  const now = Date.now();
+  return (
+    <table className="min-w-full text-left text-sm">
+      <caption className="sr-only">Executions</caption>
+      <thead>
+        <tr>
+          {['Execution', 'Job', 'Status', 'Attempt', 'Version', 'Owner', 'Updated'].map((h) => (
+            <th key={h} scope="col" className="px-3 py-2 font-medium">{h}</th>
+          ))}
+        </tr>
+      </thead>
+      <tbody>
+        {(list.data ?? []).map((r) => (
+          <tr key={r.id}>
+            <td className={cell + ' font-mono text-xs'}>
+              <a className="text-sky-800 underline" href={'/executions/' + r.id}>{r.id}</a>
+            </td>
+            <td className={cell}>{r.job}</td>
+            <td className={cell}>
+              <span className="inline-block rounded px-1.5 py-0.5 text-xs font-medium">{r.status}</span>
+            </td>
+            <td className={cell}>{r.attempt}</td>
+            <td className={cell}>3</td>
+            <td className={cell}>none</td>
+            <td className={cell}>
+              <time dateTime={r.updatedAt} title={r.updatedAt}>
+                {Math.round((now - Date.parse(r.updatedAt)) / 60000)} min ago{' '}
+                <span className="text-zinc-500">· {r.updatedAt}</span>
+              </time>
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+`,
+  'app/(query-url)/query-table/page.jsx': `import {
+  dehydrate,
+  HydrationBoundary,
+  QueryClient,
+} from '@tanstack/react-query';
+import { connection } from 'next/server';
+import { rows } from './rows';
+import { View } from './view';
+export default async function Page() {
+  await connection();
+  const client = new QueryClient();
+  await client.prefetchQuery({ queryKey: ['rows', ''], queryFn: async () => rows(Date.now()) });
+  return <HydrationBoundary state={dehydrate(client)}><View /></HydrationBoundary>;
+}
 `,
   'app/empty/page.jsx': `import { connection } from 'next/server';
 export default async function Page() { await connection(); return <main><p>nothing</p></main>; }
@@ -261,14 +342,14 @@ try {
     `\n${connections} clients, ${values.seconds} s per route, ${values.rounds} rounds; server pid ${pid}\n`,
   );
   process.stdout.write(
-    `${'route'.padEnd(8)} ${'p50 ms'.padStart(7)} ${'p95 ms'.padStart(7)} ${'server ms/req'.padStart(14)} ` +
+    `${'route'.padEnd(12)} ${'p50 ms'.padStart(7)} ${'p95 ms'.padStart(7)} ${'server ms/req'.padStart(14)} ` +
       `${'requests'.padStart(9)}\n`,
   );
   for (let round = 0; round < Number(values.rounds); round++) {
-    for (const route of ['/empty', '/table']) {
+    for (const route of ['/empty', '/table', '/query-table']) {
       const f = await measure(base, pid, route, Number(values.seconds));
       process.stdout.write(
-        `${route.padEnd(8)} ${String(f.p50).padStart(7)} ${String(f.p95).padStart(7)} ` +
+        `${route.padEnd(12)} ${String(f.p50).padStart(7)} ${String(f.p95).padStart(7)} ` +
           `${f.cpu.toFixed(1).padStart(14)} ` +
           `${String(f.requests).padStart(9)}${f.failed ? `  ${f.failed} failed` : ''}\n`,
       );

@@ -3,8 +3,8 @@
 // and a deep keyset page, with the filters the UI offers. Prints p50/p95 per route.
 //
 //   KEEL_BENCH_URL=http://127.0.0.1:3160 KEEL_BENCH_USER=bench KEEL_BENCH_PASSWORD=... \
-//     node bench/read-latency.mjs [--seconds 5] [--only substring] [--json out.json] [--floor-p95 ms] \
-//       [--compare http://127.0.0.1:3161] [--cold] [--warm 20]
+//     node bench/read-latency.mjs [--seconds 5] [--only substring] [--json out.json] [--kind api|page] \
+//       [--floor-p95 ms] [--compare http://127.0.0.1:3161] [--cold] [--warm 20]
 //
 // Every route gets --warm requests first on every server (not counted; default 2 per client,
 // at least 1), so the first routes measured do not pay for loading and compiling the server's
@@ -25,6 +25,8 @@ const { values } = parseArgs({
   options: {
     seconds: { type: 'string', default: '5' },
     only: { type: 'string' },
+    // `api` or `page`: only that kind of route.
+    kind: { type: 'string' },
     json: { type: 'string' },
     connections: { type: 'string', default: '10' },
     compare: { type: 'string' },
@@ -176,7 +178,9 @@ for (const [path, { page }] of Object.entries(CURSORS)) {
   }
 }
 
-const measured = targets.filter((t) => !values.only || t.url.includes(values.only));
+const measured = targets.filter(
+  (t) => (!values.only || t.url.includes(values.only)) && (!values.kind || t.kind === values.kind),
+);
 if (!values.cold && values.warm !== '0') {
   process.stderr.write(`warming ${measured.length} routes, ${warmRequests} requests each\n`);
   for (const target of measured) {
