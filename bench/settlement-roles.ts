@@ -93,34 +93,50 @@ async function keelWorker(url: string, workerId: string, batch: number, extra: s
   const store = postgresSettlementStore(db);
   const { rows } = await pool.query<{ pid: number }>('select pg_backend_pid() as pid');
   const backendPid = rows[0]!.pid;
+  await drainAndReport(statements, backendPid, async () => {
+    let settled = 0;
+    let conflicts = 0;
+    for (;;) {
+      const now = Date.now();
+      const claimed = await store.claimDue(workerId, now, 60_000, batch);
+      if (!claimed.ok) throw new Error(`claim refused: ${claimed.error.kind}`);
+      if (claimed.value.length === 0) break;
+      if (path === 'batch') {
+        const items = claimed.value.map((claim) => ({ claim, outcome: outcome(claim.receiptId) }));
+        const recorded = await store.recordClaimedOutcomes(items, policy, Date.now());
+        if (!recorded.ok) throw new Error(`batch refused: ${recorded.error.kind}`);
+        for (const item of recorded.value) {
+          if (item.ok) settled += 1;
+          else conflicts += 1;
+        }
+      } else {
+        for (const claim of claimed.value) {
+          const routed = await store.recordClaimedOutcome(claim, outcome(claim.receiptId), policy, Date.now());
+          if (routed.ok) settled += 1;
+          else conflicts += 1;
+        }
+      }
+    }
+    return { settled, conflicts };
+  });
+  await pool.end();
+}
+
+/**
+ * Says ready, waits for go, runs `drain` and reports what it settled with the statements it
+ * sent and the CPU of this process and of its PostgreSQL backend over it.
+ */
+async function drainAndReport(
+  statements: () => number,
+  backendPid: number,
+  drain: () => Promise<{ settled: number; conflicts: number }>,
+): Promise<void> {
   send({ type: 'ready' });
   await nextMessage('go');
   const before = statements();
   const cpuBefore = process.cpuUsage();
   const backendBefore = await processCpuUs(backendPid);
-  let settled = 0;
-  let conflicts = 0;
-  for (;;) {
-    const now = Date.now();
-    const claimed = await store.claimDue(workerId, now, 60_000, batch);
-    if (!claimed.ok) throw new Error(`claim refused: ${claimed.error.kind}`);
-    if (claimed.value.length === 0) break;
-    if (path === 'batch') {
-      const items = claimed.value.map((claim) => ({ claim, outcome: outcome(claim.receiptId) }));
-      const recorded = await store.recordClaimedOutcomes(items, policy, Date.now());
-      if (!recorded.ok) throw new Error(`batch refused: ${recorded.error.kind}`);
-      for (const item of recorded.value) {
-        if (item.ok) settled += 1;
-        else conflicts += 1;
-      }
-    } else {
-      for (const claim of claimed.value) {
-        const routed = await store.recordClaimedOutcome(claim, outcome(claim.receiptId), policy, Date.now());
-        if (routed.ok) settled += 1;
-        else conflicts += 1;
-      }
-    }
-  }
+  const { settled, conflicts } = await drain();
   const cpu = process.cpuUsage(cpuBefore);
   const backendAfter = await processCpuUs(backendPid);
   send({
@@ -133,7 +149,6 @@ async function keelWorker(url: string, workerId: string, batch: number, extra: s
       backendCpuUs: backendBefore === null || backendAfter === null ? null : backendAfter - backendBefore,
     },
   });
-  await pool.end();
 }
 
 /**
@@ -174,36 +189,22 @@ async function nodeFloorWorker(url: string, workerId: string, extra: string): Pr
   await client.connect();
   const { rows } = await client.query<{ pid: number }>('select pg_backend_pid() as pid');
   const backendPid = rows[0]!.pid;
-  send({ type: 'ready' });
-  await nextMessage('go');
-  const before = statements();
-  const cpuBefore = process.cpuUsage();
-  const backendBefore = await processCpuUs(backendPid);
-  let settled = 0;
-  for (;;) {
-    const claimed = await client.query<Record<string, string>>({
-      name: 'floor_claim',
-      text: claim.sql,
-      values: claim.names.map((name) => values[name]),
-    });
-    const got = claimed.rows[0]!;
-    if (got.ids === '{}') break;
-    Object.assign(values, got);
-    await client.query({ name: 'floor_record', text: record.sql, values: record.names.map((name) => values[name]) });
-    // The claim's ids are a text array; its elements are quoted receipt ids with no comma in them.
-    settled += got.ids!.split(',').length;
-  }
-  const cpu = process.cpuUsage(cpuBefore);
-  const backendAfter = await processCpuUs(backendPid);
-  send({
-    type: 'done',
-    report: {
-      settled,
-      statements: statements() - before,
-      conflicts: 0,
-      workerCpuUs: cpu.user + cpu.system,
-      backendCpuUs: backendBefore === null || backendAfter === null ? null : backendAfter - backendBefore,
-    },
+  await drainAndReport(statements, backendPid, async () => {
+    let settled = 0;
+    for (;;) {
+      const claimed = await client.query<Record<string, string>>({
+        name: 'floor_claim',
+        text: claim.sql,
+        values: claim.names.map((name) => values[name]),
+      });
+      const got = claimed.rows[0]!;
+      if (got.ids === '{}') break;
+      Object.assign(values, got);
+      await client.query({ name: 'floor_record', text: record.sql, values: record.names.map((name) => values[name]) });
+      // The claim's ids are a text array; its elements are quoted receipt ids with no comma in them.
+      settled += got.ids!.split(',').length;
+    }
+    return { settled, conflicts: 0 };
   });
   await client.end();
 }
