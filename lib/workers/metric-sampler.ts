@@ -126,9 +126,16 @@ export function startMetricSampler({
     errorDelayMs: intervalMs,
     wait,
     async step() {
-      await sampleMetrics(db, { staleThresholdMs, intervalMs });
-      // The rates' rollup rides along (lib/workers/rate-rollup.ts): with closed minutes left to count, at once.
-      const rates = await rollupRates(db);
+      // The rates' rollup rides along (lib/workers/rate-rollup.ts), before the sample: the
+      // sample's `metrics` announcement makes open rates pages read again, and they then find
+      // the minute that just closed counted, not 15 s later. The sample is taken even when the
+      // rollup fails. With closed minutes left to count, the next pass comes at once.
+      let rates: Awaited<ReturnType<typeof rollupRates>> | undefined;
+      try {
+        rates = await rollupRates(db);
+      } finally {
+        await sampleMetrics(db, { staleThresholdMs, intervalMs });
+      }
       return rates?.behind ? 0 : intervalMs;
     },
   });
