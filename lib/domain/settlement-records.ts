@@ -47,6 +47,7 @@ export interface DeadLetterInput {
 }
 
 const LONE_SURROGATE = /\p{Cs}/u;
+const SCHEMA_JSON = JSON.stringify(DEAD_LETTER_SCHEMA);
 
 /**
  * The RFC 8785 JSON stored in `settle.dead_letters.canonical_json`. The runtime's
@@ -75,8 +76,6 @@ function deadLetterCanonicalJsonUnchecked(input: DeadLetterInput): Result<string
       `"detail_sha256":[${detail}]},"receipt_id":${JSON.stringify(receiptId)},"schema":${SCHEMA_JSON}}`,
   );
 }
-
-const SCHEMA_JSON = JSON.stringify(DEAD_LETTER_SCHEMA);
 
 /** The history event a committed route writes to `keel.settlement_event`. */
 export function settlementEventKindForRoute(route: SettlementRoute): SettlementEventKind {

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { arrayParam } from '../../lib/simulator/adapters/named-statement';
+import { columnParam } from '../../lib/simulator/adapters/named-statement';
 import { postgresSettlementStore } from '../../lib/simulator/adapters/settlement-store';
 import {
   FAILURE_CODES,
@@ -243,10 +243,12 @@ describe('the batch parameters', () => {
         async (texts, numbers) => {
           const { rows } = await pool.query<{ texts: (string | null)[]; numbers: (string | null)[] }>(
             'select $1::text[] as texts, $2::bigint[]::text[] as numbers',
-            [arrayParam(texts), arrayParam(numbers)],
+            [columnParam(texts, (t) => t), columnParam(numbers, (n) => n)],
           );
-          expect(rows[0]!.texts).toEqual(texts);
-          expect(rows[0]!.numbers).toEqual(numbers.map((n) => (n === null ? null : String(n))));
+          // A column null on every row is sent empty: unnest pads it back with nulls.
+          const sent = <T>(values: (T | null)[]) => (values.every((v) => v === null) ? [] : values);
+          expect(rows[0]!.texts).toEqual(sent(texts));
+          expect(rows[0]!.numbers).toEqual(sent(numbers).map((n) => (n === null ? null : String(n))));
         },
       ),
       { numRuns: 200 },

@@ -58,38 +58,23 @@ function driverOf(db: DbOrTx): Pick<Pool, 'query'> {
 const ARRAY_ESCAPE = /[\\"]/;
 
 /**
- * An array parameter as the text node-postgres would send for the JavaScript array (every
- * element quoted, NULL unquoted), in one pass: an element is escaped only when it holds a
- * backslash or a quote. Numbers must be safe integers, which String() writes as digits.
- */
-export function arrayParam(values: readonly (string | number | null)[]): string {
-  return arrayLiteral(values, (value) => value, false);
-}
-
-/**
- * One column of `rows` as an array parameter, written as arrayParam writes it, or `{}` when
- * the column is null on every row (unnest pads a shorter array with nulls).
+ * One column of `rows` as an array parameter, in one pass: the text node-postgres would send
+ * for the JavaScript array (every element quoted, NULL unquoted, an element escaped only when
+ * it holds a backslash or a quote), or `{}` when the column is null on every row (unnest pads
+ * a shorter array with nulls). Numbers must be safe integers, which String() writes as digits.
  */
 export function columnParam<T>(rows: readonly T[], value: (row: T) => string | number | null): string {
-  return arrayLiteral(rows, value, true);
-}
-
-function arrayLiteral<T>(
-  items: readonly T[],
-  element: (item: T) => string | number | null | undefined,
-  emptyWhenAllNull: boolean,
-): string {
   let literal = '{';
   let allNull = true;
-  for (let i = 0; i < items.length; i += 1) {
-    const value = element(items[i]!);
+  for (let i = 0; i < rows.length; i += 1) {
+    const element = value(rows[i]!);
     if (i > 0) literal += ',';
-    if (value === null || value === undefined) literal += 'NULL';
+    if (element === null) literal += 'NULL';
     else {
       allNull = false;
-      if (typeof value === 'number') literal += String(value);
-      else literal += `"${ARRAY_ESCAPE.test(value) ? value.replace(/[\\"]/g, '\\$&') : value}"`;
+      if (typeof element === 'number') literal += String(element);
+      else literal += `"${ARRAY_ESCAPE.test(element) ? element.replace(/[\\"]/g, '\\$&') : element}"`;
     }
   }
-  return emptyWhenAllNull && allNull ? '{}' : `${literal}}`;
+  return allNull ? '{}' : `${literal}}`;
 }
