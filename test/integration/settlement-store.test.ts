@@ -207,6 +207,37 @@ describe('claiming', () => {
     );
     expect(tokens.size).toBe(3);
   });
+
+  it('keeps one generic plan per claim size and per batch shape instead of planning every call', async () => {
+    // Enough analyzed rows that a generic plan guessing at an unknown limit would cost far
+    // more than a custom one (the claim would then be planned again on every call).
+    await pool.query('delete from settle.attempts');
+    await pool.query(
+      `insert into settle.attempts (receipt_id, finalized_at, work_kind, attempts, next_visible_at_ms, row_version,
+         updated_at_ms)
+       select 'plan-' || n, 41, 'pending_observation', 0, $1::bigint - n, 0, 1 from generate_series(1, 20000) n`,
+      [NOW],
+    );
+    await pool.query('analyze settle.attempts');
+    const single = newPool(1);
+    const worker = postgresSettlementStore(createDatabase(single));
+    for (let call = 0; call < 8; call += 1) {
+      const claims = await worker.claimDue('worker-plan', NOW, LEASE, 7);
+      if (!claims.ok) throw new Error('claim refused');
+      const items = claims.value.map((claim) => ({ claim, outcome: { kind: 'Accepted' as const } }));
+      const recorded = await worker.recordClaimedOutcomes(items, DEFAULT_RETRY_POLICY, NOW);
+      expect(recorded.ok && recorded.value.every((item) => item.ok)).toBe(true);
+    }
+    const { rows } = await single.query(
+      `select name, generic_plans from pg_prepared_statements
+       where name like 'keel_settlement_claim_due%' or name like 'keel_settlement_batch%' order by name`,
+    );
+    // Postgres plans the first five calls, then keeps the generic plan when it costs no more.
+    expect(rows.map((row) => [row.name, Number(row.generic_plans) >= 3])).toEqual([
+      ['keel_settlement_batch_r', true],
+      ['keel_settlement_claim_due_7', true],
+    ]);
+  });
 });
 
 describe('recording claimed outcomes', () => {

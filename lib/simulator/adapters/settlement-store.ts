@@ -125,15 +125,30 @@ const claimReceiptStatement = preparedStatement<{ claims: string }>(
 /**
  * The due rows in due order. SKIP LOCKED: a row another worker is claiming right now is
  * passed over, not waited for, and re-checked after lock so a just-committed lease is never taken.
+ *
+ * The limit is written into the text, one named statement per limit (a worker claims with
+ * one or two): with the limit a parameter, Postgres's generic plan must assume a tenth of
+ * the due rows, which costs it so much more than a custom plan that it plans every claim
+ * again; with the limit known, it keeps the generic plan after the first few calls.
  */
-const claimDueStatement = preparedStatement<{ claims: string }>(
-  'keel_settlement_claim_due',
-  claimStatement(sql`
-    select receipt_id from settle.attempts where ${claimableAt(NOW)}
-    order by next_visible_at_ms, receipt_id
-    limit ${sql.placeholder('limit')}::int
-    for update skip locked`),
-);
+const claimDueStatements = new Map<number, ReturnType<typeof preparedStatement<{ claims: string }>>>();
+
+function claimDueStatement(limit: number) {
+  let statement = claimDueStatements.get(limit);
+  if (!statement) {
+    if (!Number.isSafeInteger(limit) || limit < 1) throw new Error(`claim limit is not a positive integer: ${limit}`);
+    statement = preparedStatement<{ claims: string }>(
+      `keel_settlement_claim_due_${limit}`,
+      claimStatement(sql`
+        select receipt_id from settle.attempts where ${claimableAt(NOW)}
+        order by next_visible_at_ms, receipt_id
+        limit ${sql.raw(String(limit))}
+        for update skip locked`),
+    );
+    claimDueStatements.set(limit, statement);
+  }
+  return statement;
+}
 
 export function postgresSettlementStore(db: DbOrTx): SettlementOutcomeStore {
   let binding: SettlementStoreBinding | null = null;
@@ -231,7 +246,7 @@ export function postgresSettlementStore(db: DbOrTx): SettlementOutcomeStore {
       const invalid = validateClaim(workerId, nowMs, leaseMs, limit);
       if (invalid) return err(invalid);
       return guarded(async () => {
-        const result = await claimDueStatement(db, { workerId, nowMs, leaseUntilMs: nowMs + leaseMs, limit });
+        const result = await claimDueStatement(limit)(db, { workerId, nowMs, leaseUntilMs: nowMs + leaseMs });
         return ok(claimsOf(result));
       });
     },
