@@ -9,6 +9,9 @@ import { missingRuntimeIndexes } from '../../lib/db/runtime-indexes';
 import { COUNT_CAP } from '../../lib/domain/cursor';
 import { countUpToCap } from '../../lib/queries/count';
 import { corruptScanQuery, listRetryKeys, retryKeyStepsQuery } from '../../lib/queries/retry-keys';
+import { deadLetterFilterConditions } from '../../lib/db/sql/dead-letter-filter';
+import { FAILURE_CODES } from '../../lib/domain/settlement';
+import { deadLetterGroups, GROUP_FILTER_COLUMNS, reasonRangesQuery } from '../../lib/queries/settlements';
 import { freshDatabase, type TestDatabase } from '../support/database';
 
 const run = promisify(execFile);
@@ -110,6 +113,26 @@ describe('reads at scale', () => {
     expect(page.rows.length).toBeGreaterThan(0);
     expect(page.rows.every((r) => r.kind === 'key' && r.phase === 'write' && r.category === 'SERIALIZATION')).toBe(
       true,
+    );
+  });
+
+  it("counts the groups under an attempts filter in each reason's own index range, with no grouping pass", async () => {
+    // Vacuumed as the scale database is (docs/performance.md): index-only scans need the visibility map.
+    await database.pool.query('vacuum analyze settle.dead_letters');
+    const db = createDatabase(database.newPool(2));
+    const nowMs = Date.now();
+    const others = deadLetterFilterConditions({ minAttempts: 5 }, nowMs, GROUP_FILTER_COLUMNS);
+    const text = await plan(db, reasonRangesQuery(FAILURE_CODES, others));
+    expect(text).toMatch(/Index Only Scan using dead_letters_reason_attempts_idx/);
+    expect(text).toMatch(/Index Cond: \(\(reason = code\.code\) AND \(attempts >= 5\)\)/);
+    expect(text).not.toMatch(/HashAggregate|Seq Scan/);
+    const { groups } = await deadLetterGroups(db, { minAttempts: 5 }, { nowMs });
+    const { rows } = await database.pool.query<{ reason: string; n: number }>(
+      'select reason, count(*)::int as n from settle.dead_letters where attempts >= 5 group by reason',
+    );
+    expect(rows.length).toBeGreaterThan(1);
+    expect(new Map(groups.map((g) => [g.reason, g.count.value]))).toEqual(
+      new Map(rows.map((r) => [r.reason, Math.min(r.n, COUNT_CAP)])),
     );
   });
 });

@@ -90,6 +90,8 @@ export const settleDeadLetters = settle.table(
     index('dead_letters_recorded_idx').on(t.recordedAtMs, t.receiptId, t.reason, t.attempts),
     index('dead_letters_reason_idx').on(t.reason, t.recordedAtMs, t.receiptId, t.attempts),
     index('dead_letters_attempts_idx').on(t.attempts, t.recordedAtMs, t.receiptId, t.reason),
+    // The groups' per-reason counts under an attempts filter (lib/queries/settlements.ts, countByReason).
+    index('dead_letters_reason_attempts_idx').on(t.reason, t.attempts, t.recordedAtMs),
     index('dead_letters_receipt_prefix_idx').on(
       t.receiptId.op('text_pattern_ops'),
       t.recordedAtMs,

@@ -1,0 +1,1 @@
+CREATE INDEX "dead_letters_reason_attempts_idx" ON "settle"."dead_letters" USING btree ("reason","attempts","recorded_at_ms");
