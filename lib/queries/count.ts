@@ -29,9 +29,12 @@ export interface CountHint {
    */
   blindEstimate?: boolean;
   /**
-   * The rows come from a source bounded by what they are (the leased rows, read from
-   * their lease grants' ranges, lib/db/sql/lease-grants.ts): counted every time, with no
-   * estimate first; above the cap the count is COUNT_CAP + 1, flagged estimated.
+   * Counted every time, with no estimate first; above the cap the count is COUNT_CAP + 1,
+   * flagged estimated. For rows from a source bounded by what they are (the leased rows,
+   * read from their lease grants' ranges, lib/db/sql/lease-grants.ts), and for rows under a
+   * receipt prefix, which one index holds together while the planner guesses their number
+   * from a histogram: the guess would cost a round trip and a planning for a count that
+   * reads at most COUNT_CAP + 1 index entries anyway.
    */
   alwaysCounted?: true;
   /**

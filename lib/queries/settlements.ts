@@ -165,6 +165,8 @@ export async function listSettlementQueue(
   const afterConditions = after ? [sql`(next_visible_at_ms, receipt_id) > (${after[0]}::bigint, ${after[1]})`] : [];
   const attempts = sql`settle.attempts`;
   const sampled = (state: QueueState) => ({ sampled: sampledFigure(sample, METRICS.queueDepth, state) });
+  // Under a receipt prefix every count is counted, with no planner estimate first (CountHint).
+  const prefixed = filter.receiptIdPrefix !== undefined ? { alwaysCounted: true as const } : {};
   // Due and retry rows are counted from the due-order indexes alone: the rows at that side
   // of the clock, less the leased ones among them (from their lease grants).
   const unleased = (side: SQL) => ({
@@ -175,7 +177,7 @@ export async function listSettlementQueue(
     due: {
       from: attempts,
       where: and([...base, inQueueState('due', nowMs)]),
-      hint: { ...sampled('due'), countedAs: unleased(clockSideAt('due', nowMs)) },
+      hint: { ...sampled('due'), ...prefixed, countedAs: unleased(clockSideAt('due', nowMs)) },
     },
     // Exact from the live lease grants' ranges (lib/db/sql/lease-grants.ts), never the sampler's figure.
     leased: {
@@ -186,17 +188,18 @@ export async function listSettlementQueue(
     retry_scheduled: {
       from: attempts,
       where: and([...base, inQueueState('retry_scheduled', nowMs)]),
-      hint: { ...sampled('retry_scheduled'), countedAs: unleased(clockSideAt('retry_scheduled', nowMs)) },
+      hint: { ...sampled('retry_scheduled'), ...prefixed, countedAs: unleased(clockSideAt('retry_scheduled', nowMs)) },
     },
     dead_lettered: {
       from: sql`settle.dead_letters`,
       where: and(deadLetterFilterConditions(filter, nowMs)),
-      hint: { sampled: sampledFigure(sample, METRICS.deadLettersTotal) },
+      hint: { sampled: sampledFigure(sample, METRICS.deadLettersTotal), ...prefixed },
     },
   };
   const queued = QUEUE_STATES.map((s) => sampled(s).sampled);
   const allHint = {
     sampled: queued.every((n) => n !== null) ? queued.reduce<number>((a, n) => a + (n ?? 0), 0) : null,
+    ...prefixed,
   };
   // The page's keys first, from the covering due-order indexes alone (0018), then its rows:
   // a filter the order's index does not lead with is checked on index entries, not heap rows.
@@ -283,6 +286,8 @@ export async function listDeadLetterPage(
       order by recorded_at_ms desc, receipt_id desc limit ${pageSize + 1}`),
     countUpToCap(db, sql`settle.dead_letters`, where, {
       sampled: isUnfiltered(filter) ? sampledFigure(sample, METRICS.deadLettersTotal) : null,
+      // Under a receipt prefix, counted with no planner estimate first (CountHint).
+      ...(filter.receiptIdPrefix !== undefined ? { alwaysCounted: true as const } : {}),
     }),
   ]);
   const rows = page.rows.slice(0, pageSize).map(deadLetterListRow);
