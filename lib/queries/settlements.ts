@@ -96,6 +96,10 @@ async function clockAndSample(
   return { nowMs: options.nowMs ?? sample.nowMs, sample };
 }
 
+/** Under a receipt prefix a list's counts are counted, with no planner estimate first (CountHint.alwaysCounted). */
+const countedUnderPrefix = (filter: DeadLetterFilter): { alwaysCounted?: true } =>
+  filter.receiptIdPrefix !== undefined ? { alwaysCounted: true } : {};
+
 /** Up to this many rows under a receipt prefix (on the page's side of the clock) are sorted by due time. */
 export const PREFIX_SORT_CAP = 2_000;
 
@@ -165,8 +169,7 @@ export async function listSettlementQueue(
   const afterConditions = after ? [sql`(next_visible_at_ms, receipt_id) > (${after[0]}::bigint, ${after[1]})`] : [];
   const attempts = sql`settle.attempts`;
   const sampled = (state: QueueState) => ({ sampled: sampledFigure(sample, METRICS.queueDepth, state) });
-  // Under a receipt prefix every count is counted, with no planner estimate first (CountHint).
-  const prefixed = filter.receiptIdPrefix !== undefined ? { alwaysCounted: true as const } : {};
+  const prefixed = countedUnderPrefix(filter);
   // Due and retry rows are counted from the due-order indexes alone: the rows at that side
   // of the clock, less the leased ones among them (from their lease grants).
   const unleased = (side: SQL) => ({
@@ -286,8 +289,7 @@ export async function listDeadLetterPage(
       order by recorded_at_ms desc, receipt_id desc limit ${pageSize + 1}`),
     countUpToCap(db, sql`settle.dead_letters`, where, {
       sampled: isUnfiltered(filter) ? sampledFigure(sample, METRICS.deadLettersTotal) : null,
-      // Under a receipt prefix, counted with no planner estimate first (CountHint).
-      ...(filter.receiptIdPrefix !== undefined ? { alwaysCounted: true as const } : {}),
+      ...countedUnderPrefix(filter),
     }),
   ]);
   const rows = page.rows.slice(0, pageSize).map(deadLetterListRow);
