@@ -192,8 +192,52 @@ export async function keelShapeStatements(chained: boolean): Promise<{ claim: st
     .filter((part) => part.length > 0);
   if (!chained) return { claim: claim!, record: record! };
   const recordEnd = record!.lastIndexOf('select count(*) from gone');
-  if (!claim!.startsWith('with ') || recordEnd < 0) throw new Error('keel-shape.sql is not a claim then a record');
-  return { claim: claim!, record: `${record!.slice(0, recordEnd).trimEnd()},\n${claim!.slice('with '.length)}` };
+  // As Keel's statement does, the claim reads its candidates once the record's writes are
+  // complete (lib/simulator/adapters/settlement-claim.ts, claimDuePartsText, says why).
+  const candidateOrder = 'order by next_visible_at_ms, receipt_id limit 100';
+  if (!claim!.startsWith('with ') || recordEnd < 0 || claim!.split(candidateOrder).length !== 2)
+    throw new Error('keel-shape.sql is not a claim then a record');
+  const ordered = claim!
+    .slice('with '.length)
+    .replace(
+      candidateOrder,
+      `and (select count(*) from gone) + (select count(*) from moved) >= 0\n  ${candidateOrder}`,
+    );
+  return { claim: claim!, record: `${record!.slice(0, recordEnd).trimEnd()},\n${ordered}` };
+}
+
+/** pgbench's `:name` variables as positional parameters, in order of first use. */
+function positional(text: string): { sql: string; names: string[] } {
+  const names: string[] = [];
+  const sql = text.replace(/(?<!:):([a-z_]+)/g, (_, name: string) => {
+    if (!names.includes(name)) names.push(name);
+    return `$${names.indexOf(name) + 1}`;
+  });
+  return { sql, names };
+}
+
+/**
+ * pgbench runs a set number of transactions per client, and its chained script claims in the
+ * statement that records, so a client's last transaction may leave a claim unrecorded. This
+ * records each such claim with the script's record statement (run after the clock stopped)
+ * and returns how many rows that took. `values` are the script's other variables.
+ */
+export async function recordStrandedClaims(client: pg.Client, values: Record<string, unknown>): Promise<number> {
+  const record = positional((await keelShapeStatements(false)).record);
+  const { rows } = await client.query<Record<string, string> & { n: number }>(
+    `select substr(lease_owner, length('pgbench-') + 1) as client_id, array_agg(receipt_id)::text as ids,
+            array_agg(finalized_at)::text as fins, array_agg(attempts)::text as atts,
+            array_agg(row_version)::text as vers, array_agg(lease_token)::text as tokens, count(*)::int as n
+     from settle.attempts where lease_owner like 'pgbench-%' group by lease_owner`,
+  );
+  for (const row of rows) {
+    const all: Record<string, unknown> = { ...values, ...row };
+    await client.query(
+      record.sql,
+      record.names.map((name) => all[name]),
+    );
+  }
+  return rows.reduce((sum, row) => sum + row.n, 0);
 }
 
 /** The claim's five arrays, empty: what a chained worker records before its first claim. */
@@ -223,15 +267,6 @@ async function nodeFloorWorker(url: string, workerId: string, extra: string): Pr
     dead: mix.dead,
     retried: mix.retried,
     backoff: retryBackoffMs,
-  };
-  /** pgbench's `:name` variables as positional parameters, in order of first use. */
-  const positional = (text: string) => {
-    const names: string[] = [];
-    const sql = text.replace(/(?<!:):([a-z_]+)/g, (_, name: string) => {
-      if (!names.includes(name)) names.push(name);
-      return `$${names.indexOf(name) + 1}`;
-    });
-    return { sql, names };
   };
   const claim = positional(claimText);
   const record = positional(recordText);

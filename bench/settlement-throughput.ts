@@ -25,7 +25,15 @@ import pg from 'pg';
 import { Logger, runMigrations } from 'graphile-worker';
 import PgBoss from 'pg-boss';
 import { migrateDatabase } from '../lib/db/migrate';
-import { keelShapeStatements, type Mix, NO_CLAIM, outcomeOf, runRole, type WorkerReport } from './settlement-roles';
+import {
+  keelShapeStatements,
+  type Mix,
+  NO_CLAIM,
+  outcomeOf,
+  recordStrandedClaims,
+  runRole,
+  type WorkerReport,
+} from './settlement-roles';
 import { walBytesOfDatabase } from './wal-by-database';
 
 const { values: args } = parseArgs({
@@ -406,6 +414,8 @@ async function runPgbench(
   script: string,
   prepare: (client: pg.Client, nowMs: number) => Promise<void>,
   check: (client: pg.Client) => Promise<void>,
+  /** After the drain, outside the clock: settles what the script left claimed, and returns how many. */
+  stranded: (client: pg.Client, nowMs: number) => Promise<number> = async () => 0,
 ): Promise<Run> {
   return withClient(url, async (client) => {
     const nowMs = Date.now();
@@ -449,8 +459,9 @@ async function runPgbench(
     });
     const elapsed = (performance.now() - started) / 1000;
     const wal = await walBytes(client, lsn, await walLsn(client));
+    const settled = ITEMS - (await stranded(client, nowMs));
     await check(client);
-    return { system, perSecond: ITEMS / elapsed, ...walPer(wal, ITEMS) };
+    return { system, perSecond: settled / elapsed, ...walPer(wal, settled) };
   });
 }
 
@@ -488,8 +499,19 @@ const SYSTEMS: Record<string, (db: string) => Promise<Run>> = {
   },
   'node-keel': async (db) => runKeel(await keelDatabase(db), 'node-floor'),
   'pgbench-keel': async (db) =>
-    runPgbench('pgbench Keel own shape', await keelDatabase(db), await keelShapeScript(), loadKeelAttempts, (client) =>
-      checkKeelDrain(client, 'pgbench Keel own shape'),
+    runPgbench(
+      'pgbench Keel own shape',
+      await keelDatabase(db),
+      await keelShapeScript(),
+      loadKeelAttempts,
+      (client) => checkKeelDrain(client, 'pgbench Keel own shape'),
+      (client, nowMs) =>
+        recordStrandedClaims(client, {
+          now: nowMs,
+          dead: MIX.dead,
+          retried: MIX.retried,
+          backoff: Number(args['retry-backoff-ms']),
+        }),
     ),
 };
 

@@ -11,9 +11,10 @@ import {
   type SettlementAttemptClaim,
   type SettlementOutcome,
 } from '../../lib/domain/settlement';
+import { createDatabase } from '../../lib/db/client';
 import { freshDatabase } from '../support/database';
 
-const { pool, db } = await freshDatabase();
+const { pool, db, newPool } = await freshDatabase();
 const store = postgresSettlementStore(db);
 const NOW = 1_800_000_000_000;
 const LEASE = 30_000;
@@ -340,6 +341,39 @@ describe('recordClaimedOutcomesAndClaimDue (a batch recorded and the next claime
       'InvalidRecord',
     ]);
     expect([await footprint('bad-next-1'), await footprint('bad-next-2')]).toEqual(before);
+  });
+
+  it('locks nothing to claim until its own writes are done, so two such statements cannot deadlock', async () => {
+    await pool.query('delete from settle.attempts');
+    await queue(['order-own', 'order-due']);
+    const own = await claim('order-own');
+    // Another transaction holds the batch's row, as a claim whose snapshot predates ours would.
+    const other = await newPool(1).connect();
+    const worker = newPool(1);
+    try {
+      await other.query('begin');
+      await other.query(`select 1 from settle.attempts where receipt_id = 'order-own' for update`);
+      const { pid } = (await worker.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]!;
+      const chained = postgresSettlementStore(createDatabase(worker)).recordClaimedOutcomesAndClaimDue(
+        [{ claim: own, outcome: { kind: 'Accepted' } }],
+        POLICY,
+        NOW + 1,
+        next(),
+      );
+      // Wait until the statement is blocked on that row (an event, polled: no wall-clock sleep).
+      for (;;) {
+        const waiting = await pool.query(`select 1 from pg_locks where pid = $1 and not granted`, [pid]);
+        if (waiting.rowCount! > 0) break;
+      }
+      // The due row it will claim is not locked yet: this lock does not wait (NOWAIT would fail).
+      await other.query(`select 1 from settle.attempts where receipt_id = 'order-due' for update nowait`);
+      await other.query('rollback');
+      const both = await chained;
+      expect(both.ok && both.value.recorded.map((r) => r.ok)).toEqual([true]);
+      expect(both.ok && both.value.claimed.map((c) => c.receiptId)).toEqual(['order-due']);
+    } finally {
+      other.release();
+    }
   });
 
   it('claims alone when nothing is left to write, and keeps a refused item out of the statement', async () => {

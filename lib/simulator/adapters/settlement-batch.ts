@@ -202,7 +202,8 @@ interface BatchShape {
  *
  * With `claim`, the due-rows claim's CTEs follow (settlement-claim.ts), and the statement
  * returns what landed and what it claimed. Every part reads one snapshot, in which the
- * batch's rows still hold the lease it records under, so the claim passes over them.
+ * batch's rows still hold the lease it records under, so the claim passes over them; the
+ * claim starts once `committed` is complete (claimDuePartsText says why).
  */
 function batchStatementText({ removes, retries, deadLetters }: BatchShape, claim?: ClaimDueParts): string {
   const columns = INPUT_COLUMNS.map(([, type], index) => `$${index + 1}::${type}[]`).join(', ');
@@ -293,7 +294,8 @@ function batchStatement(
   };
   const shapeKey = `${shape.removes ? 'r' : ''}${shape.retries ? 'm' : ''}${shape.deadLetters ? 'd' : ''}`;
   const key = claimLimit === undefined ? shapeKey : `${shapeKey}_claim_${claimLimit}`;
-  const claim = claimLimit === undefined ? undefined : claimDuePartsText(claimLimit, INPUT_COLUMNS.length + 2);
+  const claim =
+    claimLimit === undefined ? undefined : claimDuePartsText(claimLimit, INPUT_COLUMNS.length + 2, 'committed');
   let statement = statements.get(key);
   if (!statement) {
     statement = { name: `keel_settlement_batch_${key}`, text: batchStatementText(shape, claim) };

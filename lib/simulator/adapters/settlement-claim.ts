@@ -109,10 +109,11 @@ export const claimReceiptStatement = preparedStatement<{ claims: string }>(
  * the due rows, which costs it so much more than a custom plan that it plans every claim
  * again; with the limit known, it keeps the generic plan after the first few calls.
  */
-function dueCandidates(limit: number): SQL {
+function dueCandidates(limit: number, after?: string): SQL {
   if (!Number.isSafeInteger(limit) || limit < 1) throw new Error(`claim limit is not a positive integer: ${limit}`);
+  const first = after ? sql.raw(` and (select count(*) from ${after}) >= 0`) : sql``;
   return sql`
-    select receipt_id from settle.attempts where ${claimableAt(NOW)}
+    select receipt_id from settle.attempts where ${claimableAt(NOW)}${first}
     order by next_visible_at_ms, receipt_id
     limit ${sql.raw(String(limit))}
     for update skip locked`;
@@ -143,13 +144,21 @@ const claimDueParts = new Map<string, ClaimDueParts>();
 
 /**
  * The due-rows claim of `limit` as CTEs (claimParts), its parameters numbered from
- * `$first` on: the same text the claim alone runs, so the two cannot drift.
+ * `$first` on: the text the claim alone runs, but for one condition. Its candidates are
+ * read only after the CTE `after` (a constant) is complete, so the writes before them
+ * finish before the claim locks a row.
+ *
+ * Without that order two such statements can deadlock. A claim's snapshot can predate
+ * another worker's claim of a row; locking the row then finds it leased and passes over
+ * it, but the lock stays until commit. A statement that claimed first and then waits to
+ * write its own batch can hold the row the other worker waits to write, while the other
+ * holds one of its own. Writing first, a statement waits only before it locks anything.
  */
-export function claimDuePartsText(limit: number, first: number): ClaimDueParts {
-  const key = `${limit}:${first}`;
+export function claimDuePartsText(limit: number, first: number, after: string): ClaimDueParts {
+  const key = `${limit}:${first}:${after}`;
   let parts = claimDueParts.get(key);
   if (!parts) {
-    const { sql: text, params } = dialect.sqlToQuery(claimParts(dueCandidates(limit)));
+    const { sql: text, params } = dialect.sqlToQuery(claimParts(dueCandidates(limit, after)));
     const names = params.map((param) => {
       if (!is(param, Placeholder)) throw new Error('every value of the claim must be a placeholder');
       return param.name;
