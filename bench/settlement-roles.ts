@@ -76,10 +76,7 @@ const OUTCOMES: Record<ReturnType<typeof outcomeOf>, SettlementOutcome> = {
 /** The loaded receipts are `rcpt_` and the item number. */
 const itemNumber = (receiptId: string) => Number(receiptId.slice(5));
 
-/**
- * Keel: claim a batch, then record each outcome (path `single`), the batch at once (`batch`),
- * or the batch and the next claim in one statement (`chained`, what a draining worker does).
- */
+/** Keel: claim a batch, record each outcome (path `single`, today's) or the batch at once (`batch`). */
 async function keelWorker(url: string, workerId: string, batch: number, extra: string): Promise<void> {
   const { path, mix, retryBackoffMs } = JSON.parse(extra) as { path: string; mix: Mix; retryBackoffMs: number };
   // A retried item is rescheduled past the drain, so every item is settled exactly once.
@@ -96,31 +93,6 @@ async function keelWorker(url: string, workerId: string, batch: number, extra: s
   const store = postgresSettlementStore(db);
   const { rows } = await pool.query<{ pid: number }>('select pg_backend_pid() as pid');
   const backendPid = rows[0]!.pid;
-  const tally = (recorded: { ok: boolean }[], counts: { settled: number; conflicts: number }) => {
-    for (const item of recorded) {
-      if (item.ok) counts.settled += 1;
-      else counts.conflicts += 1;
-    }
-  };
-  if (path === 'chained') {
-    await drainAndReport(statements, backendPid, async () => {
-      const counts = { settled: 0, conflicts: 0 };
-      const first = await store.claimDue(workerId, Date.now(), 60_000, batch);
-      if (!first.ok) throw new Error(`claim refused: ${first.error.kind}`);
-      let claims = first.value;
-      while (claims.length > 0) {
-        const items = claims.map((claim) => ({ claim, outcome: outcome(claim.receiptId) }));
-        const next = { workerId, leaseMs: 60_000, limit: batch };
-        const both = await store.recordClaimedOutcomesAndClaimDue(items, policy, Date.now(), next);
-        if (!both.ok) throw new Error(`chained batch refused: ${both.error.kind}`);
-        tally(both.value.recorded, counts);
-        claims = both.value.claimed;
-      }
-      return counts;
-    });
-    await pool.end();
-    return;
-  }
   await drainAndReport(statements, backendPid, async () => {
     let settled = 0;
     let conflicts = 0;
@@ -133,9 +105,10 @@ async function keelWorker(url: string, workerId: string, batch: number, extra: s
         const items = claimed.value.map((claim) => ({ claim, outcome: outcome(claim.receiptId) }));
         const recorded = await store.recordClaimedOutcomes(items, policy, Date.now());
         if (!recorded.ok) throw new Error(`batch refused: ${recorded.error.kind}`);
-        const counts = { settled, conflicts };
-        tally(recorded.value, counts);
-        ({ settled, conflicts } = counts);
+        for (const item of recorded.value) {
+          if (item.ok) settled += 1;
+          else conflicts += 1;
+        }
       } else {
         for (const claim of claimed.value) {
           const routed = await store.recordClaimedOutcome(claim, outcome(claim.receiptId), policy, Date.now());
@@ -179,118 +152,46 @@ async function drainAndReport(
 }
 
 /**
- * Keel's shape as pgbench runs it (bench/pgbench/keel-shape.sql), comments taken out: the
- * claim, then the record statement. Chained, the second is the record's CTEs followed by
- * the claim's in one statement that returns the claim's arrays, as Keel's
- * recordClaimedOutcomesAndClaimDue sends them (settlement-batch.ts).
+ * pgbench's script for Keel's shape (bench/pgbench/keel-shape.sql) as a node-postgres client
+ * runs it: its two statements, each a named prepared statement, the claim's five arrays handed
+ * to the record statement as the text the server sent, the outcomes computed in SQL. No
+ * parsing, routing or array building of Keel's own: what any Node worker on this driver pays
+ * per settlement at least, so Keel's figure against it is Keel's own code, and this one's
+ * against pgbench's is the driver and the runtime.
  */
-export async function keelShapeStatements(chained: boolean): Promise<{ claim: string; record: string }> {
+async function nodeFloorWorker(url: string, workerId: string, extra: string): Promise<void> {
+  const { nowMs, mix, retryBackoffMs } = JSON.parse(extra) as { nowMs: number; mix: Mix; retryBackoffMs: number };
   const script = await readFile(new URL('./pgbench/keel-shape.sql', import.meta.url), 'utf8');
-  const [claim, record] = script
+  const [claimText, recordText] = script
     .split(/\\gset/)
     .map((part) => part.replace(/^--.*$/gm, '').trim())
     .filter((part) => part.length > 0);
-  if (!chained) return { claim: claim!, record: record! };
-  const recordEnd = record!.lastIndexOf('select count(*) from gone');
-  // As Keel's statement does, the claim reads its candidates once the record's writes are
-  // complete (lib/simulator/adapters/settlement-claim.ts, claimDuePartsText, says why).
-  const candidateOrder = 'order by next_visible_at_ms, receipt_id limit 100';
-  if (!claim!.startsWith('with ') || recordEnd < 0 || claim!.split(candidateOrder).length !== 2)
-    throw new Error('keel-shape.sql is not a claim then a record');
-  const ordered = claim!
-    .slice('with '.length)
-    .replace(
-      candidateOrder,
-      `and (select count(*) from gone) + (select count(*) from moved) >= 0\n  ${candidateOrder}`,
-    );
-  return { claim: claim!, record: `${record!.slice(0, recordEnd).trimEnd()},\n${ordered}` };
-}
-
-/** pgbench's `:name` variables as positional parameters, in order of first use. */
-function positional(text: string): { sql: string; names: string[] } {
-  const names: string[] = [];
-  const sql = text.replace(/(?<!:):([a-z_]+)/g, (_, name: string) => {
-    if (!names.includes(name)) names.push(name);
-    return `$${names.indexOf(name) + 1}`;
-  });
-  return { sql, names };
-}
-
-/**
- * pgbench runs a set number of transactions per client, and its chained script claims in the
- * statement that records, so a client's last transaction may leave a claim unrecorded. This
- * records each such claim with the script's record statement (run after the clock stopped)
- * and returns how many rows that took. `values` are the script's other variables.
- */
-export async function recordStrandedClaims(client: pg.Client, values: Record<string, unknown>): Promise<number> {
-  const record = positional((await keelShapeStatements(false)).record);
-  const { rows } = await client.query<Record<string, string> & { n: number }>(
-    `select substr(lease_owner, length('pgbench-') + 1) as client_id, array_agg(receipt_id)::text as ids,
-            array_agg(finalized_at)::text as fins, array_agg(attempts)::text as atts,
-            array_agg(row_version)::text as vers, array_agg(lease_token)::text as tokens, count(*)::int as n
-     from settle.attempts where lease_owner like 'pgbench-%' group by lease_owner`,
-  );
-  for (const row of rows) {
-    const all: Record<string, unknown> = { ...values, ...row };
-    await client.query(
-      record.sql,
-      record.names.map((name) => all[name]),
-    );
-  }
-  return rows.reduce((sum, row) => sum + row.n, 0);
-}
-
-/** The claim's five arrays, empty: what a chained worker records before its first claim. */
-export const NO_CLAIM = { ids: '{}', fins: '{}', atts: '{}', vers: '{}', tokens: '{}' };
-
-/**
- * pgbench's script for Keel's shape (keelShapeStatements) as a node-postgres client runs it:
- * each statement a named prepared statement, the claim's five arrays handed to the record
- * statement as the text the server sent, the outcomes computed in SQL. No parsing, routing or
- * array building of Keel's own: what any Node worker on this driver pays per settlement at
- * least, so Keel's figure against it is Keel's own code, and this one's against pgbench's is
- * the driver and the runtime. Chained, it sends the record-and-claim statement alone.
- */
-async function nodeFloorWorker(url: string, workerId: string, extra: string): Promise<void> {
-  const { nowMs, mix, retryBackoffMs, path } = JSON.parse(extra) as {
-    nowMs: number;
-    mix: Mix;
-    retryBackoffMs: number;
-    path: string;
-  };
-  const chained = path === 'chained';
-  const { claim: claimText, record: recordText } = await keelShapeStatements(chained);
   const values: Record<string, unknown> = {
-    ...NO_CLAIM,
     now: nowMs,
     client_id: workerId,
     dead: mix.dead,
     retried: mix.retried,
     backoff: retryBackoffMs,
   };
-  const claim = positional(claimText);
-  const record = positional(recordText);
+  /** pgbench's `:name` variables as positional parameters, in order of first use. */
+  const positional = (text: string) => {
+    const names: string[] = [];
+    const sql = text.replace(/(?<!:):([a-z_]+)/g, (_, name: string) => {
+      if (!names.includes(name)) names.push(name);
+      return `$${names.indexOf(name) + 1}`;
+    });
+    return { sql, names };
+  };
+  const claim = positional(claimText!);
+  const record = positional(recordText!);
   const statements = countStatements();
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   const { rows } = await client.query<{ pid: number }>('select pg_backend_pid() as pid');
   const backendPid = rows[0]!.pid;
-  /** The claim's ids are a text array; its elements are quoted receipt ids with no comma in them. */
-  const count = (ids: string) => (ids === '{}' ? 0 : ids.split(',').length);
   await drainAndReport(statements, backendPid, async () => {
     let settled = 0;
-    while (chained) {
-      const recorded = count(values.ids as string);
-      const { rows } = await client.query<Record<string, string>>({
-        name: 'floor_chained',
-        text: record.sql,
-        values: record.names.map((name) => values[name]),
-      });
-      settled += recorded;
-      Object.assign(values, rows[0]!);
-      if (rows[0]!.ids === '{}') break;
-    }
-    while (!chained) {
+    for (;;) {
       const claimed = await client.query<Record<string, string>>({
         name: 'floor_claim',
         text: claim.sql,
@@ -300,7 +201,8 @@ async function nodeFloorWorker(url: string, workerId: string, extra: string): Pr
       if (got.ids === '{}') break;
       Object.assign(values, got);
       await client.query({ name: 'floor_record', text: record.sql, values: record.names.map((name) => values[name]) });
-      settled += count(got.ids!);
+      // The claim's ids are a text array; its elements are quoted receipt ids with no comma in them.
+      settled += got.ids!.split(',').length;
     }
     return { settled, conflicts: 0 };
   });

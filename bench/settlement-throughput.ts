@@ -6,7 +6,7 @@
 // Quick mode for development: add `--items 5000 --reps 1`. See docs/performance.md.
 //
 // The defaults: 50,000 items, 4 worker processes per system, 3 interleaved repetitions; Keel
-// claims 100, then records each batch and claims the next in one statement; graphile-worker 0.17.3 runs 4 processes x
+// claims 100 and records the batch in one call; graphile-worker 0.17.3 runs 4 processes x
 // `concurrentJobs` 4, `localQueue.size` 100, `completeJobBatchDelay` 0, `failJobBatchDelay` 0,
 // its default `pollInterval` and a no-op task, as the goal's reference measured it. Keel and
 // pgbench settle an outcome mix, deterministic per item (item number modulo 100, `--mix`):
@@ -16,24 +16,13 @@
 // WAL is printed twice: the cluster's LSN difference over the drain and the bench database's own
 // records read back with pg_waldump.
 import { fork, spawn } from 'node:child_process';
-import { writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { Logger, runMigrations } from 'graphile-worker';
 import PgBoss from 'pg-boss';
 import { migrateDatabase } from '../lib/db/migrate';
-import {
-  keelShapeStatements,
-  type Mix,
-  NO_CLAIM,
-  outcomeOf,
-  recordStrandedClaims,
-  runRole,
-  type WorkerReport,
-} from './settlement-roles';
+import { type Mix, outcomeOf, runRole, type WorkerReport } from './settlement-roles';
 import { walBytesOfDatabase } from './wal-by-database';
 
 const { values: args } = parseArgs({
@@ -43,10 +32,8 @@ const { values: args } = parseArgs({
     workers: { type: 'string', default: '4' },
     batch: { type: 'string', default: '100' },
     systems: { type: 'string', default: 'keel,graphile,node-keel,pgbench-keel' },
-    // `single`: one statement per outcome (the port's single form); `batch`: recordClaimedOutcomes;
-    // `chained`: recordClaimedOutcomesAndClaimDue. The node-postgres and pgbench floors run the
-    // same statements as `batch` (two per batch) or `chained` (one).
-    'keel-path': { type: 'string', default: 'chained' },
+    // `single`: one statement per outcome (the port's single form); `batch`: recordClaimedOutcomes.
+    'keel-path': { type: 'string', default: 'batch' },
     // graphile-worker's own option names (GraphileConfig.WorkerOptions): concurrentJobs,
     // localQueue.size, completeJobBatchDelay, failJobBatchDelay, pollInterval (empty: its default).
     'graphile-concurrency': { type: 'string', default: '4' },
@@ -392,18 +379,6 @@ async function runPgBoss(url: string): Promise<Run> {
   );
 }
 
-/**
- * The pgbench script of Keel's statements for `--keel-path`: keel-shape.sql as it is, or
- * chained, its record-and-claim statement alone (keelShapeStatements), written to a file.
- */
-async function keelShapeScript(): Promise<string> {
-  if (args['keel-path'] !== 'chained') return `${PGBENCH_DIR}keel-shape.sql`;
-  const { record } = await keelShapeStatements(true);
-  const file = join(tmpdir(), `keel-chained-${process.pid}.sql`);
-  await writeFile(file, `${record} \\gset\n`);
-  return file;
-}
-
 function pgbenchBinary(): string {
   return process.env.PGBENCH ?? '/usr/lib/postgresql/15/bin/pgbench';
 }
@@ -414,8 +389,6 @@ async function runPgbench(
   script: string,
   prepare: (client: pg.Client, nowMs: number) => Promise<void>,
   check: (client: pg.Client) => Promise<void>,
-  /** After the drain, outside the clock: settles what the script left claimed, and returns how many. */
-  stranded: (client: pg.Client, nowMs: number) => Promise<number> = async () => 0,
 ): Promise<Run> {
   return withClient(url, async (client) => {
     const nowMs = Date.now();
@@ -445,10 +418,8 @@ async function runPgbench(
           `retried=${MIX.retried}`,
           '-D',
           `backoff=${args['retry-backoff-ms']}`,
-          // A chained script records the claim's arrays before it claims: empty at first.
-          ...Object.entries(NO_CLAIM).flatMap(([name, value]) => ['-D', `${name}=${value}`]),
           '-f',
-          script,
+          `${PGBENCH_DIR}${script}`,
           url,
         ],
         {
@@ -459,9 +430,8 @@ async function runPgbench(
     });
     const elapsed = (performance.now() - started) / 1000;
     const wal = await walBytes(client, lsn, await walLsn(client));
-    const settled = ITEMS - (await stranded(client, nowMs));
     await check(client);
-    return { system, perSecond: settled / elapsed, ...walPer(wal, settled) };
+    return { system, perSecond: ITEMS / elapsed, ...walPer(wal, ITEMS) };
   });
 }
 
@@ -480,7 +450,7 @@ const SYSTEMS: Record<string, (db: string) => Promise<Run>> = {
     return runPgbench(
       'pgbench claim-100-and-delete',
       urlFor(db),
-      `${PGBENCH_DIR}claim-delete.sql`,
+      'claim-delete.sql',
       async (client) => {
         await client.query(
           'create table bench_queue (id bigint primary key, run_at bigint not null, payload jsonb not null)',
@@ -499,19 +469,8 @@ const SYSTEMS: Record<string, (db: string) => Promise<Run>> = {
   },
   'node-keel': async (db) => runKeel(await keelDatabase(db), 'node-floor'),
   'pgbench-keel': async (db) =>
-    runPgbench(
-      'pgbench Keel own shape',
-      await keelDatabase(db),
-      await keelShapeScript(),
-      loadKeelAttempts,
-      (client) => checkKeelDrain(client, 'pgbench Keel own shape'),
-      (client, nowMs) =>
-        recordStrandedClaims(client, {
-          now: nowMs,
-          dead: MIX.dead,
-          retried: MIX.retried,
-          backoff: Number(args['retry-backoff-ms']),
-        }),
+    runPgbench('pgbench Keel own shape', await keelDatabase(db), 'keel-shape.sql', loadKeelAttempts, (client) =>
+      checkKeelDrain(client, 'pgbench Keel own shape'),
     ),
 };
 

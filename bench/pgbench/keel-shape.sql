@@ -5,8 +5,7 @@
 -- compared field by field with its claim, the mix by item number modulo 100 (-D dead, -D
 -- retried, in percent): dead-lettered rows deleted with a dead letter, retried rows rescheduled
 -- `:backoff` ms ahead, the rest deleted, one history event each. The claim hands its rows over
--- in array variables. Keel's chained form (recordClaimedOutcomesAndClaimDue) is the record's
--- CTEs followed by the claim's, in one statement: bench/settlement-roles.ts builds it from these two.
+-- in array variables.
 with candidate as (
   select receipt_id from settle.attempts
   where next_visible_at_ms <= :now::bigint and (lease_owner is null or lease_until_ms <= :now::bigint)
@@ -19,7 +18,7 @@ with candidate as (
   where a.receipt_id = candidate.receipt_id and a.next_visible_at_ms <= :now::bigint and (a.lease_owner is null or a.lease_until_ms <= :now::bigint)
   returning a.receipt_id, a.finalized_at, a.attempts, a.row_version, a.lease_token, a.lease_owner, a.lease_until_ms,
             a.next_visible_at_ms
-), claim_logged as (
+), logged as (
   insert into keel.settlement_event (receipt_id, kind, attempt, at_ms)
   select receipt_id, 'claimed', attempts, :now::bigint from claimed
 ), granted as (

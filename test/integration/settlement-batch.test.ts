@@ -11,10 +11,9 @@ import {
   type SettlementAttemptClaim,
   type SettlementOutcome,
 } from '../../lib/domain/settlement';
-import { createDatabase } from '../../lib/db/client';
 import { freshDatabase } from '../support/database';
 
-const { pool, db, newPool } = await freshDatabase();
+const { pool, db } = await freshDatabase();
 const store = postgresSettlementStore(db);
 const NOW = 1_800_000_000_000;
 const LEASE = 30_000;
@@ -254,142 +253,5 @@ describe('the batch parameters', () => {
       ),
       { numRuns: 200 },
     );
-  });
-});
-
-describe('recordClaimedOutcomesAndClaimDue (a batch recorded and the next claimed in one statement)', () => {
-  const next = (limit = 10, workerId = 'worker-1', leaseMs = LEASE) => ({ workerId, leaseMs, limit });
-  const grants = async () =>
-    (
-      await pool.query<{ lo: string; hi: string; until: number }>(
-        'select lo_receipt_id as lo, hi_receipt_id as hi, lease_until_ms as until from settle.lease_grants order by id',
-      )
-    ).rows;
-
-  it('records the batch, then claims due rows in due order, never a row the batch records', async () => {
-    await pool.query('delete from settle.attempts');
-    await pool.query('delete from settle.lease_grants');
-    const ids = ['next-1', 'next-2', 'next-3', 'next-4', 'next-5'];
-    await queue(ids);
-    const first = await store.claimDue('worker-1', NOW, LEASE, 3);
-    if (!first.ok) throw new Error('setup claim refused');
-    const outcomes: SettlementOutcome[] = [
-      { kind: 'Accepted' },
-      { kind: 'Retryable', code: 'rpc', detailSha256: failureDetailSha256Hex('timeout') },
-      { kind: 'Permanent', code: 'invalid_action_hash', detailSha256: failureDetailSha256Hex('bad hash') },
-    ];
-    const items = first.value.map((c, i) => ({ claim: c, outcome: outcomes[i]! }));
-    const both = await store.recordClaimedOutcomesAndClaimDue(items, POLICY, NOW + 10, next());
-    if (!both.ok) throw new Error(`refused: ${both.error.kind}`);
-    expect(both.value.recorded.map((r) => (r.ok ? r.value : r.error.kind))).toEqual([
-      { kind: 'NoAction' },
-      { kind: 'RetryScheduled', attempt: 1, nextVisibleAtMs: NOW + 10 + 250 },
-      { kind: 'DeadLettered', attempts: 1 },
-    ]);
-    // The retried row is not due yet and the others are gone: the claim takes the two left.
-    expect(both.value.claimed.map((c) => [c.receiptId, c.leaseOwner, c.leaseUntilMs])).toEqual([
-      ['next-4', 'worker-1', NOW + 10 + LEASE],
-      ['next-5', 'worker-1', NOW + 10 + LEASE],
-    ]);
-    expect((await footprint('next-1')).events.map((e) => e.kind)).toEqual(['claimed', 'finished']);
-    expect((await footprint('next-2')).attempt[0]).toMatchObject({ work_kind: 'retry_scheduled', lease_owner: null });
-    expect((await footprint('next-3')).place).toEqual([{ place: 'dead_lettered' }]);
-    expect((await footprint('next-4')).events).toEqual([
-      { kind: 'claimed', attempt: 0, reason_code: null, at_ms: NOW + 10 },
-    ]);
-    // One grant per claim, spanning what each claimed: the queue finds both leases.
-    expect(await grants()).toEqual([
-      { lo: 'next-1', hi: 'next-3', until: NOW + LEASE },
-      { lo: 'next-4', hi: 'next-5', until: NOW + 10 + LEASE },
-    ]);
-
-    // Once due, the retried row is claimed by the next chained call; then the queue drains.
-    const later = NOW + 300;
-    const second = await store.recordClaimedOutcomesAndClaimDue(
-      both.value.claimed.map((c) => ({ claim: c, outcome: { kind: 'Accepted' } })),
-      POLICY,
-      later,
-      next(),
-    );
-    expect(second.ok && second.value.recorded.every((r) => r.ok)).toBe(true);
-    expect(second.ok && second.value.claimed.map((c) => [c.receiptId, c.attempts])).toEqual([['next-2', 1]]);
-    const last = await store.recordClaimedOutcomesAndClaimDue(
-      second.ok ? second.value.claimed.map((c) => ({ claim: c, outcome: { kind: 'Accepted' } })) : [],
-      POLICY,
-      later + 1,
-      next(),
-    );
-    expect(last).toEqual({ ok: true, value: { recorded: [{ ok: true, value: { kind: 'NoAction' } }], claimed: [] } });
-    expect((await pool.query('select count(*)::int as n from settle.attempts')).rows[0].n).toBe(0);
-  });
-
-  it('refuses a bad next claim or a bad observation time before writing anything', async () => {
-    await queue(['bad-next-1', 'bad-next-2']);
-    const held = await claim('bad-next-1');
-    const before = [await footprint('bad-next-1'), await footprint('bad-next-2')];
-    const items = [{ claim: held, outcome: { kind: 'Accepted' } as const }];
-    const refusals = await Promise.all([
-      store.recordClaimedOutcomesAndClaimDue(items, POLICY, NOW + 1, next(10, '')),
-      store.recordClaimedOutcomesAndClaimDue(items, POLICY, NOW + 1, next(10, 'worker-1', 0)),
-      store.recordClaimedOutcomesAndClaimDue(items, POLICY, NOW + 1, next(0)),
-      store.recordClaimedOutcomesAndClaimDue(items, POLICY, -1, next()),
-    ]);
-    expect(refusals.map((r) => !r.ok && r.error.kind)).toEqual([
-      'WorkerIdLength',
-      'LeaseDuration',
-      'ClaimBatch',
-      'InvalidRecord',
-    ]);
-    expect([await footprint('bad-next-1'), await footprint('bad-next-2')]).toEqual(before);
-  });
-
-  it('locks nothing to claim until its own writes are done, so two such statements cannot deadlock', async () => {
-    await pool.query('delete from settle.attempts');
-    await queue(['order-own', 'order-due']);
-    const own = await claim('order-own');
-    // Another transaction holds the batch's row, as a claim whose snapshot predates ours would.
-    const other = await newPool(1).connect();
-    const worker = newPool(1);
-    try {
-      await other.query('begin');
-      await other.query(`select 1 from settle.attempts where receipt_id = 'order-own' for update`);
-      const { pid } = (await worker.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]!;
-      const chained = postgresSettlementStore(createDatabase(worker)).recordClaimedOutcomesAndClaimDue(
-        [{ claim: own, outcome: { kind: 'Accepted' } }],
-        POLICY,
-        NOW + 1,
-        next(),
-      );
-      // Wait until the statement is blocked on that row (an event, polled: no wall-clock sleep).
-      for (;;) {
-        const waiting = await pool.query(`select 1 from pg_locks where pid = $1 and not granted`, [pid]);
-        if (waiting.rowCount! > 0) break;
-      }
-      // The due row it will claim is not locked yet: this lock does not wait (NOWAIT would fail).
-      await other.query(`select 1 from settle.attempts where receipt_id = 'order-due' for update nowait`);
-      await other.query('rollback');
-      const both = await chained;
-      expect(both.ok && both.value.recorded.map((r) => r.ok)).toEqual([true]);
-      expect(both.ok && both.value.claimed.map((c) => c.receiptId)).toEqual(['order-due']);
-    } finally {
-      other.release();
-    }
-  });
-
-  it('claims alone when nothing is left to write, and keeps a refused item out of the statement', async () => {
-    await pool.query('delete from settle.attempts');
-    await queue(['solo-1', 'solo-2']);
-    const held = await claim('solo-1');
-    const forged = { ...held, leaseToken: '' };
-    const both = await store.recordClaimedOutcomesAndClaimDue(
-      [{ claim: forged, outcome: { kind: 'Accepted' } }],
-      POLICY,
-      NOW + 1,
-      next(),
-    );
-    expect(both.ok && both.value.recorded.map((r) => !r.ok && r.error.kind)).toEqual(['InvalidRecord']);
-    expect(both.ok && both.value.claimed.map((c) => c.receiptId)).toEqual(['solo-2']);
-    // The forged item touched nothing: solo-1 still holds its lease.
-    expect((await footprint('solo-1')).attempt[0]).toMatchObject({ lease_owner: 'worker-1', row_version: 1 });
   });
 });

@@ -13,16 +13,8 @@ import {
   type SettlementRoute,
   type SettlementRouteError,
 } from '../../domain/settlement';
-import type { ClaimedOutcome, NextClaim, RecordedAndClaimed, SettlementClaimError } from '../ports/settlement-store';
+import type { ClaimedOutcome } from '../ports/settlement-store';
 import { columnParam, executeNamedText } from './named-statement';
-import {
-  CLAIMS_JSON_TEXT,
-  claimDuePartsText,
-  claimDueStatement,
-  claimsOfJson,
-  type ClaimDueParts,
-  validateClaim,
-} from './settlement-claim';
 import { claimProblem, guarded } from './settlement-guards';
 
 type ItemResult = Result<SettlementRoute, SettlementRouteError>;
@@ -199,13 +191,8 @@ interface BatchShape {
  * transaction that sent one waits behind), so a batch with no dead letter names no
  * dead-letter table at all. Its text depends on the shape only (every value is a
  * parameter), so each shape is one named statement, parsed once per connection.
- *
- * With `claim`, the due-rows claim's CTEs follow (settlement-claim.ts), and the statement
- * returns what landed and what it claimed. Every part reads one snapshot, in which the
- * batch's rows still hold the lease it records under, so the claim passes over them; the
- * claim starts once `committed` is complete (claimDuePartsText says why).
  */
-function batchStatementText({ removes, retries, deadLetters }: BatchShape, claim?: ClaimDueParts): string {
+function batchStatementText({ removes, retries, deadLetters }: BatchShape): string {
   const columns = INPUT_COLUMNS.map(([, type], index) => `$${index + 1}::${type}[]`).join(', ');
   const parts = [
     `input as (select * from unnest(${columns})
@@ -255,95 +242,38 @@ function batchStatementText({ removes, retries, deadLetters }: BatchShape, claim
   // The landed items come back as one comma-separated text (one row and one field to read,
   // not one per item, and no array parser on the way).
   const landed = `array_to_string(array_agg(ord), ',') as landed`;
-  let landedQuery = `select ${landed} from committed`;
-  if (deadLetters) {
-    parts.push(`repeated as (
+  if (!deadLetters) return `with ${parts.join(', ')} select ${landed} from committed`;
+  parts.push(`repeated as (
         -- Seen in the statement's snapshot: the dead letter an earlier call committed.
         select i.ord from input i join settle.dead_letters d on d.receipt_id = i.receipt_id
         and d.canonical_json = i.dead_json
         where i.event_kind = 'dead_lettered' and not exists (select 1 from settle.attempts a
         where a.receipt_id = i.receipt_id)
       )`);
-    landedQuery = `select ${landed} from (
+  return `with ${parts.join(', ')}
+      select ${landed} from (
         select ord from committed
         union all
         select ord from repeated where ord not in (select ord from committed)
       ) l`;
-  }
-  if (!claim) return `with ${parts.join(', ')} ${landedQuery}`;
-  parts.push(claim.text);
-  return `with ${parts.join(', ')}
-      select (${landedQuery}) as landed, (select ${CLAIMS_JSON_TEXT} from claimed) as claims`;
 }
 
 /** Each shape's name and text, built on first use. */
 const statements = new Map<string, { name: string; text: string }>();
 
-/**
- * The named statement for `rows`, and with `claimLimit` the one that also claims that
- * many due rows: its parameters follow the batch's (batchParams), in `claim.names` order.
- */
-function batchStatement(
-  rows: readonly BatchRow[],
-  claimLimit?: number,
-): { name: string; text: string; claim?: ClaimDueParts } {
+function batchStatement(rows: readonly BatchRow[]): { name: string; text: string } {
   const shape: BatchShape = {
     removes: rows.some((row) => row.route !== 'RetryScheduled'),
     retries: rows.some((row) => row.route === 'RetryScheduled'),
     deadLetters: rows.some((row) => row.route === 'DeadLettered'),
   };
-  const shapeKey = `${shape.removes ? 'r' : ''}${shape.retries ? 'm' : ''}${shape.deadLetters ? 'd' : ''}`;
-  const key = claimLimit === undefined ? shapeKey : `${shapeKey}_claim_${claimLimit}`;
-  const claim =
-    claimLimit === undefined ? undefined : claimDuePartsText(claimLimit, INPUT_COLUMNS.length + 2, 'committed');
+  const key = `${shape.removes ? 'r' : ''}${shape.retries ? 'm' : ''}${shape.deadLetters ? 'd' : ''}`;
   let statement = statements.get(key);
   if (!statement) {
-    statement = { name: `keel_settlement_batch_${key}`, text: batchStatementText(shape, claim) };
+    statement = { name: `keel_settlement_batch_${key}`, text: batchStatementText(shape) };
     statements.set(key, statement);
   }
-  return { ...statement, claim };
-}
-
-/** A batch's input, routed: each item's result where routing already decided it, and the rows to write. */
-interface PlannedBatch {
-  results: (ItemResult | null)[];
-  routes: SettlementRoute[];
-  rows: BatchRow[];
-}
-
-function planBatch(
-  items: readonly ClaimedOutcome[],
-  policy: RetryPolicy,
-  observedAtMs: number,
-): Result<PlannedBatch, SettlementRouteError> {
-  if (items.length > MAX_SETTLEMENT_CLAIM_BATCH)
-    return err(invalidRecord(`a batch holds at most ${MAX_SETTLEMENT_CLAIM_BATCH} outcomes`));
-  if (!Number.isSafeInteger(observedAtMs) || observedAtMs < 0)
-    return err(invalidRecord(`observed_at_ms is not an integer in 0..2^53: ${observedAtMs}`));
-  const results: (ItemResult | null)[] = items.map(() => null);
-  const routes: SettlementRoute[] = [];
-  const rows: BatchRow[] = [];
-  const seen = new Set<string>();
-  items.forEach((item, ord) => {
-    const planned = planItem(ord, item, policy, observedAtMs);
-    if (!planned.ok) results[ord] = planned;
-    else if (seen.has(planned.value.row.receipt_id))
-      results[ord] = err(conflictError('the batch names this receipt more than once'));
-    else {
-      seen.add(planned.value.row.receipt_id);
-      rows.push(planned.value.row);
-      routes[ord] = planned.value.route;
-    }
-  });
-  return ok({ results, routes, rows });
-}
-
-/** Each written row's result, from the statement's comma-separated `landed` ords. */
-function landedResults({ results, routes, rows }: PlannedBatch, landedText: string | null | undefined): ItemResult[] {
-  // Nothing landed is null (no row aggregated), never an empty text.
-  const landed = new Set(landedText ? landedText.split(',').map(Number) : []);
-  for (const row of rows) results[row.ord] = landed.has(row.ord) ? ok(routes[row.ord]!) : err(conflictError(STALE));
-  return results as ItemResult[];
+  return statement;
 }
 
 /**
@@ -365,45 +295,33 @@ export async function recordClaimedOutcomesInOneStatement(
   policy: RetryPolicy,
   observedAtMs: number,
 ): Promise<Result<ItemResult[], SettlementRouteError>> {
-  const planned = planBatch(items, policy, observedAtMs);
-  if (!planned.ok) return planned;
-  const { rows } = planned.value;
-  if (rows.length === 0) return ok(planned.value.results as ItemResult[]);
+  if (items.length > MAX_SETTLEMENT_CLAIM_BATCH)
+    return err(invalidRecord(`a batch holds at most ${MAX_SETTLEMENT_CLAIM_BATCH} outcomes`));
+  if (!Number.isSafeInteger(observedAtMs) || observedAtMs < 0)
+    return err(invalidRecord(`observed_at_ms is not an integer in 0..2^53: ${observedAtMs}`));
+  const results: (ItemResult | null)[] = items.map(() => null);
+  const routes: SettlementRoute[] = [];
+  const rows: BatchRow[] = [];
+  const seen = new Set<string>();
+  items.forEach((item, ord) => {
+    const planned = planItem(ord, item, policy, observedAtMs);
+    if (!planned.ok) results[ord] = planned;
+    else if (seen.has(planned.value.row.receipt_id))
+      results[ord] = err(conflictError('the batch names this receipt more than once'));
+    else {
+      seen.add(planned.value.row.receipt_id);
+      rows.push(planned.value.row);
+      routes[ord] = planned.value.route;
+    }
+  });
+  if (rows.length === 0) return ok(results as ItemResult[]);
   return guarded(async () => {
     const { name, text } = batchStatement(rows);
     const written = await executeNamedText<{ landed: string | null }>(db, name, text, batchParams(rows, observedAtMs));
-    return ok(landedResults(planned.value, written.rows[0]?.landed));
-  });
-}
-
-/**
- * recordClaimedOutcomesInOneStatement and then the due-rows claim, in one statement at
- * `observedAtMs` (the port's recordClaimedOutcomesAndClaimDue). A refused claim or batch
- * changes nothing; with nothing to write, the claim runs alone.
- */
-export async function recordClaimedOutcomesAndClaimDue(
-  db: DbOrTx,
-  items: readonly ClaimedOutcome[],
-  policy: RetryPolicy,
-  observedAtMs: number,
-  { workerId, leaseMs, limit }: NextClaim,
-): Promise<Result<RecordedAndClaimed, SettlementClaimError>> {
-  const invalid = validateClaim(workerId, observedAtMs, leaseMs, limit);
-  if (invalid) return err(invalid);
-  const planned = planBatch(items, policy, observedAtMs);
-  if (!planned.ok) return planned;
-  const { rows } = planned.value;
-  const claimValues: Record<string, unknown> = { workerId, nowMs: observedAtMs, leaseUntilMs: observedAtMs + leaseMs };
-  return guarded(async () => {
-    if (rows.length === 0) {
-      const result = await claimDueStatement(limit)(db, claimValues);
-      return ok({ recorded: planned.value.results as ItemResult[], claimed: claimsOfJson(result.rows[0]!.claims) });
-    }
-    const { name, text, claim } = batchStatement(rows, limit);
-    const params = batchParams(rows, observedAtMs);
-    for (const placeholder of claim!.names) params.push(claimValues[placeholder]);
-    const written = await executeNamedText<{ landed: string | null; claims: string }>(db, name, text, params);
-    const row = written.rows[0]!;
-    return ok({ recorded: landedResults(planned.value, row.landed), claimed: claimsOfJson(row.claims) });
+    const landedText = written.rows[0]?.landed;
+    // Nothing landed is null (no row aggregated), never an empty text.
+    const landed = new Set(landedText ? landedText.split(',').map(Number) : []);
+    for (const row of rows) results[row.ord] = landed.has(row.ord) ? ok(routes[row.ord]!) : err(conflictError(STALE));
+    return ok(results as ItemResult[]);
   });
 }

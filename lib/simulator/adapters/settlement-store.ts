@@ -1,6 +1,8 @@
 import 'server-only';
 import { sql, type SQL } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client';
+import { insertLeaseGrants } from '../../db/sql/lease-grants';
+import { claimableAt } from '../../db/sql/queue-state';
 import { isUniqueViolation } from '../../db/sqlstate';
 import { err, ok, type Result } from '../../domain/result';
 import {
@@ -9,16 +11,46 @@ import {
   failureReasonOf,
   invalidRecord,
   routeOutcome,
+  validateClaimParams,
   type RetryPolicy,
   type SettlementAttemptClaim,
   type SettlementOutcome,
   type SettlementRoute,
   type SettlementRouteError,
 } from '../../domain/settlement';
-import { recordClaimedOutcomesAndClaimDue, recordClaimedOutcomesInOneStatement } from './settlement-batch';
-import { claimDueStatement, claimReceiptStatement, claimsOfJson, validateClaim } from './settlement-claim';
+import { preparedStatement } from './named-statement';
+import { recordClaimedOutcomesInOneStatement } from './settlement-batch';
 import { claimProblem, guarded, isEpochMs } from './settlement-guards';
-import type { EnqueueSettlement, SettlementOutcomeStore, SettlementStoreBinding } from '../ports/settlement-store';
+import type {
+  EnqueueSettlement,
+  SettlementClaimError,
+  SettlementOutcomeStore,
+  SettlementStoreBinding,
+} from '../ports/settlement-store';
+
+/**
+ * What a claim returns: one JSON array of one array per claimed row, in due order. One
+ * field to read and one JSON.parse, where a row per claim costs the driver a parse per
+ * field (a worker claims 100 at a time). The columns are claimOf's, in its order.
+ */
+const CLAIMS_JSON = sql.raw(`coalesce(json_agg(json_build_array(receipt_id, finalized_at, attempts, row_version,
+  lease_owner, lease_token, lease_until_ms) order by next_visible_at_ms, receipt_id), '[]')::text as claims`);
+
+type ClaimTuple = [string, number, number, number, string, string, number];
+
+/** One claimed row from CLAIMS_JSON (bigints as numbers, as the pool's int8 parser reads them). */
+const claimOf = ([receiptId, finalizedAt, attempts, rowVersion, leaseOwner, leaseToken, leaseUntilMs]: ClaimTuple) => ({
+  receiptId,
+  finalizedAt,
+  attempts,
+  rowVersion,
+  leaseOwner,
+  leaseToken,
+  leaseUntilMs,
+});
+
+const claimsOf = (result: { rows: { claims: string }[] }): SettlementAttemptClaim[] =>
+  (JSON.parse(result.rows[0]!.claims) as ClaimTuple[]).map(claimOf);
 
 /**
  * The claim's compare-and-swap: the stored row must still equal the claim, field by
@@ -34,6 +66,88 @@ function exactClaim(claim: SettlementAttemptClaim, observedAtMs: number): SQL {
     and lease_token = ${claim.leaseToken}
     and lease_until_ms = ${claim.leaseUntilMs}::bigint
     and lease_until_ms > ${observedAtMs}::bigint`;
+}
+
+function validateClaim(workerId: string, nowMs: number, leaseMs: number, limit: number): SettlementClaimError | null {
+  const bounds = validateClaimParams({ workerId, leaseMs, limit });
+  if (!bounds.ok) return bounds.error;
+  if (!isEpochMs(nowMs)) return invalidRecord(`now_ms is not an integer in 0..2^53: ${nowMs}`);
+  if (!Number.isSafeInteger(nowMs + leaseMs)) return invalidRecord('lease deadline exceeds 2^53');
+  return null;
+}
+
+/**
+ * A claim bumps row_version, so any older claim on the row stops matching, and takes a
+ * fresh lease token from `gen_random_uuid()` (122 bits from the server's strong random
+ * source), one per row within the same statement that writes the `claimed` event. The
+ * UPDATE repeats the claimable test because Postgres re-evaluates its WHERE against a
+ * row that a concurrent claim changed, while the candidate list is an older snapshot.
+ *
+ * This is the only statement that sets a lease, and it records one lease grant for what
+ * it claimed (nothing when it claimed nothing): the shared deadline and the first and
+ * last claimed keys in due order, so the queue finds every live lease by range scans of
+ * the due index (lib/db/sql/lease-grants.ts states the invariant). One row per
+ * statement, in the same statement: a claim stays one round trip and a HOT update.
+ */
+function claimStatement(candidates: SQL): SQL {
+  return sql`
+    with candidate as (${candidates}),
+    claimed as (
+      update settle.attempts a
+      set row_version = a.row_version + 1,
+          lease_owner = ${sql.placeholder('workerId')},
+          lease_token = gen_random_uuid()::text,
+          lease_until_ms = ${sql.placeholder('leaseUntilMs')}::bigint,
+          updated_at_ms = ${NOW}
+      from candidate
+      where a.receipt_id = candidate.receipt_id and ${claimableAt(NOW)}
+      returning a.receipt_id, a.finalized_at, a.attempts, a.row_version, a.lease_owner, a.lease_token,
+                a.lease_until_ms, a.next_visible_at_ms
+    ),
+    logged as (
+      insert into keel.settlement_event (receipt_id, kind, attempt, at_ms)
+      select receipt_id, 'claimed', attempts, ${NOW} from claimed
+    ),
+    granted as (${insertLeaseGrants('claimed')})
+    select ${CLAIMS_JSON} from claimed`;
+}
+
+/** The claim time, filled in per call: the claim statements are compiled once (preparedStatement). */
+const NOW = sql`${sql.placeholder('nowMs')}::bigint`;
+
+/** One receipt: waits for a concurrent claim of the same row, then re-checks; its fresh lease wins. */
+const claimReceiptStatement = preparedStatement<{ claims: string }>(
+  'keel_settlement_claim_receipt',
+  claimStatement(sql`select receipt_id from settle.attempts where receipt_id = ${sql.placeholder('receiptId')}
+                     and ${claimableAt(NOW)} for update`),
+);
+
+/**
+ * The due rows in due order. SKIP LOCKED: a row another worker is claiming right now is
+ * passed over, not waited for, and re-checked after lock so a just-committed lease is never taken.
+ *
+ * The limit is written into the text, one named statement per limit (a worker claims with
+ * one or two): with the limit a parameter, Postgres's generic plan must assume a tenth of
+ * the due rows, which costs it so much more than a custom plan that it plans every claim
+ * again; with the limit known, it keeps the generic plan after the first few calls.
+ */
+const claimDueStatements = new Map<number, ReturnType<typeof preparedStatement<{ claims: string }>>>();
+
+function claimDueStatement(limit: number) {
+  let statement = claimDueStatements.get(limit);
+  if (!statement) {
+    if (!Number.isSafeInteger(limit) || limit < 1) throw new Error(`claim limit is not a positive integer: ${limit}`);
+    statement = preparedStatement<{ claims: string }>(
+      `keel_settlement_claim_due_${limit}`,
+      claimStatement(sql`
+        select receipt_id from settle.attempts where ${claimableAt(NOW)}
+        order by next_visible_at_ms, receipt_id
+        limit ${sql.raw(String(limit))}
+        for update skip locked`),
+    );
+    claimDueStatements.set(limit, statement);
+  }
+  return statement;
 }
 
 export function postgresSettlementStore(db: DbOrTx): SettlementOutcomeStore {
@@ -124,7 +238,7 @@ export function postgresSettlementStore(db: DbOrTx): SettlementOutcomeStore {
       if (invalid) return err(invalid);
       return guarded(async () => {
         const result = await claimReceiptStatement(db, { receiptId, workerId, nowMs, leaseUntilMs: nowMs + leaseMs });
-        return ok(claimsOfJson(result.rows[0]!.claims)[0] ?? null);
+        return ok(claimsOf(result)[0] ?? null);
       });
     },
 
@@ -133,7 +247,7 @@ export function postgresSettlementStore(db: DbOrTx): SettlementOutcomeStore {
       if (invalid) return err(invalid);
       return guarded(async () => {
         const result = await claimDueStatement(limit)(db, { workerId, nowMs, leaseUntilMs: nowMs + leaseMs });
-        return ok(claimsOfJson(result.rows[0]!.claims));
+        return ok(claimsOf(result));
       });
     },
 
@@ -179,8 +293,5 @@ export function postgresSettlementStore(db: DbOrTx): SettlementOutcomeStore {
 
     recordClaimedOutcomes: (items, policy, observedAtMs) =>
       recordClaimedOutcomesInOneStatement(db, items, policy, observedAtMs),
-
-    recordClaimedOutcomesAndClaimDue: (items, policy, observedAtMs, next) =>
-      recordClaimedOutcomesAndClaimDue(db, items, policy, observedAtMs, next),
   };
 }

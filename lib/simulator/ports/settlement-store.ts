@@ -80,33 +80,6 @@ export interface SettlementOutcomeStore {
     policy: RetryPolicy,
     observedAtMs: number,
   ): Promise<Result<Result<SettlementRoute, SettlementRouteError>[], SettlementRouteError>>;
-
-  /**
-   * `recordClaimedOutcomes`, then `claimDue` at the same time, in one statement: one round
-   * trip and one commit per batch for a worker draining a backlog. The claim is checked
-   * first and a refused one changes nothing. Both parts commit together or not at all,
-   * and the claim never takes a row this batch records (its lease is live at `observedAtMs`).
-   * With no item to write, it is `claimDue` alone.
-   */
-  recordClaimedOutcomesAndClaimDue(
-    items: readonly ClaimedOutcome[],
-    policy: RetryPolicy,
-    observedAtMs: number,
-    next: NextClaim,
-  ): Promise<Result<RecordedAndClaimed, SettlementClaimError>>;
-}
-
-/** The claim that follows a batch's record: `claimDue`'s arguments, its time the record's. */
-export interface NextClaim {
-  workerId: string;
-  leaseMs: number;
-  limit: number;
-}
-
-/** What a batch record and the claim after it return: each item's result, in input order, and the new claims. */
-export interface RecordedAndClaimed {
-  recorded: Result<SettlementRoute, SettlementRouteError>[];
-  claimed: SettlementAttemptClaim[];
 }
 
 /** One claimed row and the outcome its hook answered, as a batch item. */
