@@ -45,14 +45,19 @@ const nextMessage = (wanted: FromParent['type']) =>
  * Every query a pg client sends in this process is one round trip (node-postgres sends
  * Parse/Bind/Execute/Sync together), BEGIN and COMMIT included: counted client-side
  * because this server has no pg_stat_statements in shared_preload_libraries.
+ *
+ * With `rttMs` above 0, each query waits that long before it is sent: the round trip of a
+ * database on another host, which this machine's loopback cannot add (no netem). The
+ * server holds nothing of the statement's while it waits, as on a network.
  */
-function countStatements(): () => number {
+function countStatements(rttMs = 0): () => number {
   let statements = 0;
-  const original = pg.Client.prototype.query;
+  const original = pg.Client.prototype.query as (...a: unknown[]) => unknown;
   pg.Client.prototype.query = function patched(this: pg.Client, ...args: unknown[]) {
     statements += 1;
-    return (original as (...a: unknown[]) => unknown).apply(this, args);
-  } as typeof original;
+    if (rttMs <= 0) return original.apply(this, args);
+    return new Promise((resolve) => setTimeout(resolve, rttMs)).then(() => original.apply(this, args));
+  } as typeof pg.Client.prototype.query;
   return () => statements;
 }
 
@@ -78,7 +83,12 @@ const itemNumber = (receiptId: string) => Number(receiptId.slice(5));
 
 /** Keel: claim a batch, record each outcome (path `single`, today's) or the batch at once (`batch`). */
 async function keelWorker(url: string, workerId: string, batch: number, extra: string): Promise<void> {
-  const { path, mix, retryBackoffMs } = JSON.parse(extra) as { path: string; mix: Mix; retryBackoffMs: number };
+  const { path, mix, retryBackoffMs, rttMs } = JSON.parse(extra) as {
+    path: string;
+    mix: Mix;
+    retryBackoffMs: number;
+    rttMs: number;
+  };
   // A retried item is rescheduled past the drain, so every item is settled exactly once.
   const policy: RetryPolicy = {
     maxRetries: 5,
@@ -87,7 +97,7 @@ async function keelWorker(url: string, workerId: string, batch: number, extra: s
     backoffCapMs: Math.max(retryBackoffMs, 60_000),
   };
   const outcome = (receiptId: string) => OUTCOMES[outcomeOf(itemNumber(receiptId), mix)];
-  const statements = countStatements();
+  const statements = countStatements(rttMs);
   const pool = createPool(url, 1);
   const db = createDatabase(pool);
   const store = postgresSettlementStore(db);
@@ -160,7 +170,12 @@ async function drainAndReport(
  * against pgbench's is the driver and the runtime.
  */
 async function nodeFloorWorker(url: string, workerId: string, extra: string): Promise<void> {
-  const { nowMs, mix, retryBackoffMs } = JSON.parse(extra) as { nowMs: number; mix: Mix; retryBackoffMs: number };
+  const { nowMs, mix, retryBackoffMs, rttMs } = JSON.parse(extra) as {
+    nowMs: number;
+    mix: Mix;
+    retryBackoffMs: number;
+    rttMs: number;
+  };
   const script = await readFile(new URL('./pgbench/keel-shape.sql', import.meta.url), 'utf8');
   const [claimText, recordText] = script
     .split(/\\gset/)
@@ -184,7 +199,7 @@ async function nodeFloorWorker(url: string, workerId: string, extra: string): Pr
   };
   const claim = positional(claimText!);
   const record = positional(recordText!);
-  const statements = countStatements();
+  const statements = countStatements(rttMs);
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   const { rows } = await client.query<{ pid: number }>('select pg_backend_pid() as pid');

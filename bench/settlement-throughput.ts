@@ -16,6 +16,10 @@
 // WAL is printed twice: the cluster's LSN difference over the drain and the bench database's own
 // records read back with pg_waldump.
 import { fork, spawn } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import { readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
@@ -46,6 +50,9 @@ const { values: args } = parseArgs({
     // graphile-worker's own: a no-op task (every job succeeds) unless told otherwise.
     'graphile-mix': { type: 'string', default: '100/0/0' },
     'retry-backoff-ms': { type: 'string', default: '3600000' },
+    // A pause before each statement of Keel and its two floors (pgbench: `\\sleep`), standing
+    // for a database on another host; 0 (the default) is this machine's loopback.
+    'rtt-ms': { type: 'string', default: '0' },
     url: { type: 'string', default: process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres' },
     role: { type: 'string' },
     'worker-id': { type: 'string', default: 'w' },
@@ -58,6 +65,7 @@ const REPS = Number(args.reps);
 const WORKERS = Number(args.workers);
 const BATCH = Number(args.batch);
 const MIX = parseMix(args.mix!);
+const RTT_MS = Number(args['rtt-ms']);
 const GRAPHILE_MIX = parseMix(args['graphile-mix']!);
 const SELF = fileURLToPath(import.meta.url);
 const PGBENCH_DIR = fileURLToPath(new URL('./pgbench/', import.meta.url));
@@ -238,6 +246,7 @@ async function runKeel(url: string, role: 'keel' | 'node-floor' = 'keel'): Promi
       mix: MIX,
       retryBackoffMs: Number(args['retry-backoff-ms']),
       nowMs,
+      rttMs: RTT_MS,
     });
     const children = Array.from({ length: WORKERS }, (_, i) => forkWorker(role, url, `bench-worker-${i + 1}`, extra));
     await Promise.all(children.map((c) => c.ready));
@@ -379,6 +388,22 @@ async function runPgBoss(url: string): Promise<Run> {
   );
 }
 
+/**
+ * The pgbench script of Keel's statements: keel-shape.sql, or with `--rtt-ms` a copy with a
+ * `\\sleep` before each of its two statements.
+ */
+async function keelShapeScript(): Promise<string> {
+  const file = `${PGBENCH_DIR}keel-shape.sql`;
+  if (RTT_MS <= 0) return file;
+  const pause = `\\sleep ${Math.round(RTT_MS * 1000)} us\n`;
+  const [claim, record] = (await readFile(file, 'utf8')).split(/(?<=\\gset)\n/);
+  if (record === undefined) throw new Error('keel-shape.sql is not a claim then a record');
+  const paused = join(tmpdir(), `keel-shape-${process.pid}.sql`);
+  await writeFile(paused, `${pause}${claim}\n${pause}${record}`);
+  process.once('exit', () => rmSync(paused, { force: true }));
+  return paused;
+}
+
 function pgbenchBinary(): string {
   return process.env.PGBENCH ?? '/usr/lib/postgresql/15/bin/pgbench';
 }
@@ -419,7 +444,7 @@ async function runPgbench(
           '-D',
           `backoff=${args['retry-backoff-ms']}`,
           '-f',
-          `${PGBENCH_DIR}${script}`,
+          script,
           url,
         ],
         {
@@ -450,7 +475,7 @@ const SYSTEMS: Record<string, (db: string) => Promise<Run>> = {
     return runPgbench(
       'pgbench claim-100-and-delete',
       urlFor(db),
-      'claim-delete.sql',
+      `${PGBENCH_DIR}claim-delete.sql`,
       async (client) => {
         await client.query(
           'create table bench_queue (id bigint primary key, run_at bigint not null, payload jsonb not null)',
@@ -469,7 +494,7 @@ const SYSTEMS: Record<string, (db: string) => Promise<Run>> = {
   },
   'node-keel': async (db) => runKeel(await keelDatabase(db), 'node-floor'),
   'pgbench-keel': async (db) =>
-    runPgbench('pgbench Keel own shape', await keelDatabase(db), 'keel-shape.sql', loadKeelAttempts, (client) =>
+    runPgbench('pgbench Keel own shape', await keelDatabase(db), await keelShapeScript(), loadKeelAttempts, (client) =>
       checkKeelDrain(client, 'pgbench Keel own shape'),
     ),
 };
@@ -489,7 +514,8 @@ async function main() {
     `pollInterval ${args['graphile-poll-interval'] || 'default'}, outcome mix ${args['graphile-mix']}`;
   console.log(
     `# ${ITEMS} due items, ${WORKERS} worker processes per system, claim batch ${BATCH}, ${REPS} interleaved ` +
-      `repetitions, keel path ${args['keel-path']}; graphile-worker ${graphileOptions}; outcome mix ${args.mix} ` +
+      `repetitions, keel path ${args['keel-path']}, ${RTT_MS} ms before each statement of Keel and its floors; ` +
+      `graphile-worker ${graphileOptions}; outcome mix ${args.mix} ` +
       `accepted/retried/dead-lettered (pg-boss and claim-and-delete: all accepted); retry backoff ` +
       `${args['retry-backoff-ms']} ms (graphile-worker: its own, e^1 s)`,
   );
