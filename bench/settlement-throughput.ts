@@ -50,7 +50,7 @@ const { values: args } = parseArgs({
     // graphile-worker's own: a no-op task (every job succeeds) unless told otherwise.
     'graphile-mix': { type: 'string', default: '100/0/0' },
     'retry-backoff-ms': { type: 'string', default: '3600000' },
-    // A pause before each statement of Keel and its two floors (pgbench: `\\sleep`), standing
+    // A pause before each statement of Keel and its two floors (pgbench: `\sleep`), standing
     // for a database on another host; 0 (the default) is this machine's loopback.
     'rtt-ms': { type: 'string', default: '0' },
     url: { type: 'string', default: process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres' },
@@ -390,7 +390,7 @@ async function runPgBoss(url: string): Promise<Run> {
 
 /**
  * The pgbench script of Keel's statements: keel-shape.sql, or with `--rtt-ms` a copy with a
- * `\\sleep` before each of its two statements.
+ * `\sleep` before each of its two statements.
  */
 async function keelShapeScript(): Promise<string> {
   const file = `${PGBENCH_DIR}keel-shape.sql`;
