@@ -79,8 +79,10 @@ describe('database integrity rules', () => {
       await b.query('begin');
       await a.query(attempt, ['r-2']);
       const second = b.query(dead, ['r-2']); // waits on a's receipt_place key until a commits
+      // Expected before the commit: b's refusal can arrive before the commit's own reply.
+      const refused = expect(second).rejects.toThrow(/queued/);
       await a.query('commit');
-      await expect(second).rejects.toThrow(/queued/);
+      await refused;
       await b.query('rollback');
     } finally {
       a.release();
