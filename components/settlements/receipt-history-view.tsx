@@ -57,6 +57,36 @@ function ReceiptGone({ history, now }: { history: ReceiptHistory; now: Date }) {
   );
 }
 
+/** A lease that ran out with no outcome: its claim enters the history when a later claim or a requeue ends it. */
+function LapsedClaim({ owner, untilMs, now }: { owner: string; untilMs: number; now: Date }) {
+  return (
+    <>
+      , its claim by {owner} lapsed <TimeAgo at={new Date(untilMs)} now={now} /> with no outcome
+    </>
+  );
+}
+
+/** How long a claim was held before its outcome: `340 ms`, `12.5 s`, `3.2 min`. */
+function heldFor(ms: number): string {
+  if (ms < 1_000) return `${Math.max(0, ms)} ms`;
+  if (ms < 60_000) return `${(ms / 1_000).toFixed(1)} s`;
+  return `${(ms / 60_000).toFixed(1)} min`;
+}
+
+/**
+ * An event's claim: an outcome says how long its claim was held (its claim time in the title);
+ * a `claimed` event is a claim that ended with no outcome (docs/design.md#settlement-history).
+ */
+function ClaimCell({ event, tz }: { event: ReceiptHistory['events'][number]; tz: ReturnType<typeof useTimeZone> }) {
+  if (event.kind === 'claimed') return <>no outcome</>;
+  if (event.claimedAtMs === null) return DASH;
+  return (
+    <span title={`claimed ${tz.format(new Date(event.claimedAtMs))}`}>
+      held {heldFor(event.atMs - event.claimedAtMs)}
+    </span>
+  );
+}
+
 /**
  * The relations a receipt's data has: its list, its audit trail and the bulk jobs that replayed it.
  * The settlement store names no execution or step, so none is linked (docs/console.md#settlements).
@@ -103,8 +133,11 @@ export function ReceiptHistoryView({
                 Now <strong>{STATE_TEXT[queued.state]}</strong>:{' '}
                 {queued.workKind === 'retry_scheduled' ? 'retry' : 'pending observation'}, {queued.attempts} attempt
                 {queued.attempts === 1 ? '' : 's'}, visible <TimeAgo at={new Date(queued.nextVisibleAtMs)} now={now} />
-                {queued.leaseOwner && queued.state === 'leased' ? <>, leased by {queued.leaseOwner}</> : null}, row
-                version {queued.rowVersion}.
+                {queued.leaseOwner && queued.state === 'leased' ? <>, leased by {queued.leaseOwner}</> : null}
+                {queued.leaseOwner && queued.state !== 'leased' && queued.leaseUntilMs !== null ? (
+                  <LapsedClaim owner={queued.leaseOwner} untilMs={queued.leaseUntilMs} now={now} />
+                ) : null}
+                , row version {queued.rowVersion}.
               </>
             ) : deadLetter ? (
               <>
@@ -177,7 +210,7 @@ export function ReceiptHistoryView({
         </h2>
         <DataTable
           caption="Settlement events"
-          head={[tz.heading('When', now), 'Event', 'Attempt', 'Reason code']}
+          head={[tz.heading('When', now), 'Event', 'Attempt', 'Reason code', 'Claim']}
           empty={history.events.length === 0}
         >
           {history.events.map((e) => (
@@ -188,6 +221,9 @@ export function ReceiptHistoryView({
               <Cell mono>{e.kind}</Cell>
               <Cell>{e.attempt}</Cell>
               <Cell mono>{e.reasonCode ?? DASH}</Cell>
+              <Cell>
+                <ClaimCell event={e} tz={tz} />
+              </Cell>
             </tr>
           ))}
         </DataTable>

@@ -133,10 +133,17 @@ export function postgresDeadLetterReplayStore(db: DbOrTx): DeadLetterReplayStore
           where receipt_id = ${receiptId} and row_version = ${expectedRowVersion}::bigint and ${unleasedAt(nowMs)}
           returning ${ATTEMPT_COLUMNS}
         ),
+        -- The row as it stood (the statement's snapshot): a lapsed claim it held ended with no outcome, so it is
+        -- written as its own claimed event, before the requeue (docs/design.md#settlement-history).
         logged as (
           insert into keel.settlement_event (receipt_id, kind, attempt, reason_code, at_ms)
-          select m."receiptId", 'requeued', m.attempts, a.reason_code, ${nowMs}::bigint
-          from moved m join settle.attempts a on a.receipt_id = m."receiptId"
+          select e.receipt_id, e.kind, e.attempt, e.reason_code, e.at_ms
+          from moved m join settle.attempts a on a.receipt_id = m."receiptId",
+          lateral (values (1, a.receipt_id, 'claimed', a.attempts, null::text, a.updated_at_ms),
+                          (2, a.receipt_id, 'requeued', m.attempts, a.reason_code, ${nowMs}::bigint))
+            as e(ord, receipt_id, kind, attempt, reason_code, at_ms)
+          where e.kind = 'requeued' or a.lease_owner is not null
+          order by e.ord
         )
         select * from moved`);
       return result.rows[0] ?? null;

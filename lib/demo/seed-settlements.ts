@@ -89,20 +89,20 @@ export async function seedSettlements(
         reasonDetailSha256: code
           ? Buffer.from(failureDetailSha256Hex(`${code} timeout talking to ledger`), 'hex')
           : null,
-        updatedAtMs: Math.min(nowMs, finalizedAt + 1_000 * (tries + 1)),
+        // A leased row's updated_at_ms is its claim's time, as the claim statement writes it.
+        updatedAtMs: leased ? Math.min(nowMs, leaseUntil - 30_000) : Math.min(nowMs, finalizedAt + 1_000 * (tries + 1)),
       });
+      // Each outcome carries its claim's time; the live (or lapsed) claim is the row's own lease.
       for (let t = 0; t < tries; t += 1) {
-        events.push({ receiptId, kind: 'claimed', attempt: t, reasonCode: null, atMs: finalizedAt + t * 2_000 });
         events.push({
           receiptId,
           kind: 'retry_scheduled',
           attempt: t + 1,
           reasonCode: code,
           atMs: finalizedAt + t * 2_000 + 500,
+          claimedAtMs: finalizedAt + t * 2_000,
         });
       }
-      if (leased)
-        events.push({ receiptId, kind: 'claimed', attempt: tries, reasonCode: null, atMs: leaseUntil - 30_000 });
     }
   }
 
@@ -131,14 +131,15 @@ export async function seedSettlements(
       recordedAtMs: recordedAt,
     });
     for (let t = 0; t < tries; t += 1) {
-      events.push({ receiptId, kind: 'claimed', attempt: t, reasonCode: null, atMs: finalizedAt + t * 5_000 });
       const lastTry = t === tries - 1;
+      const outcomeAt = lastTry ? recordedAt : finalizedAt + t * 5_000 + 500;
       events.push({
         receiptId,
         kind: lastTry ? 'dead_lettered' : 'retry_scheduled',
         attempt: t + 1,
         reasonCode: reason,
-        atMs: lastTry ? recordedAt : finalizedAt + t * 5_000 + 500,
+        atMs: outcomeAt,
+        claimedAtMs: outcomeAt - 500,
       });
     }
   }

@@ -117,7 +117,18 @@ export interface ReceiptHistory {
   queued: (QueueRow & { reasonDetailSha256Hex: string | null }) | null;
   /** `record`: the stored JSON read for people (the detail digest as hex, fields that disagree with the row). */
   deadLetter: (DeadLetterRow & { canonicalJson: string; record: DeadLetterRecordReading }) | null;
-  events: { id: number; kind: string; attempt: number; reasonCode: string | null; atMs: number }[];
+  /**
+   * Newest first. An outcome carries the time of the claim that led to it (null before
+   * drizzle/0028); a `claimed` event is a claim that ended without an outcome.
+   */
+  events: {
+    id: number;
+    kind: string;
+    attempt: number;
+    reasonCode: string | null;
+    atMs: number;
+    claimedAtMs: number | null;
+  }[];
   replays: {
     operationId: string;
     priorAttempts: number;

@@ -403,7 +403,8 @@ export async function readReceiptHistory(db: DbOrTx, receiptId: string): Promise
     db.execute<Row<StoredDeadLetter>>(sql`
       select ${DEAD_LETTER_COLUMNS} from settle.dead_letters where receipt_id = ${receiptId}`),
     db.execute<Row<ReceiptHistory['events'][number]>>(sql`
-      select id, kind, attempt, reason_code as "reasonCode", at_ms as "atMs" from keel.settlement_event
+      select id, kind, attempt, reason_code as "reasonCode", at_ms as "atMs", claimed_at_ms as "claimedAtMs"
+      from keel.settlement_event
       where receipt_id = ${receiptId} order by id desc limit ${HISTORY_LIMIT + 1}`),
     db.execute<Row<ReceiptHistory['replays'][number]>>(sql`
       select operation_id as "operationId", prior_attempts as "priorAttempts", prior_reason as "priorReason",

@@ -25,12 +25,14 @@ const QUEUE_TOPIC: LiveTopic = 'settlements';
 const ANNOUNCE_GAP_MS = 1_000;
 
 // Each status's newest updated_at, read from the runtime's (status, updated_at, id)
-// index: any status change or heartbeat moves one of them.
+// index: any status change or heartbeat moves one of them. The queue's mark is the newest
+// history event (every outcome, replay, requeue and discard writes one) and the newest
+// lease grant (every claim that takes a row writes one), each the end of its primary key.
 const RUNTIME_FINGERPRINT = `
   select string_agg(s.status || '=' || coalesce((
            select max(e.updated_at)::text from oxide_batch.ob_job_execution e where e.status = s.status), ''), ','
            order by s.status) as fp,
-         (select max(id) from keel.settlement_event)::text as queue
+         concat((select max(id) from keel.settlement_event), ':', (select max(id) from settle.lease_grants)) as queue
   from unnest(array['STARTING','STARTED','STOPPING','STOPPED','FAILED','COMPLETED','ABANDONED','UNKNOWN']) as
   s(status)`;
 

@@ -2,6 +2,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { seedDemo } from '../../lib/demo/seed';
 import { parseSettings } from '../../lib/config/settings';
 import { liveEvents } from '../../lib/server/live-events';
+import { postgresSettlementStore } from '../../lib/simulator/adapters/settlement-store';
 import { freshDatabase } from '../support/database';
 
 function nextTopic(events: ReturnType<typeof liveEvents>, topic: string, timeoutMs: number): Promise<number> {
@@ -49,9 +50,22 @@ describe('live events', () => {
 
     const attempts = nextTopic(events, 'settlements', 2_000);
     await pool.query(
-      `insert into keel.settlement_event (receipt_id, kind, attempt, at_ms) values ('r-live', 'claimed', 0, 1)`,
+      `insert into keel.settlement_event (receipt_id, kind, attempt, at_ms) values ('r-live', 'finished', 1, 1)`,
     );
     expect(await attempts).toBeLessThan(2_000);
+
+    // A fresh claim writes no history event; its lease grant moves the queue's mark.
+    const { rows: free } = await pool.query(
+      `select receipt_id, (select max(id) from keel.settlement_event)::int as last_event from settle.attempts
+       where lease_owner is null and next_visible_at_ms <= $1 limit 1`,
+      [Date.now()],
+    );
+    const claim = nextTopic(events, 'settlements', 2_000);
+    const claimed = await postgresSettlementStore(db).claimReceipt(free[0].receipt_id, 'live-test', Date.now(), 60_000);
+    expect(claimed.ok && claimed.value?.receiptId).toBe(free[0].receipt_id);
+    expect(await claim).toBeLessThan(2_000);
+    const { rows: after } = await pool.query('select max(id)::int as last_event from keel.settlement_event');
+    expect(after[0].last_event).toBe(free[0].last_event);
 
     const queue = nextTopic(events, 'settlements', 2_000);
     await pool.query(

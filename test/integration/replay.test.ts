@@ -253,7 +253,7 @@ describe('replaying one dead letter', () => {
     expect(
       await replayDeadLetter(deps, support, { receiptId: receipt, note: 'second', operationId: nextId('op') }),
     ).toMatchObject({ ok: true, value: { priorAttempts: 1, priorReason: 'verification' } });
-    expect((await stateOf(receipt)).events).toEqual(['replayed', 'claimed', 'dead_lettered', 'replayed']);
+    expect((await stateOf(receipt)).events).toEqual(['replayed', 'dead_lettered', 'replayed']);
   });
 });
 
@@ -345,6 +345,28 @@ describe('requeueing a retry-scheduled settlement', () => {
     }
     expect((await stateOf(later)).attempts[0].row_version).toBe(4);
     expect((await stateOf(leased)).attempts[0].row_version).toBe(4);
+  });
+
+  it('writes a lapsed claim it clears as a claimed event, before the requeue', async () => {
+    const receipt = nextId('r');
+    const now = await serverNowMs();
+    await retryLater(receipt, now + 3_600_000, ['worker', 'token', now - 1_000]);
+    await pool.query('update settle.attempts set updated_at_ms = $2 where receipt_id = $1', [receipt, now - 61_000]);
+    const result = await requeueSettlement(deps, support, {
+      receiptId: receipt,
+      expectedRowVersion: 4,
+      operationId: nextId('op'),
+    });
+    expect(result).toMatchObject({ ok: true, value: { rowVersion: 5 } });
+    expect((await stateOf(receipt)).attempts[0].lease_owner).toBeNull();
+    const { rows } = await pool.query(
+      'select kind, attempt, at_ms from keel.settlement_event where receipt_id = $1 order by id',
+      [receipt],
+    );
+    expect(rows.map((r) => [r.kind, r.attempt, Number(r.at_ms)])).toEqual([
+      ['claimed', 2, now - 61_000],
+      ['requeued', 2, expect.any(Number)],
+    ]);
   });
 
   it('never moves a retry that is already due further back', async () => {

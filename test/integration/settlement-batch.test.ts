@@ -49,7 +49,8 @@ async function footprint(receiptId: string) {
     [receiptId],
   );
   const events = await pool.query(
-    'select kind, attempt, reason_code, at_ms from keel.settlement_event where receipt_id = $1 order by id',
+    'select kind, attempt, reason_code, at_ms, claimed_at_ms from keel.settlement_event where receipt_id = $1 ' +
+      'order by id',
     [receiptId],
   );
   const place = await pool.query('select place from settle.receipt_place where receipt_id = $1', [receiptId]);
@@ -118,23 +119,26 @@ describe('recordClaimedOutcomes (the batch form)', () => {
       'mix-foreign',
     ]);
     expect(held.rows).toEqual([{ lease_owner: 'worker-1', lease_token: claims[5]!.leaseToken }]);
-    expect((await footprint('mix-1')).events.map((e) => e.kind)).toEqual(['claimed', 'finished']);
-    expect((await footprint('mix-2')).events.at(-1)).toEqual({
-      kind: 'finished',
-      attempt: 1,
-      reason_code: 'zero_charge',
-      at_ms: NOW + 10,
-    });
+    // One event per outcome, carrying its claim's time; the stale claim's lapse was written at the takeover.
+    expect((await footprint('mix-1')).events).toEqual([
+      { kind: 'finished', attempt: 1, reason_code: null, at_ms: NOW + 10, claimed_at_ms: NOW },
+    ]);
+    expect((await footprint('mix-2')).events).toEqual([
+      { kind: 'finished', attempt: 1, reason_code: 'zero_charge', at_ms: NOW + 10, claimed_at_ms: NOW },
+    ]);
+    expect((await footprint('mix-3')).events).toEqual([
+      { kind: 'retry_scheduled', attempt: 1, reason_code: 'rpc', at_ms: NOW + 10, claimed_at_ms: NOW },
+    ]);
+    expect((await footprint('mix-stale')).events).toEqual([
+      { kind: 'claimed', attempt: 0, reason_code: null, at_ms: NOW, claimed_at_ms: null },
+    ]);
     expect((await footprint('mix-3')).place).toEqual([{ place: 'queued' }]);
     const dead = await footprint('mix-4');
     expect(dead.place).toEqual([{ place: 'dead_lettered' }]);
     expect(dead.attempt).toEqual([]);
-    expect(dead.events.at(-1)).toEqual({
-      kind: 'dead_lettered',
-      attempt: 1,
-      reason_code: 'invalid_action_hash',
-      at_ms: NOW + 10,
-    });
+    expect(dead.events).toEqual([
+      { kind: 'dead_lettered', attempt: 1, reason_code: 'invalid_action_hash', at_ms: NOW + 10, claimed_at_ms: NOW },
+    ]);
     // Recording the committed dead letter again reports it landed, as the single form does.
     const again = await store.recordClaimedOutcomes([items[3]!], POLICY, NOW + 20);
     expect(again).toEqual({ ok: true, value: [{ ok: true, value: { kind: 'DeadLettered', attempts: 1 } }] });

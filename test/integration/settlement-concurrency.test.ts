@@ -31,11 +31,12 @@ async function runWorker(
   worker: string,
   limit: number,
   onClaims: (store: ReturnType<typeof postgresSettlementStore>, claims: SettlementAttemptClaim[]) => Promise<void>,
+  nowMs = NOW,
 ): Promise<string[]> {
   const store = postgresSettlementStore(createDatabase(newPool(2)));
   const seen: string[] = [];
   for (;;) {
-    const result = await store.claimDue(worker, NOW, 600_000, limit);
+    const result = await store.claimDue(worker, nowMs, 600_000, limit);
     if (!result.ok) throw new Error(`${worker}: ${result.error.kind}`);
     if (result.value.length === 0) return seen;
     seen.push(...result.value.map((claim) => claim.receiptId));
@@ -61,15 +62,30 @@ describe('claimDue under concurrent workers', () => {
     const { rows } = await pool.query(`
       select count(*) filter (where lease_owner is null)::int as unleased,
              count(*) filter (where row_version <> 1)::int as wrong_version,
-             (select count(*)::int from keel.settlement_event where kind = 'claimed') as claimed_events
+             (select count(*)::int from keel.settlement_event) as events
       from settle.attempts`);
-    expect(rows[0]).toEqual({ unleased: 0, wrong_version: 0, claimed_events: ROWS });
+    // A claim writes no history of its own: its outcome will carry its time.
+    expect(rows[0]).toEqual({ unleased: 0, wrong_version: 0, events: 0 });
     // Every row is leased by the worker that reported claiming it.
     const owners = await pool.query(`select receipt_id, lease_owner from settle.attempts`);
     const ownerOf = new Map(owners.rows.map((r) => [r.receipt_id as string, r.lease_owner as string]));
     for (const [i, claims] of perWorker.entries()) {
       for (const id of claims) expect(ownerOf.get(id)).toBe(`claimer-${i}`);
     }
+
+    // Every lease lapses with no outcome; a second crowd of workers takes each row over exactly
+    // once, and each lapsed claim is written once, as a claimed event at the time it was taken.
+    const later = NOW + 600_000;
+    const takeovers = await Promise.all(
+      Array.from({ length: WORKERS }, (_, i) => runWorker(`taker-${i}`, 256, async () => {}, later)),
+    );
+    expect(new Set(takeovers.flat()).size).toBe(ROWS);
+    expect(takeovers.flat()).toHaveLength(ROWS);
+    const { rows: lapsed } = await pool.query(`
+      select count(*)::int as events, count(distinct receipt_id)::int as receipts,
+             count(*) filter (where kind = 'claimed' and at_ms = ${NOW} and attempt = 0)::int as at_first_claim
+      from keel.settlement_event`);
+    expect(lapsed[0]).toEqual({ events: ROWS, receipts: ROWS, at_first_claim: ROWS });
   });
 
   // Fewer rows: each outcome is its own commit, so this measures commit latency more than claiming.

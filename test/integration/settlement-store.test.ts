@@ -27,7 +27,7 @@ async function queued(
   await pool.query(
     `insert into settle.attempts (receipt_id, finalized_at, work_kind, attempts, next_visible_at_ms, row_version,
        lease_owner, lease_token, lease_until_ms, updated_at_ms)
-     values ($1, 41, $2, $3, $4, 7, $5, $6, $7, 1)`,
+     values ($1, 41, $2, $3, $4, 7, $5, $6, $7, $8)`,
     [
       receiptId,
       fields.attempts ? 'retry_scheduled' : 'pending_observation',
@@ -36,6 +36,8 @@ async function queued(
       owner,
       token,
       until,
+      // A leased row's updated_at_ms is when its claim took it, a minute before the deadline here.
+      until === null ? 1 : until - 60_000,
     ],
   );
 }
@@ -47,10 +49,11 @@ async function attemptRow(receiptId: string) {
 
 async function events(receiptId: string) {
   const { rows } = await pool.query(
-    'select kind, attempt, reason_code, at_ms from keel.settlement_event where receipt_id = $1 order by id',
+    'select kind, attempt, reason_code, at_ms, claimed_at_ms from keel.settlement_event where receipt_id = $1 ' +
+      'order by id',
     [receiptId],
   );
-  return rows.map((r) => [r.kind, r.attempt, r.reason_code, r.at_ms]);
+  return rows.map((r) => [r.kind, r.attempt, r.reason_code, r.at_ms, r.claimed_at_ms]);
 }
 
 async function claimed(receiptId: string, attempts = 0): Promise<SettlementAttemptClaim> {
@@ -146,7 +149,7 @@ describe('claim bounds', () => {
 });
 
 describe('claiming', () => {
-  it('claims a due row with a fresh lease and writes a claimed event', async () => {
+  it('claims a due row with a fresh lease and writes no event: its outcome will carry the claim', async () => {
     const receipt = nextReceipt();
     await queued(receipt);
     const result = await store.claimReceipt(receipt, 'worker-1', NOW, LEASE);
@@ -168,7 +171,8 @@ describe('claiming', () => {
       claim!.leaseToken,
       NOW + LEASE,
     ]);
-    expect(await events(receipt)).toEqual([['claimed', 0, null, NOW]]);
+    expect(await events(receipt)).toEqual([]);
+    expect(row.updated_at_ms).toBe(NOW);
   });
 
   it('returns null when the row is absent, not yet due, or held by a live lease', async () => {
@@ -189,6 +193,14 @@ describe('claiming', () => {
     const result = await store.claimReceipt(receipt, 'worker-2', NOW, LEASE);
     expect(result.ok && result.value).toMatchObject({ leaseOwner: 'worker-2', rowVersion: 8 });
     expect(result.ok && result.value!.leaseToken).not.toBe('old-token');
+    // The lapsed claim ended with no outcome: written once, at the time it was taken.
+    expect(await events(receipt)).toEqual([['claimed', 0, null, NOW - 60_000, null]]);
+    if (!result.ok || !result.value) throw new Error('takeover failed');
+    await store.recordClaimedOutcome(result.value, { kind: 'Accepted' }, DEFAULT_RETRY_POLICY, NOW + 1);
+    expect(await events(receipt)).toEqual([
+      ['claimed', 0, null, NOW - 60_000, null],
+      ['finished', 1, null, NOW + 1, NOW],
+    ]);
   });
 
   it('claims due rows in (next_visible_at_ms, receipt_id) order up to the limit', async () => {
@@ -259,14 +271,8 @@ describe('recording claimed outcomes', () => {
       ),
     ).toEqual({ ok: true, value: { kind: 'NoAction' } });
     expect(await attemptRow(accepted.receiptId)).toBeNull();
-    expect(await events(accepted.receiptId)).toEqual([
-      ['claimed', 0, null, NOW],
-      ['finished', 1, null, NOW + 1],
-    ]);
-    expect(await events(skipped.receiptId)).toEqual([
-      ['claimed', 0, null, NOW],
-      ['finished', 1, 'zero_charge', NOW + 1],
-    ]);
+    expect(await events(accepted.receiptId)).toEqual([['finished', 1, null, NOW + 1, NOW]]);
+    expect(await events(skipped.receiptId)).toEqual([['finished', 1, 'zero_charge', NOW + 1, NOW]]);
   });
 
   it('schedules a retry with backoff, clears the lease and keeps the reason digest', async () => {
@@ -289,7 +295,7 @@ describe('recording claimed outcomes', () => {
       reason_code: 'rpc',
     });
     expect(row.reason_detail_sha256.toString('hex')).toBe(detail);
-    expect((await events(claim.receiptId)).at(-1)).toEqual(['retry_scheduled', 3, 'rpc', NOW + 5]);
+    expect(await events(claim.receiptId)).toEqual([['retry_scheduled', 3, 'rpc', NOW + 5, NOW]]);
   });
 
   it('dead-letters Permanent, non-retryable and exhausted failures atomically with the canonical JSON', async () => {
@@ -325,7 +331,7 @@ describe('recording claimed outcomes', () => {
         },
       ]);
       expect(await attemptRow(claim.receiptId)).toBeNull();
-      expect((await events(claim.receiptId)).at(-1)).toEqual(['dead_lettered', attempts + 1, code, NOW + 9]);
+      expect(await events(claim.receiptId)).toEqual([['dead_lettered', attempts + 1, code, NOW + 9, NOW]]);
     }
   });
 

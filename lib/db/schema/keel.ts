@@ -153,9 +153,16 @@ export const settlementEvent = keel.table(
     attempt: integer('attempt').notNull(),
     reasonCode: text('reason_code'),
     atMs: bigint('at_ms', { mode: 'number' }).notNull(),
+    // An outcome's claim time (drizzle/0028): a claim is written with the outcome it led to, and a claim that ends
+    // with none as its own `claimed` event when the receipt is claimed again or requeued (docs/design.md).
+    claimedAtMs: bigint('claimed_at_ms', { mode: 'number' }),
   },
   (t) => [
     check('settlement_event_kind', sql`${t.kind} in (${textList(EVENT_KINDS_CHECKED)})`),
+    check(
+      'settlement_event_claimed_at_outcome',
+      sql`${t.claimedAtMs} is null or ${t.kind} in ('finished', 'retry_scheduled', 'dead_lettered')`,
+    ),
     index('settlement_event_receipt_idx').on(t.receiptId, t.id),
     // The metric sampler's recent retry count; claimed and finished events pay no entry.
     index('settlement_event_retry_at_idx').on(t.atMs).where(sql`${t.kind} = 'retry_scheduled'`),

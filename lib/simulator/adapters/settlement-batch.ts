@@ -173,9 +173,14 @@ function batchParams(rows: readonly BatchRow[], observedAtMs: number): unknown[]
   return params;
 }
 
-/** What a committed row carries on to the dead-letter and history inserts (no join back to the input). */
-const COMMITTED_COLUMNS =
-  'i.ord, i.receipt_id, i.finalized_at, i.event_kind, i.event_attempt, i.reason_code, i.dead_json';
+/**
+ * What a committed row carries on to the dead-letter and history inserts (no join back to
+ * the input), with the claim's time: the row's updated_at_ms as the claim left it, which the
+ * exact-claim test guarantees is the stored row's before this statement's write.
+ */
+const committedColumns = (claimedAt: string) =>
+  `i.ord, i.receipt_id, i.finalized_at, i.event_kind, i.event_attempt, i.reason_code, i.dead_json,
+   ${claimedAt} as claimed_at_ms`;
 
 /** Which routes a batch holds: the parts its statement needs. */
 interface BatchShape {
@@ -206,7 +211,7 @@ function batchStatementText({ removes, retries, deadLetters }: BatchShape): stri
         delete from settle.attempts a using input i
         where i.event_kind in ('finished', 'dead_lettered') and ${EXACT_CLAIM}
           and i.lease_until_ms > ${OBSERVED_AT}
-        returning ${COMMITTED_COLUMNS}
+        returning ${committedColumns('a.updated_at_ms')}
       )`);
     committed.push('select * from gone');
   }
@@ -217,10 +222,10 @@ function batchStatementText({ removes, retries, deadLetters }: BatchShape): stri
             row_version = a.row_version + 1, lease_owner = null, lease_token = null, lease_until_ms = null,
             reason_code = i.reason_code, reason_detail_sha256 = decode(i.reason_sha256_hex, 'hex'),
             updated_at_ms = ${OBSERVED_AT}
-        from input i
+        from input i join settle.attempts claimed on claimed.receipt_id = i.receipt_id
         where i.event_kind = 'retry_scheduled' and ${EXACT_CLAIM}
           and i.lease_until_ms > ${OBSERVED_AT}
-        returning ${COMMITTED_COLUMNS}
+        returning ${committedColumns('claimed.updated_at_ms')}
       )`);
     committed.push('select * from moved');
   }
@@ -234,8 +239,8 @@ function batchStatementText({ removes, retries, deadLetters }: BatchShape): stri
       )`);
   }
   parts.push(`logged as (
-        insert into keel.settlement_event (receipt_id, kind, attempt, reason_code, at_ms)
-        select i.receipt_id, i.event_kind, i.event_attempt, i.reason_code, ${OBSERVED_AT}
+        insert into keel.settlement_event (receipt_id, kind, attempt, reason_code, at_ms, claimed_at_ms)
+        select i.receipt_id, i.event_kind, i.event_attempt, i.reason_code, ${OBSERVED_AT}, i.claimed_at_ms
         from committed i
         order by i.ord
       )`);

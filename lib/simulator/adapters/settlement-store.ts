@@ -79,9 +79,15 @@ function validateClaim(workerId: string, nowMs: number, leaseMs: number, limit: 
 /**
  * A claim bumps row_version, so any older claim on the row stops matching, and takes a
  * fresh lease token from `gen_random_uuid()` (122 bits from the server's strong random
- * source), one per row within the same statement that writes the `claimed` event. The
- * UPDATE repeats the claimable test because Postgres re-evaluates its WHERE against a
- * row that a concurrent claim changed, while the candidate list is an older snapshot.
+ * source), one per row. The UPDATE repeats the claimable test because Postgres
+ * re-evaluates its WHERE against a row that a concurrent claim changed, while the
+ * candidate list is an older snapshot.
+ *
+ * A claim writes no history of its own: its time is the row's updated_at_ms, which the
+ * outcome's event carries as claimed_at_ms. Only a claim that ended without an outcome
+ * gets a `claimed` event, written here when its lapsed lease is taken over (at the
+ * earlier claim's time, read from the locked candidate row), so a receipt that kills its
+ * workers shows each claim it crashed (docs/design.md#settlement-history).
  *
  * This is the only statement that sets a lease, and it records one lease grant for what
  * it claimed (nothing when it claimed nothing): the shared deadline and the first and
@@ -100,17 +106,22 @@ function claimStatement(candidates: SQL): SQL {
           lease_until_ms = ${sql.placeholder('leaseUntilMs')}::bigint,
           updated_at_ms = ${NOW}
       from candidate
-      where a.receipt_id = candidate.receipt_id and ${claimableAt(NOW)}
+      where a.receipt_id = candidate.receipt_id and ${claimableAt(NOW, 'a')}
       returning a.receipt_id, a.finalized_at, a.attempts, a.row_version, a.lease_owner, a.lease_token,
                 a.lease_until_ms, a.next_visible_at_ms
     ),
-    logged as (
+    lapsed as (
       insert into keel.settlement_event (receipt_id, kind, attempt, at_ms)
-      select receipt_id, 'claimed', attempts, ${NOW} from claimed
+      select c.receipt_id, 'claimed', c.attempts, c.updated_at_ms from candidate c join claimed using (receipt_id)
+      where c.lease_owner is not null
+      order by c.next_visible_at_ms, c.receipt_id
     ),
     granted as (${insertLeaseGrants('claimed')})
     select ${CLAIMS_JSON} from claimed`;
 }
+
+/** What a claim reads of a candidate row as it locks it: its key, and the lapsed claim it may take over. */
+const CANDIDATE_COLUMNS = sql.raw('receipt_id, next_visible_at_ms, attempts, lease_owner, updated_at_ms');
 
 /** The claim time, filled in per call: the claim statements are compiled once (preparedStatement). */
 const NOW = sql`${sql.placeholder('nowMs')}::bigint`;
@@ -118,8 +129,8 @@ const NOW = sql`${sql.placeholder('nowMs')}::bigint`;
 /** One receipt: waits for a concurrent claim of the same row, then re-checks; its fresh lease wins. */
 const claimReceiptStatement = preparedStatement<{ claims: string }>(
   'keel_settlement_claim_receipt',
-  claimStatement(sql`select receipt_id from settle.attempts where receipt_id = ${sql.placeholder('receiptId')}
-                     and ${claimableAt(NOW)} for update`),
+  claimStatement(sql`select ${CANDIDATE_COLUMNS} from settle.attempts
+                     where receipt_id = ${sql.placeholder('receiptId')} and ${claimableAt(NOW)} for update`),
 );
 
 /**
@@ -140,7 +151,7 @@ function claimDueStatement(limit: number) {
     statement = preparedStatement<{ claims: string }>(
       `keel_settlement_claim_due_${limit}`,
       claimStatement(sql`
-        select receipt_id from settle.attempts where ${claimableAt(NOW)}
+        select ${CANDIDATE_COLUMNS} from settle.attempts where ${claimableAt(NOW)}
         order by next_visible_at_ms, receipt_id
         limit ${sql.raw(String(limit))}
         for update skip locked`),
@@ -172,9 +183,11 @@ export function postgresSettlementStore(db: DbOrTx): SettlementOutcomeStore {
     const route: SettlementRoute = { kind: 'DeadLettered', attempts };
     return db.transaction(async (tx) => {
       const removed = await tx.execute(sql`
-        with gone as (delete from settle.attempts where ${exactClaim(claim, observedAtMs)} returning receipt_id)
-        insert into keel.settlement_event (receipt_id, kind, attempt, reason_code, at_ms)
-        select receipt_id, 'dead_lettered', ${attempts}::int, ${reason.code}, ${observedAtMs}::bigint from gone`);
+        with gone as (delete from settle.attempts where ${exactClaim(claim, observedAtMs)}
+                      returning receipt_id, updated_at_ms)
+        insert into keel.settlement_event (receipt_id, kind, attempt, reason_code, at_ms, claimed_at_ms)
+        select receipt_id, 'dead_lettered', ${attempts}::int, ${reason.code}, ${observedAtMs}::bigint, updated_at_ms
+        from gone`);
       if (removed.rowCount === 1) {
         await tx.execute(sql`
           insert into settle.dead_letters (receipt_id, finalized_at, attempts, reason, canonical_json, recorded_at_ms)
@@ -263,15 +276,20 @@ export function postgresSettlementStore(db: DbOrTx): SettlementOutcomeStore {
         if (route.kind === 'NoAction') {
           const skipReason = outcome.kind === 'Skipped' ? outcome.reason : null;
           written = await db.execute(sql`
-            with gone as (delete from settle.attempts where ${exactClaim(claim, observedAtMs)} returning receipt_id)
-            insert into keel.settlement_event (receipt_id, kind, attempt, reason_code, at_ms)
-            select receipt_id, 'finished', ${claim.attempts + 1}::int, ${skipReason}::text, ${observedAtMs}::bigint
+            with gone as (delete from settle.attempts where ${exactClaim(claim, observedAtMs)}
+                          returning receipt_id, updated_at_ms)
+            insert into keel.settlement_event (receipt_id, kind, attempt, reason_code, at_ms, claimed_at_ms)
+            select receipt_id, 'finished', ${claim.attempts + 1}::int, ${skipReason}::text, ${observedAtMs}::bigint,
+                   updated_at_ms
             from gone`);
         } else {
           const reason = failureReasonOf(outcome);
           if (!reason) return err(invalidRecord(`a ${outcome.kind} outcome cannot be retried`));
+          // The claim's time is the row's updated_at_ms before this update, read in the statement's snapshot:
+          // the update lands only on the row as the claim left it.
           written = await db.execute(sql`
-            with moved as (
+            with claimed as (select updated_at_ms from settle.attempts where receipt_id = ${claim.receiptId}),
+            moved as (
               update settle.attempts
               set work_kind = 'retry_scheduled', attempts = ${route.attempt}::int,
                   next_visible_at_ms = ${route.nextVisibleAtMs}::bigint, row_version = row_version + 1,
@@ -282,8 +300,9 @@ export function postgresSettlementStore(db: DbOrTx): SettlementOutcomeStore {
               where ${exactClaim(claim, observedAtMs)}
               returning receipt_id
             )
-            insert into keel.settlement_event (receipt_id, kind, attempt, reason_code, at_ms)
-            select receipt_id, 'retry_scheduled', ${route.attempt}::int, ${reason.code}, ${observedAtMs}::bigint
+            insert into keel.settlement_event (receipt_id, kind, attempt, reason_code, at_ms, claimed_at_ms)
+            select receipt_id, 'retry_scheduled', ${route.attempt}::int, ${reason.code}, ${observedAtMs}::bigint,
+                   (select updated_at_ms from claimed)
             from moved`);
         }
         if (written.rowCount === 1) return ok(route);
