@@ -27,7 +27,7 @@ import { Logger, runMigrations } from 'graphile-worker';
 import PgBoss from 'pg-boss';
 import { migrateDatabase } from '../lib/db/migrate';
 import { type Mix, outcomeOf, runRole, type WorkerReport } from './settlement-roles';
-import { walBytesOfDatabase } from './wal-by-database';
+import { walBytesOfDatabase, type WalDetail } from './wal-by-database';
 
 const { values: args } = parseArgs({
   options: {
@@ -53,6 +53,8 @@ const { values: args } = parseArgs({
     // A pause before each statement of Keel and its two floors (pgbench: `\sleep`), standing
     // for a database on another host; 0 (the default) is this machine's loopback.
     'rtt-ms': { type: 'string', default: '0' },
+    // Prints each drain's WAL per settlement by record kind and relation (pg_waldump).
+    'wal-detail': { type: 'boolean', default: false },
     url: { type: 'string', default: process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres' },
     role: { type: 'string' },
     'worker-id': { type: 'string', default: 'w' },
@@ -121,7 +123,28 @@ async function walBytes(client: pg.Client, from: string, to: string): Promise<{ 
     [from, to],
   );
   const row = rows[0]!;
-  return { cluster: Number(row.diff), db: await walBytesOfDatabase(row.dir, row.oid, from, to) };
+  const detail: WalDetail | undefined = args['wal-detail'] ? new Map() : undefined;
+  const db = await walBytesOfDatabase(row.dir, row.oid, from, to, detail);
+  if (detail) await printWalDetail(client, detail);
+  return { cluster: Number(row.diff), db };
+}
+
+/** The drain's WAL per settlement by record kind and relation, largest first, relations by name. */
+async function printWalDetail(client: pg.Client, detail: WalDetail): Promise<void> {
+  const { rows } = await client.query<{ node: string; name: string; db: string }>(
+    `select pg_relation_filenode(c.oid)::text as node, n.nspname || '.' || c.relname as name, current_database() as db
+     from pg_class c join pg_namespace n on n.oid = c.relnamespace where pg_relation_filenode(c.oid) is not null`,
+  );
+  const names = new Map(rows.map((r) => [r.node, r.name]));
+  console.log(`WAL of ${rows[0]?.db} by record and relation, per settlement (records per settlement):`);
+  const entries = [...detail].sort(([, a], [, b]) => b.bytes - a.bytes);
+  for (const [key, { bytes, records }] of entries.slice(0, 16)) {
+    const [rmgr, record, node] = key.split(' ');
+    console.log(
+      `  ${fmt(bytes / ITEMS, 1).padStart(7)} B  ${fmt(records / ITEMS, 3).padStart(6)}  ${rmgr} ${record} ` +
+        `${node === '-' ? '' : (names.get(node!) ?? node)}`,
+    );
+  }
 }
 
 const walPer = (wal: { cluster: number; db: number | null }, items: number) => ({
