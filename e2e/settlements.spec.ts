@@ -103,7 +103,10 @@ test('support replays one dead letter, once however often it is submitted, and i
   await expect(replays.getByRole('row')).toHaveCount(2);
   await expect(replays).toContainText('support');
   await expect(replays).toContainText('ledger back after the outage');
-  await expect(page.getByRole('table', { name: 'Settlement events' })).toContainText('replayed');
+  const events = page.getByRole('table', { name: 'Settlement events' });
+  await expect(events).toContainText('replayed');
+  // Its dead-lettering carries the claim that led to it.
+  await expect(events.getByRole('row').filter({ hasText: 'dead_lettered' })).toContainText(/held \d/);
   await expect(page.getByRole('table', { name: 'Audit events for this receipt' })).toContainText('settlement.replay');
 });
 
