@@ -25,7 +25,8 @@ import { previewBulkReplay } from '../../lib/services/bulk-replay';
 import { replayDeadLetter } from '../../lib/services/dead-letter-actions';
 import { freshDatabase } from '../support/database';
 import { createDatabase } from '../../lib/db/client';
-import { deadLetterCanonicalJson, failureDetailSha256Hex } from '../../lib/domain/settlement';
+import { DEFAULT_RETRY_POLICY, deadLetterCanonicalJson, failureDetailSha256Hex } from '../../lib/domain/settlement';
+import { postgresSettlementStore } from '../../lib/simulator/adapters/settlement-store';
 import { grantHeldLeases } from '../../lib/db/sql/lease-grants';
 
 const { pool, db } = await freshDatabase();
@@ -388,6 +389,37 @@ describe('a receipt history and the bulk replay list', () => {
       }),
     ]);
     expect(await readReceiptHistory(db, 'never-seen')).toBeNull();
+  });
+
+  it('shows a receipt that crashed its workers: each lapsed claim, then the outcome with its claim', async () => {
+    const store = postgresSettlementStore(db);
+    const start = 1_900_000_000_000;
+    expect(await store.enqueue({ receiptId: 'crash-1', finalizedAt: 1, nowMs: start })).toEqual({ ok: true });
+    let claim = null;
+    // Three workers claim it in turn; the first two die with it, so their leases lapse.
+    for (const [worker, at] of [
+      ['w-1', start],
+      ['w-2', start + 2_000],
+      ['w-3', start + 4_000],
+    ] as const) {
+      const claimed = await store.claimReceipt('crash-1', worker, at, 1_000);
+      if (!claimed.ok || !claimed.value) throw new Error(`${worker} could not claim`);
+      claim = claimed.value;
+    }
+    const lapsed = await readReceiptHistory(db, 'crash-1');
+    expect(lapsed!.events.map((e) => [e.kind, e.atMs, e.claimedAtMs])).toEqual([
+      ['claimed', start + 2_000, null],
+      ['claimed', start, null],
+    ]);
+    expect(lapsed!.queued).toMatchObject({ leaseOwner: 'w-3', leaseUntilMs: start + 5_000 });
+    await store.recordClaimedOutcome(claim!, { kind: 'Accepted' }, DEFAULT_RETRY_POLICY, start + 4_300);
+    const done = await readReceiptHistory(db, 'crash-1');
+    expect(done!.queued).toBeNull();
+    expect(done!.events.map((e) => [e.kind, e.attempt, e.atMs, e.claimedAtMs])).toEqual([
+      ['finished', 1, start + 4_300, start + 4_000],
+      ['claimed', 0, start + 2_000, null],
+      ['claimed', 0, start, null],
+    ]);
   });
 
   it('lists bulk replays newest first by keyset, and by status', async () => {
