@@ -119,6 +119,42 @@ describe('needs you, read from the rows', () => {
     ]);
   });
 
+  it('looks each sampled figure up once, even when the statistics think the samples are gone', async () => {
+    // The state a planner meets after keel.metric_sample was analyzed with no live row (say, a
+    // console down past the retention) and autovacuum has not analyzed it since.
+    await pool.query('delete from keel.metric_sample');
+    await sample(200, [['recovery_pending_proposals', '', 1]]);
+    await pool.query('delete from keel.metric_sample');
+    await pool.query('analyze keel.metric_sample');
+    for (let minutesAgo = 150; minutesAgo >= 0; minutesAgo -= 1)
+      await sample(minutesAgo, [
+        ['recovery_pending_proposals', '', 1],
+        ['fault_state_corrupt_envelopes', '', 2],
+        ['settlement_dead_lettered', 'rpc', 3],
+      ]);
+    const sent: { text: string; values: unknown[] }[] = [];
+    const query = pool.query.bind(pool);
+    pool.query = ((config: string | { text: string }, values?: unknown[]) => {
+      sent.push({ text: typeof config === 'string' ? config : config.text, values: values ?? [] });
+      return query(config as never, values as never);
+    }) as typeof pool.query;
+    let read: Awaited<ReturnType<typeof readNeedsYou>>;
+    try {
+      read = await readNeedsYou(db, OPTIONS);
+    } finally {
+      pool.query = query;
+    }
+    expect(read.pendingHourAgo).toBe(1);
+    const { rows } = await pool.query<{ 'QUERY PLAN': string }>(`explain analyze ${sent[0]!.text}`, sent[0]!.values);
+    const loops = rows
+      .map((r) => r['QUERY PLAN'])
+      .filter((line) => / on metric_sample /.test(line))
+      .map((line) => Number(/loops=(\d+)/.exec(line)?.[1] ?? 0));
+    expect(loops.length).toBeGreaterThan(0);
+    // Fifteen lookups (four points and the hour's first sample, three series), never one per sample row.
+    expect(Math.max(...loops)).toBeLessThanOrEqual(15);
+  });
+
   it('counts stale executions from an index range on updated_at, not a test of every active one', async () => {
     const sent: { text: string; values: unknown[] }[] = [];
     const query = pool.query.bind(pool);
