@@ -47,6 +47,21 @@ async function propose(targetId: string, proposerId: string, deadlineInMinutes: 
   );
 }
 
+/** readNeedsYou, with the statements it sent to the pool (text and values), to explain them. */
+async function readNeedsYouSent() {
+  const sent: { text: string; values: unknown[] }[] = [];
+  const query = pool.query.bind(pool);
+  pool.query = ((config: string | { text: string }, values?: unknown[]) => {
+    sent.push({ text: typeof config === 'string' ? config : config.text, values: values ?? [] });
+    return query(config as never, values as never);
+  }) as typeof pool.query;
+  try {
+    return { read: await readNeedsYou(db, OPTIONS), sent };
+  } finally {
+    pool.query = query;
+  }
+}
+
 describe('needs you, read from the rows', () => {
   it('counts each figure and its change since an hour ago, and cuts it per role', async () => {
     const definition = await seedDefinition(db);
@@ -132,18 +147,7 @@ describe('needs you, read from the rows', () => {
         ['fault_state_corrupt_envelopes', '', 2],
         ['settlement_dead_lettered', 'rpc', 3],
       ]);
-    const sent: { text: string; values: unknown[] }[] = [];
-    const query = pool.query.bind(pool);
-    pool.query = ((config: string | { text: string }, values?: unknown[]) => {
-      sent.push({ text: typeof config === 'string' ? config : config.text, values: values ?? [] });
-      return query(config as never, values as never);
-    }) as typeof pool.query;
-    let read: Awaited<ReturnType<typeof readNeedsYou>>;
-    try {
-      read = await readNeedsYou(db, OPTIONS);
-    } finally {
-      pool.query = query;
-    }
+    const { read, sent } = await readNeedsYouSent();
     expect(read.pendingHourAgo).toBe(1);
     const { rows } = await pool.query<{ 'QUERY PLAN': string }>(`explain analyze ${sent[0]!.text}`, sent[0]!.values);
     const loops = rows
@@ -156,17 +160,7 @@ describe('needs you, read from the rows', () => {
   });
 
   it('counts stale executions from an index range on updated_at, not a test of every active one', async () => {
-    const sent: { text: string; values: unknown[] }[] = [];
-    const query = pool.query.bind(pool);
-    pool.query = ((config: string | { text: string }, values?: unknown[]) => {
-      sent.push({ text: typeof config === 'string' ? config : config.text, values: values ?? [] });
-      return query(config as never, values as never);
-    }) as typeof pool.query;
-    try {
-      await readNeedsYou(db, OPTIONS);
-    } finally {
-      pool.query = query;
-    }
+    const { sent } = await readNeedsYouSent();
     expect(sent).toHaveLength(1);
     const client = await pool.connect();
     try {
