@@ -54,7 +54,11 @@ export async function walBytesOfDatabase(
       continue;
     }
     byTransaction.set(tx, (byTransaction.get(tx) ?? 0) + bytes);
-    if (detail) keysByTransaction.set(tx, [...(keysByTransaction.get(tx) ?? []), [key, bytes]]);
+    if (detail) {
+      const keys = keysByTransaction.get(tx);
+      if (keys) keys.push([key, bytes]);
+      else keysByTransaction.set(tx, [[key, bytes]]);
+    }
     if (touches) ours.add(tx);
   }
   if (detail) for (const tx of ours) for (const [key, bytes] of keysByTransaction.get(tx) ?? []) add(key, bytes);
