@@ -1,11 +1,14 @@
 // The worker side of bench/settlement-throughput.ts: one forked process per worker,
 // driven by messages from the orchestrator (ready -> go -> done/stop).
-import { readFile } from 'node:fs/promises';
+import { access, readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import pg from 'pg';
 import { Logger, run, type Runner } from 'graphile-worker';
 import PgBoss from 'pg-boss';
-import { postgresSettlementStore } from '../lib/simulator/adapters/settlement-store';
-import { createDatabase, createPool } from '../lib/db/client';
+import type { postgresSettlementStore as StoreFactory } from '../lib/simulator/adapters/settlement-store';
+import type { createDatabase as DatabaseFactory, createPool as PoolFactory } from '../lib/db/client';
 import type { RetryPolicy, SettlementOutcome } from '../lib/domain/settlement';
 
 export type WorkerReport = {
@@ -50,10 +53,10 @@ const nextMessage = (wanted: FromParent['type']) =>
  * database on another host, which this machine's loopback cannot add (no netem). The
  * server holds nothing of the statement's while it waits, as on a network.
  */
-function countStatements(rttMs = 0): () => number {
+function countStatements(rttMs = 0, driver: typeof pg = pg): () => number {
   let statements = 0;
-  const original = pg.Client.prototype.query as (...a: unknown[]) => unknown;
-  pg.Client.prototype.query = function patched(this: pg.Client, ...args: unknown[]) {
+  const original = driver.Client.prototype.query as (...a: unknown[]) => unknown;
+  driver.Client.prototype.query = function patched(this: pg.Client, ...args: unknown[]) {
     statements += 1;
     if (rttMs <= 0) return original.apply(this, args);
     return new Promise((resolve) => setTimeout(resolve, rttMs)).then(() => original.apply(this, args));
@@ -81,14 +84,54 @@ const OUTCOMES: Record<ReturnType<typeof outcomeOf>, SettlementOutcome> = {
 /** The loaded receipts are `rcpt_` and the item number. */
 const itemNumber = (receiptId: string) => Number(receiptId.slice(5));
 
+/** Where the settlement store has lived in Keel's tree, newest first. */
+const STORE_MODULES = ['lib/simulator/adapters/settlement-store.ts', 'lib/adapters/settlement-store.ts'];
+
+/**
+ * The settlement store and the pool it runs on: this checkout's, or with `checkout` an
+ * earlier build's (a checkout with its own node_modules), imported from there so that its
+ * code, drizzle and pg run as that build shipped them.
+ */
+async function keelModules(checkout: string | null): Promise<{
+  postgresSettlementStore: typeof StoreFactory;
+  createDatabase: typeof DatabaseFactory;
+  createPool: typeof PoolFactory;
+  driver: typeof pg;
+}> {
+  if (!checkout) {
+    const [{ postgresSettlementStore }, { createDatabase, createPool }] = await Promise.all([
+      import('../lib/simulator/adapters/settlement-store'),
+      import('../lib/db/client'),
+    ]);
+    return { postgresSettlementStore, createDatabase, createPool, driver: pg };
+  }
+  const exists = (path: string) =>
+    access(path).then(
+      () => true,
+      () => false,
+    );
+  const found = await Promise.all(STORE_MODULES.map((module) => exists(join(checkout, module))));
+  const store = found.includes(true) ? join(checkout, STORE_MODULES[found.indexOf(true)]!) : null;
+  if (!store) throw new Error(`no settlement store under ${checkout}`);
+  const [{ postgresSettlementStore }, { createDatabase, createPool }] = await Promise.all([
+    import(pathToFileURL(store).href),
+    import(pathToFileURL(join(checkout, 'lib/db/client.ts')).href),
+  ]);
+  // That build's own driver, whose queries are the ones to count (and delay, with --rtt-ms).
+  const driver = createRequire(join(checkout, 'package.json'))('pg') as typeof pg;
+  return { postgresSettlementStore, createDatabase, createPool, driver };
+}
+
 /** Keel: claim a batch, record each outcome (path `single`, today's) or the batch at once (`batch`). */
 async function keelWorker(url: string, workerId: string, batch: number, extra: string): Promise<void> {
-  const { path, mix, retryBackoffMs, rttMs } = JSON.parse(extra) as {
+  const { path, mix, retryBackoffMs, rttMs, checkout } = JSON.parse(extra) as {
     path: string;
     mix: Mix;
     retryBackoffMs: number;
     rttMs: number;
+    checkout: string | null;
   };
+  const { postgresSettlementStore, createDatabase, createPool, driver } = await keelModules(checkout);
   // A retried item is rescheduled past the drain, so every item is settled exactly once.
   const policy: RetryPolicy = {
     maxRetries: 5,
@@ -97,7 +140,7 @@ async function keelWorker(url: string, workerId: string, batch: number, extra: s
     backoffCapMs: Math.max(retryBackoffMs, 60_000),
   };
   const outcome = (receiptId: string) => OUTCOMES[outcomeOf(itemNumber(receiptId), mix)];
-  const statements = countStatements(rttMs);
+  const statements = countStatements(rttMs, driver);
   const pool = createPool(url, 1);
   const db = createDatabase(pool);
   const store = postgresSettlementStore(db);

@@ -53,6 +53,9 @@ const { values: args } = parseArgs({
     // A pause before each statement of Keel and its two floors (pgbench: `\sleep`), standing
     // for a database on another host; 0 (the default) is this machine's loopback.
     'rtt-ms': { type: 'string', default: '0' },
+    // A checkout of an earlier build (with its own node_modules): system `keel-before` runs
+    // Keel's workers on that build's settlement store, in the same run as this one's.
+    before: { type: 'string' },
     // Prints each drain's WAL per settlement by record kind and relation (pg_waldump).
     'wal-detail': { type: 'boolean', default: false },
     url: { type: 'string', default: process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres' },
@@ -70,6 +73,7 @@ const MIX = parseMix(args.mix!);
 const RTT_MS = Number(args['rtt-ms']);
 const GRAPHILE_MIX = parseMix(args['graphile-mix']!);
 const SELF = fileURLToPath(import.meta.url);
+const BEFORE = args.before ?? null;
 const PGBENCH_DIR = fileURLToPath(new URL('./pgbench/', import.meta.url));
 
 function parseMix(text: string): Mix {
@@ -214,6 +218,8 @@ async function waitEmpty(client: pg.Client, query: string): Promise<void> {
 
 /** The node-postgres floor's name in the tables (not led by `keel`, which names Keel's own row). */
 const NODE_FLOOR = 'node-postgres Keel own shape';
+/** The earlier build's row (not led by `keel` either). */
+const BEFORE_SYSTEM = `earlier build's Keel (${args['keel-path']})`;
 
 let keelTemplate: string | null = null;
 
@@ -260,7 +266,7 @@ async function triggerCalls(client: pg.Client): Promise<number> {
  * Keel's own workers (role `keel`) or the node-postgres floor running pgbench's script
  * (role `node-floor`), on a loaded Keel database: forked, started together, drained.
  */
-async function runKeel(url: string, role: 'keel' | 'node-floor' = 'keel'): Promise<Run> {
+async function runKeel(url: string, role: 'keel' | 'keel-before' | 'node-floor' = 'keel'): Promise<Run> {
   return withClient(url, async (client) => {
     const nowMs = Date.now();
     await loadKeelAttempts(client, nowMs);
@@ -270,8 +276,12 @@ async function runKeel(url: string, role: 'keel' | 'node-floor' = 'keel'): Promi
       retryBackoffMs: Number(args['retry-backoff-ms']),
       nowMs,
       rttMs: RTT_MS,
+      checkout: role === 'keel-before' ? BEFORE : null,
     });
-    const children = Array.from({ length: WORKERS }, (_, i) => forkWorker(role, url, `bench-worker-${i + 1}`, extra));
+    const workerRole = role === 'keel-before' ? 'keel' : role;
+    const children = Array.from({ length: WORKERS }, (_, i) =>
+      forkWorker(workerRole, url, `bench-worker-${i + 1}`, extra),
+    );
     await Promise.all(children.map((c) => c.ready));
     // The load's own trigger calls are flushed and counted here, so only the drain's are reported.
     await client.query('select pg_stat_force_next_flush()');
@@ -285,7 +295,8 @@ async function runKeel(url: string, role: 'keel' | 'node-floor' = 'keel'): Promi
     await Promise.all(children.map((c) => c.exited));
     const settled = reports.reduce((sum, r) => sum + (r?.settled ?? 0), 0);
     const statements = reports.reduce((sum, r) => sum + (r?.statements ?? 0), 0);
-    const system = role === 'keel' ? `keel (${args['keel-path']})` : NODE_FLOOR;
+    const system =
+      role === 'keel' ? `keel (${args['keel-path']})` : role === 'keel-before' ? BEFORE_SYSTEM : NODE_FLOOR;
     if (settled !== ITEMS) throw new Error(`${system} settled ${settled} of ${ITEMS}`);
     await checkKeelDrain(client, system);
     const calls = (await triggerCalls(client)) - callsBefore;
@@ -485,6 +496,10 @@ async function runPgbench(
 
 const SYSTEMS: Record<string, (db: string) => Promise<Run>> = {
   keel: async (db) => runKeel(await keelDatabase(db)),
+  'keel-before': async (db) => {
+    if (!BEFORE) throw new Error('system keel-before needs --before <checkout of the earlier build>');
+    return runKeel(await keelDatabase(db), 'keel-before');
+  },
   graphile: async (db) => {
     await admin(`create database ${db}`);
     return runGraphile(urlFor(db));
@@ -591,14 +606,17 @@ async function main() {
   }
   const keel = [...bySystem.keys()].find((s) => s.startsWith('keel'));
   if (!keel) return;
-  const k = bySystem.get(keel)!;
-  console.log(
-    `\n${keel}: ${fmt(median(k.map((r) => r.statementsPerItem!)), 3)} statements/settlement and as many round ` +
-      `trips (counted client-side: pg_stat_statements is not in shared_preload_libraries), ` +
-      `${fmt(median(k.map((r) => r.triggerCallsPerItem!)), 3)} settle.* trigger function calls/settlement ` +
-      `(pg_stat_user_functions), CPU/settlement ${fmt(median(k.map((r) => r.workerCpuPerItem!)), 1)} us in the ` +
-      `worker processes and ${walText(medianOf(keel, (r) => r.backendCpuPerItem ?? null))} us in their backends`,
-  );
+  for (const system of [keel, BEFORE_SYSTEM]) {
+    const k = bySystem.get(system);
+    if (!k) continue;
+    console.log(
+      `\n${system}: ${fmt(median(k.map((r) => r.statementsPerItem!)), 3)} statements/settlement and as many round ` +
+        `trips (counted client-side: pg_stat_statements is not in shared_preload_libraries), ` +
+        `${fmt(median(k.map((r) => r.triggerCallsPerItem!)), 3)} settle.* trigger function calls/settlement ` +
+        `(pg_stat_user_functions), CPU/settlement ${fmt(median(k.map((r) => r.workerCpuPerItem!)), 1)} us in the ` +
+        `worker processes and ${walText(medianOf(system, (r) => r.backendCpuPerItem ?? null))} us in their backends`,
+    );
+  }
   /** The ratio of medians, and the ratio within each repetition (the systems ran back to back). */
   const ratioOf = (label: string, ours: string, other: string, pick: (run: Run) => number | null) => {
     const a = medianOf(ours, pick);
@@ -627,6 +645,9 @@ async function main() {
   );
   ratio('WAL Keel/graphile-worker, cluster LSN diff (goal <= 1.5)', 'graphile-worker', (r) => r.walClusterPerItem);
   ratio('WAL Keel/graphile-worker, this database (pg_waldump) (goal <= 1.5)', 'graphile-worker', (r) => r.walDbPerItem);
+  ratio('Keel/earlier build, settlements/s', BEFORE_SYSTEM, (r) => r.perSecond);
+  ratio('Keel/earlier build, WAL (pg_waldump)', BEFORE_SYSTEM, (r) => r.walDbPerItem);
+  ratio('Keel/earlier build, worker CPU/settlement', BEFORE_SYSTEM, (r) => r.workerCpuPerItem ?? null);
   ratio('Keel/pg-boss, settlements/s', 'pg-boss', (r) => r.perSecond);
   ratio('Keel/pgbench claim-and-delete, settlements/s', 'pgbench claim-100-and-delete', (r) => r.perSecond);
 }
