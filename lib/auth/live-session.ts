@@ -30,6 +30,12 @@ export interface LiveSessionUser {
   username: string | null;
   role: string | null;
   banned: boolean | null;
+  /**
+   * Keel's own column, not better-auth's: the user's time zone preference, which every
+   * console page needs (lib/server/time-zone.ts), read here so a page view makes one
+   * statement for both.
+   */
+  timeZone: string;
 }
 
 /** Minimal view of better-auth's context, as `auth.$context` resolves it. */
@@ -104,7 +110,7 @@ function decodeCookieValue(raw: string): string {
 }
 
 const LIVE_SESSION_SQL = `
-  select u.id, u.name, u.email, u.username, u.role, u.banned,
+  select u.id, u.name, u.email, u.username, u.role, u.banned, u.time_zone as "timeZone",
          (extract(epoch from s.expires_at) * 1000)::float8 as expires_at_ms
     from keel.session s
     join keel."user" u on u.id = s.user_id
@@ -131,5 +137,13 @@ export async function readLiveSession(
   // better-auth moves the expiry on once the session is `updateAge` old; that write is its own.
   const refreshDue = expiresAt - rules.expiresInSeconds * 1000 + rules.updateAgeSeconds * 1000 <= now;
   if (refreshDue) return undefined;
-  return { id: row.id, name: row.name, email: row.email, username: row.username, role: row.role, banned: row.banned };
+  return {
+    id: row.id,
+    name: row.name,
+    email: row.email,
+    username: row.username,
+    role: row.role,
+    banned: row.banned,
+    timeZone: row.timeZone,
+  };
 }

@@ -6,11 +6,21 @@ import { readLiveSession, sessionRules, signedSessionToken, type SessionRules } 
 import type { KeelAuth } from '../auth/auth';
 import { can, isRole, type Permission } from '../domain/roles';
 import type { Actor } from '../domain/actor';
+import type { TimeZonePreference } from '../domain/time-zone';
 import { runtime } from './composition-root';
 
 export type { Actor };
 
 const rulesByAuth = new WeakMap<KeelAuth, Promise<SessionRules | null>>();
+
+/**
+ * The stored time zone preference the direct session read brought along with each actor
+ * it made. An actor lives for one request, so this is that request's value.
+ */
+const timeZoneByActor = new WeakMap<Actor, TimeZonePreference>();
+
+/** The actor's time zone preference as their session read found it; undefined when better-auth answered. */
+export const sessionTimeZone = (actor: Actor): TimeZonePreference | undefined => timeZoneByActor.get(actor);
 
 function rulesOf(auth: KeelAuth): Promise<SessionRules | null> {
   let rules = rulesByAuth.get(auth);
@@ -38,7 +48,9 @@ export const currentActor = cache(async function currentActor(): Promise<Actor |
   const role = (user as { role?: unknown }).role;
   if (!isRole(role) || (user as { banned?: boolean | null }).banned) return null;
   const login = (user as { username?: string | null }).username ?? user.email;
-  return { id: user.id, login, name: user.name, role };
+  const actor: Actor = { id: user.id, login, name: user.name, role };
+  if (live) timeZoneByActor.set(actor, live.timeZone);
+  return actor;
 });
 
 /**

@@ -54,8 +54,17 @@ describe('the direct session read answers as better-auth does, or leaves the ans
       username: 'ada',
       role: 'approver',
       banned: false,
+      timeZone: 'utc',
     });
     expect(fields(live)).toEqual(await betterAuthUser(cookie));
+  });
+
+  it('brings the user’s stored time zone preference along, as it stands at the read', async () => {
+    const cookie = await signIn(auth, 'dee');
+    expect((await readLiveSession(database.pool, rules, cookie))?.timeZone).toBe('utc');
+    await database.pool.query(`update keel."user" set time_zone = 'Europe/Berlin' where username = 'dee'`);
+    expect((await readLiveSession(database.pool, rules, cookie))?.timeZone).toBe('Europe/Berlin');
+    await database.pool.query(`update keel."user" set time_zone = 'utc' where username = 'dee'`);
   });
 
   it('returns a disabled user as better-auth does, banned, for the caller to refuse', async () => {
