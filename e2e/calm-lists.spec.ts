@@ -120,3 +120,28 @@ test('a list scrolled into holds its rows; scrolled back to its top, they apply'
   await expect.poll(async () => (await executionIds(page)).slice(0, 2).sort()).toEqual([...added].sort());
   await expect(waiting(page)).toHaveCount(0);
 });
+
+test('rows that arrive live cost the server nothing of their own: their links are not prefetched', async ({ page }) => {
+  // Next.js prefetches a link's route when it comes into view or is hovered: on a list that brings
+  // new rows every second, each would be a request to the server, for every open tab.
+  const prefetched: string[] = [];
+  page.on('request', (request) => {
+    if (request.headers()['next-router-prefetch'] === '1') prefetched.push(new URL(request.url()).pathname);
+  });
+  // The shell's own links still prefetch, so this browser does prefetch.
+  const shellPrefetch = page.waitForRequest((request) => request.headers()['next-router-prefetch'] === '1');
+  await liveExecutions(page);
+  await shellPrefetch;
+  await page.mouse.move(2, 2); // off the table: new rows apply at once
+
+  const [newest] = (await insertExecutions(2)).sort((a, b) => Number(b) - Number(a));
+  const link = table(page).getByRole('link', { name: newest, exact: true });
+  await expect(link).toBeVisible();
+  await link.hover();
+  await link.click();
+  await expect(page).toHaveURL(new RegExp(`/executions/${newest}$`));
+  await expect(page.getByRole('heading', { level: 1 })).toContainText(newest!);
+
+  expect(prefetched.length).toBeGreaterThan(0);
+  expect(prefetched.filter((path) => /^\/executions\/\d+$/.test(path))).toEqual([]);
+});

@@ -153,7 +153,11 @@ export function ExecutionsView() {
         {data?.items.map((row) => (
           <tr key={row.id}>
             <Cell mono>
-              <Link href={`/executions/${row.id}`} className="text-sky-800 underline dark:text-sky-300">
+              <Link
+                href={`/executions/${row.id}`}
+                prefetch={false}
+                className="text-sky-800 underline dark:text-sky-300"
+              >
                 {row.id}
               </Link>
             </Cell>

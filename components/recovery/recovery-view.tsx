@@ -84,7 +84,7 @@ export function RecoveryView({ canPropose }: { canPropose: boolean }) {
           {proposalPage?.items.map((p) => (
             <tr key={p.id}>
               <Cell mono>
-                <Link href={`/recovery/${p.id}`} className={LINK}>
+                <Link href={`/recovery/${p.id}`} prefetch={false} className={LINK}>
                   {p.id}
                 </Link>
               </Cell>
@@ -128,7 +128,7 @@ export function RecoveryView({ canPropose }: { canPropose: boolean }) {
           {leasePage?.items.map((l) => (
             <tr key={l.executionId}>
               <td className={`${ID_CELL} font-mono text-xs`}>
-                <Link href={orchestrationHref(l.executionId)} className={LINK}>
+                <Link href={orchestrationHref(l.executionId)} prefetch={false} className={LINK}>
                   {l.executionId}
                 </Link>
               </td>
@@ -158,7 +158,7 @@ export function RecoveryView({ canPropose }: { canPropose: boolean }) {
               </Cell>
               <Cell>
                 {l.pendingProposalId ? (
-                  <Link href={`/recovery/${l.pendingProposalId}`} className={LINK}>
+                  <Link href={`/recovery/${l.pendingProposalId}`} prefetch={false} className={LINK}>
                     Proposal {l.pendingProposalId} pending
                   </Link>
                 ) : canPropose && l.expired && l.authenticated ? (

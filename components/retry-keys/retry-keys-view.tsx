@@ -74,7 +74,7 @@ function ExecutionCells({ executionId, jobName }: { executionId: number; jobName
   return (
     <>
       <Cell mono>
-        <Link href={`/executions/${executionId}`} className="text-sky-800 underline dark:text-sky-300">
+        <Link href={`/executions/${executionId}`} prefetch={false} className="text-sky-800 underline dark:text-sky-300">
           {executionId}
         </Link>
       </Cell>
@@ -175,6 +175,7 @@ export function RetryKeysView() {
                   <Cell>
                     <Link
                       href={`/executions/${row.executionId}#step-${row.stepId}`}
+                      prefetch={false}
                       className="text-sky-800 underline dark:text-sky-300"
                     >
                       {row.stepLogicalId}
