@@ -97,7 +97,7 @@ for (let i = 0; i < TABS; i += 1) {
       // By route: the path with its ids as `:id`, from the tab's page.
       const route = `${PAGES[i % PAGES.length]} -> ${url.pathname.replace(/\/[^/]*\d[^/]*/g, '/:id')}`;
       prefetchedRoutes.set(route, (prefetchedRoutes.get(route) ?? 0) + 1);
-    } else if (request.headers()['rsc'] === '1' || url.searchParams.has('_rsc')) tab.renders += 1;
+    } else if (request.headers().rsc === '1' || url.searchParams.has('_rsc')) tab.renders += 1;
   });
   await page.goto(PAGES[i % PAGES.length], { waitUntil: 'domcontentloaded', timeout: 180_000 });
   tabs.push(tab);

@@ -111,10 +111,10 @@ async function keelModules(checkout: string | null): Promise<{
       () => false,
     );
   const found = await Promise.all(STORE_MODULES.map((module) => exists(join(checkout, module))));
-  const store = found.includes(true) ? join(checkout, STORE_MODULES[found.indexOf(true)]!) : null;
+  const store = STORE_MODULES[found.indexOf(true)];
   if (!store) throw new Error(`no settlement store under ${checkout}`);
   const [{ postgresSettlementStore }, { createDatabase, createPool }] = await Promise.all([
-    import(pathToFileURL(store).href),
+    import(pathToFileURL(join(checkout, store)).href),
     import(pathToFileURL(join(checkout, 'lib/db/client.ts')).href),
   ]);
   // That build's own driver, whose queries are the ones to count (and delay, with --rtt-ms).

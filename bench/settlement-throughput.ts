@@ -496,10 +496,7 @@ async function runPgbench(
 
 const SYSTEMS: Record<string, (db: string) => Promise<Run>> = {
   keel: async (db) => runKeel(await keelDatabase(db)),
-  'keel-before': async (db) => {
-    if (!BEFORE) throw new Error('system keel-before needs --before <checkout of the earlier build>');
-    return runKeel(await keelDatabase(db), 'keel-before');
-  },
+  'keel-before': async (db) => runKeel(await keelDatabase(db), 'keel-before'),
   graphile: async (db) => {
     await admin(`create database ${db}`);
     return runGraphile(urlFor(db));
@@ -545,6 +542,8 @@ const walText = (n: number | null) => (n === null ? 'n/a' : fmt(n));
 
 async function main() {
   const systems = args.systems!.split(',');
+  if (systems.includes('keel-before') && !BEFORE)
+    throw new Error('system keel-before needs --before <checkout of the earlier build>');
   const runs: (Run & { rep: number })[] = [];
   const graphileOptions =
     `concurrentJobs ${args['graphile-concurrency']}, localQueue.size ${args['graphile-local-queue']}, ` +
