@@ -207,6 +207,37 @@ describe('the settlement queue', () => {
     expect(aged.count).toEqual({ value: agedExpected.length, capped: false });
   });
 
+  it('shows no retry under a minimum age, and sends no statement to look for one', async () => {
+    // Every statement the read sends, as the pool receives it.
+    const sent: string[] = [];
+    const recording = new Proxy(pool, {
+      get(target, name, receiver) {
+        if (name !== 'query') return Reflect.get(target, name, receiver);
+        return (query: string | { text: string }, ...rest: unknown[]) => {
+          sent.push(typeof query === 'string' ? query : query.text);
+          return (target.query as (...args: unknown[]) => unknown)(query, ...rest);
+        };
+      },
+    });
+    // A retry is due ahead of the clock: its age is below zero, so a minimum age leaves none.
+    const aged = await listSettlementQueue(
+      createDatabase(recording),
+      queue({ state: 'retry_scheduled', minAge: '1m' }),
+      {
+        nowMs: NOW,
+      },
+    );
+    expect(aged.rows).toEqual([]);
+    expect(aged.count).toEqual({ value: 0, capped: false });
+    expect(aged.stateCounts.due.value).toBeGreaterThan(0);
+    // The retry side of the clock (`next_visible_at_ms > now`) is in no statement, page or count.
+    expect(sent.length).toBeGreaterThan(0);
+    expect(sent.filter((text) => /next_visible_at_ms > \$/.test(text))).toEqual([]);
+    // Under a maximum age instead, the same read finds the retries.
+    const recent = await listSettlementQueue(db, queue({ state: 'retry_scheduled', maxAge: '1m' }), { nowMs: NOW });
+    expect(recent.count.value).toBe(40);
+  });
+
   it('refuses filters it cannot apply', () => {
     expect(queueFiltersSchema.safeParse({ minAge: '3 weeks' }).success).toBe(false);
     expect(queueFiltersSchema.safeParse({ reason: 'nope' }).success).toBe(false);
