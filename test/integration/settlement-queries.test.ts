@@ -35,6 +35,21 @@ const MIN = 60_000;
 const HOUR = 3_600_000;
 const support: Actor = { id: 'u-support', login: 'support', name: 'Sam Support', role: 'support' };
 
+/** A database over the test's pool that keeps the text of every statement sent through it. */
+function recordingDatabase() {
+  const sent: string[] = [];
+  const recording = new Proxy(pool, {
+    get(target, name, receiver) {
+      if (name !== 'query') return Reflect.get(target, name, receiver);
+      return (query: string | { text: string }, ...rest: unknown[]) => {
+        sent.push(typeof query === 'string' ? query : query.text);
+        return (target.query as (...args: unknown[]) => unknown)(query, ...rest);
+      };
+    },
+  }) as pg.Pool;
+  return { recorded: createDatabase(recording), sent };
+}
+
 // The queue: many rows share a visibility time, so paging must break ties on receipt id.
 await pool.query(
   `
@@ -208,25 +223,9 @@ describe('the settlement queue', () => {
   });
 
   it('shows no retry under a minimum age, and sends no statement to look for one', async () => {
-    // Every statement the read sends, as the pool receives it.
-    const sent: string[] = [];
-    const recording = new Proxy(pool, {
-      get(target, name, receiver) {
-        if (name !== 'query') return Reflect.get(target, name, receiver);
-        return (query: string | { text: string }, ...rest: unknown[]) => {
-          sent.push(typeof query === 'string' ? query : query.text);
-          return (target.query as (...args: unknown[]) => unknown)(query, ...rest);
-        };
-      },
-    });
+    const { recorded, sent } = recordingDatabase();
     // A retry is due ahead of the clock: its age is below zero, so a minimum age leaves none.
-    const aged = await listSettlementQueue(
-      createDatabase(recording),
-      queue({ state: 'retry_scheduled', minAge: '1m' }),
-      {
-        nowMs: NOW,
-      },
-    );
+    const aged = await listSettlementQueue(recorded, queue({ state: 'retry_scheduled', minAge: '1m' }), { nowMs: NOW });
     expect(aged.rows).toEqual([]);
     expect(aged.count).toEqual({ value: 0, capped: false });
     expect(aged.stateCounts.due.value).toBeGreaterThan(0);
@@ -323,17 +322,7 @@ describe('dead letters', () => {
     expect(byReason).toMatchObject({ capped: true, estimated: true });
     expect(byReason.value).toBeGreaterThan(10_000);
     // Under a receipt prefix the rows are counted straight away: no `explain` goes out first.
-    const sent: string[] = [];
-    const recording = new Proxy(pool, {
-      get(target, name, receiver) {
-        if (name !== 'query') return Reflect.get(target, name, receiver);
-        return (query: string | { text: string }, ...rest: unknown[]) => {
-          sent.push(typeof query === 'string' ? query : query.text);
-          return (target.query as (...args: unknown[]) => unknown)(query, ...rest);
-        };
-      },
-    }) as pg.Pool;
-    const recorded = createDatabase(recording);
+    const { recorded, sent } = recordingDatabase();
     expect((await listDeadLetterPage(recorded, dead({ q: 'cap-' }))).count).toEqual({
       value: 10_001,
       capped: true,
