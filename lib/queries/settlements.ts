@@ -194,7 +194,7 @@ export async function listSettlementQueue(
       where: sql`true`,
       hint: { alwaysCounted: true as const },
     },
-    retry_scheduled: noRetries
+    retry_scheduled: none('retry_scheduled')
       ? { from: attempts, where: sql`false`, hint: { alwaysCounted: true as const } }
       : {
           from: attempts,
