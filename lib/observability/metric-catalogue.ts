@@ -37,6 +37,10 @@ export const METRICS = {
   pendingProposals: 'recovery_pending_proposals',
   /** Retained fault-state envelopes that fail validation (the Retry keys page's CORRUPT rows). */
   corruptEnvelopes: 'fault_state_corrupt_envelopes',
+  /** Seconds this sample took to take (lib/workers/metric-sampler.ts). */
+  sampleSeconds: 'metric_sample_seconds',
+  /** Seconds until the next sample: 15, or longer so that sampling takes at most a tenth of the time. */
+  sampleIntervalSeconds: 'metric_sample_interval_seconds',
 } as const;
 
 /** The reason labels of the dead-lettered counter: each failure code, and `other` for a code outside it. */
@@ -99,6 +103,18 @@ export function registerSampledGauges(registry: Registry, sample: SampledFigures
   if (sample.sampledAt === null) return;
   const rows = new Map(sample.rows.map((r) => [`${r.metric}\u0000${r.label}`, r.value]));
   const figure = (metric: string, label = '') => rows.get(`${metric}\u0000${label}`);
+  gauge(
+    registry,
+    'keel_metric_sample_duration_seconds',
+    'How long the metric sampler took to take the figures this scrape reports.',
+    figure(METRICS.sampleSeconds) ?? null,
+  );
+  gauge(
+    registry,
+    'keel_metric_sample_interval_seconds',
+    'Seconds between metric samples: 15, stretched so that sampling takes at most a tenth of the time.',
+    figure(METRICS.sampleIntervalSeconds) ?? null,
+  );
 
   const queueDepth = new Gauge({
     name: 'keel_settlement_queue_depth',

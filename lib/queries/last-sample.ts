@@ -1,10 +1,8 @@
 import 'server-only';
 import { sql } from 'drizzle-orm';
 import type { DbOrTx } from '../db/client';
+import { METRICS } from '../observability/metric-catalogue';
 import { METRIC_SAMPLE_INTERVAL_MS } from '../workers/metric-sampler';
-
-// Older than two intervals means no sampler runs (a fresh start, or tests).
-export const SAMPLE_FRESH_FOR_MS = 2 * METRIC_SAMPLE_INTERVAL_MS;
 
 /** The metric sampler's last sample (lib/workers/metric-sampler.ts) and the server's clock, read together. */
 export interface LastSample {
@@ -12,7 +10,10 @@ export interface LastSample {
   /** The server's clock in epoch ms, as settlementNowMs reads it. */
   nowMs: number;
   sampledAt: Date | null;
-  /** Taken within two sampler intervals. */
+  /**
+   * Taken within two sampler intervals: the interval the sample set, at least 15 s. Older means
+   * no sampler runs (a fresh start, or tests).
+   */
   fresh: boolean;
   rows: { metric: string; label: string; value: number }[];
 }
@@ -37,14 +38,17 @@ export async function readLastSample(db: DbOrTx): Promise<LastSample> {
   const first = rows[0]!;
   const now = new Date(first.now);
   const sampledAt = first.sampled_at ? new Date(first.sampled_at) : null;
+  const sampled = rows
+    .filter((r) => r.metric !== null)
+    .map((r) => ({ metric: r.metric!, label: r.label ?? '', value: Number(r.value ?? 0) }));
+  const interval = sampled.find((r) => r.metric === METRICS.sampleIntervalSeconds && r.label === '');
+  const intervalMs = Math.max(METRIC_SAMPLE_INTERVAL_MS, (interval?.value ?? 0) * 1000);
   return {
     now,
     nowMs: Number(first.now_ms),
     sampledAt,
-    fresh: sampledAt !== null && now.getTime() - sampledAt.getTime() <= SAMPLE_FRESH_FOR_MS,
-    rows: rows
-      .filter((r) => r.metric !== null)
-      .map((r) => ({ metric: r.metric!, label: r.label ?? '', value: Number(r.value ?? 0) })),
+    fresh: sampledAt !== null && now.getTime() - sampledAt.getTime() <= 2 * intervalMs,
+    rows: sampled,
   };
 }
 

@@ -13,6 +13,12 @@ import { rollupRates } from './rate-rollup';
 import { startWorkerLoop, type RunningWorker, type WorkerLog, type WorkerWait } from './worker-loop';
 
 export const METRIC_SAMPLE_INTERVAL_MS = 15_000;
+/**
+ * The most of the time between two samples a sample may take. Its statements count whole
+ * tables, so their cost grows with the rows: about 0.5 s at a million, 5 s at ten million
+ * (docs/performance.md). Past a tenth of the interval the interval stretches instead.
+ */
+export const SAMPLE_TIME_SHARE = 0.1;
 export const METRIC_RETENTION_MS = 2 * 24 * 3_600_000;
 // Serializes samplers of several Keel processes on one database: "keel" + 1.
 const SAMPLER_LOCK_KEY = 0x6b65656c01;
@@ -26,28 +32,38 @@ export interface MetricSamplerOptions {
   wait?: WorkerWait;
 }
 
+/** The interval that follows a sample that took `tookMs`: the base, or longer when the sample took over its share. */
+export const sampleIntervalAfter = (baseMs: number, tookMs: number): number =>
+  Math.max(baseMs, Math.ceil(tookMs / SAMPLE_TIME_SHARE));
+
 /**
  * Writes one sample of every series, stamped with the server's clock, and deletes
  * samples past retention and expired lease grants, in one transaction. Returns null when another process
- * sampled within this interval, so several Keel servers still write one series, and when another
- * process is sampling right now: no caller (a scrape, a page) ever waits behind a sample.
+ * sampled within the last sample's interval, so several Keel servers still write one series, and when
+ * another process is sampling right now: no caller (a scrape, a page) ever waits behind a sample.
+ * The sample records how long it took and the interval that follows it (`sampleIntervalAfter`).
  */
 export async function sampleMetrics(
   db: DbOrTx,
   options: { staleThresholdMs: number; intervalMs?: number },
-): Promise<{ written: number; deleted: number } | null> {
+): Promise<{ written: number; deleted: number; intervalMs: number } | null> {
   const intervalMs = options.intervalMs ?? METRIC_SAMPLE_INTERVAL_MS;
   return db.transaction(async (tx) => {
     const locked = await tx.execute<{ locked: boolean }>(
       sql`select pg_try_advisory_xact_lock(${SAMPLER_LOCK_KEY}::bigint) as locked`,
     );
     if (!locked.rows[0]?.locked) return null;
+    // Within the interval the last sample set (this process's base at least) is recent.
     const recent = await tx.execute<{ recent: boolean }>(sql`
-      select exists (
-        select 1 from keel.metric_sample
-        where sampled_at > clock_timestamp() - make_interval(secs => ${(intervalMs * 0.9) / 1000}::float8)
-      ) as recent`);
+      with last as (select max(sampled_at) as at from keel.metric_sample)
+      select coalesce(last.at > clock_timestamp() - make_interval(secs => 0.9 * greatest(
+        ${intervalMs / 1000}::float8,
+        (select m.value from keel.metric_sample m
+         where m.metric = ${METRICS.sampleIntervalSeconds} and m.label = '' and m.sampled_at = last.at)
+      )), false) as recent
+      from last`);
     if (recent.rows[0]?.recent) return null;
+    const started = performance.now();
     const corruptEnvelopes = await countCorruptEnvelopes(tx);
     const reasonCodes = sql.param([...FAILURE_CODES]);
     const queueCountPairs = sql.join(
@@ -100,18 +116,29 @@ export async function sampleMetrics(
         union all
         select ${METRICS.executions}, s.status, coalesce(executions.n, 0)::float8
         from unnest(${sql.param([...BATCH_STATUSES])}::text[]) as s(status) left join executions using (status)
-      ) as m`);
+      ) as m
+      returning sampled_at`);
+    const tookMs = performance.now() - started;
+    const next = sampleIntervalAfter(intervalMs, tookMs);
+    const at = (written.rows[0] as { sampled_at: Date }).sampled_at;
+    await tx.execute(sql`
+      insert into keel.metric_sample (sampled_at, metric, label, value) values
+      (${at}, ${METRICS.sampleSeconds}, '', ${tookMs / 1000}::float8),
+      (${at}, ${METRICS.sampleIntervalSeconds}, '', ${next / 1000}::float8)`);
     const deleted = await tx.execute(sql`
       delete from keel.metric_sample
       where sampled_at < clock_timestamp() - make_interval(secs => ${METRIC_RETENTION_MS / 1000}::float8)`);
     // Lease grants expired past their grace hold no lease any
     // more (lib/db/sql/lease-grants.ts); their index finds them.
     await tx.execute(pruneExpiredLeaseGrants(sql`(extract(epoch from clock_timestamp()) * 1000)::bigint`));
-    return { written: written.rowCount ?? 0, deleted: deleted.rowCount ?? 0 };
+    return { written: (written.rowCount ?? 0) + 2, deleted: deleted.rowCount ?? 0, intervalMs: next };
   });
 }
 
-/** Samples every 15 s (docs/design.md#metrics), starting at once, and rolls up the rates' closed minutes. */
+/**
+ * Samples every 15 s, or at the longer interval the last sample set (docs/design.md#metrics), starting
+ * at once, and rolls up the rates' closed minutes.
+ */
 export function startMetricSampler({
   db,
   log,
@@ -131,12 +158,13 @@ export function startMetricSampler({
       // the minute that just closed counted, not 15 s later. The sample is taken even when the
       // rollup fails. With closed minutes left to count, the next pass comes at once.
       let rates: Awaited<ReturnType<typeof rollupRates>> | undefined;
+      let sampled: Awaited<ReturnType<typeof sampleMetrics>> = null;
       try {
         rates = await rollupRates(db);
       } finally {
-        await sampleMetrics(db, { staleThresholdMs, intervalMs });
+        sampled = await sampleMetrics(db, { staleThresholdMs, intervalMs });
       }
-      return rates?.behind ? 0 : intervalMs;
+      return rates?.behind ? 0 : (sampled?.intervalMs ?? intervalMs);
     },
   });
 }

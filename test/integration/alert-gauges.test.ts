@@ -120,7 +120,11 @@ describe('alerting figures on /api/metrics', () => {
 
   it('reports the age of the figures, and answers with the last ones when no sample can be taken', async () => {
     await forgetSamples();
-    expect(value(await scrape(), 'keel_metric_sample_age_seconds')).toBeLessThan(5);
+    const sampled = await scrape();
+    expect(value(sampled, 'keel_metric_sample_age_seconds')).toBeLessThan(5);
+    // What the sample cost and the interval it set (KeelMetricsStale compares the age with it).
+    expect(value(sampled, 'keel_metric_sample_duration_seconds')).toBeGreaterThan(0);
+    expect(value(sampled, 'keel_metric_sample_interval_seconds')).toBe(15);
 
     const holder = await pool.connect();
     try {
@@ -130,6 +134,7 @@ describe('alerting figures on /api/metrics', () => {
       expect(value(none, 'keel_metric_sample_age_seconds')).toBe(Number.POSITIVE_INFINITY);
       expect(has(none, 'keel_settlement_queue_depth')).toBe(false);
       expect(has(none, 'keel_batch_stale_executions')).toBe(false);
+      expect(has(none, 'keel_metric_sample_interval_seconds')).toBe(false);
 
       await pool.query(`insert into keel.metric_sample (sampled_at, metric, label, value)
         values (clock_timestamp() - interval '5 minutes', 'batch_stale_executions', '', 7)`);

@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { createDatabase } from '../../lib/db/client';
 import { DEAD_LETTER_REASON_LABELS, METRICS } from '../../lib/observability/metric-catalogue';
-import { sampleMetrics, startMetricSampler } from '../../lib/workers/metric-sampler';
+import { readLastSample } from '../../lib/queries/last-sample';
+import {
+  METRIC_SAMPLE_INTERVAL_MS,
+  SAMPLE_TIME_SHARE,
+  sampleMetrics,
+  startMetricSampler,
+} from '../../lib/workers/metric-sampler';
 import { BATCH_STATUSES } from '../../lib/domain/batch-status';
 import { freshDatabase } from '../support/database';
 
@@ -88,8 +94,16 @@ async function givenAQueue(nowMs: number) {
 describe('metric sampler', () => {
   it('samples queue depth by state, retries, dead letters by reason, stale executions, proposals, status', async () => {
     await givenAQueue(await serverNowMs());
-    expect(await sampleMetrics(db, { staleThresholdMs: STALE_MS })).toMatchObject({ written: 34, deleted: 0 });
-    expect(await latest()).toEqual({
+    expect(await sampleMetrics(db, { staleThresholdMs: STALE_MS })).toEqual({
+      written: 36,
+      deleted: 0,
+      intervalMs: METRIC_SAMPLE_INTERVAL_MS,
+    });
+    const { [METRICS.sampleSeconds]: took, ...figures } = await latest();
+    expect(took).toBeGreaterThan(0);
+    expect(figures).toEqual({
+      // A sample this small takes far less than a tenth of 15 s: the interval stays.
+      [METRICS.sampleIntervalSeconds]: METRIC_SAMPLE_INTERVAL_MS / 1000,
       [`${METRICS.queueDepth}{due}`]: 3,
       [`${METRICS.queueDepth}{leased}`]: 1,
       [`${METRICS.queueDepth}{retry_scheduled}`]: 2,
@@ -127,7 +141,9 @@ describe('metric sampler', () => {
       (clock_timestamp() - interval '47 hours', 'kept', '', 1)`);
     const samplers = Array.from({ length: 4 }, () => createDatabase(newPool(1)));
     const results = await Promise.all(samplers.map((d) => sampleMetrics(d, { staleThresholdMs: STALE_MS })));
-    expect(results.filter((r) => r !== null)).toEqual([{ written: 34, deleted: 1 }]);
+    expect(results.filter((r) => r !== null)).toEqual([
+      { written: 36, deleted: 1, intervalMs: METRIC_SAMPLE_INTERVAL_MS },
+    ]);
     const { rows } = await pool.query(
       `select metric, count(*)::int as n from keel.metric_sample where metric in ('old', 'kept', $1) group by 1
        order by 1`,
@@ -154,14 +170,54 @@ describe('metric sampler', () => {
     for (let tick = 0; tick < 3; tick += 1) (await clock.nextWait())();
     await clock.nextWait();
     await sampler.stop();
-    expect(clock.requestedDelays()).toEqual([300, 300, 300, 300]);
     // The first sample of an empty table is always written (later ones may fall inside one interval).
-    const { rows } = await pool.query(`select count(distinct sampled_at)::int as n from keel.metric_sample`);
-    expect(rows[0].n).toBeGreaterThanOrEqual(1);
+    const { rows } = await pool.query(`select value from keel.metric_sample where metric = $1 order by sampled_at`, [
+      METRICS.sampleIntervalSeconds,
+    ]);
+    expect(rows.length).toBeGreaterThanOrEqual(1);
+    // After a sample it waits the interval that sample set (300 ms, or more on a slow machine), after
+    // a sample another took, its own 300 ms.
+    const set = rows.map((r) => Math.round(r.value * 1000));
+    expect(set.every((ms) => ms >= 300)).toBe(true);
+    expect(clock.requestedDelays()[0]).toBe(set[0]);
+    expect(clock.requestedDelays().every((ms) => ms === 300 || set.includes(ms))).toBe(true);
     // Stopped: stop() resolved only after the loop ended, and it asked for no further wait.
     expect(clock.requestedDelays()).toHaveLength(4);
     expect(lines.some((l) => l.startsWith('info metric sampler started'))).toBe(true);
     expect(lines.some((l) => l.startsWith('info metric sampler stopped'))).toBe(true);
     expect(lines.join('\n')).not.toMatch(/due-1|leased|d1|token/);
+  });
+
+  it('stretches its interval when a sample takes over a tenth of it, and records both', async () => {
+    await pool.query('delete from keel.metric_sample');
+    // A 1 ms interval: any real sample takes more than a tenth of it.
+    const sampled = await sampleMetrics(db, { staleThresholdMs: STALE_MS, intervalMs: 1 });
+    const figures = await latest();
+    const tookMs = figures[METRICS.sampleSeconds]! * 1000;
+    expect(sampled!.intervalMs).toBeGreaterThan(1);
+    expect(sampled!.intervalMs).toBeCloseTo(tookMs / SAMPLE_TIME_SHARE, -1);
+    expect(figures[METRICS.sampleIntervalSeconds]! * 1000).toBeCloseTo(sampled!.intervalMs, 6);
+  });
+
+  it('holds every process and page to the interval the last sample set', async () => {
+    const sampleAMinuteAgo = async (intervalSeconds: number | null) => {
+      await pool.query('delete from keel.metric_sample');
+      await pool.query(
+        `insert into keel.metric_sample (sampled_at, metric, label, value)
+         select clock_timestamp() - interval '1 minute', m, '', v from (values ($1, 1::float8), ($2, $3::float8)) as s(m, v)
+         where v is not null`,
+        [METRICS.pendingProposals, METRICS.sampleIntervalSeconds, intervalSeconds],
+      );
+    };
+    // A sample that set an interval of an hour: a minute on, it is fresh and nobody samples again.
+    await sampleAMinuteAgo(3_600);
+    expect((await readLastSample(db)).fresh).toBe(true);
+    expect(await sampleMetrics(db, { staleThresholdMs: STALE_MS })).toBeNull();
+    // The same sample at the 15 s interval (or one written before samples set theirs) is stale at a minute.
+    for (const interval of [15, null]) {
+      await sampleAMinuteAgo(interval);
+      expect((await readLastSample(db)).fresh).toBe(false);
+      expect(await sampleMetrics(db, { staleThresholdMs: STALE_MS })).toMatchObject({ written: 36 });
+    }
   });
 });
