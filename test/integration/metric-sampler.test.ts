@@ -204,8 +204,8 @@ describe('metric sampler', () => {
       await pool.query('delete from keel.metric_sample');
       await pool.query(
         `insert into keel.metric_sample (sampled_at, metric, label, value)
-         select clock_timestamp() - interval '1 minute', m, '', v from (values ($1, 1::float8), ($2, $3::float8)) as s(m, v)
-         where v is not null`,
+         select clock_timestamp() - interval '1 minute', m, '', v
+         from (values ($1, 1::float8), ($2, $3::float8)) as s(m, v) where v is not null`,
         [METRICS.pendingProposals, METRICS.sampleIntervalSeconds, intervalSeconds],
       );
     };
