@@ -11,7 +11,14 @@ import { countUpToCap } from '../../lib/queries/count';
 import { corruptScanQuery, listRetryKeys, retryKeyStepsQuery } from '../../lib/queries/retry-keys';
 import { deadLetterFilterConditions } from '../../lib/db/sql/dead-letter-filter';
 import { FAILURE_CODES } from '../../lib/domain/settlement';
-import { deadLetterGroups, GROUP_FILTER_COLUMNS, reasonRangesQuery } from '../../lib/queries/settlements';
+import {
+  deadLetterGroups,
+  GROUP_FILTER_COLUMNS,
+  listSettlementQueue,
+  parseSettlementCursor,
+  reasonRangesQuery,
+} from '../../lib/queries/settlements';
+import { queueFiltersSchema } from '../../lib/queries/settlements-types';
 import { freshDatabase, type TestDatabase } from '../support/database';
 
 const run = promisify(execFile);
@@ -134,5 +141,50 @@ describe('reads at scale', () => {
     expect(new Map(groups.map((g) => [g.reason, g.count.value]))).toEqual(
       new Map(rows.map((r) => [r.reason, Math.min(r.n, COUNT_CAP)])),
     );
+  });
+
+  it("pages the queue under a minimum of attempts from each count's own range, in due order", async () => {
+    await database.pool.query('vacuum analyze settle.attempts');
+    // Every statement the reads send, with its parameters, to explain the page's own.
+    const sent: { text: string; values: unknown[] }[] = [];
+    const pool = database.newPool(2);
+    const recording = new Proxy(pool, {
+      get(target, name, receiver) {
+        if (name !== 'query') return Reflect.get(target, name, receiver);
+        return (query: { text: string; values?: unknown[] }, ...rest: unknown[]) => {
+          const values = query.values ?? (Array.isArray(rest[0]) ? rest[0] : []);
+          sent.push({ text: query.text, values });
+          return (target.query as (...args: unknown[]) => unknown)(query, ...rest);
+        };
+      },
+    }) as typeof pool;
+    const db = createDatabase(recording);
+    const nowMs = Date.now();
+    const shown: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const filters = queueFiltersSchema.parse({ minAttempts: '3' });
+      const after = cursor ? (parseSettlementCursor(cursor) as [number, string]) : null;
+      const page = await listSettlementQueue(db, { ...filters, cursor: after }, { nowMs, sample: null });
+      shown.push(...page.rows.map((r) => r.receiptId));
+      cursor = page.nextCursor;
+    } while (cursor);
+    const { rows } = await database.pool.query<{ receipt_id: string }>(
+      `select receipt_id from settle.attempts where attempts >= 3 and next_visible_at_ms <= $1
+       and (lease_owner is null or lease_until_ms <= $1) order by next_visible_at_ms, receipt_id`,
+      [nowMs],
+    );
+    expect(rows.length).toBeGreaterThan(100);
+    expect(shown).toEqual(rows.map((r) => r.receipt_id));
+
+    const pageStatement = sent.find((s) => s.text.includes('page on page.key = receipt_id'))!;
+    const explained = await database.pool.query(`explain ${pageStatement.text}`, pageStatement.values);
+    const text = explained.rows.map((r) => r['QUERY PLAN']).join('\n');
+    // Each count is a range of the index led by attempts (a bitmap of it at this size, an ordered
+    // scan at a million rows), never a walk of the due order testing every row's attempts.
+    // (The rows of the page's keys are joined to a table this small by a scan of it.)
+    const keys = text.slice(text.indexOf('Subquery Scan on page'));
+    expect(keys).toMatch(/(using|on) attempts_attempts_due_idx[^\n]*\n[^\n]*Index Cond: [^\n]*attempts = c\.n/);
+    expect(keys).not.toMatch(/(using|on) attempts_due_idx|Seq Scan/);
   });
 });

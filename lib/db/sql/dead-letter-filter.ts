@@ -40,7 +40,7 @@ export function deadLetterFilterConditions(
 }
 
 /** The largest value of a PostgreSQL `integer`, the type of both tables' `attempts`. */
-const INT4_MAX = 2_147_483_647;
+export const INT4_MAX = 2_147_483_647;
 
 /** Up to this many attempt counts are probed one by one rather than read as a range. */
 export const ATTEMPTS_PROBE_LIMIT = 32;
