@@ -311,6 +311,30 @@ function deadLetterListRow(row: StoredDeadLetter): DeadLetterRow {
 }
 
 /**
+ * A dead-letter page's keys under a receipt prefix, the most recently recorded first: the
+ * queue's choice (`unleasedPrefixKeys`) without leases. Up to PREFIX_SORT_CAP + 1 matches are
+ * read from the prefix index, whose entries carry every other filter's column, and sorted
+ * when they are all; past that the recorded order is walked with the prefix tested on each
+ * entry. Left to the planner, the choice followed the histogram's guess of the prefix's
+ * matches: the same 100,000 dead letters, analyzed twice, gave 0.3 ms by the prefix index
+ * and 6.9 ms walking past 15,147 rows of the recorded order.
+ */
+function deadLetterPrefixKeys(prefix: string, others: SQL[], limit: number): SQL {
+  const rest = and(others);
+  return sql`with matches as materialized (
+      select receipt_id, recorded_at_ms from settle.dead_letters
+      where receipt_id ^@ ${prefix} and ${rest} limit ${PREFIX_SORT_CAP + 1}
+    ),
+    few as (select count(*) <= ${PREFIX_SORT_CAP} as yes from matches)
+    (select m.receipt_id as key from matches m where (select yes from few)
+     order by m.recorded_at_ms desc, m.receipt_id desc limit ${limit})
+    union all
+    (select k.receipt_id as key from settle.dead_letters k
+     where not (select yes from few) and substr(k.receipt_id, 1, char_length(${prefix})) = ${prefix} and ${rest}
+     order by k.recorded_at_ms desc, k.receipt_id desc limit ${limit})`;
+}
+
+/**
  * Dead letters, most recently recorded first, keyset-paged on `(recorded_at_ms,
  * receipt_id)`. The conditions are the bulk replay preview's, so the count shown is
  * the count a preview of the same filter freezes (while nothing arrives in between).
@@ -325,10 +349,18 @@ export async function listDeadLetterPage(
   const pageSize = options.pageSize ?? SETTLEMENT_PAGE_SIZE;
   const where = and(deadLetterFilterConditions(filter, nowMs));
   const before = filters.cursor;
-  const beforeCondition = before ? sql`and (recorded_at_ms, receipt_id) < (${before[0]}::bigint, ${before[1]})` : sql``;
+  const beforeConditions = before ? [sql`(recorded_at_ms, receipt_id) < (${before[0]}::bigint, ${before[1]})`] : [];
+  const rowsFrom =
+    filter.receiptIdPrefix !== undefined
+      ? sql`settle.dead_letters join (${deadLetterPrefixKeys(
+          filter.receiptIdPrefix,
+          [...deadLetterFilterConditions({ ...filter, receiptIdPrefix: undefined }, nowMs), ...beforeConditions],
+          pageSize + 1,
+        )}) page on page.key = receipt_id`
+      : sql`settle.dead_letters where ${and([where, ...beforeConditions])}`;
   const [page, count] = await Promise.all([
     db.execute<Row<StoredDeadLetter>>(sql`
-      select ${DEAD_LETTER_COLUMNS} from settle.dead_letters where ${where} ${beforeCondition}
+      select ${DEAD_LETTER_COLUMNS} from ${rowsFrom}
       order by recorded_at_ms desc, receipt_id desc limit ${pageSize + 1}`),
     countUpToCap(db, sql`settle.dead_letters`, where, {
       sampled: isUnfiltered(filter) ? sampledFigure(sample, METRICS.deadLettersTotal) : null,

@@ -11,6 +11,7 @@ import {
   readReceiptHistory,
   parseBulkReplayCursor,
   parseSettlementCursor,
+  PREFIX_SORT_CAP,
   settlementNowMs,
   type SettlementCursor,
 } from '../../lib/queries/settlements';
@@ -338,6 +339,50 @@ describe('dead letters', () => {
     expect(sent.filter((text) => /^\s*explain/i.test(text))).toEqual([]);
     const groups = await deadLetterGroups(db, dead({}));
     expect(groups.groups[0]).toEqual({ reason: 'unsupported', count: { value: 10_000, capped: true } });
+  });
+
+  it('pages dead letters under a receipt prefix: its matches sorted, or the recorded order walked', async () => {
+    // More under `pdl-` than the prefix read sorts (PREFIX_SORT_CAP): the recorded order is walked.
+    // Recorded times repeat, so the pages break ties on the receipt id.
+    await pool.query(
+      `insert into settle.dead_letters select 'pdl-' || lpad(n::text, 5, '0'), 1, n % 6,
+       case when n % 3 = 0 then 'rpc' else 'backend' end, '{}', $1::bigint - (n % 97) * 1000
+       from generate_series(1, $2::int) n`,
+      [NOW, PREFIX_SORT_CAP + 500],
+    );
+    const pages = async (filters: Record<string, unknown>) => {
+      const seen: string[] = [];
+      let cursor: SettlementCursor | null = null;
+      do {
+        const page = await listDeadLetterPage(db, { ...dead(filters), cursor }, { nowMs: NOW, pageSize: 300 });
+        seen.push(...page.rows.map((r) => r.receiptId));
+        cursor = page.nextCursor ? opened(page.nextCursor) : null;
+      } while (cursor);
+      return seen;
+    };
+    const truth = async (where: string) =>
+      (
+        await pool.query<{ receipt_id: string }>(
+          `select receipt_id from settle.dead_letters where ${where} order by recorded_at_ms desc, receipt_id desc`,
+        )
+      ).rows.map((r) => r.receipt_id);
+    const cases: [Record<string, unknown>, string][] = [
+      [{ q: 'pdl-' }, `receipt_id like 'pdl-%'`],
+      [{ q: 'pdl-', reason: 'rpc', minAttempts: '2' }, `receipt_id like 'pdl-%' and reason = 'rpc' and attempts >= 2`],
+      // Few matches: sorted from the prefix index.
+      [{ q: 'pdl-0001' }, `receipt_id like 'pdl-0001%'`],
+      [{ q: 'pdl-020', reason: 'backend' }, `receipt_id like 'pdl-020%' and reason = 'backend'`],
+    ];
+    expect((await truth(`receipt_id like 'pdl-%'`)).length).toBeGreaterThan(PREFIX_SORT_CAP);
+    try {
+      for (const [filters, where] of cases) {
+        const expected = await truth(where);
+        expect(expected.length).toBeGreaterThan(0);
+        expect(await pages(filters)).toEqual(expected);
+      }
+    } finally {
+      await pool.query(`delete from settle.dead_letters where receipt_id like 'pdl-%'`);
+    }
   });
 
   it('serves the prefix and attempts filters from indexes', async () => {
