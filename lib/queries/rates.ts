@@ -1,5 +1,6 @@
 import 'server-only';
 import { sql } from 'drizzle-orm';
+import { METRICS } from '../observability/metric-catalogue';
 import type { DbOrTx } from '../db/client';
 import {
   RATE_MARKER_ACTIONS,
@@ -9,6 +10,7 @@ import {
   type RateMetric,
   type RateRange,
 } from '../domain/rates';
+import { SAMPLE_TIME_SHARE } from '../workers/metric-sampler';
 import { readRateRollupState } from '../workers/rate-rollup';
 import type { RateChartData, RateMarker, RateSeries, RatesPage } from './rates-types';
 
@@ -152,7 +154,12 @@ function rateChart(
   };
 }
 
-/** The largest sample of each level in each minute of the range; a minute without a sample is a gap. */
+/**
+ * The largest sample of each level in each minute of the range. On tables large enough that
+ * a sample takes over 6 s, samples come less than once a minute (lib/workers/metric-sampler.ts):
+ * a minute without one shows the last sample's figure while the interval that sample set
+ * lasts. Past it, the minute is a gap.
+ */
 async function readLevels(db: DbOrTx, fromMs: number, nowMs: number): Promise<RateChartData[]> {
   const startMs = floorTo(fromMs, MINUTE_MS) + MINUTE_MS;
   const buckets = Math.round((floorTo(nowMs, MINUTE_MS) - startMs) / MINUTE_MS) + 1;
@@ -161,8 +168,16 @@ async function readLevels(db: DbOrTx, fromMs: number, nowMs: number): Promise<Ra
     select metric, label, max(value) as value,
       (extract(epoch from date_bin('1 minute', sampled_at, timestamptz 'epoch')) * 1000)::bigint as ms
     from keel.metric_sample
-    where metric = any(${sql.param(metrics)}::text[]) and sampled_at >= ${msOf(startMs)}
+    where metric = any(${sql.param([...metrics, METRICS.sampleIntervalSeconds])}::text[])
+      and sampled_at >= ${msOf(startMs)}
     group by metric, label, ms`);
+  // Until when a minute's figures hold: until the next sample was due at the latest, its
+  // sample taken at the minute's end, the interval it set and the next sample's own time past it.
+  const heldUntil = new Map<number, number>();
+  for (const r of rows) {
+    if (r.metric !== METRICS.sampleIntervalSeconds) continue;
+    heldUntil.set(Number(r.ms), Number(r.ms) + MINUTE_MS + r.value * 1000 * (1 + SAMPLE_TIME_SHARE));
+  }
   return LEVEL_CHARTS.map((chart) => {
     const series = chart.lines.map((line) => {
       const values: (number | null)[] = Array.from({ length: buckets }, () => null);
@@ -170,6 +185,16 @@ async function readLevels(db: DbOrTx, fromMs: number, nowMs: number): Promise<Ra
         if (r.metric !== line.metric || r.label !== line.label) continue;
         const i = Math.round((Number(r.ms) - startMs) / MINUTE_MS);
         if (i >= 0 && i < buckets) values[i] = Number(r.value);
+      }
+      let held: { value: number; untilMs: number } | null = null;
+      for (let i = 0; i < buckets; i += 1) {
+        const minuteMs = startMs + i * MINUTE_MS;
+        const value = values[i];
+        if (value !== null && value !== undefined) {
+          held = { value, untilMs: heldUntil.get(minuteMs) ?? minuteMs + MINUTE_MS };
+        } else if (held && minuteMs + MINUTE_MS <= held.untilMs) {
+          values[i] = held.value;
+        }
       }
       return { name: line.name, values };
     });

@@ -277,4 +277,48 @@ describe('rate rollup', () => {
     // Samples are kept two days: a week has no levels.
     expect(week.levels).toBeNull();
   });
+
+  it('holds a level across minutes without a sample while the interval its sample set lasts', async () => {
+    const { rows } = await pool.query<{ ms: string }>(
+      `select (extract(epoch from date_bin('1 minute', clock_timestamp() - interval '40 minutes', 'epoch'))
+       * 1000)::bigint as ms`,
+    );
+    const base = Number(rows[0]!.ms);
+    // Samples of a table large enough that each set an interval of 150 s, then one back at 15 s.
+    const samples: [secondsIn: number, due: number, intervalSeconds: number][] = [
+      [50, 7, 150],
+      [190, 9, 150],
+      [620, 4, 15],
+      [785, 5, 15],
+    ];
+    for (const [seconds, due, interval] of samples) {
+      await pool.query(
+        `insert into keel.metric_sample (sampled_at, metric, label, value) values
+         (to_timestamp($1::bigint / 1000.0), 'settlement_queue_depth', 'due', $2),
+         (to_timestamp($1::bigint / 1000.0), 'metric_sample_interval_seconds', '', $3)`,
+        [base + seconds * 1000, due, interval],
+      );
+    }
+    const levels = (await readRates(db, '1h')).levels!;
+    const chart = levels.find((c) => c.id === 'levels_queue')!;
+    const dueLine = chart.series.find((s) => s.name === 'Due')!;
+    const minute = (n: number) => dueLine.values[Math.round((base + n * MINUTE - chart.startMs) / MINUTE)];
+    // Minutes 1 and 2 have no sample: the one of minute 0 holds until the next was due (165 s
+    // past minute 0's end at the latest). Minutes 6 to 9 are past that: gaps, as is minute 11,
+    // which a 15 s interval does not reach.
+    expect([0, 1, 2, 3, 4, 5, 6, 9, 10, 11, 12, 13].map(minute)).toEqual([
+      7,
+      7,
+      7,
+      9,
+      9,
+      9,
+      null,
+      null,
+      4,
+      null,
+      null,
+      5,
+    ]);
+  });
 });
