@@ -116,15 +116,16 @@ export async function sampleMetrics(
         union all
         select ${METRICS.executions}, s.status, coalesce(executions.n, 0)::float8
         from unnest(${sql.param([...BATCH_STATUSES])}::text[]) as s(status) left join executions using (status)
-      ) as m
-      returning sampled_at`);
+      ) as m`);
     const tookMs = performance.now() - started;
     const next = sampleIntervalAfter(intervalMs, tookMs);
-    const at = (written.rows[0] as { sampled_at: Date }).sampled_at;
+    // Stamped as the sample just written, the newest: only the sampler writes samples, under its lock.
     await tx.execute(sql`
-      insert into keel.metric_sample (sampled_at, metric, label, value) values
-      (${at}, ${METRICS.sampleSeconds}, '', ${tookMs / 1000}::float8),
-      (${at}, ${METRICS.sampleIntervalSeconds}, '', ${next / 1000}::float8)`);
+      insert into keel.metric_sample (sampled_at, metric, label, value)
+      select last.at, m.metric, '', m.value
+      from (select max(sampled_at) as at from keel.metric_sample) last,
+      (values (${METRICS.sampleSeconds}, ${tookMs / 1000}::float8),
+              (${METRICS.sampleIntervalSeconds}, ${next / 1000}::float8)) as m(metric, value)`);
     const deleted = await tx.execute(sql`
       delete from keel.metric_sample
       where sampled_at < clock_timestamp() - make_interval(secs => ${METRIC_RETENTION_MS / 1000}::float8)`);
