@@ -33,7 +33,7 @@ export interface MetricSamplerOptions {
 }
 
 /** The interval that follows a sample that took `tookMs`: the base, or longer when the sample took over its share. */
-export const sampleIntervalAfter = (baseMs: number, tookMs: number): number =>
+const sampleIntervalAfter = (baseMs: number, tookMs: number): number =>
   Math.max(baseMs, Math.ceil(tookMs / SAMPLE_TIME_SHARE));
 
 /**
@@ -120,7 +120,7 @@ export async function sampleMetrics(
     const tookMs = performance.now() - started;
     const next = sampleIntervalAfter(intervalMs, tookMs);
     // Stamped as the sample just written, the newest: only the sampler writes samples, under its lock.
-    await tx.execute(sql`
+    const stamped = await tx.execute(sql`
       insert into keel.metric_sample (sampled_at, metric, label, value)
       select last.at, m.metric, '', m.value
       from (select max(sampled_at) as at from keel.metric_sample) last,
@@ -132,7 +132,8 @@ export async function sampleMetrics(
     // Lease grants expired past their grace hold no lease any
     // more (lib/db/sql/lease-grants.ts); their index finds them.
     await tx.execute(pruneExpiredLeaseGrants(sql`(extract(epoch from clock_timestamp()) * 1000)::bigint`));
-    return { written: (written.rowCount ?? 0) + 2, deleted: deleted.rowCount ?? 0, intervalMs: next };
+    const rows = (written.rowCount ?? 0) + (stamped.rowCount ?? 0);
+    return { written: rows, deleted: deleted.rowCount ?? 0, intervalMs: next };
   });
 }
 
