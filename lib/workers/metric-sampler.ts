@@ -76,11 +76,19 @@ export async function sampleMetrics(
       with clock as (
         select clock_timestamp() as at, (extract(epoch from clock_timestamp()) * 1000)::bigint as ms
       ),
-      -- Filtered aggregates over one scan: a GROUP BY on the state's CASE sorted a million rows and spilled to disk.
+      -- Filtered aggregates over one scan of the queue, the retrying count included: a GROUP BY on the state's
+      -- CASE sorted a million rows and spilled to disk.
+      attempts as (
+        select jsonb_build_object(${queueCountPairs}) as states,
+               count(*) filter (where a.work_kind = 'retry_scheduled') as retrying
+        from settle.attempts a, clock
+      ),
       queue as (
         select counts.key as state, counts.value::bigint as n
-        from (select jsonb_build_object(${queueCountPairs}) as o from settle.attempts a, clock) t,
-        jsonb_each_text(t.o) as counts
+        from attempts, jsonb_each_text(attempts.states) as counts
+      ),
+      dead_letters as (
+        select reason, count(*) as n from settle.dead_letters group by reason
       ),
       executions as (
         select status, count(*) as n from oxide_batch.ob_job_execution group by status
@@ -90,14 +98,14 @@ export async function sampleMetrics(
         select ${METRICS.queueDepth} as metric, s.state as label, coalesce(queue.n, 0)::float8 as value
         from unnest(${sql.param([...QUEUE_STATES])}::text[]) as s(state) left join queue using (state)
         union all
-        select ${METRICS.retrying}, '', count(*)::float8 from settle.attempts where work_kind = 'retry_scheduled'
+        select ${METRICS.retrying}, '', retrying::float8 from attempts
         union all
         select ${METRICS.retriesScheduled}, '', count(*)::float8 from keel.settlement_event, clock
         where kind = 'retry_scheduled' and at_ms > clock.ms - ${intervalMs}::bigint
         union all
-        select ${METRICS.deadLetters}, reason, count(*)::float8 from settle.dead_letters group by reason
+        select ${METRICS.deadLetters}, reason, n::float8 from dead_letters
         union all
-        select ${METRICS.deadLettersTotal}, '', count(*)::float8 from settle.dead_letters
+        select ${METRICS.deadLettersTotal}, '', coalesce(sum(n), 0)::float8 from dead_letters
         union all
         select ${METRICS.deadLettered}, r.reason, coalesce(d.n, 0)::float8
         from unnest(${sql.param([...DEAD_LETTER_REASON_LABELS])}::text[]) as r(reason)
