@@ -14,11 +14,12 @@
 // `--graphile-mix 90/8/2` makes graphile-worker's task fail where that mix says too (a
 // dead-lettered item is a failure on a job of max_attempts 1, which it keeps as permanently failed).
 // WAL is printed twice: the cluster's LSN difference over the drain and the bench database's own
-// records read back with pg_waldump.
-import { fork, spawn } from 'node:child_process';
-import { rmSync } from 'node:fs';
+// records read back with pg_waldump. `--split-cores` pins a local PostgreSQL to the first core and
+// every client to the others for the run, standing for a database on a host of its own.
+import { execFileSync, fork, spawn } from 'node:child_process';
+import { readFileSync, rmSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -53,6 +54,9 @@ const { values: args } = parseArgs({
     // A pause before each statement of Keel and its two floors (pgbench: `\sleep`), standing
     // for a database on another host; 0 (the default) is this machine's loopback.
     'rtt-ms': { type: 'string', default: '0' },
+    // PostgreSQL on the first core and every client (workers, pgbench, this process) on the rest,
+    // standing for a database on a host of its own: the clients' CPU is not taken from it.
+    'split-cores': { type: 'boolean', default: false },
     // A checkout of an earlier build (with its own node_modules): system `keel-before` runs
     // Keel's workers on that build's settlement store, in the same run as this one's.
     before: { type: 'string' },
@@ -71,6 +75,7 @@ const WORKERS = Number(args.workers);
 const BATCH = Number(args.batch);
 const MIX = parseMix(args.mix!);
 const RTT_MS = Number(args['rtt-ms']);
+const SPLIT_CORES = args['split-cores']!;
 const GRAPHILE_MIX = parseMix(args['graphile-mix']!);
 const SELF = fileURLToPath(import.meta.url);
 const BEFORE = args.before ?? null;
@@ -540,7 +545,58 @@ const fmt = (n: number, digits = 0) =>
 
 const walText = (n: number | null) => (n === null ? 'n/a' : fmt(n));
 
+/** A process and the processes it started (none when pgrep finds none). */
+function withChildren(pid: number): number[] {
+  try {
+    const children = execFileSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' })
+      .trim()
+      .split('\n');
+    return [pid, ...children.map(Number)];
+  } catch {
+    return [pid];
+  }
+}
+
+/** The PostgreSQL server's processes: the postmaster (a backend's parent) and everything it started. */
+async function serverPids(): Promise<number[]> {
+  // Read while the connection, and so its backend, is open.
+  const postmaster = await withClient(args.url!, async (client) => {
+    const { rows } = await client.query<{ pid: number }>('select pg_backend_pid() as pid');
+    return Number(readFileSync(`/proc/${rows[0]!.pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[1]);
+  });
+  return withChildren(postmaster);
+}
+
+/**
+ * `--split-cores`: the server (and the backends it forks from now on) on core 0, this process
+ * and the clients it forks on the others; undone at exit. Needs a local server this user may
+ * pin (taskset), and at least two cores.
+ */
+async function splitCores(): Promise<string> {
+  const cores = availableParallelism();
+  if (cores < 2) throw new Error('--split-cores needs at least two cores');
+  const all = `0-${cores - 1}`;
+  const clients = cores === 2 ? '1' : `1-${cores - 1}`;
+  const pin = (list: string, pid: number) => {
+    try {
+      execFileSync('taskset', ['-a', '-cp', list, String(pid)], { stdio: 'ignore' });
+    } catch {
+      // a process that ended in between
+    }
+  };
+  const server = await serverPids();
+  for (const pid of server) pin('0', pid);
+  pin(clients, process.pid);
+  // Backends forked since are the postmaster's children too.
+  process.once('exit', () => {
+    for (const pid of withChildren(server[0]!)) pin(all, pid);
+  });
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130));
+  return `PostgreSQL (pid ${server[0]}) on core 0, the clients on ${clients === '1' ? 'core 1' : `cores ${clients}`}`;
+}
+
 async function main() {
+  const placement = SPLIT_CORES ? await splitCores() : 'PostgreSQL and the clients sharing every core';
   const systems = args.systems!.split(',');
   if (systems.includes('keel-before') && !BEFORE)
     throw new Error('system keel-before needs --before <checkout of the earlier build>');
@@ -554,7 +610,7 @@ async function main() {
       `repetitions, keel path ${args['keel-path']}, ${RTT_MS} ms before each statement of Keel and its floors; ` +
       `graphile-worker ${graphileOptions}; outcome mix ${args.mix} ` +
       `accepted/retried/dead-lettered (pg-boss and claim-and-delete: all accepted); retry backoff ` +
-      `${args['retry-backoff-ms']} ms (graphile-worker: its own, e^1 s)`,
+      `${args['retry-backoff-ms']} ms (graphile-worker: its own, e^1 s); ${placement}`,
   );
   try {
     for (let rep = 1; rep <= REPS; rep += 1) {
@@ -636,6 +692,7 @@ async function main() {
   ratio('Keel/pgbench Keel own shape, settlements/s (goal >= 0.9)', 'pgbench Keel own shape', (r) => r.perSecond);
   ratio('Keel/node-postgres Keel own shape, settlements/s', NODE_FLOOR, (r) => r.perSecond);
   ratio('Keel/node-postgres Keel own shape, worker CPU/settlement', NODE_FLOOR, (r) => r.workerCpuPerItem ?? null);
+  ratio('Keel/node-postgres Keel own shape, backend CPU/settlement', NODE_FLOOR, (r) => r.backendCpuPerItem ?? null);
   ratioOf(
     'node-postgres/pgbench Keel own shape, settlements/s',
     NODE_FLOOR,
