@@ -15,7 +15,7 @@ import { startWorkerLoop, type RunningWorker, type WorkerLog, type WorkerWait } 
 export const METRIC_SAMPLE_INTERVAL_MS = 15_000;
 /**
  * The most of the time between two samples a sample may take. Its statements count whole
- * tables, so their cost grows with the rows: under a second at a million, about 5 s at ten million
+ * tables, so their cost grows with the rows: under a second at a million, 3 to 5 s at ten million
  * (docs/performance.md). Past a tenth of the interval the interval stretches instead.
  */
 export const SAMPLE_TIME_SHARE = 0.1;
