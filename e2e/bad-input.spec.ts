@@ -270,6 +270,9 @@ test('a disabled user’s open tab gets no data on client navigation', async ({ 
   const db = await e2eDatabase();
   try {
     await signIn(page, 'approver2');
+    // No event stream on the page under test: its session check (every 2 s) would send the tab to
+    // sign-in on its own, racing the click. That path has its own test (hostile-edges.spec.ts).
+    await page.route('**/api/events', (route) => route.abort());
     await page.goto('/executions');
     await expect(page.getByRole('heading', { name: 'Executions' })).toBeVisible();
     // Banned while the tab is open (the session row stays): the next navigation must not render data.
