@@ -577,16 +577,19 @@ async function splitCores(): Promise<string> {
   if (cores < 2) throw new Error('--split-cores needs at least two cores');
   const all = `0-${cores - 1}`;
   const clients = cores === 2 ? '1' : `1-${cores - 1}`;
-  const pin = (list: string, pid: number) => {
+  const pin = (list: string, pid: number): boolean => {
     try {
       execFileSync('taskset', ['-a', '-cp', list, String(pid)], { stdio: 'ignore' });
+      return true;
     } catch {
-      // a process that ended in between
+      return false; // a backend that ended in between, or no right to pin
     }
   };
   const server = await serverPids();
-  for (const pid of server) pin('0', pid);
-  pin(clients, process.pid);
+  // The postmaster and this process must move: the run would otherwise claim a placement it lacks.
+  if (!pin('0', server[0]!) || !pin(clients, process.pid))
+    throw new Error('--split-cores could not pin the PostgreSQL server or this process (taskset)');
+  for (const pid of server.slice(1)) pin('0', pid);
   // Backends forked since are the postmaster's children too.
   process.once('exit', () => {
     for (const pid of withChildren(server[0]!)) pin(all, pid);
