@@ -78,16 +78,16 @@ export async function sampleMetrics(
       ),
       -- Filtered aggregates over one scan of the queue, the retrying count included: a GROUP BY on the state's
       -- CASE sorted a million rows and spilled to disk.
-      attempts as (
+      queue_scan as (
         select jsonb_build_object(${queueCountPairs}) as states,
                count(*) filter (where a.work_kind = 'retry_scheduled') as retrying
         from settle.attempts a, clock
       ),
       queue as (
         select counts.key as state, counts.value::bigint as n
-        from attempts, jsonb_each_text(attempts.states) as counts
+        from queue_scan, jsonb_each_text(queue_scan.states) as counts
       ),
-      dead_letters as (
+      dead_by_reason as (
         select reason, count(*) as n from settle.dead_letters group by reason
       ),
       executions as (
@@ -98,14 +98,14 @@ export async function sampleMetrics(
         select ${METRICS.queueDepth} as metric, s.state as label, coalesce(queue.n, 0)::float8 as value
         from unnest(${sql.param([...QUEUE_STATES])}::text[]) as s(state) left join queue using (state)
         union all
-        select ${METRICS.retrying}, '', retrying::float8 from attempts
+        select ${METRICS.retrying}, '', retrying::float8 from queue_scan
         union all
         select ${METRICS.retriesScheduled}, '', count(*)::float8 from keel.settlement_event, clock
         where kind = 'retry_scheduled' and at_ms > clock.ms - ${intervalMs}::bigint
         union all
-        select ${METRICS.deadLetters}, reason, n::float8 from dead_letters
+        select ${METRICS.deadLetters}, reason, n::float8 from dead_by_reason
         union all
-        select ${METRICS.deadLettersTotal}, '', coalesce(sum(n), 0)::float8 from dead_letters
+        select ${METRICS.deadLettersTotal}, '', coalesce(sum(n), 0)::float8 from dead_by_reason
         union all
         select ${METRICS.deadLettered}, r.reason, coalesce(d.n, 0)::float8
         from unnest(${sql.param([...DEAD_LETTER_REASON_LABELS])}::text[]) as r(reason)
