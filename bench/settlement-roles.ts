@@ -124,12 +124,13 @@ async function keelModules(checkout: string | null): Promise<{
 
 /** Keel: claim a batch, record each outcome (path `single`, today's) or the batch at once (`batch`). */
 async function keelWorker(url: string, workerId: string, batch: number, extra: string): Promise<void> {
-  const { path, mix, retryBackoffMs, rttMs, checkout } = JSON.parse(extra) as {
+  const { path, mix, retryBackoffMs, rttMs, checkout, warmup } = JSON.parse(extra) as {
     path: string;
     mix: Mix;
     retryBackoffMs: number;
     rttMs: number;
     checkout: string | null;
+    warmup: boolean;
   };
   const { postgresSettlementStore, createDatabase, createPool, driver } = await keelModules(checkout);
   // A retried item is rescheduled past the drain, so every item is settled exactly once.
@@ -146,7 +147,8 @@ async function keelWorker(url: string, workerId: string, batch: number, extra: s
   const store = postgresSettlementStore(db);
   const { rows } = await pool.query<{ pid: number }>('select pg_backend_pid() as pid');
   const backendPid = rows[0]!.pid;
-  await drainAndReport(statements, backendPid, async () => {
+  const flushStats = () => pool.query('select pg_stat_force_next_flush()');
+  await drainAndReport(statements, backendPid, warmup && flushStats, async () => {
     let settled = 0;
     let conflicts = 0;
     for (;;) {
@@ -176,14 +178,23 @@ async function keelWorker(url: string, workerId: string, batch: number, extra: s
 }
 
 /**
- * Says ready, waits for go, runs `drain` and reports what it settled with the statements it
- * sent and the CPU of this process and of its PostgreSQL backend over it.
+ * With `flushStats` (a warm-up), first drains the warm-up items the queue holds, untimed: a
+ * worker runs for hours, and a drain of 125 batches per worker would otherwise also time the
+ * JIT compiling the worker's code. Its backend's statistics are flushed then, so the drain's
+ * trigger calls are counted apart. Then says ready, waits for go, runs `drain` and reports
+ * what it settled with the statements it sent and the CPU of this process and of its
+ * PostgreSQL backend over it.
  */
 async function drainAndReport(
   statements: () => number,
   backendPid: number,
+  flushStats: false | (() => Promise<unknown>),
   drain: () => Promise<{ settled: number; conflicts: number }>,
 ): Promise<void> {
+  if (flushStats) {
+    await drain();
+    await flushStats();
+  }
   send({ type: 'ready' });
   await nextMessage('go');
   const before = statements();
@@ -213,11 +224,12 @@ async function drainAndReport(
  * against pgbench's is the driver and the runtime.
  */
 async function nodeFloorWorker(url: string, workerId: string, extra: string): Promise<void> {
-  const { nowMs, mix, retryBackoffMs, rttMs } = JSON.parse(extra) as {
+  const { nowMs, mix, retryBackoffMs, rttMs, warmup } = JSON.parse(extra) as {
     nowMs: number;
     mix: Mix;
     retryBackoffMs: number;
     rttMs: number;
+    warmup: boolean;
   };
   const script = await readFile(new URL('./pgbench/keel-shape.sql', import.meta.url), 'utf8');
   const [claimText, recordText] = script
@@ -247,7 +259,8 @@ async function nodeFloorWorker(url: string, workerId: string, extra: string): Pr
   await client.connect();
   const { rows } = await client.query<{ pid: number }>('select pg_backend_pid() as pid');
   const backendPid = rows[0]!.pid;
-  await drainAndReport(statements, backendPid, async () => {
+  const flushStats = () => client.query('select pg_stat_force_next_flush()');
+  await drainAndReport(statements, backendPid, warmup && flushStats, async () => {
     let settled = 0;
     for (;;) {
       const claimed = await client.query<Record<string, string>>({

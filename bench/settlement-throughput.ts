@@ -33,6 +33,8 @@ import { walBytesOfDatabase, type WalDetail } from './wal-by-database';
 const { values: args } = parseArgs({
   options: {
     items: { type: 'string', default: '50000' },
+    // Items each system drains, untimed, before the timed drain (0: none, the workers start cold).
+    'warmup-items': { type: 'string', default: '50000' },
     reps: { type: 'string', default: '3' },
     workers: { type: 'string', default: '4' },
     batch: { type: 'string', default: '100' },
@@ -70,6 +72,7 @@ const { values: args } = parseArgs({
 });
 
 const ITEMS = Number(args.items);
+const WARMUP_ITEMS = Number(args['warmup-items']);
 const REPS = Number(args.reps);
 const WORKERS = Number(args.workers);
 const BATCH = Number(args.batch);
@@ -88,17 +91,26 @@ function parseMix(text: string): Mix {
   return { retried: retried!, dead: dead! };
 }
 
-/** Items of each outcome out of ITEMS (item n, 1-based, is dead-lettered when n % 100 < dead, and so on). */
-function mixCounts(mix: Mix = MIX): { accepted: number; retried: number; dead: number } {
+/** Items of each outcome out of `items` (item n, 1-based, is dead-lettered when n % 100 < dead, and so on). */
+function mixCounts(mix: Mix = MIX, items = ITEMS): { accepted: number; retried: number; dead: number } {
   let retried = 0;
   let dead = 0;
-  for (let n = 1; n <= ITEMS; n += 1) {
+  for (let n = 1; n <= items; n += 1) {
     const kind = outcomeOf(n, mix);
     if (kind === 'retried') retried += 1;
     else if (kind === 'dead') dead += 1;
   }
-  return { accepted: ITEMS - retried - dead, retried, dead };
+  return { accepted: items - retried - dead, retried, dead };
 }
+
+/**
+ * The two loads of a drain: the warm-up's items, drained untimed first, and the timed ones.
+ * Both are numbered from 1 under a prefix of the same length (every system routes an item by
+ * the number after it).
+ */
+type Phase = { prefix: 'warm_' | 'rcpt_'; items: number };
+const WARMUP: Phase = { prefix: 'warm_', items: WARMUP_ITEMS };
+const TIMED: Phase = { prefix: 'rcpt_', items: ITEMS };
 
 function urlFor(database: string): string {
   const url = new URL(args.url!);
@@ -243,14 +255,14 @@ async function keelDatabase(name: string): Promise<string> {
   return urlFor(name);
 }
 
-async function loadKeelAttempts(client: pg.Client, nowMs: number): Promise<void> {
+async function loadKeelAttempts(client: pg.Client, nowMs: number, phase: Phase = TIMED): Promise<void> {
   await client.query(
     `insert into settle.attempts (receipt_id, finalized_at, work_kind, attempts, next_visible_at_ms, row_version,
      updated_at_ms)
-     select 'rcpt_' || lpad(n::text, 8, '0'), $1::bigint - 5000, 'pending_observation', 0,
+     select $3::text || lpad(n::text, 8, '0'), $1::bigint - 5000, 'pending_observation', 0,
      $1::bigint - 1000 - (n % 997), 0, $1::bigint - 1000
      from generate_series(1, $2::int) as n`,
-    [nowMs, ITEMS],
+    [nowMs, phase.items, phase.prefix],
   );
   await client.query('vacuum analyze settle.attempts, settle.receipt_place, keel.settlement_event');
 }
@@ -274,7 +286,8 @@ async function triggerCalls(client: pg.Client): Promise<number> {
 async function runKeel(url: string, role: 'keel' | 'keel-before' | 'node-floor' = 'keel'): Promise<Run> {
   return withClient(url, async (client) => {
     const nowMs = Date.now();
-    await loadKeelAttempts(client, nowMs);
+    const warmup = WARMUP.items > 0;
+    if (warmup) await loadKeelAttempts(client, nowMs, WARMUP);
     const extra = JSON.stringify({
       path: args['keel-path'],
       mix: MIX,
@@ -282,12 +295,15 @@ async function runKeel(url: string, role: 'keel' | 'keel-before' | 'node-floor' 
       nowMs,
       rttMs: RTT_MS,
       checkout: role === 'keel-before' ? BEFORE : null,
+      warmup,
     });
     const workerRole = role === 'keel-before' ? 'keel' : role;
     const children = Array.from({ length: WORKERS }, (_, i) =>
       forkWorker(workerRole, url, `bench-worker-${i + 1}`, extra),
     );
+    // Ready once each worker has drained the warm-up; the timed items are loaded after.
     await Promise.all(children.map((c) => c.ready));
+    await loadKeelAttempts(client, nowMs);
     // The load's own trigger calls are flushed and counted here, so only the drain's are reported.
     await client.query('select pg_stat_force_next_flush()');
     const callsBefore = await triggerCalls(client);
@@ -320,20 +336,27 @@ async function runKeel(url: string, role: 'keel' | 'keel-before' | 'node-floor' 
   });
 }
 
-/** Starts the workers on an empty queue, then queues every item in one transaction: the clock starts at its commit. */
+/**
+ * Starts the workers on an empty queue, lets them drain the warm-up's items, then queues
+ * every timed item in one transaction: the clock starts at its commit.
+ */
 async function runQueue(
   system: string,
   url: string,
   role: string,
   extra: string,
-  load: (client: pg.Client) => Promise<void>,
+  load: (client: pg.Client, phase: Phase) => Promise<void>,
   emptyQuery: string,
   check: (client: pg.Client) => Promise<Partial<Run>> = async () => ({}),
 ): Promise<Run> {
   const children = Array.from({ length: WORKERS }, (_, i) => forkWorker(role, url, `w${i}`, extra));
   await Promise.all(children.map((c) => c.ready));
   return withClient(url, async (client) => {
-    await load(client);
+    if (WARMUP.items > 0) {
+      await load(client, WARMUP);
+      await waitEmpty(client, emptyQuery);
+    }
+    await load(client, TIMED);
     const lsn = await walLsn(client);
     const started = performance.now();
     await waitEmpty(client, emptyQuery);
@@ -350,7 +373,9 @@ async function runQueue(
  * every dead-lettered one moved, nothing else.
  */
 async function checkKeelDrain(client: pg.Client, system: string): Promise<void> {
-  const want = mixCounts();
+  const timed = mixCounts();
+  const warm = mixCounts(MIX, WARMUP.items);
+  const want = { retried: timed.retried + warm.retried, dead: timed.dead + warm.dead };
   const { rows } = await client.query<{ retried: string; other: string; dead: string }>(
     `select (select count(*) from settle.attempts
              where work_kind = 'retry_scheduled' and attempts = 1)::text as retried,
@@ -379,26 +404,30 @@ async function runGraphile(url: string): Promise<Run> {
     'graphile',
     extra,
     // A dead-lettered item is a job of max_attempts 1: its one failure leaves it permanently failed.
-    (client) =>
+    // So is every warm-up job, so that none of them runs again within the timed drain.
+    (client, phase) =>
       client
         .query(
           `select count(*) from graphile_worker.add_jobs(array(
-           select row('settle', json_build_object('n', n), null, null, case when n % 100 < $2::int then 1 end,
+           select row('settle', json_build_object('n', n), null, null,
+                      case when $3::boolean or n % 100 < $2::int then 1 end,
                       null, null, null)::graphile_worker.job_spec
            from generate_series(1, $1::int) as n))`,
-          [ITEMS, GRAPHILE_MIX.dead],
+          [phase.items, GRAPHILE_MIX.dead, phase === WARMUP],
         )
         .then(() => undefined),
     // Drained: every job fetched once (attempts > 0) and none still locked (running or awaiting completion).
     'select exists (select 1 from graphile_worker._private_jobs where attempts = 0 or locked_at is not null) as left',
     async (client) => {
-      const want = mixCounts(GRAPHILE_MIX);
+      const timed = mixCounts(GRAPHILE_MIX);
+      const warm = mixCounts(GRAPHILE_MIX, WARMUP.items);
+      const wanted = timed.retried + timed.dead + warm.retried + warm.dead;
       const { rows } = await client.query<{ failed: string; rerun: string }>(
         `select count(*)::text as failed, count(*) filter (where attempts > 1)::text as rerun
          from graphile_worker._private_jobs`,
       );
-      if (Number(rows[0]!.failed) !== want.retried + want.dead)
-        throw new Error(`graphile-worker kept ${rows[0]!.failed} failed jobs, wanted ${want.retried + want.dead}`);
+      if (Number(rows[0]!.failed) !== wanted)
+        throw new Error(`graphile-worker kept ${rows[0]!.failed} failed jobs, wanted ${wanted}`);
       return { reruns: Number(rows[0]!.rerun) };
     },
   );
@@ -415,12 +444,12 @@ async function runPgBoss(url: string): Promise<Run> {
     url,
     'pgboss',
     '',
-    (client) =>
+    (client, phase) =>
       client
         .query(
           `insert into pgboss.job (name, data) select 'settle', json_build_object('n', n)::jsonb
            from generate_series(1, $1::int) as n`,
-          [ITEMS],
+          [phase.items],
         )
         .then(() => undefined),
     `select exists (select 1 from pgboss.job where name = 'settle' and state < 'completed') as left`,
@@ -447,55 +476,68 @@ function pgbenchBinary(): string {
   return process.env.PGBENCH ?? '/usr/lib/postgresql/15/bin/pgbench';
 }
 
+/**
+ * pgbench draining the queue `prepare` loads: the warm-up's items untimed, then the timed ones
+ * (pgbench compiles nothing at run time; the warm-up leaves its database as the others' leave theirs).
+ */
 async function runPgbench(
   system: string,
   url: string,
   script: string,
-  prepare: (client: pg.Client, nowMs: number) => Promise<void>,
+  prepare: (client: pg.Client, nowMs: number, phase: Phase) => Promise<void>,
   check: (client: pg.Client) => Promise<void>,
 ): Promise<Run> {
   return withClient(url, async (client) => {
     const nowMs = Date.now();
-    await prepare(client, nowMs);
-    // Each transaction takes 100 rows; a few extra per client find the queue empty.
-    const perClient = Math.ceil(ITEMS / BATCH / WORKERS) + 5;
+    if (WARMUP.items > 0) {
+      await prepare(client, nowMs, WARMUP);
+      await drainWithPgbench(url, script, nowMs, WARMUP.items);
+    }
+    await prepare(client, nowMs, TIMED);
     const lsn = await walLsn(client);
     const started = performance.now();
-    await new Promise<void>((resolve, reject) => {
-      const child = spawn(
-        pgbenchBinary(),
-        [
-          '-n',
-          '-M',
-          'prepared',
-          '-c',
-          String(WORKERS),
-          '-j',
-          String(WORKERS),
-          '-t',
-          String(perClient),
-          '-D',
-          `now=${nowMs}`,
-          '-D',
-          `dead=${MIX.dead}`,
-          '-D',
-          `retried=${MIX.retried}`,
-          '-D',
-          `backoff=${args['retry-backoff-ms']}`,
-          '-f',
-          script,
-          url,
-        ],
-        {
-          stdio: ['ignore', 'ignore', 'inherit'],
-        },
-      );
-      child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`pgbench exited with ${code}`))));
-    });
+    await drainWithPgbench(url, script, nowMs, ITEMS);
     const elapsed = (performance.now() - started) / 1000;
     const wal = await walBytes(client, lsn, await walLsn(client));
     await check(client);
     return { system, perSecond: ITEMS / elapsed, ...walPer(wal, ITEMS) };
+  });
+}
+
+/** Runs `script` in WORKERS pgbench clients until `items` are drained (each transaction takes BATCH). */
+async function drainWithPgbench(url: string, script: string, nowMs: number, items: number): Promise<void> {
+  // A few extra transactions per client find the queue empty.
+  const perClient = Math.ceil(items / BATCH / WORKERS) + 5;
+  await new Promise<void>((resolve, reject) => {
+    const child = spawn(
+      pgbenchBinary(),
+      [
+        '-n',
+        '-M',
+        'prepared',
+        '-c',
+        String(WORKERS),
+        '-j',
+        String(WORKERS),
+        '-t',
+        String(perClient),
+        '-D',
+        `now=${nowMs}`,
+        '-D',
+        `dead=${MIX.dead}`,
+        '-D',
+        `retried=${MIX.retried}`,
+        '-D',
+        `backoff=${args['retry-backoff-ms']}`,
+        '-f',
+        script,
+        url,
+      ],
+      {
+        stdio: ['ignore', 'ignore', 'inherit'],
+      },
+    );
+    child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`pgbench exited with ${code}`))));
   });
 }
 
@@ -516,13 +558,14 @@ const SYSTEMS: Record<string, (db: string) => Promise<Run>> = {
       'pgbench claim-100-and-delete',
       urlFor(db),
       `${PGBENCH_DIR}claim-delete.sql`,
-      async (client) => {
+      async (client, _nowMs, phase) => {
         await client.query(
-          'create table bench_queue (id bigint primary key, run_at bigint not null, payload jsonb not null)',
+          `create table if not exists bench_queue
+           (id bigint primary key, run_at bigint not null, payload jsonb not null)`,
         );
         await client.query(
           `insert into bench_queue select n, 0, json_build_object('n', n) from generate_series(1, $1::int) as n`,
-          [ITEMS],
+          [phase.items],
         );
         await client.query('vacuum analyze bench_queue');
       },
@@ -613,7 +656,8 @@ async function main() {
       `repetitions, keel path ${args['keel-path']}, ${RTT_MS} ms before each statement of Keel and its floors; ` +
       `graphile-worker ${graphileOptions}; outcome mix ${args.mix} ` +
       `accepted/retried/dead-lettered (pg-boss and claim-and-delete: all accepted); retry backoff ` +
-      `${args['retry-backoff-ms']} ms (graphile-worker: its own, e^1 s); ${placement}`,
+      `${args['retry-backoff-ms']} ms (graphile-worker: its own, e^1 s); ${placement}; each system first drains ` +
+      `${WARMUP_ITEMS} warm-up items, untimed`,
   );
   try {
     for (let rep = 1; rep <= REPS; rep += 1) {
