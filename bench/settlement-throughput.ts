@@ -751,6 +751,7 @@ async function main() {
   ratio('Keel/earlier build, settlements/s', BEFORE_SYSTEM, (r) => r.perSecond);
   ratio('Keel/earlier build, WAL (pg_waldump)', BEFORE_SYSTEM, (r) => r.walDbPerItem);
   ratio('Keel/earlier build, worker CPU/settlement', BEFORE_SYSTEM, (r) => r.workerCpuPerItem ?? null);
+  ratio('Keel/earlier build, backend CPU/settlement', BEFORE_SYSTEM, (r) => r.backendCpuPerItem ?? null);
   ratio('Keel/pg-boss, settlements/s', 'pg-boss', (r) => r.perSecond);
   ratio('Keel/pgbench claim-and-delete, settlements/s', 'pgbench claim-100-and-delete', (r) => r.perSecond);
 }

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { columnParam } from '../../lib/simulator/adapters/named-statement';
+import { ArrayParam } from '../../lib/simulator/adapters/named-statement';
 import { postgresSettlementStore } from '../../lib/simulator/adapters/settlement-store';
 import {
   FAILURE_CODES,
@@ -235,6 +235,12 @@ describe('recordClaimedOutcomes (the batch form)', () => {
 });
 
 describe('the batch parameters', () => {
+  const arrayParam = (values: (string | number | null)[]) => {
+    const param = new ArrayParam();
+    for (const value of values) param.push(value);
+    return param.text();
+  };
+
   it('are read back by PostgreSQL as the values they were built from, whatever the text holds', async () => {
     const text = fc.oneof(
       fc.string({ unit: 'grapheme', maxLength: 12 }).filter((s) => !s.includes('\u0000')),
@@ -247,7 +253,7 @@ describe('the batch parameters', () => {
         async (texts, numbers) => {
           const { rows } = await pool.query<{ texts: (string | null)[]; numbers: (string | null)[] }>(
             'select $1::text[] as texts, $2::bigint[]::text[] as numbers',
-            [columnParam(texts, (t) => t), columnParam(numbers, (n) => n)],
+            [arrayParam(texts), arrayParam(numbers)],
           );
           // A column null on every row is sent empty: unnest pads it back with nulls.
           const sent = <T>(values: (T | null)[]) => (values.every((v) => v === null) ? [] : values);

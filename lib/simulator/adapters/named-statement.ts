@@ -56,25 +56,29 @@ function driverOf(db: DbOrTx): Pick<Pool, 'query'> {
 
 /** A text element that must be escaped inside a quoted array element: a backslash or a double quote. */
 const ARRAY_ESCAPE = /[\\"]/;
+const ARRAY_ESCAPE_ALL = /[\\"]/g;
 
 /**
- * One column of `rows` as an array parameter, in one pass: the text node-postgres would send
- * for the JavaScript array (every element quoted, NULL unquoted, an element escaped only when
- * it holds a backslash or a quote), or `{}` when the column is null on every row (unnest pads
- * a shorter array with nulls). Numbers must be safe integers, which String() writes as digits.
+ * One array parameter, built an element at a time: the text node-postgres would send for
+ * the JavaScript array (every element quoted, NULL unquoted, an element escaped only when
+ * it holds a backslash or a quote), or `{}` when every element is null (unnest pads a
+ * shorter array with nulls). Numbers must be safe integers, which String() writes as digits.
  */
-export function columnParam<T>(rows: readonly T[], value: (row: T) => string | number | null): string {
-  let literal = '{';
-  let allNull = true;
-  for (let i = 0; i < rows.length; i += 1) {
-    const element = value(rows[i]!);
-    if (i > 0) literal += ',';
-    if (element === null) literal += 'NULL';
-    else {
-      allNull = false;
-      if (typeof element === 'number') literal += String(element);
-      else literal += `"${ARRAY_ESCAPE.test(element) ? element.replace(/[\\"]/g, '\\$&') : element}"`;
+export class ArrayParam {
+  private readonly elements: string[] = [];
+  private allNull = true;
+
+  push(element: string | number | null): void {
+    if (element === null) {
+      this.elements.push('NULL');
+      return;
     }
+    this.allNull = false;
+    if (typeof element === 'number') this.elements.push(String(element));
+    else this.elements.push(`"${ARRAY_ESCAPE.test(element) ? element.replace(ARRAY_ESCAPE_ALL, '\\$&') : element}"`);
   }
-  return allNull ? '{}' : `${literal}}`;
+
+  text(): string {
+    return this.allNull ? '{}' : `{${this.elements.join(',')}}`;
+  }
 }

@@ -14,28 +14,20 @@ import {
   type SettlementRouteError,
 } from '../../domain/settlement';
 import type { ClaimedOutcome } from '../ports/settlement-store';
-import { columnParam, executeNamedText } from './named-statement';
+import { ArrayParam, executeNamedText } from './named-statement';
 import { claimProblem, guarded } from './settlement-guards';
 
 type ItemResult = Result<SettlementRoute, SettlementRouteError>;
 
-/** One batch item as the statement reads it (one array per column): the claim, its route and what that route writes. */
-interface BatchRow {
-  ord: number;
-  receipt_id: string;
-  finalized_at: number;
-  attempts: number;
-  row_version: number;
-  lease_owner: string;
-  lease_token: string;
-  lease_until_ms: number;
-  route: SettlementRoute['kind'];
-  event_kind: 'finished' | 'retry_scheduled' | 'dead_lettered';
-  event_attempt: number;
-  reason_code: string | null;
-  reason_sha256_hex: string | null;
-  next_visible_at_ms: number | null;
-  dead_json: string | null;
+/** What one item writes besides its claim: the history event its route takes, and the route's own fields. */
+interface ItemWrite {
+  route: SettlementRoute;
+  eventKind: 'finished' | 'retry_scheduled' | 'dead_lettered';
+  eventAttempt: number;
+  reasonCode: string | null;
+  reasonSha256Hex: string | null;
+  nextVisibleAtMs: number | null;
+  deadJson: string | null;
 }
 
 const STALE = 'the claim no longer matches the stored attempt, or its lease has expired';
@@ -46,11 +38,10 @@ const STALE = 'the claim no longer matches the stored attempt, or its lease has 
  * the writing differs.
  */
 function planItem(
-  ord: number,
   { claim, outcome }: ClaimedOutcome,
   policy: RetryPolicy,
   observedAtMs: number,
-): Result<{ row: BatchRow; route: SettlementRoute }, SettlementRouteError> {
+): Result<ItemWrite, SettlementRouteError> {
   const problem = claimProblem(claim);
   if (problem) return err(invalidRecord(problem));
   const routed = routeOutcome(claim.attempts, outcome, policy, observedAtMs);
@@ -58,10 +49,7 @@ function planItem(
   const route = routed.value;
   if (route.kind === 'NoAction') {
     const skipReason = outcome.kind === 'Skipped' ? outcome.reason : null;
-    return ok({
-      route,
-      row: batchRow(ord, claim, route, 'finished', claim.attempts + 1, skipReason, null, null, null),
-    });
+    return ok(itemWrite(route, 'finished', claim.attempts + 1, skipReason, null, null, null));
   }
   const reason = failureReasonOf(outcome);
   if (!reason)
@@ -71,18 +59,8 @@ function planItem(
       ),
     );
   if (route.kind === 'RetryScheduled') {
-    const row = batchRow(
-      ord,
-      claim,
-      route,
-      'retry_scheduled',
-      route.attempt,
-      reason.code,
-      reason.detailSha256Hex,
-      route.nextVisibleAtMs,
-      null,
-    );
-    return ok({ route, row });
+    const { attempt, nextVisibleAtMs } = route;
+    return ok(itemWrite(route, 'retry_scheduled', attempt, reason.code, reason.detailSha256Hex, nextVisibleAtMs, null));
   }
   const json = deadLetterCanonicalJson({
     receiptId: claim.receiptId,
@@ -92,41 +70,20 @@ function planItem(
     detailSha256Hex: reason.detailSha256Hex,
   });
   if (!json.ok) return json;
-  return ok({
-    route,
-    row: batchRow(ord, claim, route, 'dead_lettered', route.attempts, reason.code, null, null, json.value),
-  });
+  return ok(itemWrite(route, 'dead_lettered', route.attempts, reason.code, null, null, json.value));
 }
 
-/** One input row, every field set in one order (one object shape for every route). */
-function batchRow(
-  ord: number,
-  claim: SettlementAttemptClaim,
+/** One item's write, every field set in one order (one object shape for every route). */
+function itemWrite(
   route: SettlementRoute,
-  eventKind: BatchRow['event_kind'],
+  eventKind: ItemWrite['eventKind'],
   eventAttempt: number,
   reasonCode: string | null,
   reasonSha256Hex: string | null,
   nextVisibleAtMs: number | null,
   deadJson: string | null,
-): BatchRow {
-  return {
-    ord,
-    receipt_id: claim.receiptId,
-    finalized_at: claim.finalizedAt,
-    attempts: claim.attempts,
-    row_version: claim.rowVersion,
-    lease_owner: claim.leaseOwner,
-    lease_token: claim.leaseToken,
-    lease_until_ms: claim.leaseUntilMs,
-    route: route.kind,
-    event_kind: eventKind,
-    event_attempt: eventAttempt,
-    reason_code: reasonCode,
-    reason_sha256_hex: reasonSha256Hex,
-    next_visible_at_ms: nextVisibleAtMs,
-    dead_json: deadJson,
-  };
+): ItemWrite {
+  return { route, eventKind, eventAttempt, reasonCode, reasonSha256Hex, nextVisibleAtMs, deadJson };
 }
 
 /** The compare-and-set of one input row against the stored attempt it names. */
@@ -134,43 +91,63 @@ const EXACT_CLAIM = `a.receipt_id = i.receipt_id
           and a.finalized_at = i.finalized_at and a.attempts = i.attempts and a.row_version = i.row_version
           and a.lease_owner = i.lease_owner and a.lease_token = i.lease_token and a.lease_until_ms = i.lease_until_ms`;
 
-/** One input column: its name, SQL type and how a row gives its value. */
-type InputColumn = readonly [name: keyof BatchRow, type: string, value: (row: BatchRow) => string | number | null];
+/** One input column: its name, SQL type and how an item's claim and write give its value. */
+type InputColumn = readonly [
+  name: string,
+  type: string,
+  value: (claim: SettlementAttemptClaim, write: ItemWrite) => string | number | null,
+];
 
 /**
  * The input's columns and their SQL types, in the order the statement unnests them: each
  * is parameter $n (1-based) as a typed array, the observation time the one after them.
- * Each column reads its field by name, so every read is a fixed property of one shape.
+ * The unnest numbers the rows (`ord`, from 1) in the order they were added.
  */
 const INPUT_COLUMNS: readonly InputColumn[] = [
-  ['ord', 'int', (row) => row.ord],
-  ['receipt_id', 'text', (row) => row.receipt_id],
-  ['finalized_at', 'bigint', (row) => row.finalized_at],
-  ['attempts', 'int', (row) => row.attempts],
-  ['row_version', 'bigint', (row) => row.row_version],
-  ['lease_owner', 'text', (row) => row.lease_owner],
-  ['lease_token', 'text', (row) => row.lease_token],
-  ['lease_until_ms', 'bigint', (row) => row.lease_until_ms],
+  ['receipt_id', 'text', (claim) => claim.receiptId],
+  ['finalized_at', 'bigint', (claim) => claim.finalizedAt],
+  ['attempts', 'int', (claim) => claim.attempts],
+  ['row_version', 'bigint', (claim) => claim.rowVersion],
+  ['lease_owner', 'text', (claim) => claim.leaseOwner],
+  ['lease_token', 'text', (claim) => claim.leaseToken],
+  ['lease_until_ms', 'bigint', (claim) => claim.leaseUntilMs],
   // The route is the event's kind: finished (NoAction), retry_scheduled or dead_lettered.
-  ['event_kind', 'text', (row) => row.event_kind],
-  ['event_attempt', 'int', (row) => row.event_attempt],
-  ['reason_code', 'text', (row) => row.reason_code],
-  ['reason_sha256_hex', 'text', (row) => row.reason_sha256_hex],
-  ['next_visible_at_ms', 'bigint', (row) => row.next_visible_at_ms],
-  ['dead_json', 'text', (row) => row.dead_json],
+  ['event_kind', 'text', (_, write) => write.eventKind],
+  ['event_attempt', 'int', (_, write) => write.eventAttempt],
+  ['reason_code', 'text', (_, write) => write.reasonCode],
+  ['reason_sha256_hex', 'text', (_, write) => write.reasonSha256Hex],
+  ['next_visible_at_ms', 'bigint', (_, write) => write.nextVisibleAtMs],
+  ['dead_json', 'text', (_, write) => write.deadJson],
 ];
 const OBSERVED_AT = `$${INPUT_COLUMNS.length + 1}::bigint`;
 
 /**
- * The statement's parameters: one array per column (parsing the input is a large part of
- * the statement's cost, and a JSON document would repeat every key per row), a column
- * that is null on every row sent empty (unnest pads a shorter array with nulls), then the
- * observation time.
+ * The statement's input, built as items are added: one array parameter per column (parsing
+ * the input is a large part of the statement's cost, and a JSON document would repeat every
+ * key per row), each element written once, in INPUT_COLUMNS' order. It keeps which item each
+ * row stands for and which routes the batch holds.
  */
-function batchParams(rows: readonly BatchRow[], observedAtMs: number): unknown[] {
-  const params: unknown[] = INPUT_COLUMNS.map(([, , value]) => columnParam(rows, value));
-  params.push(observedAtMs);
-  return params;
+class BatchInput {
+  /** The item index of each row: row `ord` is item `items[ord - 1]`. */
+  readonly items: number[] = [];
+  readonly shape: BatchShape = { removes: false, retries: false, deadLetters: false };
+  private readonly columns = INPUT_COLUMNS.map(() => new ArrayParam());
+
+  add(item: number, claim: SettlementAttemptClaim, write: ItemWrite): void {
+    this.items.push(item);
+    const kind = write.route.kind;
+    if (kind === 'RetryScheduled') this.shape.retries = true;
+    else this.shape.removes = true;
+    if (kind === 'DeadLettered') this.shape.deadLetters = true;
+    for (let i = 0; i < INPUT_COLUMNS.length; i += 1) this.columns[i]!.push(INPUT_COLUMNS[i]![2](claim, write));
+  }
+
+  /** The statement's parameters: the columns, then the observation time. */
+  params(observedAtMs: number): unknown[] {
+    const params: unknown[] = this.columns.map((column) => column.text());
+    params.push(observedAtMs);
+    return params;
+  }
 }
 
 /**
@@ -200,8 +177,8 @@ interface BatchShape {
 function batchStatementText({ removes, retries, deadLetters }: BatchShape): string {
   const columns = INPUT_COLUMNS.map(([, type], index) => `$${index + 1}::${type}[]`).join(', ');
   const parts = [
-    `input as (select * from unnest(${columns})
-        as i(${INPUT_COLUMNS.map(([name]) => name).join(', ')}))`,
+    `input as (select * from unnest(${columns}) with ordinality
+        as i(${INPUT_COLUMNS.map(([name]) => name).join(', ')}, ord))`,
   ];
   const committed: string[] = [];
   // The lease test reads the claim's side, equal to the row's by the join, so each row
@@ -266,12 +243,7 @@ function batchStatementText({ removes, retries, deadLetters }: BatchShape): stri
 /** Each shape's name and text, built on first use. */
 const statements = new Map<string, { name: string; text: string }>();
 
-function batchStatement(rows: readonly BatchRow[]): { name: string; text: string } {
-  const shape: BatchShape = {
-    removes: rows.some((row) => row.route !== 'RetryScheduled'),
-    retries: rows.some((row) => row.route === 'RetryScheduled'),
-    deadLetters: rows.some((row) => row.route === 'DeadLettered'),
-  };
+function batchStatement(shape: BatchShape): { name: string; text: string } {
   const key = `${shape.removes ? 'r' : ''}${shape.retries ? 'm' : ''}${shape.deadLetters ? 'd' : ''}`;
   let statement = statements.get(key);
   if (!statement) {
@@ -306,27 +278,32 @@ export async function recordClaimedOutcomesInOneStatement(
     return err(invalidRecord(`observed_at_ms is not an integer in 0..2^53: ${observedAtMs}`));
   const results: (ItemResult | null)[] = items.map(() => null);
   const routes: SettlementRoute[] = [];
-  const rows: BatchRow[] = [];
+  const input = new BatchInput();
   const seen = new Set<string>();
-  items.forEach((item, ord) => {
-    const planned = planItem(ord, item, policy, observedAtMs);
-    if (!planned.ok) results[ord] = planned;
-    else if (seen.has(planned.value.row.receipt_id))
-      results[ord] = err(conflictError('the batch names this receipt more than once'));
+  for (let item = 0; item < items.length; item += 1) {
+    const planned = planItem(items[item]!, policy, observedAtMs);
+    const { claim } = items[item]!;
+    if (!planned.ok) results[item] = planned;
+    else if (seen.has(claim.receiptId))
+      results[item] = err(conflictError('the batch names this receipt more than once'));
     else {
-      seen.add(planned.value.row.receipt_id);
-      rows.push(planned.value.row);
-      routes[ord] = planned.value.route;
+      seen.add(claim.receiptId);
+      input.add(item, claim, planned.value);
+      routes[item] = planned.value.route;
     }
-  });
-  if (rows.length === 0) return ok(results as ItemResult[]);
+  }
+  if (input.items.length === 0) return ok(results as ItemResult[]);
   return guarded(async () => {
-    const { name, text } = batchStatement(rows);
-    const written = await executeNamedText<{ landed: string | null }>(db, name, text, batchParams(rows, observedAtMs));
+    const { name, text } = batchStatement(input.shape);
+    const written = await executeNamedText<{ landed: string | null }>(db, name, text, input.params(observedAtMs));
+    for (const item of input.items) results[item] = err(conflictError(STALE));
+    // The rows that landed, by `ord`; nothing landed is null (no row aggregated), never an empty text.
     const landedText = written.rows[0]?.landed;
-    // Nothing landed is null (no row aggregated), never an empty text.
-    const landed = new Set(landedText ? landedText.split(',').map(Number) : []);
-    for (const row of rows) results[row.ord] = landed.has(row.ord) ? ok(routes[row.ord]!) : err(conflictError(STALE));
+    if (landedText)
+      for (const ord of landedText.split(',')) {
+        const item = input.items[Number(ord) - 1]!;
+        results[item] = ok(routes[item]!);
+      }
     return ok(results as ItemResult[]);
   });
 }

@@ -31,26 +31,28 @@ import type {
 /**
  * What a claim returns: one JSON array of one array per claimed row, in due order. One
  * field to read and one JSON.parse, where a row per claim costs the driver a parse per
- * field (a worker claims 100 at a time). The columns are claimOf's, in its order.
+ * field (a worker claims 100 at a time). The columns are claimOf's, in its order; the
+ * lease owner and deadline are the call's own, which the claim wrote to every row.
  */
 const CLAIMS_JSON = sql.raw(`coalesce(json_agg(json_build_array(receipt_id, finalized_at, attempts, row_version,
-  lease_owner, lease_token, lease_until_ms) order by next_visible_at_ms, receipt_id), '[]')::text as claims`);
+  lease_token) order by next_visible_at_ms, receipt_id), '[]')::text as claims`);
 
-type ClaimTuple = [string, number, number, number, string, string, number];
+type ClaimTuple = [string, number, number, number, string];
 
-/** One claimed row from CLAIMS_JSON (bigints as numbers, as the pool's int8 parser reads them). */
-const claimOf = ([receiptId, finalizedAt, attempts, rowVersion, leaseOwner, leaseToken, leaseUntilMs]: ClaimTuple) => ({
-  receiptId,
-  finalizedAt,
-  attempts,
-  rowVersion,
-  leaseOwner,
-  leaseToken,
-  leaseUntilMs,
-});
-
-const claimsOf = (result: { rows: { claims: string }[] }): SettlementAttemptClaim[] =>
-  (JSON.parse(result.rows[0]!.claims) as ClaimTuple[]).map(claimOf);
+/** The claimed rows from CLAIMS_JSON (bigints as numbers), with the lease the call granted them. */
+function claimsOf(result: { rows: { claims: string }[] }, leaseOwner: string, leaseUntilMs: number) {
+  return (JSON.parse(result.rows[0]!.claims) as ClaimTuple[]).map(
+    ([receiptId, finalizedAt, attempts, rowVersion, leaseToken]): SettlementAttemptClaim => ({
+      receiptId,
+      finalizedAt,
+      attempts,
+      rowVersion,
+      leaseOwner,
+      leaseToken,
+      leaseUntilMs,
+    }),
+  );
+}
 
 /**
  * The claim's compare-and-swap: the stored row must still equal the claim, field by
@@ -250,8 +252,9 @@ export function postgresSettlementStore(db: DbOrTx): SettlementOutcomeStore {
       const invalid = validateClaim(workerId, nowMs, leaseMs, 1);
       if (invalid) return err(invalid);
       return guarded(async () => {
-        const result = await claimReceiptStatement(db, { receiptId, workerId, nowMs, leaseUntilMs: nowMs + leaseMs });
-        return ok(claimsOf(result)[0] ?? null);
+        const leaseUntilMs = nowMs + leaseMs;
+        const result = await claimReceiptStatement(db, { receiptId, workerId, nowMs, leaseUntilMs });
+        return ok(claimsOf(result, workerId, leaseUntilMs)[0] ?? null);
       });
     },
 
@@ -259,8 +262,9 @@ export function postgresSettlementStore(db: DbOrTx): SettlementOutcomeStore {
       const invalid = validateClaim(workerId, nowMs, leaseMs, limit);
       if (invalid) return err(invalid);
       return guarded(async () => {
-        const result = await claimDueStatement(limit)(db, { workerId, nowMs, leaseUntilMs: nowMs + leaseMs });
-        return ok(claimsOf(result));
+        const leaseUntilMs = nowMs + leaseMs;
+        const result = await claimDueStatement(limit)(db, { workerId, nowMs, leaseUntilMs });
+        return ok(claimsOf(result, workerId, leaseUntilMs));
       });
     },
 
