@@ -657,11 +657,14 @@ async function main() {
       `graphile-worker ${graphileOptions}; outcome mix ${args.mix} ` +
       `accepted/retried/dead-lettered (pg-boss and claim-and-delete: all accepted); retry backoff ` +
       `${args['retry-backoff-ms']} ms (graphile-worker: its own, e^1 s); ${placement}; each system first drains ` +
-      `${WARMUP_ITEMS} warm-up items, untimed`,
+      `${WARMUP_ITEMS} warm-up items, untimed; each repetition starts with the next system`,
   );
   try {
     for (let rep = 1; rep <= REPS; rep += 1) {
-      for (const system of systems) {
+      // Each repetition starts one system later, so that no system always runs first (after the
+      // previous repetition's last) or last.
+      const shift = (rep - 1) % systems.length;
+      for (const system of [...systems.slice(shift), ...systems.slice(0, shift)]) {
         const factory = SYSTEMS[system];
         if (!factory) throw new Error(`unknown system ${system}`);
         const db = `keel_bench_${system.replace(/-/g, '_')}_${process.pid}_${rep}`;
