@@ -176,6 +176,37 @@ describe('database integrity rules', () => {
     expect(await placesOf(pool, 'g-')).toEqual({});
   });
 
+  it('finds the places a batch delete frees by their keys, not by scanning the table', async () => {
+    const { pool } = await freshDatabase();
+    // A queue the size where the planner hashed the whole of receipt_place for the join.
+    await pool.query(
+      `insert into settle.attempts (receipt_id, finalized_at, work_kind, next_visible_at_ms, updated_at_ms)
+       select 'k-' || lpad(n::text, 6, '0'), 1, 'pending_observation', 1, 1 from generate_series(1, 20000) n`,
+    );
+    await pool.query('analyze settle.attempts, settle.receipt_place');
+    const client = await pool.connect();
+    try {
+      // This connection's scans of receipt_place not yet reported, before and after: the trigger's delete.
+      const scans = async () =>
+        (
+          await client.query<{ seq: number; idx: number }>(
+            `select seq_scan::int as seq, idx_scan::int as idx from pg_stat_xact_user_tables
+             where schemaname = 'settle' and relname = 'receipt_place'`,
+          )
+        ).rows[0]!;
+      await client.query('begin');
+      const before = await scans();
+      await client.query(`delete from settle.attempts where receipt_id between 'k-000101' and 'k-000200'`);
+      const after = await scans();
+      expect(after.seq - before.seq).toBe(0);
+      expect(after.idx - before.idx).toBeGreaterThan(0);
+      await client.query('commit');
+    } finally {
+      client.release();
+    }
+    expect(await placesOf(pool, 'k-')).toEqual({ queued: 19_900 });
+  });
+
   it('enforces the lease triple on settlement attempts', async () => {
     const { pool } = await freshDatabase();
     await expect(
