@@ -112,6 +112,12 @@ type Phase = { prefix: 'warm_' | 'rcpt_'; items: number };
 const WARMUP: Phase = { prefix: 'warm_', items: WARMUP_ITEMS };
 const TIMED: Phase = { prefix: 'rcpt_', items: ITEMS };
 
+/** Items of each failing outcome a whole run leaves behind: the warm-up's and the timed drain's. */
+function failedAfterBothPhases(mix: Mix): { retried: number; dead: number } {
+  const [warm, timed] = [mixCounts(mix, WARMUP.items), mixCounts(mix, TIMED.items)];
+  return { retried: warm.retried + timed.retried, dead: warm.dead + timed.dead };
+}
+
 function urlFor(database: string): string {
   const url = new URL(args.url!);
   url.pathname = `/${database}`;
@@ -373,9 +379,7 @@ async function runQueue(
  * every dead-lettered one moved, nothing else.
  */
 async function checkKeelDrain(client: pg.Client, system: string): Promise<void> {
-  const timed = mixCounts();
-  const warm = mixCounts(MIX, WARMUP.items);
-  const want = { retried: timed.retried + warm.retried, dead: timed.dead + warm.dead };
+  const want = failedAfterBothPhases(MIX);
   const { rows } = await client.query<{ retried: string; other: string; dead: string }>(
     `select (select count(*) from settle.attempts
              where work_kind = 'retry_scheduled' and attempts = 1)::text as retried,
@@ -419,9 +423,8 @@ async function runGraphile(url: string): Promise<Run> {
     // Drained: every job fetched once (attempts > 0) and none still locked (running or awaiting completion).
     'select exists (select 1 from graphile_worker._private_jobs where attempts = 0 or locked_at is not null) as left',
     async (client) => {
-      const timed = mixCounts(GRAPHILE_MIX);
-      const warm = mixCounts(GRAPHILE_MIX, WARMUP.items);
-      const wanted = timed.retried + timed.dead + warm.retried + warm.dead;
+      const failed = failedAfterBothPhases(GRAPHILE_MIX);
+      const wanted = failed.retried + failed.dead;
       const { rows } = await client.query<{ failed: string; rerun: string }>(
         `select count(*)::text as failed, count(*) filter (where attempts > 1)::text as rerun
          from graphile_worker._private_jobs`,
