@@ -4,7 +4,7 @@
 //
 //   KEEL_BENCH_URL=http://127.0.0.1:3160 KEEL_BENCH_USER=bench KEEL_BENCH_PASSWORD=... \
 //     node bench/read-latency.mjs [--seconds 5] [--only substring] [--json out.json] [--kind api|page] \
-//       [--floor-p95 ms] [--compare http://127.0.0.1:3161] [--cold] [--warm 20]
+//       [--floor-p95 ms] [--compare http://127.0.0.1:3161] [--cold] [--warm 20] [--cpu]
 //
 // Every route gets --warm requests first on every server (not counted; default 2 per client,
 // at least 1), so the first routes measured do not pay for loading and compiling the server's
@@ -13,13 +13,22 @@
 //
 // --compare names a second server (another build on the same database): every route is
 // then measured on both, one right after the other, alternating which goes first, so
-// the two figures of a row saw the same load on a shared machine.
+// the two figures of a row saw the same load on a shared machine. It then prints how many
+// routes of each kind are within --growth (default 1.25) of the compared server's figure, by
+// p95 and by p50 (this / compared: the 10M console as this, the 1M one compared).
+//
+// --cpu also reads from /proc, over each route's measured requests, the CPU they cost the
+// server's HTTP processes and the whole machine (PostgreSQL and the load generator included),
+// per request, as bench/server-cpu.mjs does; with --compare, the growth by those too. Each
+// server's processes are found by their command line (`server.mjs start <port>`). CPU per
+// request moves far less with the machine's load than latency does. Linux only.
 //
 // A figure-printing script, not a test: it asserts nothing and never runs in `npm test`.
 import autocannon from 'autocannon';
+import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { benchCredentials, signIn } from './http-bench.mjs';
+import { benchCredentials, machineCpuMs, processCpuMs, signIn } from './http-bench.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -34,6 +43,9 @@ const { values } = parseArgs({
     warm: { type: 'string' },
     // The bare framework's 50-row table p95 (ms), from bench/next-floor.mjs in the same session.
     'floor-p95': { type: 'string' },
+    cpu: { type: 'boolean', default: false },
+    // With --compare: a route "holds" when this / compared is at most this.
+    growth: { type: 'string', default: '1.25' },
   },
 });
 const base = process.env.KEEL_BENCH_URL ?? 'http://127.0.0.1:3160';
@@ -132,7 +144,15 @@ async function deepCursor(cookie, path, query) {
   return cursor;
 }
 
-async function measure({ base, cookie }, url) {
+/** The HTTP processes serving a base URL, by their command line (the parent of several is counted too). */
+function serverPids(url) {
+  const port = new URL(url).port;
+  const found = execFileSync('pgrep', ['-f', `server\\.mjs start ${port}$`], { encoding: 'utf8' }).trim();
+  return found.split('\n').map(Number);
+}
+const serverCpuMs = (pids) => pids.reduce((sum, pid) => sum + processCpuMs(pid), 0);
+
+async function measure({ base, cookie, pids }, url) {
   // One request first: a route slower than a second gets a fixed number of requests, so a run ends.
   const started = performance.now();
   const probe = await fetch(`${base}${url}`, { headers: { Cookie: cookie }, redirect: 'manual' });
@@ -141,20 +161,27 @@ async function measure({ base, cookie }, url) {
   const budget = single > 1000 ? { amount: connections * 2 } : { duration: seconds };
   // autocannon's summary has p90 and p97.5 but no p95: keep every response time and rank them.
   const times = [];
+  const cpuBefore = pids && [serverCpuMs(pids), machineCpuMs()];
   const run = autocannon({ url: `${base}${url}`, connections, headers: { Cookie: cookie }, ...budget });
   run.on('response', (_client, _status, _bytes, responseTime) => times.push(responseTime));
   const result = await run;
+  const cpu = cpuBefore && {
+    serverMs: round1((serverCpuMs(pids) - cpuBefore[0]) / Math.max(1, times.length)),
+    machineMs: round1((machineCpuMs() - cpuBefore[1]) / Math.max(1, times.length)),
+  };
   times.sort((a, b) => a - b);
   const rank = (p) =>
     times.length ? Math.round(times[Math.min(times.length - 1, Math.ceil(p * times.length) - 1)]) : null;
   const bad = result.non2xx + result.errors + result.timeouts;
-  return { url, status: probe.status, requests: times.length, p50: rank(0.5), p95: rank(0.95), bad };
+  return { url, status: probe.status, requests: times.length, p50: rank(0.5), p95: rank(0.95), bad, ...cpu };
 }
+const round1 = (n) => Math.round(n * 10) / 10;
 
 const cookie = await signIn(base, credentials);
 const servers = [{ name: 'this', base, cookie }];
 if (values.compare)
   servers.unshift({ name: 'compared', base: values.compare, cookie: await signIn(values.compare, credentials) });
+if (values.cpu) for (const server of servers) server.pids = serverPids(server.base);
 const targets = [];
 for (const [path, queries] of Object.entries(API))
   for (const q of queries) targets.push({ kind: 'api', path, url: withQuery(path, q), query: q });
@@ -205,7 +232,9 @@ process.stdout.write(
 process.stdout.write(
   `${'kind'.padEnd(5)} ${servers.map((s) => `${s.name} p50 / p95 (reqs)`.padStart(28)).join(' ')}  route\n`,
 );
-const shown = (f) => `${f.p50} / ${f.p95} (${f.requests}${f.bad ? `, ${f.bad} failed, first status ${f.status}` : ''})`;
+const shown = (f) =>
+  `${f.p50} / ${f.p95} (${f.requests}${f.bad ? `, ${f.bad} failed, first status ${f.status}` : ''})` +
+  (f.serverMs !== undefined ? ` ${f.serverMs}/${f.machineMs} ms` : '');
 for (const [i, target] of measured.entries()) {
   // Alternate which server goes first, so neither always meets the other's leftovers.
   const order = i % 2 === 0 ? servers : [...servers].reverse();
@@ -224,6 +253,35 @@ for (const server of servers) {
   process.stdout.write(
     `worst p95 (${server.name}): api ${worst('api', pick)} ms (goal 100), pages ${worst('page', pick)} ms (goal 150)\n`,
   );
+}
+if (values.compare) {
+  const limit = Number(values.growth);
+  const measures = [
+    ['p95', (f) => f.p95],
+    ['p50', (f) => f.p50],
+    ...(values.cpu
+      ? [
+          ['server CPU per request', (f) => f.serverMs],
+          ['machine CPU per request', (f) => f.machineMs],
+        ]
+      : []),
+  ];
+  for (const kind of ['api', 'page']) {
+    const of = rows.filter((r) => r.kind === kind);
+    if (of.length === 0) continue;
+    for (const [name, pick] of measures) {
+      const ratios = of.map((r) => ({ r, ratio: pick(r) / pick(r.compared) })).sort((a, b) => a.ratio - b.ratio);
+      const held = ratios.filter(({ ratio }) => ratio <= limit).length;
+      const median = ratios[Math.floor(ratios.length / 2)].ratio;
+      const over = ratios.filter(({ ratio }) => ratio > limit).reverse();
+      process.stdout.write(
+        `${kind} by ${name}: ${held} of ${of.length} within ${limit}x of the compared server (median ` +
+          `${median.toFixed(2)}x)${over.length ? '; over:' : ''}\n`,
+      );
+      for (const { r, ratio } of over)
+        process.stdout.write(`  ${ratio.toFixed(2)}x  ${r.path}${r.query ? ` ?${r.query}` : ''}\n`);
+    }
+  }
 }
 if (values['floor-p95']) {
   const floor = Number(values['floor-p95']);
