@@ -38,10 +38,12 @@ export function createPool(
   max = 10,
   options: Omit<pg.PoolConfig, 'connectionString' | 'max'> = {},
 ): pg.Pool {
-  // No JIT: every statement Keel sends is a short keyset read or a small write, and a
-  // planner estimate over a range only known at run time (the lease grants' ranges) could
-  // otherwise spend 100 ms compiling a statement that runs in a tenth of a millisecond.
-  const startup = ['-c jit=off', options.options].filter(Boolean).join(' ');
+  // No JIT and no parallel workers: every statement Keel sends is a short keyset read or a
+  // small write. A planner estimate over a range only known at run time (the lease grants'
+  // ranges) could otherwise spend 100 ms compiling a statement that runs in a tenth of a
+  // millisecond. And at ten million rows some list reads were planned with a worker, whose
+  // start alone took 7.7 ms of a 16 ms read and doubled its machine CPU (docs/performance.md).
+  const startup = ['-c jit=off -c max_parallel_workers_per_gather=0', options.options].filter(Boolean).join(' ');
   const pool = new pg.Pool({ application_name: 'keel', ...options, options: startup, connectionString, max });
   // An idle client's error (server restart) must not crash the process.
   pool.on('error', () => {});
