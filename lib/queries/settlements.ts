@@ -105,6 +105,51 @@ async function clockAndSample(
 const countedUnderPrefix = (filter: DeadLetterFilter): { alwaysCounted?: true } =>
   filter.receiptIdPrefix !== undefined ? { alwaysCounted: true } : {};
 
+/**
+ * A receipt prefix tested on each row, in a form no index serves (`substr`), where the rows
+ * must come from another index: the planner guesses a prefix's matches from the column's
+ * histogram, so with `^@` it takes the prefix index even where a narrower range exists.
+ */
+const prefixOnEachRow = (prefix: string, column: SQL = sql`receipt_id`): SQL =>
+  sql`substr(${column}, 1, char_length(${prefix})) = ${prefix}`;
+
+/**
+ * The queue's filter conditions for reading the live lease grants' ranges. A grant's range
+ * is a few rows of attempts_due_idx; under a receipt prefix the planner read the prefix's
+ * whole range of the prefix index instead, for each lookup: 4.4 ms a lookup at ten million
+ * rows, three of them per view of the queue under `q=rcpt_ab` (docs/performance.md).
+ */
+function leaseLookupConditions(filter: DeadLetterFilter, nowMs: number): SQL[] {
+  if (filter.receiptIdPrefix === undefined) return deadLetterFilterConditions(filter, nowMs, QUEUE_FILTER_COLUMNS);
+  return [
+    ...deadLetterFilterConditions({ ...filter, receiptIdPrefix: undefined }, nowMs, QUEUE_FILTER_COLUMNS),
+    prefixOnEachRow(filter.receiptIdPrefix),
+  ];
+}
+
+/**
+ * The keyset cursor's condition, or none where the filter's own lower bound on the due time
+ * is past it. A page of future retries, or of rows younger than a maximum age, keeps its
+ * cursor while the clock moves past it; the index scan starts at the cursor, not at the
+ * filter's bound, and walked every row between the two (3,510 buffers and 19.5 ms for a
+ * retry page at ten million rows whose cursor was eleven minutes old). Past the bound, every
+ * row the filter keeps follows the cursor anyway.
+ */
+function afterCursor(
+  cursor: SettlementCursor | null | undefined,
+  state: QueueState | 'all',
+  filter: DeadLetterFilter,
+  nowMs: number,
+): SQL[] {
+  if (!cursor) return [];
+  const bounds = [
+    state === 'retry_scheduled' ? nowMs + 1 : Number.NEGATIVE_INFINITY,
+    filter.maxAgeMs !== undefined ? nowMs - filter.maxAgeMs : Number.NEGATIVE_INFINITY,
+  ];
+  if (cursor[0] < Math.max(...bounds)) return [];
+  return [sql`(next_visible_at_ms, receipt_id) > (${cursor[0]}::bigint, ${cursor[1]})`];
+}
+
 /** Up to this many rows under a receipt prefix (on the page's side of the clock) are sorted by due time. */
 export const PREFIX_SORT_CAP = 2_000;
 
@@ -133,14 +178,14 @@ function unleasedPrefixKeys(prefix: string, others: SQL[], nowMs: number, limit:
     ),
     few as (select count(*) <= ${PREFIX_SORT_CAP} as yes from matches),
     leased as materialized (
-      select receipt_id from ${leasedReceipts(nowMs, and([sql`receipt_id ^@ ${prefix}`, ...others]))} x
+      select receipt_id from ${leasedReceipts(nowMs, and([prefixOnEachRow(prefix), ...others]))} x
     )
     (select m.receipt_id as key from matches m
      where (select yes from few) and m.receipt_id not in (select receipt_id from leased)
      order by m.next_visible_at_ms, m.receipt_id limit ${limit})
     union all
     (select k.receipt_id as key from settle.attempts k
-     where not (select yes from few) and substr(k.receipt_id, 1, char_length(${prefix})) = ${prefix} and ${rest}
+     where not (select yes from few) and ${prefixOnEachRow(prefix, sql`k.receipt_id`)} and ${rest}
        and k.receipt_id not in (select receipt_id from leased)
      order by k.next_visible_at_ms, k.receipt_id limit ${limit})`;
 }
@@ -200,8 +245,8 @@ export async function listSettlementQueue(
   const none = (s: QueueState) => s === 'retry_scheduled' && noRetries;
   const inState = (s: QueueState) => (none(s) ? sql`false` : inQueueState(s, nowMs));
   const where = and(state === 'all' ? base : [...base, inState(state)]);
-  const after = filters.cursor;
-  const afterConditions = after ? [sql`(next_visible_at_ms, receipt_id) > (${after[0]}::bigint, ${after[1]})`] : [];
+  const afterConditions = afterCursor(filters.cursor, state, filter, nowMs);
+  const leaseBase = leaseLookupConditions(filter, nowMs);
   const attempts = sql`settle.attempts`;
   const sampled = (state: QueueState) => ({ sampled: sampledFigure(sample, METRICS.queueDepth, state) });
   const prefixed = countedUnderPrefix(filter);
@@ -209,7 +254,7 @@ export async function listSettlementQueue(
   // of the clock, less the leased ones among them (from their lease grants).
   const unleased = (side: SQL) => ({
     superset: and([...base, side]),
-    less: leasedReceipts(nowMs, and([...base, side])),
+    less: leasedReceipts(nowMs, and([...leaseBase, side])),
   });
   const stateParts = {
     due: {
@@ -219,7 +264,7 @@ export async function listSettlementQueue(
     },
     // Exact from the live lease grants' ranges (lib/db/sql/lease-grants.ts), never the sampler's figure.
     leased: {
-      from: sql`${leasedReceipts(nowMs, and(base))} leased`,
+      from: sql`${leasedReceipts(nowMs, and(leaseBase))} leased`,
       where: sql`true`,
       hint: { alwaysCounted: true as const },
     },
@@ -251,7 +296,7 @@ export async function listSettlementQueue(
   const pageKeys =
     state === 'leased'
       ? sql`select distinct next_visible_at_ms as key_due, receipt_id as key
-            from (${leasedCandidates(nowMs, and([...base, ...afterConditions]), pageSize + 1)}) c
+            from (${leasedCandidates(nowMs, and([...leaseBase, ...afterConditions]), pageSize + 1)}) c
           order by key_due, key limit ${pageSize + 1}`
       : filter.receiptIdPrefix !== undefined && state !== 'all'
         ? unleasedPrefixKeys(

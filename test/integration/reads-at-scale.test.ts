@@ -217,6 +217,97 @@ describe('reads at scale', () => {
     expect(text).toMatch(/on dead_letters k \(never executed\)/);
   });
 
+  it("starts a page whose cursor the clock has passed at the filter's own bound, not at the cursor", async () => {
+    await database.pool.query('vacuum analyze settle.attempts');
+    const nowMs = Date.now();
+    const stale: [number, string] = [nowMs - 86_400_000, 'rcpt_'];
+    for (const [query, state] of [
+      [{ state: 'retry_scheduled' }, 'retry_scheduled'],
+      [{ maxAge: '6h' }, 'due'],
+    ] as const) {
+      const { db, sent } = recordingDatabase();
+      const filters = queueFiltersSchema.parse(query);
+      const first = await listSettlementQueue(db, filters, { nowMs, sample: null });
+      const page = await listSettlementQueue(db, { ...filters, cursor: stale }, { nowMs, sample: null });
+      expect(first.rows.length, state).toBeGreaterThan(0);
+      // Every row the filter keeps follows a cursor a day old: the page is the first one.
+      expect(page.rows.map((r) => r.receiptId)).toEqual(first.rows.map((r) => r.receiptId));
+      const statement = sent.filter((s) => s.text.includes('page on page.key = receipt_id')).at(-1)!;
+      const text = await explained(statement, 'explain (costs off)');
+      // The scan is positioned by the filter's bound; the cursor's row comparison would have
+      // positioned it at the cursor, a day of rows before the first it keeps.
+      expect(text, state).toMatch(/Index Cond: \(\(?next_visible_at_ms >/);
+      expect(text, state).not.toMatch(/ROW\(next_visible_at_ms, receipt_id\) >/);
+    }
+  });
+
+  it("reads the leased rows under a receipt prefix from their grants' ranges, not from the prefix index", async () => {
+    await database.pool.query('vacuum analyze settle.attempts');
+    const { rows: grants } = await database.pool.query<{ n: number }>(
+      'select count(*)::int as n from settle.lease_grants where lease_until_ms > $1',
+      [Date.now()],
+    );
+    expect(grants[0]!.n).toBeGreaterThan(0);
+    /** Each scan bounded by a grant's range (an index condition on g.lo_...): its index and its condition. */
+    const grantScans = (text: string) => {
+      const lines = text.split('\n');
+      return lines.flatMap((line, i) =>
+        /Index Cond: .*\bg(_\d+)?\.lo_next_visible_at_ms/.test(line)
+          ? [{ index: /(?:Scan using|Bitmap Index Scan on) (\w+)/.exec(lines[i - 1] ?? '')?.[1], cond: line }]
+          : [],
+      );
+    };
+    const prefixBound = /receipt_id (~>=~|>=) 'rcpt_a'/;
+    for (const state of ['due', 'leased'] as const) {
+      const { db, sent } = recordingDatabase();
+      await listSettlementQueue(db, queueFiltersSchema.parse({ q: 'rcpt_a', state }), { sample: null });
+      const lookups = sent.filter((s) => s.text.includes('settle.lease_grants g'));
+      expect(lookups.length, state).toBeGreaterThan(0);
+      for (const lookup of lookups) {
+        const scans = grantScans(await explained(lookup, 'explain (costs off)'));
+        expect(scans.length, state).toBeGreaterThan(0);
+        expect(new Set(scans.map((scan) => scan.index)), state).toEqual(new Set(['attempts_due_idx']));
+        // At ten million rows the planner guessed a prefix's matches as a handful and read the
+        // prefix's whole range from an index led by the receipt, for each grant. At this size it
+        // takes the due index anyway; without that index, the prefix must still bound no scan.
+        const client = await database.pool.connect();
+        try {
+          await client.query('begin');
+          await client.query('drop index settle.attempts_due_idx');
+          const { rows } = await client.query(`explain (costs off) ${lookup.text}`, lookup.values);
+          const without = grantScans(rows.map((r) => r['QUERY PLAN']).join('\n'));
+          expect(without.length, state).toBeGreaterThan(0);
+          for (const scan of without) expect(scan.cond, state).not.toMatch(prefixBound);
+        } finally {
+          await client.query('rollback');
+          client.release();
+        }
+      }
+    }
+  });
+
+  it('plans no parallel worker on a console pool, where the server would start one', async () => {
+    const client = await database.pool.connect();
+    try {
+      await client.query('begin');
+      // Parallel plans made free: the planner takes one wherever it is allowed to.
+      await client.query(
+        'set local parallel_setup_cost = 0; set local parallel_tuple_cost = 0; ' +
+          'set local min_parallel_table_scan_size = 0; set local min_parallel_index_scan_size = 0',
+      );
+      const planned = async () =>
+        (await client.query('explain select count(*) from oxide_batch.ob_step_execution')).rows
+          .map((r) => r['QUERY PLAN'])
+          .join('\n');
+      expect(await planned()).not.toContain('Gather');
+      await client.query('set local max_parallel_workers_per_gather = 2');
+      expect(await planned()).toContain('Gather');
+    } finally {
+      await client.query('rollback');
+      client.release();
+    }
+  });
+
   it("estimates a lease grant's range as a narrow one, so a grant's rows are read through the index", async () => {
     await database.pool.query('analyze settle.attempts');
     const db = createDatabase(database.newPool(1));
