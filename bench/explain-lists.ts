@@ -14,7 +14,7 @@
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { createDatabase } from '../lib/db/client';
+import { createDatabase, STATEMENT_SETTINGS } from '../lib/db/client';
 import { listExecutions } from '../lib/queries/executions';
 import { readOverview } from '../lib/queries/overview';
 import { sampleMetrics } from '../lib/workers/metric-sampler';
@@ -34,8 +34,8 @@ if (!url) throw new Error('set DATABASE_URL to the loaded database');
 const recorded: { text: string; values: unknown[] }[] = [];
 // Planner estimates (EXPLAIN without ANALYZE) the read models ask for: planning only, counted per case.
 let estimates = 0;
-// As Keel's own pools (lib/db/client.ts): no JIT.
-const pool = new pg.Pool({ connectionString: url, max: 4, options: '-c jit=off' });
+// As Keel's own pools (lib/db/client.ts): no JIT, no parallel workers.
+const pool = new pg.Pool({ connectionString: url, max: 4, options: STATEMENT_SETTINGS });
 const recording = new Proxy(pool, {
   get(target, name, receiver) {
     if (name !== 'query') return Reflect.get(target, name, receiver);

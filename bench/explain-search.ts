@@ -9,7 +9,7 @@
 // every plan, else one line per kind. Figures, not a test.
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { createDatabase } from '../lib/db/client';
+import { createDatabase, STATEMENT_SETTINGS } from '../lib/db/client';
 import { searchPlan } from '../lib/domain/search';
 import { searchEverything } from '../lib/queries/search';
 import { prepareSearchRows, searchSamples } from './search-samples.mjs';
@@ -21,7 +21,7 @@ const url = process.env.DATABASE_URL;
 if (!url) throw new Error('set DATABASE_URL to the loaded database');
 
 const recorded: { text: string; values: unknown[] }[] = [];
-const pool = new pg.Pool({ connectionString: url, max: 2, options: '-c jit=off' });
+const pool = new pg.Pool({ connectionString: url, max: 2, options: STATEMENT_SETTINGS });
 const recording = new Proxy(pool, {
   get(target, name, receiver) {
     if (name !== 'query') return Reflect.get(target, name, receiver);

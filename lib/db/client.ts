@@ -33,17 +33,22 @@ const POOL_QUEUE_TIMEOUT = 'timeout exceeded when trying to connect';
  * free connection (a timeout becomes a DatabaseBusyError), and `statement_timeout` or
  * `idle_in_transaction_session_timeout` are sent as session settings of every connection.
  */
+/**
+ * What every connection of Keel's pools sets: no JIT and no parallel workers. Every statement
+ * Keel sends is a short keyset read or a small write. A planner estimate over a range only
+ * known at run time (the lease grants' ranges) could otherwise spend 100 ms compiling a
+ * statement that runs in a tenth of a millisecond. And at ten million rows some list reads
+ * were planned with a worker, whose start alone took 7.7 ms of a 16 ms read and doubled its
+ * machine CPU (docs/performance.md).
+ */
+export const STATEMENT_SETTINGS = '-c jit=off -c max_parallel_workers_per_gather=0';
+
 export function createPool(
   connectionString: string,
   max = 10,
   options: Omit<pg.PoolConfig, 'connectionString' | 'max'> = {},
 ): pg.Pool {
-  // No JIT and no parallel workers: every statement Keel sends is a short keyset read or a
-  // small write. A planner estimate over a range only known at run time (the lease grants'
-  // ranges) could otherwise spend 100 ms compiling a statement that runs in a tenth of a
-  // millisecond. And at ten million rows some list reads were planned with a worker, whose
-  // start alone took 7.7 ms of a 16 ms read and doubled its machine CPU (docs/performance.md).
-  const startup = ['-c jit=off -c max_parallel_workers_per_gather=0', options.options].filter(Boolean).join(' ');
+  const startup = [STATEMENT_SETTINGS, options.options].filter(Boolean).join(' ');
   const pool = new pg.Pool({ application_name: 'keel', ...options, options: startup, connectionString, max });
   // An idle client's error (server restart) must not crash the process.
   pool.on('error', () => {});
