@@ -2,6 +2,7 @@ import 'server-only';
 import { sql, type SQL } from 'drizzle-orm';
 import type { DbOrTx } from '../db/client';
 import { COUNT_CAP, type CappedCount } from '../domain/cursor';
+import { cappedCountMemory } from './capped-count-memory';
 
 /**
  * A list's count: exact up to COUNT_CAP; above it `capped` is set and `value` is an
@@ -45,6 +46,11 @@ export interface CountHint {
    * of distinct rows; when it holds more than COUNT_CAP, the rows are counted as usual.
    */
   countedAs?: { superset: SQL; less: SQL };
+  /**
+   * The key (`filterKey`) under which a count past the cap is remembered for a moment and
+   * taken from instead of counting again (lib/queries/capped-count-memory.ts).
+   */
+  rememberAs?: string;
 }
 
 export interface CountPart {
@@ -119,13 +125,24 @@ export async function countsUpToCap<K extends string>(
   db: DbOrTx,
   parts: Record<K, CountPart>,
 ): Promise<Record<K, ListCount>> {
-  const keys = Object.keys(parts) as K[];
-  const guides = await Promise.all(keys.map((key) => guide(db, parts[key])));
+  const memory = cappedCountMemory();
   const counts = {} as Record<K, ListCount>;
+  const settle = (key: K, count: ListCount) => {
+    counts[key] = count;
+    const rememberAs = parts[key].hint?.rememberAs;
+    if (count.capped && rememberAs) memory.remember(rememberAs, count);
+  };
+  const keys = (Object.keys(parts) as K[]).filter((key) => {
+    const rememberAs = parts[key].hint?.rememberAs;
+    const recalled = rememberAs ? (memory.recall(rememberAs) as ListCount | undefined) : undefined;
+    if (recalled) counts[key] = recalled;
+    return !recalled;
+  });
+  const guides = await Promise.all(keys.map((key) => guide(db, parts[key])));
   const toCount: { key: K; estimate: number }[] = [];
   keys.forEach((key, i) => {
     const g = guides[i]!;
-    if ('settled' in g) counts[key] = g.settled;
+    if ('settled' in g) settle(key, g.settled);
     else toCount.push({ key, estimate: g.estimate });
   });
   if (toCount.length === 0) return counts;
@@ -133,7 +150,7 @@ export async function countsUpToCap<K extends string>(
   const { rows } = await db.execute<Record<string, number>>(sql`select ${sql.join(columns, sql`, `)}`);
   toCount.forEach(({ key, estimate }, i) => {
     const n = Number(rows[0]?.[`c${i}`] ?? 0);
-    counts[key] = n <= COUNT_CAP ? { value: n, capped: false } : estimated(estimate);
+    settle(key, n <= COUNT_CAP ? { value: n, capped: false } : estimated(estimate));
   });
   return counts;
 }

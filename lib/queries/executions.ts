@@ -5,6 +5,7 @@ import { ownerObservation } from '../db/sql/owner-observation';
 import { staleExecution } from '../db/sql/stale-execution';
 import { RUNTIME_INDEXES } from '../db/runtime-indexes';
 import { decodeCursor, encodeCursor } from '../domain/cursor';
+import { filterKey } from './capped-count-memory';
 import { countUpToCap, type ListCount } from './count';
 import { readLastSample, sampledFigure } from './last-sample';
 import { METRICS } from '../observability/metric-catalogue';
@@ -121,7 +122,7 @@ async function readPage(
       where ${where} ${after}
       order by e.updated_at desc, e.id desc
       limit ${EXECUTION_PAGE_SIZE + 1}`),
-    countExecutions(db, filters, where),
+    countExecutions(db, filters, where, context.staleThresholdMs),
   ]);
   // The server's clock comes with the rows; an empty page asks for it alone.
   const now =
@@ -155,7 +156,12 @@ async function readPage(
  * join only when the job filter needs it. The stale filter reads the clock inside the
  * statement, so the planner's estimate of it is a guess: those rows are always counted.
  */
-async function countExecutions(db: DbOrTx, filters: ExecutionFilters, where: SQL): Promise<ListCount> {
+async function countExecutions(
+  db: DbOrTx,
+  filters: ExecutionFilters,
+  where: SQL,
+  staleThresholdMs: number,
+): Promise<ListCount> {
   const from = filters.job
     ? sql`oxide_batch.ob_job_execution e join oxide_batch.ob_job_instance i on i.id = e.job_instance_id`
     : sql`oxide_batch.ob_job_execution e`;
@@ -163,7 +169,10 @@ async function countExecutions(db: DbOrTx, filters: ExecutionFilters, where: SQL
   const staleOnly =
     filters.stale && !filters.status && !filters.job && !filters.updatedFrom && !filters.updatedTo && !filters.q;
   const sampled = staleOnly ? sampledFigure(await readLastSample(db), METRICS.staleExecutions) : null;
-  return countUpToCap(db, from, where, { blindEstimate: Boolean(filters.stale), sampled });
+  const { cursor: _, ...filter } = filters;
+  // The stale filter's rows depend on the threshold it is read with.
+  const rememberAs = filterKey('executions', filters.stale ? { ...filter, staleThresholdMs } : filter);
+  return countUpToCap(db, from, where, { blindEstimate: Boolean(filters.stale), sampled, rememberAs });
 }
 
 /** Job names for the filter menu. */

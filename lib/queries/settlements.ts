@@ -13,6 +13,7 @@ import {
 import { toDeadLetterFilter, type DeadLetterFilter } from '../domain/dead-letter-filter';
 import { readDeadLetterRecord } from '../domain/dead-letter-record';
 import { QUEUE_STATES, queueStateAt, type QueueState } from '../domain/queue-state';
+import { cappedCountMemory, filterKey } from './capped-count-memory';
 import { countsUpToCap, countUpToCap, SAMPLED_AS_IS_FROM, sampledCount, type ListCount } from './count';
 import { readLastSample, sampledFigure, type LastSample } from './last-sample';
 import { METRICS } from '../observability/metric-catalogue';
@@ -260,13 +261,18 @@ export async function listSettlementQueue(
     due: {
       from: attempts,
       where: and([...base, inQueueState('due', nowMs)]),
-      hint: { ...sampled('due'), ...prefixed, countedAs: unleased(clockSideAt('due', nowMs)) },
+      hint: {
+        ...sampled('due'),
+        ...prefixed,
+        countedAs: unleased(clockSideAt('due', nowMs)),
+        rememberAs: filterKey('queue.due', filter),
+      },
     },
     // Exact from the live lease grants' ranges (lib/db/sql/lease-grants.ts), never the sampler's figure.
     leased: {
       from: sql`${leasedReceipts(nowMs, and(leaseBase))} leased`,
       where: sql`true`,
-      hint: { alwaysCounted: true as const },
+      hint: { alwaysCounted: true as const, rememberAs: filterKey('queue.leased', filter) },
     },
     retry_scheduled: none('retry_scheduled')
       ? { from: attempts, where: sql`false`, hint: { alwaysCounted: true as const } }
@@ -277,18 +283,24 @@ export async function listSettlementQueue(
             ...sampled('retry_scheduled'),
             ...prefixed,
             countedAs: unleased(clockSideAt('retry_scheduled', nowMs)),
+            rememberAs: filterKey('queue.retry_scheduled', filter),
           },
         },
     dead_lettered: {
       from: sql`settle.dead_letters`,
       where: and(deadLetterFilterConditions(filter, nowMs)),
-      hint: { sampled: sampledFigure(sample, METRICS.deadLettersTotal), ...prefixed },
+      hint: {
+        sampled: sampledFigure(sample, METRICS.deadLettersTotal),
+        ...prefixed,
+        rememberAs: filterKey('dead-letters', filter),
+      },
     },
   };
   const queued = QUEUE_STATES.map((s) => sampled(s).sampled);
   const allHint = {
     sampled: queued.every((n) => n !== null) ? queued.reduce<number>((a, n) => a + (n ?? 0), 0) : null,
     ...prefixed,
+    rememberAs: filterKey('queue.all', filter),
   };
   // The page's keys first, from the covering due-order indexes alone (0018), then its rows:
   // a filter the order's index does not lead with is checked on index entries, not heap rows.
@@ -410,6 +422,7 @@ export async function listDeadLetterPage(
     countUpToCap(db, sql`settle.dead_letters`, where, {
       sampled: isUnfiltered(filter) ? sampledFigure(sample, METRICS.deadLettersTotal) : null,
       ...countedUnderPrefix(filter),
+      rememberAs: filterKey('dead-letters', filter),
     }),
   ]);
   const rows = page.rows.slice(0, pageSize).map(deadLetterListRow);
@@ -453,14 +466,24 @@ export async function deadLetterGroups(
       if (n !== null && n >= SAMPLED_AS_IS_FROM) sampled.set(code, n);
     }
   }
-  const toCount = FAILURE_CODES.filter((code) => !sampled.has(code));
+  // A code past the cap a moment ago is not counted again (lib/queries/capped-count-memory.ts).
+  const memory = cappedCountMemory();
+  const groupKey = (code: string) => filterKey(`dead-letter-groups.${code}`, filter);
+  const remembered = new Map<string, ListCount>();
+  for (const code of FAILURE_CODES) {
+    const count = sampled.has(code) ? undefined : (memory.recall(groupKey(code)) as ListCount | undefined);
+    if (count) remembered.set(code, count);
+  }
+  const toCount = FAILURE_CODES.filter((code) => !sampled.has(code) && !remembered.has(code));
   const byReceipt = filter.receiptIdPrefix !== undefined || filter.receiptIds !== undefined;
   const counted = toCount.length === 0 ? [] : await countByReason(db, toCount, others, byReceipt);
+  for (const r of counted) if (r.n > COUNT_CAP) memory.remember(groupKey(r.reason), groupCount(r.n));
   const groups = [
     ...counted
       .filter((r) => r.n > 0)
       .map((r) => ({ reason: r.reason, count: { value: Math.min(r.n, COUNT_CAP), capped: r.n > COUNT_CAP } })),
     ...[...sampled].map(([reason, n]) => ({ reason, count: groupCount(n) })),
+    ...[...remembered].map(([reason, count]) => ({ reason, count })),
   ].sort((a, b) => b.count.value - a.count.value || a.reason.localeCompare(b.reason));
   return { groups, serverNowMs: nowMs };
 }

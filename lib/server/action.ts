@@ -12,6 +12,7 @@ import {
   type ActionBodyProblem,
 } from '../http/action-body';
 import { isDatabaseBusy } from '../db/client';
+import { cappedCountMemory } from '../queries/capped-count-memory';
 import type { AuditLog } from '../ports/audit-log';
 import { parseInput } from './parse-input';
 import { logger } from '../observability/logger';
@@ -64,6 +65,8 @@ export function action<S extends z.ZodType, T>(
     const result = await decided(raw, requestId, seen);
     // Whatever the outcome, a signed-in user's action may have written: its change, or a refusal's audit event.
     if (seen.actor) await deps.fenceWrite();
+    // The counts this process remembers past their cap may hold rows the action changed: the next view counts.
+    if (result.ok) cappedCountMemory().forgetAll();
     return result;
   }
 
