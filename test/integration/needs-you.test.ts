@@ -169,9 +169,8 @@ describe('needs you, read from the rows', () => {
       const { rows } = await client.query<{ 'QUERY PLAN': string }>(`explain ${sent[0]!.text}`, sent[0]!.values);
       const plan = rows.map((r) => r['QUERY PLAN']).join('\n');
       // A bound the planner cannot fix before the scan (a volatile clock) would leave only the status here.
-      expect(plan).toMatch(
-        /ob_job_execution e[^\n]*\n\s*Index Cond: \(\(status = ANY [^\n]*updated_at < [^\n]*updated_at >= /,
-      );
+      // Either index serves the range: (status, updated_at) or, on PostgreSQL 15, (updated_at, id).
+      expect(plan).toMatch(/ob_job_execution e[^\n]*\n\s*Index Cond: \([^\n]*updated_at < [^\n]*updated_at >= /);
     } finally {
       await client.query('rollback');
       client.release();
