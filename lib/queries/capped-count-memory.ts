@@ -20,6 +20,7 @@ const MAX_ENTRIES = 500;
  */
 export class CappedCountMemory<T> {
   private entries = new Map<string, { value: T; untilMs: number }>();
+  private forgotten = 0;
 
   /** The clock, in milliseconds: monotonic; a test may stop it. */
   constructor(public now: () => number = () => performance.now()) {}
@@ -32,15 +33,31 @@ export class CappedCountMemory<T> {
     return undefined;
   }
 
-  remember(key: string, value: T): void {
+  /** Taken before counting, for `remember`: when the count began. */
+  mark(): CountMark {
+    return { atMs: this.now(), forgotten: this.forgotten };
+  }
+
+  /**
+   * Keeps `value`, counted from `mark`, for CAPPED_COUNT_MEMORY_MS from that mark. A count
+   * begun before the last forgetAll is not kept: it may not hold the change that forgot.
+   */
+  remember(key: string, value: T, mark: CountMark): void {
+    if (mark.forgotten !== this.forgotten) return;
     this.entries.delete(key);
     if (this.entries.size >= MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value as string);
-    this.entries.set(key, { value, untilMs: this.now() + CAPPED_COUNT_MEMORY_MS });
+    this.entries.set(key, { value, untilMs: mark.atMs + CAPPED_COUNT_MEMORY_MS });
   }
 
   forgetAll(): void {
     this.entries.clear();
+    this.forgotten += 1;
   }
+}
+
+export interface CountMark {
+  readonly atMs: number;
+  readonly forgotten: number;
 }
 
 /** The process's memory (one per process however many bundles load this module). */

@@ -126,11 +126,12 @@ export async function countsUpToCap<K extends string>(
   parts: Record<K, CountPart>,
 ): Promise<Record<K, ListCount>> {
   const memory = cappedCountMemory();
+  const mark = memory.mark();
   const counts = {} as Record<K, ListCount>;
   const settle = (key: K, count: ListCount) => {
     counts[key] = count;
     const rememberAs = parts[key].hint?.rememberAs;
-    if (count.capped && rememberAs) memory.remember(rememberAs, count);
+    if (count.capped && rememberAs) memory.remember(rememberAs, count, mark);
   };
   const keys = (Object.keys(parts) as K[]).filter((key) => {
     const rememberAs = parts[key].hint?.rememberAs;

@@ -468,6 +468,7 @@ export async function deadLetterGroups(
   }
   // A code past the cap a moment ago is not counted again (lib/queries/capped-count-memory.ts).
   const memory = cappedCountMemory();
+  const mark = memory.mark();
   const groupKey = (code: string) => filterKey(`dead-letter-groups.${code}`, filter);
   const remembered = new Map<string, ListCount>();
   for (const code of FAILURE_CODES) {
@@ -477,7 +478,7 @@ export async function deadLetterGroups(
   const toCount = FAILURE_CODES.filter((code) => !sampled.has(code) && !remembered.has(code));
   const byReceipt = filter.receiptIdPrefix !== undefined || filter.receiptIds !== undefined;
   const counted = toCount.length === 0 ? [] : await countByReason(db, toCount, others, byReceipt);
-  for (const r of counted) if (r.n > COUNT_CAP) memory.remember(groupKey(r.reason), groupCount(r.n));
+  for (const r of counted) if (r.n > COUNT_CAP) memory.remember(groupKey(r.reason), groupCount(r.n), mark);
   const groups = [
     ...counted
       .filter((r) => r.n > 0)
