@@ -25,9 +25,6 @@ import {
 import { previewBulkReplay } from '../../lib/services/bulk-replay';
 import { replayDeadLetter } from '../../lib/services/dead-letter-actions';
 import { freshDatabase } from '../support/database';
-import { actionAs } from '../support/actions';
-import { CAPPED_COUNT_MEMORY_MS, cappedCountMemory } from '../../lib/queries/capped-count-memory';
-import { deadLetterActionSchema } from '../../app/actions/settlement-schemas';
 import { createDatabase } from '../../lib/db/client';
 import { DEFAULT_RETRY_POLICY, deadLetterCanonicalJson, failureDetailSha256Hex } from '../../lib/domain/settlement';
 import { postgresSettlementStore } from '../../lib/simulator/adapters/settlement-store';
@@ -342,68 +339,6 @@ describe('dead letters', () => {
     expect(sent.filter((text) => /^\s*explain/i.test(text))).toEqual([]);
     const groups = await deadLetterGroups(db, dead({}));
     expect(groups.groups[0]).toEqual({ reason: 'unsupported', count: { value: 10_000, capped: true } });
-  });
-
-  it('remembers a count past its cap for a moment, never one below it, and forgets on an applied action', async () => {
-    await pool.query(
-      `insert into settle.dead_letters select 'mem-' || n, 1, 1, 'unsupported', '{}', $1
-       from generate_series(1, 10003) n`,
-      [NOW],
-    );
-    // The memory's clock stands still: what is remembered stays until the test moves it.
-    const memory = cappedCountMemory();
-    const clock = memory.now;
-    let now = 0;
-    memory.now = () => now;
-    const memCount = async () => (await listDeadLetterPage(db, dead({ q: 'mem-' }))).count;
-    const below = async (n: number) => {
-      await pool.query(
-        `delete from settle.dead_letters where receipt_id in (select receipt_id from
-        settle.dead_letters where receipt_id like 'mem-%' order by receipt_id limit $1)`,
-        [n],
-      );
-    };
-    expect(await memCount()).toMatchObject({ capped: true });
-    const groups = await deadLetterGroups(db, dead({ q: 'mem-' }));
-    expect(groups.groups).toEqual([{ reason: 'unsupported', count: { value: 10_000, capped: true } }]);
-    await below(10);
-    // 9,993 rows now: both counts are still the remembered "10,000+" ...
-    expect(await memCount()).toMatchObject({ capped: true });
-    expect((await deadLetterGroups(db, dead({ q: 'mem-' }))).groups[0]!.count).toMatchObject({ capped: true });
-    // ... but not under another filter, nor the queue's count of the same rows on another list.
-    const underMem1 = await ids(`select receipt_id from settle.dead_letters where receipt_id like 'mem-1%'`);
-    expect((await listDeadLetterPage(db, dead({ q: 'mem-1' }))).count).toEqual({
-      value: underMem1.length,
-      capped: false,
-    });
-    // An applied action forgets them: the next view counts.
-    const replay = actionAs(db, support, deadLetterActionSchema, 'settlement.replay', (who, input) =>
-      replayDeadLetter({ unitOfWork: postgresSettlementUnitOfWork(db) }, who, input),
-    );
-    const replayed = await replay({ receiptId: 'mem-9999', note: 'counted again', operationId: 'op-mem-1' });
-    expect(replayed.ok).toBe(true);
-    expect(await memCount()).toEqual({ value: 9_992, capped: false });
-    expect((await deadLetterGroups(db, dead({ q: 'mem-' }))).groups[0]!.count).toEqual({
-      value: 9_992,
-      capped: false,
-    });
-    // A count below the cap is never remembered: it follows every change.
-    await below(2);
-    expect(await memCount()).toEqual({ value: 9_990, capped: false });
-    // Past the cap again, then its moment passes: counted again.
-    await pool.query(
-      `insert into settle.dead_letters select 'mem-x' || n, 1, 1, 'unsupported', '{}', $1
-       from generate_series(1, 20) n`,
-      [NOW],
-    );
-    expect(await memCount()).toMatchObject({ capped: true });
-    await below(20);
-    expect(await memCount()).toMatchObject({ capped: true });
-    now += CAPPED_COUNT_MEMORY_MS;
-    expect(await memCount()).toEqual({ value: 9_990, capped: false });
-    memory.now = clock;
-    await pool.query(`delete from settle.dead_letters where receipt_id like 'mem-%'`);
-    await pool.query(`delete from settle.attempts where receipt_id = 'mem-9999'`);
   });
 
   it('pages dead letters under a receipt prefix: its matches sorted, or the recorded order walked', async () => {
